@@ -1,0 +1,51 @@
+# Two commands do everything on a fresh Debian 12 machine (as root):
+#   make run    install what is needed, build, and run the main job
+#   make test   install what is needed, build, and run every test
+# Also: make bench, make fuzz, make clean.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 20
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build run test test-asan bench fuzz clean
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/build.ninja: CMakeLists.txt | deps
+	cmake -S . -B $(BUILD) -G Ninja -DOFU_WERROR=ON $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD)
+
+run: build
+	@./scripts/run.sh $(BUILD)/apps/ofu/ofu
+
+# The test suite twice: a normal build, then everything under
+# AddressSanitizer + UndefinedBehaviorSanitizer.
+test: build
+	cd $(BUILD) && ctest --output-on-failure
+	@$(MAKE) --no-print-directory test-asan
+
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DOFU_WERROR=ON -DOFU_SANITIZE=ON -DOFU_BENCH=OFF \
+	  -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
+
+bench: build
+	./bench/run.sh $(BUILD)
+
+# A short run of every fuzz target (FUZZ_SECONDS each) from its seed corpus.
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DOFU_WERROR=ON -DOFU_FUZZ=ON \
+	  -DOFU_TESTS=OFF -DOFU_BENCH=OFF
+	cmake --build $(FUZZ_BUILD)
+	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

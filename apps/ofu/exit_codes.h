@@ -1,0 +1,27 @@
+// What `ofu`'s exit status means; documented in docs/cli.md.
+#pragma once
+
+#include "ofu/core/result.h"
+
+namespace ofu::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitUsage = 1,          // bad flags or arguments
+  kExitBadInput = 2,       // an input file is unreadable or malformed
+  kExitUnknownModel = 3,   // a GPU model is not in the spec database
+  kExitNoData = 4,         // valid input, but no OFU could be computed from it
+};
+
+inline int ExitCodeFor(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument: return kExitUsage;
+    case ErrorCode::kIo:
+    case ErrorCode::kMalformedInput: return kExitBadInput;
+    case ErrorCode::kUnknownModel: return kExitUnknownModel;
+    case ErrorCode::kNoData: return kExitNoData;
+  }
+  return kExitBadInput;
+}
+
+}  // namespace ofu::cli

@@ -1,0 +1,132 @@
+#include "report_command.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "exit_codes.h"
+#include "ofu/analysis/report.h"
+#include "ofu/analysis/report_output.h"
+#include "ofu/core/gpu_spec.h"
+#include "ofu/sources/replay.h"
+
+namespace ofu::cli {
+namespace {
+
+constexpr const char* kReportHelp = R"(Compute OFU per GPU and overall from a recording.
+
+OFU (Overall FLOP Utilization) = tensor activity x SM clock / f_spec, where
+f_spec is the clock behind the vendor's quoted dense peak (1830 MHz on H100
+SXM5). It is the share of the GPU's peak tensor FLOP rate the GPU delivered.
+
+The input is dcgm-exporter output or an OpenMetrics recording: many scrapes,
+with or without timestamps. ofu needs DCGM_FI_PROF_PIPE_TENSOR_ACTIVE (or
+DCGM_FI_PROF_TENSOR_UTIL_RATIO) and DCGM_FI_DEV_SM_CLOCK per GPU.
+
+Examples:
+  ofu report --input scrapes.prom
+  ofu report --input run.om --format json --window 10
+  curl -s localhost:9400/metrics | ofu report --input - --gpu-model h100-sxm5
+
+Exit status: 0 ok, 1 usage, 2 unreadable or malformed input, 3 unknown GPU
+model, 4 nothing to compute OFU from. See docs/cli.md.)";
+
+Result<GpuSpecDatabase> LoadSpecs(const std::optional<std::string>& path) {
+  if (!path) return GpuSpecDatabase::Embedded();
+  std::ifstream file(*path);
+  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open spec database", *path)};
+  std::stringstream text;
+  text << file.rdbuf();
+  return GpuSpecDatabase::Parse(text.str(), *path);
+}
+
+Result<sources::Recording> LoadRecording(const ReportArgs& args) {
+  sources::RecordingOptions options;
+  if (args.activity_scale == "ratio") options.activity_scale = sources::ValueScale::kRatio;
+  if (args.activity_scale == "percent") options.activity_scale = sources::ValueScale::kPercent;
+  if (args.interval_s) options.untimestamped_interval_s = *args.interval_s;
+  if (args.input == "-") return sources::ReadRecording(std::cin, "<stdin>", options);
+  std::ifstream file(args.input, std::ios::binary);
+  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open: {}", args.input, std::strerror(errno))};
+  return sources::ReadRecording(file, args.input, options);
+}
+
+int Fail(const Error& error) {
+  fmt::print(stderr, "ofu report: {}\n", error.message);
+  return ExitCodeFor(error.code);
+}
+
+}  // namespace
+
+CLI::App* AddReportCommand(CLI::App& app, ReportArgs& args) {
+  CLI::App* cmd = app.add_subcommand("report", "OFU per GPU and overall from a recording");
+  cmd->description(kReportHelp);
+  cmd->add_option("--input,-i", args.input, "Recording to read: Prometheus text or OpenMetrics; - for stdin")
+      ->required();
+  cmd->add_option("--format,-f", args.format, "Output: table (for people), json or csv (for programs)")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+  cmd->add_option("--gpu-model", args.gpu_model,
+                  "Treat every GPU as this model: a SKU id (h100-sxm5) or a name (\"NVIDIA H100 80GB HBM3\")");
+  cmd->add_option("--window", args.window_s, "Window length in seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--interval", args.interval_s,
+                  "Nominal sampling interval in seconds (default: measured from the data; 30 for files "
+                  "without timestamps)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--activity-scale", args.activity_scale,
+                  "Scale of activity values: auto (per metric, 0..1 for DCGM), ratio (0..1) or percent (0..100)")
+      ->check(CLI::IsMember({"auto", "ratio", "percent"}))
+      ->capture_default_str();
+  cmd->add_option("--spec-db", args.spec_db, "GPU spec database to use instead of the built-in data/gpu_specs.json");
+  cmd->add_option("--busy-threshold", args.busy_threshold,
+                  "A window is busy (counts for active OFU) when engine activity is at least this ratio")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  return cmd;
+}
+
+int RunReport(const ReportArgs& args) {
+  auto specs = LoadSpecs(args.spec_db);
+  if (!specs.ok()) return Fail(specs.error());
+  if (args.gpu_model) {
+    if (auto known = specs->Lookup(*args.gpu_model); !known.ok()) return Fail(known.error());
+  }
+  auto recording = LoadRecording(args);
+  if (!recording.ok()) return Fail(recording.error());
+
+  analysis::ReportOptions options;
+  options.windows.window_s = args.window_s;
+  options.windows.interval_s = args.interval_s;
+  options.windows.busy_threshold = args.busy_threshold;
+  options.gpu_model = args.gpu_model;
+  auto report = analysis::BuildReport(*recording, *specs, options);
+  if (!report.ok()) return Fail(report.error());
+
+  if (args.format == "json") {
+    fmt::print("{}", analysis::RenderJson(*report));
+  } else if (args.format == "csv") {
+    fmt::print("{}", analysis::RenderCsv(*report));
+  } else {
+    fmt::print("{}", analysis::RenderTable(*report));
+  }
+  if (report->gpus.empty()) {
+    fmt::print(stderr, "ofu report: {}: no GPU counters found (read {} samples, none from dcgm-exporter "
+                       "metrics ofu knows)\n", args.input, recording->samples_read);
+    return kExitNoData;
+  }
+  if (!report->overall.ofu) {
+    fmt::print(stderr, "ofu report: {}: no GPU has both tensor activity and SM clock with a known model, "
+                       "so no OFU could be computed (see the notes above)\n", args.input);
+    return kExitNoData;
+  }
+  return kExitOk;
+}
+
+}  // namespace ofu::cli

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that ofu's build, tests, benchmarks and fuzzers need.
+# Idempotent: packages already present are left alone and apt is not touched at all.
+# Run as root on Debian 12 (bookworm); as another user it uses sudo when available.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  clang libclang-rt-dev            # libFuzzer and the sanitizer runtimes
+  libfmt-dev nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  prometheus                       # promtool: format cross-checks and benchmarks
+  python3                          # scripts/make_synthetic_recording.py
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then sudo_cmd=(sudo); else
+    echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1
+  fi
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+# prometheus pulls in a service we never want started on a build machine.
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

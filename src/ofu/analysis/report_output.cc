@@ -1,0 +1,176 @@
+#include "ofu/analysis/report_output.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ofu/core/clock_events.h"
+
+namespace ofu::analysis {
+namespace {
+
+// ordered_json keeps keys in the order written: identity first, then figures.
+using json = nlohmann::ordered_json;
+
+template <typename T>
+json OrNull(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json ReasonsJson(const std::optional<std::uint64_t>& mask) {
+  return mask ? json(ClockEventReasonNames(*mask)) : json(nullptr);
+}
+
+json SummaryFields(const Summary& s) {
+  return {
+      {"seconds", s.seconds},
+      {"ofu", OrNull(s.ofu)},
+      {"active_ofu", OrNull(s.active_ofu)},
+      {"busy_seconds", s.busy_seconds},
+      {"p10", OrNull(s.p10)},
+      {"p50", OrNull(s.p50)},
+      {"p90", OrNull(s.p90)},
+      {"tensor_active", OrNull(s.tensor_active)},
+      {"tensor_seconds", s.tensor_seconds},
+      {"idle_fraction", OrNull(s.idle_fraction)},
+      {"sm_clock_mhz", OrNull(s.sm_clock_mhz)},
+      {"sm_clock_min_mhz", OrNull(s.sm_clock_min_mhz)},
+      {"sm_clock_max_mhz", OrNull(s.sm_clock_max_mhz)},
+      {"power_w", OrNull(s.power_w)},
+      {"clock_event_reasons", ReasonsJson(s.clock_event_reasons)},
+      {"windows", s.windows},
+      {"windows_without_clock", s.windows_without_clock},
+  };
+}
+
+json GpuJson(const GpuReport& g) {
+  json j;
+  j["key"] = g.identity.key;
+  j["uuid"] = OrNull(g.identity.uuid);
+  j["hostname"] = OrNull(g.identity.hostname);
+  j["gpu"] = OrNull(g.identity.gpu_index);
+  j["pci_bus_id"] = OrNull(g.identity.pci_bus_id);
+  j["mig_profile"] = OrNull(g.identity.mig_profile);
+  j["mig_instance"] = OrNull(g.identity.mig_instance);
+  j["model"] = OrNull(g.model);
+  j["sku"] = g.spec ? json(g.spec->id) : json(nullptr);
+  j["sku_name"] = g.spec ? json(g.spec->name) : json(nullptr);
+  j["spec_clock_mhz"] = g.spec ? json(g.spec->SpecClockMhz()) : json(nullptr);
+  j["k_arch"] = g.spec ? json(g.spec->k_arch) : json(nullptr);
+  j.update(SummaryFields(g.summary));
+  j["interval_s"] = g.windowed.interval_s;
+  j["interval_assumed"] = g.windowed.interval_assumed;
+  json gaps = json::array();
+  for (const auto& gap : g.windowed.gaps) {
+    gaps.push_back({{"start_s", gap.start_s}, {"end_s", gap.end_s}, {"seconds", gap.seconds()}});
+  }
+  j["gaps"] = std::move(gaps);
+  j["problems"] = g.problems;
+  return j;
+}
+
+std::string Ratio(const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : "-"; }
+std::string Mhz(const std::optional<double>& v) { return v ? fmt::format("{:.0f}", *v) : "-"; }
+std::string Fraction(const std::optional<double>& v) { return v ? fmt::format("{:.0f}%", *v * 100) : "-"; }
+
+std::string SourceLine(const Report& r) {
+  std::string line = fmt::format("Replay of {}", r.source_name);
+  if (r.synthetic.value_or(false)) {
+    line += " -- SYNTHETIC recording (generated, not measured on a GPU)";
+  } else if (r.synthetic.has_value()) {
+    line += " -- recorded on real hardware";
+  }
+  if (!r.description.empty()) line += fmt::format("\n  {}", r.description);
+  if (r.timestamps_assumed) {
+    line += fmt::format("\n  the file has no timestamps: scrapes assumed {:g} s apart", r.assumed_interval_s);
+  }
+  return line;
+}
+
+std::string GpuLabel(const GpuIdentity& id) {
+  std::string label = id.hostname.empty() ? "" : id.hostname + ":";
+  label += id.gpu_index.empty() ? id.key : id.gpu_index;
+  if (!id.mig_instance.empty()) label += fmt::format(" gi{}", id.mig_instance);
+  return label;
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string CsvNumber(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
+
+}  // namespace
+
+std::string RenderJson(const Report& r) {
+  json root;
+  root["source"] = {{"kind", "replay"},
+                    {"path", r.source_name},
+                    {"synthetic", OrNull(r.synthetic)},
+                    {"description", OrNull(r.description)},
+                    {"timestamps_assumed", r.timestamps_assumed}};
+  root["window_s"] = r.window_s;
+  root["gpus"] = json::array();
+  for (const auto& g : r.gpus) root["gpus"].push_back(GpuJson(g));
+  int with_ofu = 0;
+  for (const auto& g : r.gpus) with_ofu += g.summary.ofu ? 1 : 0;
+  json overall = {{"gpus", with_ofu}};
+  overall.update(SummaryFields(r.overall));
+  root["overall"] = std::move(overall);
+  return root.dump(2) + "\n";
+}
+
+std::string RenderTable(const Report& r) {
+  std::string out = SourceLine(r) + "\n\n";
+  std::size_t label_width = 7;  // "overall"
+  for (const auto& g : r.gpus) label_width = std::max(label_width, GpuLabel(g.identity).size());
+  constexpr std::string_view kRow = "{:<{}} {:<10} {:>6} {:>7} {:>6} {:>7} {:>7} {:>5} {:>8} {:>5}\n";
+  out += fmt::format(kRow, "GPU", label_width, "SKU", "OFU", "active", "tensor", "SM MHz", "f_spec", "idle", "seconds", "gaps");
+  for (const auto& g : r.gpus) {
+    const Summary& s = g.summary;
+    out += fmt::format(kRow, GpuLabel(g.identity), label_width, g.spec ? g.spec->id : "?", Ratio(s.ofu), Ratio(s.active_ofu),
+                       Ratio(s.tensor_active), Mhz(s.sm_clock_mhz),
+                       g.spec ? Mhz(g.spec->SpecClockMhz()) : "-", Fraction(s.idle_fraction),
+                       fmt::format("{:.0f}", s.seconds), g.windowed.gaps.size());
+  }
+  const Summary& o = r.overall;
+  out += fmt::format(kRow, "overall", label_width, "", Ratio(o.ofu), Ratio(o.active_ofu), Ratio(o.tensor_active), "", "",
+                     Fraction(o.idle_fraction), fmt::format("{:.0f}", o.seconds), "");
+  if (o.p50) out += fmt::format("\nwindow OFU over all GPUs ({:g} s windows): p10 {:.3f}  p50 {:.3f}  p90 {:.3f}\n",
+                                r.window_s, *o.p10, *o.p50, *o.p90);
+  for (const auto& g : r.gpus) {
+    for (const auto& problem : g.problems) out += fmt::format("note: {}: {}\n", GpuLabel(g.identity), problem);
+  }
+  return out;
+}
+
+std::string RenderCsv(const Report& r) {
+  std::string out =
+      "gpu,uuid,model,sku,seconds,ofu,active_ofu,p10,p50,p90,tensor_active,sm_clock_mhz,spec_clock_mhz,"
+      "idle_fraction,gaps\n";
+  auto row = [&out](const std::string& name, const std::string& uuid, const std::string& model,
+                    const std::string& sku, const Summary& s, const std::optional<double>& spec_clock,
+                    const std::string& gaps) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", CsvField(name), CsvField(uuid),
+                       CsvField(model), sku, s.seconds, CsvNumber(s.ofu), CsvNumber(s.active_ofu),
+                       CsvNumber(s.p10), CsvNumber(s.p50), CsvNumber(s.p90), CsvNumber(s.tensor_active),
+                       CsvNumber(s.sm_clock_mhz), CsvNumber(spec_clock), CsvNumber(s.idle_fraction), gaps);
+  };
+  for (const auto& g : r.gpus) {
+    row(g.identity.key, g.identity.uuid, g.model, g.spec ? g.spec->id : "", g.summary,
+        g.spec ? std::optional(g.spec->SpecClockMhz()) : std::nullopt, std::to_string(g.windowed.gaps.size()));
+  }
+  row("overall", "", "", "", r.overall, std::nullopt, "");
+  return out;
+}
+
+}  // namespace ofu::analysis

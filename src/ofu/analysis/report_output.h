@@ -1,0 +1,23 @@
+// Rendering a Report for people (table) and programs (JSON, CSV).
+//
+// JSON contract (docs/report-json.md; later tools rely on it):
+//   {"source": {...}, "window_s": W,
+//    "gpus": [{"uuid","key","model","sku","seconds","ofu","active_ofu",
+//              "tensor_active","sm_clock_mhz","spec_clock_mhz","idle_fraction",
+//              "gaps":[{"start_s","end_s","seconds"}], ...}],
+//    "overall": {"ofu","active_ofu","seconds","gpus", ...}}
+// Ratios are numbers in 0..1 (OFU may exceed 1); an absent figure is null,
+// never 0. CSV has one row per GPU and a last row "overall", absent = empty.
+#pragma once
+
+#include <string>
+
+#include "ofu/analysis/report.h"
+
+namespace ofu::analysis {
+
+std::string RenderJson(const Report& report);
+std::string RenderTable(const Report& report);
+std::string RenderCsv(const Report& report);
+
+}  // namespace ofu::analysis

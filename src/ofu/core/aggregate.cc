@@ -1,0 +1,67 @@
+#include "ofu/core/aggregate.h"
+
+#include <algorithm>
+
+#include "ofu/core/ofu_math.h"
+
+namespace ofu {
+
+void Summarizer::Add(const OfuWindow& w) {
+  if (w.tensor_active) {
+    tensor_weighted_ += *w.tensor_active * w.covered_s;
+    tensor_seconds_ += w.covered_s;
+    if (!w.busy) idle_seconds_ += w.covered_s;
+    if (!w.sm_clock_mhz) ++without_clock_;
+  } else if (w.sm_clock_mhz) {
+    ++without_tensor_;
+  }
+  if (w.ofu) {
+    ofu_weighted_ += *w.ofu * w.covered_s;
+    seconds_ += w.covered_s;
+    window_ofus_.push_back(*w.ofu);
+    if (w.busy) {
+      active_weighted_ += *w.ofu * w.covered_s;
+      busy_seconds_ += w.covered_s;
+    }
+  }
+  if (w.sm_clock_mhz) {
+    clock_sum_ += *w.sm_clock_mhz * w.clock_readings;
+    clock_readings_ += w.clock_readings;
+    clock_min_ = std::min(clock_min_.value_or(*w.sm_clock_min_mhz), *w.sm_clock_min_mhz);
+    clock_max_ = std::max(clock_max_.value_or(*w.sm_clock_max_mhz), *w.sm_clock_max_mhz);
+  }
+  if (w.power_w) {
+    power_sum_ += *w.power_w;
+    ++power_windows_;
+  }
+  if (w.clock_event_reasons) reasons_ = reasons_.value_or(0) | *w.clock_event_reasons;
+}
+
+Summary Summarizer::Finish() const {
+  Summary s;
+  s.seconds = seconds_;
+  s.busy_seconds = busy_seconds_;
+  s.tensor_seconds = tensor_seconds_;
+  s.windows = static_cast<int>(window_ofus_.size());
+  s.windows_without_clock = without_clock_;
+  s.windows_without_tensor = without_tensor_;
+  if (seconds_ > 0) s.ofu = ofu_weighted_ / seconds_;
+  if (busy_seconds_ > 0) s.active_ofu = active_weighted_ / busy_seconds_;
+  if (!window_ofus_.empty()) {
+    s.p10 = Percentile(window_ofus_, 0.10);
+    s.p50 = Percentile(window_ofus_, 0.50);
+    s.p90 = Percentile(window_ofus_, 0.90);
+  }
+  if (tensor_seconds_ > 0) {
+    s.tensor_active = tensor_weighted_ / tensor_seconds_;
+    s.idle_fraction = idle_seconds_ / tensor_seconds_;
+  }
+  if (clock_readings_ > 0) s.sm_clock_mhz = clock_sum_ / clock_readings_;
+  s.sm_clock_min_mhz = clock_min_;
+  s.sm_clock_max_mhz = clock_max_;
+  if (power_windows_ > 0) s.power_w = power_sum_ / power_windows_;
+  s.clock_event_reasons = reasons_;
+  return s;
+}
+
+}  // namespace ofu

@@ -1,0 +1,14 @@
+// Names of the clock event ("throttle") reason bits that NVML and DCGM
+// field 112 report, in bit order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ofu {
+
+// e.g. 0x5 -> {"gpu_idle", "sw_power_cap"}; unknown bits come out as "0x100".
+std::vector<std::string> ClockEventReasonNames(std::uint64_t mask);
+
+}  // namespace ofu

@@ -1,0 +1,73 @@
+// The GPU spec database: what each SKU can do at its quoted peak.
+//
+// The data live in data/gpu_specs.json (compiled into the program; the command
+// line's --spec-db reads another copy and hands its text to Parse). Each SKU lists its SM count, the
+// dense FLOP per clock per SM and the vendor's dense peak for each precision,
+// where the figures come from, and the model names NVML and dcgm-exporter
+// report for it. The spec clock f_spec is derived, not stored:
+//
+//     f_spec = Peak_p / (N_SM * F_p)      for the SKU's basis precision p
+//
+// e.g. H100 SXM5: 989.4 TFLOPS / (132 * 4096 FLOP/clk) = 1830 MHz.
+//
+// Model names match only through the explicit alias list: a case-insensitive
+// comparison after folding runs of white space and dropping a leading
+// "NVIDIA " (older drivers omit it). There is no fuzzy matching: an unknown
+// name is an error that says which file to extend.
+//
+// Thread-safety: a GpuSpecDatabase is immutable after loading; share freely.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ofu/core/result.h"
+
+namespace ofu {
+
+struct PrecisionSpec {
+  double flops_per_clock_per_sm = 0;  // dense
+  double peak_tflops = 0;             // dense, as the vendor quotes it
+};
+
+struct GpuSpec {
+  std::string id;            // e.g. "h100-sxm5"
+  std::string name;          // e.g. "H100 SXM5"
+  std::string architecture;  // e.g. "hopper"
+  int sm_count = 0;
+  std::string basis_precision;                  // precision f_spec is derived from
+  std::map<std::string, PrecisionSpec> precisions;  // keyed "tf32", "bf16", ...
+  std::vector<std::string> aliases;             // model names as drivers report them
+  double k_arch = 1.0;       // tensor clock-domain factor of the architecture
+  std::string k_arch_source;
+  std::string source;        // where the figures come from
+  std::string notes;
+
+  // f_spec in MHz, from the basis precision.
+  double SpecClockMhz() const;
+  // The clock (MHz) implied by precision `p`'s peak; 0 when p is not listed.
+  double ImpliedClockMhz(const std::string& p) const;
+};
+
+class GpuSpecDatabase {
+ public:
+  // Parses the JSON text of a spec file. `source_name` names it in errors.
+  static Result<GpuSpecDatabase> Parse(std::string_view json_text, std::string_view source_name);
+  // The database compiled into the program from data/gpu_specs.json.
+  static Result<GpuSpecDatabase> Embedded();
+
+  // Finds the SKU for a model name as NVML reports it, or for a SKU id
+  // ("h100-sxm5"). Error kUnknownModel names the spec file to extend.
+  Result<const GpuSpec*> Lookup(std::string_view model_or_id) const;
+
+  const std::vector<GpuSpec>& skus() const { return skus_; }
+  const std::string& source_name() const { return source_name_; }
+
+ private:
+  std::vector<GpuSpec> skus_;
+  std::string source_name_;
+};
+
+}  // namespace ofu

@@ -1,0 +1,26 @@
+// The OFU arithmetic, free of any I/O.
+//
+//     OFU = A_tensor * f_SM / f_spec * k_arch
+//
+// A_tensor is the 0..1 tensor-pipe activity, f_SM the mean SM clock in MHz,
+// f_spec the clock behind the vendor's quoted peak (GpuSpec::SpecClockMhz)
+// and k_arch the architecture's tensor clock-domain factor. The result is not
+// clamped: a GPU running above f_spec reports OFU above 1.
+#pragma once
+
+#include <vector>
+
+namespace ofu {
+
+struct OfuScale {
+  double spec_clock_mhz = 0;  // f_spec
+  double k_arch = 1.0;
+};
+
+double ComputeOfu(double tensor_active, double sm_clock_mhz, const OfuScale& scale);
+
+// The q-quantile (0 <= q <= 1) of `values` by linear interpolation between
+// closest ranks (numpy's default). Precondition: values is not empty.
+double Percentile(std::vector<double> values, double q);
+
+}  // namespace ofu

@@ -1,0 +1,177 @@
+#include "ofu/core/windows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace ofu {
+namespace {
+
+// Running sums for one window; turned into an OfuWindow at the end.
+struct WindowSums {
+  double tensor_weighted = 0, tensor_seconds = 0;
+  double engine_weighted = 0, engine_seconds = 0;
+  double clock_sum = 0, clock_min = 0, clock_max = 0;
+  int clock_count = 0;
+  double power_sum = 0;
+  int power_count = 0;
+  std::optional<std::uint64_t> reasons;
+};
+
+using WindowMap = std::map<std::int64_t, WindowSums>;
+
+// The window (kW, (k+1)W] that holds the instant t.
+std::int64_t WindowOf(double t, double w) { return static_cast<std::int64_t>(std::ceil(t / w)) - 1; }
+
+// Spreads value over (from, to] into the windows it overlaps.
+template <typename AddFn>
+void SpreadInterval(double from, double to, double w, WindowMap& windows, AddFn add) {
+  const auto first = static_cast<std::int64_t>(std::floor(from / w));
+  const std::int64_t last = WindowOf(to, w);
+  for (std::int64_t k = first; k <= last; ++k) {
+    const double lo = std::max(from, static_cast<double>(k) * w);
+    const double hi = std::min(to, static_cast<double>(k + 1) * w);
+    if (hi > lo) add(windows[k], hi - lo);
+  }
+}
+
+double MedianSpacing(const std::vector<double>& times) {
+  std::vector<double> spacing;
+  for (std::size_t i = 1; i < times.size(); ++i) {
+    if (times[i] > times[i - 1]) spacing.push_back(times[i] - times[i - 1]);
+  }
+  if (spacing.empty()) return 0;
+  return Percentile(std::move(spacing), 0.5);
+}
+
+// The interval each activity sample covers: (end - length, end].
+struct Coverage {
+  double end = 0;
+  double length = 0;
+};
+
+// Works out what each sample of an activity field covers, and where the gaps
+// are. `times` are the timestamps of the samples that have the field.
+std::vector<Coverage> CoverSamples(const std::vector<double>& times, double interval, double gap_factor,
+                                   std::vector<Gap>* gaps) {
+  std::vector<Coverage> out;
+  out.reserve(times.size());
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    double length = interval;
+    if (i > 0) {
+      const double spacing = times[i] - times[i - 1];
+      if (spacing <= gap_factor * interval) {
+        length = spacing;
+      } else if (gaps != nullptr) {
+        gaps->push_back(Gap{times[i - 1], times[i] - interval});
+      }
+    }
+    out.push_back(Coverage{times[i], length});
+  }
+  return out;
+}
+
+template <typename Field>
+std::vector<double> TimesWith(std::span<const CounterSample> samples, Field field) {
+  std::vector<double> times;
+  for (const auto& s : samples) {
+    if ((s.*field).has_value()) times.push_back(s.time_s);
+  }
+  return times;
+}
+
+// Adds a time-weighted activity field into the window sums.
+template <typename Field, typename AddFn>
+void AddActivity(std::span<const CounterSample> samples, Field field, double interval,
+                 const WindowOptions& options, std::vector<Gap>* gaps, WindowMap& windows, AddFn add) {
+  const std::vector<double> times = TimesWith(samples, field);
+  const std::vector<Coverage> cover = CoverSamples(times, interval, options.gap_factor, gaps);
+  std::size_t next = 0;
+  for (const auto& s : samples) {
+    if (!(s.*field).has_value()) continue;
+    const Coverage& c = cover[next++];
+    const double value = *(s.*field);
+    SpreadInterval(c.end - c.length, c.end, options.window_s, windows,
+                   [&](WindowSums& sums, double seconds) { add(sums, value, seconds); });
+  }
+}
+
+void AddPointReadings(std::span<const CounterSample> samples, double w, WindowMap& windows) {
+  for (const auto& s : samples) {
+    if (!s.sm_clock_mhz && !s.power_w && !s.clock_event_reasons) continue;
+    WindowSums& sums = windows[WindowOf(s.time_s, w)];
+    if (s.sm_clock_mhz) {
+      const double f = *s.sm_clock_mhz;
+      sums.clock_min = sums.clock_count == 0 ? f : std::min(sums.clock_min, f);
+      sums.clock_max = sums.clock_count == 0 ? f : std::max(sums.clock_max, f);
+      sums.clock_sum += f;
+      ++sums.clock_count;
+    }
+    if (s.power_w) {
+      sums.power_sum += *s.power_w;
+      ++sums.power_count;
+    }
+    if (s.clock_event_reasons) sums.reasons = sums.reasons.value_or(0) | *s.clock_event_reasons;
+  }
+}
+
+OfuWindow Finish(std::int64_t k, const WindowSums& sums, const std::optional<OfuScale>& scale,
+                 const WindowOptions& options) {
+  OfuWindow win;
+  win.start_s = static_cast<double>(k) * options.window_s;
+  win.end_s = static_cast<double>(k + 1) * options.window_s;
+  win.covered_s = sums.tensor_seconds;
+  if (sums.tensor_seconds > 0) win.tensor_active = sums.tensor_weighted / sums.tensor_seconds;
+  if (sums.engine_seconds > 0) win.gr_engine_active = sums.engine_weighted / sums.engine_seconds;
+  if (sums.clock_count > 0) {
+    win.sm_clock_mhz = sums.clock_sum / sums.clock_count;
+    win.sm_clock_min_mhz = sums.clock_min;
+    win.sm_clock_max_mhz = sums.clock_max;
+  }
+  win.clock_readings = sums.clock_count;
+  if (sums.power_count > 0) win.power_w = sums.power_sum / sums.power_count;
+  win.clock_event_reasons = sums.reasons;
+  if (win.tensor_active && win.sm_clock_mhz && scale) {
+    win.ofu = ComputeOfu(*win.tensor_active, *win.sm_clock_mhz, *scale);
+  }
+  const std::optional<double>& activity = win.gr_engine_active ? win.gr_engine_active : win.tensor_active;
+  win.busy = activity && *activity >= options.busy_threshold;
+  return win;
+}
+
+}  // namespace
+
+WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::optional<OfuScale>& scale,
+                         const WindowOptions& options) {
+  WindowedGpu out;
+  const double measured = MedianSpacing(TimesWith(samples, &CounterSample::tensor_active));
+  if (options.interval_s) {
+    out.interval_s = *options.interval_s;
+  } else if (measured > 0) {
+    out.interval_s = measured;
+  } else {
+    out.interval_s = options.fallback_interval_s;
+    out.interval_assumed = true;
+  }
+
+  WindowMap windows;
+  AddActivity(samples, &CounterSample::tensor_active, out.interval_s, options, &out.gaps, windows,
+              [](WindowSums& sums, double value, double seconds) {
+                sums.tensor_weighted += value * seconds;
+                sums.tensor_seconds += seconds;
+              });
+  AddActivity(samples, &CounterSample::gr_engine_active, out.interval_s, options, nullptr, windows,
+              [](WindowSums& sums, double value, double seconds) {
+                sums.engine_weighted += value * seconds;
+                sums.engine_seconds += seconds;
+              });
+  AddPointReadings(samples, options.window_s, windows);
+
+  out.windows.reserve(windows.size());
+  for (const auto& [k, sums] : windows) {
+    if (sums.tensor_seconds > 0 || sums.clock_count > 0) out.windows.push_back(Finish(k, sums, scale, options));
+  }
+  return out;
+}
+
+}  // namespace ofu

@@ -1,0 +1,80 @@
+// Cutting one GPU's samples into fixed windows and computing OFU per window.
+//
+// Time model
+//   Windows are (k*W, (k+1)*W] in epoch seconds, so windows of different GPUs
+//   line up. Activity samples (tensor_active, gr_engine_active) are means
+//   over the interval that ends at their timestamp: sample i covers
+//   (t[i-1], t[i]]. Its weight in a window is the overlap of that interval
+//   with the window, so the window's activity is a time-weighted mean.
+//   Point readings (SM clock, power) belong to the window their timestamp
+//   falls in; the window's SM clock is the plain mean of its readings.
+//
+// Gaps
+//   The nominal interval is the median spacing of the tensor samples (or
+//   WindowOptions::interval_s). When two tensor samples are more than
+//   gap_factor nominal intervals apart, the silence between them is a gap: it
+//   is reported and excluded, never filled; the sample after it covers one
+//   nominal interval. The first sample also covers one nominal interval.
+//
+// A window's OFU is present only when it has both tensor activity and at
+// least one clock reading, and the GPU's scale (its SKU) is known. Absent
+// stays absent.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "ofu/core/ofu_math.h"
+#include "ofu/core/sample.h"
+
+namespace ofu {
+
+struct WindowOptions {
+  double window_s = 60;
+  std::optional<double> interval_s;  // nominal sampling interval; measured when absent
+  double fallback_interval_s = 30;   // when it cannot be measured (one sample): dcgm-exporter's default
+  double gap_factor = 3;
+  // A window is busy when the graphics engine (or, where the source has no
+  // engine activity, the tensor pipes) was active at least this fraction.
+  double busy_threshold = 0.01;
+};
+
+struct OfuWindow {
+  double start_s = 0;   // exclusive
+  double end_s = 0;     // inclusive
+  double covered_s = 0; // seconds of tensor data inside the window
+  std::optional<double> tensor_active;
+  std::optional<double> gr_engine_active;
+  std::optional<double> sm_clock_mhz;  // mean of the readings
+  std::optional<double> sm_clock_min_mhz;
+  std::optional<double> sm_clock_max_mhz;
+  int clock_readings = 0;
+  std::optional<double> power_w;       // mean of the readings
+  std::optional<std::uint64_t> clock_event_reasons;  // OR of the readings
+  std::optional<double> ofu;
+  bool busy = false;
+};
+
+struct Gap {
+  double start_s = 0;
+  double end_s = 0;
+  double seconds() const { return end_s - start_s; }
+};
+
+struct WindowedGpu {
+  std::vector<OfuWindow> windows;  // in time order; only windows with some data
+  std::vector<Gap> gaps;
+  double interval_s = 0;           // the nominal interval used
+  bool interval_assumed = false;   // true when the data could not tell it
+};
+
+// `samples` must be sorted by time_s. Windows with neither tensor activity
+// nor a clock reading are not produced.
+WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::optional<OfuScale>& scale,
+                         const WindowOptions& options);
+
+}  // namespace ofu

@@ -1,0 +1,102 @@
+// Streaming reader for the Prometheus text exposition format 0.0.4 and
+// OpenMetrics 1.0 text.
+//
+// The reader turns bytes into (family, labels, value, timestamp) tuples and
+// nothing more: it knows no metric names and does no arithmetic. It reads the
+// input in chunks and never holds more than one chunk plus one line, so files
+// of any size stream through.
+//
+// What it accepts
+//   * sample lines  name{label="value",...} value [timestamp] [# exemplar]
+//     - label values may contain the escapes \\ \" \n (unescaped for you);
+//     - a trailing comma inside {} is accepted (0.0.4 allows it);
+//     - value: a float as Go's strconv.ParseFloat takes it, NaN, +Inf, -Inf;
+//     - OpenMetrics exemplars (" # {...} v [ts]") are skipped.
+//   * # HELP / # TYPE / # UNIT lines, reported as metadata; "# EOF" ends the
+//     input (anything after it is an error); other "#" lines are comments.
+//   * blank lines (0.0.4 allows them) and CRLF line ends.
+//   * many scrapes in one file: the same series may appear any number of
+//     times, interleaved or grouped by family; the reader does not care.
+//
+// Timestamps
+//   0.0.4 writes integer milliseconds since the epoch; OpenMetrics writes
+//   seconds, possibly fractional. A file does not say which it is until its
+//   last line, so each timestamp is read by its own form:
+//     - has a '.' or an exponent              -> seconds
+//     - integer >= 1e11 (after 1973 in ms)    -> milliseconds
+//     - integer <  1e11                       -> seconds
+//   ParseOptions::timestamps overrides the rule for a whole file.
+//
+// Errors
+//   The first malformed line stops the read. The error (kMalformedInput) says
+//   "<source_name>:<line>: <what is wrong>" with the 1-based line number;
+//   a stream that fails to read gives kIo.
+//
+// Lifetime: every string_view handed to the visitor points into the reader's
+// buffers and is valid only during that call. Copy what you keep.
+// Thread-safety: a call to ReadPrometheusText uses no shared state.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "ofu/core/result.h"
+
+namespace ofu::formats {
+
+struct Label {
+  std::string_view name;
+  std::string_view value;  // unescaped
+};
+
+struct TextSample {
+  std::string_view name;              // the series name as written, e.g. DCGM_FI_DEV_SM_CLOCK
+  std::span<const Label> labels;      // in file order
+  double value = 0;
+  std::optional<double> timestamp_s;  // seconds since the epoch, when the line has one
+  std::size_t line = 0;               // 1-based
+};
+
+enum class MetadataKind { kHelp, kType, kUnit };
+
+struct TextMetadata {
+  MetadataKind kind;
+  std::string_view family;
+  std::string_view text;  // HELP text, TYPE name ("gauge", ...) or UNIT name
+  std::size_t line = 0;
+};
+
+class TextVisitor {
+ public:
+  virtual ~TextVisitor() = default;
+  virtual void OnSample(const TextSample& sample) = 0;
+  virtual void OnMetadata(const TextMetadata& /*metadata*/) {}
+};
+
+enum class TimestampUnit { kAuto, kMilliseconds, kSeconds };
+
+struct ParseOptions {
+  TimestampUnit timestamps = TimestampUnit::kAuto;
+};
+
+struct ReadStats {
+  std::size_t bytes = 0;
+  std::size_t lines = 0;
+  std::size_t samples = 0;
+  bool saw_eof_marker = false;  // "# EOF" (OpenMetrics) was present
+};
+
+// Reads all of `in`, calling `visitor` for each sample and metadata line.
+// `source_name` is used only in error messages (usually the file path).
+Result<ReadStats> ReadPrometheusText(std::istream& in, std::string_view source_name,
+                                     TextVisitor& visitor, const ParseOptions& options = {});
+
+// The same over a buffer already in memory (used by fuzzing and tests).
+Result<ReadStats> ReadPrometheusText(std::string_view text, std::string_view source_name,
+                                     TextVisitor& visitor, const ParseOptions& options = {});
+
+}  // namespace ofu::formats

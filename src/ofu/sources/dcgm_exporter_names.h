@@ -1,0 +1,36 @@
+// Which dcgm-exporter metric names carry which counter, and on what scale.
+//
+// dcgm-exporter names a metric after its DCGM field. DCGM 4.6 renamed the
+// profiling fields (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE became
+// DCGM_FI_PROF_TENSOR_UTIL_RATIO, ...) without changing their IDs or units;
+// both spellings are listed. The scale is the metric's own: the profiling
+// fields are 0..1 ratios, while some fields whose new names end in _RATIO
+// (GPU_UTIL_RATIO) still hold percent, so the scale is never guessed from
+// the name.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace ofu::sources {
+
+enum class CounterField { kTensorActive, kGrEngineActive, kSmClockMhz, kPowerW, kClockEventReasons };
+
+enum class ValueScale {
+  kRatio,     // 0..1
+  kPercent,   // 0..100
+  kAbsolute,  // MHz, W, a bitmask: taken as is
+};
+
+struct KnownMetric {
+  CounterField field;
+  ValueScale scale;
+  int dcgm_field_id;
+};
+
+std::optional<KnownMetric> LookupDcgmExporterMetric(std::string_view name);
+
+// The name of a field as used in messages, e.g. "tensor activity".
+std::string_view DescribeField(CounterField field);
+
+}  // namespace ofu::sources

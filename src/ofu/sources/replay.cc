@@ -1,0 +1,262 @@
+#include "ofu/sources/replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace ofu::sources {
+namespace {
+
+// DCGM marks "no value" with sentinels at or above DCGM_FP64_BLANK
+// (140737488355328.0); the int64 blanks are larger still.
+constexpr double kDcgmBlankThreshold = 140737488355328.0;
+constexpr std::string_view kRecordingInfo = "ofu_recording_info";
+
+// One value of one counter of one GPU, before samples are assembled.
+struct Point {
+  double time_s;
+  CounterField field;
+  double value;
+  std::size_t line;
+};
+
+struct GpuPoints {
+  GpuIdentity identity;
+  std::string parent_key;  // the whole GPU, for a MIG instance; else empty
+  std::vector<Point> points;
+};
+
+std::string_view FirstLabel(std::span<const formats::Label> labels, std::initializer_list<std::string_view> names) {
+  for (std::string_view wanted : names) {
+    for (const auto& label : labels) {
+      if (label.name == wanted && !label.value.empty()) return label.value;
+    }
+  }
+  return {};
+}
+
+bool IsActivity(CounterField field) {
+  return field == CounterField::kTensorActive || field == CounterField::kGrEngineActive;
+}
+
+void SetField(CounterSample& sample, CounterField field, double value) {
+  switch (field) {
+    case CounterField::kTensorActive: sample.tensor_active = value; break;
+    case CounterField::kGrEngineActive: sample.gr_engine_active = value; break;
+    case CounterField::kSmClockMhz: sample.sm_clock_mhz = value; break;
+    case CounterField::kPowerW: sample.power_w = value; break;
+    case CounterField::kClockEventReasons: sample.clock_event_reasons = static_cast<std::uint64_t>(value); break;
+  }
+}
+
+class RecordingBuilder final : public formats::TextVisitor {
+ public:
+  RecordingBuilder(std::string_view source_name, const RecordingOptions& options)
+      : source_name_(source_name), options_(options) {
+    recording_.source_name = std::string(source_name);
+  }
+
+  void OnMetadata(const formats::TextMetadata& m) override {
+    if (m.kind != formats::MetadataKind::kUnit) return;
+    if (m.text == "ratio") unit_scale_[std::string(m.family)] = ValueScale::kRatio;
+    if (m.text == "percent") unit_scale_[std::string(m.family)] = ValueScale::kPercent;
+  }
+
+  void OnSample(const formats::TextSample& s) override {
+    if (error_) return;  // the first error is the one reported
+    ++recording_.samples_read;
+    if (s.name == kRecordingInfo) {
+      const std::string_view synthetic = FirstLabel(s.labels, {"synthetic"});
+      if (!synthetic.empty()) recording_.synthetic = synthetic == "true";
+      recording_.description = std::string(FirstLabel(s.labels, {"description"}));
+      return;
+    }
+    const std::optional<KnownMetric> metric = LookupDcgmExporterMetric(s.name);
+    if (!metric) return;
+
+    std::optional<double> time = SampleTime(s);
+    if (!time) return;
+    GpuPoints* gpu = GpuFor(s);
+    if (gpu == nullptr) return;
+    if (std::isnan(s.value) || s.value >= kDcgmBlankThreshold) {
+      ++recording_.blank_values;
+      return;
+    }
+    std::optional<double> value = Scaled(s, *metric);
+    if (!value) return;
+    gpu->points.push_back(Point{*time, metric->field, *value, s.line});
+    ++recording_.samples_used;
+  }
+
+  Result<Recording> Finish(std::size_t lines) {
+    if (error_) return *error_;
+    recording_.lines = lines;
+    recording_.timestamps_assumed = timing_ == Timing::kUnstamped;
+    if (recording_.timestamps_assumed) recording_.assumed_interval_s = options_.untimestamped_interval_s;
+    LendParentReadings();
+    for (auto& gpu : gpus_) {
+      auto samples = Assemble(gpu.points);
+      if (!samples.ok()) return samples.error();
+      recording_.gpus.push_back(GpuRecording{std::move(gpu.identity), std::move(*samples)});
+    }
+    return std::move(recording_);
+  }
+
+ private:
+  enum class Timing { kUnknown, kStamped, kUnstamped };
+
+  void Fail(std::size_t line, const std::string& what) {
+    error_ = Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: {}", source_name_, line, what)};
+  }
+
+  // The sample's time: its own timestamp, or for a file without any, the
+  // index of its scrape times the assumed interval.
+  std::optional<double> SampleTime(const formats::TextSample& s) {
+    const Timing timing = s.timestamp_s ? Timing::kStamped : Timing::kUnstamped;
+    if (timing_ == Timing::kUnknown) timing_ = timing;
+    if (timing != timing_) {
+      Fail(s.line, timing_ == Timing::kStamped
+                       ? "sample has no timestamp, but earlier samples have one"
+                       : "sample has a timestamp, but earlier samples have none");
+      return std::nullopt;
+    }
+    if (s.timestamp_s) return *s.timestamp_s;
+    std::string series(s.name);
+    for (const auto& label : s.labels) fmt::format_to(std::back_inserter(series), ",{}={}", label.name, label.value);
+    if (!series_in_scrape_.insert(series).second) {  // the series repeats: a new scrape began
+      series_in_scrape_.clear();
+      series_in_scrape_.insert(std::move(series));
+      ++scrape_;
+    }
+    return static_cast<double>(scrape_) * options_.untimestamped_interval_s;
+  }
+
+  GpuPoints* GpuFor(const formats::TextSample& s) {
+    const std::string_view uuid = FirstLabel(s.labels, {"UUID", "uuid"});
+    const std::string_view host = FirstLabel(s.labels, {"Hostname", "hostname"});
+    const std::string_view index = FirstLabel(s.labels, {"gpu"});
+    const std::string_view mig_id = FirstLabel(s.labels, {"GPU_I_ID"});
+    std::string key;
+    if (!uuid.empty()) {
+      key = std::string(uuid);
+    } else if (!index.empty()) {
+      key = host.empty() ? fmt::format("gpu{}", index) : fmt::format("{}/gpu{}", host, index);
+    } else {
+      Fail(s.line, fmt::format("{} has neither a UUID/uuid nor a gpu label: cannot tell which GPU it is", s.name));
+      return nullptr;
+    }
+    std::string parent;
+    if (!mig_id.empty()) {
+      parent = key;
+      key += fmt::format("/gi{}", mig_id);
+    }
+    auto [it, inserted] = index_.emplace(key, gpus_.size());
+    if (inserted) {
+      GpuPoints gpu;
+      gpu.identity.key = key;
+      gpu.identity.uuid = std::string(uuid);
+      gpu.identity.hostname = std::string(host);
+      gpu.identity.gpu_index = std::string(index);
+      gpu.identity.mig_instance = std::string(mig_id);
+      gpu.parent_key = std::move(parent);
+      gpus_.push_back(std::move(gpu));
+    }
+    GpuPoints& gpu = gpus_[it->second];
+    // Not every metric carries every label (modelName was added later).
+    if (gpu.identity.model.empty()) gpu.identity.model = std::string(FirstLabel(s.labels, {"modelName"}));
+    if (gpu.identity.pci_bus_id.empty()) gpu.identity.pci_bus_id = std::string(FirstLabel(s.labels, {"pci_bus_id"}));
+    if (gpu.identity.mig_profile.empty()) gpu.identity.mig_profile = std::string(FirstLabel(s.labels, {"GPU_I_PROFILE"}));
+    return &gpu;
+  }
+
+  // The value in ofu's units (activities as 0..1), or an error for a value
+  // the metric cannot hold.
+  std::optional<double> Scaled(const formats::TextSample& s, const KnownMetric& metric) {
+    const double v = s.value;
+    if (!IsActivity(metric.field)) {
+      if (!(v >= 0) || std::isinf(v)) {
+        Fail(s.line, fmt::format("{} value {} is not a valid {}", s.name, v, DescribeField(metric.field)));
+        return std::nullopt;
+      }
+      return v;
+    }
+    ValueScale scale = metric.scale;
+    if (auto it = unit_scale_.find(std::string(s.name)); it != unit_scale_.end()) scale = it->second;
+    if (options_.activity_scale) scale = *options_.activity_scale;
+    // Counters are noisy at the top end; a little over full scale is real data.
+    const double full = scale == ValueScale::kPercent ? 100.0 : 1.0;
+    if (!(v >= 0) || v > full * 1.05) {
+      Fail(s.line, fmt::format("{} value {} is outside 0..{} for a {} metric{}", s.name, v, full,
+                               scale == ValueScale::kPercent ? "percent" : "ratio",
+                               scale == ValueScale::kRatio && v > 1 && v <= 105
+                                   ? "; if this file holds percent, pass --activity-scale percent"
+                                   : ""));
+      return std::nullopt;
+    }
+    return v / full;
+  }
+
+  // A MIG instance's clock, power and clock reasons are the chip's: where the
+  // data give them only for the whole GPU, the instance uses those.
+  void LendParentReadings() {
+    for (auto& gpu : gpus_) {
+      if (gpu.parent_key.empty()) continue;
+      auto parent = index_.find(gpu.parent_key);
+      if (parent == index_.end()) continue;
+      for (CounterField field : {CounterField::kSmClockMhz, CounterField::kPowerW, CounterField::kClockEventReasons}) {
+        const auto has = [field](const Point& p) { return p.field == field; };
+        if (std::any_of(gpu.points.begin(), gpu.points.end(), has)) continue;
+        const auto& from = gpus_[parent->second].points;
+        std::copy_if(from.begin(), from.end(), std::back_inserter(gpu.points), has);
+      }
+    }
+  }
+
+  Result<std::vector<CounterSample>> Assemble(std::vector<Point>& points) {
+    std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+      return a.time_s != b.time_s ? a.time_s < b.time_s : a.field < b.field;
+    });
+    std::vector<CounterSample> samples;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const Point& p = points[i];
+      if (i > 0 && points[i - 1].time_s == p.time_s && points[i - 1].field == p.field) {
+        return Error{ErrorCode::kMalformedInput,
+                     fmt::format("{}:{}: a second {} value for the same GPU at the same instant (first on line {})",
+                                 source_name_, std::max(p.line, points[i - 1].line), DescribeField(p.field),
+                                 std::min(p.line, points[i - 1].line))};
+      }
+      if (samples.empty() || samples.back().time_s != p.time_s) {
+        samples.emplace_back();
+        samples.back().time_s = p.time_s;
+      }
+      SetField(samples.back(), p.field, p.value);
+    }
+    return samples;
+  }
+
+  std::string source_name_;
+  RecordingOptions options_;
+  Recording recording_;
+  std::optional<Error> error_;
+  std::vector<GpuPoints> gpus_;
+  std::unordered_map<std::string, std::size_t> index_;
+  std::unordered_map<std::string, ValueScale> unit_scale_;
+  Timing timing_ = Timing::kUnknown;
+  std::unordered_set<std::string> series_in_scrape_;
+  std::size_t scrape_ = 0;
+};
+
+}  // namespace
+
+Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, const RecordingOptions& options) {
+  RecordingBuilder builder(source_name, options);
+  auto stats = formats::ReadPrometheusText(in, source_name, builder, options.parse);
+  if (!stats.ok()) return stats.error();
+  return builder.Finish(stats->lines);
+}
+
+}  // namespace ofu::sources

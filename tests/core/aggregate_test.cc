@@ -1,0 +1,71 @@
+#include "ofu/core/aggregate.h"
+
+#include <gtest/gtest.h>
+
+namespace ofu {
+namespace {
+
+OfuWindow MakeWindow(double covered, std::optional<double> tensor, std::optional<double> clock,
+                     std::optional<double> ofu, bool busy) {
+  OfuWindow w;
+  w.covered_s = covered;
+  w.tensor_active = tensor;
+  w.sm_clock_mhz = clock;
+  w.sm_clock_min_mhz = clock;
+  w.sm_clock_max_mhz = clock;
+  w.clock_readings = clock ? 1 : 0;
+  w.ofu = ofu;
+  w.busy = busy;
+  return w;
+}
+
+TEST(Summarizer, TimeWeightsOfuAndSeparatesBusyWindows) {
+  Summarizer s;
+  s.Add(MakeWindow(60, 0.4, 1830, 0.4, true));
+  s.Add(MakeWindow(30, 0.0, 1830, 0.0, false));
+  const Summary sum = s.Finish();
+  EXPECT_DOUBLE_EQ(sum.seconds, 90);
+  EXPECT_DOUBLE_EQ(*sum.ofu, 24.0 / 90.0);        // (0.4*60 + 0*30) / 90
+  EXPECT_DOUBLE_EQ(*sum.active_ofu, 0.4);
+  EXPECT_DOUBLE_EQ(*sum.idle_fraction, 30.0 / 90.0);
+  EXPECT_DOUBLE_EQ(*sum.p50, 0.2);                // midway between the two windows
+  EXPECT_DOUBLE_EQ(*sum.p10, 0.04);
+  EXPECT_DOUBLE_EQ(*sum.p90, 0.36);
+  EXPECT_EQ(sum.windows, 2);
+}
+
+TEST(Summarizer, WindowsWithoutClockCountButGiveNoOfu) {
+  Summarizer s;
+  s.Add(MakeWindow(60, 0.5, std::nullopt, std::nullopt, true));
+  const Summary sum = s.Finish();
+  EXPECT_FALSE(sum.ofu.has_value());
+  EXPECT_FALSE(sum.active_ofu.has_value());
+  EXPECT_FALSE(sum.p50.has_value());
+  EXPECT_EQ(sum.windows_without_clock, 1);
+  EXPECT_DOUBLE_EQ(*sum.tensor_active, 0.5);
+  EXPECT_EQ(sum.seconds, 0);
+}
+
+TEST(Summarizer, NothingAddedMeansEverythingAbsent) {
+  const Summary sum = Summarizer().Finish();
+  EXPECT_FALSE(sum.ofu.has_value());
+  EXPECT_FALSE(sum.tensor_active.has_value());
+  EXPECT_FALSE(sum.idle_fraction.has_value());
+  EXPECT_FALSE(sum.sm_clock_mhz.has_value());
+}
+
+TEST(Summarizer, ClockIsTheMeanOfAllReadings) {
+  Summarizer s;
+  OfuWindow a = MakeWindow(10, 0.5, 1800, 0.49, true);
+  a.clock_readings = 3;
+  a.sm_clock_min_mhz = 1700;
+  s.Add(a);
+  s.Add(MakeWindow(10, 0.5, 1400, 0.38, true));  // one reading
+  const Summary sum = s.Finish();
+  EXPECT_DOUBLE_EQ(*sum.sm_clock_mhz, (1800.0 * 3 + 1400) / 4);
+  EXPECT_EQ(*sum.sm_clock_min_mhz, 1400);
+  EXPECT_EQ(*sum.sm_clock_max_mhz, 1800);
+}
+
+}  // namespace
+}  // namespace ofu

@@ -1,0 +1,160 @@
+#include "ofu/core/windows.h"
+
+#include <gtest/gtest.h>
+
+namespace ofu {
+namespace {
+
+constexpr OfuScale kH100{989.4e6 / (132.0 * 4096.0), 1.0};  // f_spec 1829.95 MHz
+
+CounterSample At(double t, std::optional<double> tensor, std::optional<double> clock = std::nullopt) {
+  CounterSample s;
+  s.time_s = t;
+  s.tensor_active = tensor;
+  s.sm_clock_mhz = clock;
+  return s;
+}
+
+WindowOptions Window(double seconds) {
+  WindowOptions o;
+  o.window_s = seconds;
+  return o;
+}
+
+TEST(Windows, SteadyLoadGivesTheHandComputedOfu) {
+  std::vector<CounterSample> samples;
+  for (int t = 1; t <= 60; ++t) samples.push_back(At(t, 0.5, 1830));
+  const WindowedGpu w = BuildWindows(samples, kH100, Window(60));
+  ASSERT_EQ(w.windows.size(), 1u);
+  const OfuWindow& win = w.windows[0];
+  EXPECT_EQ(win.start_s, 0);
+  EXPECT_EQ(win.end_s, 60);
+  EXPECT_DOUBLE_EQ(win.covered_s, 60);
+  EXPECT_DOUBLE_EQ(*win.tensor_active, 0.5);
+  EXPECT_NEAR(*win.ofu, 0.500, 0.001);
+  EXPECT_EQ(w.interval_s, 1);
+  EXPECT_TRUE(w.gaps.empty());
+}
+
+TEST(Windows, ClockIsTheMeanOfTheReadingsInsideTheWindow) {
+  // Tensor 0.6 throughout; the clock is read three times while it drops.
+  std::vector<CounterSample> samples;
+  for (int t = 1; t <= 10; ++t) samples.push_back(At(t, 0.6));
+  samples[1].sm_clock_mhz = 1830;  // t = 2
+  samples[4].sm_clock_mhz = 1500;  // t = 5
+  samples[7].sm_clock_mhz = 1200;  // t = 8
+  const WindowedGpu w = BuildWindows(samples, kH100, Window(10));
+  ASSERT_EQ(w.windows.size(), 1u);
+  EXPECT_DOUBLE_EQ(*w.windows[0].sm_clock_mhz, 1510.0);  // (1830 + 1500 + 1200) / 3
+  EXPECT_EQ(w.windows[0].clock_readings, 3);
+  EXPECT_EQ(*w.windows[0].sm_clock_min_mhz, 1200);
+  EXPECT_EQ(*w.windows[0].sm_clock_max_mhz, 1830);
+  EXPECT_NEAR(*w.windows[0].ofu, 0.6 * 1510 / kH100.spec_clock_mhz, 1e-12);  // 0.49510
+}
+
+TEST(Windows, TensorActivityIsTimeWeighted) {
+  // Spacings 10, 10, 20 s: median 10, gap threshold 30, so the last sample
+  // covers (30, 50]. Time-weighted: (0.2*10 + 0.8*10 + 0.2*10 + 0.5*20) / 50
+  // = 0.44, where the plain mean of the samples would be 0.425.
+  const std::vector<CounterSample> samples = {At(10, 0.2, 1830), At(20, 0.8), At(30, 0.2), At(50, 0.5)};
+  const WindowedGpu w = BuildWindows(samples, kH100, Window(60));
+  EXPECT_EQ(w.interval_s, 10);
+  ASSERT_EQ(w.windows.size(), 1u);
+  EXPECT_DOUBLE_EQ(w.windows[0].covered_s, 50);
+  EXPECT_DOUBLE_EQ(*w.windows[0].tensor_active, 0.44);
+}
+
+TEST(Windows, NominalIntervalIsTheMedianSpacing) {
+  // Spacings 10 and 20: the median of an even count is the mean of the middle two.
+  const std::vector<CounterSample> samples = {At(100, 0.5), At(110, 0.5), At(130, 0.5)};
+  EXPECT_EQ(BuildWindows(samples, kH100, Window(60)).interval_s, 15);
+}
+
+TEST(Windows, AnIntervalAcrossABoundaryIsSplitBetweenWindows) {
+  WindowOptions options = Window(10);
+  options.interval_s = 10;
+  // t=5 covers (-5, 5]; t=15 covers (5, 15]. Window (0, 10] gets 5 s of 1.0
+  // and 5 s of 0.0.
+  const std::vector<CounterSample> samples = {At(5, 1.0, 1830), At(15, 0.0, 1830)};
+  const WindowedGpu w = BuildWindows(samples, kH100, options);
+  ASSERT_EQ(w.windows.size(), 3u);
+  EXPECT_EQ(w.windows[0].end_s, 0);
+  EXPECT_DOUBLE_EQ(w.windows[0].covered_s, 5);
+  EXPECT_EQ(w.windows[1].end_s, 10);
+  EXPECT_DOUBLE_EQ(w.windows[1].covered_s, 10);
+  EXPECT_DOUBLE_EQ(*w.windows[1].tensor_active, 0.5);
+  EXPECT_DOUBLE_EQ(*w.windows[2].tensor_active, 0.0);
+}
+
+TEST(Windows, GapsAreReportedAndExcludedNotFilled) {
+  std::vector<CounterSample> samples;
+  for (int t = 1; t <= 10; ++t) samples.push_back(At(t, 0.5, 1830));
+  for (int t = 20; t <= 30; ++t) samples.push_back(At(t, 0.5, 1830));
+  const WindowedGpu w = BuildWindows(samples, kH100, Window(60));
+  ASSERT_EQ(w.gaps.size(), 1u);
+  EXPECT_EQ(w.gaps[0].start_s, 10);
+  EXPECT_EQ(w.gaps[0].end_s, 19);  // t=20 covers its own nominal second (19, 20]
+  EXPECT_EQ(w.gaps[0].seconds(), 9);
+  ASSERT_EQ(w.windows.size(), 1u);
+  EXPECT_DOUBLE_EQ(w.windows[0].covered_s, 21);  // 10 + 11, not 30
+  EXPECT_NEAR(*w.windows[0].ofu, 0.5, 0.001);
+}
+
+TEST(Windows, SilenceUpToThreeIntervalsIsNotAGap) {
+  const std::vector<CounterSample> samples = {At(1, 0.5, 1830), At(2, 0.5), At(3, 0.5), At(6, 0.5)};
+  const WindowedGpu w = BuildWindows(samples, kH100, Window(60));
+  EXPECT_TRUE(w.gaps.empty());
+  EXPECT_DOUBLE_EQ(w.windows[0].covered_s, 6);
+}
+
+TEST(Windows, AbsentTensorIsNotZero) {
+  std::vector<CounterSample> samples;
+  for (int t = 1; t <= 10; ++t) samples.push_back(At(t, 0.5, 1830));
+  samples[4].tensor_active.reset();  // t = 5 has a clock but no tensor value
+  const WindowedGpu w = BuildWindows(samples, kH100, Window(60));
+  EXPECT_DOUBLE_EQ(*w.windows[0].tensor_active, 0.5);
+  EXPECT_DOUBLE_EQ(w.windows[0].covered_s, 10);  // t=6 covers (4, 6]
+  EXPECT_EQ(w.windows[0].clock_readings, 10);
+}
+
+TEST(Windows, NoClockOrNoScaleMeansNoOfu) {
+  std::vector<CounterSample> samples;
+  for (int t = 1; t <= 10; ++t) samples.push_back(At(t, 0.5));
+  WindowedGpu w = BuildWindows(samples, kH100, Window(60));
+  ASSERT_EQ(w.windows.size(), 1u);
+  EXPECT_FALSE(w.windows[0].ofu.has_value());
+  EXPECT_DOUBLE_EQ(*w.windows[0].tensor_active, 0.5);
+
+  samples[0].sm_clock_mhz = 1830;
+  w = BuildWindows(samples, std::nullopt, Window(60));
+  EXPECT_FALSE(w.windows[0].ofu.has_value());
+}
+
+TEST(Windows, OfuAboveOneIsKept) {
+  const std::vector<CounterSample> samples = {At(1, 1.0, 1980), At(2, 1.0, 1980)};
+  const WindowedGpu w = BuildWindows(samples, kH100, Window(60));
+  EXPECT_NEAR(*w.windows[0].ofu, 1.082, 0.0005);
+}
+
+TEST(Windows, BusyFollowsEngineActivityElseTensorActivity) {
+  std::vector<CounterSample> samples = {At(1, 0.0, 1830), At(2, 0.0, 1830)};
+  samples[0].gr_engine_active = 0.9;  // busy on CUDA cores, no tensor work
+  samples[1].gr_engine_active = 0.9;
+  WindowedGpu w = BuildWindows(samples, kH100, Window(60));
+  EXPECT_TRUE(w.windows[0].busy);
+
+  samples = {At(1, 0.005, 1830), At(2, 0.005, 1830)};  // no engine data, tensor below 1 %
+  w = BuildWindows(samples, kH100, Window(60));
+  EXPECT_FALSE(w.windows[0].busy);
+}
+
+TEST(Windows, OneSampleUsesTheFallbackInterval) {
+  const std::vector<CounterSample> samples = {At(120, 0.5, 1830)};
+  const WindowedGpu w = BuildWindows(samples, kH100, Window(60));
+  EXPECT_TRUE(w.interval_assumed);
+  EXPECT_EQ(w.interval_s, 30);
+  EXPECT_DOUBLE_EQ(w.windows[0].covered_s, 30);
+}
+
+}  // namespace
+}  // namespace ofu
