@@ -1,0 +1,264 @@
+#include "ofu/sources/replay.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace ofu::sources {
+namespace {
+
+Result<Recording> Read(const std::string& text, const RecordingOptions& options = {}) {
+  std::istringstream in(text);
+  return ReadRecording(in, "test.prom", options);
+}
+
+const GpuRecording* Find(const Recording& r, std::string_view key) {
+  for (const auto& g : r.gpus) {
+    if (g.identity.key == key) return &g;
+  }
+  return nullptr;
+}
+
+// tests/data/dcgm-exporter-sample.prom: literal lines published by NVIDIA
+// and in dcgm-exporter issues (see tests/data/README.md).
+TEST(Replay, ReadsEveryLineOfThePublicDcgmExporterSample) {
+  std::ifstream file(OFU_TEST_DATA_DIR "/dcgm-exporter-sample.prom");
+  ASSERT_TRUE(file);
+  auto r = ReadRecording(file, "dcgm-exporter-sample.prom");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->samples_read, 4u);
+  EXPECT_EQ(r->samples_used, 4u);
+  EXPECT_TRUE(r->timestamps_assumed);
+  ASSERT_EQ(r->gpus.size(), 4u);
+
+  const GpuRecording* a100 = Find(*r, "GPU-34319582-d595-d1c7-d1d2-179bcfa61660");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(a100->identity.hostname, "ub20-a100-k8s");
+  EXPECT_EQ(a100->identity.gpu_index, "0");
+  EXPECT_EQ(a100->identity.model, "");  // the line has no modelName
+  ASSERT_EQ(a100->samples.size(), 1u);
+  EXPECT_DOUBLE_EQ(*a100->samples[0].tensor_active, 0.929260);
+  EXPECT_FALSE(a100->samples[0].sm_clock_mhz.has_value());
+
+  const GpuRecording* mig = Find(*r, "GPU-34319582-d595-d1c7-d1d2-179bcfa61660/gi13");
+  ASSERT_NE(mig, nullptr);
+  EXPECT_EQ(mig->identity.mig_profile, "1g.5gb");
+  EXPECT_EQ(mig->identity.mig_instance, "13");
+  EXPECT_DOUBLE_EQ(*mig->samples[0].tensor_active, 0.930433);
+
+  const GpuRecording* h100 = Find(*r, "GPU-927d7444-b45a-7c49-8402-5e686e46a026");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(h100->identity.model, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(h100->identity.pci_bus_id, "00000000:00:09.0");
+  EXPECT_EQ(h100->identity.hostname, "6d6d7dc3ce21");
+  EXPECT_DOUBLE_EQ(*h100->samples[0].sm_clock_mhz, 345);
+  EXPECT_FALSE(h100->samples[0].tensor_active.has_value());
+
+  const GpuRecording* pod = Find(*r, "GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77/gi7");
+  ASSERT_NE(pod, nullptr);
+  EXPECT_EQ(pod->identity.mig_profile, "1g.10gb");
+  EXPECT_DOUBLE_EQ(*pod->samples[0].gr_engine_active, 0.0);  // a real 0, not absent
+  EXPECT_FALSE(pod->samples[0].tensor_active.has_value());
+}
+
+TEST(Replay, TimestampedScrapesBecomeSamplesPerInstant) {
+  // 0.0.4 timestamps are milliseconds.
+  auto r = Read(
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\",UUID=\"GPU-a\",modelName=\"NVIDIA H100 80GB HBM3\"} 0.5 1700000001000\n"
+      "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\",UUID=\"GPU-a\"} 1830 1700000001000\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\",UUID=\"GPU-a\"} 0.25 1700000002000\n"
+      "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\",UUID=\"GPU-a\"} 1500 1700000002000\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(r->timestamps_assumed);
+  ASSERT_EQ(r->gpus.size(), 1u);
+  const auto& s = r->gpus[0].samples;
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_DOUBLE_EQ(s[0].time_s, 1700000001.0);
+  EXPECT_DOUBLE_EQ(*s[0].tensor_active, 0.5);
+  EXPECT_DOUBLE_EQ(*s[0].sm_clock_mhz, 1830);
+  EXPECT_DOUBLE_EQ(s[1].time_s, 1700000002.0);
+  EXPECT_DOUBLE_EQ(*s[1].sm_clock_mhz, 1500);
+  EXPECT_EQ(r->gpus[0].identity.model, "NVIDIA H100 80GB HBM3");
+}
+
+TEST(Replay, GroupedByFamilyEqualsInterleaved) {
+  const std::string interleaved =
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.5 1700000001\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1700000001\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.6 1700000002\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1700 1700000002\n";
+  const std::string grouped =
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.5 1700000001\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.6 1700000002\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1700000001\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1700 1700000002\n";
+  auto a = Read(interleaved), b = Read(grouped);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->gpus[0].samples.size(), 2u);
+  ASSERT_EQ(b->gpus[0].samples.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(a->gpus[0].samples[i].time_s, b->gpus[0].samples[i].time_s);
+    EXPECT_EQ(*a->gpus[0].samples[i].tensor_active, *b->gpus[0].samples[i].tensor_active);
+    EXPECT_EQ(*a->gpus[0].samples[i].sm_clock_mhz, *b->gpus[0].samples[i].sm_clock_mhz);
+  }
+}
+
+TEST(Replay, ScrapesWithoutTimestampsAreSplitWhereASeriesRepeats) {
+  RecordingOptions options;
+  options.untimestamped_interval_s = 15;
+  auto r = Read(
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.5\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.7\n"  // repeats: scrape 2
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1700\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.9\n",  // scrape 3
+      options);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->timestamps_assumed);
+  EXPECT_EQ(r->assumed_interval_s, 15);
+  const auto& s = r->gpus[0].samples;
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].time_s, 0);
+  EXPECT_EQ(s[1].time_s, 15);
+  EXPECT_EQ(s[2].time_s, 30);
+  EXPECT_DOUBLE_EQ(*s[1].tensor_active, 0.7);
+  EXPECT_DOUBLE_EQ(*s[1].sm_clock_mhz, 1700);
+  EXPECT_FALSE(s[2].sm_clock_mhz.has_value());
+}
+
+TEST(Replay, LegacyAndDcgm46NamesAndBothLabelSpellingsAgree) {
+  auto legacy = Read(
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\",Hostname=\"n1\"} 0.5 1700000001\n"
+      "DCGM_FI_PROF_GR_ENGINE_ACTIVE{UUID=\"GPU-a\",Hostname=\"n1\"} 0.9 1700000001\n"
+      "DCGM_FI_DEV_POWER_USAGE{UUID=\"GPU-a\",Hostname=\"n1\"} 600 1700000001\n"
+      "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS{UUID=\"GPU-a\",Hostname=\"n1\"} 4 1700000001\n");
+  auto current = Read(
+      "DCGM_FI_PROF_TENSOR_UTIL_RATIO{uuid=\"GPU-a\",hostname=\"n1\"} 0.5 1700000001\n"
+      "DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO{uuid=\"GPU-a\",hostname=\"n1\"} 0.9 1700000001\n"
+      "DCGM_FI_DEV_BOARD_POWER_WATTS{uuid=\"GPU-a\",hostname=\"n1\"} 600 1700000001\n"
+      "DCGM_FI_DEV_CLOCKS_EVENT_REASONS{uuid=\"GPU-a\",hostname=\"n1\"} 4 1700000001\n");
+  ASSERT_TRUE(legacy.ok() && current.ok());
+  for (const Recording* r : {&*legacy, &*current}) {
+    ASSERT_EQ(r->gpus.size(), 1u);
+    EXPECT_EQ(r->gpus[0].identity.key, "GPU-a");
+    EXPECT_EQ(r->gpus[0].identity.hostname, "n1");
+    const CounterSample& s = r->gpus[0].samples.at(0);
+    EXPECT_DOUBLE_EQ(*s.tensor_active, 0.5);
+    EXPECT_DOUBLE_EQ(*s.gr_engine_active, 0.9);
+    EXPECT_DOUBLE_EQ(*s.power_w, 600);
+    EXPECT_EQ(*s.clock_event_reasons, 4u);
+  }
+}
+
+TEST(Replay, PercentScaleFromUnitLineOrOption) {
+  auto by_unit = Read(
+      "# UNIT DCGM_FI_PROF_PIPE_TENSOR_ACTIVE percent\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 50 1700000001\n");
+  ASSERT_TRUE(by_unit.ok()) << by_unit.error().message;
+  EXPECT_DOUBLE_EQ(*by_unit->gpus[0].samples[0].tensor_active, 0.5);
+
+  RecordingOptions options;
+  options.activity_scale = ValueScale::kPercent;
+  auto by_option = Read("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 25 1700000001\n", options);
+  ASSERT_TRUE(by_option.ok());
+  EXPECT_DOUBLE_EQ(*by_option->gpus[0].samples[0].tensor_active, 0.25);
+}
+
+TEST(Replay, PercentInARatioMetricIsAnErrorWithAHint) {
+  auto r = Read(
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.5 1700000001\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 93 1700000002\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kMalformedInput);
+  EXPECT_EQ(r.error().message.rfind("test.prom:2: ", 0), 0u) << r.error().message;
+  EXPECT_NE(r.error().message.find("--activity-scale percent"), std::string::npos);
+}
+
+TEST(Replay, BlankSentinelsAndNaNAreAbsentNotZero) {
+  auto r = Read(
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 140737488355328.0 1700000001\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1700000001\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} NaN 1700000002\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->blank_values, 2u);
+  ASSERT_EQ(r->gpus[0].samples.size(), 1u);
+  EXPECT_FALSE(r->gpus[0].samples[0].tensor_active.has_value());
+  EXPECT_DOUBLE_EQ(*r->gpus[0].samples[0].sm_clock_mhz, 1830);
+}
+
+TEST(Replay, MixingTimestampedAndBareSamplesIsAnError) {
+  auto r = Read(
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.5 1700000001\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind("test.prom:2: ", 0), 0u) << r.error().message;
+}
+
+TEST(Replay, TheSameSeriesTwiceAtOneInstantIsAnErrorNamingBothLines) {
+  auto r = Read(
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.5 1700000001\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1700000001\n"
+      "DCGM_FI_PROF_TENSOR_UTIL_RATIO{UUID=\"GPU-a\"} 0.6 1700000001\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind("test.prom:3: ", 0), 0u) << r.error().message;
+  EXPECT_NE(r.error().message.find("line 1"), std::string::npos);
+}
+
+TEST(Replay, ASampleWithoutGpuIdentityIsAnError) {
+  auto r = Read("DCGM_FI_DEV_SM_CLOCK{Hostname=\"n1\"} 1830 1700000001\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind("test.prom:1: ", 0), 0u) << r.error().message;
+}
+
+TEST(Replay, GpuWithoutUuidIsKeyedByHostAndIndex) {
+  auto r = Read("DCGM_FI_DEV_SM_CLOCK{gpu=\"3\",Hostname=\"n1\"} 1830 1700000001\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->gpus[0].identity.key, "n1/gpu3");
+}
+
+TEST(Replay, NegativeClockIsAnError) {
+  auto r = Read("DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} -5 1700000001\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("SM clock"), std::string::npos);
+}
+
+TEST(Replay, MalformedTextIsAnErrorWithTheLine) {
+  auto r = Read("DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1700000001\nDCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a} 1\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kMalformedInput);
+  EXPECT_EQ(r.error().message.rfind("test.prom:2: ", 0), 0u) << r.error().message;
+}
+
+TEST(Replay, MigInstanceTakesItsParentsClockWhenItHasNone) {
+  auto r = Read(
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1755 1700000001\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\",GPU_I_ID=\"2\",GPU_I_PROFILE=\"3g.40gb\"} 0.4 1700000001\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const GpuRecording* mig = Find(*r, "GPU-a/gi2");
+  ASSERT_NE(mig, nullptr);
+  ASSERT_EQ(mig->samples.size(), 1u);
+  EXPECT_DOUBLE_EQ(*mig->samples[0].sm_clock_mhz, 1755);
+  EXPECT_DOUBLE_EQ(*mig->samples[0].tensor_active, 0.4);
+}
+
+TEST(Replay, RecordingInfoSaysWhetherItIsSynthetic) {
+  auto r = Read(
+      "ofu_recording_info{synthetic=\"true\",description=\"made up\"} 1\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->synthetic, std::optional<bool>(true));
+  EXPECT_EQ(r->description, "made up");
+  auto plain = Read("DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830\n");
+  EXPECT_FALSE(plain->synthetic.has_value());
+}
+
+TEST(Replay, UnknownMetricsAreSkippedAndCounted) {
+  auto r = Read("DCGM_FI_DEV_GPU_TEMP{UUID=\"GPU-a\"} 40\nDCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->samples_read, 2u);
+  EXPECT_EQ(r->samples_used, 1u);
+}
+
+}  // namespace
+}  // namespace ofu::sources
