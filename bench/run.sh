@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `make bench`: every benchmark, then the side-by-side reader comparison with
+# promtool. Record what it prints in docs/BENCHMARKS.md with machine and date.
+set -euo pipefail
+build=${1:-build}
+echo "== machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $(date -u '+%Y-%m-%d %H:%M UTC')"
+for bench in "$build"/bench/bench_*; do
+  echo "== $(basename "$bench")"
+  "$bench" --benchmark_min_time=1
+done
+echo "== reader vs promtool check metrics"
+bash bench/compare_promtool.sh "$build"
