@@ -13,10 +13,16 @@
 //     - value: a float as Go's strconv.ParseFloat takes it, NaN, +Inf, -Inf;
 //     - OpenMetrics exemplars (" # {...} v [ts]") are skipped.
 //   * # HELP / # TYPE / # UNIT lines, reported as metadata; "# EOF" ends the
-//     input (anything after it is an error); other "#" lines are comments.
+//     input (text after it is an error, blank lines are not); other "#"
+//     lines are comments.
 //   * blank lines (0.0.4 allows them) and CRLF line ends.
+//   * spaces and tabs around every token, as Prometheus' own parser allows.
 //   * many scrapes in one file: the same series may appear any number of
 //     times, interleaved or grouped by family; the reader does not care.
+// What it rejects, beyond syntax errors: a duplicate label name in one
+// series, a label value that is not UTF-8, an escape other than \\ \" \n
+// in a label value (in HELP text unknown escapes are kept as written), a
+// TYPE word it does not know, a NUL byte, a line longer than 1 MiB.
 //
 // Timestamps
 //   0.0.4 writes integer milliseconds since the epoch; OpenMetrics writes

@@ -1,0 +1,52 @@
+// libFuzzer entry for the Prometheus / OpenMetrics text reader.
+//
+// The visitor reads every byte of every view it is given, so that
+// AddressSanitizer sees a view that points outside the reader's buffers or
+// into a scratch buffer that has moved.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "ofu/formats/prometheus_text.h"
+
+namespace {
+
+class TouchEverything : public ofu::formats::TextVisitor {
+ public:
+  void OnSample(const ofu::formats::TextSample& sample) override {
+    Touch(sample.name);
+    for (const ofu::formats::Label& label : sample.labels) {
+      Touch(label.name);
+      Touch(label.value);
+    }
+    checksum_ += sample.line + (sample.timestamp_s ? 1 : 0) + (sample.value > 0 ? 1 : 0);
+  }
+
+  void OnMetadata(const ofu::formats::TextMetadata& metadata) override {
+    Touch(metadata.family);
+    Touch(metadata.text);
+    checksum_ += metadata.line + static_cast<std::size_t>(metadata.kind);
+  }
+
+  std::size_t checksum() const { return checksum_; }
+
+ private:
+  void Touch(std::string_view text) {
+    checksum_ += text.size();
+    for (const char c : text) checksum_ += static_cast<unsigned char>(c);
+  }
+
+  std::size_t checksum_ = 0;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  TouchEverything visitor;
+  const auto result = ofu::formats::ReadPrometheusText(text, "fuzz.prom", visitor);
+  // Keeps the checksum (and so every read) observable.
+  volatile std::size_t sink = visitor.checksum() + (result.ok() ? result->samples : 0);
+  static_cast<void>(sink);
+  return 0;
+}
