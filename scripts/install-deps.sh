@@ -34,5 +34,11 @@ fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
-# prometheus pulls in a service we never want started on a build machine.
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# The prometheus package also installs a server that systemd starts on :9090.
+# We only want its binaries (promtool, and a server that tests start on their
+# own loopback port), so stop the packaged service where systemd runs.
+if [ -d /run/systemd/system ] && systemctl is-enabled --quiet prometheus 2>/dev/null; then
+  "${sudo_cmd[@]}" systemctl disable --now prometheus >/dev/null 2>&1 || true
+fi

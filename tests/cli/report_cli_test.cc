@@ -209,6 +209,7 @@ TEST_F(ReportCli, UsageErrorsExitOneAndHelpTeaches) {
   EXPECT_EQ(Ofu("report").exit_code, 1);  // --input is required
   EXPECT_EQ(Ofu("report --input x --format yaml").exit_code, 1);
   EXPECT_EQ(Ofu("frobnicate").exit_code, 1);
+  EXPECT_EQ(Ofu("report --input x --window 0").exit_code, 1);
   const CommandResult help = Ofu("report --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("f_spec"), std::string::npos);

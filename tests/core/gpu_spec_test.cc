@@ -113,6 +113,13 @@ TEST(GpuSpec, MalformedFilesAreErrorsNamingWhatIsWrong) {
   EXPECT_NE(no_basis.error().message.find("basis_precision"), std::string::npos);
 }
 
+TEST(GpuSpec, NumbersTooLargeForADoubleAreAnErrorNotACrash) {
+  // Found by fuzzing: nlohmann throws out_of_range, not parse_error, for these.
+  auto db = GpuSpecDatabase::Parse("[-4e7724]", "big.json");
+  ASSERT_FALSE(db.ok());
+  EXPECT_EQ(db.error().code, ErrorCode::kMalformedInput);
+}
+
 TEST(GpuSpec, AnAliasClaimedByTwoSkusIsAnError) {
   std::string twice(kMinimal);
   const std::string sku = twice.substr(twice.find("{\"id\""), twice.rfind('}') - twice.find("{\"id\"") - 1);

@@ -148,6 +148,17 @@ TEST(Windows, BusyFollowsEngineActivityElseTensorActivity) {
   EXPECT_FALSE(w.windows[0].busy);
 }
 
+TEST(Windows, SparseSamplesNeverSpreadOverMoreThanTheMaximumInterval) {
+  // Found by fuzzing: samples years apart made one sample cover years of windows.
+  const std::vector<CounterSample> samples = {At(1e9, 0.5, 1830), At(2e9, 0.5, 1830)};
+  const WindowedGpu w = BuildWindows(samples, kH100, Window(60));
+  EXPECT_EQ(w.interval_s, kMaxIntervalS);
+  ASSERT_EQ(w.gaps.size(), 1u);
+  double covered = 0;
+  for (const auto& win : w.windows) covered += win.covered_s;
+  EXPECT_DOUBLE_EQ(covered, 2 * kMaxIntervalS);
+}
+
 TEST(Windows, OneSampleUsesTheFallbackInterval) {
   const std::vector<CounterSample> samples = {At(120, 0.5, 1830)};
   const WindowedGpu w = BuildWindows(samples, kH100, Window(60));

@@ -211,6 +211,13 @@ TEST(Replay, ASampleWithoutGpuIdentityIsAnError) {
   EXPECT_EQ(r.error().message.rfind("test.prom:1: ", 0), 0u) << r.error().message;
 }
 
+TEST(Replay, TimestampsBeyondTheYear5138AreAnError) {
+  // Found by fuzzing: such times overflowed the window arithmetic.
+  auto r = Read("DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1700000001\nDCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1e300\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind("test.prom:2: timestamp", 0), 0u) << r.error().message;
+}
+
 TEST(Replay, GpuWithoutUuidIsKeyedByHostAndIndex) {
   auto r = Read("DCGM_FI_DEV_SM_CLOCK{gpu=\"3\",Hostname=\"n1\"} 1830 1700000001\n");
   ASSERT_TRUE(r.ok());

@@ -25,8 +25,8 @@ void ExplainAbsences(GpuReport& gpu) {
 
 Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDatabase& specs,
                            const ReportOptions& options) {
-  if (!(options.windows.window_s > 0)) {
-    return Error{ErrorCode::kInvalidArgument, "the window length must be positive"};
+  if (!(options.windows.window_s >= 0.1)) {
+    return Error{ErrorCode::kInvalidArgument, "the window length must be at least 0.1 s"};
   }
   Report report;
   report.source_name = recording.source_name;

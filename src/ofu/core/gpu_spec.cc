@@ -100,7 +100,7 @@ Result<GpuSpecDatabase> GpuSpecDatabase::Parse(std::string_view json_text, std::
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     return SpecError(source_name, fmt::format("not valid JSON: {}", e.what()));
   }
   if (!root.is_object() || !root.contains("skus") || !root["skus"].is_array() ||

@@ -146,9 +146,9 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
   WindowedGpu out;
   const double measured = MedianSpacing(TimesWith(samples, &CounterSample::tensor_active));
   if (options.interval_s) {
-    out.interval_s = *options.interval_s;
+    out.interval_s = std::min(*options.interval_s, kMaxIntervalS);
   } else if (measured > 0) {
-    out.interval_s = measured;
+    out.interval_s = std::min(measured, kMaxIntervalS);
   } else {
     out.interval_s = options.fallback_interval_s;
     out.interval_assumed = true;

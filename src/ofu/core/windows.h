@@ -11,7 +11,7 @@
 //
 // Gaps
 //   The nominal interval is the median spacing of the tensor samples (or
-//   WindowOptions::interval_s). When two tensor samples are more than
+//   WindowOptions::interval_s), at most kMaxIntervalS. When two tensor samples are more than
 //   gap_factor nominal intervals apart, the silence between them is a gap: it
 //   is reported and excluded, never filled; the sample after it covers one
 //   nominal interval. The first sample also covers one nominal interval.
@@ -33,8 +33,12 @@
 
 namespace ofu {
 
+// The longest nominal interval: samples further apart than 3 hours are gaps
+// whatever their median spacing, so one sample never spreads over days.
+inline constexpr double kMaxIntervalS = 3600;
+
 struct WindowOptions {
-  double window_s = 60;
+  double window_s = 60;               // at least 0.1 s
   std::optional<double> interval_s;  // nominal sampling interval; measured when absent
   double fallback_interval_s = 30;   // when it cannot be measured (one sample): dcgm-exporter's default
   double gap_factor = 3;

@@ -15,6 +15,9 @@ namespace {
 // (140737488355328.0); the int64 blanks are larger still.
 constexpr double kDcgmBlankThreshold = 140737488355328.0;
 constexpr std::string_view kRecordingInfo = "ofu_recording_info";
+// Timestamps from 1e11 s on (the year 5138) are certainly wrong, and keeping
+// them out keeps window arithmetic far from integer overflow.
+constexpr double kLatestTimestampS = 1e11;
 
 // One value of one counter of one GPU, before samples are assembled.
 struct Point {
@@ -124,7 +127,13 @@ class RecordingBuilder final : public formats::TextVisitor {
                        : "sample has a timestamp, but earlier samples have none");
       return std::nullopt;
     }
-    if (s.timestamp_s) return *s.timestamp_s;
+    if (s.timestamp_s) {
+      if (!(*s.timestamp_s >= 0 && *s.timestamp_s < kLatestTimestampS)) {
+        Fail(s.line, fmt::format("timestamp {} s is outside the years 1970 to 5138", *s.timestamp_s));
+        return std::nullopt;
+      }
+      return *s.timestamp_s;
+    }
     std::string series(s.name);
     for (const auto& label : s.labels) fmt::format_to(std::back_inserter(series), ",{}={}", label.name, label.value);
     if (!series_in_scrape_.insert(series).second) {  // the series repeats: a new scrape began
