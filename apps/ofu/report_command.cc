@@ -74,7 +74,7 @@ CLI::App* AddReportCommand(CLI::App& app, ReportArgs& args) {
   cmd->add_option("--gpu-model", args.gpu_model,
                   "Treat every GPU as this model: a SKU id (h100-sxm5) or a name (\"NVIDIA H100 80GB HBM3\")");
   cmd->add_option("--window", args.window_s, "Window length in seconds (at least 0.1)")
-      ->check(CLI::Range(0.1, 86400.0 * 366))
+      ->check(CLI::Range(kMinWindowS, 86400.0 * 366))
       ->capture_default_str();
   cmd->add_option("--interval", args.interval_s,
                   "Nominal sampling interval in seconds (default: measured from the data; 30 for files "

@@ -25,8 +25,8 @@ void ExplainAbsences(GpuReport& gpu) {
 
 Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDatabase& specs,
                            const ReportOptions& options) {
-  if (!(options.windows.window_s >= 0.1)) {
-    return Error{ErrorCode::kInvalidArgument, "the window length must be at least 0.1 s"};
+  if (!(options.windows.window_s >= kMinWindowS)) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("the window length must be at least {} s", kMinWindowS)};
   }
   Report report;
   report.source_name = recording.source_name;

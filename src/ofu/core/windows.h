@@ -11,8 +11,9 @@
 //
 // Gaps
 //   The nominal interval is the median spacing of the tensor samples (or
-//   WindowOptions::interval_s), at most kMaxIntervalS. When two tensor samples are more than
-//   gap_factor nominal intervals apart, the silence between them is a gap: it
+//   WindowOptions::interval_s), at most kMaxIntervalS. When two tensor
+//   samples are more than gap_factor nominal intervals apart, the silence
+//   between them is a gap: it
 //   is reported and excluded, never filled; the sample after it covers one
 //   nominal interval. The first sample also covers one nominal interval.
 //
@@ -37,8 +38,11 @@ namespace ofu {
 // whatever their median spacing, so one sample never spreads over days.
 inline constexpr double kMaxIntervalS = 3600;
 
+// The shortest window: the fastest sources sample every 100 ms.
+inline constexpr double kMinWindowS = 0.1;
+
 struct WindowOptions {
-  double window_s = 60;               // at least 0.1 s
+  double window_s = 60;               // at least kMinWindowS
   std::optional<double> interval_s;  // nominal sampling interval; measured when absent
   double fallback_interval_s = 30;   // when it cannot be measured (one sample): dcgm-exporter's default
   double gap_factor = 3;
