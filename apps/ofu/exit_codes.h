@@ -11,6 +11,8 @@ enum ExitCode : int {
   kExitBadInput = 2,       // an input file is unreadable or malformed
   kExitUnknownModel = 3,   // a GPU model is not in the spec database
   kExitNoData = 4,         // valid input, but no OFU could be computed from it
+  kExitUnavailable = 5,    // no source could be opened (no driver, no permission, ...)
+  kExitInterrupted = 130,  // stopped by SIGINT/SIGTERM before finishing (128 + SIGINT)
 };
 
 inline int ExitCodeFor(ErrorCode code) {
@@ -20,6 +22,7 @@ inline int ExitCodeFor(ErrorCode code) {
     case ErrorCode::kMalformedInput: return kExitBadInput;
     case ErrorCode::kUnknownModel: return kExitUnknownModel;
     case ErrorCode::kNoData: return kExitNoData;
+    case ErrorCode::kUnavailable: return kExitUnavailable;
   }
   return kExitBadInput;
 }

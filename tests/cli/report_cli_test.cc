@@ -1,9 +1,6 @@
 // End-to-end tests of `ofu report`: the built program, run on small
 // recordings written by the tests (synthetic, with hand-computed answers)
 // and on the bundled recording.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,47 +12,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/cli_runner.h"
+
 namespace {
 
 namespace fs = std::filesystem;
+using ofu::testing::CommandResult;
+using ofu::testing::Slurp;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class ReportCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ofu-cli-{}-{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path Write(const std::string& name, const std::string& text) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path) << text;
-    return path;
-  }
-
-  CommandResult Ofu(const std::string& args) {
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string command = fmt::format("'{}' {} >'{}' 2>'{}'", OFU_BINARY, args, out.string(), err.string());
-    const int status = std::system(command.c_str());
-    return CommandResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
-  }
-
-  fs::path dir_;
-};
+class ReportCli : public ofu::testing::CliTest {};
 
 // Synthetic: one H100 SXM5 sampled every second for `seconds` s, from an
 // instant that is a multiple of 60 s so that windows line up with the data.

@@ -20,6 +20,8 @@ enum class ErrorCode {
   kMalformedInput,   // a file was read but its content is not valid
   kUnknownModel,     // a GPU model is not in the spec database
   kNoData,           // valid input, but nothing to compute from
+  kUnavailable,      // a library, driver, GPU or server cannot be used (missing,
+                     // no permission, not supported); the message says what to do
 };
 
 struct Error {

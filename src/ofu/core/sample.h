@@ -1,35 +1,90 @@
 // The one sample type every source produces.
 //
-// A CounterSample is what one GPU reported at one instant. Every field is
-// optional: a counter the source did not deliver is absent, never 0, because
-// "no tensor activity" and "no data about tensor activity" must stay apart.
+// A CounterSample is what one GPU reported for the interval that ends at
+// time_s. Every field is optional: a counter the source did not deliver is
+// absent, never 0, because "no tensor activity" and "no data about tensor
+// activity" must stay apart.
 //
-// Units and meaning of each field:
-//   time_s              seconds since the Unix epoch, when the reading was taken
-//   tensor_active       0..1, fraction of SM cycles in which any tensor pipe was
-//                       active, averaged over the SMs and over the interval that
-//                       ends at time_s (DCGM field 1004)
-//   gr_engine_active    0..1, fraction of time the graphics/compute engine was
-//                       busy over the same interval (DCGM field 1001)
-//   sm_clock_mhz        SM clock at time_s, a point reading (DCGM field 100)
-//   power_w             board power at time_s (DCGM field 155)
-//   clock_event_reasons bitmask of why clocks are held down (DCGM field 112)
+// Two kinds of field (see CounterFieldInfo::is_activity):
+//   activities  0..1, the fraction of the interval ending at time_s that a
+//               unit was busy, averaged over the SMs: tensor_active (DCGM
+//               1004, GPM 5), gr_engine_active (1001, GPM 1), ...
+//   readings    a value at (or, for an oversampled clock, averaged over the
+//               window ending at) time_s: SM clock in MHz (100), power in W
+//               (155), energy in mJ since driver load (156), ...
+// clock_event_reasons is a bitmask (DCGM 112; see clock_events.h).
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace ofu {
+
+// Every numeric counter a sample can carry. The order is the order of
+// output columns and recordings; append only.
+enum class CounterField {
+  kTensorActive,     // any tensor pipe (DCGM 1004, GPM 5 ANY_TENSOR_UTIL)
+  kGrEngineActive,   // graphics/compute engine (DCGM 1001, GPM 1)
+  kSmActive,         // SM has a warp resident (DCGM 1002, GPM 2)
+  kSmOccupancy,      // resident warps / max warps (DCGM 1003, GPM 3)
+  kDramActive,       // DRAM interface busy (DCGM 1005, GPM 10)
+  kFp64Active,       // FP64 pipe (DCGM 1006, GPM 11)
+  kFp32Active,       // FP32 pipe (DCGM 1007, GPM 12)
+  kFp16Active,       // FP16 pipe, non-tensor (DCGM 1008, GPM 13)
+  kImmaActive,       // integer tensor (DCGM 1013, GPM 9)
+  kHmmaActive,       // half/bf16/tf32/fp8 tensor (DCGM 1014, GPM 7)
+  kDfmaActive,       // FP64 tensor DFMA (DCGM 1015, GPM 6)
+  kDmmaActive,       // FP64 tensor DMMA (GPM 8; no DCGM field)
+  kSmClockMhz,       // SM clock, MHz (DCGM 100)
+  kMaxSmClockMhz,    // maximum SM clock, MHz (DCGM 113)
+  kPowerW,           // board power, W (DCGM 155)
+  kEnergyMj,         // energy since driver load, mJ (DCGM 156)
+  kClockEventReasons,  // bitmask (DCGM 112)
+};
+
+struct CounterFieldInfo {
+  CounterField field;
+  std::string_view name;         // snake_case, used in JSON and messages' keys
+  std::string_view description;  // for people: "tensor activity"
+  bool is_activity;              // 0..1 interval mean (else a reading)
+  int dcgm_field_id;             // 0 where DCGM has none
+  int gpm_metric_id;             // NVML GPM metric id; 0 where GPM has none
+};
+
+// All fields, in CounterField order.
+std::span<const CounterFieldInfo> AllCounterFields();
+const CounterFieldInfo& InfoFor(CounterField field);
+
 
 struct CounterSample {
   double time_s = 0;
   std::optional<double> tensor_active;
   std::optional<double> gr_engine_active;
+  std::optional<double> sm_active;
+  std::optional<double> sm_occupancy;
+  std::optional<double> dram_active;
+  std::optional<double> fp64_active;
+  std::optional<double> fp32_active;
+  std::optional<double> fp16_active;
+  std::optional<double> imma_active;
+  std::optional<double> hmma_active;
+  std::optional<double> dfma_active;
+  std::optional<double> dmma_active;
   std::optional<double> sm_clock_mhz;
+  std::optional<double> max_sm_clock_mhz;
   std::optional<double> power_w;
+  std::optional<double> energy_mj;
   std::optional<std::uint64_t> clock_event_reasons;
 };
+
+// Generic access by field, for code that walks all fields (readers,
+// writers). clock_event_reasons converts to and from double exactly for
+// every mask below 2^53; a negative or fractional value sets nothing.
+std::optional<double> GetField(const CounterSample& sample, CounterField field);
+void SetField(CounterSample& sample, CounterField field, std::optional<double> value);
 
 // Who a stream of samples belongs to. `key` is unique within a recording:
 // the GPU UUID, plus "/gi<N>" for a MIG GPU instance.

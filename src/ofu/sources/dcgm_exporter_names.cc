@@ -10,14 +10,26 @@ struct NamedMetric {
   KnownMetric metric;
 };
 
+// The first name listed for a field is the one ofu writes.
 constexpr std::array kMetrics = {
     NamedMetric{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", {CounterField::kTensorActive, ValueScale::kRatio, 1004}},
     NamedMetric{"DCGM_FI_PROF_TENSOR_UTIL_RATIO", {CounterField::kTensorActive, ValueScale::kRatio, 1004}},
     NamedMetric{"DCGM_FI_PROF_GR_ENGINE_ACTIVE", {CounterField::kGrEngineActive, ValueScale::kRatio, 1001}},
     NamedMetric{"DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO", {CounterField::kGrEngineActive, ValueScale::kRatio, 1001}},
+    NamedMetric{"DCGM_FI_PROF_SM_ACTIVE", {CounterField::kSmActive, ValueScale::kRatio, 1002}},
+    NamedMetric{"DCGM_FI_PROF_SM_OCCUPANCY", {CounterField::kSmOccupancy, ValueScale::kRatio, 1003}},
+    NamedMetric{"DCGM_FI_PROF_DRAM_ACTIVE", {CounterField::kDramActive, ValueScale::kRatio, 1005}},
+    NamedMetric{"DCGM_FI_PROF_PIPE_FP64_ACTIVE", {CounterField::kFp64Active, ValueScale::kRatio, 1006}},
+    NamedMetric{"DCGM_FI_PROF_PIPE_FP32_ACTIVE", {CounterField::kFp32Active, ValueScale::kRatio, 1007}},
+    NamedMetric{"DCGM_FI_PROF_PIPE_FP16_ACTIVE", {CounterField::kFp16Active, ValueScale::kRatio, 1008}},
+    NamedMetric{"DCGM_FI_PROF_PIPE_TENSOR_IMMA_ACTIVE", {CounterField::kImmaActive, ValueScale::kRatio, 1013}},
+    NamedMetric{"DCGM_FI_PROF_PIPE_TENSOR_HMMA_ACTIVE", {CounterField::kHmmaActive, ValueScale::kRatio, 1014}},
+    NamedMetric{"DCGM_FI_PROF_PIPE_TENSOR_DFMA_ACTIVE", {CounterField::kDfmaActive, ValueScale::kRatio, 1015}},
     NamedMetric{"DCGM_FI_DEV_SM_CLOCK", {CounterField::kSmClockMhz, ValueScale::kAbsolute, 100}},
+    NamedMetric{"DCGM_FI_DEV_MAX_SM_CLOCK", {CounterField::kMaxSmClockMhz, ValueScale::kAbsolute, 113}},
     NamedMetric{"DCGM_FI_DEV_POWER_USAGE", {CounterField::kPowerW, ValueScale::kAbsolute, 155}},
     NamedMetric{"DCGM_FI_DEV_BOARD_POWER_WATTS", {CounterField::kPowerW, ValueScale::kAbsolute, 155}},
+    NamedMetric{"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", {CounterField::kEnergyMj, ValueScale::kAbsolute, 156}},
     NamedMetric{"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", {CounterField::kClockEventReasons, ValueScale::kAbsolute, 112}},
     NamedMetric{"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", {CounterField::kClockEventReasons, ValueScale::kAbsolute, 112}},
 };
@@ -31,15 +43,11 @@ std::optional<KnownMetric> LookupDcgmExporterMetric(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view DescribeField(CounterField field) {
-  switch (field) {
-    case CounterField::kTensorActive: return "tensor activity";
-    case CounterField::kGrEngineActive: return "graphics engine activity";
-    case CounterField::kSmClockMhz: return "SM clock";
-    case CounterField::kPowerW: return "power";
-    case CounterField::kClockEventReasons: return "clock event reasons";
+std::optional<ExporterName> DcgmExporterNameFor(CounterField field) {
+  for (const auto& m : kMetrics) {
+    if (m.metric.field == field) return ExporterName{m.name, m.metric.scale};
   }
-  return "counter";
+  return std::nullopt;
 }
 
 }  // namespace ofu::sources

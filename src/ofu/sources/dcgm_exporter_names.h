@@ -12,9 +12,9 @@
 #include <optional>
 #include <string_view>
 
-namespace ofu::sources {
+#include "ofu/core/sample.h"
 
-enum class CounterField { kTensorActive, kGrEngineActive, kSmClockMhz, kPowerW, kClockEventReasons };
+namespace ofu::sources {
 
 enum class ValueScale {
   kRatio,     // 0..1
@@ -30,7 +30,13 @@ struct KnownMetric {
 
 std::optional<KnownMetric> LookupDcgmExporterMetric(std::string_view name);
 
-// The name of a field as used in messages, e.g. "tensor activity".
-std::string_view DescribeField(CounterField field);
+// The name ofu writes for a field in recordings: dcgm-exporter's classic
+// spelling, which every dashboard knows, and its scale. Absent for a field
+// dcgm-exporter has no metric for (DMMA comes from NVML GPM only).
+struct ExporterName {
+  std::string_view name;
+  ValueScale scale;
+};
+std::optional<ExporterName> DcgmExporterNameFor(CounterField field);
 
 }  // namespace ofu::sources

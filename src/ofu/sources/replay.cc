@@ -42,19 +42,9 @@ std::string_view FirstLabel(std::span<const formats::Label> labels, std::initial
   return {};
 }
 
-bool IsActivity(CounterField field) {
-  return field == CounterField::kTensorActive || field == CounterField::kGrEngineActive;
-}
+bool IsActivity(CounterField field) { return InfoFor(field).is_activity; }
 
-void SetField(CounterSample& sample, CounterField field, double value) {
-  switch (field) {
-    case CounterField::kTensorActive: sample.tensor_active = value; break;
-    case CounterField::kGrEngineActive: sample.gr_engine_active = value; break;
-    case CounterField::kSmClockMhz: sample.sm_clock_mhz = value; break;
-    case CounterField::kPowerW: sample.power_w = value; break;
-    case CounterField::kClockEventReasons: sample.clock_event_reasons = static_cast<std::uint64_t>(value); break;
-  }
-}
+std::string_view DescribeField(CounterField field) { return InfoFor(field).description; }
 
 class RecordingBuilder final : public formats::TextVisitor {
  public:
@@ -216,7 +206,8 @@ class RecordingBuilder final : public formats::TextVisitor {
       if (gpu.parent_key.empty()) continue;
       auto parent = index_.find(gpu.parent_key);
       if (parent == index_.end()) continue;
-      for (CounterField field : {CounterField::kSmClockMhz, CounterField::kPowerW, CounterField::kClockEventReasons}) {
+      for (CounterField field : {CounterField::kSmClockMhz, CounterField::kMaxSmClockMhz, CounterField::kPowerW,
+                                 CounterField::kClockEventReasons}) {
         const auto has = [field](const Point& p) { return p.field == field; };
         if (std::any_of(gpu.points.begin(), gpu.points.end(), has)) continue;
         const auto& from = gpus_[parent->second].points;

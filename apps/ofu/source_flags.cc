@@ -1,0 +1,35 @@
+#include "source_flags.h"
+
+#include "ofu/core/windows.h"
+#include "ofu/sources/source_factory.h"
+
+namespace ofu::cli {
+
+void AddSourceFlags(CLI::App& command, SourceFlags& flags) {
+  command
+      .add_option("--source,-s", flags.source,
+                  "Where counters come from: nvml, dcgm, dcgm:ADDRESS (host[:port] or unix:/path), "
+                  "scrape:URL (a dcgm-exporter endpoint) or replay:FILE. Default: NVML GPM, then DCGM")
+      ->type_name("SOURCE");
+  command.add_option("--window,-w", flags.options.window_s, "Window length in seconds (at least 0.1)")
+      ->check(CLI::Range(kMinWindowS, 3600.0))
+      ->capture_default_str();
+  command
+      .add_option("--clock-readings", flags.options.clock_readings,
+                  "SM clock readings per window (NVML); their mean is the window's clock")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  command.add_option("--nvml-library", flags.options.nvml_library,
+                     "NVML library to load (default: libnvidia-ml.so.1 from the linker's search path)");
+  command.add_option("--dcgm-library", flags.options.dcgm_library,
+                     "DCGM library to load (default: libdcgm.so.4, then libdcgm.so.3)");
+}
+
+Result<std::unique_ptr<sources::Source>> OpenSourceFromFlags(const SourceFlags& flags, sources::Clock& clock) {
+  if (flags.source.empty()) return sources::AutoDetectSource(flags.options, clock);
+  auto spec = sources::ParseSourceSpec(flags.source);
+  if (!spec.ok()) return spec.error();
+  return sources::OpenSource(*spec, flags.options, clock);
+}
+
+}  // namespace ofu::cli

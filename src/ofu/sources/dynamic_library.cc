@@ -1,0 +1,33 @@
+#include "ofu/sources/dynamic_library.h"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+namespace ofu::sources {
+
+Result<std::unique_ptr<DynamicLibrary>> DynamicLibrary::Open(const std::vector<std::string>& candidates) {
+  std::string reasons;
+  for (const auto& path : candidates) {
+    // RTLD_LOCAL keeps the library's symbols out of the global namespace, so
+    // two versions of a vendor library cannot collide.
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle != nullptr) return std::unique_ptr<DynamicLibrary>(new DynamicLibrary(handle, path));
+    const char* why = dlerror();
+    reasons += fmt::format("{}{}", reasons.empty() ? "" : "; ", why != nullptr ? why : path);
+  }
+  if (candidates.empty()) return Error{ErrorCode::kUnavailable, "no library path to try"};
+  return Error{ErrorCode::kUnavailable, reasons};
+}
+
+DynamicLibrary::~DynamicLibrary() { dlclose(handle_); }
+
+DynamicLibrary::Found DynamicLibrary::Symbol(std::initializer_list<std::string_view> names) const {
+  for (std::string_view name : names) {
+    const std::string z(name);
+    if (void* address = dlsym(handle_, z.c_str())) return {address, name};
+  }
+  return {};
+}
+
+}  // namespace ofu::sources
