@@ -15,7 +15,7 @@ constexpr std::string_view kSpecForms =
 
 // "prefix:rest" -> rest, when text starts with prefix and a colon.
 std::optional<std::string_view> After(std::string_view text, std::string_view prefix) {
-  if (text.size() <= prefix.size() || text.substr(0, prefix.size()) != prefix || text[prefix.size()] != ':') {
+  if (text.size() < prefix.size() + 2 || text.substr(0, prefix.size()) != prefix || text[prefix.size()] != ':') {
     return std::nullopt;
   }
   return text.substr(prefix.size() + 1);
@@ -29,9 +29,11 @@ Result<SourceSpec> ParseSourceSpec(std::string_view text) {
   if (auto rest = After(text, "dcgm")) return SourceSpec{SourceKind::kDcgm, std::string(*rest)};
   if (auto rest = After(text, "scrape")) return SourceSpec{SourceKind::kScrape, std::string(*rest)};
   if (auto rest = After(text, "replay")) return SourceSpec{SourceKind::kReplay, std::string(*rest)};
-  if (text == "scrape" || text == "replay") {
+  if (text == "scrape" || text == "replay" || text == "scrape:" || text == "replay:" || text == "dcgm:") {
+    text = text.substr(0, text.find(':'));
     return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("source '{}' needs an argument: {}:{}", text, text, text == "scrape" ? "URL" : "FILE")};
+                 fmt::format("source '{}' needs an argument: {}:{}", text, text,
+                             text == "scrape" ? "URL" : text == "dcgm" ? "ADDRESS" : "FILE")};
   }
   return Error{ErrorCode::kInvalidArgument, fmt::format("unknown source '{}'; use one of: {}", text, kSpecForms)};
 }
