@@ -8,6 +8,9 @@ packages=(
   build-essential cmake ninja-build pkg-config
   clang libclang-rt-dev            # libFuzzer and the sanitizer runtimes
   libfmt-dev nlohmann-json3-dev libcli11-dev
+  libcpp-httplib-dev               # HTTP: dcgm-exporter scrape source
+  libncurses-dev                   # ofu top
+  tmux                             # drives ofu top in its interactive test
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus                       # promtool: format cross-checks and benchmarks
   python3                          # scripts/make_synthetic_recording.py
