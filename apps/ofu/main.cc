@@ -6,7 +6,10 @@
 #include <fmt/format.h>
 
 #include "exit_codes.h"
+#include "record_command.h"
 #include "report_command.h"
+#include "top_command.h"
+#include "sources_command.h"
 
 namespace {
 
@@ -18,6 +21,11 @@ per GPU, per job and per fleet, with no change to the training code.
 Commands:
   report   OFU per GPU and overall from a recording (dcgm-exporter scrapes,
            OpenMetrics). Try: ofu report --input FILE
+  record   counters from a source into an OpenMetrics recording.
+           Try: ofu record --duration 5m --out run.om
+  top      a live terminal view of OFU per GPU. Try: ofu top
+  sources  which counter sources (NVML, DCGM, scrape, replay) work here,
+           and why the others do not
 
 Run 'ofu COMMAND --help' for a command's flags. Docs: docs/cli.md, docs/metrics.md.)";
 
@@ -30,6 +38,12 @@ int main(int argc, char** argv) {
 
   ofu::cli::ReportArgs report_args;
   CLI::App* report = ofu::cli::AddReportCommand(app, report_args);
+  ofu::cli::RecordArgs record_args;
+  CLI::App* record = ofu::cli::AddRecordCommand(app, record_args);
+  ofu::cli::TopArgs top_args;
+  CLI::App* top = ofu::cli::AddTopCommand(app, top_args);
+  ofu::cli::SourcesArgs sources_args;
+  CLI::App* sources = ofu::cli::AddSourcesCommand(app, sources_args);
 
   try {
     app.parse(argc, argv);
@@ -45,5 +59,8 @@ int main(int argc, char** argv) {
   }
 
   if (report->parsed()) return ofu::cli::RunReport(report_args);
+  if (record->parsed()) return ofu::cli::RunRecord(record_args);
+  if (top->parsed()) return ofu::cli::RunTop(top_args);
+  if (sources->parsed()) return ofu::cli::RunSources(sources_args);
   return ofu::cli::kExitUsage;
 }

@@ -10,6 +10,7 @@
 #include <fmt/ostream.h>
 
 #include "exit_codes.h"
+#include "spec_db.h"
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/report_output.h"
 #include "ofu/core/gpu_spec.h"
@@ -35,15 +36,6 @@ Examples:
 
 Exit status: 0 ok, 1 usage, 2 unreadable or malformed input, 3 unknown GPU
 model, 4 nothing to compute OFU from. See docs/cli.md.)";
-
-Result<GpuSpecDatabase> LoadSpecs(const std::optional<std::string>& path) {
-  if (!path) return GpuSpecDatabase::Embedded();
-  std::ifstream file(*path);
-  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open spec database", *path)};
-  std::stringstream text;
-  text << file.rdbuf();
-  return GpuSpecDatabase::Parse(text.str(), *path);
-}
 
 Result<sources::Recording> LoadRecording(const ReportArgs& args) {
   sources::RecordingOptions options;
@@ -93,7 +85,7 @@ CLI::App* AddReportCommand(CLI::App& app, ReportArgs& args) {
 }
 
 int RunReport(const ReportArgs& args) {
-  auto specs = LoadSpecs(args.spec_db);
+  auto specs = LoadSpecDatabase(args.spec_db);
   if (!specs.ok()) return Fail(specs.error());
   if (args.gpu_model) {
     if (auto known = specs->Lookup(*args.gpu_model); !known.ok()) return Fail(known.error());

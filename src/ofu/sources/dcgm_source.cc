@@ -1,10 +1,558 @@
 #include "ofu/sources/dcgm_source.h"
 
-namespace ofu::sources {
+#include <unistd.h>
 
-// Placeholder until the DCGM source lands.
-Result<std::unique_ptr<Source>> OpenDcgmSource(std::string_view, const SourceOptions&, Clock&) {
-  return Error{ErrorCode::kUnavailable, "the DCGM source is not implemented yet"};
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ofu/core/gpu_spec.h"
+#include "ofu/sources/backoff.h"
+#include "ofu/sources/dcgm_api.h"
+#include "ofu/sources/dcgm_library.h"
+#include "ofu/sources/exact_cycles.h"
+
+namespace ofu::sources {
+namespace {
+
+// Watched in three field groups so that a refusal of the profiling fields
+// (or an older DCGM that lacks the cycle counters) leaves the others flowing.
+const std::vector<unsigned short>& DeviceFields() {
+  static const std::vector<unsigned short> kFields = {100, 112, 113, 155, 156};
+  return kFields;
+}
+
+std::vector<unsigned short> FieldRange(unsigned short first, unsigned short last) {
+  std::vector<unsigned short> ids;
+  for (unsigned id = first; id <= last; ++id) ids.push_back(static_cast<unsigned short>(id));
+  return ids;
+}
+
+bool IsProfilingField(unsigned short id) { return id >= 1001 && id <= 1015; }
+
+// Samples kept by the hostengine, in windows: enough to ride out one late read.
+constexpr double kKeepWindows = 4;
+
+// A field value as a number, or nullopt when DCGM gave none: an error status,
+// a blank sentinel (no data, not supported, profiling paused), or a type that
+// is not numeric.
+std::optional<double> NumberOf(const dcgm::FieldValueV2& v) {
+  if (v.status != dcgm::kOk) return std::nullopt;
+  if (v.fieldType == dcgm::kFieldTypeDouble) {
+    if (std::isnan(v.value.dbl) || v.value.dbl >= dcgm::kFp64Blank) return std::nullopt;
+    return v.value.dbl;
+  }
+  if (v.fieldType == dcgm::kFieldTypeInt64) {
+    if (v.value.i64 >= dcgm::kInt64Blank) return std::nullopt;
+    return static_cast<double>(v.value.i64);
+  }
+  return std::nullopt;
+}
+
+// A string field, or "" when blank ("<<<NULL>>>" and friends) or not a string.
+std::string TextOf(const dcgm::FieldValueV2& v) {
+  if (v.status != dcgm::kOk || v.fieldType != dcgm::kFieldTypeString) return "";
+  const std::string text(v.value.str, strnlen(v.value.str, sizeof v.value.str));
+  return text.starts_with("<<<") ? "" : text;
+}
+
+const CounterFieldInfo* InfoForDcgmField(unsigned short id) {
+  for (const auto& info : AllCounterFields()) {
+    if (info.dcgm_field_id == id) return &info;
+  }
+  return nullptr;
+}
+
+enum class AddressKind { kLocalOrEmbedded, kUnixSocket, kTcp };
+
+struct Address {
+  AddressKind kind = AddressKind::kLocalOrEmbedded;
+  std::string target;   // what dcgmConnect_v2 gets
+  std::string display;  // what messages say
+};
+
+Address ParseAddress(std::string_view text) {
+  if (text.empty()) {
+    const std::string local = fmt::format("127.0.0.1:{}", dcgm::kDefaultPort);
+    return {AddressKind::kLocalOrEmbedded, local, local};
+  }
+  if (text.starts_with("unix:")) return {AddressKind::kUnixSocket, std::string(text.substr(5)), std::string(text)};
+  return {AddressKind::kTcp, std::string(text), std::string(text)};
+}
+
+// Why a step of setting up a session failed, with DCGM's code so that a lost
+// connection can be told from a refusal.
+struct Failure {
+  dcgm::Return code;
+  std::string message;
+};
+
+struct Gpu {
+  unsigned int id = 0;  // DCGM's gpuId
+  GpuIdentity identity;
+  std::optional<int> sm_count;
+  bool paused = false;               // profiling paused last window
+  std::optional<CycleCounters> last_cycles;
+  double last_cycles_time_s = 0;
+  bool cycle_problem_noted = false;  // one note per run of failures
+};
+
+class DcgmSource final : public Source {
+ public:
+  DcgmSource(std::unique_ptr<DcgmLibrary> lib, Address address, const SourceOptions& options, Clock& clock)
+      : lib_(std::move(lib)), address_(std::move(address)), options_(options), clock_(clock) {
+    if (auto specs = GpuSpecDatabase::Embedded(); specs.ok()) specs_ = std::move(*specs);
+  }
+
+  ~DcgmSource() override {
+    if (connected_) {
+      // Our watches go with the connection (persistAfterDisconnect = 0);
+      // the groups are destroyed explicitly for an embedded engine's sake.
+      for (dcgm::FieldGroup fg : field_groups_) lib_->field_group_destroy(handle_, fg);
+      if (have_group_) lib_->group_destroy(handle_, group_);
+      Disconnect();
+    }
+    lib_->shutdown();
+  }
+
+  DcgmSource(const DcgmSource&) = delete;
+  DcgmSource& operator=(const DcgmSource&) = delete;
+
+  Status Start() {
+    if (dcgm::Return rc = lib_->init(); rc != dcgm::kOk) {
+      return Error{ErrorCode::kUnavailable,
+                   fmt::format("dcgmInit failed in {}: {}; reinstall DCGM (datacenter-gpu-manager) or pass "
+                               "--dcgm-library PATH",
+                               lib_->path(), lib_->ErrorText(rc))};
+    }
+    if (auto failure = Connect(address_.kind == AddressKind::kLocalOrEmbedded)) {
+      return Error{ErrorCode::kUnavailable, failure->message};
+    }
+    if (auto failure = SetUp()) {
+      Disconnect();
+      return Error{ErrorCode::kUnavailable, failure->message};
+    }
+    window_end_s_ = clock_.NowS();
+    return OkStatus();
+  }
+
+  std::string Describe() const override {
+    return fmt::format("dcgm ({}, {})", lib_->path(),
+                       embedded_ ? std::string("embedded hostengine") : "hostengine at " + address_.display);
+  }
+
+  bool live() const override { return true; }
+
+  Result<std::optional<Snapshot>> Next() override {
+    const double start_s = window_end_s_;
+    double end_s = start_s + options_.window_s;
+    const double now_s = clock_.NowS();
+    if (now_s < end_s) {
+      clock_.SleepS(end_s - now_s);
+    } else {
+      end_s = now_s;  // late: this window is longer, the next starts now
+    }
+    window_end_s_ = end_s;
+
+    Snapshot snapshot;
+    snapshot.time_s = end_s;
+    snapshot.window_s = end_s - start_s;
+
+    if (!connected_) {
+      if (!backoff_.ReadyToRetry(clock_.NowS())) return Unavailable(std::move(snapshot));
+      if (auto failure = Reconnect()) {
+        LoseConnection(fmt::format("cannot reconnect to the DCGM hostengine at {}: {}", address_.display,
+                                   failure->message));
+        return Unavailable(std::move(snapshot));
+      }
+      backoff_.Succeeded();
+      snapshot.notes.push_back(fmt::format("reconnected to the DCGM hostengine at {}", address_.display));
+    }
+
+    if (embedded_) {
+      // An embedded engine runs in manual mode: nothing is sampled unless
+      // we ask, and waiting makes the values belong to this window's end.
+      if (dcgm::Return rc = lib_->update_all_fields(handle_, 1); rc == dcgm::kConnectionNotValid) {
+        LoseConnection(fmt::format("DCGM stopped answering: {}", lib_->ErrorText(rc)));
+        return Unavailable(std::move(snapshot));
+      }
+    }
+
+    std::vector<dcgm::GroupEntityPair> entities;
+    for (const Gpu& gpu : gpus_) entities.push_back({dcgm::kEntityGpu, gpu.id});
+    values_.assign(entities.size() * read_fields_.size(), dcgm::FieldValueV2{});
+    for (auto& v : values_) v.version = dcgm::kFieldValueVersion2;
+    const dcgm::Return rc = lib_->entities_get_latest_values(
+        handle_, entities.data(), static_cast<unsigned>(entities.size()), read_fields_.data(),
+        static_cast<unsigned>(read_fields_.size()), 0, values_.data());
+    if (rc == dcgm::kConnectionNotValid) {
+      LoseConnection(fmt::format("lost the connection to the DCGM hostengine at {}: {}", address_.display,
+                                 lib_->ErrorText(rc)));
+      return Unavailable(std::move(snapshot));
+    }
+    if (rc != dcgm::kOk) {
+      std::string reason = fmt::format("DCGM could not read this window's values: {}", lib_->ErrorText(rc));
+      for (Gpu& gpu : gpus_) snapshot.gpus.push_back(UnavailableReading(gpu, end_s, reason));
+      return std::optional<Snapshot>(std::move(snapshot));
+    }
+
+    for (Gpu& gpu : gpus_) snapshot.gpus.push_back(ReadingFor(gpu, end_s, snapshot.notes));
+    return std::optional<Snapshot>(std::move(snapshot));
+  }
+
+ private:
+  unsigned ConnectTimeoutMs() const {
+    // Never wait on a dead hostengine for longer than a fraction of a window.
+    return static_cast<unsigned>(std::clamp(options_.window_s * 250.0, 100.0, 5000.0));
+  }
+
+  std::optional<Failure> Connect(bool allow_embedded) {
+    dcgm::ConnectV2Params params{};
+    params.version = dcgm::kConnectV2ParamsVersion2;
+    params.persistAfterDisconnect = 0;
+    params.timeoutMs = ConnectTimeoutMs();
+    params.addressIsUnixSocket = address_.kind == AddressKind::kUnixSocket ? 1 : 0;
+    dcgm::Handle handle = 0;
+    const dcgm::Return rc = lib_->connect_v2(address_.target.c_str(), &params, &handle);
+    if (rc == dcgm::kOk) {
+      handle_ = handle;
+      connected_ = true;
+      embedded_ = false;
+      return std::nullopt;
+    }
+    if (!allow_embedded) {
+      return Failure{rc, fmt::format("cannot connect to the DCGM hostengine at {} with {}: {}; start nv-hostengine "
+                                     "there (systemctl start nvidia-dcgm) or check the address",
+                                     address_.display, lib_->path(), lib_->ErrorText(rc))};
+    }
+    const dcgm::Return embedded_rc = StartEmbedded();
+    if (embedded_rc == dcgm::kOk) return std::nullopt;
+    return Failure{embedded_rc,
+                   fmt::format("no DCGM hostengine answers at {} ({}) and an embedded one did not start in {} ({}); "
+                               "start nv-hostengine (systemctl start nvidia-dcgm) or run ofu with the privileges "
+                               "DCGM needs",
+                               address_.display, lib_->ErrorText(rc), lib_->path(), lib_->ErrorText(embedded_rc))};
+  }
+
+  dcgm::Return StartEmbedded() {
+    dcgm::Handle handle = 0;
+    dcgm::Return rc = dcgm::kVersionMismatch;
+    if (lib_->start_embedded_v2 != nullptr) {
+      dcgm::StartEmbeddedV2Params params{};
+      params.version = dcgm::kStartEmbeddedV2ParamsVersion2;
+      params.opMode = dcgm::kOperationModeManual;
+      rc = lib_->start_embedded_v2(&params);
+      handle = params.dcgmHandle;
+    }
+    // A library with more modules than our header has a larger struct and
+    // answers VER_MISMATCH; the unversioned call has no struct at all.
+    if (rc == dcgm::kVersionMismatch && lib_->start_embedded != nullptr) {
+      rc = lib_->start_embedded(dcgm::kOperationModeManual, &handle);
+    }
+    if (rc == dcgm::kOk) {
+      handle_ = handle;
+      connected_ = true;
+      embedded_ = true;
+    }
+    return rc;
+  }
+
+  void Disconnect() {
+    if (!connected_) return;
+    if (embedded_) {
+      lib_->stop_embedded(handle_);
+    } else {
+      lib_->disconnect(handle_);
+    }
+    connected_ = false;
+    field_groups_.clear();
+    have_group_ = false;
+  }
+
+  // Enumerates the GPUs and creates the group, field groups and watches.
+  std::optional<Failure> SetUp() {
+    const std::string where = embedded_ ? std::string("the embedded DCGM hostengine")
+                                        : "the DCGM hostengine at " + address_.display;
+    unsigned int ids[dcgm::kMaxDevices] = {};
+    int count = 0;
+    if (dcgm::Return rc = lib_->get_all_supported_devices(handle_, ids, &count); rc != dcgm::kOk) {
+      return Failure{rc, fmt::format("{} did not list its GPUs: {}", where, lib_->ErrorText(rc))};
+    }
+    if (count <= 0) {
+      return Failure{dcgm::kNoData, fmt::format("{} sees no GPU it supports", where)};
+    }
+    gpus_.clear();
+    for (int i = 0; i < std::min(count, dcgm::kMaxDevices); ++i) {
+      Gpu gpu;
+      gpu.id = ids[i];
+      gpu.identity.gpu_index = std::to_string(ids[i]);
+      gpus_.push_back(std::move(gpu));
+    }
+    ReadIdentities();
+
+    const std::string prefix = fmt::format("ofu-{}-{}", getpid(), ++sessions_);
+    if (dcgm::Return rc = lib_->group_create(handle_, dcgm::kGroupEmpty, prefix.c_str(), &group_); rc != dcgm::kOk) {
+      return Failure{rc, fmt::format("{} did not create a GPU group: {}", where, lib_->ErrorText(rc))};
+    }
+    have_group_ = true;
+    for (const Gpu& gpu : gpus_) {
+      if (dcgm::Return rc = lib_->group_add_device(handle_, group_, gpu.id); rc != dcgm::kOk) {
+        return Failure{rc, fmt::format("{} did not add GPU {} to a group: {}", where, gpu.id, lib_->ErrorText(rc))};
+      }
+    }
+
+    read_fields_.clear();
+    profiling_health_ = GpuHealth::kOk;
+    profiling_problem_.clear();
+    if (dcgm::Return rc = Watch(DeviceFields(), prefix + "-device"); rc != dcgm::kOk) {
+      return Failure{rc, fmt::format("{} did not watch the clock and power fields: {}", where, lib_->ErrorText(rc))};
+    }
+    const dcgm::Return profiling_rc = Watch(FieldRange(1001, 1015), prefix + "-profiling");
+    if (profiling_rc == dcgm::kConnectionNotValid) {
+      return Failure{profiling_rc, fmt::format("{} went away: {}", where, lib_->ErrorText(profiling_rc))};
+    }
+    if (profiling_rc == dcgm::kNoPermission || profiling_rc == dcgm::kRequiresRoot) {
+      profiling_health_ = GpuHealth::kNoPermission;
+      profiling_problem_ = fmt::format(
+          "DCGM refused to watch the profiling fields ({}): tensor activity needs a hostengine running as root; run "
+          "nv-hostengine as root (systemctl start nvidia-dcgm) and connect to it; clocks and power still flow",
+          lib_->ErrorText(profiling_rc));
+    } else if (profiling_rc != dcgm::kOk) {
+      profiling_health_ = GpuHealth::kNotSupported;
+      profiling_problem_ = fmt::format(
+          "DCGM cannot watch the profiling fields ({}): they need DCGM 2 or newer and a data-center GPU (V100, A100, "
+          "H100 or newer), and no other DCGM profiling session; clocks and power still flow",
+          lib_->ErrorText(profiling_rc));
+    } else {
+      // Cycle counters exist from DCGM 4.6; an older library refuses the
+      // field ids, and the point clock serves instead.
+      if (Watch(FieldRange(1084, 1090), prefix + "-cycles") == dcgm::kConnectionNotValid) {
+        return Failure{dcgm::kConnectionNotValid, fmt::format("{} went away", where)};
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Creates a field group and watches it; on success its fields are read
+  // each window.
+  dcgm::Return Watch(const std::vector<unsigned short>& fields, const std::string& name) {
+    std::vector<unsigned short> ids = fields;
+    dcgm::FieldGroup fg = 0;
+    dcgm::Return rc =
+        lib_->field_group_create(handle_, static_cast<int>(ids.size()), ids.data(), name.c_str(), &fg);
+    if (rc != dcgm::kOk) return rc;
+    const auto update_us = static_cast<long long>(std::llround(options_.window_s * 1e6));
+    rc = lib_->watch_fields(handle_, group_, fg, update_us, options_.window_s * kKeepWindows, 0);
+    if (rc != dcgm::kOk) {
+      lib_->field_group_destroy(handle_, fg);
+      return rc;
+    }
+    field_groups_.push_back(fg);
+    read_fields_.insert(read_fields_.end(), fields.begin(), fields.end());
+    return dcgm::kOk;
+  }
+
+  // Names, UUIDs and PCI bus ids, read live (no watch needed). A GPU whose
+  // names cannot be read is still counted, keyed by its DCGM id.
+  void ReadIdentities() {
+    std::vector<dcgm::GroupEntityPair> entities;
+    for (const Gpu& gpu : gpus_) entities.push_back({dcgm::kEntityGpu, gpu.id});
+    unsigned short fields[] = {dcgm::kFieldName, dcgm::kFieldUuid, dcgm::kFieldPciBusId};
+    std::vector<dcgm::FieldValueV2> values(entities.size() * std::size(fields), dcgm::FieldValueV2{});
+    for (auto& v : values) v.version = dcgm::kFieldValueVersion2;
+    const dcgm::Return rc =
+        lib_->entities_get_latest_values(handle_, entities.data(), static_cast<unsigned>(entities.size()), fields,
+                                         static_cast<unsigned>(std::size(fields)), dcgm::kLiveData, values.data());
+    for (Gpu& gpu : gpus_) {
+      if (rc == dcgm::kOk) {
+        for (const auto& v : values) {
+          if (v.entityGroupId != dcgm::kEntityGpu || v.entityId != gpu.id) continue;
+          if (v.fieldId == dcgm::kFieldName) gpu.identity.model = TextOf(v);
+          if (v.fieldId == dcgm::kFieldUuid) gpu.identity.uuid = TextOf(v);
+          if (v.fieldId == dcgm::kFieldPciBusId) gpu.identity.pci_bus_id = TextOf(v);
+        }
+      }
+      gpu.identity.key = gpu.identity.uuid.empty() ? fmt::format("dcgm-gpu{}", gpu.id) : gpu.identity.uuid;
+      if (specs_ && !gpu.identity.model.empty()) {
+        if (auto spec = specs_->Lookup(gpu.identity.model); spec.ok()) gpu.sm_count = (*spec)->sm_count;
+      }
+    }
+  }
+
+  std::optional<Failure> Reconnect() {
+    if (auto failure = embedded_mode_ ? EmbeddedAgain() : Connect(false)) return failure;
+    if (auto failure = SetUp()) {
+      Disconnect();
+      return failure;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Failure> EmbeddedAgain() {
+    if (dcgm::Return rc = StartEmbedded(); rc != dcgm::kOk) {
+      return Failure{rc, fmt::format("the embedded DCGM hostengine did not restart: {}", lib_->ErrorText(rc))};
+    }
+    return std::nullopt;
+  }
+
+  // The hostengine went away: release the handle, schedule the next attempt
+  // and forget what spanned the gap.
+  void LoseConnection(std::string reason) {
+    if (connected_) embedded_mode_ = embedded_;
+    Disconnect();
+    backoff_.Failed(clock_.NowS());
+    unavailable_reason_ = fmt::format("{}; retrying with back-off (next attempt in {:.0f} s); if it persists, start "
+                                      "nv-hostengine (systemctl start nvidia-dcgm)",
+                                      reason, backoff_.next_try_s() - clock_.NowS());
+    for (Gpu& gpu : gpus_) {
+      gpu.paused = false;
+      gpu.last_cycles.reset();
+    }
+  }
+
+  GpuReading UnavailableReading(const Gpu& gpu, double end_s, const std::string& reason) const {
+    GpuReading reading;
+    reading.identity = gpu.identity;
+    reading.health = GpuHealth::kUnavailable;
+    reading.problem = reason;
+    reading.sample.time_s = end_s;
+    reading.sm_count = gpu.sm_count;
+    return reading;
+  }
+
+  std::optional<Snapshot> Unavailable(Snapshot snapshot) const {
+    for (const Gpu& gpu : gpus_) snapshot.gpus.push_back(UnavailableReading(gpu, snapshot.time_s, unavailable_reason_));
+    return snapshot;
+  }
+
+  GpuReading ReadingFor(Gpu& gpu, double end_s, std::vector<std::string>& notes) {
+    GpuReading reading;
+    reading.identity = gpu.identity;
+    reading.sm_count = gpu.sm_count;
+    reading.sample.time_s = end_s;
+
+    bool lost = false;
+    bool any_profiling = false;
+    std::optional<double> cycles_elapsed;
+    std::optional<double> cycles_tensor;
+    for (const auto& v : values_) {
+      if (v.entityGroupId != dcgm::kEntityGpu || v.entityId != gpu.id) continue;
+      if (v.status == dcgm::kGpuIsLost) lost = true;
+      const std::optional<double> number = NumberOf(v);
+      if (IsProfilingField(v.fieldId) && number) any_profiling = true;
+      if (v.fieldId == dcgm::kFieldSmCyclesElapsedTotal) cycles_elapsed = number;
+      if (v.fieldId == dcgm::kFieldMmaCyclesActiveTotal) cycles_tensor = number;
+      if (const CounterFieldInfo* info = InfoForDcgmField(v.fieldId)) SetField(reading.sample, info->field, number);
+    }
+
+    if (lost) {
+      reading.sample = CounterSample{};
+      reading.sample.time_s = end_s;
+      reading.health = GpuHealth::kLost;
+      reading.problem = "DCGM reports the GPU lost (GPU_IS_LOST: it fell off the bus); check dmesg for Xid errors, "
+                        "then reset or reseat it";
+      gpu.paused = false;
+      gpu.last_cycles.reset();
+      return reading;
+    }
+    if (profiling_health_ != GpuHealth::kOk) {
+      reading.health = profiling_health_;
+      reading.problem = profiling_problem_;
+    }
+
+    const bool profiling_watched = profiling_health_ == GpuHealth::kOk;
+    if (profiling_watched && !any_profiling && reading.sample.sm_clock_mhz) {
+      // The device answers but every profiling counter is blank: another
+      // profiler holds them. A gap, not idle tensor cores.
+      if (!gpu.paused) {
+        notes.push_back(fmt::format("profiling paused on GPU {}: another profiler (such as Nsight) holds the "
+                                    "counters; tensor activity is absent until it lets go",
+                                    gpu.identity.key));
+      }
+      gpu.paused = true;
+      gpu.last_cycles.reset();
+    } else if (gpu.paused && any_profiling) {
+      notes.push_back(fmt::format("profiling resumed on GPU {}", gpu.identity.key));
+      gpu.paused = false;
+    }
+
+    if (reading.sample.sm_clock_mhz) {
+      reading.clock_basis = ClockBasis::kPointReading;
+      reading.clock_readings = 1;
+    }
+    ApplyExactCycles(gpu, reading, cycles_elapsed, cycles_tensor, end_s, notes);
+    return reading;
+  }
+
+  void ApplyExactCycles(Gpu& gpu, GpuReading& reading, std::optional<double> elapsed, std::optional<double> tensor,
+                        double end_s, std::vector<std::string>& notes) {
+    if (!elapsed || !tensor) {
+      gpu.last_cycles.reset();  // a difference across a gap would not be this window's
+      return;
+    }
+    const CycleCounters now{*elapsed, *tensor};
+    if (gpu.last_cycles) {
+      auto exact = DeriveExactCycles(*gpu.last_cycles, now, end_s - gpu.last_cycles_time_s, gpu.sm_count.value_or(0),
+                                     reading.sample.sm_clock_mhz);
+      if (exact.ok()) {
+        reading.sample.tensor_active = exact->tensor_active;
+        reading.sample.sm_clock_mhz = exact->sm_clock_mhz;
+        reading.clock_basis = ClockBasis::kExactCycles;
+        reading.clock_readings = 1;
+        gpu.cycle_problem_noted = false;
+      } else if (!gpu.cycle_problem_noted) {
+        notes.push_back(fmt::format("GPU {}: exact-cycle mode off ({}); using the point SM clock",
+                                    gpu.identity.key, exact.error().message));
+        gpu.cycle_problem_noted = true;
+      }
+    }
+    gpu.last_cycles = now;
+    gpu.last_cycles_time_s = end_s;
+  }
+
+  std::unique_ptr<DcgmLibrary> lib_;
+  Address address_;
+  SourceOptions options_;
+  Clock& clock_;
+  std::optional<GpuSpecDatabase> specs_;
+
+  dcgm::Handle handle_ = 0;
+  bool connected_ = false;
+  bool embedded_ = false;
+  bool embedded_mode_ = false;  // what to restart after a loss
+  dcgm::GpuGroup group_ = 0;
+  bool have_group_ = false;
+  std::vector<dcgm::FieldGroup> field_groups_;
+  std::vector<unsigned short> read_fields_;
+  GpuHealth profiling_health_ = GpuHealth::kOk;
+  std::string profiling_problem_;
+  int sessions_ = 0;
+
+  std::vector<Gpu> gpus_;
+  std::vector<dcgm::FieldValueV2> values_;  // reused: one 4 KiB record per GPU and field
+  double window_end_s_ = 0;
+  Backoff backoff_{1, 60};
+  std::string unavailable_reason_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Source>> OpenDcgmSource(std::string_view address, const SourceOptions& options, Clock& clock) {
+  Address parsed = ParseAddress(address);
+  if (parsed.kind == AddressKind::kUnixSocket && parsed.target.empty()) {
+    return Error{ErrorCode::kInvalidArgument, "dcgm:unix: needs a socket path, e.g. dcgm:unix:/run/dcgm.sock"};
+  }
+  auto lib = DcgmLibrary::Load(DcgmLibrary::Candidates(options.dcgm_library));
+  if (!lib.ok()) return lib.error();
+  auto source = std::make_unique<DcgmSource>(std::move(*lib), std::move(parsed), options, clock);
+  if (Status started = source->Start(); !started.ok()) return started.error();
+  return std::unique_ptr<Source>(std::move(source));
 }
 
 }  // namespace ofu::sources

@@ -1,10 +1,133 @@
 #include "ofu/sources/scrape_source.h"
 
-namespace ofu::sources {
+#include <sstream>
+#include <unordered_set>
 
-// Placeholder until the scrape source lands.
-Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string&, const SourceOptions&, Clock&) {
-  return Error{ErrorCode::kUnavailable, "the scrape source is not implemented yet"};
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include "ofu/sources/replay.h"
+
+namespace ofu::sources {
+namespace {
+
+constexpr std::string_view kScheme = "http://";
+
+struct Url {
+  std::string origin;  // http://host:port
+  std::string path;    // /metrics
+};
+
+Result<Url> ParseUrl(const std::string& url) {
+  if (url.rfind(kScheme, 0) != 0 || url.size() == kScheme.size()) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("scrape URL '{}' must start with http:// (e.g. http://node1:9400/metrics)", url)};
+  }
+  const std::size_t slash = url.find('/', kScheme.size());
+  if (slash == std::string::npos) return Url{url, "/metrics"};
+  return Url{url.substr(0, slash), url.substr(slash)};
+}
+
+class ScrapeSource final : public Source {
+ public:
+  ScrapeSource(std::string url, Url parts, const SourceOptions& options, Clock& clock)
+      : url_(std::move(url)), client_(parts.origin), path_(std::move(parts.path)), options_(options), clock_(clock) {
+    const auto timeout_us = static_cast<long>(options_.scrape_timeout_s * 1e6);
+    client_.set_connection_timeout(0, timeout_us);
+    client_.set_read_timeout(0, timeout_us);
+  }
+
+  std::string Describe() const override { return fmt::format("scrape of {}", url_); }
+  bool live() const override { return true; }
+
+  // One scrape; on failure the reason.
+  Result<Recording> Scrape() {
+    auto response = client_.Get(path_);
+    if (!response) {
+      return Error{ErrorCode::kUnavailable,
+                   fmt::format("{}: {}", url_, httplib::to_string(response.error()))};
+    }
+    if (response->status != 200) {
+      return Error{ErrorCode::kUnavailable, fmt::format("{}: HTTP status {}", url_, response->status)};
+    }
+    std::istringstream body(response->body);
+    auto recording = ReadRecording(body, url_);
+    if (!recording.ok()) return recording.error();
+    return recording;
+  }
+
+  Result<std::optional<Snapshot>> Next() override {
+    if (!window_end_s_) window_end_s_ = clock_.NowS();
+    *window_end_s_ += options_.window_s;
+    clock_.SleepS(*window_end_s_ - clock_.NowS());
+
+    Snapshot snapshot;
+    snapshot.time_s = clock_.NowS();
+    snapshot.window_s = options_.window_s;
+    auto recording = Scrape();
+    if (!recording.ok()) {
+      if (recording.error().code == ErrorCode::kMalformedInput) return recording.error();
+      for (const auto& identity : known_) {
+        GpuReading reading;
+        reading.identity = identity;
+        reading.health = GpuHealth::kUnavailable;
+        reading.problem = recording.error().message + "; retrying every window";
+        reading.sample.time_s = snapshot.time_s;
+        snapshot.gpus.push_back(std::move(reading));
+      }
+      snapshot.notes.push_back(fmt::format("scrape failed: {}", recording.error().message));
+      return std::optional<Snapshot>(std::move(snapshot));
+    }
+    for (auto& gpu : recording->gpus) {
+      Remember(gpu.identity);
+      GpuReading reading;
+      reading.identity = gpu.identity;
+      if (!gpu.samples.empty()) reading.sample = gpu.samples.back();
+      reading.sample.time_s = snapshot.time_s;  // the exporter's own stamps are its, not ours
+      if (reading.sample.sm_clock_mhz) {
+        reading.clock_basis = ClockBasis::kPointReading;
+        reading.clock_readings = 1;
+      }
+      snapshot.gpus.push_back(std::move(reading));
+    }
+    return std::optional<Snapshot>(std::move(snapshot));
+  }
+
+  void Remember(const GpuIdentity& identity) {
+    if (seen_.insert(identity.key).second) known_.push_back(identity);
+  }
+
+ private:
+  std::string url_;
+  httplib::Client client_;
+  std::string path_;
+  SourceOptions options_;
+  Clock& clock_;
+  std::optional<double> window_end_s_;
+  std::vector<GpuIdentity> known_;  // every GPU seen, so a failed scrape can mark them
+  std::unordered_set<std::string> seen_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string& url, const SourceOptions& options,
+                                                 Clock& clock) {
+  auto parts = ParseUrl(url);
+  if (!parts.ok()) return parts.error();
+  auto source = std::make_unique<ScrapeSource>(url, *parts, options, clock);
+  auto first = source->Scrape();
+  if (!first.ok()) {
+    if (first.error().code == ErrorCode::kMalformedInput) return first.error();
+    return Error{ErrorCode::kUnavailable,
+                 fmt::format("{}; is dcgm-exporter running there? (default port 9400)", first.error().message)};
+  }
+  if (first->gpus.empty()) {
+    return Error{ErrorCode::kUnavailable,
+                 fmt::format("{}: answered, but with no GPU metrics ofu knows (read {} samples)", url,
+                             first->samples_read)};
+  }
+  for (const auto& gpu : first->gpus) source->Remember(gpu.identity);
+  return std::unique_ptr<Source>(std::move(source));
 }
 
 }  // namespace ofu::sources

@@ -1,0 +1,14 @@
+// Names of processes, from <proc-root>/PID/comm (Linux procfs). The root is
+// injectable so tests use a fake tree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ofu::cli {
+
+// The process's command name, or "?" when it cannot be read (gone, other
+// namespace, no procfs).
+std::string ReadProcessName(const std::string& proc_root, std::uint32_t pid);
+
+}  // namespace ofu::cli

@@ -1,0 +1,207 @@
+#include "record_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <csignal>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "exit_codes.h"
+#include "ofu/sources/recording_writer.h"
+
+namespace ofu::cli {
+namespace {
+
+// Set by SIGINT/SIGTERM, read by the recording loop and the clock. A signal
+// handler can safely touch nothing else, which is why this one flag is global.
+volatile std::sig_atomic_t g_record_stop = 0;
+
+extern "C" void OnRecordStopSignal(int /*signal*/) { g_record_stop = 1; }
+
+// A stop is noticed within this long while a live source waits for its window.
+constexpr double kSleepSliceS = 0.1;
+
+constexpr const char* kRecordHelp = R"(Record counters from a source into an OpenMetrics file.
+
+The file uses dcgm-exporter's metric names and labels, with a timestamp on
+every sample, so that 'ofu report --input FILE', 'ofu top --source
+replay:FILE' and 'promtool tsdb create-blocks-from openmetrics FILE DIR' all
+read it. It is written when recording ends (through a temporary file and a
+rename, so it is whole or absent): after --duration, at the end of a replay,
+or on SIGINT/SIGTERM, which stops early and still writes what was recorded.
+
+Examples:
+  ofu record --duration 5m --out run.om
+  ofu record --source dcgm --window 10 --duration 1h --out night.om --description "nightly GEMM sweep"
+
+Exit status: 0 ok (also when stopped early by a signal), 1 usage, 2
+unreadable recording or unwritable output, 4 no window recorded, 5 no source
+could be opened. See docs/cli.md.)";
+
+// The recording loop's clock: system time, but a wait ends early when a
+// signal asks to stop, so Ctrl-C does not wait out a long window.
+class StoppableClock final : public sources::Clock {
+ public:
+  double NowS() override { return system_.NowS(); }
+  void SleepS(double seconds) override {
+    while (seconds > 0 && g_record_stop == 0) {
+      const double slice = std::min(seconds, kSleepSliceS);
+      system_.SleepS(slice);
+      seconds -= slice;
+    }
+  }
+
+ private:
+  sources::SystemClock system_;
+};
+
+struct Summary {
+  std::size_t windows = 0;
+  std::size_t gpus = 0;
+  double seconds = 0;  // sum of the windows' lengths
+  bool synthetic = false;
+  bool interrupted = false;
+  bool source_ended = false;
+};
+
+int Fail(const Error& error) {
+  fmt::print(stderr, "ofu record: {}\n", error.message);
+  return ExitCodeFor(error.code);
+}
+
+void PrintSummary(const RecordArgs& args, const std::string& source, const Summary& s,
+                  const sources::RecordingWriter& writer, double duration_s) {
+  if (args.format == "json") {
+    nlohmann::json j = {{"out", args.out},
+                        {"source", source},
+                        {"windows", s.windows},
+                        {"gpus", s.gpus},
+                        {"seconds", s.seconds},
+                        {"duration", duration_s},
+                        {"samples", writer.samples()},
+                        {"skipped_values", writer.skipped_values()},
+                        {"synthetic", s.synthetic},
+                        {"interrupted", s.interrupted},
+                        {"source_ended", s.source_ended}};
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+  std::string why;
+  if (s.interrupted) why = fmt::format("; stopped early by a signal, {:g} of {:g} s recorded", s.seconds, duration_s);
+  if (s.source_ended && s.seconds + 1e-9 < duration_s) {
+    why = fmt::format("; the source ended after {:g} of the {:g} s asked", s.seconds, duration_s);
+  }
+  fmt::print(stderr, "ofu record: wrote {}: {} windows of {} GPU{}, {:g} s, {} samples{}{}{}\n", args.out, s.windows,
+             s.gpus, s.gpus == 1 ? "" : "s", s.seconds, writer.samples(),
+             writer.skipped_values() > 0 ? fmt::format(" ({} invalid values left out)", writer.skipped_values()) : "",
+             s.synthetic ? ", SYNTHETIC" : "", why);
+}
+
+}  // namespace
+
+Result<double> ParseDuration(std::string_view text) {
+  const auto bad = [&] {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("--duration '{}' is not a duration: give seconds (90) or a number with s, m or h "
+                             "(30s, 5m, 1.5h), more than 0",
+                             text)};
+  };
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto [rest, error] = std::from_chars(text.data(), end, value);
+  if (error != std::errc() || rest == text.data()) return bad();
+  const std::string_view suffix(rest, static_cast<std::size_t>(end - rest));
+  double unit = 0;
+  if (suffix.empty() || suffix == "s") unit = 1;
+  if (suffix == "m") unit = 60;
+  if (suffix == "h") unit = 3600;
+  if (unit == 0 || !(value > 0) || !(value * unit < 1e9)) return bad();
+  return value * unit;
+}
+
+CLI::App* AddRecordCommand(CLI::App& app, RecordArgs& args) {
+  CLI::App* cmd = app.add_subcommand("record", "Record counters from a source into an OpenMetrics file");
+  cmd->description(kRecordHelp);
+  AddSourceFlags(*cmd, args.source);
+  cmd->add_option("--duration,-d", args.duration, "How long to record: seconds, or 30s, 5m, 1h")->required();
+  cmd->add_option("--out,-o", args.out, "The OpenMetrics file to write (replaced if it exists)")->required();
+  cmd->add_option("--description", args.description,
+                  "What this recording is; stored in its ofu_recording_info line (default: the source)");
+  cmd->add_option("--format,-f", args.format, "Final summary: text (one line on stderr) or json (on stdout)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  return cmd;
+}
+
+int RunRecord(const RecordArgs& args) {
+  auto duration = ParseDuration(args.duration);
+  if (!duration.ok()) return Fail(duration.error());
+
+  struct sigaction action {};
+  action.sa_handler = OnRecordStopSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+
+  StoppableClock clock;
+  SourceFlags flags = args.source;
+  flags.options.pace_replay = false;  // a replay is copied as fast as it reads
+  auto source = OpenSourceFromFlags(flags, clock);
+  if (!source.ok()) return Fail(source.error());
+  const std::string description = (*source)->Describe();
+
+  sources::RecordingWriter writer;
+  Summary summary;
+  std::optional<Error> failure;
+  const bool progress = ::isatty(STDERR_FILENO) == 1;
+  auto last_progress = std::chrono::steady_clock::now();
+  const auto started = last_progress;
+  // The tolerance keeps 60 windows of 1 s from needing a 61st to cover 60 s.
+  while (g_record_stop == 0 && summary.seconds + 1e-9 < *duration) {
+    auto next = (*source)->Next();
+    if (!next.ok()) {
+      failure = next.error();
+      break;
+    }
+    if (!next->has_value()) {
+      summary.source_ended = true;
+      break;
+    }
+    const sources::Snapshot& snapshot = **next;
+    writer.Add(snapshot);
+    ++summary.windows;
+    summary.gpus = std::max(summary.gpus, snapshot.gpus.size());
+    summary.seconds += snapshot.window_s;
+    summary.synthetic = summary.synthetic || snapshot.synthetic.value_or(false);
+    const auto now = std::chrono::steady_clock::now();
+    if (progress && now - last_progress >= std::chrono::seconds(1)) {
+      last_progress = now;
+      fmt::print(stderr, "\rofu record: {} windows, {} GPUs, {:.0f} of {:g} s, {:.0f} s elapsed   ", summary.windows,
+                 summary.gpus, summary.seconds, *duration, std::chrono::duration<double>(now - started).count());
+    }
+  }
+  summary.interrupted = g_record_stop != 0;
+  if (progress && last_progress != started) fmt::print(stderr, "\n");
+
+  if (summary.windows == 0) {
+    if (failure) return Fail(*failure);
+    fmt::print(stderr, "ofu record: {} gave no window{}; nothing written to {}\n", description,
+               summary.interrupted ? " before the signal" : "", args.out);
+    return kExitNoData;
+  }
+  sources::RecordingInfo info;
+  info.synthetic = summary.synthetic;
+  info.description = args.description.empty() ? fmt::format("ofu record from {}", description) : args.description;
+  if (Status written = writer.WriteFile(info, args.out); !written.ok()) return Fail(written.error());
+  PrintSummary(args, description, summary, writer, *duration);
+  // A source that broke mid-way: what came before is saved, but the run failed.
+  if (failure) return Fail(*failure);
+  return kExitOk;
+}
+
+}  // namespace ofu::cli

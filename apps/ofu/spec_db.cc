@@ -1,0 +1,19 @@
+#include "spec_db.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace ofu::cli {
+
+Result<GpuSpecDatabase> LoadSpecDatabase(const std::optional<std::string>& path) {
+  if (!path) return GpuSpecDatabase::Embedded();
+  std::ifstream file(*path);
+  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open spec database", *path)};
+  std::stringstream text;
+  text << file.rdbuf();
+  return GpuSpecDatabase::Parse(text.str(), *path);
+}
+
+}  // namespace ofu::cli

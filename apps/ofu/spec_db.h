@@ -1,0 +1,16 @@
+// The GPU spec database a command uses: the compiled-in copy of
+// data/gpu_specs.json, or the file given with --spec-db.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ofu/core/gpu_spec.h"
+#include "ofu/core/result.h"
+
+namespace ofu::cli {
+
+// Errors: kIo when the file cannot be opened; the parser's kMalformedInput.
+Result<GpuSpecDatabase> LoadSpecDatabase(const std::optional<std::string>& path);
+
+}  // namespace ofu::cli

@@ -1,0 +1,175 @@
+// The part of the DCGM C API that ofu uses, declared by the project itself.
+//
+// No DCGM header is installed where ofu builds, and ofu never links DCGM:
+// the library is opened with dlopen (dcgm_library.h) and these declarations
+// describe what it exports. Every constant and layout below was taken from
+// NVIDIA's public headers in github.com/NVIDIA/DCGM (dcgmlib/dcgm_structs.h
+// of the 2024 tree that defines dcgmFieldValue_v2, dcgmConnectV2Params_v2
+// and dcgmStartEmbeddedV2Params_v2; dcgmlib/dcgm_agent.h of 2025;
+// dcgmlib/dcgm_fields.h), which DCGM 3.x and 4.x share for these items.
+// Fields 1084-1090 are the cumulative cycle counters of DCGM 4.6.
+//
+// Layouts matter: DCGM stamps each versioned struct with its size
+// (MakeVersion), and a hostengine rejects a struct whose size it does not
+// know with VER_MISMATCH. Do not add members.
+//
+// The in-tree test double (tests/doubles/fake_dcgm.cc) implements these same
+// declarations, so the source and the double cannot drift apart.
+#pragma once
+
+#include <cstdint>
+
+namespace ofu::dcgm {
+
+// dcgmReturn_t is a C enum with negative members; its ABI is an int.
+using Return = int;
+
+inline constexpr Return kOk = 0;
+inline constexpr Return kBadParam = -1;
+inline constexpr Return kGenericError = -3;
+inline constexpr Return kNotSupported = -6;
+inline constexpr Return kInitError = -7;
+inline constexpr Return kTimeout = -11;
+inline constexpr Return kVersionMismatch = -12;
+inline constexpr Return kUnknownField = -13;
+inline constexpr Return kNoData = -14;
+inline constexpr Return kNotWatched = -16;
+inline constexpr Return kNoPermission = -17;
+inline constexpr Return kGpuIsLost = -18;
+inline constexpr Return kResetRequired = -19;
+inline constexpr Return kConnectionNotValid = -21;
+inline constexpr Return kGpuNotSupported = -22;
+inline constexpr Return kRequiresRoot = -29;
+inline constexpr Return kModuleNotLoaded = -33;
+inline constexpr Return kInUse = -34;
+inline constexpr Return kProfilingNotSupported = -36;
+inline constexpr Return kProfilingLibraryError = -37;
+inline constexpr Return kProfilingMultiPass = -38;
+
+// Opaque identifiers; all are uintptr_t in the C API.
+using Handle = std::uintptr_t;
+using GpuGroup = std::uintptr_t;
+using FieldGroup = std::uintptr_t;
+
+// Blank sentinels: a value at or above these carries no data (not found,
+// not supported, no permission, profiling paused...). Never read them as
+// numbers.
+inline constexpr double kFp64Blank = 140737488355328.0;  // 2^47
+inline constexpr std::int64_t kInt64Blank = 0x7ffffffffffffff0;
+
+inline constexpr int kMaxDevices = 32;       // DCGM_MAX_NUM_DEVICES (DCGM >= 2)
+inline constexpr int kMaxStringLength = 256;  // DCGM_MAX_STR_LENGTH
+inline constexpr int kMaxBlobLength = 4096;   // DCGM_MAX_BLOB_LENGTH
+inline constexpr int kDefaultPort = 5555;     // DCGM_HE_PORT_NUMBER
+
+// dcgmOperationMode_t
+inline constexpr int kOperationModeAuto = 1;
+inline constexpr int kOperationModeManual = 2;
+
+// dcgmGroupType_t
+inline constexpr int kGroupEmpty = 1;
+
+// dcgm_field_entity_group_t
+inline constexpr int kEntityGpu = 1;
+
+// Field types (one byte in dcgmFieldValue_v2::fieldType).
+inline constexpr unsigned short kFieldTypeDouble = 'd';
+inline constexpr unsigned short kFieldTypeInt64 = 'i';
+inline constexpr unsigned short kFieldTypeString = 's';
+
+// dcgmEntitiesGetLatestValues flag: read the driver now rather than the
+// cache (used once at start for names, which need no watch then).
+inline constexpr unsigned int kLiveData = 0x1;
+
+// Field ids used outside CounterSample (sample.h maps the counter ones).
+inline constexpr unsigned short kFieldName = 50;
+inline constexpr unsigned short kFieldUuid = 54;
+inline constexpr unsigned short kFieldPciBusId = 57;
+inline constexpr unsigned short kFieldSmClock = 100;
+inline constexpr unsigned short kFieldSmCyclesElapsedTotal = 1084;
+inline constexpr unsigned short kFieldMmaCyclesActiveTotal = 1086;
+
+// MAKE_DCGM_VERSION: the struct's size in the low 24 bits, its version above.
+template <typename T>
+constexpr unsigned int MakeVersion(unsigned int version) {
+  return static_cast<unsigned int>(sizeof(T)) | (version << 24U);
+}
+
+// dcgmConnectV2Params_v2
+struct ConnectV2Params {
+  unsigned int version;
+  unsigned int persistAfterDisconnect;  // 0: the hostengine drops our watches when we go
+  unsigned int timeoutMs;
+  unsigned int addressIsUnixSocket;
+};
+inline constexpr unsigned int kConnectV2ParamsVersion2 = MakeVersion<ConnectV2Params>(2);
+
+// dcgmStartEmbeddedV2Params_v2; denyList has DcgmModuleIdCount (10) entries
+// in the header followed. A library built with more modules answers
+// VER_MISMATCH, and the source then falls back to dcgmStartEmbedded.
+inline constexpr int kModuleCount = 10;
+struct StartEmbeddedV2Params {
+  unsigned int version;
+  int opMode;
+  Handle dcgmHandle;  // out
+  const char* logFile;
+  int severity;  // DcgmLoggingSeverity_t
+  unsigned int denyListCount;
+  const char* serviceAccount;
+  unsigned int denyList[kModuleCount];
+};
+inline constexpr unsigned int kStartEmbeddedV2ParamsVersion2 = MakeVersion<StartEmbeddedV2Params>(2);
+
+// dcgmGroupEntityPair_t
+struct GroupEntityPair {
+  int entityGroupId;
+  unsigned int entityId;
+};
+
+// dcgmFieldValue_v2
+struct FieldValueV2 {
+  unsigned int version;
+  int entityGroupId;
+  unsigned int entityId;
+  unsigned short fieldId;
+  unsigned short fieldType;
+  int status;
+  unsigned int unused;
+  std::int64_t ts;  // µs since 1970
+  union {
+    std::int64_t i64;
+    double dbl;
+    char str[kMaxStringLength];
+    char blob[kMaxBlobLength];
+  } value;
+};
+inline constexpr unsigned int kFieldValueVersion2 = MakeVersion<FieldValueV2>(2);
+static_assert(sizeof(FieldValueV2) == 32 + kMaxBlobLength, "dcgmFieldValue_v2 layout");
+static_assert(sizeof(ConnectV2Params) == 16, "dcgmConnectV2Params_v2 layout");
+
+// Function types, named after the exported symbols.
+extern "C" {
+using InitFn = Return (*)();
+using ShutdownFn = Return (*)();
+using ConnectV2Fn = Return (*)(const char* address, ConnectV2Params* params, Handle* handle);
+using DisconnectFn = Return (*)(Handle handle);
+using StartEmbeddedV2Fn = Return (*)(StartEmbeddedV2Params* params);
+using StartEmbeddedFn = Return (*)(int op_mode, Handle* handle);
+using StopEmbeddedFn = Return (*)(Handle handle);
+using GetAllSupportedDevicesFn = Return (*)(Handle handle, unsigned int* gpu_ids, int* count);
+using GroupCreateFn = Return (*)(Handle handle, int type, const char* name, GpuGroup* group);
+using GroupAddDeviceFn = Return (*)(Handle handle, GpuGroup group, unsigned int gpu_id);
+using GroupDestroyFn = Return (*)(Handle handle, GpuGroup group);
+using FieldGroupCreateFn = Return (*)(Handle handle, int count, unsigned short* field_ids, const char* name,
+                                      FieldGroup* field_group);
+using FieldGroupDestroyFn = Return (*)(Handle handle, FieldGroup field_group);
+using WatchFieldsFn = Return (*)(Handle handle, GpuGroup group, FieldGroup field_group, long long update_freq_us,
+                                 double max_keep_age_s, int max_keep_samples);
+using UpdateAllFieldsFn = Return (*)(Handle handle, int wait_for_update);
+using EntitiesGetLatestValuesFn = Return (*)(Handle handle, GroupEntityPair* entities, unsigned int entity_count,
+                                             unsigned short* field_ids, unsigned int field_count, unsigned int flags,
+                                             FieldValueV2* values);
+using ErrorStringFn = const char* (*)(Return result);
+}
+
+}  // namespace ofu::dcgm

@@ -1,0 +1,70 @@
+#include "ofu/sources/dcgm_library.h"
+
+#include <type_traits>
+
+#include <fmt/format.h>
+
+namespace ofu::sources {
+namespace {
+
+constexpr std::string_view kInstallHint =
+    "install DCGM (the datacenter-gpu-manager package, version 3 or 4) or pass --dcgm-library PATH";
+
+}  // namespace
+
+std::vector<std::string> DcgmLibrary::Candidates(const std::string& option) {
+  if (!option.empty()) return {option};
+  return {"libdcgm.so.4", "libdcgm.so.3"};
+}
+
+Result<std::unique_ptr<DcgmLibrary>> DcgmLibrary::Load(const std::vector<std::string>& candidates) {
+  auto opened = DynamicLibrary::Open(candidates);
+  if (!opened.ok()) {
+    return Error{ErrorCode::kUnavailable,
+                 fmt::format("cannot load the DCGM library ({}); {}", opened.error().message, kInstallHint)};
+  }
+  std::unique_ptr<DcgmLibrary> dcgm(new DcgmLibrary(std::move(*opened)));
+  const DynamicLibrary& lib = *dcgm->library_;
+
+  // Resolves `slot` from `names` (newest first); remembers the first
+  // required one missing so the error names it.
+  std::string missing;
+  auto bind = [&](auto& slot, std::initializer_list<std::string_view> names, bool required) {
+    slot = lib.Function<std::remove_reference_t<decltype(slot)>>(names);
+    if (slot == nullptr && required && missing.empty()) missing = std::string(*names.begin());
+  };
+  bind(dcgm->init, {"dcgmInit"}, true);
+  bind(dcgm->shutdown, {"dcgmShutdown"}, true);
+  bind(dcgm->connect_v2, {"dcgmConnect_v2"}, true);
+  bind(dcgm->disconnect, {"dcgmDisconnect"}, true);
+  bind(dcgm->start_embedded_v2, {"dcgmStartEmbedded_v2"}, false);
+  bind(dcgm->start_embedded, {"dcgmStartEmbedded"}, false);
+  bind(dcgm->stop_embedded, {"dcgmStopEmbedded"}, true);
+  bind(dcgm->get_all_supported_devices, {"dcgmGetAllSupportedDevices"}, true);
+  bind(dcgm->group_create, {"dcgmGroupCreate"}, true);
+  bind(dcgm->group_add_device, {"dcgmGroupAddDevice"}, true);
+  bind(dcgm->group_destroy, {"dcgmGroupDestroy"}, true);
+  bind(dcgm->field_group_create, {"dcgmFieldGroupCreate"}, true);
+  bind(dcgm->field_group_destroy, {"dcgmFieldGroupDestroy"}, true);
+  bind(dcgm->watch_fields, {"dcgmWatchFields"}, true);
+  bind(dcgm->update_all_fields, {"dcgmUpdateAllFields"}, true);
+  bind(dcgm->entities_get_latest_values, {"dcgmEntitiesGetLatestValues"}, true);
+  bind(dcgm->error_string, {"errorString"}, false);
+  if (missing.empty() && dcgm->start_embedded_v2 == nullptr && dcgm->start_embedded == nullptr) {
+    missing = "dcgmStartEmbedded_v2";
+  }
+  if (!missing.empty()) {
+    return Error{ErrorCode::kUnavailable,
+                 fmt::format("{} does not export {}: it is not a DCGM library ofu can use; {}", lib.path(), missing,
+                             kInstallHint)};
+  }
+  return dcgm;
+}
+
+std::string DcgmLibrary::ErrorText(dcgm::Return code) const {
+  const char* text = error_string != nullptr ? error_string(code) : nullptr;
+  if (text == nullptr) return fmt::format("DCGM error {}", code);
+  return fmt::format("{} (DCGM error {})", text, code);
+}
+
+}  // namespace ofu::sources

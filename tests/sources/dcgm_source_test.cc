@@ -1,0 +1,423 @@
+// The DCGM source against the scripted libdcgm in tests/doubles/fake_dcgm.cc,
+// loaded through the product's own dlopen path. The test dlopens the same
+// file to script it and to read back what the source asked of it; a
+// FakeClock makes every window and back-off exact and instant.
+#include <dlfcn.h>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ofu/sources/dcgm_library.h"
+#include "ofu/sources/dcgm_source.h"
+
+namespace ofu::sources {
+namespace {
+
+using nlohmann::json;
+
+class FakeDcgm {
+ public:
+  FakeDcgm() {
+    handle_ = dlopen(OFU_FAKE_DCGM_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (handle_ == nullptr) return;
+    load_ = reinterpret_cast<int (*)(const char*)>(dlsym(handle_, "ofu_fake_dcgm_load_scenario"));
+    state_ = reinterpret_cast<const char* (*)()>(dlsym(handle_, "ofu_fake_dcgm_state"));
+  }
+  ~FakeDcgm() {
+    if (handle_ != nullptr) dlclose(handle_);
+  }
+  bool ok() const { return load_ != nullptr && state_ != nullptr; }
+  int Load(const json& scenario) { return load_(scenario.dump().c_str()); }
+  json State() { return json::parse(state_()); }
+
+ private:
+  void* handle_ = nullptr;
+  int (*load_)(const char*) = nullptr;
+  const char* (*state_)() = nullptr;
+};
+
+class DcgmSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(fake_.ok()) << "cannot dlopen " << OFU_FAKE_DCGM_PATH << ": " << dlerror(); }
+
+  void Load(const json& scenario) { ASSERT_EQ(fake_.Load(scenario), 0); }
+
+  std::unique_ptr<Source> Open(std::string_view address = "") {
+    auto source = OpenDcgmSource(address, options_, clock_);
+    EXPECT_TRUE(source.ok()) << source.error().message;
+    return source.ok() ? std::move(*source) : nullptr;
+  }
+
+  Snapshot Next(Source& source) {
+    auto next = source.Next();
+    EXPECT_TRUE(next.ok());
+    EXPECT_TRUE(next.ok() && next->has_value());
+    return next.ok() && next->has_value() ? **next : Snapshot{};
+  }
+
+  static json TwoGpus() {
+    return json::array({{{"name", "NVIDIA H100 80GB HBM3"}, {"uuid", "GPU-aaaa"}, {"pci_bus_id", "00000000:18:00.0"}},
+                        {{"name", "NVIDIA H100 80GB HBM3"}, {"uuid", "GPU-bbbb"}, {"pci_bus_id", "00000000:2A:00.0"}}});
+  }
+
+  static bool HasNote(const Snapshot& s, std::string_view text) {
+    for (const auto& note : s.notes) {
+      if (note.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  FakeDcgm fake_;
+  FakeClock clock_{1000};
+  SourceOptions options_ = Options();
+
+ private:
+  static SourceOptions Options() {
+    SourceOptions options;
+    options.window_s = 1;
+    options.dcgm_library = OFU_FAKE_DCGM_PATH;
+    return options;
+  }
+};
+
+TEST_F(DcgmSourceTest, SteadyLoadMapsEveryFieldWithItsUnit) {
+  Load({{"gpus", TwoGpus()},
+        {"reads", json::array({json::array({{{"1001", 0.9},
+                                             {"1002", 0.8},
+                                             {"1003", 0.4},
+                                             {"1004", 0.5},
+                                             {"1005", 0.3},
+                                             {"1006", 0.0},
+                                             {"1007", 0.1},
+                                             {"1008", 0.02},
+                                             {"1013", 0.01},
+                                             {"1014", 0.45},
+                                             {"1015", 0.0},
+                                             {"100", 1755},
+                                             {"113", 1980},
+                                             {"155", 612.5},
+                                             {"156", 123456789},
+                                             {"112", 4}},
+                                            {{"1004", 0.25}, {"100", 1410}}})})}});
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(source->Describe(), std::string("dcgm (") + OFU_FAKE_DCGM_PATH + ", hostengine at 127.0.0.1:5555)");
+  const json state = fake_.State();
+  EXPECT_EQ(state["last_address"], "127.0.0.1:5555");
+  EXPECT_EQ(state["last_unix_socket"], 0);
+  EXPECT_EQ(state["embedded_starts"], 0);
+  EXPECT_EQ(state["watch_update_us"], 1000000);
+  EXPECT_EQ(state["watch_keep_age_s"], 4.0);
+  EXPECT_EQ(state["group_gpus"], json::array({0, 1}));
+  EXPECT_EQ(state["watched_fields"].size(), 5u + 15u + 7u);
+
+  Snapshot s = Next(*source);
+  EXPECT_EQ(s.time_s, 1001);
+  EXPECT_EQ(s.window_s, 1);
+  EXPECT_TRUE(s.notes.empty());
+  ASSERT_EQ(s.gpus.size(), 2u);
+  const GpuReading& g0 = s.gpus[0];
+  EXPECT_EQ(g0.identity.key, "GPU-aaaa");
+  EXPECT_EQ(g0.identity.uuid, "GPU-aaaa");
+  EXPECT_EQ(g0.identity.model, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(g0.identity.pci_bus_id, "00000000:18:00.0");
+  EXPECT_EQ(g0.identity.gpu_index, "0");
+  EXPECT_EQ(g0.sm_count, 132);
+  EXPECT_EQ(g0.health, GpuHealth::kOk);
+  EXPECT_EQ(g0.sample.time_s, 1001);
+  EXPECT_EQ(g0.sample.gr_engine_active, 0.9);
+  EXPECT_EQ(g0.sample.sm_active, 0.8);
+  EXPECT_EQ(g0.sample.sm_occupancy, 0.4);
+  EXPECT_EQ(g0.sample.tensor_active, 0.5);
+  EXPECT_EQ(g0.sample.dram_active, 0.3);
+  EXPECT_EQ(g0.sample.fp64_active, 0.0);  // a real 0 stays 0
+  EXPECT_EQ(g0.sample.fp32_active, 0.1);
+  EXPECT_EQ(g0.sample.fp16_active, 0.02);
+  EXPECT_EQ(g0.sample.imma_active, 0.01);
+  EXPECT_EQ(g0.sample.hmma_active, 0.45);
+  EXPECT_EQ(g0.sample.dfma_active, 0.0);
+  EXPECT_FALSE(g0.sample.dmma_active);  // DCGM has no DMMA ratio field
+  EXPECT_EQ(g0.sample.sm_clock_mhz, 1755);
+  EXPECT_EQ(g0.sample.max_sm_clock_mhz, 1980);
+  EXPECT_EQ(g0.sample.power_w, 612.5);
+  EXPECT_EQ(g0.sample.energy_mj, 123456789);
+  EXPECT_EQ(g0.sample.clock_event_reasons, 4u);
+  EXPECT_EQ(g0.clock_basis, ClockBasis::kPointReading);
+  EXPECT_EQ(g0.clock_readings, 1);
+
+  const GpuReading& g1 = s.gpus[1];
+  EXPECT_EQ(g1.identity.key, "GPU-bbbb");
+  EXPECT_EQ(g1.sample.tensor_active, 0.25);
+  EXPECT_EQ(g1.sample.sm_clock_mhz, 1410);
+  EXPECT_FALSE(g1.sample.power_w);  // blank: absent, not 0
+  EXPECT_FALSE(g1.sample.clock_event_reasons);
+  EXPECT_FALSE(g1.sample.sm_active);
+
+  // Windows follow the previous end; a late call makes a longer window.
+  EXPECT_EQ(Next(*source).time_s, 1002);
+  clock_.SleepS(2.5);
+  Snapshot late = Next(*source);
+  EXPECT_EQ(late.time_s, 1004.5);
+  EXPECT_EQ(late.window_s, 2.5);
+  EXPECT_EQ(fake_.State()["reads"], 3);
+  EXPECT_EQ(fake_.State()["update_all_fields"], 0);  // the hostengine samples by itself
+}
+
+TEST_F(DcgmSourceTest, ProfilingPausedLeavesTensorAbsentAndNotesOnce) {
+  Load({{"reads", json::array({json::array({{{"1004", 0.5}, {"1014", 0.5}, {"100", 1755}}})})},
+        {"paused_reads", {1, 2}}});
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+
+  Snapshot before = Next(*source);
+  EXPECT_EQ(before.gpus[0].sample.tensor_active, 0.5);
+  EXPECT_TRUE(before.notes.empty());
+
+  Snapshot paused = Next(*source);
+  EXPECT_FALSE(paused.gpus[0].sample.tensor_active);
+  EXPECT_FALSE(paused.gpus[0].sample.hmma_active);
+  EXPECT_EQ(paused.gpus[0].sample.sm_clock_mhz, 1755);
+  EXPECT_EQ(paused.gpus[0].health, GpuHealth::kOk);
+  ASSERT_EQ(paused.notes.size(), 1u);
+  EXPECT_NE(paused.notes[0].find("profiling paused on GPU GPU-fake-0"), std::string::npos) << paused.notes[0];
+  EXPECT_NE(paused.notes[0].find("Nsight"), std::string::npos);
+
+  Snapshot still = Next(*source);
+  EXPECT_FALSE(still.gpus[0].sample.tensor_active);
+  EXPECT_TRUE(still.notes.empty());  // once per pause
+
+  Snapshot resumed = Next(*source);
+  EXPECT_EQ(resumed.gpus[0].sample.tensor_active, 0.5);
+  EXPECT_TRUE(HasNote(resumed, "profiling resumed on GPU GPU-fake-0"));
+}
+
+TEST_F(DcgmSourceTest, HostengineRestartIsUnavailableThenReconnectsWithBackoff) {
+  // Reads 0, 1 succeed; read 2 loses the connection; the first 2 connects
+  // after that fail. Values per read tell which read a window got.
+  Load({{"reads", json::array({json::array({{{"1004", 0.1}, {"100", 1000}}}),
+                               json::array({{{"1004", 0.2}, {"100", 1000}}}),
+                               json::array({{{"1004", 0.3}, {"100", 1000}}})})},
+        {"drop_at_read", 2},
+        {"failed_connects", 2}});
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(fake_.State()["connect_attempts"], 1);
+
+  EXPECT_EQ(Next(*source).gpus[0].sample.tensor_active, 0.1);  // t=1001
+  EXPECT_EQ(Next(*source).gpus[0].sample.tensor_active, 0.2);  // t=1002
+
+  Snapshot lost = Next(*source);  // t=1003: the read fails
+  EXPECT_EQ(lost.time_s, 1003);
+  ASSERT_EQ(lost.gpus.size(), 1u);
+  EXPECT_EQ(lost.gpus[0].identity.key, "GPU-fake-0");
+  EXPECT_EQ(lost.gpus[0].health, GpuHealth::kUnavailable);
+  EXPECT_FALSE(lost.gpus[0].sample.tensor_active);
+  EXPECT_NE(lost.gpus[0].problem.find("lost the connection to the DCGM hostengine at 127.0.0.1:5555"),
+            std::string::npos)
+      << lost.gpus[0].problem;
+  EXPECT_NE(lost.gpus[0].problem.find("Host engine connection invalid"), std::string::npos);
+  EXPECT_NE(lost.gpus[0].problem.find("next attempt in 1 s"), std::string::npos);
+  EXPECT_EQ(fake_.State()["connect_attempts"], 1);
+
+  // Back-off from the failure at 1003: retry at 1004 (fails, +2 s), 1006
+  // (fails, +4 s), 1010 (succeeds). No attempt in between.
+  const int expected_attempts[] = {/*1004*/ 2, /*1005*/ 2, /*1006*/ 3, /*1007*/ 3, /*1008*/ 3, /*1009*/ 3};
+  for (int i = 0; i < 6; ++i) {
+    Snapshot s = Next(*source);
+    EXPECT_EQ(s.time_s, 1004 + i);
+    EXPECT_EQ(s.gpus[0].health, GpuHealth::kUnavailable) << s.time_s;
+    EXPECT_TRUE(s.notes.empty());
+    EXPECT_EQ(fake_.State()["connect_attempts"], expected_attempts[i]) << s.time_s;
+  }
+  Snapshot back = Next(*source);  // t=1010
+  EXPECT_EQ(back.time_s, 1010);
+  EXPECT_EQ(fake_.State()["connect_attempts"], 4);
+  EXPECT_TRUE(HasNote(back, "reconnected to the DCGM hostengine at 127.0.0.1:5555"));
+  EXPECT_EQ(back.gpus[0].health, GpuHealth::kOk);
+  EXPECT_EQ(back.gpus[0].sample.tensor_active, 0.3);  // read 2, retried
+  // Group and every watch were made again on the new connection.
+  EXPECT_EQ(fake_.State()["watched_fields"].size(), 2u * (5 + 15 + 7));
+  EXPECT_EQ(fake_.State()["group_gpus"], json::array({0}));
+
+  Snapshot after = Next(*source);
+  EXPECT_TRUE(after.notes.empty());
+  EXPECT_EQ(after.gpus[0].health, GpuHealth::kOk);
+}
+
+TEST_F(DcgmSourceTest, LostGpuIsMarkedWhileOthersContinue) {
+  Load({{"gpus", TwoGpus()},
+        {"reads", json::array({json::array({{{"1004", 0.5}, {"100", 1700}}, {{"1004", 0.6}, {"100", 1800}}})})},
+        {"lost_gpu", 1},
+        {"lost_from_read", 1}});
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  Snapshot first = Next(*source);
+  EXPECT_EQ(first.gpus[1].health, GpuHealth::kOk);
+  EXPECT_EQ(first.gpus[1].sample.tensor_active, 0.6);
+
+  Snapshot second = Next(*source);
+  ASSERT_EQ(second.gpus.size(), 2u);
+  EXPECT_EQ(second.gpus[0].health, GpuHealth::kOk);
+  EXPECT_EQ(second.gpus[0].sample.tensor_active, 0.5);
+  EXPECT_EQ(second.gpus[0].sample.sm_clock_mhz, 1700);
+  EXPECT_EQ(second.gpus[1].identity.key, "GPU-bbbb");
+  EXPECT_EQ(second.gpus[1].health, GpuHealth::kLost);
+  EXPECT_NE(second.gpus[1].problem.find("GPU_IS_LOST"), std::string::npos);
+  EXPECT_FALSE(second.gpus[1].sample.tensor_active);
+  EXPECT_FALSE(second.gpus[1].sample.sm_clock_mhz);
+  EXPECT_EQ(second.gpus[1].clock_basis, ClockBasis::kNone);
+}
+
+TEST_F(DcgmSourceTest, NoPermissionOnProfilingKeepsDeviceFieldsFlowing) {
+  Load({{"reads", json::array({json::array({{{"1004", 0.5}, {"100", 1755}, {"155", 500}}})})},
+        {"watch_profiling_error", -17}});
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  const json watched = fake_.State()["watched_fields"];
+  EXPECT_EQ(watched, json::array({100, 112, 113, 155, 156}));  // neither 1001-1015 nor 1084-1090
+
+  Snapshot s = Next(*source);
+  EXPECT_EQ(s.gpus[0].health, GpuHealth::kNoPermission);
+  EXPECT_NE(s.gpus[0].problem.find("run nv-hostengine as root"), std::string::npos) << s.gpus[0].problem;
+  EXPECT_NE(s.gpus[0].problem.find("No permission"), std::string::npos);
+  EXPECT_FALSE(s.gpus[0].sample.tensor_active);
+  EXPECT_EQ(s.gpus[0].sample.sm_clock_mhz, 1755);
+  EXPECT_EQ(s.gpus[0].sample.power_w, 500);
+  EXPECT_FALSE(HasNote(s, "profiling paused"));  // not watched is not paused
+}
+
+TEST_F(DcgmSourceTest, ProfilingNotSupportedSaysWhatIsNeeded) {
+  Load({{"reads", json::array({json::array({{{"100", 1410}}})})}, {"watch_profiling_error", -36}});
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  Snapshot s = Next(*source);
+  EXPECT_EQ(s.gpus[0].health, GpuHealth::kNotSupported);
+  EXPECT_NE(s.gpus[0].problem.find("DCGM 2 or newer and a data-center GPU"), std::string::npos);
+  EXPECT_EQ(s.gpus[0].sample.sm_clock_mhz, 1410);
+}
+
+TEST_F(DcgmSourceTest, MissingLibraryIsNamedAndSoname3IsTheFallback) {
+  options_.dcgm_library = "/nonexistent/libdcgm.so.4";
+  auto missing = OpenDcgmSource("", options_, clock_);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(missing.error().message.find("/nonexistent/libdcgm.so.4"), std::string::npos);
+  EXPECT_NE(missing.error().message.find("--dcgm-library"), std::string::npos);
+  EXPECT_NE(missing.error().message.find("datacenter-gpu-manager"), std::string::npos);
+
+  EXPECT_EQ(DcgmLibrary::Candidates(""), (std::vector<std::string>{"libdcgm.so.4", "libdcgm.so.3"}));
+  EXPECT_EQ(DcgmLibrary::Candidates("/opt/x.so"), (std::vector<std::string>{"/opt/x.so"}));
+  auto fallback = DcgmLibrary::Load({"/nonexistent/libdcgm.so.4", OFU_FAKE_DCGM_SO3_PATH});
+  ASSERT_TRUE(fallback.ok()) << fallback.error().message;
+  EXPECT_EQ((*fallback)->path(), OFU_FAKE_DCGM_SO3_PATH);
+  EXPECT_NE((*fallback)->start_embedded_v2, nullptr);
+
+  // A library without DCGM's symbols is refused by name.
+  auto wrong = DcgmLibrary::Load({"libm.so.6"});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("does not export dcgmInit"), std::string::npos) << wrong.error().message;
+}
+
+TEST_F(DcgmSourceTest, AddressFormsReachTheConnectCall) {
+  Load({{"reads", json::array({json::array({{{"100", 1000}}})})}});
+  {
+    auto source = Open("unix:/run/dcgm.sock");
+    ASSERT_NE(source, nullptr);
+    EXPECT_EQ(fake_.State()["last_address"], "/run/dcgm.sock");
+    EXPECT_EQ(fake_.State()["last_unix_socket"], 1);
+    EXPECT_EQ(fake_.State()["last_timeout_ms"], 250);
+    EXPECT_NE(source->Describe().find("hostengine at unix:/run/dcgm.sock"), std::string::npos);
+  }
+  {
+    auto source = Open("gpu-node-7:5566");
+    ASSERT_NE(source, nullptr);
+    EXPECT_EQ(fake_.State()["last_address"], "gpu-node-7:5566");
+    EXPECT_EQ(fake_.State()["last_unix_socket"], 0);
+  }
+  auto empty_path = OpenDcgmSource("unix:", options_, clock_);
+  ASSERT_FALSE(empty_path.ok());
+  EXPECT_EQ(empty_path.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST_F(DcgmSourceTest, ExplicitAddressNeverFallsBackToEmbedded) {
+  Load({{"hostengine", false}});
+  auto source = OpenDcgmSource("gpu-node-7:5566", options_, clock_);
+  ASSERT_FALSE(source.ok());
+  EXPECT_EQ(source.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(source.error().message.find("gpu-node-7:5566"), std::string::npos) << source.error().message;
+  EXPECT_NE(source.error().message.find("start nv-hostengine"), std::string::npos);
+  EXPECT_NE(source.error().message.find("Host engine connection invalid"), std::string::npos);
+  EXPECT_EQ(fake_.State()["embedded_starts"], 0);
+}
+
+TEST_F(DcgmSourceTest, EmptyAddressStartsAnEmbeddedHostengineWhenNoneAnswers) {
+  Load({{"hostengine", false}, {"reads", json::array({json::array({{{"1004", 0.7}, {"100", 1600}}})})}});
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(fake_.State()["connect_attempts"], 1);
+  EXPECT_EQ(fake_.State()["embedded_starts"], 1);
+  EXPECT_NE(source->Describe().find("embedded hostengine"), std::string::npos);
+  Snapshot s = Next(*source);
+  EXPECT_EQ(s.gpus[0].sample.tensor_active, 0.7);
+  EXPECT_EQ(fake_.State()["update_all_fields"], 1);  // manual mode: ofu drives sampling
+
+  Load({{"hostengine", false}, {"embedded", false}});
+  auto none = OpenDcgmSource("", options_, clock_);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("no DCGM hostengine answers at 127.0.0.1:5555"), std::string::npos)
+      << none.error().message;
+  EXPECT_NE(none.error().message.find("DCGM initialization error"), std::string::npos);
+}
+
+TEST_F(DcgmSourceTest, ExactCyclesFromSummedCountersAndInconsistentOnes) {
+  // H100 SXM: 132 SMs. Summed over SMs at 1800 MHz, one second elapses
+  // 132 x 1.8e9 = 237.6e9 cycles. The point clock (1755) only selects the basis.
+  auto read = [](double elapsed, double tensor) {
+    return json::array({{{"1004", 0.5}, {"100", 1755}, {"1084", elapsed}, {"1086", tensor}}});
+  };
+  Load({{"reads", json::array({read(1e12, 2e11),                    // first: nothing to difference
+                               read(1237600000000, 295040000000),  // +237.6e9, +95.04e9 -> 0.4 at 1800 MHz
+                               read(1100000000000, 300000000000),  // elapsed went backwards
+                               read(1337600000000, 359400000000),  // +237.6e9, +59.4e9 -> 0.25
+                               read(1337700000000, 359400000000)})}});  // +1e8/s fits no basis
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+
+  Snapshot first = Next(*source);
+  EXPECT_EQ(first.gpus[0].clock_basis, ClockBasis::kPointReading);
+  EXPECT_EQ(first.gpus[0].sample.tensor_active, 0.5);
+  EXPECT_TRUE(first.notes.empty());
+
+  Snapshot exact = Next(*source);
+  EXPECT_EQ(exact.gpus[0].clock_basis, ClockBasis::kExactCycles);
+  EXPECT_NEAR(*exact.gpus[0].sample.tensor_active, 0.4, 1e-12);
+  EXPECT_NEAR(*exact.gpus[0].sample.sm_clock_mhz, 1800, 1e-9);
+  EXPECT_TRUE(exact.notes.empty());
+
+  Snapshot backwards = Next(*source);
+  EXPECT_EQ(backwards.gpus[0].clock_basis, ClockBasis::kPointReading);
+  EXPECT_EQ(backwards.gpus[0].sample.tensor_active, 0.5);
+  EXPECT_EQ(backwards.gpus[0].sample.sm_clock_mhz, 1755);
+  ASSERT_EQ(backwards.notes.size(), 1u);
+  EXPECT_NE(backwards.notes[0].find("exact-cycle mode off"), std::string::npos);
+  EXPECT_NE(backwards.notes[0].find("reset or wrapped"), std::string::npos) << backwards.notes[0];
+
+  Snapshot again = Next(*source);
+  EXPECT_EQ(again.gpus[0].clock_basis, ClockBasis::kExactCycles);
+  EXPECT_NEAR(*again.gpus[0].sample.tensor_active, 0.25, 1e-12);
+  EXPECT_NEAR(*again.gpus[0].sample.sm_clock_mhz, 1800, 1e-9);
+
+  Snapshot stalled = Next(*source);
+  EXPECT_EQ(stalled.gpus[0].clock_basis, ClockBasis::kPointReading);
+  EXPECT_EQ(stalled.gpus[0].sample.sm_clock_mhz, 1755);
+  EXPECT_TRUE(HasNote(stalled, "fits neither"));
+
+  Snapshot stalled_again = Next(*source);  // the last read repeats: +0 elapsed
+  EXPECT_EQ(stalled_again.gpus[0].clock_basis, ClockBasis::kPointReading);
+  EXPECT_TRUE(stalled_again.notes.empty());  // the reason was noted once
+}
+
+}  // namespace
+}  // namespace ofu::sources
