@@ -195,7 +195,7 @@ std::vector<TopLine> RenderTop(const TopModel& model, const TopFrame& frame) {
                   frame.interactive ? " (s: sort, q: quit)" : "", frame.source),
       LineStyle::kHeader);
   if (snapshot && snapshot->synthetic.value_or(false)) {
-    add("SYNTHETIC data: this recording was generated, not measured on a GPU", LineStyle::kWarning);
+    add("SYNTHETIC data: generated or from a test double, not measured on a GPU", LineStyle::kWarning);
   }
   if (!snapshot) {
     add("waiting for the first window…");

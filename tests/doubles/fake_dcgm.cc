@@ -356,3 +356,7 @@ const char* errorString(d::Return result) {
 }
 
 }  // extern "C"
+
+// Tells the product's loader that this library is a test double, so that
+// everything read through it is labelled synthetic (DynamicLibrary::IsTestDouble).
+extern "C" __attribute__((visibility("default"))) int ofu_test_double_marker() { return 1; }

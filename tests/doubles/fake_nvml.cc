@@ -509,3 +509,7 @@ FAKE_EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* request) {
   }
   return NVML_SUCCESS;
 }
+
+// Tells the product's loader that this library is a test double, so that
+// everything read through it is labelled synthetic (DynamicLibrary::IsTestDouble).
+extern "C" __attribute__((visibility("default"))) int ofu_test_double_marker() { return 1; }

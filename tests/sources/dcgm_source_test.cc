@@ -103,7 +103,7 @@ TEST_F(DcgmSourceTest, SteadyLoadMapsEveryFieldWithItsUnit) {
                                             {{"1004", 0.25}, {"100", 1410}}})})}});
   auto source = Open();
   ASSERT_NE(source, nullptr);
-  EXPECT_EQ(source->Describe(), std::string("dcgm (") + OFU_FAKE_DCGM_PATH + ", hostengine at 127.0.0.1:5555)");
+  EXPECT_EQ(source->Describe(), std::string("dcgm (") + OFU_FAKE_DCGM_PATH + ", hostengine at 127.0.0.1:5555, TEST DOUBLE: synthetic data)");
   const json state = fake_.State();
   EXPECT_EQ(state["last_address"], "127.0.0.1:5555");
   EXPECT_EQ(state["last_unix_socket"], 0);

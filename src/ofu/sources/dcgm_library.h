@@ -33,6 +33,7 @@ class DcgmLibrary {
   static Result<std::unique_ptr<DcgmLibrary>> Load(const std::vector<std::string>& candidates);
 
   const std::string& path() const { return library_->path(); }
+  bool is_test_double() const { return library_->IsTestDouble(); }
 
   // DCGM's text for a return code ("Host engine connection invalid/disconnected"),
   // with the code; "DCGM error N" when the library has no errorString.

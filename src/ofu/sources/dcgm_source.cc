@@ -143,8 +143,9 @@ class DcgmSource final : public Source {
   }
 
   std::string Describe() const override {
-    return fmt::format("dcgm ({}, {})", lib_->path(),
-                       embedded_ ? std::string("embedded hostengine") : "hostengine at " + address_.display);
+    return fmt::format("dcgm ({}, {}{})", lib_->path(),
+                       embedded_ ? std::string("embedded hostengine") : "hostengine at " + address_.display,
+                       lib_->is_test_double() ? ", TEST DOUBLE: synthetic data" : "");
   }
 
   bool live() const override { return true; }
@@ -163,6 +164,7 @@ class DcgmSource final : public Source {
     Snapshot snapshot;
     snapshot.time_s = end_s;
     snapshot.window_s = end_s - start_s;
+    snapshot.synthetic = lib_->is_test_double();
 
     if (!connected_) {
       if (!backoff_.ReadyToRetry(clock_.NowS())) return Unavailable(std::move(snapshot));

@@ -48,6 +48,12 @@ class DynamicLibrary {
 
   const std::string& path() const { return path_; }
 
+  // True for ofu's own in-tree test doubles (tests/doubles/), which export
+  // kTestDoubleMarker. Data from a double is synthetic and every source
+  // must say so, so a recording made in a test is never taken for a GPU's.
+  bool IsTestDouble() const { return Symbol({kTestDoubleMarker}).address != nullptr; }
+  static constexpr std::string_view kTestDoubleMarker = "ofu_test_double_marker";
+
  private:
   DynamicLibrary(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
   void* handle_;

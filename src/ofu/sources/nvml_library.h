@@ -63,6 +63,7 @@ class NvmlLibrary {
 
   const NvmlFunctions& fn() const { return fn_; }
   const std::string& path() const { return library_->path(); }
+  bool is_test_double() const { return library_->IsTestDouble(); }
 
   // "GPU_IS_LOST (15): GPU is lost": ofu's name for the code, then the
   // library's own text where it exports nvmlErrorString.

@@ -124,8 +124,10 @@ class NvmlSource final : public Source {
   }
 
   std::string Describe() const override {
-    return driver_version_.empty() ? fmt::format("nvml ({})", nvml_->path())
-                                   : fmt::format("nvml ({}, driver {})", nvml_->path(), driver_version_);
+    const std::string_view double_note = nvml_->is_test_double() ? ", TEST DOUBLE: synthetic data" : "";
+    return driver_version_.empty()
+               ? fmt::format("nvml ({}{})", nvml_->path(), double_note)
+               : fmt::format("nvml ({}, driver {}{})", nvml_->path(), driver_version_, double_note);
   }
 
   bool live() const override { return true; }
@@ -166,6 +168,7 @@ class NvmlSource final : public Source {
     for (auto& reading : snapshot.gpus) reading.sample.time_s = snapshot.time_s;
     snapshot.notes = std::move(notes_);
     notes_.clear();
+    snapshot.synthetic = nvml_->is_test_double();
     return std::optional<Snapshot>(std::move(snapshot));
   }
 

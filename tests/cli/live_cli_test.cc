@@ -1,0 +1,141 @@
+// The commands end to end on "live" sources: the built `ofu` program run as
+// a subprocess with the in-tree NVML and DCGM test doubles (scripted by the
+// OFU_FAKE_*_SCENARIO files written here), loaded through the very dlopen
+// path a real driver would take. All scenarios are synthetic.
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ofu::testing::CommandResult;
+using ofu::testing::RunShell;
+
+// Two H100 SXM5 GPUs under a steady synthetic load: GPU 0 tensor pipes 50 %
+// busy at 1830 MHz, GPU 1 25 % at 1500 MHz.
+constexpr const char* kNvmlTwoGpus = R"({
+  "driver_version": "550.54.15",
+  "devices": [
+    {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-live-0", "pci_bus_id": "00000000:18:00.0",
+     "architecture": 9, "sm_count": 132, "max_sm_clock_mhz": 1980,
+     "clocks": [1830], "power_mw": [650000], "energy_mj": [1000],
+     "gpm": [{"1": 90, "5": 50}], "processes": [{"pid": 1, "used_memory": 1048576}]},
+    {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-live-1", "pci_bus_id": "00000000:2A:00.0",
+     "architecture": 9, "sm_count": 132, "max_sm_clock_mhz": 1980,
+     "clocks": [1500], "power_mw": [400000], "energy_mj": [1000],
+     "gpm": [{"1": 60, "5": 25}]}
+  ]})";
+
+// An A100 node: NVML has no GPM there, so auto-detection must go on to DCGM.
+constexpr const char* kNvmlNoGpm = R"({
+  "devices": [{"name": "NVIDIA A100-SXM4-80GB", "uuid": "GPU-a100", "architecture": 8,
+               "gpm_supported": false, "clocks": [1410]}]})";
+
+constexpr const char* kDcgmOneGpu = R"({
+  "gpus": [{"name": "NVIDIA A100-SXM4-80GB", "uuid": "GPU-a100", "pci_bus_id": "00000000:07:00.0"}],
+  "reads": [[{"1001": 0.8, "1004": 0.4, "100": 1410, "155": 300.0, "112": 0}]]})";
+
+// H100 SXM5 f_spec: 989.4 TFLOPS / (132 SMs x 4096 FLOP/clk) = 1829.95 MHz.
+constexpr double kH100SpecMhz = 989.4e12 / (132 * 4096.0) / 1e6;
+
+class LiveCli : public ofu::testing::CliTest {
+ protected:
+  // Runs ofu with the doubles' libraries and scenarios.
+  CommandResult OfuLive(const std::string& nvml_scenario, const std::string& dcgm_scenario, const std::string& args) {
+    const fs::path nvml = Write("nvml.json", nvml_scenario);
+    const fs::path dcgm = Write("dcgm.json", dcgm_scenario);
+    return RunShell(fmt::format("OFU_FAKE_NVML_SCENARIO='{}' OFU_FAKE_DCGM_SCENARIO='{}' '{}' {} "
+                                "--nvml-library '{}' --dcgm-library '{}'",
+                                nvml.string(), dcgm.string(), OFU_BINARY, args, OFU_FAKE_NVML_PATH,
+                                OFU_FAKE_DCGM_PATH),
+                    dir_);
+  }
+};
+
+TEST_F(LiveCli, SourcesReportsBothLibrariesAvailable) {
+  const CommandResult result = OfuLive(kNvmlTwoGpus, kDcgmOneGpu, "sources --format json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json[0]["source"], "nvml");
+  EXPECT_EQ(json[0]["available"], true);
+  EXPECT_NE(json[0]["detail"].get<std::string>().find("driver 550.54.15"), std::string::npos) << json[0];
+  EXPECT_EQ(json[1]["source"], "dcgm");
+  EXPECT_EQ(json[1]["available"], true) << json[1];
+}
+
+TEST_F(LiveCli, TopOnceAutoDetectsNvmlAndShowsEachGpusOfu) {
+  const CommandResult result = OfuLive(kNvmlTwoGpus, kDcgmOneGpu, "top --once --width 160 --window 0.2 --clock-readings 2");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("nvml ("), std::string::npos) << result.out;
+  // 0.5 x 1830 / 1829.95 = 50.0 %; 0.25 x 1500 / 1829.95 = 20.5 %.
+  EXPECT_NE(result.out.find("50.0 %"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("20.5 %"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("1830/1830 MHz"), std::string::npos) << result.out;
+  // The double is not a GPU: what it gives is labelled synthetic.
+  EXPECT_NE(result.out.find("TEST DOUBLE"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("SYNTHETIC"), std::string::npos) << result.out;
+}
+
+TEST_F(LiveCli, AutoDetectFallsThroughToDcgmWhenNvmlHasNoGpm) {
+  const CommandResult result = OfuLive(kNvmlNoGpm, kDcgmOneGpu, "top --once --window 0.2");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("dcgm ("), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("NVIDIA A100-SXM4-80GB"), std::string::npos) << result.out;
+}
+
+TEST_F(LiveCli, RecordFromNvmlBackfillsIntoPromtoolAndReplaysToTheSameOfu) {
+  const fs::path out = dir_ / "live.om";
+  const CommandResult run = OfuLive(
+      kNvmlTwoGpus, kDcgmOneGpu,
+      fmt::format("record --source nvml --window 0.5 --clock-readings 2 --duration 2s --out '{}' --format json",
+                  out.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto summary = nlohmann::json::parse(run.out);
+  EXPECT_EQ(summary["windows"], 4);
+  EXPECT_EQ(summary["gpus"], 2);
+  EXPECT_EQ(summary["synthetic"], true) << "recorded from a test double, not a GPU";
+
+  // The recording replays to the OFU the double was scripted with.
+  const CommandResult report = Ofu(fmt::format("report --input '{}' --format json --window 1", out.string()));
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const auto json = nlohmann::json::parse(report.out);
+  ASSERT_EQ(json["gpus"].size(), 2u);
+  EXPECT_EQ(json["gpus"][0]["uuid"], "GPU-live-0");
+  EXPECT_NEAR(json["gpus"][0]["ofu"].get<double>(), 0.5 * 1830 / kH100SpecMhz, 1e-6);
+  EXPECT_NEAR(json["gpus"][1]["ofu"].get<double>(), 0.25 * 1500 / kH100SpecMhz, 1e-6);
+  EXPECT_NEAR(json["gpus"][0]["tensor_active"].get<double>(), 0.5, 1e-12);
+
+  if (std::string(OFU_PROMTOOL).empty() || std::string(OFU_PROMTOOL).find("NOTFOUND") != std::string::npos) {
+    GTEST_SKIP() << "promtool not found; scripts/install-deps.sh installs it";
+  }
+  const fs::path tsdb = dir_ / "tsdb";
+  const CommandResult import = RunShell(
+      fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL, out.string(), tsdb.string()),
+      dir_);
+  ASSERT_EQ(import.exit_code, 0) << import.out << import.err;
+  fs::create_directories(tsdb / "wal");  // `promtool tsdb dump` wants one
+  const CommandResult dump = RunShell(fmt::format("'{}' tsdb dump '{}'", OFU_PROMTOOL, tsdb.string()), dir_);
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  std::size_t tensor_samples = 0;
+  for (std::size_t at = dump.out.find("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"); at != std::string::npos;
+       at = dump.out.find("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", at + 1)) {
+    ++tensor_samples;
+  }
+  EXPECT_EQ(tensor_samples, 8u);  // 4 windows x 2 GPUs
+}
+
+TEST_F(LiveCli, TopOnceOverDcgmWithAHostengineThatNeverAnswersExitsFive) {
+  const CommandResult result = OfuLive(kNvmlNoGpm, R"({"hostengine": false, "embedded": false})",
+                                       "top --once --window 0.2");
+  EXPECT_EQ(result.exit_code, 5) << result.out;
+  EXPECT_NE(result.err.find("nvml: "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("Hopper"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("dcgm: "), std::string::npos) << result.err;
+}
+
+}  // namespace
