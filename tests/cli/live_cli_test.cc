@@ -40,7 +40,7 @@ constexpr const char* kDcgmOneGpu = R"({
   "gpus": [{"name": "NVIDIA A100-SXM4-80GB", "uuid": "GPU-a100", "pci_bus_id": "00000000:07:00.0"}],
   "reads": [[{"1001": 0.8, "1004": 0.4, "100": 1410, "155": 300.0, "112": 0}]]})";
 
-// H100 SXM5 f_spec: 989.4 TFLOPS / (132 SMs x 4096 FLOP/clk) = 1829.95 MHz.
+// H100 SXM5 f_spec: 989.4 TFLOPS / (132 SMs x 4096 FLOP/clk) = 1829.945 MHz.
 constexpr double kH100SpecMhz = 989.4e12 / (132 * 4096.0) / 1e6;
 
 class LiveCli : public ofu::testing::CliTest {
@@ -72,7 +72,7 @@ TEST_F(LiveCli, TopOnceAutoDetectsNvmlAndShowsEachGpusOfu) {
   const CommandResult result = OfuLive(kNvmlTwoGpus, kDcgmOneGpu, "top --once --width 160 --window 0.2 --clock-readings 2");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("nvml ("), std::string::npos) << result.out;
-  // 0.5 x 1830 / 1829.95 = 50.0 %; 0.25 x 1500 / 1829.95 = 20.5 %.
+  // 0.5 x 1830 / 1829.945 = 50.0 %; 0.25 x 1500 / 1829.945 = 20.5 %.
   EXPECT_NE(result.out.find("50.0 %"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("20.5 %"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("1830/1830 MHz"), std::string::npos) << result.out;

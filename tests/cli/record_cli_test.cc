@@ -95,8 +95,10 @@ TEST_F(RecordCli, HandComputedOfuSurvivesTheRecording) {
             0);
   const CommandResult report = Ofu(fmt::format("report --input '{}' --format json", out.string()));
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  // 0.5 x 1830 / 1829.95 = 0.500014.
-  EXPECT_NEAR(nlohmann::json::parse(report.out)["overall"]["ofu"].get<double>(), 0.500014, 0.00001);
+  // f_spec = 989.4 TFLOPS / (132 SMs x 4096 FLOP/clk) = 1829.945 MHz, so
+  // 0.5 x 1830 / 1829.945 = 0.5000150.
+  const double f_spec_mhz = 989.4e12 / (132 * 4096.0) / 1e6;
+  EXPECT_NEAR(nlohmann::json::parse(report.out)["overall"]["ofu"].get<double>(), 0.5 * 1830 / f_spec_mhz, 1e-9);
   const std::string text = ofu::testing::Slurp(out);
   EXPECT_NE(text.find("ofu_recording_info{synthetic=\"true\",description=\"ofu record from replay of"),
             std::string::npos)
