@@ -110,7 +110,12 @@ TEST_F(TopTmux, ShowsTheHeaderCyclesTheSortAndQuits) {
       "new-session -d -s ofu -x 120 -y 40 \"env LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=screen '{}' top --source 'replay:{}'\"",
       OFU_BINARY, kBundled));
   ASSERT_EQ(start.exit_code, 0) << start.err;
-  ASSERT_TRUE(WaitFor([&] { return Screen().find("sort: OFU") != std::string::npos; })) << Screen();
+  // The header is drawn before the source has given its first window; wait
+  // for the first GPU row, which comes with the source's description.
+  ASSERT_TRUE(WaitFor([&] {
+    const std::string screen = Screen();
+    return screen.find("sort: OFU") != std::string::npos && screen.find("GPU 0") != std::string::npos;
+  })) << Screen();
   const std::string first = Screen();
   EXPECT_NE(first.find("ofu top — sort: OFU (s: sort, q: quit) — replay of"), std::string::npos) << first;
   EXPECT_NE(first.find("SYNTHETIC"), std::string::npos) << first;
