@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "exit_codes.h"
+#include "kernels_command.h"
 #include "record_command.h"
 #include "report_command.h"
 #include "top_command.h"
@@ -26,6 +27,8 @@ Commands:
   top      a live terminal view of OFU per GPU. Try: ofu top
   sources  which counter sources (NVML, DCGM, scrape, replay) work here,
            and why the others do not
+  kernels  what GEMM kernel names encode (tile, cluster, precision).
+           Try: ofu kernels parse nvjet_tst_64x8_64x16_4x1_v_bz_TNT
 
 Run 'ofu COMMAND --help' for a command's flags. Docs: docs/cli.md, docs/metrics.md.)";
 
@@ -44,6 +47,8 @@ int main(int argc, char** argv) {
   CLI::App* top = ofu::cli::AddTopCommand(app, top_args);
   ofu::cli::SourcesArgs sources_args;
   CLI::App* sources = ofu::cli::AddSourcesCommand(app, sources_args);
+  ofu::cli::KernelsArgs kernels_args;
+  CLI::App* kernels = ofu::cli::AddKernelsCommand(app, kernels_args);
 
   try {
     app.parse(argc, argv);
@@ -62,5 +67,6 @@ int main(int argc, char** argv) {
   if (record->parsed()) return ofu::cli::RunRecord(record_args);
   if (top->parsed()) return ofu::cli::RunTop(top_args);
   if (sources->parsed()) return ofu::cli::RunSources(sources_args);
+  if (kernels->parsed()) return ofu::cli::RunKernels(kernels_args);
   return ofu::cli::kExitUsage;
 }

@@ -1,0 +1,163 @@
+#include "kernels_command.h"
+
+#include <iostream>
+#include <optional>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "exit_codes.h"
+#include "ofu/kernels/kernel_name.h"
+
+namespace ofu::cli {
+namespace {
+
+constexpr const char* kKernelsHelp = R"(Read GEMM kernel names (cuBLAS and CUTLASS).
+
+Run 'ofu kernels parse --help' for details.)";
+
+constexpr const char* kParseHelp = R"(Read what GEMM kernel names encode: family, tile MxNxK, stages, cluster
+MxN, input precision, whether tensor cores run the kernel, split-K and 2-CTA.
+
+Families: nvjet_* (cuBLAS), sm90_xmma_*, sm100_*, sm80_xmma_*, ampere_*
+(cuBLAS), cutlass_* (CUTLASS 2.x), cutlass3x_* (CUTLASS 3.x). A demangled
+signature that names one of these as a template argument also works. A field
+the name does not encode is shown as '-' (null in JSON), never a default;
+a name ofu cannot read is reported as unparsed with the reason. The meanings
+of the cuBLAS-internal names are inferred, not documented (docs/kernels.md).
+
+NAME '-' reads names from standard input, one per line.
+
+Examples:
+  ofu kernels parse nvjet_tst_64x8_64x16_4x1_v_bz_splitK_TNT
+  ofu kernels parse --format json ampere_sgemm_128x64_nn
+  ofu kernels parse 'void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_nn_align8>(...)'
+  ofu kernels parse - < kernel-names.txt
+
+Exit status: 0 when every name parsed, 2 when any did not (all are still
+printed), 1 usage.)";
+
+struct Parsed {
+  std::string name;
+  Result<kernels::KernelInfo> info;
+};
+
+std::string Trim(std::string_view text) {
+  const auto begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string_view::npos) return {};
+  const auto end = text.find_last_not_of(" \t\r\n");
+  return std::string(text.substr(begin, end - begin + 1));
+}
+
+std::vector<std::string> CollectNames(const std::vector<std::string>& args) {
+  std::vector<std::string> names;
+  for (const std::string& arg : args) {
+    if (arg != "-") {
+      names.push_back(arg);
+      continue;
+    }
+    for (std::string line; std::getline(std::cin, line);) {
+      std::string name = Trim(line);
+      if (!name.empty()) names.push_back(std::move(name));
+    }
+  }
+  return names;
+}
+
+template <typename T>
+nlohmann::ordered_json OrNull(const std::optional<T>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json ToJson(const Parsed& parsed) {
+  nlohmann::ordered_json out;
+  out["name"] = parsed.name;
+  out["parsed"] = parsed.info.ok();
+  if (!parsed.info.ok()) {
+    out["reason"] = parsed.info.error().message;
+    for (const char* key : {"family", "tile_m", "tile_n", "tile_k", "stages", "cluster_m", "cluster_n",
+                            "precision", "tensor_core", "split_k", "two_cta"}) {
+      out[key] = nullptr;
+    }
+    return out;
+  }
+  const kernels::KernelInfo& info = *parsed.info;
+  out["family"] = kernels::FamilyName(info.family);
+  out["tile_m"] = OrNull(info.tile_m);
+  out["tile_n"] = OrNull(info.tile_n);
+  out["tile_k"] = OrNull(info.tile_k);
+  out["stages"] = OrNull(info.stages);
+  out["cluster_m"] = OrNull(info.cluster_m);
+  out["cluster_n"] = OrNull(info.cluster_n);
+  out["precision"] = info.precision ? nlohmann::ordered_json(kernels::PrecisionName(*info.precision))
+                                    : nlohmann::ordered_json(nullptr);
+  out["tensor_core"] = OrNull(info.tensor_core);
+  out["split_k"] = info.split_k;
+  out["two_cta"] = info.two_cta;
+  return out;
+}
+
+std::string Show(const std::optional<int>& value) { return value ? fmt::format("{}", *value) : "-"; }
+
+void PrintTable(const std::vector<Parsed>& all) {
+  fmt::print("{:<10} {:<12} {:>6} {:>7} {:<9} {:<7} {:<12} {}\n", "family", "tile", "stages", "cluster",
+             "precision", "tensor", "flags", "name");
+  for (const Parsed& parsed : all) {
+    if (!parsed.info.ok()) {
+      fmt::print("{:<10} {}\n{:<10} reason: {}\n", "unparsed", parsed.name, "", parsed.info.error().message);
+      continue;
+    }
+    const kernels::KernelInfo& info = *parsed.info;
+    const std::string tile = fmt::format("{}x{}x{}", Show(info.tile_m), Show(info.tile_n), Show(info.tile_k));
+    const std::string cluster = info.cluster_m ? fmt::format("{}x{}", *info.cluster_m, Show(info.cluster_n)) : "-";
+    const std::string_view precision = info.precision ? kernels::PrecisionName(*info.precision) : "-";
+    const std::string_view tensor = !info.tensor_core ? "-" : *info.tensor_core ? "tensor" : "simt";
+    std::string flags;
+    if (info.split_k) flags += "splitK ";
+    if (info.two_cta) flags += "2cta ";
+    if (flags.empty()) flags = "-";
+    fmt::print("{:<10} {:<12} {:>6} {:>7} {:<9} {:<7} {:<12} {}\n", kernels::FamilyName(info.family), tile,
+               Show(info.stages), cluster, precision, tensor, Trim(flags), parsed.name);
+  }
+}
+
+}  // namespace
+
+CLI::App* AddKernelsCommand(CLI::App& app, KernelsArgs& args) {
+  CLI::App* kernels = app.add_subcommand("kernels", "What GEMM kernel names say about tiles and precision");
+  kernels->description(kKernelsHelp);
+  kernels->require_subcommand(1);
+  CLI::App* parse = kernels->add_subcommand("parse", "Read tile, cluster, precision from GEMM kernel names");
+  parse->description(kParseHelp);
+  parse->add_option("names", args.names, "Kernel names; '-' reads them from stdin, one per line")->required();
+  parse->add_option("--format,-f", args.format, "Output: table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  return kernels;
+}
+
+int RunKernels(const KernelsArgs& args) {
+  std::vector<Parsed> all;
+  for (std::string& name : CollectNames(args.names)) {
+    auto info = kernels::ParseKernelName(name);
+    all.push_back(Parsed{std::move(name), std::move(info)});
+  }
+  if (all.empty()) {
+    fmt::print(stderr, "ofu kernels parse: no kernel names given (standard input was empty)\n");
+    return kExitUsage;
+  }
+  bool all_parsed = true;
+  for (const Parsed& parsed : all) all_parsed = all_parsed && parsed.info.ok();
+
+  if (args.format == "json") {
+    auto out = nlohmann::ordered_json::array();
+    for (const Parsed& parsed : all) out.push_back(ToJson(parsed));
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    PrintTable(all);
+  }
+  return all_parsed ? kExitOk : kExitBadInput;
+}
+
+}  // namespace ofu::cli

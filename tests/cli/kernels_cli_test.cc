@@ -1,0 +1,74 @@
+// End-to-end tests of `ofu kernels parse`: the JSON contract and exit status.
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+
+namespace {
+
+class KernelsCli : public ofu::testing::CliTest {};
+
+constexpr const char* kKeys[] = {"family", "tile_m",    "tile_n",    "tile_k",      "stages",  "cluster_m",
+                                 "cluster_n", "precision", "tensor_core", "split_k", "two_cta"};
+
+TEST_F(KernelsCli, JsonHasEveryKeyWithNullsAndExitsTwoOnUnparsed) {
+  auto result = Ofu("kernels parse --format json ampere_sgemm_128x64_nn flash_fwd_kernel");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  ASSERT_EQ(json.size(), 2u);
+
+  const auto& parsed = json[0];
+  EXPECT_EQ(parsed["name"], "ampere_sgemm_128x64_nn");
+  EXPECT_EQ(parsed["parsed"], true);
+  EXPECT_FALSE(parsed.contains("reason"));
+  for (const char* key : kKeys) EXPECT_TRUE(parsed.contains(key)) << key;
+  EXPECT_EQ(parsed["family"], "ampere");
+  EXPECT_EQ(parsed["tile_m"], 128);
+  EXPECT_EQ(parsed["tile_n"], 64);
+  EXPECT_TRUE(parsed["tile_k"].is_null());
+  EXPECT_TRUE(parsed["stages"].is_null());
+  EXPECT_TRUE(parsed["cluster_m"].is_null());
+  EXPECT_TRUE(parsed["cluster_n"].is_null());
+  EXPECT_EQ(parsed["precision"], "fp32");
+  EXPECT_EQ(parsed["tensor_core"], false);
+  EXPECT_EQ(parsed["split_k"], false);
+  EXPECT_EQ(parsed["two_cta"], false);
+
+  const auto& unparsed = json[1];
+  EXPECT_EQ(unparsed["name"], "flash_fwd_kernel");
+  EXPECT_EQ(unparsed["parsed"], false);
+  EXPECT_FALSE(unparsed["reason"].get<std::string>().empty());
+  for (const char* key : kKeys) {
+    ASSERT_TRUE(unparsed.contains(key)) << key;
+    EXPECT_TRUE(unparsed[key].is_null()) << key;
+  }
+}
+
+TEST_F(KernelsCli, AllParsedExitsZero) {
+  auto result = Ofu("kernels parse --format json nvjet_tst_64x8_64x16_4x1_v_bz_splitK_TNT "
+                    "cutlass3x_sm90_tensorop_gemm_f16_f16_f32_f16_f32_128x128x64_0x0x1_0_ntn_align8");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  ASSERT_EQ(json.size(), 2u);
+  EXPECT_EQ(json[0]["split_k"], true);
+  EXPECT_EQ(json[0]["cluster_m"], 4);
+  EXPECT_TRUE(json[1]["cluster_m"].is_null());  // 0x0x1: chosen at run time
+}
+
+TEST_F(KernelsCli, TableReadsNamesFromStdinAndShowsTheReason) {
+  const auto names = Write("names.txt", "ampere_sgemm_128x64_nn\n\nnvjet_garbage\r\n");
+  auto result = Ofu("kernels parse - < '" + names.string() + "'");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.out.find("ampere "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("unparsed   nvjet_garbage\n"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("reason: nvjet:"), std::string::npos) << result.out;
+}
+
+TEST_F(KernelsCli, NoNameIsAUsageError) {
+  EXPECT_EQ(Ofu("kernels parse").exit_code, 1);
+  EXPECT_EQ(Ofu("kernels parse --format xml nvjet_tst_64x8_64x16_4x1_v_bz_TNT").exit_code, 1);
+}
+
+}  // namespace
