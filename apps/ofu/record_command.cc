@@ -5,23 +5,17 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <csignal>
 #include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "exit_codes.h"
+#include "stop_signal.h"
 #include "ofu/sources/recording_writer.h"
 
 namespace ofu::cli {
 namespace {
-
-// Set by SIGINT/SIGTERM, read by the recording loop and the clock. A signal
-// handler can safely touch nothing else, which is why this one flag is global.
-volatile std::sig_atomic_t g_record_stop = 0;
-
-extern "C" void OnRecordStopSignal(int /*signal*/) { g_record_stop = 1; }
 
 // A stop is noticed within this long while a live source waits for its window.
 constexpr double kSleepSliceS = 0.1;
@@ -49,7 +43,7 @@ class StoppableClock final : public sources::Clock {
  public:
   double NowS() override { return system_.NowS(); }
   void SleepS(double seconds) override {
-    while (seconds > 0 && g_record_stop == 0) {
+    while (seconds > 0 && !StopRequested()) {
       const double slice = std::min(seconds, kSleepSliceS);
       system_.SleepS(slice);
       seconds -= slice;
@@ -142,11 +136,7 @@ int RunRecord(const RecordArgs& args) {
   auto duration = ParseDuration(args.duration);
   if (!duration.ok()) return Fail(duration.error());
 
-  struct sigaction action {};
-  action.sa_handler = OnRecordStopSignal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  InstallStopSignals();
 
   StoppableClock clock;
   SourceFlags flags = args.source;
@@ -162,7 +152,7 @@ int RunRecord(const RecordArgs& args) {
   auto last_progress = std::chrono::steady_clock::now();
   const auto started = last_progress;
   // The tolerance keeps 60 windows of 1 s from needing a 61st to cover 60 s.
-  while (g_record_stop == 0 && summary.seconds + 1e-9 < *duration) {
+  while (!StopRequested() && summary.seconds + 1e-9 < *duration) {
     auto next = (*source)->Next();
     if (!next.ok()) {
       failure = next.error();
@@ -185,7 +175,7 @@ int RunRecord(const RecordArgs& args) {
                  summary.gpus, summary.seconds, *duration, std::chrono::duration<double>(now - started).count());
     }
   }
-  summary.interrupted = g_record_stop != 0;
+  summary.interrupted = StopRequested();
   if (progress && last_progress != started) fmt::print(stderr, "\n");
 
   if (summary.windows == 0) {

@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <chrono>
 #include <clocale>
-#include <csignal>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "exit_codes.h"
+#include "stop_signal.h"
 #include "spec_db.h"
 #include "ofu/core/gpu_spec.h"
 #include "process_names.h"
@@ -22,12 +22,6 @@
 
 namespace ofu::cli {
 namespace {
-
-// Set by SIGINT/SIGTERM, read by the interactive loop. A signal handler can
-// safely touch nothing else, which is why this one flag is global.
-volatile std::sig_atomic_t g_top_stop = 0;
-
-extern "C" void OnTopStopSignal(int /*signal*/) { g_top_stop = 1; }
 
 // Keys are polled this often while a source waits for its window.
 constexpr int kKeyPollMs = 100;
@@ -145,7 +139,7 @@ class Interactive {
     frame_.process_name = [root = args.proc_root](std::uint32_t pid) { return ReadProcessName(root, pid); };
   }
 
-  bool quit() const { return quit_ || g_top_stop != 0; }
+  bool quit() const { return quit_ || StopRequested(); }
 
   void SetSource(std::string description) { frame_.source = std::move(description); }
   void Add(const sources::Snapshot& snapshot) {
@@ -204,11 +198,7 @@ class KeyAnsweringClock final : public sources::Clock {
 
 int RunInteractive(const TopArgs& args, const GpuSpecDatabase& specs) {
   // Before initscr, so that curses leaves these signals to us.
-  struct sigaction action {};
-  action.sa_handler = OnTopStopSignal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  InstallStopSignals();
   std::setlocale(LC_ALL, "");  // curses draws UTF-8 (bars, sparkline, "—") only in a UTF-8 locale
 
   std::optional<Error> failure;
