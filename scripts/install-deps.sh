@@ -12,6 +12,7 @@ packages=(
   libncurses-dev                   # ofu top
   tmux                             # drives ofu top in its interactive test
   libgtest-dev libgmock-dev libbenchmark-dev
+  libsimdjson-dev zlib1g-dev libsqlite3-dev   # kernel traces (Kineto JSON, gzip, Nsight SQLite)
   prometheus                       # promtool: format cross-checks and benchmarks
   python3                          # scripts/make_synthetic_recording.py
 )
