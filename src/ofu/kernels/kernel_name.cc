@@ -545,4 +545,12 @@ std::string_view PrecisionName(Precision precision) {
   return "unknown";
 }
 
+std::optional<Precision> PrecisionFromName(std::string_view name) {
+  for (Precision p : {Precision::kFp16, Precision::kBf16, Precision::kTf32, Precision::kFp8, Precision::kFp4,
+                      Precision::kFp32, Precision::kInt8}) {
+    if (PrecisionName(p) == name) return p;
+  }
+  return std::nullopt;
+}
+
 }  // namespace ofu::kernels

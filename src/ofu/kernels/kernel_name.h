@@ -95,5 +95,7 @@ Result<KernelInfo> ParseKernelName(std::string_view name);
 // Lower-case names used in output: "nvjet", "sm90_xmma", ..., "bf16", ...
 std::string_view FamilyName(KernelFamily family);
 std::string_view PrecisionName(Precision precision);
+// The inverse of PrecisionName; absent for any other text.
+std::optional<Precision> PrecisionFromName(std::string_view name);
 
 }  // namespace ofu::kernels

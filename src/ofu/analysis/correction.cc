@@ -1,0 +1,316 @@
+#include "ofu/analysis/correction.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace ofu::analysis {
+namespace {
+
+using kernels::KernelInfo;
+using kernels::PaddedDim;
+using kernels::PaddedGemm;
+using kernels::Precision;
+
+// Tensor FLOP rate of a precision relative to bf16 when the GPU's spec does
+// not list it: what Ampere, Hopper and Blackwell all have in common.
+double GenericRelativeRate(Precision p) {
+  switch (p) {
+    case Precision::kFp16:
+    case Precision::kBf16: return 1.0;
+    case Precision::kTf32: return 0.5;
+    case Precision::kFp8:
+    case Precision::kInt8: return 2.0;
+    case Precision::kFp4: return 4.0;
+    case Precision::kFp32: return 0.5;  // not reached: fp32 on tensor cores is tf32
+  }
+  return 1.0;
+}
+
+class RateTable {
+ public:
+  explicit RateTable(const GpuSpec* gpu) : gpu_(gpu) {}
+
+  double RelativeRate(Precision p) {
+    if (auto it = cache_.find(p); it != cache_.end()) return it->second;
+    double rate = GenericRelativeRate(p);
+    bool from_spec = false;
+    if (gpu_ != nullptr) {
+      auto bf16 = gpu_->precisions.find("bf16");
+      auto own = gpu_->precisions.find(std::string(kernels::PrecisionName(p)));
+      if (bf16 != gpu_->precisions.end() && own != gpu_->precisions.end() &&
+          bf16->second.flops_per_clock_per_sm > 0) {
+        rate = own->second.flops_per_clock_per_sm / bf16->second.flops_per_clock_per_sm;
+        from_spec = true;
+      }
+    }
+    if (!from_spec) {
+      notes_.push_back(gpu_ == nullptr
+                           ? fmt::format("{} tensor rate: the generic {}x bf16 (no GPU model known; pass --gpu-model)",
+                                         kernels::PrecisionName(p), rate)
+                           : fmt::format("{} tensor rate: the generic {}x bf16 ({} lists no {} figure)",
+                                         kernels::PrecisionName(p), rate, gpu_->name, kernels::PrecisionName(p)));
+    }
+    cache_.emplace(p, rate);
+    return rate;
+  }
+
+  std::vector<std::string> TakeNotes() { return std::move(notes_); }
+
+ private:
+  const GpuSpec* gpu_;
+  std::map<Precision, double> cache_;
+  std::vector<std::string> notes_;
+};
+
+// Counts left-out kernels by reason, keeping the first example of each.
+class LeftOutCounter {
+ public:
+  void Add(std::string_view reason, double time_us, const std::string& name, std::string_view detail = {}) {
+    auto [it, inserted] = index_.try_emplace(std::string(reason), rows_.size());
+    if (inserted) {
+      rows_.push_back(LeftOut{std::string(reason), 0, 0,
+                              detail.empty() ? name : fmt::format("{} ({})", name, detail)});
+    }
+    rows_[it->second].kernels += 1;
+    rows_[it->second].time_us += time_us;
+  }
+  std::vector<LeftOut> Take() {
+    std::stable_sort(rows_.begin(), rows_.end(),
+                     [](const LeftOut& a, const LeftOut& b) { return a.time_us > b.time_us; });
+    return std::move(rows_);
+  }
+
+ private:
+  std::map<std::string, size_t> index_;
+  std::vector<LeftOut> rows_;
+};
+
+std::optional<Precision> PrecisionOf(const KernelInfo& info, const formats::FrameworkOp& op) {
+  std::optional<Precision> p = info.precision;
+  if (!p) {
+    for (const std::string& type : op.input_types) {
+      if ((p = kernels::PrecisionFromTorchType(type))) break;
+    }
+  }
+  // Tensor cores have no fp32 mode: fp32 inputs on tensor cores run as tf32.
+  if (p == Precision::kFp32 && info.tensor_core == true) p = Precision::kTf32;
+  return p;
+}
+
+// "N = 4097 pads to 4608 with 256-wide tiles in clusters of 2; make N a
+// multiple of 512", for each padded dimension, worst first.
+std::string Advice(const PaddedGemm& padded, kernels::TileOrientation orientation) {
+  const bool swapped = orientation == kernels::TileOrientation::kSwapped;
+  struct Named {
+    const char* label;
+    const PaddedDim* dim;
+    bool rows;  // the framework's M: its rows are usually tokens
+  };
+  std::vector<Named> dims = {{swapped ? "N" : "M", &padded.m, !swapped},
+                             {swapped ? "M" : "N", &padded.n, swapped},
+                             {"K", &padded.k, false}};
+  const auto ratio = [](const PaddedDim& d) {
+    return d.size == 0 ? 1.0 : static_cast<double>(d.padded) / static_cast<double>(d.size);
+  };
+  std::stable_sort(dims.begin(), dims.end(), [&](const Named& a, const Named& b) { return ratio(*a.dim) > ratio(*b.dim); });
+  std::vector<std::string> parts;
+  for (const Named& named : dims) {
+    const PaddedDim& d = *named.dim;
+    if (d.padded == d.size) continue;
+    std::string tiles = fmt::format("{}-{} tiles", d.tile, named.label[0] == 'K' ? "deep" : "wide");
+    if (d.cluster > 1) tiles += fmt::format(" in clusters of {}", d.cluster);
+    std::string part = fmt::format("{} = {} pads to {} with {}; make {} a multiple of {}", named.label, d.size,
+                                   d.padded, tiles, named.label, d.step);
+    if (named.rows && d.size < d.step) part += " or batch more rows per GEMM";
+    parts.push_back(std::move(part));
+  }
+  std::string advice;
+  for (size_t i = 0; i < parts.size(); ++i) advice += (i == 0 ? "" : "; ") + parts[i];
+  return advice;
+}
+
+struct GroupKey {
+  uint32_t name_id;
+  std::string op_name;
+  int64_t m, n, k, batch;
+  Precision precision;
+  auto Tie() const { return std::tie(name_id, op_name, m, n, k, batch, precision); }
+  bool operator<(const GroupKey& other) const { return Tie() < other.Tie(); }
+};
+
+struct Group {
+  PaddedGemm padded;
+  int64_t launches = 0;
+  double executed_time = 0;  // Σ E/R
+  double wasted_time = 0;    // Σ (E−U)/R
+};
+
+}  // namespace
+
+CorrectionReport ComputeCorrection(const formats::KernelTrace& trace, const CorrectionOptions& options) {
+  CorrectionReport report;
+  report.reference_precision = options.reference_precision;
+  Coverage& coverage = report.coverage;
+  RateTable rates(options.gpu);
+  LeftOutCounter left_out;
+
+  // Names repeat: read each distinct one once.
+  std::vector<std::optional<Result<KernelInfo>>> parsed(trace.kernel_names.size());
+  const auto info_for = [&](uint32_t name_id) -> const Result<KernelInfo>& {
+    if (!parsed[name_id]) parsed[name_id] = kernels::ParseKernelName(trace.kernel_names[name_id]);
+    return *parsed[name_id];
+  };
+
+  double useful_time = 0, executed_time = 0;
+  std::map<Precision, double> time_by_precision;
+  std::map<GroupKey, Group> groups;
+  int64_t unknown_tile_k = 0, assumed_cluster = 0, launch_cluster = 0, split_k = 0;
+
+  for (const formats::TraceKernel& kernel : trace.kernels) {
+    coverage.kernels += 1;
+    coverage.kernel_time_us += kernel.duration_us;
+    if (kernel.name_id >= trace.kernel_names.size()) continue;  // a reader bug; never index past
+    const std::string& name = trace.kernel_names[kernel.name_id];
+    const Result<KernelInfo>& info = info_for(kernel.name_id);
+    const formats::FrameworkOp* op =
+        kernel.op && *kernel.op < trace.ops.size() ? &trace.ops[*kernel.op] : nullptr;
+    if (!info.ok() && op == nullptr) continue;  // neither named nor launched as a GEMM
+    coverage.gemm_kernels += 1;
+    coverage.gemm_time_us += kernel.duration_us;
+
+    if (!info.ok()) {
+      left_out.Add("kernel name not read", kernel.duration_us, name, info.error().message);
+      continue;
+    }
+    if (info->tensor_core == false) {
+      coverage.simt_kernels += 1;
+      coverage.simt_time_us += kernel.duration_us;
+      continue;
+    }
+    if (!info->tensor_core) {
+      left_out.Add("the name does not say whether tensor cores run it", kernel.duration_us, name);
+      continue;
+    }
+    if (op == nullptr) {
+      left_out.Add("no GEMM op linked, so no shape", kernel.duration_us, name);
+      continue;
+    }
+    auto problem = kernels::GemmProblemFromOp(op->name, op->input_dims);
+    if (!problem.ok()) {
+      left_out.Add("the op's shapes could not be read", kernel.duration_us, name, problem.error().message);
+      continue;
+    }
+    const std::optional<Precision> precision = PrecisionOf(*info, *op);
+    if (!precision) {
+      left_out.Add("precision unknown", kernel.duration_us, name);
+      continue;
+    }
+    if (!info->tile_m || !info->tile_n) {
+      left_out.Add("the name gives no tile", kernel.duration_us, name);
+      continue;
+    }
+    kernels::TileShape tile;
+    tile.tile_m = *info->tile_m;
+    tile.tile_n = *info->tile_n;
+    tile.tile_k = info->tile_k.value_or(0);
+    if (!info->tile_k) unknown_tile_k += 1;
+    if (info->cluster_m && info->cluster_n) {
+      tile.cluster_m = *info->cluster_m;
+      tile.cluster_n = *info->cluster_n;
+    } else if (kernel.cluster && kernel.cluster->x > 0 && kernel.cluster->y > 0) {
+      tile.cluster_m = kernel.cluster->x;
+      tile.cluster_n = kernel.cluster->y;
+      launch_cluster += 1;
+    } else {
+      assumed_cluster += 1;
+    }
+    if (info->split_k) split_k += 1;
+
+    const kernels::GemmProblem kernel_problem = kernels::KernelOrientation(*problem, options.orientation);
+    auto padded = kernels::PadGemm(kernel_problem, tile);
+    if (!padded.ok()) {
+      left_out.Add("tile or shape out of range", kernel.duration_us, name, padded.error().message);
+      continue;
+    }
+    const double rate = rates.RelativeRate(*precision);
+    const double executed = padded->executed_flops / rate;
+    const double useful = padded->useful_flops / rate;
+    coverage.corrected_kernels += 1;
+    coverage.corrected_time_us += kernel.duration_us;
+    useful_time += useful;
+    executed_time += executed;
+    time_by_precision[*precision] += executed;
+
+    Group& group = groups[GroupKey{kernel.name_id, op->name, problem->m, problem->n, problem->k, problem->batch,
+                                   *precision}];
+    group.padded = *padded;
+    group.launches += 1;
+    group.executed_time += executed;
+    group.wasted_time += executed - useful;
+  }
+  coverage.left_out = left_out.Take();
+
+  if (coverage.gemm_time_us > 0) report.non_tensor_gemm_share = coverage.simt_time_us / coverage.gemm_time_us;
+  if (executed_time > 0) {
+    report.factor = useful_time / executed_time;
+    double scale = 0;
+    for (const auto& [precision, time] : time_by_precision) {
+      const double share = time / executed_time;
+      const double rate = rates.RelativeRate(precision);
+      report.precision_mix.push_back(PrecisionShare{precision, share, rate});
+      scale += share * rate;
+    }
+    report.mfu_scale = scale / rates.RelativeRate(options.reference_precision);
+    std::stable_sort(report.precision_mix.begin(), report.precision_mix.end(),
+                     [](const PrecisionShare& a, const PrecisionShare& b) {
+                       return a.tensor_time_share > b.tensor_time_share;
+                     });
+  } else if (coverage.gemm_kernels == 0) {
+    report.notes.push_back("no GEMM kernels in the trace (none named like a cuBLAS/CUTLASS GEMM, none "
+                           "launched by a GEMM op)");
+  } else {
+    report.notes.push_back("no GEMM kernel could be corrected; see why under 'left out'");
+  }
+
+  for (const auto& [key, group] : groups) {
+    if (group.wasted_time <= 0) continue;
+    WastefulGemm row;
+    row.kernel_name = trace.kernel_names[key.name_id];
+    row.op_name = key.op_name;
+    row.problem = kernels::GemmProblem{key.m, key.n, key.k, key.batch};
+    row.padded = group.padded;
+    row.precision = key.precision;
+    row.launches = group.launches;
+    row.tensor_time_share = group.executed_time / executed_time;
+    row.wasted_share = group.wasted_time / executed_time;
+    row.advice = Advice(group.padded, options.orientation);
+    report.wasteful.push_back(std::move(row));
+  }
+  std::stable_sort(report.wasteful.begin(), report.wasteful.end(),
+                   [](const WastefulGemm& a, const WastefulGemm& b) { return a.wasted_share > b.wasted_share; });
+  if (report.wasteful.size() > options.max_wasteful) report.wasteful.resize(options.max_wasteful);
+
+  if (unknown_tile_k > 0) {
+    report.notes.push_back(fmt::format("{} kernel(s) name no tile K: K is not padded for them", unknown_tile_k));
+  }
+  if (launch_cluster > 0) {
+    report.notes.push_back(fmt::format("{} kernel(s) take their cluster from the launch (x as M, y as N; "
+                                       "not yet checked on hardware)", launch_cluster));
+  }
+  if (assumed_cluster > 0) {
+    report.notes.push_back(fmt::format("{} kernel(s) choose their cluster at run time and the trace does not "
+                                       "record it: assumed 1x1, so cluster padding is not counted", assumed_cluster));
+  }
+  if (split_k > 0) {
+    report.notes.push_back(fmt::format("{} split-K kernel(s): the split count is unknown, so K is padded once "
+                                       "(a lower bound on the waste)", split_k));
+  }
+  for (std::string& note : rates.TakeNotes()) report.notes.push_back(std::move(note));
+  return report;
+}
+
+}  // namespace ofu::analysis

@@ -1,0 +1,107 @@
+// From a kernel trace to what raw OFU cannot see by itself (DESIGN.md §2,
+// properties 1, 2 and 5): the tile-quantization correction factor, the
+// precision mix of tensor time, the share of GEMM time on CUDA cores, and the
+// GEMMs that waste the most tensor time, with advice.
+//
+// Per GEMM kernel of the trace whose name gives its tile (kernel_name.h),
+// whose framework op gives its shape (gemm_problem.h) and whose precision is
+// known (from the name, else from the op's input types):
+//
+//     U = 2·M·N·K·batch          useful FLOPs
+//     E = the same, padded       executed FLOPs (gemm_padding.h)
+//     tensor time ∝ E / R_p      R_p: the tensor rate of precision p relative
+//                                 to bf16 (2 for fp8, ½ for tf32 on Hopper)
+//
+// Tensor activity counts busy pipe cycles, and a pipe is busy E/R_p long,
+// so the factor weighs kernels as the pipes see them:
+//
+//     factor = Σ U/R_p / Σ E/R_p          corrected OFU = OFU × factor
+//     w_p    = Σ_p E/R_p / Σ E/R_p        (share of tensor time in precision p)
+//     MFU_ref ≈ corrected OFU × Σ_p w_p · R_p / R_ref
+//
+// R_p comes from the GPU's spec (flops_per_clock_per_sm relative to bf16)
+// when the caller names one that lists p, else from the generic ratios
+// fp16 = bf16 = 1, tf32 = ½, fp8 = int8 = 2, fp4 = 4 (with a note).
+//
+// Kernels left out of the factor are counted by reason (name not read, no
+// shapes, precision unknown, ...), so coverage is always visible; kernels on
+// CUDA cores (SIMT GEMMs) are reported as their own share, never folded in.
+//
+// Thread-safety: pure function of its inputs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ofu/core/gpu_spec.h"
+#include "ofu/core/result.h"
+#include "ofu/formats/kernel_trace.h"
+#include "ofu/kernels/gemm_padding.h"
+#include "ofu/kernels/gemm_problem.h"
+#include "ofu/kernels/kernel_name.h"
+
+namespace ofu::analysis {
+
+struct CorrectionOptions {
+  kernels::TileOrientation orientation = kernels::TileOrientation::kSwapped;
+  const GpuSpec* gpu = nullptr;  // tensor rates per precision; null: generic ratios
+  kernels::Precision reference_precision = kernels::Precision::kBf16;
+  size_t max_wasteful = 10;      // rows of the advice table
+};
+
+struct PrecisionShare {
+  kernels::Precision precision = kernels::Precision::kBf16;
+  double tensor_time_share = 0;  // w_p
+  double relative_rate = 0;      // R_p (bf16 = 1)
+};
+
+// One GEMM (kernel name, op, shape, precision) and how much tensor time its
+// padding wastes.
+struct WastefulGemm {
+  std::string kernel_name;
+  std::string op_name;
+  kernels::GemmProblem problem;  // framework orientation
+  kernels::PaddedGemm padded;    // kernel orientation
+  kernels::Precision precision = kernels::Precision::kBf16;
+  int64_t launches = 0;
+  double tensor_time_share = 0;  // its E/R_p over the trace's Σ E/R_p
+  double wasted_share = 0;       // its (E − U)/R_p over the trace's Σ E/R_p
+  std::string advice;            // for a person: which dimension, what multiple
+};
+
+// Why a kernel of a GEMM op, or a GEMM-named kernel, is not in the factor.
+struct LeftOut {
+  std::string reason;
+  int64_t kernels = 0;
+  double time_us = 0;
+  std::string example;  // one kernel name, and the detail for it
+};
+
+struct Coverage {
+  int64_t kernels = 0;  // every kernel of the trace
+  double kernel_time_us = 0;
+  int64_t gemm_kernels = 0;  // named like a GEMM kernel, or launched by a GEMM op
+  double gemm_time_us = 0;
+  int64_t corrected_kernels = 0;  // in the factor
+  double corrected_time_us = 0;
+  int64_t simt_kernels = 0;  // GEMMs the name says run on CUDA cores
+  double simt_time_us = 0;
+  std::vector<LeftOut> left_out;  // the rest of gemm_kernels, by reason
+};
+
+struct CorrectionReport {
+  std::optional<double> factor;  // absent when no kernel could be corrected
+  std::vector<PrecisionShare> precision_mix;  // largest share first
+  std::optional<double> mfu_scale;            // Σ w_p · R_p / R_ref
+  kernels::Precision reference_precision = kernels::Precision::kBf16;
+  std::optional<double> non_tensor_gemm_share;  // simt_time_us / gemm_time_us
+  Coverage coverage;
+  std::vector<WastefulGemm> wasteful;  // worst first, only those that waste
+  std::vector<std::string> notes;
+};
+
+CorrectionReport ComputeCorrection(const formats::KernelTrace& trace, const CorrectionOptions& options);
+
+}  // namespace ofu::analysis

@@ -1,0 +1,210 @@
+// The correction factor, precision mix and advice (correction.h) on kernel
+// traces built here (synthetic), against values worked out by hand.
+#include "ofu/analysis/correction.h"
+
+#include <gtest/gtest.h>
+
+#include "ofu/core/gpu_spec.h"
+
+namespace ofu::analysis {
+namespace {
+
+using formats::FrameworkOp;
+using formats::KernelTrace;
+using kernels::Precision;
+
+// Builds a KernelTrace one kernel at a time.
+class TraceBuilder {
+ public:
+  // A kernel launched by `op` (or by nothing when op_name is empty).
+  TraceBuilder& Kernel(const std::string& name, double duration_us, const std::string& op_name = "",
+                       std::vector<std::vector<int64_t>> dims = {}, std::vector<std::string> types = {}) {
+    formats::TraceKernel kernel;
+    kernel.name_id = static_cast<uint32_t>(trace_.kernel_names.size());
+    trace_.kernel_names.push_back(name);
+    kernel.start_us = next_start_;
+    kernel.duration_us = duration_us;
+    next_start_ += duration_us + 1;
+    if (!op_name.empty()) {
+      kernel.op = static_cast<uint32_t>(trace_.ops.size());
+      kernel.link = formats::OpLink::kExternalId;
+      trace_.ops.push_back(FrameworkOp{op_name, std::move(dims), std::move(types), kernel.start_us, duration_us});
+    }
+    trace_.kernels.push_back(kernel);
+    return *this;
+  }
+  TraceBuilder& Cluster(int64_t x, int64_t y) {
+    trace_.kernels.back().cluster = formats::Dim3{x, y, 1};
+    return *this;
+  }
+  KernelTrace Build() const { return trace_; }
+
+ private:
+  KernelTrace trace_;
+  double next_start_ = 0;
+};
+
+const GpuSpec& H100() {
+  static const GpuSpecDatabase db = *GpuSpecDatabase::Embedded();
+  return **db.Lookup("h100-sxm5");
+}
+
+TEST(Correction, OneRaggedBf16GemmMatchesTheHandFactor) {
+  // torch.mm(A[4096,4096], B[4096,4097]) in bf16. cuBLAS sees M = 4097 (the
+  // framework's N): 256-wide tiles in clusters of 2 pad it to 4608.
+  const KernelTrace trace = TraceBuilder()
+                                .Kernel("nvjet_tst_256x128_64x4_2x1_v_bz_TNT", 900, "aten::mm",
+                                        {{4096, 4096}, {4096, 4097}}, {"c10::BFloat16", "c10::BFloat16"})
+                                .Build();
+  CorrectionOptions options;
+  options.gpu = &H100();
+  const CorrectionReport report = ComputeCorrection(trace, options);
+  ASSERT_TRUE(report.factor);
+  EXPECT_DOUBLE_EQ(*report.factor, 4097.0 / 4608.0);
+  ASSERT_EQ(report.precision_mix.size(), 1u);
+  EXPECT_EQ(report.precision_mix[0].precision, Precision::kBf16);
+  EXPECT_DOUBLE_EQ(report.precision_mix[0].tensor_time_share, 1.0);
+  EXPECT_DOUBLE_EQ(*report.mfu_scale, 1.0);
+  EXPECT_EQ(report.coverage.corrected_kernels, 1);
+  ASSERT_EQ(report.wasteful.size(), 1u);
+  EXPECT_DOUBLE_EQ(report.wasteful[0].wasted_share, (4608.0 - 4097.0) / 4608.0);
+  EXPECT_EQ(report.wasteful[0].advice,
+            "N = 4097 pads to 4608 with 256-wide tiles in clusters of 2; make N a multiple of 512");
+}
+
+TEST(Correction, DirectOrientationPadsTheOtherSide) {
+  const KernelTrace trace = TraceBuilder()
+                                .Kernel("nvjet_tst_256x128_64x4_2x1_v_bz_TNT", 900, "aten::mm",
+                                        {{4096, 4096}, {4096, 4097}})
+                                .Build();
+  CorrectionOptions options;
+  options.orientation = kernels::TileOrientation::kDirect;
+  const CorrectionReport report = ComputeCorrection(trace, options);
+  // Kernel M = 4096 (steps of 512: no padding), N = 4097 on 128-wide tiles: 4224.
+  EXPECT_DOUBLE_EQ(*report.factor, 4097.0 / 4224.0);
+  EXPECT_EQ(report.wasteful[0].advice, "N = 4097 pads to 4224 with 128-wide tiles; make N a multiple of 128");
+}
+
+TEST(Correction, MixedPrecisionWeighsKernelsAsThePipesSeeThem) {
+  // bf16 4096^3 with 128x128x64 tiles: no padding, pipe time X·4096 (X = 2·4096·4096).
+  // fp8 _scaled_mm 4096x4097x4096 on 128x256x128 tiles: kernel M 4097 -> 4224,
+  // executed X·4224 at twice the rate, so pipe time X·2112 (useful X·2048.5).
+  const KernelTrace trace =
+      TraceBuilder()
+          .Kernel("nvjet_tst_128x128_64x4_1x1_v_bz_TNT", 800, "aten::mm", {{4096, 4096}, {4096, 4096}})
+          .Kernel("nvjet_qqtst_128x256_128x4_1x1_v_bz_TNN", 450, "aten::_scaled_mm", {{4096, 4096}, {4096, 4097}, {}, {}})
+          .Build();
+  CorrectionOptions options;
+  options.gpu = &H100();
+  const CorrectionReport report = ComputeCorrection(trace, options);
+  EXPECT_DOUBLE_EQ(*report.factor, (4096.0 + 2048.5) / (4096.0 + 2112.0));
+  ASSERT_EQ(report.precision_mix.size(), 2u);
+  EXPECT_EQ(report.precision_mix[0].precision, Precision::kBf16);
+  EXPECT_DOUBLE_EQ(report.precision_mix[0].tensor_time_share, 4096.0 / 6208.0);
+  EXPECT_EQ(report.precision_mix[1].precision, Precision::kFp8);
+  EXPECT_DOUBLE_EQ(report.precision_mix[1].tensor_time_share, 2112.0 / 6208.0);
+  EXPECT_DOUBLE_EQ(report.precision_mix[1].relative_rate, 2.0);
+  // Against bf16 the fp8 share counts double: (4096 + 2·2112) / 6208.
+  EXPECT_DOUBLE_EQ(*report.mfu_scale, 8320.0 / 6208.0);
+  ASSERT_EQ(report.wasteful.size(), 1u);
+  EXPECT_EQ(report.wasteful[0].precision, Precision::kFp8);
+  EXPECT_DOUBLE_EQ(report.wasteful[0].wasted_share, (2112.0 - 2048.5) / 6208.0);
+
+  options.reference_precision = Precision::kFp8;
+  EXPECT_DOUBLE_EQ(*ComputeCorrection(trace, options).mfu_scale, 8320.0 / 6208.0 / 2.0);
+}
+
+TEST(Correction, PrecisionFromTheOpWhenTheNameHasNone) {
+  // A CUTLASS 2 name with no type token: the op's input types say fp16.
+  // 1000x1000x1000 on 128x128x32 tiles: 1024 on both sides, K 1000 -> 1024.
+  const KernelTrace trace = TraceBuilder()
+                                .Kernel("cutlass_80_tensorop_s16816gemm_128x128_32x3_nn_align8", 50, "aten::mm",
+                                        {{1000, 1000}, {1000, 1000}}, {"c10::Half", "c10::Half"})
+                                .Build();
+  const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
+  EXPECT_DOUBLE_EQ(*report.factor, 1e9 / (1024.0 * 1024.0 * 1024.0));
+  EXPECT_EQ(report.precision_mix[0].precision, Precision::kFp16);
+  // Without a GPU spec, rates are the generic ones and the report says so.
+  bool noted = false;
+  for (const std::string& note : report.notes) noted = noted || note.find("generic") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // Every side pads by 1024/1000; the advice names all three.
+  EXPECT_NE(report.wasteful[0].advice.find("K = 1000 pads to 1024 with 32-deep tiles; make K a multiple of 32"),
+            std::string::npos);
+}
+
+TEST(Correction, ClusterChosenAtRunTimeComesFromTheLaunchOrIsAssumed) {
+  const std::string name =
+      "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x256x64_0x0x1_0_tnn_align8_warpspecialized_cooperative_"
+      "epi_tma";
+  // Kernel M 4097 (framework N) on 128-wide tiles: 4224 without a cluster;
+  // with a launch cluster 2x1 the step is 256: 4352.
+  const KernelTrace assumed =
+      TraceBuilder().Kernel(name, 100, "aten::mm", {{4096, 4096}, {4096, 4097}}).Build();
+  const CorrectionReport a = ComputeCorrection(assumed, CorrectionOptions{});
+  EXPECT_DOUBLE_EQ(*a.factor, 4097.0 / 4224.0);
+  bool noted = false;
+  for (const std::string& note : a.notes) noted = noted || note.find("assumed 1x1") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  const KernelTrace launched =
+      TraceBuilder().Kernel(name, 100, "aten::mm", {{4096, 4096}, {4096, 4097}}).Cluster(2, 1).Build();
+  EXPECT_DOUBLE_EQ(*ComputeCorrection(launched, CorrectionOptions{}).factor, 4097.0 / 4352.0);
+}
+
+TEST(Correction, CoverageCountsWhatIsLeftOutAndSimtShare) {
+  const KernelTrace trace =
+      TraceBuilder()
+          .Kernel("nvjet_tst_128x128_64x4_1x1_v_bz_TNT", 100, "aten::mm", {{128, 128}, {128, 128}})  // corrected
+          .Kernel("ampere_sgemm_128x64_nn", 300, "aten::mm", {{512, 512}, {512, 512}}, {"float", "float"})  // SIMT
+          .Kernel("void at::native::vectorized_elementwise_kernel<4>(int)", 20, "aten::addmm",
+                  {{128}, {128, 128}, {128, 128}})                  // launched by a GEMM op, name not read
+          .Kernel("nvjet_tst_64x8_64x16_4x1_v_bz_TNT", 30)          // GEMM name, no op linked
+          .Kernel("nvjet_sss_128x64_64x4_1x1_v_bz_NNT", 40, "aten::mm", {{64, 64}, {64, 64}})  // engine unknown
+          .Kernel("void at::native::softmax_kernel(float*)", 500)   // not a GEMM at all
+          .Build();
+  const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
+  const Coverage& c = report.coverage;
+  EXPECT_EQ(c.kernels, 6);
+  EXPECT_DOUBLE_EQ(c.kernel_time_us, 990);
+  EXPECT_EQ(c.gemm_kernels, 5);
+  EXPECT_DOUBLE_EQ(c.gemm_time_us, 490);
+  EXPECT_EQ(c.corrected_kernels, 1);
+  EXPECT_EQ(c.simt_kernels, 1);
+  EXPECT_DOUBLE_EQ(*report.non_tensor_gemm_share, 300.0 / 490.0);
+  ASSERT_EQ(c.left_out.size(), 3u);
+  // Largest time first.
+  EXPECT_EQ(c.left_out[0].reason, "the name does not say whether tensor cores run it");
+  EXPECT_EQ(c.left_out[1].reason, "no GEMM op linked, so no shape");
+  EXPECT_EQ(c.left_out[2].reason, "kernel name not read");
+  EXPECT_EQ(c.left_out[2].example.rfind("void at::native::vectorized_elementwise_kernel<4>(int) (", 0), 0u);
+  // 128^3 on 128x128x64 tiles: nothing wasted, nothing to advise.
+  EXPECT_DOUBLE_EQ(*report.factor, 1.0);
+  EXPECT_TRUE(report.wasteful.empty());
+}
+
+TEST(Correction, NothingToCorrectIsAbsentNotOne) {
+  const KernelTrace trace = TraceBuilder().Kernel("void at::native::softmax_kernel(float*)", 500).Build();
+  const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
+  EXPECT_FALSE(report.factor);
+  EXPECT_FALSE(report.mfu_scale);
+  EXPECT_FALSE(report.non_tensor_gemm_share);
+  ASSERT_FALSE(report.notes.empty());
+  EXPECT_NE(report.notes[0].find("no GEMM kernels"), std::string::npos);
+}
+
+TEST(Correction, AdviceSuggestsBatchingForDecodeShapes) {
+  // Decode: 8 tokens x 4096 -> 4096. Swapped, the tokens are the kernel's N
+  // (framework M): 8 rows on a 64-wide tile.
+  const KernelTrace trace = TraceBuilder()
+                                .Kernel("nvjet_tst_128x64_64x4_1x1_v_bz_TNT", 10, "aten::linear",
+                                        {{1, 8, 4096}, {4096, 4096}})
+                                .Build();
+  const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
+  EXPECT_DOUBLE_EQ(*report.factor, 8.0 / 64.0);
+  EXPECT_EQ(report.wasteful[0].advice,
+            "M = 8 pads to 64 with 64-wide tiles; make M a multiple of 64 or batch more rows per GEMM");
+}
+
+}  // namespace
+}  // namespace ofu::analysis
