@@ -1,0 +1,36 @@
+# Prometheus rules: promtool checks them and runs their unit tests; the
+# generated zero-deploy rules must be what the generator writes now.
+# include()d from tests/CMakeLists.txt (after Python3 is found). Run only
+# these with: ctest -R PromRules --output-on-failure
+
+set(OFU_PROM_DIR ${PROJECT_SOURCE_DIR}/deploy/prometheus)
+
+# The zero-deploy rules are generated from data/gpu_specs.json; the committed
+# file must be exactly what the script makes (regenerate with
+# scripts/make_dcgm_exporter_rules.py > deploy/prometheus/dcgm-exporter-rules.yml).
+if(Python3_EXECUTABLE)
+  add_test(NAME PromRules.DcgmExporterRulesRegenerate
+    COMMAND sh -c "'${Python3_EXECUTABLE}' scripts/make_dcgm_exporter_rules.py | cmp - deploy/prometheus/dcgm-exporter-rules.yml"
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endif()
+
+find_program(PROMTOOL_EXECUTABLE promtool)
+if(NOT PROMTOOL_EXECUTABLE)
+  message(STATUS "promtool not found: PromRules.Check*/Test* tests are not added")
+  return()
+endif()
+
+foreach(rules ofu-recording-rules ofu-alert-rules dcgm-exporter-rules)
+  add_test(NAME PromRules.Check.${rules}
+    COMMAND ${PROMTOOL_EXECUTABLE} check rules ${rules}.yml
+    WORKING_DIRECTORY ${OFU_PROM_DIR})
+endforeach()
+
+# rule_files in each test are relative to the test file's own directory.
+file(GLOB OFU_PROM_RULE_TESTS CONFIGURE_DEPENDS ${OFU_PROM_DIR}/tests/*.test.yml)
+foreach(test_file ${OFU_PROM_RULE_TESTS})
+  get_filename_component(test_name ${test_file} NAME_WE)
+  add_test(NAME PromRules.Test.${test_name}
+    COMMAND ${PROMTOOL_EXECUTABLE} test rules ${test_file}
+    WORKING_DIRECTORY ${OFU_PROM_DIR}/tests)
+endforeach()
