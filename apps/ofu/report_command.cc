@@ -1,8 +1,5 @@
 #include "report_command.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -43,9 +40,7 @@ Result<sources::Recording> LoadRecording(const ReportArgs& args) {
   if (args.activity_scale == "percent") options.activity_scale = sources::ValueScale::kPercent;
   if (args.interval_s) options.untimestamped_interval_s = *args.interval_s;
   if (args.input == "-") return sources::ReadRecording(std::cin, "<stdin>", options);
-  std::ifstream file(args.input, std::ios::binary);
-  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open: {}", args.input, std::strerror(errno))};
-  return sources::ReadRecording(file, args.input, options);
+  return sources::ReadRecordingFile(args.input, options);
 }
 
 int Fail(const Error& error) {

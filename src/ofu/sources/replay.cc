@@ -1,7 +1,10 @@
 #include "ofu/sources/replay.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <initializer_list>
 #include <unordered_map>
 #include <unordered_set>
@@ -257,6 +260,12 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
   auto stats = formats::ReadPrometheusText(in, source_name, builder, options.parse);
   if (!stats.ok()) return stats.error();
   return builder.Finish(stats->lines);
+}
+
+Result<Recording> ReadRecordingFile(const std::string& path, const RecordingOptions& options) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
+  return ReadRecording(file, path, options);
 }
 
 }  // namespace ofu::sources

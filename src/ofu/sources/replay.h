@@ -65,4 +65,8 @@ struct Recording {
 Result<Recording> ReadRecording(std::istream& in, std::string_view source_name,
                                 const RecordingOptions& options = {});
 
+// The same for the file at `path`; kIo "<path>: cannot open: <why>" when it
+// cannot be opened.
+Result<Recording> ReadRecordingFile(const std::string& path, const RecordingOptions& options = {});
+
 }  // namespace ofu::sources

@@ -1,9 +1,6 @@
 #include "ofu/sources/replay_source.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <limits>
 
 #include <fmt/format.h>
@@ -100,9 +97,7 @@ class ReplaySource final : public Source {
 
 Result<std::unique_ptr<Source>> OpenReplaySource(const std::string& path, const SourceOptions& options,
                                                  Clock& clock) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
-  auto recording = ReadRecording(file, path);
+  auto recording = ReadRecordingFile(path);
   if (!recording.ok()) return recording.error();
   return std::unique_ptr<Source>(new ReplaySource(path, std::move(*recording), options, clock));
 }

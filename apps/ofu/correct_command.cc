@@ -1,0 +1,181 @@
+#include "correct_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "exit_codes.h"
+#include "spec_db.h"
+#include "ofu/analysis/correction.h"
+#include "ofu/analysis/correction_output.h"
+#include "ofu/analysis/report.h"
+#include "ofu/formats/trace_file.h"
+#include "ofu/sources/replay.h"
+
+namespace ofu::cli {
+namespace {
+
+constexpr const char* kCorrectHelp = R"(Correct OFU for tile quantization and precision, from a kernel trace.
+
+Tensor activity counts the padded work GEMM tiles execute, and a busy tensor
+pipe does twice the FLOPs in fp8 that it does in bf16. Given a trace of the
+same job, ofu works out per GEMM kernel the useful FLOPs (2MNK) and the
+executed ones (padded to whole tiles and clusters, in the kernel's own
+orientation), and from them:
+  correction factor   useful / executed tensor work, weighed as the pipes see it
+  corrected OFU       OFU x factor
+  predicted MFU       corrected OFU x sum over precisions of (share of tensor
+                      time x peak of that precision / peak of the reference)
+and lists the GEMMs that waste the most tensor time, with what to change.
+
+Traces: PyTorch profiler Chrome traces (plain or .gz; record with
+record_shapes=True) and Nsight Systems SQLite exports (nsys export --type
+sqlite; shapes from torch.autograd.profiler.emit_nvtx(record_shapes=True)).
+
+Examples:
+  ofu correct --trace step.json.gz
+  ofu correct --trace step.json.gz --ofu 0.42
+  ofu correct --trace run.sqlite --input run.om --reference-precision bf16
+  ofu correct --trace step.json.gz --format json
+
+Exit status: 0 ok, 1 usage, 2 unreadable or malformed trace or recording,
+3 unknown GPU model, 4 no GEMM kernel could be corrected (or the recording
+gives no OFU). See docs/cli.md.)";
+
+int Fail(const Error& error) {
+  fmt::print(stderr, "ofu correct: {}\n", error.message);
+  return ExitCodeFor(error.code);
+}
+
+// Progress on a terminal only: a long read should not look hung, and a pipe
+// should not fill with carriage returns.
+void ShowProgress(uint64_t done, uint64_t total) {
+  if (total > 0) {
+    fmt::print(stderr, "\rreading trace: {} of {} MiB ({:.0f} %)", done >> 20, total >> 20,
+               100.0 * static_cast<double>(done) / static_cast<double>(total));
+  } else {
+    fmt::print(stderr, "\rreading trace: {} MiB", done >> 20);
+  }
+  std::fflush(stderr);
+}
+
+// The spec whose rates weigh the precisions: --gpu-model, else the one model
+// the trace's devices name, else none (generic rates).
+struct ChosenGpu {
+  const GpuSpec* spec = nullptr;
+  std::string origin;
+  std::string note;  // why the trace's device did not give one
+};
+
+ChosenGpu ChooseGpu(const GpuSpecDatabase& specs, const formats::KernelTrace& trace, const GpuSpec* from_flag) {
+  if (from_flag != nullptr) return {from_flag, "--gpu-model", ""};
+  std::set<std::string> names;
+  for (const formats::TraceDevice& device : trace.devices) {
+    if (!device.name.empty()) names.insert(device.name);
+  }
+  if (names.size() != 1) {
+    return {nullptr, "", names.empty() ? "" : "the trace names several GPU models; pass --gpu-model"};
+  }
+  auto spec = specs.Lookup(*names.begin());
+  if (!spec.ok()) return {nullptr, "", fmt::format("the trace's GPU: {}", spec.error().message)};
+  return {*spec, "the trace", ""};
+}
+
+}  // namespace
+
+CLI::App* AddCorrectCommand(CLI::App& app, CorrectArgs& args) {
+  CLI::App* cmd = app.add_subcommand("correct", "Correct OFU for tile padding and precision, from a kernel trace");
+  cmd->description(kCorrectHelp);
+  cmd->add_option("--trace,-t", args.trace, "PyTorch profiler trace (.json or .json.gz) or Nsight Systems SQLite export")
+      ->required();
+  auto* ofu = cmd->add_option("--ofu", args.ofu, "Measured OFU to correct, as a ratio (0.42)")
+                  ->check(CLI::Range(0.0, 10.0));
+  auto* input = cmd->add_option("--input,-i", args.input, "Recording to take the measured OFU from (as ofu report)");
+  ofu->excludes(input);
+  input->excludes(ofu);
+  cmd->add_option("--reference-precision", args.reference_precision,
+                  "Precision the MFU is quoted against (the framework's peak)")
+      ->check(CLI::IsMember({"fp16", "bf16", "tf32", "fp8", "fp4", "int8"}))
+      ->capture_default_str();
+  cmd->add_option("--gpu-model", args.gpu_model,
+                  "GPU whose per-precision peaks weigh the mix: a SKU id (h100-sxm5) or a name; default: the "
+                  "trace's device");
+  cmd->add_option("--spec-db", args.spec_db, "GPU spec database to use instead of the built-in data/gpu_specs.json");
+  cmd->add_option("--tile-orientation", args.orientation,
+                  "swapped: the kernel's M is the framework's N (cuBLAS computing Bt*At for row-major "
+                  "PyTorch); direct: the kernel's M is the framework's M")
+      ->check(CLI::IsMember({"swapped", "direct"}))
+      ->capture_default_str();
+  cmd->add_option("--top", args.top, "Rows in the table of wasteful GEMMs")->check(CLI::Range(0, 10000))->capture_default_str();
+  cmd->add_option("--format,-f", args.format, "Output: table (for people) or json (for programs)")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  return cmd;
+}
+
+int RunCorrect(const CorrectArgs& args) {
+  auto specs = LoadSpecDatabase(args.spec_db);
+  if (!specs.ok()) return Fail(specs.error());
+  const GpuSpec* flag_gpu = nullptr;
+  if (args.gpu_model) {
+    auto known = specs->Lookup(*args.gpu_model);
+    if (!known.ok()) return Fail(known.error());
+    flag_gpu = *known;
+  }
+
+  // The OFU to correct, before the (possibly long) trace read.
+  std::optional<double> measured = args.ofu;
+  std::string ofu_source = "--ofu";
+  if (args.input) {
+    auto recording = sources::ReadRecordingFile(*args.input);
+    if (!recording.ok()) return Fail(recording.error());
+    analysis::ReportOptions options;
+    options.gpu_model = args.gpu_model;
+    auto report = analysis::BuildReport(*recording, *specs, options);
+    if (!report.ok()) return Fail(report.error());
+    if (!report->overall.ofu) {
+      return Fail(Error{ErrorCode::kNoData, fmt::format("{}: no OFU could be computed from this recording (see "
+                                                        "`ofu report --input {}`)", *args.input, *args.input)});
+    }
+    measured = report->overall.ofu;
+    ofu_source = *args.input;
+  }
+
+  formats::TraceReadOptions read_options;
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  if (tty) read_options.progress = ShowProgress;
+  auto trace = formats::ReadKernelTrace(args.trace, read_options);
+  if (tty) fmt::print(stderr, "\r\033[K");
+  if (!trace.ok()) return Fail(trace.error());
+
+  const ChosenGpu gpu = ChooseGpu(*specs, *trace, flag_gpu);
+  analysis::CorrectionOptions options;
+  options.gpu = gpu.spec;
+  options.reference_precision = *kernels::PrecisionFromName(args.reference_precision);
+  options.orientation =
+      args.orientation == "direct" ? kernels::TileOrientation::kDirect : kernels::TileOrientation::kSwapped;
+  options.max_wasteful = static_cast<size_t>(args.top);
+  analysis::CorrectionReport report = analysis::ComputeCorrection(*trace, options);
+  if (!gpu.note.empty()) report.notes.push_back(gpu.note);
+
+  analysis::CorrectionView view;
+  view.trace_path = args.trace;
+  view.trace = &*trace;
+  view.report = &report;
+  view.gpu = gpu.spec;
+  view.gpu_origin = gpu.origin;
+  view.ofu = measured;
+  view.ofu_source = ofu_source;
+  fmt::print("{}", args.format == "json" ? analysis::RenderCorrectionJson(view)
+                                         : analysis::RenderCorrectionTable(view));
+  if (!report.factor) {
+    fmt::print(stderr, "ofu correct: {}: no GEMM kernel could be corrected (see the coverage above)\n", args.trace);
+    return kExitNoData;
+  }
+  return kExitOk;
+}
+
+}  // namespace ofu::cli

@@ -1,0 +1,32 @@
+// `ofu correct --trace FILE`: the tile-quantization correction factor and
+// precision mix of a kernel trace, the corrected OFU and the MFU it predicts,
+// and the GEMMs that waste the most tensor time (src/ofu/analysis/correction.h).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace ofu::cli {
+
+struct CorrectArgs {
+  std::string trace;
+  std::optional<double> ofu;
+  std::optional<std::string> input;  // a recording to take the OFU from
+  std::string reference_precision = "bf16";
+  std::optional<std::string> gpu_model;
+  std::optional<std::string> spec_db;
+  std::string orientation = "swapped";
+  int top = 10;
+  std::string format = "table";
+};
+
+CLI::App* AddCorrectCommand(CLI::App& app, CorrectArgs& args);
+
+// Exit 0 with a factor; 1 usage; 2 unreadable or malformed trace or recording;
+// 3 unknown --gpu-model; 4 no GEMM kernel could be corrected, or the
+// recording gives no OFU.
+int RunCorrect(const CorrectArgs& args);
+
+}  // namespace ofu::cli

@@ -1,0 +1,176 @@
+#include "ofu/analysis/correction_output.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace ofu::analysis {
+namespace {
+
+using nlohmann::json;
+
+json Optional(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+std::string Percent(double ratio) { return fmt::format("{:.1f} %", 100.0 * ratio); }
+
+std::string Shape(const kernels::GemmProblem& p) {
+  std::string shape = fmt::format("{}x{}x{}", p.m, p.n, p.k);
+  if (p.batch != 1) shape += fmt::format(" (x{})", p.batch);
+  return shape;
+}
+
+json DimJson(const kernels::PaddedDim& d) {
+  return json{{"size", d.size}, {"padded", d.padded}, {"step", d.step}, {"tile", d.tile}, {"cluster", d.cluster}};
+}
+
+std::string Bytes(uint64_t bytes) {
+  if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1 << 30));
+  if (bytes >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+  return fmt::format("{} B", bytes);
+}
+
+}  // namespace
+
+std::optional<double> CorrectionView::CorrectedOfu() const {
+  if (!ofu || !report->factor) return std::nullopt;
+  return *ofu * *report->factor;
+}
+
+std::optional<double> CorrectionView::PredictedMfu() const {
+  const std::optional<double> corrected = CorrectedOfu();
+  if (!corrected || !report->mfu_scale) return std::nullopt;
+  return *corrected * *report->mfu_scale;
+}
+
+std::string RenderCorrectionJson(const CorrectionView& view) {
+  const CorrectionReport& r = *view.report;
+  json out;
+  out["trace"] = {{"path", view.trace_path},
+                  {"format", view.trace->format},
+                  {"kernels", view.trace->kernels.size()},
+                  {"bytes_read", view.trace->bytes_read}};
+  out["gpu"] = view.gpu ? json{{"sku", view.gpu->id}, {"name", view.gpu->name}, {"rates", "spec"},
+                               {"from", view.gpu_origin}}
+                        : json{{"sku", nullptr}, {"name", nullptr}, {"rates", "generic"}, {"from", nullptr}};
+  out["reference_precision"] = kernels::PrecisionName(r.reference_precision);
+  out["factor"] = Optional(r.factor);
+  out["ofu"] = Optional(view.ofu);
+  out["ofu_source"] = view.ofu ? json(view.ofu_source) : json(nullptr);
+  out["corrected_ofu"] = Optional(view.CorrectedOfu());
+  out["mfu_scale"] = Optional(r.mfu_scale);
+  out["predicted_mfu"] = Optional(view.PredictedMfu());
+  out["non_tensor_gemm_share"] = Optional(r.non_tensor_gemm_share);
+  json mix = json::array();
+  for (const PrecisionShare& share : r.precision_mix) {
+    mix.push_back({{"precision", kernels::PrecisionName(share.precision)},
+                   {"tensor_time_share", share.tensor_time_share},
+                   {"relative_rate", share.relative_rate}});
+  }
+  out["precision_mix"] = mix;
+  const Coverage& c = r.coverage;
+  json left_out = json::array();
+  for (const LeftOut& row : c.left_out) {
+    left_out.push_back(
+        {{"reason", row.reason}, {"kernels", row.kernels}, {"time_us", row.time_us}, {"example", row.example}});
+  }
+  out["coverage"] = {{"kernels", c.kernels},
+                     {"kernel_time_us", c.kernel_time_us},
+                     {"gemm_kernels", c.gemm_kernels},
+                     {"gemm_time_us", c.gemm_time_us},
+                     {"corrected_kernels", c.corrected_kernels},
+                     {"corrected_time_us", c.corrected_time_us},
+                     {"simt_kernels", c.simt_kernels},
+                     {"simt_time_us", c.simt_time_us},
+                     {"left_out", left_out}};
+  json wasteful = json::array();
+  for (const WastefulGemm& w : r.wasteful) {
+    wasteful.push_back({{"kernel", w.kernel_name},
+                        {"op", w.op_name},
+                        {"m", w.problem.m},
+                        {"n", w.problem.n},
+                        {"k", w.problem.k},
+                        {"batch", w.problem.batch},
+                        {"precision", kernels::PrecisionName(w.precision)},
+                        {"launches", w.launches},
+                        {"tensor_time_share", w.tensor_time_share},
+                        {"wasted_share", w.wasted_share},
+                        {"advice", w.advice},
+                        {"kernel_m", DimJson(w.padded.m)},
+                        {"kernel_n", DimJson(w.padded.n)},
+                        {"kernel_k", DimJson(w.padded.k)}});
+  }
+  out["wasteful"] = wasteful;
+  out["notes"] = view.trace->notes;
+  for (const std::string& note : r.notes) out["notes"].push_back(note);
+  return out.dump(2) + "\n";
+}
+
+std::string RenderCorrectionTable(const CorrectionView& view) {
+  const CorrectionReport& r = *view.report;
+  const Coverage& c = r.coverage;
+  std::string out;
+  const auto line = [&](std::string_view label, const std::string& value) {
+    out += fmt::format("{:<22}{}\n", label, value);
+  };
+  line("Trace", fmt::format("{} ({}, {} kernels{})", view.trace_path, view.trace->format, c.kernels,
+                            view.trace->bytes_read ? ", " + Bytes(view.trace->bytes_read) + " of text" : ""));
+  line("Tensor rates", view.gpu ? fmt::format("{} (from {})", view.gpu->name, view.gpu_origin)
+                                : std::string("generic (GPU model unknown; pass --gpu-model)"));
+  if (r.factor) {
+    line("Correction factor",
+         fmt::format("{:.4f}  (useful / executed tensor work over {} GEMM kernels, {} of GEMM time)", *r.factor,
+                     c.corrected_kernels, c.gemm_time_us > 0 ? Percent(c.corrected_time_us / c.gemm_time_us) : "—"));
+  } else {
+    line("Correction factor", "—  (no GEMM kernel could be corrected)");
+  }
+  if (!r.precision_mix.empty()) {
+    std::string mix;
+    for (const PrecisionShare& share : r.precision_mix) {
+      mix += fmt::format("{}{} {}", mix.empty() ? "" : ", ", kernels::PrecisionName(share.precision),
+                         Percent(share.tensor_time_share));
+    }
+    line("Precision mix", mix + "  (share of tensor time)");
+  }
+  line("GEMMs on CUDA cores",
+       r.non_tensor_gemm_share
+           ? fmt::format("{} of GEMM time ({} kernels; not in OFU)", Percent(*r.non_tensor_gemm_share), c.simt_kernels)
+           : std::string("—"));
+  if (view.ofu) {
+    line("OFU", fmt::format("{:.3f}  (from {})", *view.ofu, view.ofu_source));
+    const std::optional<double> corrected = view.CorrectedOfu();
+    line("Corrected OFU", corrected ? fmt::format("{:.3f}", *corrected) : std::string("—"));
+    const std::optional<double> mfu = view.PredictedMfu();
+    line(fmt::format("Predicted MFU ({})", kernels::PrecisionName(r.reference_precision)),
+         mfu ? fmt::format("{:.3f}", *mfu) : std::string("—"));
+  } else if (r.mfu_scale) {
+    line("Predicted MFU", fmt::format("OFU x {:.4f} against {} (pass --ofu X or --input RECORDING)",
+                                      *r.factor * *r.mfu_scale, kernels::PrecisionName(r.reference_precision)));
+  }
+
+  if (!r.wasteful.empty()) {
+    out += "\nGEMMs that waste the most tensor time (padding of tiles and clusters)\n";
+    out += fmt::format("  {:>7}  {:>7}  {:>8}  {:<16} {:<20} {:<5} {}\n", "wasted", "tensor", "launches", "op",
+                       "shape MxNxK", "prec", "advice / kernel");
+    for (const WastefulGemm& w : r.wasteful) {
+      out += fmt::format("  {:>7}  {:>7}  {:>8}  {:<16} {:<20} {:<5} {}\n", Percent(w.wasted_share),
+                         Percent(w.tensor_time_share), w.launches, w.op_name, Shape(w.problem),
+                         kernels::PrecisionName(w.precision), w.advice);
+      out += fmt::format("  {:>7}  {:>7}  {:>8}  {:<16} {:<20} {:<5} {}\n", "", "", "", "", "", "", w.kernel_name);
+    }
+  }
+  if (!c.left_out.empty()) {
+    out += "\nGEMM kernels left out of the factor\n";
+    out += fmt::format("  {:>8}  {:>12}  {}\n", "kernels", "time", "reason (example)");
+    for (const LeftOut& row : c.left_out) {
+      out += fmt::format("  {:>8}  {:>9.1f} ms  {} (e.g. {})\n", row.kernels, row.time_us / 1000.0, row.reason,
+                         row.example);
+    }
+  }
+  if (!view.trace->notes.empty() || !r.notes.empty()) {
+    out += "\nNotes\n";
+    for (const std::string& note : view.trace->notes) out += fmt::format("  - {}\n", note);
+    for (const std::string& note : r.notes) out += fmt::format("  - {}\n", note);
+  }
+  return out;
+}
+
+}  // namespace ofu::analysis

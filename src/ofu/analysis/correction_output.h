@@ -1,0 +1,45 @@
+// Rendering what `ofu correct` found, for people (table) and programs (JSON).
+//
+// JSON contract (docs/cli.md, `ofu correct`):
+//   {"trace": {"path","format","kernels","bytes_read"},
+//    "gpu": {"sku","name","rates"},            rates: "spec" or "generic"
+//    "reference_precision": "bf16",
+//    "factor", "ofu", "ofu_source", "corrected_ofu", "mfu_scale", "predicted_mfu",
+//    "non_tensor_gemm_share",
+//    "precision_mix": [{"precision","tensor_time_share","relative_rate"}],
+//    "coverage": {"kernels","kernel_time_us","gemm_kernels","gemm_time_us",
+//                 "corrected_kernels","corrected_time_us","simt_kernels","simt_time_us",
+//                 "left_out": [{"reason","kernels","time_us","example"}]},
+//    "wasteful": [{"kernel","op","m","n","k","batch","precision","launches",
+//                  "tensor_time_share","wasted_share","advice",
+//                  "kernel_m","kernel_n","kernel_k": {"size","padded","step","tile","cluster"}}],
+//    "notes": [...]}
+// Ratios are numbers in 0..1; an absent figure is null, never 0.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ofu/analysis/correction.h"
+#include "ofu/core/gpu_spec.h"
+#include "ofu/formats/kernel_trace.h"
+
+namespace ofu::analysis {
+
+struct CorrectionView {
+  std::string trace_path;
+  const formats::KernelTrace* trace = nullptr;
+  const CorrectionReport* report = nullptr;
+  const GpuSpec* gpu = nullptr;   // whose rates were used; null: generic
+  std::string gpu_origin;         // "--gpu-model", "the trace", "the recording"
+  std::optional<double> ofu;      // the measured OFU to correct
+  std::string ofu_source;         // "--ofu" or the recording's path
+
+  std::optional<double> CorrectedOfu() const;
+  std::optional<double> PredictedMfu() const;
+};
+
+std::string RenderCorrectionTable(const CorrectionView& view);
+std::string RenderCorrectionJson(const CorrectionView& view);
+
+}  // namespace ofu::analysis

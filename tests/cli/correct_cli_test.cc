@@ -1,0 +1,201 @@
+// End-to-end tests of `ofu correct` on traces written here (synthetic), with
+// the factor, corrected OFU and predicted MFU worked out by hand.
+//
+// The trace holds two GEMMs on an H100 SXM5 (named by deviceProperties):
+//   bf16 aten::mm 4096x4096x4096 on 128x128x64 tiles: no padding; tensor
+//     time X·4096 with X = 2·4096·4096.
+//   fp8 aten::_scaled_mm 4096x4097x4096 on 128x256x128 tiles: cuBLAS's M is
+//     PyTorch's N = 4097, padded to 4224; at twice the bf16 rate its tensor
+//     time is X·2112, of which X·2048.5 useful.
+// So factor = 6144.5 / 6208, and against bf16 the MFU scale is
+// (4096 + 2·2112) / 6208 = 8320 / 6208.
+#include <sqlite3.h>
+
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+
+namespace {
+
+constexpr double kFactor = 6144.5 / 6208.0;
+constexpr double kMfuScale = 8320.0 / 6208.0;
+
+constexpr const char* kKinetoTrace = R"json({
+  "schemaVersion": 1,
+  "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "numSms": 132, "computeMajor": 9, "computeMinor": 0}],
+  "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 100, "dur": 50,
+     "args": {"External id": 7, "Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10, "ts": 110, "dur": 5,
+     "args": {"External id": 7, "correlation": 42}},
+    {"ph": "X", "cat": "kernel", "name": "nvjet_tst_128x128_64x4_1x1_v_bz_TNT", "pid": 0, "tid": 7, "ts": 200, "dur": 800,
+     "args": {"External id": 7, "correlation": 42, "device": 0, "stream": 7, "grid": [1024, 1, 1], "block": [384, 1, 1]}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::_scaled_mm", "pid": 10, "tid": 10, "ts": 300, "dur": 50,
+     "args": {"External id": 9, "Input Dims": [[4096, 4096], [4096, 4097], [], []],
+              "Input type": ["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float"]}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10, "ts": 310, "dur": 5,
+     "args": {"External id": 9, "correlation": 43}},
+    {"ph": "X", "cat": "kernel", "name": "nvjet_qqtst_128x256_128x4_1x1_v_bz_TNN", "pid": 0, "tid": 7, "ts": 1000, "dur": 450,
+     "args": {"External id": 9, "correlation": 43, "device": 0, "stream": 7, "grid": [528, 1, 1], "block": [384, 1, 1]}},
+    {"ph": "X", "cat": "kernel", "name": "void at::native::vectorized_elementwise_kernel<4>(int)", "pid": 0, "tid": 7,
+     "ts": 1500, "dur": 30, "args": {"correlation": 44, "device": 0, "stream": 7}}
+  ]
+})json";
+
+// Runs ofu in the test's directory, so that file names are relative to it.
+class CorrectCli : public ofu::testing::CliTest {
+ protected:
+  ofu::testing::CommandResult Ofu(const std::string& args) {
+    return ofu::testing::RunShell(fmt::format("cd '{}' && '{}' {}", dir_.string(), OFU_BINARY, args), dir_);
+  }
+};
+
+nlohmann::json ParseJson(const ofu::testing::CommandResult& result) {
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return nlohmann::json::parse(result.out);
+}
+
+TEST_F(CorrectCli, KinetoTraceGivesTheHandFactorCorrectedOfuAndMfu) {
+  Write("step.json", kKinetoTrace);
+  const auto json = ParseJson(Ofu("correct --trace step.json --ofu 0.5 --format json"));
+  EXPECT_EQ(json["trace"]["format"], "kineto");
+  EXPECT_EQ(json["trace"]["kernels"], 3);
+  EXPECT_EQ(json["gpu"]["sku"], "h100-sxm5");
+  EXPECT_EQ(json["gpu"]["rates"], "spec");
+  EXPECT_NEAR(json["factor"].get<double>(), kFactor, 1e-12);
+  EXPECT_NEAR(json["corrected_ofu"].get<double>(), 0.5 * kFactor, 1e-12);
+  EXPECT_NEAR(json["mfu_scale"].get<double>(), kMfuScale, 1e-12);
+  EXPECT_NEAR(json["predicted_mfu"].get<double>(), 0.5 * kFactor * kMfuScale, 1e-12);
+  ASSERT_EQ(json["precision_mix"].size(), 2u);
+  EXPECT_EQ(json["precision_mix"][0]["precision"], "bf16");
+  EXPECT_NEAR(json["precision_mix"][0]["tensor_time_share"].get<double>(), 4096.0 / 6208.0, 1e-12);
+  EXPECT_EQ(json["non_tensor_gemm_share"], 0.0);
+  ASSERT_EQ(json["wasteful"].size(), 1u);
+  EXPECT_EQ(json["wasteful"][0]["op"], "aten::_scaled_mm");
+  EXPECT_EQ(json["wasteful"][0]["kernel_m"]["padded"], 4224);
+  EXPECT_EQ(json["wasteful"][0]["advice"], "N = 4097 pads to 4224 with 128-wide tiles; make N a multiple of 128");
+  EXPECT_EQ(json["coverage"]["corrected_kernels"], 2);
+}
+
+TEST_F(CorrectCli, GzippedTraceReadsTheSame) {
+  Write("step.json", kKinetoTrace);
+  ASSERT_EQ(ofu::testing::RunShell(fmt::format("gzip -k '{}'", (dir_ / "step.json").string()), dir_).exit_code, 0);
+  // The name does not matter: the bytes say gzip.
+  std::filesystem::rename(dir_ / "step.json.gz", dir_ / "step.trace");
+  const auto json = ParseJson(Ofu("correct --trace step.trace --ofu 0.5 --format json"));
+  EXPECT_NEAR(json["factor"].get<double>(), kFactor, 1e-12);
+  EXPECT_NEAR(json["predicted_mfu"].get<double>(), 0.5 * kFactor * kMfuScale, 1e-12);
+}
+
+TEST_F(CorrectCli, TableShowsFiguresAndAdvice) {
+  Write("step.json", kKinetoTrace);
+  const auto result = Ofu("correct --trace step.json --ofu 0.5");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find(fmt::format("Correction factor     {:.4f}", kFactor)), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find(fmt::format("Corrected OFU         {:.3f}", 0.5 * kFactor)), std::string::npos);
+  EXPECT_NE(result.out.find(fmt::format("Predicted MFU (bf16)  {:.3f}", 0.5 * kFactor * kMfuScale)), std::string::npos);
+  EXPECT_NE(result.out.find("H100 SXM5 (from the trace)"), std::string::npos);
+  EXPECT_NE(result.out.find("N = 4097 pads to 4224 with 128-wide tiles; make N a multiple of 128"), std::string::npos);
+  EXPECT_NE(result.out.find("nvjet_qqtst_128x256_128x4_1x1_v_bz_TNN"), std::string::npos);
+}
+
+TEST_F(CorrectCli, ReferencePrecisionAndOrientationChangeTheAnswer) {
+  Write("step.json", kKinetoTrace);
+  auto json = ParseJson(Ofu("correct --trace step.json --ofu 0.5 --reference-precision fp8 --format json"));
+  EXPECT_NEAR(json["predicted_mfu"].get<double>(), 0.5 * kFactor * kMfuScale / 2, 1e-12);
+  // Direct: the fp8 kernel's M is 4096 (no padding on 128) and N = 4097 on 256: 4352.
+  json = ParseJson(Ofu("correct --trace step.json --tile-orientation direct --format json"));
+  EXPECT_NEAR(json["factor"].get<double>(), (4096.0 + 2048.5) / (4096.0 + 2176.0), 1e-12);
+  EXPECT_TRUE(json["corrected_ofu"].is_null());
+}
+
+TEST_F(CorrectCli, OfuFromARecording) {
+  const std::string recording = std::string(OFU_SOURCE_DIR) + "/data/recordings/synthetic-2xh100-bf16-matmul.om";
+  Write("step.json", kKinetoTrace);
+  const auto report = ParseJson(Ofu(fmt::format("report --input '{}' --format json", recording)));
+  const double ofu = report["overall"]["ofu"].get<double>();
+  const auto json = ParseJson(Ofu(fmt::format("correct --trace step.json --input '{}' --format json", recording)));
+  EXPECT_EQ(json["ofu_source"], recording);
+  EXPECT_NEAR(json["ofu"].get<double>(), ofu, 1e-12);
+  EXPECT_NEAR(json["corrected_ofu"].get<double>(), ofu * kFactor, 1e-12);
+}
+
+// The same two GEMMs as an Nsight Systems export (synthetic, written here
+// with SQLite): kernels, their launches, and emit_nvtx ranges with sizes on
+// the launching thread; the cluster columns say 1x1x1.
+void WriteNsysExport(const std::filesystem::path& path) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  constexpr int64_t kTid = (int64_t{77} << 24) + 78;  // pid 77, tid 78
+  const std::string sql = fmt::format(R"sql(
+    CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+    INSERT INTO StringIds VALUES (1, 'nvjet_tst_128x128_64x4_1x1_v_bz_TNT'),
+                                 (2, 'nvjet_qqtst_128x256_128x4_1x1_v_bz_TNN'),
+                                 (3, 'cudaLaunchKernel');
+    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
+      deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT NULL,
+      correlationId INTEGER, globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL,
+      gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,
+      blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
+      clusterX INTEGER, clusterY INTEGER, clusterZ INTEGER);
+    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+      (200000, 1000000, 0, 1, 7, 42, {pid}, 1, 1, 1024, 1, 1, 384, 1, 1, 1, 1, 1),
+      (1000000, 1450000, 0, 1, 7, 43, {pid}, 2, 2, 528, 1, 1, 384, 1, 1, 1, 1, 1);
+    CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
+      eventClass INTEGER NOT NULL DEFAULT 0, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL);
+    INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (110000, 115000, 0, {tid}, 42, 3), (310000, 315000, 0, {tid}, 43, 3);
+    CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,
+      text TEXT, globalTid INTEGER, textId INTEGER);
+    INSERT INTO NVTX_EVENTS VALUES
+      (100000, 150000, 59, NULL, 'aten::mm, seq = 1, op_id = 5, sizes = [[4096, 4096], [4096, 4096]], input_op_ids = []', {tid}, NULL),
+      (300000, 350000, 59, NULL, 'aten::_scaled_mm, seq = 2, op_id = 9, sizes = [[4096, 4096], [4096, 4097], [], []], input_op_ids = []', {tid}, NULL);
+  )sql", fmt::arg("pid", int64_t{77} << 24), fmt::arg("tid", kTid));
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+TEST_F(CorrectCli, NsightExportGivesTheSameFactor) {
+  WriteNsysExport(dir_ / "run.sqlite");
+  // The export names no GPU model here, and NVTX carries no dtypes: the fp8
+  // precision comes from the kernel name, the rates from --gpu-model.
+  const auto json = ParseJson(Ofu("correct --trace run.sqlite --ofu 0.5 --gpu-model h100-sxm5 --format json"));
+  EXPECT_EQ(json["trace"]["format"], "nsys-sqlite");
+  EXPECT_EQ(json["trace"]["kernels"], 2);
+  EXPECT_EQ(json["coverage"]["corrected_kernels"], 2);
+  EXPECT_NEAR(json["factor"].get<double>(), kFactor, 1e-12);
+  EXPECT_NEAR(json["predicted_mfu"].get<double>(), 0.5 * kFactor * kMfuScale, 1e-12);
+  EXPECT_EQ(json["wasteful"][0]["advice"], "N = 4097 pads to 4224 with 128-wide tiles; make N a multiple of 128");
+}
+
+TEST_F(CorrectCli, ErrorsAndExitCodes) {
+  // A truncated trace: exit 2 naming the file and the byte offset.
+  const std::string text = kKinetoTrace;
+  Write("cut.json", text.substr(0, 400));
+  auto result = Ofu("correct --trace cut.json");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("cut.json: byte "), std::string::npos) << result.err;
+  EXPECT_TRUE(result.out.empty());
+
+  result = Ofu("correct --trace missing.json");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("missing.json"), std::string::npos);
+
+  // No GEMM at all: nothing to correct, exit 4, and the factor is null, not 1.
+  Write("none.json", R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "softmax_kernel", "ts": 1, "dur": 2,
+                         "args": {"device": 0}}]})");
+  result = Ofu("correct --trace none.json --format json");
+  EXPECT_EQ(result.exit_code, 4);
+  EXPECT_TRUE(nlohmann::json::parse(result.out)["factor"].is_null());
+
+  Write("step.json", kKinetoTrace);
+  EXPECT_EQ(Ofu("correct --trace step.json --ofu 0.5 --input x.om").exit_code, 1);
+  EXPECT_EQ(Ofu("correct --trace step.json --gpu-model no-such-gpu").exit_code, 3);
+  EXPECT_EQ(Ofu("correct --trace step.json --reference-precision fp64").exit_code, 1);
+}
+
+}  // namespace
