@@ -9,12 +9,15 @@ packages=(
   clang libclang-rt-dev            # libFuzzer and the sanitizer runtimes
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libcpp-httplib-dev               # HTTP: dcgm-exporter scrape source
+  libyaml-cpp-dev                  # the agent's web config (TLS, basic auth)
   libncurses-dev                   # ofu top
   tmux                             # drives ofu top in its interactive test
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev zlib1g-dev libsqlite3-dev   # kernel traces (Kineto JSON, gzip, Nsight SQLite)
+  libtomlplusplus-dev libsystemd-dev          # ofu agent: config file, systemd notify
   prometheus                       # promtool: format cross-checks and benchmarks
   python3                          # scripts/make_synthetic_recording.py
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc   # attribution: kubelet pod-resources client
 )
 
 missing=()

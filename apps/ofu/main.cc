@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "agent_command.h"
 #include "correct_command.h"
 #include "exit_codes.h"
 #include "kernels_command.h"
@@ -30,6 +31,8 @@ Commands:
            and why the others do not
   kernels  what GEMM kernel names encode (tile, cluster, precision).
            Try: ofu kernels parse nvjet_tst_64x8_64x16_4x1_v_bz_TNT
+  agent    the node daemon: OFU per GPU as Prometheus metrics, /healthz,
+           job attribution. Try: ofu agent --source replay:FILE
   correct  OFU corrected for tile padding and precision, from a PyTorch
            profiler or Nsight Systems trace. Try: ofu correct --trace T --ofu 0.4
 
@@ -52,6 +55,8 @@ int main(int argc, char** argv) {
   CLI::App* sources = ofu::cli::AddSourcesCommand(app, sources_args);
   ofu::cli::KernelsArgs kernels_args;
   CLI::App* kernels = ofu::cli::AddKernelsCommand(app, kernels_args);
+  ofu::cli::AgentArgs agent_args;
+  CLI::App* agent = ofu::cli::AddAgentCommand(app, agent_args);
   ofu::cli::CorrectArgs correct_args;
   CLI::App* correct = ofu::cli::AddCorrectCommand(app, correct_args);
 
@@ -73,6 +78,7 @@ int main(int argc, char** argv) {
   if (top->parsed()) return ofu::cli::RunTop(top_args);
   if (sources->parsed()) return ofu::cli::RunSources(sources_args);
   if (kernels->parsed()) return ofu::cli::RunKernels(kernels_args);
+  if (agent->parsed()) return ofu::cli::RunAgent(agent_args);
   if (correct->parsed()) return ofu::cli::RunCorrect(correct_args);
   return ofu::cli::kExitUsage;
 }

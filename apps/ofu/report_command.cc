@@ -10,7 +10,11 @@
 #include "spec_db.h"
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/report_output.h"
+#include "ofu/analysis/prometheus_history.h"
+#include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/sinks/history_reader.h"
+#include "ofu/sources/clock.h"
 #include "ofu/sources/replay.h"
 
 namespace ofu::cli {
@@ -22,14 +26,21 @@ OFU (Overall FLOP Utilization) = tensor activity x SM clock / f_spec, where
 f_spec is the clock behind the vendor's quoted dense peak (1830 MHz on H100
 SXM5). It is the share of the GPU's peak tensor FLOP rate the GPU delivered.
 
-The input is dcgm-exporter output or an OpenMetrics recording: many scrapes,
-with or without timestamps. ofu needs DCGM_FI_PROF_PIPE_TENSOR_ACTIVE (or
-DCGM_FI_PROF_TENSOR_UTIL_RATIO) and DCGM_FI_DEV_SM_CLOCK per GPU.
+The input is dcgm-exporter output or an OpenMetrics recording (--input):
+many scrapes, with or without timestamps. ofu needs DCGM_FI_PROF_PIPE_TENSOR_ACTIVE
+(or DCGM_FI_PROF_TENSOR_UTIL_RATIO) and DCGM_FI_DEV_SM_CLOCK per GPU.
+Or it is the history `ofu agent` keeps (--store), or the same counters as a
+Prometheus server scraped them from the agents (--prometheus): per GPU,
+overall and per job, over a time range (--since, --until: Unix seconds,
+RFC 3339 or -2h/-7d; Prometheus defaults to the last day).
 
 Examples:
   ofu report --input scrapes.prom
   ofu report --input run.om --format json --window 10
   curl -s localhost:9400/metrics | ofu report --input - --gpu-model h100-sxm5
+  ofu report --store /var/lib/ofu/history.sqlite --since -1d
+  ofu report --store /var/lib/ofu/history.sqlite --job 4242 --format json
+  ofu report --prometheus http://prometheus:9090 --job 4242 --since -7d
 
 Exit status: 0 ok, 1 usage, 2 unreadable or malformed input, 3 unknown GPU
 model, 4 nothing to compute OFU from. See docs/cli.md.)";
@@ -48,13 +59,68 @@ int Fail(const Error& error) {
   return ExitCodeFor(error.code);
 }
 
+// `ofu report --store` and `--prometheus`: the windows are the agent's; only
+// the range and the job are chosen here.
+int RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& specs) {
+  sources::SystemClock clock;
+  const double now = clock.NowS();
+  sinks::HistoryQuery query;
+  query.job_id = args.job;
+  for (auto [text, into] : {std::pair{&args.since, &query.since_s}, std::pair{&args.until, &query.until_s}}) {
+    if (!*text) continue;
+    auto time = analysis::ParseTimeArgument(**text, now);
+    if (!time.ok()) return Fail(time.error());
+    *into = *time;
+  }
+  const std::string& where = args.store.empty() ? args.prometheus : args.store;
+  Result<sinks::StoredHistory> history = Error{ErrorCode::kNoData, ""};
+  if (!args.store.empty()) {
+    history = sinks::ReadHistory(args.store, query);
+  } else {
+    // A Prometheus range must be bounded: the last day unless told.
+    if (!query.until_s) query.until_s = now;
+    if (!query.since_s) query.since_s = *query.until_s - 86400;
+    history = analysis::ReadPrometheusHistory(args.prometheus, query);
+  }
+  if (!history.ok()) return Fail(history.error());
+  const analysis::StoreReport report = analysis::BuildStoreReport(*history, specs);
+
+  if (args.format == "json") {
+    fmt::print("{}", analysis::RenderJson(report));
+  } else if (args.format == "csv") {
+    fmt::print("{}", analysis::RenderCsv(report));
+  } else {
+    fmt::print("{}", analysis::RenderTable(report));
+  }
+  if (history->windows.empty()) {
+    fmt::print(stderr, "ofu report: {}: no windows{}{} in the {}\n", where,
+               args.job ? fmt::format(" of job {}", *args.job) : "",
+               args.since || args.until ? " in that time range" : "", args.store.empty() ? "server" : "store");
+    return kExitNoData;
+  }
+  if (!report.report.overall.ofu) {
+    fmt::print(stderr, "ofu report: {}: no stored window has an OFU (see the notes above)\n", where);
+    return kExitNoData;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 CLI::App* AddReportCommand(CLI::App& app, ReportArgs& args) {
   CLI::App* cmd = app.add_subcommand("report", "OFU per GPU and overall from a recording");
   cmd->description(kReportHelp);
-  cmd->add_option("--input,-i", args.input, "Recording to read: Prometheus text or OpenMetrics; - for stdin")
-      ->required();
+  CLI::Option* input =
+      cmd->add_option("--input,-i", args.input, "Recording to read: Prometheus text or OpenMetrics; - for stdin");
+  CLI::Option* store = cmd->add_option("--store", args.store, "The agent's history store (SQLite) to read instead");
+  CLI::Option* prometheus = cmd->add_option(
+      "--prometheus", args.prometheus, "Prometheus (query API) that scrapes the agents, e.g. http://prometheus:9090");
+  input->excludes(store)->excludes(prometheus);
+  store->excludes(prometheus);
+  cmd->add_option("--job", args.job, "With --store or --prometheus: only this job's GPUs and windows");
+  cmd->add_option("--since", args.since,
+                  "With --store or --prometheus: windows ending after this time (Unix seconds, RFC 3339, or -2h, -7d)");
+  cmd->add_option("--until", args.until, "With --store or --prometheus: windows ending at or before this time");
   cmd->add_option("--format,-f", args.format, "Output: table (for people), json or csv (for programs)")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
@@ -80,8 +146,19 @@ CLI::App* AddReportCommand(CLI::App& app, ReportArgs& args) {
 }
 
 int RunReport(const ReportArgs& args) {
+  const int given = !args.input.empty() + !args.store.empty() + !args.prometheus.empty();
+  if (given != 1) {
+    fmt::print(stderr, "ofu report: give one of --input FILE (a recording), --store PATH (the agent's history) "
+                       "or --prometheus URL\n");
+    return kExitUsage;
+  }
+  if (!args.input.empty() && (args.job || args.since || args.until)) {
+    fmt::print(stderr, "ofu report: --job, --since and --until go with --store or --prometheus, not --input\n");
+    return kExitUsage;
+  }
   auto specs = LoadSpecDatabase(args.spec_db);
   if (!specs.ok()) return Fail(specs.error());
+  if (args.input.empty()) return RunHistoryReport(args, *specs);
   if (args.gpu_model) {
     if (auto known = specs->Lookup(*args.gpu_model); !known.ok()) return Fail(known.error());
   }

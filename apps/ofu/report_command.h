@@ -1,4 +1,6 @@
-// `ofu report`: OFU per GPU and overall from a recording.
+// `ofu report`: OFU per GPU and overall from a recording (--input), or from
+// the agent's history: its store (--store) or Prometheus (--prometheus), with
+// --job, --since, --until.
 #pragma once
 
 #include <optional>
@@ -17,6 +19,13 @@ struct ReportArgs {
   std::string activity_scale = "auto";
   std::optional<std::string> spec_db;
   double busy_threshold = 0.01;
+  // --store: the agent's history instead of a recording; --prometheus: the
+  // same history from a Prometheus server that scrapes the agents.
+  std::string store;
+  std::string prometheus;
+  std::optional<std::string> job;
+  std::optional<std::string> since;  // Unix seconds, RFC 3339 or relative ("-2h")
+  std::optional<std::string> until;
 };
 
 // Registers the subcommand and its flags on `app`; results land in `args`.

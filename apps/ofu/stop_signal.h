@@ -5,13 +5,18 @@
 // restore the terminal. Commands poll StopRequested() in their loops and
 // while they wait.
 //
-// Thread-safety: the flag is a volatile sig_atomic_t, the one kind of state
-// a signal handler may touch; that is why it is the program's one global.
+// Thread-safety: the flags are volatile sig_atomic_t, the one kind of state
+// a signal handler may touch; that is why they are the program's globals.
 #pragma once
 
 namespace ofu::cli {
 
 void InstallStopSignals();
 bool StopRequested();
+
+// SIGHUP asks a daemon (`ofu agent`) to reload its configuration. Returns
+// whether one arrived since the last call, and clears it.
+void InstallReloadSignal();
+bool TakeReloadRequest();
 
 }  // namespace ofu::cli

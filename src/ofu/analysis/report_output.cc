@@ -109,15 +109,8 @@ std::string CsvField(const std::string& s) {
 
 std::string CsvNumber(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
 
-}  // namespace
-
-std::string RenderJson(const Report& r) {
-  json root;
-  root["source"] = {{"kind", "replay"},
-                    {"path", r.source_name},
-                    {"synthetic", OrNull(r.synthetic)},
-                    {"description", OrNull(r.description)},
-                    {"timestamps_assumed", r.timestamps_assumed}};
+// Everything after "source": the part both kinds of report share.
+void AddReportJson(const Report& r, json& root) {
   root["window_s"] = r.window_s;
   root["gpus"] = json::array();
   for (const auto& g : r.gpus) root["gpus"].push_back(GpuJson(g));
@@ -126,11 +119,10 @@ std::string RenderJson(const Report& r) {
   json overall = {{"gpus", with_ofu}};
   overall.update(SummaryFields(r.overall));
   root["overall"] = std::move(overall);
-  return root.dump(2) + "\n";
 }
 
-std::string RenderTable(const Report& r) {
-  std::string out = SourceLine(r) + "\n\n";
+// The per-GPU table and its notes, under a source line.
+std::string ReportTable(const Report& r, std::string out) {
   std::size_t label_width = 7;  // "overall"
   for (const auto& g : r.gpus) label_width = std::max(label_width, GpuLabel(g.identity).size());
   constexpr std::string_view kRow = "{:<{}} {:<10} {:>6} {:>7} {:>6} {:>7} {:>7} {:>5} {:>8} {:>5}\n";
@@ -152,6 +144,76 @@ std::string RenderTable(const Report& r) {
   }
   return out;
 }
+
+std::string JobsTable(const std::vector<JobTotals>& jobs) {
+  if (jobs.empty()) return "";
+  std::size_t id_width = 3, user_width = 4, name_width = 4;
+  for (const auto& j : jobs) {
+    id_width = std::max(id_width, j.job_id.size());
+    user_width = std::max(user_width, j.user.size());
+    name_width = std::max(name_width, j.job_name.size());
+  }
+  constexpr std::string_view kRow = "{:<{}} {:<{}} {:<{}} {:>4} {:>9} {:>6} {:>7} {:>10}\n";
+  std::string out = "\n";
+  out += fmt::format(kRow, "JOB", id_width, "USER", user_width, "NAME", name_width, "GPUS", "GPU-hours", "OFU",
+                     "active", "observed-h");
+  for (const auto& j : jobs) {
+    out += fmt::format(kRow, j.job_id, id_width, j.user, user_width, j.job_name, name_width, j.gpus,
+                       fmt::format("{:.3f}", j.gpu_hours), Ratio(j.ofu), Ratio(j.active_ofu),
+                       fmt::format("{:.3f}", j.observed_hours));
+  }
+  return out;
+}
+
+std::string TimeOrDash(const std::optional<double>& t) { return t ? fmt::format("{:.3f}", *t) : "-"; }
+
+}  // namespace
+
+std::string RenderJson(const Report& r) {
+  json root;
+  root["source"] = {{"kind", "replay"},
+                    {"path", r.source_name},
+                    {"synthetic", OrNull(r.synthetic)},
+                    {"description", OrNull(r.description)},
+                    {"timestamps_assumed", r.timestamps_assumed}};
+  AddReportJson(r, root);
+  return root.dump(2) + "\n";
+}
+
+std::string RenderTable(const Report& r) { return ReportTable(r, SourceLine(r) + "\n\n"); }
+
+std::string RenderJson(const StoreReport& s) {
+  json root;
+  root["source"] = {{"kind", "store"},
+                    {"path", s.report.source_name},
+                    {"since_s", OrNull(s.query.since_s)},
+                    {"until_s", OrNull(s.query.until_s)},
+                    {"job_id", OrNull(s.query.job_id)}};
+  AddReportJson(s.report, root);
+  json jobs = json::array();
+  for (const auto& j : s.jobs) {
+    jobs.push_back({{"job_id", j.job_id},
+                    {"user", OrNull(j.user)},
+                    {"job_name", OrNull(j.job_name)},
+                    {"scheduler", OrNull(j.scheduler)},
+                    {"gpus", j.gpus},
+                    {"gpu_hours", j.gpu_hours},
+                    {"ofu", OrNull(j.ofu)},
+                    {"active_ofu", OrNull(j.active_ofu)},
+                    {"observed_hours", j.observed_hours}});
+  }
+  root["jobs"] = std::move(jobs);
+  return root.dump(2) + "\n";
+}
+
+std::string RenderTable(const StoreReport& s) {
+  std::string line = fmt::format("History store {} (windows ending in ({}, {}]{})", s.report.source_name,
+                                 TimeOrDash(s.query.since_s), TimeOrDash(s.query.until_s),
+                                 s.query.job_id ? ", job " + *s.query.job_id : "");
+  return ReportTable(s.report, line + "\n\n") + JobsTable(s.jobs);
+}
+
+std::string RenderCsv(const StoreReport& s) { return RenderCsv(s.report); }
 
 std::string RenderCsv(const Report& r) {
   std::string out =

@@ -8,16 +8,28 @@
 //    "overall": {"ofu","active_ofu","seconds","gpus", ...}}
 // Ratios are numbers in 0..1 (OFU may exceed 1); an absent figure is null,
 // never 0. CSV has one row per GPU and a last row "overall", absent = empty.
+//
+// A report of the agent's history store (`ofu report --store`) has the same
+// contract, with "source": {"kind": "store", "path", "since_s", "until_s",
+// "job_id"} and a "jobs" array after "overall":
+//   [{"job_id","user","job_name","scheduler","gpus","gpu_hours","ofu",
+//     "active_ofu","observed_hours"}]
+// The table lists the jobs under the GPUs; the CSV has no jobs.
 #pragma once
 
 #include <string>
 
 #include "ofu/analysis/report.h"
+#include "ofu/analysis/store_report.h"
 
 namespace ofu::analysis {
 
 std::string RenderJson(const Report& report);
 std::string RenderTable(const Report& report);
 std::string RenderCsv(const Report& report);
+
+std::string RenderJson(const StoreReport& report);
+std::string RenderTable(const StoreReport& report);
+std::string RenderCsv(const StoreReport& report);
 
 }  // namespace ofu::analysis

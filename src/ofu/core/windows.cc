@@ -115,6 +115,15 @@ void AddPointReadings(std::span<const CounterSample> samples, double w, WindowMa
   }
 }
 
+// OFU and busy from the window's means: shared by recorded and live windows.
+void CompleteWindow(OfuWindow& win, const std::optional<OfuScale>& scale, double busy_threshold) {
+  if (win.tensor_active && win.sm_clock_mhz && scale) {
+    win.ofu = ComputeOfu(*win.tensor_active, *win.sm_clock_mhz, *scale);
+  }
+  const std::optional<double>& activity = win.gr_engine_active ? win.gr_engine_active : win.tensor_active;
+  win.busy = activity && *activity >= busy_threshold;
+}
+
 OfuWindow Finish(std::int64_t k, const WindowSums& sums, const std::optional<OfuScale>& scale,
                  const WindowOptions& options) {
   OfuWindow win;
@@ -131,11 +140,7 @@ OfuWindow Finish(std::int64_t k, const WindowSums& sums, const std::optional<Ofu
   win.clock_readings = sums.clock_count;
   if (sums.power_count > 0) win.power_w = sums.power_sum / sums.power_count;
   win.clock_event_reasons = sums.reasons;
-  if (win.tensor_active && win.sm_clock_mhz && scale) {
-    win.ofu = ComputeOfu(*win.tensor_active, *win.sm_clock_mhz, *scale);
-  }
-  const std::optional<double>& activity = win.gr_engine_active ? win.gr_engine_active : win.tensor_active;
-  win.busy = activity && *activity >= options.busy_threshold;
+  CompleteWindow(win, scale, options.busy_threshold);
   return win;
 }
 
@@ -172,6 +177,22 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
     if (sums.tensor_seconds > 0 || sums.clock_count > 0) out.windows.push_back(Finish(k, sums, scale, options));
   }
   return out;
+}
+
+OfuWindow WindowOfSample(const CounterSample& sample, double window_s, const std::optional<OfuScale>& scale,
+                         double busy_threshold) {
+  OfuWindow win;
+  win.start_s = sample.time_s - window_s;
+  win.end_s = sample.time_s;
+  win.tensor_active = sample.tensor_active;
+  win.covered_s = sample.tensor_active ? window_s : 0;
+  win.gr_engine_active = sample.gr_engine_active;
+  win.sm_clock_mhz = sample.sm_clock_mhz;
+  win.clock_readings = sample.sm_clock_mhz ? 1 : 0;
+  win.power_w = sample.power_w;
+  win.clock_event_reasons = sample.clock_event_reasons;
+  CompleteWindow(win, scale, busy_threshold);
+  return win;
 }
 
 }  // namespace ofu

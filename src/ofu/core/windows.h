@@ -85,4 +85,10 @@ struct WindowedGpu {
 WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::optional<OfuScale>& scale,
                          const WindowOptions& options);
 
+// The window a live source already averaged: one sample holding the means of
+// the `window_s` seconds that end at sample.time_s. OFU and busy follow the
+// same rules as BuildWindows.
+OfuWindow WindowOfSample(const CounterSample& sample, double window_s, const std::optional<OfuScale>& scale,
+                         double busy_threshold);
+
 }  // namespace ofu

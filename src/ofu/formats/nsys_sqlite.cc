@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "ofu/formats/sqlite_handles.h"
+
 namespace ofu::formats {
 namespace {
 
@@ -30,17 +32,8 @@ constexpr std::string_view kCudaDeviceTable = "TARGET_INFO_CUDA_DEVICE";
 constexpr int64_t kNvtxPushPopRange = 59;   // ENUM_NSYS_EVENT_TYPE
 constexpr uint64_t kProgressEveryRows = 1 << 16;
 
-// --- RAII for the SQLite handles --------------------------------------------
-
-struct DbCloser {
-  void operator()(sqlite3* db) const { sqlite3_close(db); }
-};
-using Db = std::unique_ptr<sqlite3, DbCloser>;
-
-struct StmtFinalizer {
-  void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
-};
-using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
+using Db = SqliteDb;
+using Stmt = SqliteStmt;
 
 // SQLite's I/O failures are the file's fault; everything else (corruption,
 // "not a database", a query the schema cannot answer) is the content's.

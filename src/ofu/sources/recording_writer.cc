@@ -11,6 +11,7 @@
 #include <fmt/ostream.h>
 #include <unistd.h>
 
+#include "ofu/formats/exposition.h"
 #include "ofu/sources/dcgm_exporter_names.h"
 
 namespace ofu::sources {
@@ -19,27 +20,12 @@ namespace {
 // The reader rejects activities above this (counters overshoot a little).
 constexpr double kMaxActivity = 1.05;
 
-// OpenMetrics label values escape backslash, double quote and newline.
-void AppendEscaped(std::string& out, std::string_view value) {
-  for (char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-}
-
 void AppendLabel(std::string& out, std::string_view name, std::string_view value) {
   if (value.empty()) return;
   out += out.size() > 1 ? "," : "";
   out += name;
   out += "=\"";
-  AppendEscaped(out, value);
+  formats::AppendEscapedLabelValue(out, value);
   out += '"';
 }
 
@@ -98,7 +84,7 @@ void RecordingWriter::Add(const Snapshot& snapshot) {
 
 void RecordingWriter::Write(const RecordingInfo& info, std::ostream& out) const {
   std::string description;
-  AppendEscaped(description, info.description);
+  formats::AppendEscapedLabelValue(description, info.description);
   fmt::print(out, "# TYPE ofu_recording info\n"
                   "# HELP ofu_recording What this recording is and how it was made.\n"
                   "ofu_recording_info{{synthetic=\"{}\",description=\"{}\"}} 1 {}\n",

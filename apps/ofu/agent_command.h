@@ -1,0 +1,36 @@
+// `ofu agent`: the node daemon. Samples a counter source every window,
+// computes OFU, labels GPUs with jobs, and serves Prometheus metrics
+// (docs/prometheus.md) and /healthz; see docs/agent.md.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace ofu::cli {
+
+struct AgentArgs {
+  std::optional<std::string> config;
+  std::optional<std::string> source;
+  std::optional<double> window_s;
+  std::optional<std::string> gpu_model;
+  std::optional<std::string> listen;
+  std::optional<std::string> web_config;
+  std::optional<std::string> store;
+  bool no_store = false;
+  std::optional<std::string> nvml_library;
+  std::optional<std::string> dcgm_library;
+  std::optional<std::string> spec_db;
+  std::optional<double> duration_s;  // stop after this long (tests, benchmarks)
+  bool check_config = false;
+};
+
+CLI::App* AddAgentCommand(CLI::App& app, AgentArgs& args);
+
+// Exit 0 on SIGTERM/SIGINT or --duration; 1 bad flags or config; 2 the config
+// file or spec database cannot be read; 5 the source or the listen address
+// cannot be opened.
+int RunAgent(const AgentArgs& args);
+
+}  // namespace ofu::cli

@@ -1,0 +1,38 @@
+// Turns a source's Snapshot into a WindowBatch: finds each GPU's SKU in the
+// spec database (once per model), and computes the window's OFU and whether
+// it was busy with the same rules as `ofu report` (core/windows.h).
+//
+// A GPU whose model the database does not know keeps its tensor activity and
+// clock but has no OFU (the agent must not guess f_spec); the evaluator says
+// so once per model in the batch notes.
+//
+// Thread-safety: one thread at a time (it caches lookups).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "ofu/sinks/window_batch.h"
+#include "ofu/core/gpu_spec.h"
+#include "ofu/sources/source.h"
+
+namespace ofu::agent {
+
+class WindowEvaluator {
+ public:
+  // `specs` must outlive the evaluator. `gpu_model` overrides every GPU's model.
+  WindowEvaluator(const GpuSpecDatabase& specs, std::optional<std::string> gpu_model, double busy_threshold);
+
+  sinks::WindowBatch Evaluate(const sources::Snapshot& snapshot);
+
+ private:
+  const GpuSpec* SpecFor(const std::string& model, std::vector<std::string>& notes);
+
+  const GpuSpecDatabase& specs_;
+  std::optional<std::string> gpu_model_;
+  double busy_threshold_;
+  std::map<std::string, const GpuSpec*> cache_;  // model -> spec (null: unknown, already noted)
+};
+
+}  // namespace ofu::agent

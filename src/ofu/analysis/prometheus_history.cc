@@ -1,0 +1,244 @@
+#include "ofu/analysis/prometheus_history.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+namespace ofu::analysis {
+namespace {
+
+using nlohmann::json;
+
+struct Endpoint {
+  std::string origin;     // scheme://host[:port]
+  std::string base_path;  // "" or "/prefix"
+};
+
+Result<Endpoint> ParseEndpoint(const std::string& url) {
+  const size_t scheme_end = url.find("://");
+  const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+  if ((scheme != "http" && scheme != "https") || url.size() == scheme_end + 3) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("Prometheus URL '{}' must be http(s)://host[:port][/path], e.g. http://prometheus:9090", url)};
+  }
+  const size_t slash = url.find('/', scheme_end + 3);
+  Endpoint endpoint{url.substr(0, slash), slash == std::string::npos ? "" : url.substr(slash)};
+  while (!endpoint.base_path.empty() && endpoint.base_path.back() == '/') endpoint.base_path.pop_back();
+  return endpoint;
+}
+
+// One series of a matrix result: its labels and (time, value) samples.
+struct Series {
+  std::map<std::string, std::string> labels;
+  std::vector<std::pair<double, double>> samples;
+};
+
+class QueryClient {
+ public:
+  QueryClient(const std::string& url, Endpoint endpoint, const PrometheusQueryOptions& options)
+      : url_(url), endpoint_(std::move(endpoint)), client_(endpoint_.origin) {
+    const auto timeout = std::chrono::duration<double>(options.timeout_s);
+    client_.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+    client_.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+  }
+
+  // An instant query returning a matrix (a range selector), at `time_s`.
+  Result<std::vector<Series>> Matrix(const std::string& promql, double time_s) {
+    const httplib::Params params = {{"query", promql}, {"time", fmt::format("{:.3f}", time_s)}};
+    auto response = client_.Post((endpoint_.base_path + "/api/v1/query").c_str(), params);
+    if (!response) {
+      return Error{ErrorCode::kUnavailable,
+                   fmt::format("{}: cannot query Prometheus: {}", url_, httplib::to_string(response.error()))};
+    }
+    json body = json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded() || !body.is_object()) {
+      return Error{response->status == 200 ? ErrorCode::kMalformedInput : ErrorCode::kUnavailable,
+                   fmt::format("{}: HTTP {} and not the query API's JSON", url_, response->status)};
+    }
+    if (body.value("status", "") != "success") {
+      return Error{ErrorCode::kMalformedInput,
+                   fmt::format("{}: query {} failed: {}: {}", url_, promql, body.value("errorType", "error"),
+                               body.value("error", "(no message)"))};
+    }
+    const json& data = body["data"];
+    if (!data.is_object() || data.value("resultType", "") != "matrix" || !data["result"].is_array()) {
+      return Error{ErrorCode::kMalformedInput, fmt::format("{}: query {} did not return a matrix", url_, promql)};
+    }
+    std::vector<Series> out;
+    for (const json& item : data["result"]) {
+      Series series;
+      if (!item.is_object() || !item["metric"].is_object() || !item["values"].is_array()) {
+        return Error{ErrorCode::kMalformedInput, fmt::format("{}: a series in the answer has no metric or values", url_)};
+      }
+      for (const auto& [name, value] : item["metric"].items()) {
+        if (value.is_string()) series.labels[name] = value.get<std::string>();
+      }
+      for (const json& pair : item["values"]) {
+        if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_string()) {
+          return Error{ErrorCode::kMalformedInput, fmt::format("{}: a sample is not [time, \"value\"]", url_)};
+        }
+        series.samples.emplace_back(pair[0].get<double>(), std::strtod(pair[1].get<std::string>().c_str(), nullptr));
+      }
+      out.push_back(std::move(series));
+    }
+    return out;
+  }
+
+ private:
+  std::string url_;
+  Endpoint endpoint_;
+  httplib::Client client_;
+};
+
+std::string Label(const Series& series, const std::string& name) {
+  auto it = series.labels.find(name);
+  return it == series.labels.end() ? "" : it->second;
+}
+
+// PromQL string literal.
+std::string Quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + '"';
+}
+
+// The regex alternative matching exactly these values.
+std::string ExactAlternatives(const std::set<std::string>& values) {
+  std::string out;
+  for (const std::string& value : values) {
+    if (!out.empty()) out += '|';
+    for (char c : value) {
+      if (std::string_view("\\.+*?()|[]{}^$").find(c) != std::string_view::npos) out += '\\';
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
+                                                   const PrometheusQueryOptions& options) {
+  if (!query.since_s || !query.until_s || *query.until_s <= *query.since_s) {
+    return Error{ErrorCode::kInvalidArgument, "a Prometheus report needs a range with since before until"};
+  }
+  auto endpoint = ParseEndpoint(url);
+  if (!endpoint.ok()) return endpoint.error();
+  QueryClient client(url, *endpoint, options);
+  const double until = *query.until_s;
+  const long range_s = static_cast<long>(std::ceil(until - *query.since_s));
+  const std::string range = fmt::format("[{}s]", range_s);
+
+  sinks::StoredHistory history;
+  history.path = url;
+  history.query = query;
+
+  // Which GPUs, and when the job was on each (scrape times).
+  std::map<std::string, std::set<double>> job_present;  // uuid -> scrape times with the job's info
+  std::map<std::string, Series> job_series;
+  std::string uuid_filter;
+  if (query.job_id) {
+    auto jobs = client.Matrix(fmt::format("ofu_gpu_job_info{{job_id={}}}{}", Quoted(*query.job_id), range), until);
+    if (!jobs.ok()) return jobs.error();
+    std::set<std::string> uuids;
+    for (const Series& series : *jobs) {
+      const std::string uuid = Label(series, "uuid");
+      uuids.insert(uuid);
+      job_series[uuid] = series;
+      for (const auto& [t, v] : series.samples) job_present[uuid].insert(t);
+    }
+    if (uuids.empty()) return history;  // the job left no trace in the range
+    uuid_filter = fmt::format(",uuid=~\"{}\"", ExactAlternatives(uuids));
+  }
+
+  auto info = client.Matrix(fmt::format("ofu_gpu_info{{uuid!=\"\"{}}}{}", uuid_filter, range), until);
+  if (!info.ok()) return info.error();
+  auto counters = client.Matrix(
+      fmt::format("{{__name__=~\"ofu_(observed|utilized|busy|busy_utilized|tensor_active)_seconds_total\"{}}}{}",
+                  uuid_filter, range),
+      until);
+  if (!counters.ok()) return counters.error();
+
+  // GPU ids in uuid order; the newest info sample names the model.
+  std::map<std::string, int64_t> ids;
+  for (const Series& series : *info) {
+    const std::string uuid = Label(series, "uuid");
+    if (ids.count(uuid)) continue;
+    sinks::StoredGpu gpu;
+    gpu.id = static_cast<int64_t>(ids.size()) + 1;
+    gpu.uuid = uuid;
+    gpu.gpu_index = Label(series, "gpu");
+    gpu.model = Label(series, "model");
+    gpu.sku = Label(series, "sku");
+    gpu.architecture = Label(series, "architecture");
+    gpu.hostname = Label(series, "instance");
+    ids[uuid] = gpu.id;
+    history.gpus.push_back(gpu);
+  }
+
+  // uuid -> counter name -> samples.
+  std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>> by_gpu;
+  for (const Series& series : *counters) by_gpu[Label(series, "uuid")][Label(series, "__name__")] = series.samples;
+  for (auto& [uuid, counters_of] : by_gpu) {
+    auto id = ids.find(uuid);
+    if (id == ids.end()) continue;  // counters without info: not an ofu agent's GPU
+    const auto& observed = counters_of["ofu_observed_seconds_total"];
+    // Values of a counter at each scrape time.
+    std::map<std::string, std::map<double, double>> at;
+    for (const auto& [name, samples] : counters_of) {
+      for (const auto& [t, v] : samples) at[name][t] = v;
+    }
+    const auto increase = [&](const std::string& name, double t0, double t1) {
+      const auto& values = at[name];
+      auto a = values.find(t0), b = values.find(t1);
+      if (a == values.end() || b == values.end()) return 0.0;
+      return b->second >= a->second ? b->second - a->second : b->second;  // a reset: the agent restarted
+    };
+    for (size_t i = 1; i < observed.size(); ++i) {
+      const double t0 = observed[i - 1].first, t1 = observed[i].first;
+      if (query.job_id && job_present[uuid].count(t1) == 0) continue;
+      sinks::StoredWindow row;
+      row.gpu_id = id->second;
+      row.end_s = t1;
+      row.span_s = t1 - t0;
+      row.observed_s = increase("ofu_observed_seconds_total", t0, t1);
+      row.utilized_s = increase("ofu_utilized_seconds_total", t0, t1);
+      row.busy_s = increase("ofu_busy_seconds_total", t0, t1);
+      row.busy_utilized_s = increase("ofu_busy_utilized_seconds_total", t0, t1);
+      row.tensor_active_s = increase("ofu_tensor_active_seconds_total", t0, t1);
+      row.up_s = row.span_s;
+      history.windows.push_back(row);
+    }
+  }
+
+  // Job intervals: from the first to the last scrape that showed the job on a GPU.
+  for (const auto& [uuid, times] : job_present) {
+    auto id = ids.find(uuid);
+    if (id == ids.end() || times.empty()) continue;
+    const Series& series = job_series[uuid];
+    sinks::StoredJob job;
+    job.gpu_id = id->second;
+    job.job_id = *query.job_id;
+    job.user = Label(series, "user");
+    job.job_name = Label(series, "job_name");
+    job.scheduler = Label(series, "scheduler");
+    job.start_s = *times.begin();
+    job.end_s = *times.rbegin();
+    history.jobs.push_back(job);
+  }
+  std::stable_sort(history.windows.begin(), history.windows.end(),
+                   [](const sinks::StoredWindow& a, const sinks::StoredWindow& b) {
+                     return a.gpu_id != b.gpu_id ? a.gpu_id < b.gpu_id : a.end_s < b.end_s;
+                   });
+  return history;
+}
+
+}  // namespace ofu::analysis

@@ -1,0 +1,39 @@
+// A GPU history read back from Prometheus (or anything that speaks its HTTP
+// query API: Thanos, Mimir, VictoriaMetrics), as the same StoredHistory the
+// agent's SQLite store gives, so that one report builder serves both
+// (`ofu report --store` and `ofu report --prometheus`).
+//
+// What it asks: the raw samples of the agent's counters over the range, one
+// instant query with a range selector evaluated at the range's end,
+//     {__name__=~"ofu_(observed|utilized|busy|busy_utilized|tensor_active)_seconds_total"}[R]
+// plus ofu_gpu_info[R] (model, SKU) and, for a job, ofu_gpu_job_info{job_id="X"}[R].
+// Each pair of consecutive scrapes of a GPU becomes one row whose values are
+// the counters' increases (a decrease is a restart of the agent: the new
+// value is the increase). With a job, a row counts when the job's info series
+// was present on that GPU at the row's end, which is exact attribution per
+// scrape interval, like the store's job intervals.
+//
+// Errors: kInvalidArgument for a URL that is not http(s)://host[:port][/path];
+// kUnavailable when the server cannot be reached or answers with an HTTP
+// error; kMalformedInput when its answer is not the query API's JSON, or
+// when Prometheus reports a query error (its message included).
+//
+// Thread-safety: no shared state.
+#pragma once
+
+#include <string>
+
+#include "ofu/core/result.h"
+#include "ofu/sinks/history_reader.h"
+
+namespace ofu::analysis {
+
+struct PrometheusQueryOptions {
+  double timeout_s = 30;
+};
+
+// `query.until_s` and `query.since_s` must be set (the caller defaults them).
+Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
+                                                   const PrometheusQueryOptions& options = {});
+
+}  // namespace ofu::analysis

@@ -1,0 +1,273 @@
+#include "ofu/analysis/store_report.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace ofu::analysis {
+namespace {
+
+using sinks::StoredGpu;
+using sinks::StoredJob;
+using sinks::StoredWindow;
+
+// Consecutive windows closer than this are contiguous: replayed spans are
+// differences of epoch times, off by an ulp or so.
+constexpr double kContiguousS = 1e-3;
+
+bool IsDownsampled(const StoredWindow& row) { return (row.flags & sinks::kHistoryDownsampled) != 0; }
+
+bool InInterval(double end_s, const StoredJob& job) {
+  return end_s > job.start_s && (!job.end_s || end_s <= *job.end_s);
+}
+
+std::optional<double> ParseNumber(std::string_view text) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// "YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)".
+std::optional<double> ParseRfc3339(std::string_view text) {
+  auto digits = [&](std::size_t at, std::size_t n) -> std::optional<int> {
+    if (at + n > text.size()) return std::nullopt;
+    int value = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
+      value = value * 10 + (text[i] - '0');
+    }
+    return value;
+  };
+  auto at = [&](std::size_t i, std::string_view allowed) {
+    return i < text.size() && allowed.find(text[i]) != std::string_view::npos;
+  };
+  const auto year = digits(0, 4), month = digits(5, 2), day = digits(8, 2);
+  const auto hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2);
+  if (!year || !month || !day || !hour || !minute || !second || !at(4, "-") || !at(7, "-") || !at(10, "Tt ") ||
+      !at(13, ":") || !at(16, ":")) {
+    return std::nullopt;
+  }
+  if (*month < 1 || *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 60) {
+    return std::nullopt;
+  }
+  std::size_t i = 19;
+  double fraction = 0;
+  if (at(i, ".")) {
+    const std::size_t start = i;
+    ++i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    if (i == start + 1) return std::nullopt;
+    fraction = *ParseNumber(std::string("0") + std::string(text.substr(start, i - start)));
+  }
+  double offset_s = 0;
+  if (at(i, "Zz")) {
+    ++i;
+  } else if (at(i, "+-")) {
+    const auto oh = digits(i + 1, 2), om = digits(i + 4, 2);
+    if (!oh || !om || !at(i + 3, ":") || *oh > 23 || *om > 59) return std::nullopt;
+    offset_s = (text[i] == '-' ? -1 : 1) * (*oh * 3600.0 + *om * 60.0);
+    i += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = *year - 1900;
+  tm.tm_mon = *month - 1;
+  tm.tm_mday = *day;
+  tm.tm_hour = *hour;
+  tm.tm_min = *minute;
+  tm.tm_sec = *second;
+  return static_cast<double>(timegm(&tm)) + fraction - offset_s;
+}
+
+std::string DescribeSeconds(double seconds) {
+  return seconds >= 3600 ? fmt::format("{:.2f} h", seconds / 3600) : fmt::format("{:.0f} s", seconds);
+}
+
+}  // namespace
+
+std::vector<OfuWindow> WindowsOfRow(const StoredWindow& row) {
+  OfuWindow base;
+  base.start_s = row.end_s - row.span_s;
+  base.end_s = row.end_s;
+  bool clock_given = false;
+  auto add_clock = [&](OfuWindow& w) {
+    if (clock_given || !row.clock_mhz || row.clock_windows <= 0) return;
+    w.sm_clock_mhz = row.clock_mhz;
+    w.sm_clock_min_mhz = row.clock_min_mhz.value_or(*row.clock_mhz);
+    w.sm_clock_max_mhz = row.clock_max_mhz.value_or(*row.clock_mhz);
+    w.clock_readings = static_cast<int>(row.clock_windows);
+    clock_given = true;
+  };
+  std::vector<OfuWindow> out;
+  if (row.observed_s > 0) {
+    const double tensor = row.tensor_active_s / row.observed_s;
+    if (row.busy_s > 0) {
+      OfuWindow w = base;
+      w.covered_s = row.busy_s;
+      w.ofu = row.busy_utilized_s / row.busy_s;
+      w.tensor_active = tensor;
+      w.busy = true;
+      add_clock(w);
+      out.push_back(w);
+    }
+    const double idle_s = row.observed_s - row.busy_s;
+    if (idle_s > row.observed_s * 1e-12) {
+      OfuWindow w = base;
+      w.covered_s = idle_s;
+      w.ofu = (row.utilized_s - row.busy_utilized_s) / idle_s;
+      w.tensor_active = tensor;
+      w.busy = false;
+      add_clock(w);
+      out.push_back(w);
+    }
+  } else if (row.clock_mhz) {
+    OfuWindow w = base;
+    add_clock(w);
+    out.push_back(w);
+  }
+  return out;
+}
+
+StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs) {
+  StoreReport out;
+  out.query = history.query;
+  Report& report = out.report;
+  report.source_name = history.path;
+  for (const StoredWindow& row : history.windows) {
+    if (!IsDownsampled(row)) {
+      report.window_s = row.span_s;
+      break;
+    }
+  }
+  if (report.window_s == 0 && !history.windows.empty()) report.window_s = history.windows.front().span_s;
+
+  std::map<std::int64_t, std::vector<const StoredWindow*>> rows_of;
+  for (const StoredWindow& row : history.windows) rows_of[row.gpu_id].push_back(&row);
+
+  Summarizer overall;
+  for (const StoredGpu& stored : history.gpus) {
+    GpuReport gpu;
+    gpu.identity.key = stored.uuid;
+    gpu.identity.uuid = stored.uuid;
+    gpu.identity.model = stored.model;
+    gpu.identity.hostname = stored.hostname;
+    gpu.identity.gpu_index = stored.gpu_index;
+    gpu.model = stored.model;
+    if (stored.sku.empty()) {
+      gpu.problems.push_back("the agent did not know this GPU model (not in the spec database): no OFU was stored");
+    } else if (auto spec = specs.Lookup(stored.sku); spec.ok()) {
+      gpu.spec = *spec;
+    } else {
+      gpu.problems.push_back(fmt::format("stored SKU {} is not in this spec database: f_spec not shown, "
+                                         "the stored OFU stands", stored.sku));
+    }
+    gpu.windowed.interval_s = report.window_s;
+
+    Summarizer summarizer;
+    double down_s = 0, without_ofu_s = 0;
+    double previous_end = NAN;  // NaN: no full-resolution window before
+    for (const StoredWindow* row : rows_of[stored.id]) {
+      for (const OfuWindow& window : WindowsOfRow(*row)) {
+        summarizer.Add(window);
+        if (!stored.sku.empty()) overall.Add(window);  // the overall figures are about GPUs with OFU
+      }
+      down_s += row->span_s - row->up_s;
+      without_ofu_s += row->up_s > row->observed_s ? row->up_s - row->observed_s : 0;
+      if (IsDownsampled(*row)) {
+        previous_end = NAN;
+        continue;
+      }
+      const double start = row->end_s - row->span_s;
+      if (start > previous_end + kContiguousS) gpu.windowed.gaps.push_back({previous_end, start});
+      previous_end = row->end_s;
+    }
+    gpu.summary = summarizer.Finish();
+    if (down_s > 0) {
+      gpu.problems.push_back(fmt::format("the GPU did not answer for {} (lost or unreachable): excluded",
+                                         DescribeSeconds(down_s)));
+    }
+    if (without_ofu_s > 0 && !stored.sku.empty()) {
+      gpu.problems.push_back(fmt::format("{} of windows without tensor activity or clock: excluded",
+                                         DescribeSeconds(without_ofu_s)));
+    }
+    if (!gpu.windowed.gaps.empty()) {
+      double seconds = 0;
+      for (const Gap& gap : gpu.windowed.gaps) seconds += gap.seconds();
+      gpu.problems.push_back(fmt::format("{} gap(s) in the history, {} in all (the agent was not running): "
+                                         "excluded, not filled",
+                                         gpu.windowed.gaps.size(), DescribeSeconds(seconds)));
+    }
+    report.gpus.push_back(std::move(gpu));
+  }
+  report.overall = overall.Finish();
+
+  // Per job: intervals clipped to the range, and the sums of the rows inside them.
+  struct Sums {
+    JobTotals totals;
+    std::set<std::int64_t> gpus;
+    double seconds = 0, observed = 0, utilized = 0, busy = 0, busy_utilized = 0;
+  };
+  std::map<std::string, Sums> jobs;
+  std::map<std::int64_t, std::optional<double>> last_end;
+  for (const StoredGpu& gpu : history.gpus) last_end[gpu.id] = gpu.last_end_s;
+  const double since = history.query.since_s.value_or(-INFINITY);
+  const double until = history.query.until_s.value_or(INFINITY);
+  for (const StoredJob& job : history.jobs) {
+    Sums& sums = jobs[job.job_id];
+    if (sums.gpus.empty()) {
+      sums.totals.job_id = job.job_id;
+      sums.totals.user = job.user;
+      sums.totals.job_name = job.job_name;
+      sums.totals.scheduler = job.scheduler;
+    }
+    sums.gpus.insert(job.gpu_id);
+    const double end = job.end_s.value_or(std::max(job.start_s, last_end[job.gpu_id].value_or(job.start_s)));
+    const double clipped = std::min(end, until) - std::max(job.start_s, since);
+    if (clipped > 0) sums.seconds += clipped;
+    for (const StoredWindow* row : rows_of[job.gpu_id]) {
+      if (!InInterval(row->end_s, job)) continue;
+      sums.observed += row->observed_s;
+      sums.utilized += row->utilized_s;
+      sums.busy += row->busy_s;
+      sums.busy_utilized += row->busy_utilized_s;
+    }
+  }
+  for (auto& [id, sums] : jobs) {
+    JobTotals totals = sums.totals;
+    totals.gpus = static_cast<int>(sums.gpus.size());
+    totals.gpu_hours = sums.seconds / 3600;
+    totals.observed_hours = sums.observed / 3600;
+    if (sums.observed > 0) totals.ofu = sums.utilized / sums.observed;
+    if (sums.busy > 0) totals.active_ofu = sums.busy_utilized / sums.busy;
+    out.jobs.push_back(std::move(totals));
+  }
+  return out;
+}
+
+Result<double> ParseTimeArgument(std::string_view text, double now_s) {
+  if (text.size() >= 3 && text.front() == '-') {
+    const char unit = text.back();
+    const double scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400 : 0;
+    if (scale > 0) {
+      if (auto amount = ParseNumber(text.substr(1, text.size() - 2)); amount && *amount >= 0) {
+        return now_s - *amount * scale;
+      }
+    }
+  }
+  if (auto seconds = ParseNumber(text)) return *seconds;
+  if (auto time = ParseRfc3339(text)) return *time;
+  return Error{ErrorCode::kInvalidArgument,
+               fmt::format("time {:?} is not Unix seconds, RFC 3339 (2026-11-21T10:00:00Z) or relative (-2h, "
+                           "-30m, -7d)", text)};
+}
+
+}  // namespace ofu::analysis

@@ -1,0 +1,70 @@
+// The OFU report of what the agent stored (`ofu report --store`): the same
+// Report as for a recording (per GPU and overall; report.h), plus totals per
+// job.
+//
+// Stored rows become OfuWindows and go through core's Summarizer, as the
+// windows of a recording do: a row with observed_s > 0 is a window of
+// covered_s = observed_s with ofu = utilized_s / observed_s and tensor
+// activity tensor_active_s / observed_s. A row that is partly busy (a
+// downsampled one) is split into its busy and idle parts, so OFU, active
+// OFU, tensor activity and idle fraction are exactly the sums' ratios. Rows
+// without an OFU add only their clock. Percentiles are over rows (over
+// downsampled spans where the rows are downsampled).
+//
+// Job totals, per job id over the range:
+//   gpus            GPUs with an interval of the job in the range
+//   gpu_hours       sum of the job's intervals clipped to the range (an
+//                   interval still open ends at its GPU's newest window)
+//   ofu             sum(utilized_s) / sum(observed_s) over the job's windows
+//   active_ofu      the same over busy seconds
+//   observed_hours  sum(observed_s) / 3600: the part of gpu_hours with an OFU
+//
+// Thread-safety: pure functions of their inputs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ofu/analysis/report.h"
+#include "ofu/core/gpu_spec.h"
+#include "ofu/core/result.h"
+// Header-only dependency on the stored row types; no link dependency.
+#include "ofu/sinks/history_reader.h"
+
+namespace ofu::analysis {
+
+struct JobTotals {
+  std::string job_id;
+  std::string user;
+  std::string job_name;
+  std::string scheduler;
+  int gpus = 0;
+  double gpu_hours = 0;
+  std::optional<double> ofu;
+  std::optional<double> active_ofu;
+  double observed_hours = 0;
+};
+
+struct StoreReport {
+  Report report;  // source_name is the store's path
+  sinks::HistoryQuery query;
+  std::vector<JobTotals> jobs;  // by job id
+};
+
+// `specs` must outlive the returned report (GpuReport::spec points into it).
+// A GPU whose stored SKU the database no longer knows is reported without
+// spec, with a problem saying so; its stored OFU stands.
+StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs);
+
+// The windows a stored row stands for (one, or two for a partly busy row).
+std::vector<OfuWindow> WindowsOfRow(const sinks::StoredWindow& row);
+
+// A time for --since/--until: Unix seconds ("1790000000", "1790000000.5"),
+// RFC 3339 ("2026-11-21T10:00:00Z", "2026-11-21T12:00:00+02:00", fractional
+// seconds allowed) or relative to `now_s` ("-2h", "-30m", "-7d", "-90s").
+// kInvalidArgument otherwise.
+Result<double> ParseTimeArgument(std::string_view text, double now_s);
+
+}  // namespace ofu::analysis

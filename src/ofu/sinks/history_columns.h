@@ -1,0 +1,57 @@
+// The `windows` table's columns as the store writes them and the reader
+// reads them: one list, one binder, one reader, so the two cannot drift.
+// Internal to the history store (history_store.cc, history_reader.cc).
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+
+#include "ofu/formats/sqlite_handles.h"
+#include "ofu/sinks/history_reader.h"
+
+namespace ofu::sinks {
+
+// In this order: BindWindow binds ?1..?14, ColumnWindow reads columns 0..13.
+inline constexpr const char* kWindowColumns =
+    "gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s, clock_mhz, "
+    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags";
+
+inline void BindWindow(sqlite3_stmt* s, const StoredWindow& w) {
+  sqlite3_bind_int64(s, 1, w.gpu_id);
+  sqlite3_bind_double(s, 2, w.end_s);
+  sqlite3_bind_double(s, 3, w.span_s);
+  sqlite3_bind_double(s, 4, w.observed_s);
+  sqlite3_bind_double(s, 5, w.utilized_s);
+  sqlite3_bind_double(s, 6, w.busy_s);
+  sqlite3_bind_double(s, 7, w.busy_utilized_s);
+  sqlite3_bind_double(s, 8, w.tensor_active_s);
+  formats::BindOptional(s, 9, w.clock_mhz);
+  formats::BindOptional(s, 10, w.clock_min_mhz);
+  formats::BindOptional(s, 11, w.clock_max_mhz);
+  sqlite3_bind_int64(s, 12, w.clock_windows);
+  sqlite3_bind_double(s, 13, w.up_s);
+  sqlite3_bind_int64(s, 14, static_cast<sqlite3_int64>(w.flags));
+}
+
+// Reads the columns of kWindowColumns.
+inline StoredWindow ColumnWindow(sqlite3_stmt* s) {
+  StoredWindow w;
+  w.gpu_id = sqlite3_column_int64(s, 0);
+  w.end_s = sqlite3_column_double(s, 1);
+  w.span_s = sqlite3_column_double(s, 2);
+  w.observed_s = sqlite3_column_double(s, 3);
+  w.utilized_s = sqlite3_column_double(s, 4);
+  w.busy_s = sqlite3_column_double(s, 5);
+  w.busy_utilized_s = sqlite3_column_double(s, 6);
+  w.tensor_active_s = sqlite3_column_double(s, 7);
+  w.clock_mhz = formats::ColumnOptional(s, 8);
+  w.clock_min_mhz = formats::ColumnOptional(s, 9);
+  w.clock_max_mhz = formats::ColumnOptional(s, 10);
+  w.clock_windows = sqlite3_column_int64(s, 11);
+  w.up_s = sqlite3_column_double(s, 12);
+  w.flags = static_cast<std::uint32_t>(sqlite3_column_int64(s, 13));
+  return w;
+}
+
+}  // namespace ofu::sinks

@@ -1,0 +1,115 @@
+// The agent's history store, read side: what `ofu report --store` reads.
+//
+// The store (history_store.h writes it) is a SQLite file with three tables:
+//
+//   gpus     one row per GPU ever seen: uuid (the GPU's key), index, model,
+//            spec-database SKU (empty: model unknown), architecture, hostname
+//   windows  one row per GPU window, whether or not it had an OFU:
+//              end_s, span_s          the window (end_s - span_s, end_s], epoch s
+//              observed_s             span_s when the window had an OFU, else 0
+//              utilized_s             OFU x span_s over such windows
+//              busy_s, busy_utilized_s  the same over busy windows with an OFU
+//              tensor_active_s        tensor activity x span_s over windows with an OFU
+//              clock_mhz (+min, max)  mean SM clock of the window; NULL when none
+//              clock_windows          windows whose clock went into clock_mhz
+//              up_s                   span_s when the GPU answered, else 0
+//              flags                  HistoryFlag bits (what was missing)
+//            These follow the counter rules of docs/prometheus.md, so for any
+//            set of rows sum(utilized_s) / sum(observed_s) is their OFU,
+//            windows without data neither diluting nor inflating it.
+//            A downsampled row (kDownsampled) holds the sums of the windows of
+//            one GPU in (end_s - downsampled_span_s, end_s]; its span_s is the
+//            sum of their spans, its flags the OR of theirs.
+//   jobs     job intervals per GPU: (start_s, end_s] with the job's identity;
+//            end_s NULL while the job runs. A window belongs to a job when
+//            its end lies inside one of the job's intervals on that GPU.
+//
+// ReadHistory opens the file read-only; it works while an agent writes it
+// (WAL: readers see the last committed batch and never block the writer).
+//
+// Thread-safety: ReadHistory is a pure function of the file; the types are
+// plain values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ofu/core/result.h"
+
+namespace ofu::sinks {
+
+inline constexpr int kHistorySchemaVersion = 1;
+
+// Bits of StoredWindow::flags.
+enum HistoryFlag : std::uint32_t {
+  kHistoryNoTensor = 1u << 0,      // no tensor activity in the window
+  kHistoryNoClock = 1u << 1,       // no SM clock reading
+  kHistoryUnknownModel = 1u << 2,  // the model is not in the spec database: no f_spec
+  kHistoryGpuDown = 1u << 3,       // the GPU did not answer (lost, no permission, ...)
+  kHistoryDownsampled = 1u << 8,   // a sum of windows, not one window
+};
+
+struct StoredGpu {
+  std::int64_t id = 0;
+  std::string uuid;  // GpuWindow::key(): the UUID, else the source's key
+  std::string gpu_index;
+  std::string model;
+  std::string sku;  // empty when the model is unknown
+  std::string architecture;
+  std::string hostname;
+  std::optional<double> last_end_s;  // end of its newest stored window, in the whole store
+};
+
+struct StoredWindow {
+  std::int64_t gpu_id = 0;
+  double end_s = 0;
+  double span_s = 0;
+  double observed_s = 0;
+  double utilized_s = 0;
+  double busy_s = 0;
+  double busy_utilized_s = 0;
+  double tensor_active_s = 0;
+  std::optional<double> clock_mhz;
+  std::optional<double> clock_min_mhz;
+  std::optional<double> clock_max_mhz;
+  std::int64_t clock_windows = 0;
+  double up_s = 0;
+  std::uint32_t flags = 0;
+
+  friend bool operator==(const StoredWindow&, const StoredWindow&) = default;
+};
+
+struct StoredJob {
+  std::int64_t gpu_id = 0;
+  std::string job_id;
+  std::string user;
+  std::string job_name;
+  std::string scheduler;
+  double start_s = 0;               // exclusive
+  std::optional<double> end_s;      // inclusive; absent while the job runs
+
+  friend bool operator==(const StoredJob&, const StoredJob&) = default;
+};
+
+struct HistoryQuery {
+  std::optional<double> since_s;  // windows ending after this (epoch s)
+  std::optional<double> until_s;  // windows ending at or before this
+  std::optional<std::string> job_id;
+};
+
+struct StoredHistory {
+  std::string path;
+  HistoryQuery query;
+  std::vector<StoredGpu> gpus;        // by id; with a job: only the job's GPUs
+  std::vector<StoredWindow> windows;  // by gpu_id, then end_s; in range (and in the job)
+  std::vector<StoredJob> jobs;        // intervals overlapping the range (of the job)
+};
+
+// Reads what `query` selects. kIo when the file cannot be opened or read,
+// kMalformedInput when it is not an ofu history store or has a schema
+// version this build does not know. An empty selection is not an error.
+Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query);
+
+}  // namespace ofu::sinks

@@ -1,0 +1,468 @@
+#include "ofu/sinks/history_store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ofu/formats/sqlite_handles.h"
+#include "ofu/sinks/history_columns.h"
+
+namespace ofu::sinks {
+namespace {
+
+constexpr double kSecondsPerDay = 86400;
+
+using formats::BindOptional;
+using formats::BindText;
+using formats::ColumnOptional;
+using formats::ColumnText;
+using Stmt = formats::SqliteStmt;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE gpus(
+  id INTEGER PRIMARY KEY,
+  uuid TEXT UNIQUE NOT NULL,
+  gpu_index TEXT NOT NULL,
+  model TEXT NOT NULL,
+  sku TEXT NOT NULL,
+  architecture TEXT NOT NULL,
+  hostname TEXT NOT NULL);
+CREATE TABLE windows(
+  gpu_id INTEGER NOT NULL REFERENCES gpus(id),
+  end_s REAL NOT NULL,
+  span_s REAL NOT NULL,
+  observed_s REAL NOT NULL,
+  utilized_s REAL NOT NULL,
+  busy_s REAL NOT NULL,
+  busy_utilized_s REAL NOT NULL,
+  tensor_active_s REAL NOT NULL,
+  clock_mhz REAL,
+  clock_min_mhz REAL,
+  clock_max_mhz REAL,
+  clock_windows INTEGER NOT NULL,
+  up_s REAL NOT NULL,
+  flags INTEGER NOT NULL,
+  PRIMARY KEY(gpu_id, end_s)) WITHOUT ROWID;
+CREATE INDEX windows_by_end ON windows(end_s);
+CREATE TABLE jobs(
+  gpu_id INTEGER NOT NULL REFERENCES gpus(id),
+  job_id TEXT NOT NULL,
+  user TEXT NOT NULL,
+  job_name TEXT NOT NULL,
+  scheduler TEXT NOT NULL,
+  start_s REAL NOT NULL,
+  end_s REAL);
+CREATE INDEX jobs_by_job ON jobs(job_id);
+CREATE INDEX jobs_by_gpu ON jobs(gpu_id, end_s);
+)sql";
+
+constexpr const char* kInsertWindow = R"sql(
+INSERT INTO windows(gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s,
+                    clock_mhz, clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+ON CONFLICT(gpu_id, end_s) DO UPDATE SET
+  span_s = excluded.span_s, observed_s = excluded.observed_s, utilized_s = excluded.utilized_s,
+  busy_s = excluded.busy_s, busy_utilized_s = excluded.busy_utilized_s,
+  tensor_active_s = excluded.tensor_active_s, clock_mhz = excluded.clock_mhz,
+  clock_min_mhz = excluded.clock_min_mhz, clock_max_mhz = excluded.clock_max_mhz,
+  clock_windows = excluded.clock_windows, up_s = excluded.up_s, flags = excluded.flags
+)sql";
+
+// Folds `w` into the sum `into` (a downsampled row).
+void AddInto(StoredWindow& into, const StoredWindow& w) {
+  into.span_s += w.span_s;
+  into.observed_s += w.observed_s;
+  into.utilized_s += w.utilized_s;
+  into.busy_s += w.busy_s;
+  into.busy_utilized_s += w.busy_utilized_s;
+  into.tensor_active_s += w.tensor_active_s;
+  into.up_s += w.up_s;
+  into.flags |= w.flags | kHistoryDownsampled;
+  if (w.clock_mhz && w.clock_windows > 0) {
+    const double sum = into.clock_mhz.value_or(0) * static_cast<double>(into.clock_windows) +
+                       *w.clock_mhz * static_cast<double>(w.clock_windows);
+    into.clock_windows += w.clock_windows;
+    into.clock_mhz = sum / static_cast<double>(into.clock_windows);
+    const double lo = w.clock_min_mhz.value_or(*w.clock_mhz), hi = w.clock_max_mhz.value_or(*w.clock_mhz);
+    into.clock_min_mhz = std::min(into.clock_min_mhz.value_or(lo), lo);
+    into.clock_max_mhz = std::max(into.clock_max_mhz.value_or(hi), hi);
+  }
+}
+
+bool SameJob(const attribution::JobInfo& job, const std::string& job_id, const std::string& user,
+             const std::string& job_name, const std::string& scheduler) {
+  return job.job_id == job_id && job.user == user && job.job_name == job_name && job.scheduler == scheduler;
+}
+
+}  // namespace
+
+StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s) {
+  const OfuWindow& w = gpu.window;
+  StoredWindow row;
+  row.end_s = end_s;
+  row.span_s = window_s;
+  // The counters advance together, only over windows with an OFU (docs/prometheus.md).
+  if (w.ofu) {
+    row.observed_s = window_s;
+    row.utilized_s = *w.ofu * window_s;
+    row.tensor_active_s = w.tensor_active.value_or(0) * window_s;
+    if (w.busy) {
+      row.busy_s = window_s;
+      row.busy_utilized_s = *w.ofu * window_s;
+    }
+  }
+  if (w.sm_clock_mhz) {
+    row.clock_mhz = w.sm_clock_mhz;
+    row.clock_min_mhz = w.sm_clock_min_mhz.value_or(*w.sm_clock_mhz);
+    row.clock_max_mhz = w.sm_clock_max_mhz.value_or(*w.sm_clock_mhz);
+    row.clock_windows = 1;
+  }
+  row.up_s = gpu.up() ? window_s : 0;
+  if (!w.tensor_active) row.flags |= kHistoryNoTensor;
+  if (!w.sm_clock_mhz) row.flags |= kHistoryNoClock;
+  if (gpu.sku.empty()) row.flags |= kHistoryUnknownModel;
+  if (!gpu.up()) row.flags |= kHistoryGpuDown;
+  return row;
+}
+
+HistoryStore::HistoryStore(HistoryOptions options, sources::Clock& clock, sqlite3* db)
+    : options_(std::move(options)), clock_(clock), db_(db) {}
+
+HistoryStore::~HistoryStore() { sqlite3_close(db_); }
+
+Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const HistoryOptions& options, sources::Clock& clock) {
+  if (options.path.empty()) return Error{ErrorCode::kInvalidArgument, "history store: no path given"};
+  if (!(options.downsampled_span_s > 0) || !(options.retention_days > 0) || !(options.full_resolution_days >= 0)) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("history store {}: retention and downsampling spans must be positive", options.path)};
+  }
+  // SQLite would create the file but not its directory; say which is missing.
+  const std::filesystem::path dir = std::filesystem::path(options.path).parent_path();
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+    return Error{ErrorCode::kIo, fmt::format("history store {}: directory {} does not exist (create it, or "
+                                             "choose another --store, or --no-store)",
+                                             options.path, dir.string())};
+  }
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(options.path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    Error error{ErrorCode::kIo, fmt::format("history store {}: cannot open: {}", options.path,
+                                            db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc))};
+    sqlite3_close(db);
+    return error;
+  }
+  std::unique_ptr<HistoryStore> store(new HistoryStore(options, clock, db));
+  if (Status s = store->Initialize(); !s.ok()) return s.error();
+  return store;
+}
+
+Status HistoryStore::Exec(const char* sql, const char* doing) {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    Error error = WriteError(doing);
+    sqlite3_free(message);
+    return error;
+  }
+  return OkStatus();
+}
+
+Error HistoryStore::WriteError(const char* doing) const {
+  const int code = sqlite3_extended_errcode(db_) & 0xff;
+  if (code == SQLITE_FULL) {
+    return Error{ErrorCode::kIo, fmt::format("history store {}: database or disk is full; windows are not being "
+                                             "kept, metrics still are",
+                                             options_.path)};
+  }
+  return Error{ErrorCode::kIo, fmt::format("history store {}: {}: {}", options_.path, doing, sqlite3_errmsg(db_))};
+}
+
+Status HistoryStore::SetMaxPageCount(std::int64_t pages) {
+  const std::string sql = fmt::format("PRAGMA max_page_count = {}", pages);
+  return Exec(sql.c_str(), "setting max_page_count");
+}
+
+Status HistoryStore::Initialize() {
+  // A writer waits for a checkpointing reader rather than failing at once.
+  sqlite3_busy_timeout(db_, 5000);
+  {
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db_, "PRAGMA journal_mode=WAL", -1, &raw, nullptr) != SQLITE_OK) {
+      return WriteError("setting WAL mode");
+    }
+    Stmt stmt(raw);
+    if (sqlite3_step(raw) != SQLITE_ROW) return WriteError("setting WAL mode");
+    if (ColumnText(raw, 0) != "wal") {
+      return Error{ErrorCode::kIo, fmt::format("history store {}: the file system does not allow WAL mode "
+                                               "(journal mode is {})", options_.path, ColumnText(raw, 0))};
+    }
+  }
+  // NORMAL: a kill -9 keeps every committed batch in WAL mode (see the header).
+  if (Status s = Exec("PRAGMA synchronous=NORMAL", "setting synchronous"); !s.ok()) return s;
+  if (options_.max_page_count) {
+    if (Status s = SetMaxPageCount(*options_.max_page_count); !s.ok()) return s;
+  }
+
+  if (Status s = Exec("BEGIN IMMEDIATE", "starting the schema transaction"); !s.ok()) return s;
+  auto fail = [this](Error error) -> Status {
+    if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return error;
+  };
+  int tables = 0;
+  std::optional<std::string> version;
+  {
+    sqlite3_stmt* raw = nullptr;
+    sqlite3_prepare_v2(db_, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'", -1, &raw, nullptr);
+    Stmt stmt(raw);
+    if (raw == nullptr || sqlite3_step(raw) != SQLITE_ROW) return fail(WriteError("reading the schema"));
+    tables = sqlite3_column_int(raw, 0);
+  }
+  if (tables > 0) {
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &raw, nullptr) !=
+        SQLITE_OK) {
+      return fail(Error{ErrorCode::kMalformedInput,
+                        fmt::format("history store {}: the file is an SQLite database but not an ofu history "
+                                    "store (no meta table)", options_.path)});
+    }
+    Stmt stmt(raw);
+    if (sqlite3_step(raw) == SQLITE_ROW) version = ColumnText(raw, 0);
+    if (version != std::to_string(kHistorySchemaVersion)) {
+      return fail(Error{ErrorCode::kMalformedInput,
+                        fmt::format("history store {}: schema version {}, this ofu reads version {}",
+                                    options_.path, version.value_or("(none)"), kHistorySchemaVersion)});
+    }
+  } else {
+    const std::string create = fmt::format(
+        "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES('schema_version', '{}');{}",
+        kHistorySchemaVersion, kSchema);
+    if (Status s = Exec(create.c_str(), "creating the schema"); !s.ok()) return fail(s.error());
+  }
+  // Intervals a previous run left open end at that GPU's last stored window.
+  if (Status s = Exec("UPDATE jobs SET end_s = max(start_s, coalesce((SELECT max(w.end_s) FROM windows w "
+                      "WHERE w.gpu_id = jobs.gpu_id), start_s)) WHERE end_s IS NULL",
+                      "closing the job intervals of the last run");
+      !s.ok()) {
+    return fail(s.error());
+  }
+  if (Status s = Exec("COMMIT", "committing the schema"); !s.ok()) return fail(s.error());
+
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT id, uuid, gpu_index, model, sku, architecture, hostname FROM gpus", -1, &raw,
+                         nullptr) != SQLITE_OK) {
+    return WriteError("reading the GPUs");
+  }
+  Stmt stmt(raw);
+  while (sqlite3_step(raw) == SQLITE_ROW) {
+    StoredGpu gpu;
+    gpu.id = sqlite3_column_int64(raw, 0);
+    gpu.uuid = ColumnText(raw, 1);
+    gpu.gpu_index = ColumnText(raw, 2);
+    gpu.model = ColumnText(raw, 3);
+    gpu.sku = ColumnText(raw, 4);
+    gpu.architecture = ColumnText(raw, 5);
+    gpu.hostname = ColumnText(raw, 6);
+    gpus_[gpu.uuid] = gpu;
+  }
+  return OkStatus();
+}
+
+Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, StoredGpu>& gpus,
+                                std::map<std::int64_t, OpenJob>& open_jobs) {
+  auto prepare = [this](const char* sql, Stmt& out) -> Status {
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db_, sql, -1, &raw, nullptr) != SQLITE_OK) return WriteError("preparing a statement");
+    out.reset(raw);
+    return OkStatus();
+  };
+  Stmt upsert_gpu, insert_window, close_job, open_job;
+  for (auto [sql, stmt] : {std::pair{"INSERT INTO gpus(uuid, gpu_index, model, sku, architecture, hostname) "
+                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(uuid) DO UPDATE SET "
+                                     "gpu_index = excluded.gpu_index, model = excluded.model, sku = excluded.sku, "
+                                     "architecture = excluded.architecture, hostname = excluded.hostname "
+                                     "RETURNING id",
+                                     &upsert_gpu},
+                           std::pair{kInsertWindow, &insert_window},
+                           std::pair{"UPDATE jobs SET end_s = ?2 WHERE rowid = ?1", &close_job},
+                           std::pair{"INSERT INTO jobs(gpu_id, job_id, user, job_name, scheduler, start_s) "
+                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                                     &open_job}}) {
+    if (Status s = prepare(sql, *stmt); !s.ok()) return s;
+  }
+  const double window_start_s = batch.end_s - batch.window_s;
+  for (const GpuWindow& window : batch.gpus) {
+    StoredGpu wanted;
+    wanted.uuid = window.key();
+    wanted.gpu_index = window.identity.gpu_index;
+    wanted.model = window.identity.model;
+    wanted.sku = window.sku;
+    wanted.architecture = window.architecture;
+    wanted.hostname = window.identity.hostname;
+    StoredGpu& gpu = gpus[wanted.uuid];
+    if (gpu.id == 0 || gpu.gpu_index != wanted.gpu_index || gpu.model != wanted.model || gpu.sku != wanted.sku ||
+        gpu.architecture != wanted.architecture || gpu.hostname != wanted.hostname) {
+      sqlite3_stmt* s = upsert_gpu.get();
+      sqlite3_reset(s);
+      BindText(s, 1, wanted.uuid);
+      BindText(s, 2, wanted.gpu_index);
+      BindText(s, 3, wanted.model);
+      BindText(s, 4, wanted.sku);
+      BindText(s, 5, wanted.architecture);
+      BindText(s, 6, wanted.hostname);
+      if (sqlite3_step(s) != SQLITE_ROW) return WriteError("storing a GPU");
+      wanted.id = sqlite3_column_int64(s, 0);
+      if (sqlite3_step(s) != SQLITE_DONE) return WriteError("storing a GPU");
+      gpu = wanted;
+    }
+
+    StoredWindow row = RowOfWindow(window, batch.end_s, batch.window_s);
+    row.gpu_id = gpu.id;
+    sqlite3_reset(insert_window.get());
+    BindWindow(insert_window.get(), row);
+    if (sqlite3_step(insert_window.get()) != SQLITE_DONE) return WriteError("storing a window");
+
+    const auto job = batch.jobs.find(window.key());
+    auto open = open_jobs.find(gpu.id);
+    if (open != open_jobs.end() &&
+        (job == batch.jobs.end() ||
+         !SameJob(job->second, open->second.job_id, open->second.user, open->second.job_name,
+                  open->second.scheduler))) {
+      sqlite3_stmt* s = close_job.get();
+      sqlite3_reset(s);
+      sqlite3_bind_int64(s, 1, open->second.rowid);
+      sqlite3_bind_double(s, 2, window_start_s);
+      if (sqlite3_step(s) != SQLITE_DONE) return WriteError("closing a job interval");
+      open_jobs.erase(open);
+      open = open_jobs.end();
+    }
+    if (job != batch.jobs.end() && open == open_jobs.end()) {
+      const attribution::JobInfo& info = job->second;
+      sqlite3_stmt* s = open_job.get();
+      sqlite3_reset(s);
+      sqlite3_bind_int64(s, 1, gpu.id);
+      BindText(s, 2, info.job_id);
+      BindText(s, 3, info.user);
+      BindText(s, 4, info.job_name);
+      BindText(s, 5, info.scheduler);
+      sqlite3_bind_double(s, 6, window_start_s);
+      if (sqlite3_step(s) != SQLITE_DONE) return WriteError("opening a job interval");
+      open_jobs[gpu.id] = OpenJob{sqlite3_last_insert_rowid(db_), info.job_id, info.user, info.job_name,
+                                  info.scheduler};
+    }
+  }
+  return OkStatus();
+}
+
+Status HistoryStore::Consume(const WindowBatch& batch) {
+  // The caches change only with a committed transaction.
+  std::map<std::string, StoredGpu> gpus = gpus_;
+  std::map<std::int64_t, OpenJob> open_jobs = open_jobs_;
+  Status written = Exec("BEGIN IMMEDIATE", "starting a transaction");
+  if (written.ok()) written = WriteBatch(batch, gpus, open_jobs);
+  if (written.ok()) written = Exec("COMMIT", "committing a window");
+  if (!written.ok()) {
+    // SQLite may already have rolled back (SQLITE_FULL can); then there is nothing to undo.
+    if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return written;
+  }
+  gpus_ = std::move(gpus);
+  open_jobs_ = std::move(open_jobs);
+
+  const double now = clock_.NowS();
+  if (!last_maintenance_s_ || now - *last_maintenance_s_ >= options_.maintenance_interval_s) {
+    // Once per interval even when it fails: a full disk must not make every window pay for it.
+    last_maintenance_s_ = now;
+    Status maintained = Exec("BEGIN IMMEDIATE", "starting maintenance");
+    if (maintained.ok()) maintained = Maintain(batch.end_s);
+    if (maintained.ok()) maintained = Exec("COMMIT", "committing maintenance");
+    if (!maintained.ok()) {
+      if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return maintained;
+    }
+  }
+  return OkStatus();
+}
+
+Status HistoryStore::Maintain(double newest_end_s) {
+  auto run = [this](const char* sql, double bound, const char* doing) -> Status {
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db_, sql, -1, &raw, nullptr) != SQLITE_OK) return WriteError(doing);
+    Stmt stmt(raw);
+    sqlite3_bind_double(raw, 1, bound);
+    if (sqlite3_step(raw) != SQLITE_DONE) return WriteError(doing);
+    return OkStatus();
+  };
+  const double retention_start = newest_end_s - options_.retention_days * kSecondsPerDay;
+  if (Status s = run("DELETE FROM windows WHERE end_s <= ?1", retention_start, "deleting old windows"); !s.ok()) {
+    return s;
+  }
+  if (Status s = run("DELETE FROM jobs WHERE end_s IS NOT NULL AND end_s <= ?1", retention_start,
+                     "deleting old job intervals");
+      !s.ok()) {
+    return s;
+  }
+
+  // Downsample whole spans only: a span (k*D, (k+1)*D] all older than the
+  // full-resolution limit. Its row ends at (k+1)*D.
+  const double span = options_.downsampled_span_s;
+  const double limit = std::floor((newest_end_s - options_.full_resolution_days * kSecondsPerDay) / span) * span;
+  std::map<std::pair<std::int64_t, double>, StoredWindow> sums;
+  {
+    const std::string sql = fmt::format("SELECT {} FROM windows WHERE end_s <= ?1 AND (flags & {}) = 0",
+                                        kWindowColumns, static_cast<unsigned>(kHistoryDownsampled));
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) return WriteError("downsampling");
+    Stmt stmt(raw);
+    sqlite3_bind_double(raw, 1, limit);
+    int rc;
+    while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+      const StoredWindow w = ColumnWindow(raw);
+      const double end = std::ceil(w.end_s / span) * span;
+      StoredWindow& sum = sums[{w.gpu_id, end}];
+      sum.gpu_id = w.gpu_id;
+      sum.end_s = end;
+      AddInto(sum, w);
+    }
+    if (rc != SQLITE_DONE) return WriteError("downsampling");
+  }
+  if (sums.empty()) return OkStatus();
+  {
+    const std::string sql = fmt::format("DELETE FROM windows WHERE end_s <= ?1 AND (flags & {}) = 0",
+                                        static_cast<unsigned>(kHistoryDownsampled));
+    if (Status s = run(sql.c_str(), limit, "downsampling"); !s.ok()) return s;
+  }
+  const std::string select_existing = fmt::format("SELECT {} FROM windows WHERE gpu_id = ?1 AND end_s = ?2",
+                                                  kWindowColumns);
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db_, select_existing.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+    return WriteError("downsampling");
+  }
+  Stmt existing(raw);
+  if (sqlite3_prepare_v2(db_, kInsertWindow, -1, &raw, nullptr) != SQLITE_OK) return WriteError("downsampling");
+  Stmt insert(raw);
+  for (auto& [key, sum] : sums) {
+    // Windows that arrived late for a span already summed join its row.
+    sqlite3_reset(existing.get());
+    sqlite3_bind_int64(existing.get(), 1, key.first);
+    sqlite3_bind_double(existing.get(), 2, key.second);
+    const int rc = sqlite3_step(existing.get());
+    if (rc == SQLITE_ROW) {
+      AddInto(sum, ColumnWindow(existing.get()));
+    } else if (rc != SQLITE_DONE) {
+      return WriteError("downsampling");
+    }
+    sqlite3_reset(insert.get());
+    BindWindow(insert.get(), sum);
+    if (sqlite3_step(insert.get()) != SQLITE_DONE) return WriteError("storing a downsampled window");
+  }
+  return OkStatus();
+}
+
+}  // namespace ofu::sinks

@@ -1,0 +1,111 @@
+// The agent's embedded history: every window of every GPU, and which job ran
+// where, in a SQLite file (schema: history_reader.h; docs/agent.md).
+//
+// Durability. One transaction per window batch, in WAL mode with
+// synchronous=NORMAL. A committed WAL transaction survives a crash of the
+// process (kill -9): the WAL is written before COMMIT returns and only fsync
+// is deferred, which matters for power loss or an OS crash alone (SQLite's
+// PRAGMA synchronous and WAL documentation). So kill -9 loses at most the
+// batch in flight, never part of one.
+//
+// Full disk. A batch that cannot be written (SQLITE_FULL, or any other write
+// error) is rolled back entirely and Consume returns an Error saying so; the
+// agent logs it and keeps serving /metrics. The next Consume tries again, so
+// the store recovers by itself when space frees; the windows in between are
+// not kept.
+//
+// Maintenance runs inside Consume, at most every maintenance_interval_s of
+// the injected clock, in its own transaction: it deletes windows and closed
+// job intervals older than retention_days, and sums windows older than
+// full_resolution_days into one row per GPU per downsampled_span_s (exactly:
+// sum(utilized_s) / sum(observed_s) over any whole spans is unchanged). Ages
+// are measured from the newest batch's end (the data's own clock), so a
+// replay of an old recording is not deleted on arrival; for a live source
+// that is wall time.
+//
+// Job intervals. When a GPU's job appears, an interval opens at the start of
+// that window; when it changes or disappears, the open interval closes at the
+// start of the window that no longer has it (the end of the last that did).
+// Opening the store closes intervals left open by a previous run at that
+// GPU's last stored window: nothing is known of the time the agent was down.
+//
+// The directory must exist: a path in a missing directory is an error naming
+// it (the store is where the user said, or nowhere).
+//
+// Ownership: owns its database connection. Thread-safety: one thread (the
+// agent's sampling thread) calls Consume; readers use ReadHistory, in this or
+// another process.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ofu/core/result.h"
+#include "ofu/sinks/history_reader.h"
+#include "ofu/sinks/sink.h"
+#include "ofu/sources/clock.h"
+
+struct sqlite3;
+
+namespace ofu::sinks {
+
+struct HistoryOptions {
+  std::string path;
+  double retention_days = 14;
+  double full_resolution_days = 2;
+  double downsampled_span_s = 60;
+  double maintenance_interval_s = 3600;
+  // Tests: simulate a full disk (PRAGMA max_page_count).
+  std::optional<std::int64_t> max_page_count;
+};
+
+// The row one GPU window becomes (the counter rules of metrics_state.cc).
+// gpu_id is left 0.
+StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s);
+
+class HistoryStore final : public Sink {
+ public:
+  // Creates the file and schema when missing. kIo when the directory is
+  // missing or the file cannot be opened; kMalformedInput when the file is
+  // not an ofu history store or has an unknown schema version.
+  static Result<std::unique_ptr<HistoryStore>> Open(const HistoryOptions& options, sources::Clock& clock);
+
+  ~HistoryStore() override;
+  HistoryStore(const HistoryStore&) = delete;
+  HistoryStore& operator=(const HistoryStore&) = delete;
+
+  // Writes the batch in one transaction, then runs maintenance when due.
+  Status Consume(const WindowBatch& batch) override;
+
+  // Tests: the disk "fills" or "frees" (PRAGMA max_page_count).
+  Status SetMaxPageCount(std::int64_t pages);
+
+  const std::string& path() const { return options_.path; }
+
+ private:
+  struct OpenJob {
+    std::int64_t rowid = 0;
+    std::string job_id, user, job_name, scheduler;
+  };
+
+  HistoryStore(HistoryOptions options, sources::Clock& clock, sqlite3* db);
+  Status Initialize();
+  Status WriteBatch(const WindowBatch& batch, std::map<std::string, StoredGpu>& gpus,
+                    std::map<std::int64_t, OpenJob>& open_jobs);
+  Status Maintain(double newest_end_s);
+  Status Exec(const char* sql, const char* doing);
+  Error WriteError(const char* doing) const;
+
+  HistoryOptions options_;
+  sources::Clock& clock_;
+  sqlite3* db_;
+  // Caches of what is committed: GPUs by key, open job intervals by gpu id.
+  std::map<std::string, StoredGpu> gpus_;
+  std::map<std::int64_t, OpenJob> open_jobs_;
+  std::optional<double> last_maintenance_s_;
+};
+
+}  // namespace ofu::sinks

@@ -1,0 +1,166 @@
+#include "ofu/sinks/metrics_state.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace ofu::sinks {
+namespace {
+
+using formats::ExpositionWriter;
+using formats::MetricType;
+
+std::string_view ErrorKind(sources::GpuHealth health) {
+  switch (health) {
+    case sources::GpuHealth::kOk: return "";
+    case sources::GpuHealth::kLost: return "gpu_lost";
+    case sources::GpuHealth::kNoPermission: return "no_permission";
+    case sources::GpuHealth::kNotSupported: return "not_supported";
+    case sources::GpuHealth::kUnavailable: return "unavailable";
+  }
+  return "unknown";
+}
+
+// GPUs in the order people expect: by index on the node, then by key.
+template <typename State>
+std::vector<const State*> Ordered(const std::map<std::string, State>& gpus) {
+  std::vector<const State*> order;
+  for (const auto& [key, gpu] : gpus) order.push_back(&gpu);
+  std::stable_sort(order.begin(), order.end(), [](const State* a, const State* b) {
+    const long ia = a->gpu.empty() ? -1 : std::strtol(a->gpu.c_str(), nullptr, 10);
+    const long ib = b->gpu.empty() ? -1 : std::strtol(b->gpu.c_str(), nullptr, 10);
+    return ia < ib;
+  });
+  return order;
+}
+
+}  // namespace
+
+MetricsState::MetricsState(MetricsOptions options, sources::Clock& clock)
+    : options_(std::move(options)), clock_(clock), last_batch_s_(clock.NowS()), last_up_s_(last_batch_s_) {}
+
+Status MetricsState::Consume(const WindowBatch& batch) {
+  const double now = clock_.NowS();
+  std::lock_guard lock(mutex_);
+  last_batch_s_ = now;
+  bool any_up = false;
+  for (const GpuWindow& window : batch.gpus) {
+    GpuState& gpu = gpus_[window.key()];
+    gpu.uuid = window.key();
+    gpu.gpu = window.identity.gpu_index;
+    gpu.model = window.identity.model;
+    gpu.sku = window.sku;
+    gpu.architecture = window.architecture;
+    gpu.spec_clock_mhz = window.spec_clock_mhz;
+    gpu.up = window.up();
+    any_up = any_up || gpu.up;
+    if (!gpu.up) source_errors_[std::string(ErrorKind(window.health))] += 1;
+
+    const OfuWindow& w = window.window;
+    gpu.ofu = w.ofu;
+    gpu.tensor_active = w.tensor_active;
+    gpu.sm_clock_mhz = w.sm_clock_mhz;
+    if (w.ofu) {
+      // The counters advance together, only over valid windows (docs/prometheus.md).
+      gpu.observed_s += batch.window_s;
+      gpu.utilized_s += *w.ofu * batch.window_s;
+      gpu.tensor_active_s += *w.tensor_active * batch.window_s;
+      if (w.busy) {
+        gpu.busy_s += batch.window_s;
+        gpu.busy_utilized_s += *w.ofu * batch.window_s;
+      }
+      gpu.last_valid_end_s = batch.end_s;
+    }
+    auto job = batch.jobs.find(window.key());
+    if (job == batch.jobs.end()) {
+      gpu.job.reset();
+    } else {
+      gpu.job = job->second;
+    }
+  }
+  if (any_up) last_up_s_ = now;
+  return OkStatus();
+}
+
+void MetricsState::Reconfigure(MetricsOptions options) {
+  std::lock_guard lock(mutex_);
+  options_ = std::move(options);
+}
+
+Health MetricsState::CheckHealth() const {
+  const double now = clock_.NowS();
+  std::lock_guard lock(mutex_);
+  const double limit = options_.stale_windows * options_.window_s;
+  if (now - last_batch_s_ > limit) {
+    return {false, fmt::format("no window from the {} source for {:.1f} s (limit {:.1f} s: {} windows)",
+                               options_.source_name, now - last_batch_s_, limit, options_.stale_windows)};
+  }
+  if (now - last_up_s_ > limit) {
+    return {false, fmt::format("no GPU has answered for {:.1f} s (limit {:.1f} s); see ofu_gpu_up and "
+                               "ofu_source_errors_total", now - last_up_s_, limit)};
+  }
+  return {true, ""};
+}
+
+std::string MetricsState::Render(formats::ExpositionFormat format) const {
+  std::lock_guard lock(mutex_);
+  ExpositionWriter out(format);
+  const std::vector<const GpuState*> gpus = Ordered(gpus_);
+
+  const auto counter = [&](std::string_view family, std::string_view help, double GpuState::*field) {
+    out.Family(family, MetricType::kCounter, help);
+    for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, gpu->*field);
+  };
+  const auto gauge = [&](std::string_view family, std::string_view help,
+                         std::optional<double> GpuState::*field) {
+    out.Family(family, MetricType::kGauge, help);
+    for (const GpuState* gpu : gpus) {
+      if (gpu->*field) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *(gpu->*field));
+    }
+  };
+
+  counter("ofu_utilized_seconds", "Integral of OFU over time, over windows with valid data.",
+          &GpuState::utilized_s);
+  counter("ofu_observed_seconds", "Seconds of windows with valid data; utilized/observed is the OFU of any range.",
+          &GpuState::observed_s);
+  counter("ofu_busy_seconds", "Seconds of busy windows with valid data.", &GpuState::busy_s);
+  counter("ofu_busy_utilized_seconds", "Integral of OFU over busy windows with valid data.",
+          &GpuState::busy_utilized_s);
+  counter("ofu_tensor_active_seconds", "Integral of tensor pipe activity over windows with valid data.",
+          &GpuState::tensor_active_s);
+  gauge("ofu_ofu_ratio", "OFU of the last window.", &GpuState::ofu);
+  gauge("ofu_tensor_active_ratio", "Tensor pipe activity (0..1) of the last window.", &GpuState::tensor_active);
+  gauge("ofu_sm_clock_mhz", "Mean SM clock of the last window, MHz.", &GpuState::sm_clock_mhz);
+  gauge("ofu_spec_clock_mhz", "Clock behind the vendor's dense peak (f_spec), MHz.", &GpuState::spec_clock_mhz);
+  out.Family("ofu_window_seconds", MetricType::kGauge, "The agent's window length, seconds.");
+  for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, options_.window_s);
+  gauge("ofu_last_window_timestamp_seconds", "Unix time of the end of the last valid window.",
+        &GpuState::last_valid_end_s);
+
+  out.Family("ofu_gpu", MetricType::kInfo, "The GPU's model, spec-database SKU and architecture.");
+  for (const GpuState* gpu : gpus) {
+    out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}, {"model", gpu->model}, {"sku", gpu->sku},
+                {"architecture", gpu->architecture}},
+               1);
+  }
+  out.Family("ofu_gpu_up", MetricType::kGauge, "1 when the GPU answered in the last window, 0 when lost or unreachable.");
+  for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, gpu->up ? 1 : 0);
+  out.Family("ofu_gpu_job", MetricType::kInfo, "The job running on the GPU now; join on uuid.");
+  for (const GpuState* gpu : gpus) {
+    if (!gpu->job) continue;
+    out.Sample({{"uuid", gpu->uuid}, {"job_id", gpu->job->job_id}, {"user", gpu->job->user},
+                {"job_name", gpu->job->job_name}, {"scheduler", gpu->job->scheduler}},
+               1);
+  }
+  out.Family("ofu_source_errors", MetricType::kCounter, "GPU-windows in which the source could not read a GPU, by kind.");
+  for (const auto& [kind, count] : source_errors_) {
+    out.Sample({{"source", options_.source_name}, {"kind", kind}}, static_cast<double>(count));
+  }
+  out.Family("ofu_build", MetricType::kInfo, "The agent's version and the source it reads.");
+  out.Sample({{"version", options_.version}, {"source", options_.source_name}}, 1);
+  return out.Finish();
+}
+
+}  // namespace ofu::sinks

@@ -1,0 +1,73 @@
+// The agent's Prometheus metrics: the state behind /metrics and /healthz.
+//
+// It keeps, per GPU, the monotonic counters of docs/prometheus.md §1
+// (utilized, observed, busy, busy-utilized and tensor-active seconds), the
+// gauges of the last window, the GPU's info and up-ness, the job now on it,
+// and per source the error counters; and renders them in Prometheus text or
+// OpenMetrics. The contract (names, labels, what is absent when) is
+// docs/prometheus.md; the rules in deploy/prometheus depend on it.
+//
+// Health: unhealthy when no window batch arrived for `stale_windows` windows,
+// or when no GPU has answered in that long — a daemon that serves stale
+// values behind a healthy endpoint is what dcgm-exporter's users were burnt by.
+//
+// Thread-safety: Consume (sampling thread) and Render/CheckHealth (HTTP
+// threads) may run concurrently; a mutex guards the state.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "ofu/formats/exposition.h"
+#include "ofu/sinks/sink.h"
+#include "ofu/sources/clock.h"
+
+namespace ofu::sinks {
+
+struct MetricsOptions {
+  std::string version;         // ofu_build_info{version}
+  std::string source_name;     // "nvml", "dcgm", "scrape", "replay": ofu_build_info{source}, errors' {source}
+  double window_s = 1;         // ofu_window_seconds
+  double stale_windows = 3;    // /healthz turns unhealthy after this many windows without data
+};
+
+struct Health {
+  bool healthy = true;
+  std::string reason;  // why not, for people; empty when healthy
+};
+
+class MetricsState : public Sink {
+ public:
+  // `clock` must outlive the state; it starts the staleness clock now.
+  MetricsState(MetricsOptions options, sources::Clock& clock);
+
+  Status Consume(const WindowBatch& batch) override;
+
+  // New options after a config reload; the counters carry on.
+  void Reconfigure(MetricsOptions options);
+
+  std::string Render(formats::ExpositionFormat format) const;
+  Health CheckHealth() const;
+
+ private:
+  struct GpuState {
+    std::string uuid, gpu, model, sku, architecture;
+    double utilized_s = 0, observed_s = 0, busy_s = 0, busy_utilized_s = 0, tensor_active_s = 0;
+    std::optional<double> ofu, tensor_active, sm_clock_mhz, spec_clock_mhz, last_valid_end_s;
+    bool up = false;
+    std::optional<attribution::JobInfo> job;
+  };
+
+  MetricsOptions options_;
+  sources::Clock& clock_;
+  mutable std::mutex mutex_;
+  std::map<std::string, GpuState> gpus_;            // by GpuWindow::key()
+  std::map<std::string, uint64_t> source_errors_;   // by kind
+  double last_batch_s_;   // clock time of the last batch (start time before the first)
+  double last_up_s_;      // clock time of the last batch in which some GPU answered
+};
+
+}  // namespace ofu::sinks

@@ -1,0 +1,353 @@
+// The agent's pieces on synthetic windows: the metrics state (counters and
+// gauges against values worked out by hand, health), the window evaluator,
+// the config file, and the sampling loop with a scripted source.
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "ofu/agent/agent.h"
+#include "ofu/agent/config.h"
+#include "ofu/agent/window_evaluator.h"
+#include "ofu/formats/prometheus_text.h"
+#include "ofu/sinks/metrics_state.h"
+
+namespace ofu {
+namespace {
+
+using sinks::GpuWindow;
+using sinks::MetricsState;
+using sinks::WindowBatch;
+
+// The exposition parsed back: "name{label=value,...}" -> value, labels in file order.
+std::map<std::string, double> Parse(const std::string& text) {
+  struct Collect : formats::TextVisitor {
+    std::map<std::string, double> values;
+    void OnSample(const formats::TextSample& s) override {
+      std::string key(s.name);
+      key += '{';
+      for (size_t i = 0; i < s.labels.size(); ++i) {
+        key += (i ? "," : "") + std::string(s.labels[i].name) + "=" + std::string(s.labels[i].value);
+      }
+      values[key + '}'] = s.value;
+    }
+  } collect;
+  auto read = formats::ReadPrometheusText(text, "metrics", collect);
+  EXPECT_TRUE(read.ok()) << (read.ok() ? "" : read.error().message) << "\n" << text;
+  return collect.values;
+}
+
+GpuWindow Gpu(const std::string& uuid, const std::string& index, std::optional<double> ofu,
+              std::optional<double> tensor, bool busy, sources::GpuHealth health = sources::GpuHealth::kOk) {
+  GpuWindow gpu;
+  gpu.identity.uuid = uuid;
+  gpu.identity.gpu_index = index;
+  gpu.identity.model = "NVIDIA H100 80GB HBM3";
+  gpu.sku = "h100-sxm5";
+  gpu.architecture = "hopper";
+  gpu.spec_clock_mhz = 1830;
+  gpu.health = health;
+  gpu.window.ofu = ofu;
+  gpu.window.tensor_active = tensor;
+  gpu.window.busy = busy;
+  return gpu;
+}
+
+WindowBatch Batch(double end_s, double window_s, std::vector<GpuWindow> gpus) {
+  WindowBatch batch;
+  batch.end_s = end_s;
+  batch.window_s = window_s;
+  batch.gpus = std::move(gpus);
+  return batch;
+}
+
+constexpr const char* kGpuA = "{uuid=GPU-a,gpu=0}";
+constexpr const char* kGpuB = "{uuid=GPU-b,gpu=1}";
+
+TEST(MetricsState, CountersAdvanceOnlyOverValidWindows) {
+  sources::FakeClock clock(1000);
+  MetricsState state({"0.1.0", "nvml", 2.0, 3}, clock);
+  // GPU a: OFU 0.5 busy (2 s), then 0.25 idle (2 s), then no OFU (no clock).
+  // GPU b: OFU 0.8 busy, then lost twice.
+  ASSERT_TRUE(state.Consume(Batch(1002, 2, {Gpu("GPU-a", "0", 0.5, 0.4, true), Gpu("GPU-b", "1", 0.8, 0.7, true)})).ok());
+  ASSERT_TRUE(state.Consume(Batch(1004, 2, {Gpu("GPU-a", "0", 0.25, 0.2, false),
+                                            Gpu("GPU-b", "1", std::nullopt, std::nullopt, false, sources::GpuHealth::kLost)}))
+                  .ok());
+  ASSERT_TRUE(state.Consume(Batch(1006, 2, {Gpu("GPU-a", "0", std::nullopt, 0.3, true),
+                                            Gpu("GPU-b", "1", std::nullopt, std::nullopt, false, sources::GpuHealth::kLost)}))
+                  .ok());
+  auto m = Parse(state.Render(formats::ExpositionFormat::kPrometheusText));
+  const auto at = [&](const std::string& name, const char* labels) { return m.at(name + labels); };
+  // a: utilized 0.5·2 + 0.25·2 = 1.5 over 4 observed seconds; busy 2 s at 0.5.
+  EXPECT_DOUBLE_EQ(at("ofu_utilized_seconds_total", kGpuA), 1.5);
+  EXPECT_DOUBLE_EQ(at("ofu_observed_seconds_total", kGpuA), 4);
+  EXPECT_DOUBLE_EQ(at("ofu_busy_seconds_total", kGpuA), 2);
+  EXPECT_DOUBLE_EQ(at("ofu_busy_utilized_seconds_total", kGpuA), 1.0);
+  EXPECT_DOUBLE_EQ(at("ofu_tensor_active_seconds_total", kGpuA), 0.4 * 2 + 0.2 * 2);
+  EXPECT_DOUBLE_EQ(at("ofu_last_window_timestamp_seconds", kGpuA), 1004);
+  // The last window had no OFU: the gauge is absent, not 0; tensor is there.
+  EXPECT_EQ(m.count(std::string("ofu_ofu_ratio") + kGpuA), 0u);
+  EXPECT_DOUBLE_EQ(at("ofu_tensor_active_ratio", kGpuA), 0.3);
+  EXPECT_DOUBLE_EQ(at("ofu_gpu_up", kGpuA), 1);
+  // b: one valid window, then lost: up 0, two gpu_lost errors.
+  EXPECT_DOUBLE_EQ(at("ofu_utilized_seconds_total", kGpuB), 1.6);
+  EXPECT_DOUBLE_EQ(at("ofu_observed_seconds_total", kGpuB), 2);
+  EXPECT_DOUBLE_EQ(at("ofu_gpu_up", kGpuB), 0);
+  EXPECT_DOUBLE_EQ(m.at("ofu_source_errors_total{source=nvml,kind=gpu_lost}"), 2);
+  EXPECT_DOUBLE_EQ(at("ofu_window_seconds", kGpuA), 2);
+  EXPECT_DOUBLE_EQ(m.at("ofu_gpu_info{uuid=GPU-a,gpu=0,model=NVIDIA H100 80GB HBM3,sku=h100-sxm5,architecture=hopper}"), 1);
+  EXPECT_DOUBLE_EQ(m.at("ofu_build_info{version=0.1.0,source=nvml}"), 1);
+}
+
+TEST(MetricsState, JobInfoFollowsTheGpuAndDisappears) {
+  sources::FakeClock clock(0);
+  MetricsState state({"0.1.0", "nvml", 1.0, 3}, clock);
+  WindowBatch batch = Batch(1, 1, {Gpu("GPU-a", "0", 0.5, 0.5, true)});
+  batch.jobs["GPU-a"] = attribution::JobInfo{"1234", "alice", "train", "slurm", "", "", ""};
+  ASSERT_TRUE(state.Consume(batch).ok());
+  auto m = Parse(state.Render(formats::ExpositionFormat::kPrometheusText));
+  EXPECT_DOUBLE_EQ(m.at("ofu_gpu_job_info{uuid=GPU-a,job_id=1234,user=alice,job_name=train,scheduler=slurm}"), 1);
+  // The job label never lands on the per-GPU series.
+  for (const auto& [key, value] : m) {
+    if (key.rfind("ofu_gpu_job_info", 0) != 0) {
+      EXPECT_EQ(key.find("job_id"), std::string::npos) << key;
+    }
+  }
+  ASSERT_TRUE(state.Consume(Batch(2, 1, {Gpu("GPU-a", "0", 0.5, 0.5, true)})).ok());
+  m = Parse(state.Render(formats::ExpositionFormat::kPrometheusText));
+  for (const auto& [key, value] : m) EXPECT_EQ(key.rfind("ofu_gpu_job_info", 0), std::string::npos) << key;
+}
+
+TEST(MetricsState, OpenMetricsNamesFamiliesAndEnds) {
+  sources::FakeClock clock(0);
+  MetricsState state({"0.1.0", "dcgm", 1.0, 3}, clock);
+  ASSERT_TRUE(state.Consume(Batch(1, 1, {Gpu("GPU-a", "0", 0.5, 0.5, true)})).ok());
+  const std::string text = state.Render(formats::ExpositionFormat::kOpenMetrics);
+  EXPECT_NE(text.find("# TYPE ofu_utilized_seconds counter\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("ofu_utilized_seconds_total{uuid=\"GPU-a\",gpu=\"0\"} 0.5\n"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE ofu_gpu info\n"), std::string::npos);
+  EXPECT_NE(text.find("ofu_gpu_info{"), std::string::npos);
+  EXPECT_TRUE(text.size() >= 6 && text.compare(text.size() - 6, 6, "# EOF\n") == 0);
+  // And the reader takes it back (it knows OpenMetrics).
+  EXPECT_DOUBLE_EQ(Parse(text).at(std::string("ofu_observed_seconds_total") + kGpuA), 1);
+}
+
+TEST(MetricsState, UnhealthyAfterThreeWindowsWithoutData) {
+  sources::FakeClock clock(100);
+  MetricsState state({"0.1.0", "nvml", 1.0, 3}, clock);
+  EXPECT_TRUE(state.CheckHealth().healthy);
+  clock.SleepS(3.5);
+  const sinks::Health stale = state.CheckHealth();
+  EXPECT_FALSE(stale.healthy);
+  EXPECT_NE(stale.reason.find("no window from the nvml source for 3.5 s"), std::string::npos) << stale.reason;
+  ASSERT_TRUE(state.Consume(Batch(104, 1, {Gpu("GPU-a", "0", 0.5, 0.5, true)})).ok());
+  EXPECT_TRUE(state.CheckHealth().healthy);
+  // Windows keep coming but every GPU is lost: unhealthy too, after 3 windows.
+  for (int i = 0; i < 4; ++i) {
+    clock.SleepS(1);
+    ASSERT_TRUE(state.Consume(Batch(105 + i, 1, {Gpu("GPU-a", "0", std::nullopt, std::nullopt, false,
+                                                      sources::GpuHealth::kUnavailable)}))
+                    .ok());
+  }
+  const sinks::Health down = state.CheckHealth();
+  EXPECT_FALSE(down.healthy);
+  EXPECT_NE(down.reason.find("no GPU has answered for 4.0 s"), std::string::npos) << down.reason;
+}
+
+TEST(WindowEvaluator, OfuFromTheSpecAndNoneForAnUnknownModel) {
+  const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
+  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+  sources::Snapshot snapshot;
+  snapshot.time_s = 2000;
+  snapshot.window_s = 1;
+  sources::GpuReading h100;
+  h100.identity.uuid = "GPU-h";
+  h100.identity.model = "NVIDIA H100 80GB HBM3";
+  h100.sample.tensor_active = 0.5;
+  h100.sample.gr_engine_active = 0.9;
+  h100.sample.sm_clock_mhz = 1830;
+  sources::GpuReading mystery = h100;
+  mystery.identity.uuid = "GPU-m";
+  mystery.identity.model = "NVIDIA Mystery 1";
+  snapshot.gpus = {h100, mystery};
+  const WindowBatch batch = evaluator.Evaluate(snapshot);
+  ASSERT_EQ(batch.gpus.size(), 2u);
+  // 0.5 × 1830 / (989.4e12 / (132·4096) / 1e6).
+  EXPECT_DOUBLE_EQ(*batch.gpus[0].window.ofu, 0.5 * 1830 / (989.4e12 / (132 * 4096.0) / 1e6));
+  EXPECT_TRUE(batch.gpus[0].window.busy);
+  EXPECT_EQ(batch.gpus[0].sku, "h100-sxm5");
+  EXPECT_DOUBLE_EQ(batch.gpus[0].window.end_s, 2000);
+  EXPECT_FALSE(batch.gpus[1].window.ofu);
+  EXPECT_DOUBLE_EQ(*batch.gpus[1].window.tensor_active, 0.5);
+  EXPECT_EQ(batch.gpus[1].sku, "");
+  ASSERT_EQ(batch.notes.size(), 1u);
+  EXPECT_NE(batch.notes[0].find("NVIDIA Mystery 1"), std::string::npos) << batch.notes[0];
+  // Said once, not every window.
+  EXPECT_TRUE(evaluator.Evaluate(snapshot).notes.empty());
+}
+
+TEST(AgentConfig, ReadsEveryTable) {
+  agent::AgentConfig config;
+  const Status status = agent::ParseAgentConfig(R"(
+[agent]
+window = 0.5
+source = "dcgm:unix:/run/dcgm.sock"
+gpu_model = "h100-sxm5"
+
+[http]
+listen = "0.0.0.0:9500"
+web_config = "/etc/ofu/web.yml"
+
+[store]
+path = ""
+retention_days = 7
+
+[attribution]
+methods = ["process", "static"]
+proc_root = "/host/proc"
+interval = 30
+
+[[attribution.static]]
+gpu = "0"
+job_id = "pool-a"
+user = "svc"
+)", "agent.toml", config);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(config.window_s, 0.5);
+  EXPECT_EQ(config.source, "dcgm:unix:/run/dcgm.sock");
+  EXPECT_EQ(config.gpu_model, "h100-sxm5");
+  EXPECT_EQ(config.listen_host, "0.0.0.0");
+  EXPECT_EQ(config.listen_port, 9500);
+  EXPECT_EQ(config.web_config, "/etc/ofu/web.yml");
+  EXPECT_EQ(config.store_path, "");
+  EXPECT_EQ(config.retention_days, 7);
+  EXPECT_EQ(config.attribution_methods, (std::vector<std::string>{"process", "static"}));
+  EXPECT_EQ(config.proc_root, "/host/proc");
+  EXPECT_EQ(config.attribution_interval_s, 30);
+  ASSERT_EQ(config.static_labels.size(), 1u);
+  EXPECT_EQ(config.static_labels[0].gpu, "0");
+  EXPECT_EQ(config.static_labels[0].job.job_id, "pool-a");
+  EXPECT_EQ(config.static_labels[0].job.scheduler, "static");
+}
+
+TEST(AgentConfig, TheShippedExampleIsValidAndHoldsTheDefaults) {
+  agent::AgentConfig config;
+  const Status status = agent::LoadAgentConfig(std::string(OFU_SOURCE_DIR) + "/deploy/agent.toml", config);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  const agent::AgentConfig defaults;
+  EXPECT_EQ(config.window_s, defaults.window_s);
+  EXPECT_EQ(config.listen_host, defaults.listen_host);
+  EXPECT_EQ(config.listen_port, defaults.listen_port);
+  EXPECT_EQ(config.store_path, defaults.store_path);
+  EXPECT_EQ(config.attribution_methods, defaults.attribution_methods);
+  EXPECT_EQ(config.slurm_mapping_dir, defaults.slurm_mapping_dir);
+}
+
+TEST(AgentConfig, ErrorsNameTheFileLineAndKey) {
+  const auto error = [](const std::string& text) {
+    agent::AgentConfig config;
+    const Status status = agent::ParseAgentConfig(text, "agent.toml", config);
+    EXPECT_FALSE(status.ok()) << text;
+    return status.ok() ? std::string() : status.error().message;
+  };
+  EXPECT_EQ(error("[agent]\nwindow = 1\nwindwo = 2\n"), "agent.toml:3: unknown key agent.windwo");
+  EXPECT_EQ(error("[agent]\nwindow = \"fast\"\n"), "agent.toml:2: agent.window: wrong type (expected a number)");
+  EXPECT_EQ(error("[metrics]\nx = 1\n"),
+            "agent.toml:1: unknown table [metrics] (known: agent, http, store, attribution)");
+  EXPECT_NE(error("[http]\nlisten = \"localhost\"\n").find("agent.toml:2: http.listen:"), std::string::npos);
+  EXPECT_NE(error("[agent]\nwindow = 0.01\n").find("below the minimum"), std::string::npos);
+  EXPECT_NE(error("[attribution]\nmethods = [\"lsf\"]\n").find("\"lsf\" is not one of"), std::string::npos);
+  EXPECT_NE(error("[agent\nwindow = 1\n").find("agent.toml:1:"), std::string::npos);
+  EXPECT_NE(error("[[attribution.static]]\ngpu = \"0\"\n").find("needs gpu and job_id"), std::string::npos);
+}
+
+// A source that plays back scripted snapshots, then ends.
+class ScriptedSource : public sources::Source {
+ public:
+  explicit ScriptedSource(std::deque<sources::Snapshot> snapshots) : snapshots_(std::move(snapshots)) {}
+  std::string Describe() const override { return "scripted"; }
+  bool live() const override { return false; }
+  Result<std::optional<sources::Snapshot>> Next() override {
+    if (snapshots_.empty()) return std::optional<sources::Snapshot>();
+    sources::Snapshot next = std::move(snapshots_.front());
+    snapshots_.pop_front();
+    return std::optional<sources::Snapshot>(std::move(next));
+  }
+
+ private:
+  std::deque<sources::Snapshot> snapshots_;
+};
+
+class CountingAttributor : public attribution::Attributor {
+ public:
+  std::string Describe() const override { return "counting"; }
+  Result<attribution::Attribution> Attribute(const std::vector<attribution::GpuRef>& gpus) override {
+    ++calls;
+    attribution::Attribution answer;
+    for (const auto& gpu : gpus) answer.jobs[gpu.uuid] = attribution::JobInfo{fmt::format("job{}", calls), "", "", "static", "", "", ""};
+    answer.notes.push_back("same note every pass");
+    return answer;
+  }
+  int calls = 0;
+};
+
+class RecordingSink : public sinks::Sink {
+ public:
+  explicit RecordingSink(bool fail) : fail_(fail) {}
+  Status Consume(const WindowBatch& batch) override {
+    batches.push_back(batch);
+    if (fail_) return Error{ErrorCode::kIo, "history store: database or disk is full"};
+    return OkStatus();
+  }
+  std::vector<WindowBatch> batches;
+
+ private:
+  bool fail_;
+};
+
+TEST(Agent, AttributesEveryIntervalFeedsEverySinkAndLogsNotesOnce) {
+  std::deque<sources::Snapshot> script;
+  for (int i = 1; i <= 5; ++i) {
+    sources::Snapshot s;
+    s.time_s = 1000 + i;
+    s.window_s = 1;
+    sources::GpuReading gpu;
+    gpu.identity.uuid = "GPU-a";
+    gpu.identity.gpu_index = "0";
+    gpu.identity.model = "NVIDIA H100 80GB HBM3";
+    gpu.sample.tensor_active = 0.5;
+    gpu.sample.sm_clock_mhz = 1830;
+    s.gpus = {gpu};
+    script.push_back(s);
+  }
+  ScriptedSource source(std::move(script));
+  const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
+  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+  CountingAttributor attributor;
+  RecordingSink failing(true), healthy(false);
+  sources::FakeClock clock(0);
+  std::vector<std::string> log;
+  agent::Agent agent(source, evaluator, &attributor, {&failing, &healthy}, clock, 2.0,
+                     [&](std::string_view line) { log.emplace_back(line); });
+  for (int i = 0; i < 5; ++i) {
+    auto step = agent.Step();
+    ASSERT_TRUE(step.ok() && *step);
+    clock.SleepS(1);
+  }
+  EXPECT_FALSE(*agent.Step());  // the script has ended
+  // Attribution at t = 0, 2, 4: three passes; windows in between keep the last job.
+  EXPECT_EQ(attributor.calls, 3);
+  ASSERT_EQ(healthy.batches.size(), 5u);
+  EXPECT_EQ(healthy.batches[1].jobs.at("GPU-a").job_id, "job1");
+  EXPECT_EQ(healthy.batches[2].jobs.at("GPU-a").job_id, "job2");
+  // The failing sink did not stop the other one; its error is logged each time.
+  EXPECT_EQ(failing.batches.size(), 5u);
+  EXPECT_EQ(std::count(log.begin(), log.end(), "history store: database or disk is full"), 5);
+  EXPECT_EQ(std::count(log.begin(), log.end(), "same note every pass"), 1);
+}
+
+}  // namespace
+}  // namespace ofu

@@ -1,0 +1,143 @@
+// The agent with a real Prometheus server (the Debian `prometheus` package) on
+// loopback. The agent reads the in-tree NVML double (synthetic, scripted
+// below) and labels both GPUs with one job from static labels; Prometheus
+// scrapes it every second. Then the job's OFU from Prometheus
+// (`ofu report --prometheus`) and from the agent's own store
+// (`ofu report --store`) must agree within 0.5 percentage points and both
+// match the value worked out by hand.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "support/background_process.h"
+#include "support/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ofu::testing::BackgroundProcess;
+
+// GPU 0: tensor pipes 50 % busy at 1830 MHz; GPU 1: 25 % at 1500 MHz.
+constexpr const char* kNvmlScenario = R"({
+  "devices": [
+    {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-prom-0", "architecture": 9, "sm_count": 132,
+     "max_sm_clock_mhz": 1980, "clocks": [1830], "power_mw": [650000], "energy_mj": [1000],
+     "gpm": [{"1": 90, "5": 50}]},
+    {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-prom-1", "architecture": 9, "sm_count": 132,
+     "max_sm_clock_mhz": 1980, "clocks": [1500], "power_mw": [400000], "energy_mj": [1000],
+     "gpm": [{"1": 60, "5": 25}]}
+  ]})";
+
+constexpr const char* kAgentConfig = R"(
+[attribution]
+methods = ["static"]
+[[attribution.static]]
+gpu = "0"
+job_id = "job-42"
+user = "alice"
+job_name = "pretrain"
+[[attribution.static]]
+gpu = "1"
+job_id = "job-42"
+user = "alice"
+job_name = "pretrain"
+)";
+
+// f_spec of an H100 SXM5: 989.4 TFLOPS / (132 SMs × 4096 FLOP/clk).
+constexpr double kSpecMhz = 989.4e12 / (132 * 4096.0) / 1e6;
+// Both GPUs observed for the same windows: the job's OFU is their mean.
+constexpr double kJobOfu = (0.5 * 1830 + 0.25 * 1500) / 2 / kSpecMhz;
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+class PrometheusIntegration : public ofu::testing::CliTest {};
+
+TEST_F(PrometheusIntegration, ReportFromPrometheusAgreesWithTheStoreAndTheHandValue) {
+  if (std::string(OFU_PROMETHEUS).empty()) {
+    GTEST_SKIP() << "no prometheus binary (scripts/install-deps.sh installs the Debian package)";
+  }
+  const fs::path scenario = Write("nvml.json", kNvmlScenario);
+  const fs::path config = Write("agent.toml", kAgentConfig);
+  const fs::path store = dir_ / "history.sqlite";
+  const int agent_port = ofu::testing::FreeLoopbackPort();
+  const int prometheus_port = ofu::testing::FreeLoopbackPort();
+
+  BackgroundProcess agent;
+  ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--config", config.string(), "--source", "nvml", "--nvml-library",
+                           OFU_FAKE_NVML_PATH, "--listen", fmt::format("127.0.0.1:{}", agent_port), "--store",
+                           store.string(), "--window", "0.5"},
+                          {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
+  httplib::Client agent_client("127.0.0.1", agent_port);
+  bool healthy = false;
+  for (int i = 0; i < 100 && !healthy; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto response = agent_client.Get("/healthz");
+    healthy = response && response->status == 200;
+  }
+  ASSERT_TRUE(healthy) << ofu::testing::Slurp(dir_ / "agent.log");
+
+  Write("prometheus.yml", fmt::format(R"(global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: ofu
+    static_configs:
+      - targets: ['127.0.0.1:{}']
+)",
+                                      agent_port));
+  const double since = Now();
+  BackgroundProcess prometheus;
+  ASSERT_TRUE(prometheus.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
+                                "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
+                                fmt::format("--web.listen-address=127.0.0.1:{}", prometheus_port)},
+                               {}, (dir_ / "prometheus.log").string()));
+  // Let it scrape until it holds at least 10 samples of the job's counters.
+  httplib::Client prometheus_client("127.0.0.1", prometheus_port);
+  int samples = 0;
+  for (int i = 0; i < 60 && samples < 10; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    auto response = prometheus_client.Get(
+        "/api/v1/query?query=count_over_time(ofu_observed_seconds_total%7Buuid%3D%22GPU-prom-0%22%7D%5B1m%5D)");
+    if (!response || response->status != 200) continue;
+    const auto json = nlohmann::json::parse(response->body, nullptr, false);
+    if (!json.is_discarded() && !json["data"]["result"].empty()) {
+      samples = std::stoi(json["data"]["result"][0]["value"][1].get<std::string>());
+    }
+  }
+  ASSERT_GE(samples, 10) << ofu::testing::Slurp(dir_ / "prometheus.log");
+  const double until = Now();
+  EXPECT_EQ(agent.Stop(), 0) << ofu::testing::Slurp(dir_ / "agent.log");
+
+  auto from_store = ofu::testing::RunShell(fmt::format("'{}' report --store '{}' --job job-42 --format json", OFU_BINARY,
+                                         store.string()),
+                             dir_);
+  ASSERT_EQ(from_store.exit_code, 0) << from_store.err;
+  auto from_prometheus =
+      ofu::testing::RunShell(fmt::format("'{}' report --prometheus http://127.0.0.1:{} --job job-42 --since {:.3f} --until {:.3f} "
+                           "--format json",
+                           OFU_BINARY, prometheus_port, since - 5, until),
+               dir_);
+  ASSERT_EQ(from_prometheus.exit_code, 0) << from_prometheus.err;
+  const auto store_json = nlohmann::json::parse(from_store.out);
+  const auto prometheus_json = nlohmann::json::parse(from_prometheus.out);
+  ASSERT_EQ(store_json["jobs"].size(), 1u) << from_store.out;
+  ASSERT_EQ(prometheus_json["jobs"].size(), 1u) << from_prometheus.out;
+  const double store_ofu = store_json["jobs"][0]["ofu"].get<double>();
+  const double prometheus_ofu = prometheus_json["jobs"][0]["ofu"].get<double>();
+  EXPECT_EQ(store_json["jobs"][0]["gpus"], 2);
+  EXPECT_EQ(prometheus_json["jobs"][0]["gpus"], 2);
+  EXPECT_NEAR(store_ofu, prometheus_ofu, 0.005);
+  EXPECT_NEAR(store_ofu, kJobOfu, 1e-9);
+  EXPECT_NEAR(prometheus_ofu, kJobOfu, 1e-9);
+  prometheus.Stop();
+}
+
+}  // namespace

@@ -1,0 +1,429 @@
+// The agent's history store: windows and job intervals written and read
+// back, retention, downsampling, a full disk; and the report built from the
+// stored rows. All data synthetic (tests/sinks/history_fixture.h), with
+// hand-computed answers.
+#include "ofu/sinks/history_store.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "ofu/analysis/report_output.h"
+#include "ofu/analysis/store_report.h"
+#include "ofu/core/gpu_spec.h"
+#include "ofu/sinks/history_reader.h"
+#include "sinks/history_fixture.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ofu::sinks::HistoryOptions;
+using ofu::sinks::HistoryQuery;
+using ofu::sinks::HistoryStore;
+using ofu::sinks::ReadHistory;
+using ofu::sinks::StoredHistory;
+using ofu::sinks::StoredJob;
+using ofu::sinks::StoredWindow;
+using ofu::testing::Batch;
+using ofu::testing::H100Window;
+using ofu::testing::LostWindow;
+using ofu::testing::QueryNumber;
+
+class HistoryStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("ofu-store-{}-{}", ::getpid(),
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    options_.path = (dir_ / "history.sqlite").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<HistoryStore> OpenStore() {
+    auto store = HistoryStore::Open(options_, clock_);
+    EXPECT_TRUE(store.ok()) << store.error().message;
+    return store.ok() ? std::move(*store) : nullptr;
+  }
+
+  StoredHistory Read(const HistoryQuery& query = {}) {
+    auto history = ReadHistory(options_.path, query);
+    EXPECT_TRUE(history.ok()) << history.error().message;
+    return history.ok() ? *history : StoredHistory{};
+  }
+
+  double Count(const std::string& table) {
+    return QueryNumber(options_.path, "SELECT count(*) FROM " + table);
+  }
+
+  fs::path dir_;
+  HistoryOptions options_;
+  ofu::sources::FakeClock clock_{1790000000};
+};
+
+TEST_F(HistoryStoreTest, WindowsAreWrittenAndReadBackExactly) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  // GPU 0: OFU 0.5, tensor 0.75, busy, 2 s windows. GPU 1: tensor but no clock: no OFU.
+  for (int k = 1; k <= 3; ++k) {
+    ofu::sinks::GpuWindow noclock = H100Window("GPU-1", "1", std::nullopt, false, 0.25);
+    ASSERT_TRUE(store->Consume(Batch(1000 + 2.0 * k, 2, {H100Window("GPU-0", "0", 0.5, true, 0.75), noclock})).ok());
+  }
+  const StoredHistory history = Read();
+  ASSERT_EQ(history.gpus.size(), 2u);
+  EXPECT_EQ(history.gpus[0].uuid, "GPU-0");
+  EXPECT_EQ(history.gpus[0].gpu_index, "0");
+  EXPECT_EQ(history.gpus[0].model, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(history.gpus[0].sku, "h100-sxm5");
+  EXPECT_EQ(history.gpus[0].architecture, "hopper");
+  EXPECT_EQ(history.gpus[0].hostname, "synthetic-node");
+  EXPECT_EQ(history.gpus[0].last_end_s, 1006);
+  ASSERT_EQ(history.windows.size(), 6u);
+
+  StoredWindow valid;
+  valid.gpu_id = history.gpus[0].id;
+  valid.end_s = 1002;
+  valid.span_s = 2;
+  valid.observed_s = 2;
+  valid.utilized_s = 1.0;       // 0.5 x 2 s
+  valid.busy_s = 2;
+  valid.busy_utilized_s = 1.0;
+  valid.tensor_active_s = 1.5;  // 0.75 x 2 s
+  valid.clock_mhz = valid.clock_min_mhz = valid.clock_max_mhz = 1500;
+  valid.clock_windows = 1;
+  valid.up_s = 2;
+  valid.flags = 0;
+  EXPECT_EQ(history.windows[0], valid);
+  valid.end_s = 1006;
+  EXPECT_EQ(history.windows[2], valid);
+
+  // No clock: a row all the same, with nothing observed and a flag saying why.
+  StoredWindow invalid;
+  invalid.gpu_id = history.gpus[1].id;
+  invalid.end_s = 1002;
+  invalid.span_s = 2;
+  invalid.up_s = 2;
+  invalid.flags = ofu::sinks::kHistoryNoClock;
+  EXPECT_EQ(history.windows[3], invalid);
+}
+
+TEST_F(HistoryStoreTest, LostGpuWindowIsARowWithNothingObserved) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Consume(Batch(1001, 1, {LostWindow("GPU-0", "0")})).ok());
+  const StoredHistory history = Read();
+  ASSERT_EQ(history.windows.size(), 1u);
+  const StoredWindow& w = history.windows[0];
+  EXPECT_EQ(w.observed_s, 0);
+  EXPECT_EQ(w.utilized_s, 0);
+  EXPECT_EQ(w.up_s, 0);
+  EXPECT_EQ(w.span_s, 1);
+  EXPECT_FALSE(w.clock_mhz);
+  EXPECT_EQ(w.flags, ofu::sinks::kHistoryGpuDown | ofu::sinks::kHistoryNoTensor | ofu::sinks::kHistoryNoClock);
+}
+
+TEST_F(HistoryStoreTest, JobIntervalsOpenCloseAndChange) {
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store);
+    // Windows ending 11..16 (1 s): no job, A, A, B, none, C.
+    const std::vector<std::string> job = {"", "A", "A", "B", "", "C"};
+    for (int k = 0; k < 6; ++k) {
+      std::map<std::string, std::string> jobs;
+      if (!job[k].empty()) jobs["GPU-0"] = job[k];
+      ASSERT_TRUE(store->Consume(Batch(11.0 + k, 1, {H100Window("GPU-0", "0", 0.5)}, jobs)).ok());
+    }
+    const StoredHistory history = Read();
+    ASSERT_EQ(history.jobs.size(), 3u);
+    // A held the windows ending 12 and 13: (11, 13]. B the window ending 14. C is open.
+    EXPECT_EQ(history.jobs[0].job_id, "A");
+    EXPECT_EQ(history.jobs[0].user, "alice");
+    EXPECT_EQ(history.jobs[0].job_name, "train-A");
+    EXPECT_EQ(history.jobs[0].scheduler, "slurm");
+    EXPECT_EQ(history.jobs[0].start_s, 11);
+    EXPECT_EQ(history.jobs[0].end_s, 13);
+    EXPECT_EQ(history.jobs[1].job_id, "B");
+    EXPECT_EQ(history.jobs[1].start_s, 13);
+    EXPECT_EQ(history.jobs[1].end_s, 14);
+    EXPECT_EQ(history.jobs[2].job_id, "C");
+    EXPECT_EQ(history.jobs[2].start_s, 15);
+    EXPECT_FALSE(history.jobs[2].end_s);
+
+    // The job filter keeps the windows inside the job's intervals only.
+    HistoryQuery only_a;
+    only_a.job_id = "A";
+    const StoredHistory a = Read(only_a);
+    ASSERT_EQ(a.windows.size(), 2u);
+    EXPECT_EQ(a.windows[0].end_s, 12);
+    EXPECT_EQ(a.windows[1].end_s, 13);
+    ASSERT_EQ(a.jobs.size(), 1u);
+  }
+  // A restart closes C at the last stored window: the downtime is unknown.
+  auto reopened = OpenStore();
+  ASSERT_TRUE(reopened);
+  const StoredHistory history = Read();
+  ASSERT_EQ(history.jobs.size(), 3u);
+  EXPECT_EQ(history.jobs[2].end_s, 16);
+  // C seen again after the restart: a new interval from that window's start.
+  ASSERT_TRUE(reopened->Consume(Batch(30, 1, {H100Window("GPU-0", "0", 0.5)}, {{"GPU-0", "C"}})).ok());
+  const StoredHistory after = Read();
+  ASSERT_EQ(after.jobs.size(), 4u);
+  EXPECT_EQ(after.jobs[3].start_s, 29);
+  EXPECT_FALSE(after.jobs[3].end_s);
+}
+
+TEST_F(HistoryStoreTest, RetentionDeletesOldWindowsAndClosedJobsWhenMaintenanceIsDue) {
+  options_.retention_days = 100.0 / 86400;  // 100 s
+  options_.full_resolution_days = 1;
+  options_.maintenance_interval_s = 3600;
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  // Windows ending 1..300 s, one per second of the clock; job J on 1..50, K after.
+  for (int k = 1; k <= 300; ++k) {
+    ASSERT_TRUE(store->Consume(Batch(k, 1, {H100Window("GPU-0", "0", 0.5)}, {{"GPU-0", k <= 50 ? "J" : "K"}})).ok());
+    clock_.SleepS(1);
+  }
+  // Maintenance ran at the first batch only (interval 3600 s of the clock): nothing deleted yet.
+  EXPECT_EQ(Count("windows"), 300);
+  EXPECT_EQ(Count("jobs"), 2);
+  clock_.SleepS(3600);
+  ASSERT_TRUE(store->Consume(Batch(301, 1, {H100Window("GPU-0", "0", 0.5)}, {{"GPU-0", "K"}})).ok());
+  // Kept: windows ending in (301 - 100, 301] = 202..301, i.e. 100; J (closed at 50) is gone, K (open) stays.
+  EXPECT_EQ(Count("windows"), 100);
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT min(end_s) FROM windows"), 202);
+  EXPECT_EQ(Count("jobs"), 1);
+  EXPECT_EQ(Read().jobs.at(0).job_id, "K");
+}
+
+// Irregular synthetic data: OFU, busy, lost and clockless windows mixed.
+ofu::sinks::GpuWindow Irregular(const std::string& uuid, int k, int salt) {
+  const int m = (k * 7 + salt) % 23;
+  if (m == 5) return LostWindow(uuid, "0");
+  if (m == 11) return H100Window(uuid, "0", std::nullopt, false, 0.3);
+  const double ofu = 0.013 * m + 0.001 * (k % 5);
+  return H100Window(uuid, "0", ofu, m % 3 != 0, ofu * 1.1, 1400.0 + 20.0 * (k % 9));
+}
+
+double Ratio(const StoredHistory& h, double StoredWindow::*num, double StoredWindow::*den) {
+  double n = 0, d = 0;
+  for (const StoredWindow& w : h.windows) {
+    n += w.*num;
+    d += w.*den;
+  }
+  return n / d;
+}
+
+TEST_F(HistoryStoreTest, DownsamplingKeepsOfuExactlyAndReducesRows) {
+  options_.full_resolution_days = 100.0 / 86400;  // the last 100 s stay at full resolution
+  options_.downsampled_span_s = 10;
+  options_.maintenance_interval_s = 3600;
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  for (int k = 1; k <= 1000; ++k) {
+    ASSERT_TRUE(store->Consume(Batch(k, 1, {Irregular("GPU-0", k, 0), Irregular("GPU-1", k, 4)})).ok());
+  }
+  ASSERT_EQ(Count("windows"), 2000);
+  const StoredHistory before = Read();
+  HistoryQuery middle;
+  middle.since_s = 500;
+  middle.until_s = 600;  // whole 10 s spans
+  const StoredHistory middle_before = Read(middle);
+  auto specs = ofu::GpuSpecDatabase::Embedded();
+  ASSERT_TRUE(specs.ok());
+  const auto report_before = ofu::analysis::BuildStoreReport(before, *specs);
+
+  clock_.SleepS(3600);
+  ASSERT_TRUE(store->Consume(Batch(1001, 1, {Irregular("GPU-0", 1001, 0), Irregular("GPU-1", 1001, 4)})).ok());
+  // Limit floor((1001 - 100) / 10) x 10 = 900: windows ending 1..900 become 90 rows per GPU,
+  // 901..1001 (101) stay: 191 per GPU.
+  EXPECT_EQ(Count("windows"), 2 * 191);
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT count(*) FROM windows WHERE flags & 256"), 2 * 90);
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT max(end_s) FROM windows WHERE flags & 256"), 900);
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT min(span_s) FROM windows WHERE flags & 256"), 10);
+
+  HistoryQuery old;
+  old.until_s = 1000;  // the same windows as `before`
+  const StoredHistory after = Read(old);
+  using W = StoredWindow;
+  EXPECT_NEAR(Ratio(after, &W::utilized_s, &W::observed_s), Ratio(before, &W::utilized_s, &W::observed_s), 1e-12);
+  EXPECT_NEAR(Ratio(after, &W::busy_utilized_s, &W::busy_s), Ratio(before, &W::busy_utilized_s, &W::busy_s),
+              1e-12);
+  EXPECT_NEAR(Ratio(after, &W::tensor_active_s, &W::observed_s),
+              Ratio(before, &W::tensor_active_s, &W::observed_s), 1e-12);
+  EXPECT_NEAR(Ratio(after, &W::up_s, &W::span_s), Ratio(before, &W::up_s, &W::span_s), 1e-12);
+  const StoredHistory middle_after = Read(middle);
+  EXPECT_EQ(middle_after.windows.size(), 2u * 10);
+  EXPECT_NEAR(Ratio(middle_after, &W::utilized_s, &W::observed_s),
+              Ratio(middle_before, &W::utilized_s, &W::observed_s), 1e-12);
+
+  // The report from the downsampled rows: the same OFU, active OFU, tensor activity and idle share.
+  const auto report_after = ofu::analysis::BuildStoreReport(after, *specs);
+  const auto& o1 = report_before.report.overall;
+  const auto& o2 = report_after.report.overall;
+  ASSERT_TRUE(o1.ofu && o2.ofu && o1.active_ofu && o2.active_ofu);
+  EXPECT_NEAR(*o2.ofu, *o1.ofu, 1e-12);
+  EXPECT_NEAR(*o2.active_ofu, *o1.active_ofu, 1e-12);
+  EXPECT_NEAR(*o2.tensor_active, *o1.tensor_active, 1e-12);
+  EXPECT_NEAR(*o2.idle_fraction, *o1.idle_fraction, 1e-12);
+  EXPECT_NEAR(o2.seconds, o1.seconds, 1e-9);
+  EXPECT_NEAR(*o2.sm_clock_mhz, *o1.sm_clock_mhz, 1e-9);
+}
+
+TEST_F(HistoryStoreTest, FullDiskRollsBackTheBatchAndRecovers) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  for (int k = 1; k <= 5; ++k) ASSERT_TRUE(store->Consume(Batch(k, 1, {H100Window("GPU-0", "0", 0.5)})).ok());
+  ASSERT_EQ(Count("windows"), 5);
+  // The disk "fills": no page beyond those in use. 200 new GPUs need new pages.
+  const double pages = QueryNumber(options_.path, "PRAGMA page_count");
+  ASSERT_TRUE(store->SetMaxPageCount(static_cast<std::int64_t>(pages)).ok());
+  std::vector<ofu::sinks::GpuWindow> many;
+  for (int g = 0; g < 200; ++g) {
+    many.push_back(H100Window(fmt::format("GPU-{:08d}-0000-4000-8000-000000000000", g), std::to_string(g), 0.5));
+  }
+  const auto full = Batch(6, 1, many, {{"GPU-00000000-0000-4000-8000-000000000000", "J"}});
+  const ofu::Status failed = store->Consume(full);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().message,
+            "history store " + options_.path + ": database or disk is full; windows are not being kept, metrics "
+            "still are");
+  // Nothing of the batch was kept.
+  EXPECT_EQ(Count("windows"), 5);
+  EXPECT_EQ(Count("gpus"), 1);
+  EXPECT_EQ(Count("jobs"), 0);
+  // Still full: still an error, still nothing partial.
+  EXPECT_FALSE(store->Consume(full).ok());
+  EXPECT_EQ(Count("windows"), 5);
+
+  // Space frees: the next batch goes in, without reopening.
+  ASSERT_TRUE(store->SetMaxPageCount(1 << 20).ok());
+  const ofu::Status recovered = store->Consume(full);
+  ASSERT_TRUE(recovered.ok()) << recovered.error().message;
+  EXPECT_EQ(Count("windows"), 5 + 200);
+  EXPECT_EQ(Count("gpus"), 1 + 200);
+  EXPECT_EQ(Count("jobs"), 1);
+}
+
+TEST_F(HistoryStoreTest, OpenWithAPageLimitBelowTheNeedFailsAtWriteAndAReopenWithMoreSucceeds) {
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->Consume(Batch(1, 1, {H100Window("GPU-0", "0", 0.5)})).ok());
+  }
+  options_.max_page_count = static_cast<std::int64_t>(QueryNumber(options_.path, "PRAGMA page_count"));
+  std::vector<ofu::sinks::GpuWindow> many;
+  for (int g = 0; g < 200; ++g) many.push_back(H100Window(fmt::format("GPU-big-{:04d}", g), "0", 0.5));
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store);
+    const ofu::Status failed = store->Consume(Batch(2, 1, many));
+    ASSERT_FALSE(failed.ok());
+    EXPECT_NE(failed.error().message.find("database or disk is full"), std::string::npos);
+  }
+  EXPECT_EQ(Count("windows"), 1);
+  options_.max_page_count = 100000;
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->Consume(Batch(2, 1, many)).ok());
+  EXPECT_EQ(Count("windows"), 201);
+}
+
+TEST_F(HistoryStoreTest, MissingDirectoryIsAnErrorNamingIt) {
+  options_.path = (dir_ / "no-such-dir" / "history.sqlite").string();
+  auto store = HistoryStore::Open(options_, clock_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.error().code, ofu::ErrorCode::kIo);
+  EXPECT_NE(store.error().message.find((dir_ / "no-such-dir").string() + " does not exist"), std::string::npos)
+      << store.error().message;
+}
+
+TEST_F(HistoryStoreTest, UnknownSchemaVersionIsAnError) {
+  { ASSERT_TRUE(OpenStore()); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(options_.path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = HistoryStore::Open(options_, clock_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.error().code, ofu::ErrorCode::kMalformedInput);
+  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads version 1"), std::string::npos)
+      << store.error().message;
+  auto read = ReadHistory(options_.path, {});
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().code, ofu::ErrorCode::kMalformedInput);
+}
+
+TEST_F(HistoryStoreTest, AnotherSqliteFileIsNotTakenOver) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(options_.path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto store = HistoryStore::Open(options_, clock_);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.error().message.find("not an ofu history store"), std::string::npos) << store.error().message;
+}
+
+TEST_F(HistoryStoreTest, JobReportOverTwoGpusIsTheHandComputedOne) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  ofu::testing::WriteTwoGpuJob(*store);
+  auto specs = ofu::GpuSpecDatabase::Embedded();
+  ASSERT_TRUE(specs.ok());
+  const double t0 = ofu::testing::kJobT0;
+
+  const auto all = ofu::analysis::BuildStoreReport(Read(), *specs);
+  ASSERT_EQ(all.report.gpus.size(), 2u);
+  EXPECT_NEAR(*all.report.gpus[0].summary.ofu, 2.0 / 6, 1e-12);
+  EXPECT_NEAR(*all.report.gpus[1].summary.ofu, 2.0 / 5, 1e-12);
+  EXPECT_NEAR(*all.report.overall.ofu, 4.0 / 11, 1e-12);
+  EXPECT_EQ(all.report.window_s, 60);
+  ASSERT_EQ(all.jobs.size(), 1u);
+  const auto& job = all.jobs[0];
+  EXPECT_EQ(job.job_id, "J1");
+  EXPECT_EQ(job.user, "alice");
+  EXPECT_EQ(job.gpus, 2);
+  EXPECT_NEAR(job.gpu_hours, 480.0 / 3600, 1e-12);
+  EXPECT_NEAR(*job.ofu, 216.0 / 420, 1e-12);
+  EXPECT_NEAR(*job.active_ofu, 216.0 / 420, 1e-12);
+  EXPECT_NEAR(job.observed_hours, 420.0 / 3600, 1e-12);
+  // The lost window is said, not hidden.
+  bool said = false;
+  for (const auto& p : all.report.gpus[1].problems) said = said || p.find("did not answer for 60 s") != std::string::npos;
+  EXPECT_TRUE(said);
+
+  HistoryQuery clipped;
+  clipped.job_id = "J1";
+  clipped.since_s = t0 + 120;
+  clipped.until_s = t0 + 240;
+  const auto part = ofu::analysis::BuildStoreReport(Read(clipped), *specs);
+  ASSERT_EQ(part.jobs.size(), 1u);
+  EXPECT_NEAR(*part.jobs[0].ofu, 0.5, 1e-12);
+  EXPECT_NEAR(part.jobs[0].gpu_hours, 240.0 / 3600, 1e-12);
+  EXPECT_NEAR(*part.report.overall.ofu, 0.5, 1e-12);
+  EXPECT_NE(ofu::analysis::RenderTable(part).find("J1"), std::string::npos);
+}
+
+TEST(TimeArgument, UnixRfc3339AndRelative) {
+  using ofu::analysis::ParseTimeArgument;
+  EXPECT_EQ(*ParseTimeArgument("1790000000", 0), 1790000000);
+  EXPECT_EQ(*ParseTimeArgument("1790000000.5", 0), 1790000000.5);
+  // 2026-11-21T10:00:00Z = 20778 days after the epoch + 10 h.
+  EXPECT_EQ(*ParseTimeArgument("2026-11-21T10:00:00Z", 0), 20778 * 86400.0 + 36000);
+  EXPECT_EQ(*ParseTimeArgument("2026-11-21T12:00:00+02:00", 0), 20778 * 86400.0 + 36000);
+  EXPECT_EQ(*ParseTimeArgument("2026-11-21T10:00:00.25Z", 0), 20778 * 86400.0 + 36000.25);
+  EXPECT_EQ(*ParseTimeArgument("-2h", 10000), 10000 - 7200);
+  EXPECT_EQ(*ParseTimeArgument("-30m", 10000), 10000 - 1800);
+  EXPECT_EQ(*ParseTimeArgument("-1d", 100000), 100000 - 86400);
+  for (const char* bad : {"yesterday", "2026-11-21", "2026-11-21T10:00:00", "-2x", "2026-13-01T00:00:00Z", ""}) {
+    EXPECT_FALSE(ParseTimeArgument(bad, 0).ok()) << bad;
+  }
+}
+
+}  // namespace
