@@ -67,6 +67,8 @@ class BackgroundProcess {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
+  bool Signal(int signal) { return pid_ > 0 && ::kill(pid_, signal) == 0; }
+
   bool running() {
     if (pid_ <= 0) return false;
     int status = 0;

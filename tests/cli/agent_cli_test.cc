@@ -1,0 +1,148 @@
+// `ofu agent` as a process: systemd's notify protocol (READY, WATCHDOG,
+// RELOADING, STOPPING) on a socket the test owns, SIGHUP reloading the
+// config file, and a bad reload keeping the running config. The agent reads
+// the in-tree NVML double (synthetic).
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include "support/background_process.h"
+#include "support/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ofu::testing::BackgroundProcess;
+
+constexpr const char* kNvmlScenario = R"({
+  "devices": [{"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-agent-0", "architecture": 9, "sm_count": 132,
+               "clocks": [1830], "gpm": [{"1": 90, "5": 50}]}]})";
+
+std::string ConfigWithJob(const std::string& job) {
+  return fmt::format("[attribution]\nmethods = [\"static\"]\ninterval = 0.1\n"
+                     "[[attribution.static]]\ngpu = \"0\"\njob_id = \"{}\"\n",
+                     job);
+}
+
+// A unix datagram socket standing in for systemd's NOTIFY_SOCKET.
+class NotifySocket {
+ public:
+  explicit NotifySocket(const fs::path& path) : path_(path) {
+    fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    timeval timeout{0, 100000};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  }
+  ~NotifySocket() { ::close(fd_); }
+
+  // Everything received until `wanted` appears or `seconds` pass.
+  std::string ReceiveUntil(const std::string& wanted, double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < deadline && received_.find(wanted) == std::string::npos) {
+      char buffer[4096];
+      const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
+      if (n > 0) received_.append(buffer, static_cast<size_t>(n)).push_back('\n');
+    }
+    return received_;
+  }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  std::string received_;
+};
+
+class AgentCli : public ofu::testing::CliTest {
+ protected:
+  std::string Metrics(int port) {
+    httplib::Client client("127.0.0.1", port);
+    auto response = client.Get("/metrics");
+    return response && response->status == 200 ? response->body : "";
+  }
+
+  // Polls /metrics until it contains `text`.
+  bool WaitForMetric(int port, const std::string& text, double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (Metrics(port).find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+};
+
+TEST_F(AgentCli, NotifiesSystemdAndReloadsItsConfigOnSighup) {
+  const fs::path scenario = Write("nvml.json", kNvmlScenario);
+  const fs::path config = Write("agent.toml", ConfigWithJob("first"));
+  NotifySocket notify(dir_ / "notify.sock");
+  const int port = ofu::testing::FreeLoopbackPort();
+  BackgroundProcess agent;
+  ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--config", config.string(), "--source", "nvml", "--nvml-library",
+                           OFU_FAKE_NVML_PATH, "--listen", fmt::format("127.0.0.1:{}", port), "--no-store",
+                           "--window", "0.2"},
+                          {"OFU_FAKE_NVML_SCENARIO=" + scenario.string(), "NOTIFY_SOCKET=" + (dir_ / "notify.sock").string(),
+                           "WATCHDOG_USEC=2000000"},
+                          (dir_ / "agent.log").string()));
+  std::string messages = notify.ReceiveUntil("READY=1", 10);
+  ASSERT_NE(messages.find("READY=1"), std::string::npos) << messages << ofu::testing::Slurp(dir_ / "agent.log");
+  ASSERT_TRUE(WaitForMetric(port, "job_id=\"first\"", 10)) << ofu::testing::Slurp(dir_ / "agent.log");
+  messages = notify.ReceiveUntil("WATCHDOG=1", 5);
+  EXPECT_NE(messages.find("WATCHDOG=1"), std::string::npos) << messages;
+  const std::string before = Metrics(port);
+
+  // A new job in the file, then SIGHUP: the agent reloads, the counters go on.
+  Write("agent.toml", ConfigWithJob("second"));
+  ASSERT_TRUE(agent.Signal(SIGHUP));
+  EXPECT_TRUE(WaitForMetric(port, "job_id=\"second\"", 10)) << ofu::testing::Slurp(dir_ / "agent.log");
+  messages = notify.ReceiveUntil("RELOADING=1", 5);
+  EXPECT_NE(messages.find("RELOADING=1"), std::string::npos) << messages;
+  EXPECT_EQ(Metrics(port).find("job_id=\"first\""), std::string::npos);
+
+  // A broken file: the reload is refused and the running config stays.
+  Write("agent.toml", "[agent]\nwindwo = 1\n");
+  ASSERT_TRUE(agent.Signal(SIGHUP));
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  EXPECT_NE(Metrics(port).find("job_id=\"second\""), std::string::npos);
+  EXPECT_EQ(agent.Stop(), 0);
+  const std::string log = ofu::testing::Slurp(dir_ / "agent.log");
+  EXPECT_NE(log.find("configuration reloaded"), std::string::npos) << log;
+  EXPECT_NE(log.find("reload failed, keeping the running configuration: "), std::string::npos) << log;
+  EXPECT_NE(log.find("unknown key agent.windwo"), std::string::npos) << log;
+  EXPECT_NE(notify.ReceiveUntil("STOPPING=1", 2).find("STOPPING=1"), std::string::npos);
+  EXPECT_FALSE(before.empty());
+}
+
+TEST_F(AgentCli, CheckConfigAndBadFlags) {
+  const fs::path config = Write("agent.toml", ConfigWithJob("x"));
+  auto result = Ofu(fmt::format("agent --check-config --config '{}'", config.string()));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("config ok: source auto, window 1 s, listen 127.0.0.1:9477"), std::string::npos)
+      << result.out;
+  Write("bad.toml", "[agent]\nwindow = 0.01\n");
+  result = Ofu(fmt::format("agent --check-config --config '{}'", (dir_ / "bad.toml").string()));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("bad.toml: window 0.01 s is below the minimum"), std::string::npos) << result.err;
+  result = Ofu("agent --check-config --config /nonexistent/agent.toml");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("/nonexistent/agent.toml: cannot open"), std::string::npos) << result.err;
+  result = Ofu("agent --check-config --listen nowhere");
+  EXPECT_EQ(result.exit_code, 1);
+  // No GPU source at all: exit 5 with what was tried.
+  result = Ofu("agent --source nvml --nvml-library /nonexistent/libnvidia-ml.so.1 --no-store --listen 127.0.0.1:0");
+  EXPECT_EQ(result.exit_code, 5) << result.err;
+  EXPECT_NE(result.err.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << result.err;
+}
+
+}  // namespace
