@@ -598,16 +598,22 @@ class NvmlSource final : public Source {
     if (!SampleGpm(device, now)) return false;
     if (before < 0 || device.latest < 0 || device.health == GpuHealth::kLost) return true;
 
-    nvmlGpmMetricsGet_t request{};
+    // The request is 24 KiB, nearly all of it metric slots NVML never
+    // touches: reuse one and clear only the slots asked for.
+    nvmlGpmMetricsGet_t& request = *gpm_request_;
     request.version = NVML_GPM_METRICS_GET_VERSION;
     request.sample1 = device.samples[before];
     request.sample2 = device.samples[device.latest];
     unsigned n = 0;
-    for (unsigned id : kUtilMetrics) request.metrics[n++].metricId = id;
+    const auto ask = [&](unsigned id) {
+      request.metrics[n] = nvmlGpmMetric_t{};
+      request.metrics[n++].metricId = id;
+    };
+    for (unsigned id : kUtilMetrics) ask(id);
     const bool ask_cycles = !device.cycles_probed || device.has_cycles;
     if (ask_cycles) {
-      request.metrics[n++].metricId = NVML_GPM_METRIC_SM_CYCLES_ELAPSED;
-      request.metrics[n++].metricId = NVML_GPM_METRIC_MMA_CYCLES_ACTIVE;
+      ask(NVML_GPM_METRIC_SM_CYCLES_ELAPSED);
+      ask(NVML_GPM_METRIC_MMA_CYCLES_ACTIVE);
     }
     request.numMetrics = n;
     const nvmlReturn_t got = fn().GpmMetricsGet(&request);
@@ -699,6 +705,7 @@ class NvmlSource final : public Source {
   bool initialized_ = false;
   Backoff backoff_{1, 60};
   std::vector<Device> devices_;
+  std::unique_ptr<nvmlGpmMetricsGet_t> gpm_request_ = std::make_unique<nvmlGpmMetricsGet_t>();
   std::optional<double> window_end_;
   std::vector<std::string> notes_;
 };
