@@ -294,18 +294,21 @@ class CountingAttributor : public attribution::Attributor {
   int calls = 0;
 };
 
+// Fails its first `failures` windows, then works.
 class RecordingSink : public sinks::Sink {
  public:
-  explicit RecordingSink(bool fail) : fail_(fail) {}
+  explicit RecordingSink(int failures) : failures_(failures) {}
   Status Consume(const WindowBatch& batch) override {
     batches.push_back(batch);
-    if (fail_) return Error{ErrorCode::kIo, "history store: database or disk is full"};
+    if (static_cast<int>(batches.size()) <= failures_) {
+      return Error{ErrorCode::kIo, "history store: database or disk is full"};
+    }
     return OkStatus();
   }
   std::vector<WindowBatch> batches;
 
  private:
-  bool fail_;
+  int failures_;
 };
 
 TEST(Agent, AttributesEveryIntervalFeedsEverySinkAndLogsNotesOnce) {
@@ -327,7 +330,7 @@ TEST(Agent, AttributesEveryIntervalFeedsEverySinkAndLogsNotesOnce) {
   const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
   agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
   CountingAttributor attributor;
-  RecordingSink failing(true), healthy(false);
+  RecordingSink failing(3), healthy(0);
   sources::FakeClock clock(0);
   std::vector<std::string> log;
   agent::Agent agent(source, evaluator, &attributor, {&failing, &healthy}, clock, 2.0,
@@ -343,9 +346,11 @@ TEST(Agent, AttributesEveryIntervalFeedsEverySinkAndLogsNotesOnce) {
   ASSERT_EQ(healthy.batches.size(), 5u);
   EXPECT_EQ(healthy.batches[1].jobs.at("GPU-a").job_id, "job1");
   EXPECT_EQ(healthy.batches[2].jobs.at("GPU-a").job_id, "job2");
-  // The failing sink did not stop the other one; its error is logged each time.
+  // The failing sink did not stop the other one; its error is logged once
+  // for three failing windows, and its recovery once.
   EXPECT_EQ(failing.batches.size(), 5u);
-  EXPECT_EQ(std::count(log.begin(), log.end(), "history store: database or disk is full"), 5);
+  EXPECT_EQ(std::count(log.begin(), log.end(), "history store: database or disk is full"), 1);
+  EXPECT_EQ(std::count(log.begin(), log.end(), "recovered: history store: database or disk is full"), 1);
   EXPECT_EQ(std::count(log.begin(), log.end(), "same note every pass"), 1);
 }
 

@@ -12,7 +12,8 @@ Agent::Agent(sources::Source& source, WindowEvaluator& evaluator, attribution::A
       sinks_(std::move(sinks)),
       clock_(clock),
       attribution_interval_s_(attribution_interval_s),
-      log_(std::move(log)) {}
+      log_(std::move(log)),
+      sink_errors_(sinks_.size()) {}
 
 void Agent::Attribute(sinks::WindowBatch& batch, const sources::Snapshot& snapshot) {
   if (attributor_ == nullptr) return;
@@ -57,8 +58,16 @@ Result<bool> Agent::Step() {
   sinks::WindowBatch batch = evaluator_.Evaluate(**snapshot);
   LogNew(batch.notes, last_source_notes_);
   Attribute(batch, **snapshot);
-  for (sinks::Sink* sink : sinks_) {
-    if (Status status = sink->Consume(batch); !status.ok()) log_(status.error().message);
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    const Status status = sinks_[i]->Consume(batch);
+    const std::string error = status.ok() ? "" : status.error().message;
+    if (error == sink_errors_[i]) continue;
+    if (!error.empty()) {
+      log_(error);
+    } else {
+      log_(fmt::format("recovered: {}", sink_errors_[i]));
+    }
+    sink_errors_[i] = error;
   }
   ++windows_;
   return true;

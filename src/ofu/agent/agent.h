@@ -6,8 +6,9 @@
 // Attribution runs every `attribution_interval_s`, not every window (a /proc
 // scan at 10 Hz would cost more than the sampling); between passes the last
 // answer stands. A failing sink is reported through `log` and the others are
-// still fed: a full disk must not stop /metrics. A note is logged when it
-// first appears, not again while it repeats window after window.
+// still fed: a full disk must not stop /metrics. A note or a sink's error is
+// logged when it first appears, not again while it repeats window after
+// window; a sink that works again after failing is logged as recovered.
 //
 // Ownership: the Agent borrows everything; all must outlive it.
 // Thread-safety: one thread calls Step().
@@ -59,6 +60,7 @@ class Agent {
   std::map<std::string, attribution::JobInfo> jobs_;
   std::set<std::string> last_source_notes_;       // of the last window
   std::set<std::string> last_attribution_notes_;  // of the last attribution pass
+  std::vector<std::string> sink_errors_;          // per sink: its last error, "" when fine
   uint64_t windows_ = 0;
 };
 
