@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ofu/attribution/gpu_ref.h"
+
 namespace ofu::agent {
 
 Agent::Agent(sources::Source& source, WindowEvaluator& evaluator, attribution::Attributor* attributor,
@@ -22,11 +24,8 @@ void Agent::Attribute(sinks::WindowBatch& batch, const sources::Snapshot& snapsh
     last_attribution_s_ = now;
     std::vector<attribution::GpuRef> gpus;
     for (size_t i = 0; i < snapshot.gpus.size(); ++i) {
-      const sources::GpuReading& reading = snapshot.gpus[i];
-      attribution::GpuRef ref;
-      ref.uuid = batch.gpus[i].key();
-      ref.index = reading.identity.gpu_index.empty() ? -1 : std::atoi(reading.identity.gpu_index.c_str());
-      for (const sources::GpuProcess& process : reading.processes) ref.pids.push_back(process.pid);
+      attribution::GpuRef ref = attribution::ToGpuRef(snapshot.gpus[i]);
+      ref.uuid = batch.gpus[i].key();  // jobs are keyed like every sink: the UUID, else the source's key
       gpus.push_back(std::move(ref));
     }
     auto attribution = attributor_->Attribute(gpus);

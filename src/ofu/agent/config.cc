@@ -191,10 +191,10 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source_name
     }
     if (!status.ok()) return status;
   }
-  return ValidateAgentConfig(config).ok()
-             ? OkStatus()
-             : Status(Error{ErrorCode::kInvalidArgument,
-                            fmt::format("{}: {}", source_name, ValidateAgentConfig(config).error().message)});
+  if (Status valid = ValidateAgentConfig(config); !valid.ok()) {
+    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", source_name, valid.error().message)};
+  }
+  return OkStatus();
 }
 
 Status LoadAgentConfig(const std::string& path, AgentConfig& config) {
