@@ -9,7 +9,9 @@
 #include "correct_command.h"
 #include "exit_codes.h"
 #include "kernels_command.h"
+#include "reconcile_command.h"
 #include "record_command.h"
+#include "regress_command.h"
 #include "report_command.h"
 #include "top_command.h"
 #include "sources_command.h"
@@ -59,6 +61,10 @@ int main(int argc, char** argv) {
   CLI::App* agent = ofu::cli::AddAgentCommand(app, agent_args);
   ofu::cli::CorrectArgs correct_args;
   CLI::App* correct = ofu::cli::AddCorrectCommand(app, correct_args);
+  ofu::cli::ReconcileArgs reconcile_args;
+  CLI::App* reconcile = ofu::cli::AddReconcileCommand(app, reconcile_args);
+  ofu::cli::RegressArgs regress_args;
+  CLI::App* regress = ofu::cli::AddRegressCommand(app, regress_args);
 
   try {
     app.parse(argc, argv);
@@ -80,5 +86,7 @@ int main(int argc, char** argv) {
   if (kernels->parsed()) return ofu::cli::RunKernels(kernels_args);
   if (agent->parsed()) return ofu::cli::RunAgent(agent_args);
   if (correct->parsed()) return ofu::cli::RunCorrect(correct_args);
+  if (reconcile->parsed()) return ofu::cli::RunReconcile(reconcile_args);
+  if (regress->parsed()) return ofu::cli::RunRegress(regress_args);
   return ofu::cli::kExitUsage;
 }

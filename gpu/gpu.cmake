@@ -1,0 +1,1 @@
+# Placeholder: finds nvcc and builds gpu/ (issue 6).

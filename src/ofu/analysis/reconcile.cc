@@ -1,0 +1,2 @@
+// Placeholder.
+#include "ofu/analysis/reconcile.h"
