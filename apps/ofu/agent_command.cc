@@ -16,7 +16,7 @@
 #include "ofu/agent/config.h"
 #include "ofu/agent/window_evaluator.h"
 #include "ofu/attribution/chain_attributor.h"
-#include "ofu/attribution/kubelet_pod_resources.h"
+#include "ofu/attribution/kubelet_plugin.h"
 #include "ofu/attribution/process_scan.h"
 #include "ofu/attribution/slurm_mapping_dir.h"
 #include "ofu/attribution/static_labels.h"
@@ -97,7 +97,12 @@ std::unique_ptr<attribution::Attributor> BuildAttribution(const agent::AgentConf
     } else if (method == "kubelet") {
       attribution::KubeletOptions options;
       options.socket_path = config.kubelet_socket;
-      methods.push_back(std::make_unique<attribution::KubeletPodResourcesAttributor>(options));
+      std::vector<std::string> plugin_paths = {config.kubelet_plugin};
+      if (config.kubelet_plugin.empty()) {
+        std::error_code error;
+        plugin_paths = attribution::DefaultKubeletPluginPaths(std::filesystem::read_symlink("/proc/self/exe", error));
+      }
+      methods.push_back(std::make_unique<attribution::KubeletPluginAttributor>(options, std::move(plugin_paths)));
     } else if (method == "static" && !config.static_labels.empty()) {
       std::map<std::string, attribution::JobInfo> labels;
       for (const agent::StaticLabel& label : config.static_labels) labels[label.gpu] = label.job;
@@ -125,6 +130,7 @@ std::optional<int> RunConfigured(const agent::AgentConfig& config, const AgentAr
   flags.options.nvml_library = config.nvml_library;
   flags.options.dcgm_library = config.dcgm_library;
   flags.options.pace_replay = true;  // a replay plays at the speed it was recorded
+  flags.options.process_interval_s = config.attribution_interval_s;  // only attribution reads them
   auto source = OpenSourceFromFlags(flags, clock);
   if (!source.ok()) return Fail(source.error());
   Log(fmt::format("reading {} every {} s", (*source)->Describe(), config.window_s));

@@ -146,3 +146,37 @@ TEST_F(AgentCli, CheckConfigAndBadFlags) {
 }
 
 }  // namespace
+
+// The agent on a Kubernetes node: it finds libofu-kubelet.so beside itself,
+// loads it once the kubelet's socket exists, and labels the GPU with the pod
+// a stand-in kubelet (doubles/fake_kubelet.cc, synthetic pods) reports.
+TEST_F(AgentCli, AttributesGpusToPodsThroughTheKubeletPlugin) {
+  const fs::path scenario = Write("nvml.json", kNvmlScenario);
+  const fs::path socket = dir_ / "kubelet.sock";
+  const fs::path pods = Write("pods.json", R"([{"namespace": "ml", "name": "trainer-0", "containers":
+      [{"name": "main", "devices": [{"resource": "nvidia.com/gpu", "ids": ["GPU-agent-0"]}]}]}])");
+  const fs::path config = Write(
+      "agent.toml", fmt::format("[attribution]\nmethods = [\"kubelet\"]\ninterval = 0.2\nkubelet_socket = \"{}\"\n",
+                                socket.string()));
+  const int port = ofu::testing::FreeLoopbackPort();
+  BackgroundProcess agent;
+  ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--config", config.string(), "--source", "nvml", "--nvml-library",
+                           OFU_FAKE_NVML_PATH, "--listen", fmt::format("127.0.0.1:{}", port), "--no-store",
+                           "--window", "0.2"},
+                          {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
+  // No kubelet yet: the reason in the log, GPU metrics, no job.
+  const std::string missing = "kubelet pod-resources socket " + socket.string() + " does not exist";
+  for (int i = 0; i < 200 && ofu::testing::Slurp(dir_ / "agent.log").find(missing) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_NE(ofu::testing::Slurp(dir_ / "agent.log").find(missing), std::string::npos)
+      << ofu::testing::Slurp(dir_ / "agent.log");
+  ASSERT_TRUE(WaitForMetric(port, "ofu_gpu_up", 10)) << ofu::testing::Slurp(dir_ / "agent.log");
+  EXPECT_EQ(Metrics(port).find("ofu_gpu_job_info{"), std::string::npos);
+
+  BackgroundProcess kubelet;
+  ASSERT_TRUE(kubelet.Start({OFU_FAKE_KUBELET, socket.string(), pods.string()}, {}, (dir_ / "kubelet.log").string()));
+  EXPECT_TRUE(WaitForMetric(port, "job_id=\"ml/trainer-0\"", 10))
+      << ofu::testing::Slurp(dir_ / "agent.log") << ofu::testing::Slurp(dir_ / "kubelet.log");
+  EXPECT_EQ(agent.Stop(), 0);
+}

@@ -5,7 +5,7 @@
 //
 //   int ofu_fake_nvml_load_scenario(const char* json);  // 0 ok, -1 bad JSON
 //   int ofu_fake_nvml_count(const char* what);          // call counters:
-//       "init", "shutdown", "gpm_sample", "metrics_get", "clock", "samples_live"
+//       "init", "shutdown", "gpm_sample", "metrics_get", "clock", "processes", "samples_live"
 //
 // A test reaches them by dlopen()ing the same path (the same handle) and
 // dlsym. Subprocess tests set OFU_FAKE_NVML_SCENARIO=path instead; the file
@@ -101,6 +101,7 @@ struct State {
   int gpm_sample_calls = 0;
   int metrics_calls = 0;
   int clock_calls = 0;
+  int process_calls = 0;
   int samples_live = 0;
   bool driver_gone = false;
   int gone_init_failures_left = 0;
@@ -205,6 +206,7 @@ FAKE_EXPORT int ofu_fake_nvml_count(const char* what) {
   if (w == "gpm_sample") return s.gpm_sample_calls;
   if (w == "metrics_get") return s.metrics_calls;
   if (w == "clock") return s.clock_calls;
+  if (w == "processes") return s.process_calls;
   if (w == "samples_live") return s.samples_live;
   return -1;
 }
@@ -369,6 +371,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t ha
                                                                  nvmlProcessInfo_t* infos) {
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
+  ++S().process_calls;
   const json processes = device->spec.value("processes", json::array());
   if (*count < processes.size()) {
     *count = static_cast<unsigned>(processes.size());

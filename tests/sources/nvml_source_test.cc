@@ -425,6 +425,52 @@ TEST_F(NvmlSourceTest, ComputeProcessesAreListed) {
   EXPECT_EQ(q.back().pid, 1039u);
 }
 
+// Unless told otherwise, the clock is read every 100 ms whatever the
+// window: 10 readings in a 1 s window, 2 in a 0.2 s one, 1 in a 0.1 s one.
+TEST_F(NvmlSourceTest, DefaultClockReadingsFollowTheWindowLength) {
+  for (const auto& [window, readings] : {std::pair{1.0, 10}, std::pair{0.2, 2}, std::pair{0.1, 1}}) {
+    Load(kSteady);
+    SourceOptions options;
+    options.window_s = window;
+    auto source = OpenOk(options);
+    ASSERT_NE(source, nullptr);
+    const int before = Count("clock");
+    const Snapshot s = NextOk(*source);
+    EXPECT_EQ(Count("clock") - before, readings) << "window " << window;
+    EXPECT_EQ(s.gpus.at(0).clock_readings, readings) << "window " << window;
+  }
+}
+
+// With a process interval (the agent's attribution interval) the list is
+// read when due and repeated in the windows between: windows of 0.5 s and
+// an interval of 2 s read at the 1st, 5th and 9th window.
+TEST_F(NvmlSourceTest, ProcessListsAreReadEveryIntervalAndRepeatedBetween) {
+  Load(R"({"devices": [{"uuid": "GPU-0", "clocks": [1800], "gpm": [{"5": 1}], "processes": [{"pid": 4242}]}]})");
+  SourceOptions options;
+  options.window_s = 0.5;
+  options.process_interval_s = 2;
+  auto source = OpenOk(options);
+  ASSERT_NE(source, nullptr);
+  const int before = Count("processes");
+  std::vector<int> reads_after;
+  for (int window = 1; window <= 9; ++window) {
+    const Snapshot s = NextOk(*source);
+    reads_after.push_back(Count("processes") - before);
+    ASSERT_EQ(s.gpus.at(0).processes.size(), 1u) << "window " << window;
+    EXPECT_EQ(s.gpus.at(0).processes[0].pid, 4242u) << "window " << window;
+  }
+  EXPECT_EQ(reads_after, (std::vector<int>{1, 1, 1, 1, 2, 2, 2, 2, 3}));
+
+  // The default reads every window.
+  Load(R"({"devices": [{"uuid": "GPU-0", "clocks": [1800], "gpm": [{"5": 1}], "processes": [{"pid": 1}]}]})");
+  options.process_interval_s = 0;
+  auto every = OpenOk(options);
+  ASSERT_NE(every, nullptr);
+  const int start = Count("processes");
+  for (int window = 0; window < 3; ++window) NextOk(*every);
+  EXPECT_EQ(Count("processes") - start, 3);
+}
+
 TEST_F(NvmlSourceTest, MetricNotDeliveredStaysAbsent) {
   // Only ANY_TENSOR_UTIL answers; every other metric fails on its own
   // return code, and the board reports no power, energy or reasons.

@@ -133,6 +133,7 @@ Status ReadAttribution(std::string_view file, const toml::table& t, AgentConfig&
   OFU_RETURN_IF_ERROR(r.Read("slurm_mapping_dir", c.slurm_mapping_dir));
   OFU_RETURN_IF_ERROR(r.Read("proc_root", c.proc_root));
   OFU_RETURN_IF_ERROR(r.Read("kubelet_socket", c.kubelet_socket));
+  OFU_RETURN_IF_ERROR(r.Read("kubelet_plugin", c.kubelet_plugin));
   OFU_RETURN_IF_ERROR(r.Read("interval", c.attribution_interval_s));
   OFU_RETURN_IF_ERROR(r.RejectUnknown({"static"}));
   const toml::node* labels = t.get("static");

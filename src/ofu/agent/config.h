@@ -21,6 +21,7 @@
 //   slurm_mapping_dir = "/run/ofu/job-map"
 //   proc_root = "/proc"
 //   kubelet_socket = "/var/lib/kubelet/pod-resources/kubelet.sock"
+//   kubelet_plugin = ""           # default: libofu-kubelet.so beside ofu, then ../lib/ofu/
 //   interval = 10.0               # seconds between attribution passes
 //   [[attribution.static]]        # fixed labels, by GPU uuid or index
 //   gpu = "0"
@@ -69,6 +70,7 @@ struct AgentConfig {
   std::string slurm_mapping_dir = "/run/ofu/job-map";
   std::string proc_root = "/proc";
   std::string kubelet_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
+  std::string kubelet_plugin;  // empty: attribution::DefaultKubeletPluginPaths
   double attribution_interval_s = 10;
   std::vector<StaticLabel> static_labels;
 };

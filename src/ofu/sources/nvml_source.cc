@@ -97,6 +97,10 @@ struct Device {
   int clock_count = 0;
   double clock_min = 0;
   double clock_max = 0;
+
+  // The last process list read, repeated until the next reading is due.
+  std::vector<GpuProcess> processes;
+  std::optional<double> processes_read_s;
 };
 
 class NvmlSource final : public Source {
@@ -476,7 +480,9 @@ class NvmlSource final : public Source {
       device.clock_sum = 0;
       device.clock_count = 0;
     }
-    const int readings = std::max(1, options_.clock_readings);
+    const int readings = options_.clock_readings > 0
+                             ? options_.clock_readings
+                             : std::max(1, static_cast<int>(std::lround(options_.window_s / kClockReadingIntervalS)));
     const double begin = clock_.NowS();
     for (int k = 1; k <= readings; ++k) {
       const double at = k == readings ? end : begin + (end - begin) * k / readings;
@@ -575,7 +581,17 @@ class NvmlSource final : public Source {
       }
       if (reasons) sample.clock_event_reasons = *reasons;
     }
-    if (device.health != GpuHealth::kLost && !ReadProcesses(device, reading)) return false;
+    if (device.health != GpuHealth::kLost) {
+      // A tolerance of a tenth of a window: windows end a little late or early.
+      const bool due = !device.processes_read_s ||
+                       now - *device.processes_read_s >= options_.process_interval_s - 0.1 * options_.window_s;
+      if (due) {
+        device.processes.clear();
+        if (!ReadProcesses(device)) return false;
+        device.processes_read_s = now;
+      }
+      reading.processes = device.processes;
+    }
 
     if (device.health == GpuHealth::kLost) {
       // A lost GPU reports nothing from this window, not even the early
@@ -668,7 +684,8 @@ class NvmlSource final : public Source {
     reading.clock_basis = ClockBasis::kExactCycles;
   }
 
-  bool ReadProcesses(Device& device, GpuReading& reading) {
+  // Into device.processes. False: the library is gone.
+  bool ReadProcesses(Device& device) {
     if (fn().DeviceGetComputeRunningProcesses == nullptr) return true;
     std::vector<nvmlProcessInfo_t> infos(32);
     nvmlReturn_t got = NVML_SUCCESS;
@@ -692,7 +709,7 @@ class NvmlSource final : public Source {
       GpuProcess process;
       process.pid = info.pid;
       if (info.usedGpuMemory != NVML_VALUE_NOT_AVAILABLE_ULL) process.used_memory_bytes = info.usedGpuMemory;
-      reading.processes.push_back(process);
+      device.processes.push_back(process);
     }
     return true;
   }

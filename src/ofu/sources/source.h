@@ -81,10 +81,21 @@ struct Snapshot {
   std::optional<bool> synthetic;   // replay: whether the recording says it is synthetic
 };
 
+// The spacing of SM clock readings when SourceOptions::clock_readings is 0.
+inline constexpr double kClockReadingIntervalS = 0.1;
+
 // Knobs of every source; each source reads the ones that concern it.
 struct SourceOptions {
   double window_s = 1;              // at least kMinWindowS (windows.h)
-  int clock_readings = 10;          // SM clock readings per window (NVML)
+  // SM clock readings per window (NVML). 0: one per kClockReadingIntervalS
+  // of window, at least one, so the clock is read ten times a second
+  // whatever the window (ten per 1 s window, one per 100 ms window).
+  int clock_readings = 0;
+  // How often GPU process lists are read (NVML), in seconds; a window in
+  // between repeats the last list. 0: every window. The agent needs them
+  // only for attribution, every attribution interval; `ofu top` shows them
+  // every window.
+  double process_interval_s = 0;
   std::string nvml_library;         // empty: "libnvidia-ml.so.1"
   std::string dcgm_library;         // empty: "libdcgm.so.4", then "libdcgm.so.3"
   bool pace_replay = false;         // replay sleeps one window per snapshot (for `top`)

@@ -1,0 +1,58 @@
+#include "ofu/attribution/kubelet_plugin.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "ofu/sources/dynamic_library.h"
+
+namespace ofu::attribution {
+
+std::vector<std::string> DefaultKubeletPluginPaths(const std::string& executable_path) {
+  const std::filesystem::path dir = std::filesystem::path(executable_path).parent_path();
+  const std::string file(kKubeletPluginFileName);
+  return {(dir / file).string(), (dir.parent_path() / "lib" / "ofu" / file).string()};
+}
+
+KubeletPluginAttributor::KubeletPluginAttributor(KubeletOptions options, std::vector<std::string> plugin_paths)
+    : options_(std::move(options)), plugin_paths_(std::move(plugin_paths)) {}
+
+KubeletPluginAttributor::~KubeletPluginAttributor() = default;
+
+std::string KubeletPluginAttributor::Describe() const {
+  return fmt::format("kubelet pod-resources unix:{}", options_.socket_path);
+}
+
+Result<Attribution> KubeletPluginAttributor::Attribute(const std::vector<GpuRef>& gpus) {
+  if (client_ == nullptr) {
+    struct stat info {};
+    if (::stat(options_.socket_path.c_str(), &info) != 0) {
+      return Error{ErrorCode::kUnavailable,
+                   fmt::format("kubelet pod-resources socket {} does not exist; no kubelet on this "
+                               "node, or its directory is not mounted into the agent's pod",
+                               options_.socket_path)};
+    }
+    auto library = sources::DynamicLibrary::Open(plugin_paths_);
+    if (!library.ok()) {
+      return Error{ErrorCode::kUnavailable,
+                   fmt::format("the kubelet client plugin did not load ({}); it is built beside ofu "
+                               "as {}",
+                               library.error().message, kKubeletPluginFileName)};
+    }
+    auto create = (*library)->Function<CreateKubeletAttributorFn>({kKubeletPluginSymbol});
+    Attributor* client = create == nullptr ? nullptr : create(kKubeletPluginAbiVersion, &options_);
+    if (client == nullptr) {
+      return Error{ErrorCode::kUnavailable,
+                   fmt::format("{} is not an ofu kubelet plugin of this build (ABI {})",
+                               (*library)->path(), kKubeletPluginAbiVersion)};
+    }
+    library_ = std::move(*library);
+    client_.reset(client);
+  }
+  return client_->Attribute(gpus);
+}
+
+}  // namespace ofu::attribution
