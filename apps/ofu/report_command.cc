@@ -1,5 +1,10 @@
 #include "report_command.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -8,12 +13,14 @@
 
 #include "exit_codes.h"
 #include "spec_db.h"
+#include "ofu/analysis/html_report.h"
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/report_output.h"
 #include "ofu/analysis/prometheus_history.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/sinks/history_reader.h"
+#include "ofu/sinks/history_store.h"
 #include "ofu/sources/clock.h"
 #include "ofu/sources/replay.h"
 
@@ -41,6 +48,12 @@ Examples:
   ofu report --store /var/lib/ofu/history.sqlite --since -1d
   ofu report --store /var/lib/ofu/history.sqlite --job 4242 --format json
   ofu report --prometheus http://prometheus:9090 --job 4242 --since -7d
+  ofu report --store /var/lib/ofu/history.sqlite --since -7d --html week.html
+
+--html OUT.html writes one self-contained page (no network needed to view
+it): OFU timelines per job and per GPU, distributions by GPU model, and
+room for the OFU-vs-MFU scatter and regression markers. It prints the
+file's path instead of the text report. See docs/html-report.md.
 
 Exit status: 0 ok, 1 usage, 2 unreadable or malformed input, 3 unknown GPU
 model, 4 nothing to compute OFU from. See docs/cli.md.)";
@@ -59,6 +72,78 @@ int Fail(const Error& error) {
   return ExitCodeFor(error.code);
 }
 
+// Progress for people watching a terminal; nothing when stderr is a file.
+void Progress(const char* what) {
+  if (::isatty(STDERR_FILENO) == 1) fmt::print(stderr, "ofu report: {}\n", what);
+}
+
+// --html: the page of `history`, written next to its destination first so a
+// reader never sees half a file. The seam for the fleet analyses: once
+// `ofu report` takes an MFU log and runs the regression scan, their results
+// go into view.scatter and view.markers here, before rendering.
+int WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& history, const GpuSpecDatabase& specs,
+                    const std::string& source, double now_s, bool synthetic) {
+  Progress("building the HTML report");
+  analysis::HtmlReportOptions options;
+  options.source = source;
+  options.synthetic = synthetic;
+  options.generated_at_s = now_s;
+  options.title = args.title.value_or(args.job ? fmt::format("OFU report: job {}", *args.job) : "OFU report");
+  const analysis::HtmlReportView view = analysis::BuildHtmlReportView(history, specs, options);
+  const std::string html = analysis::RenderHtmlReport(view);
+
+  const std::string temporary = args.html + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << html;
+    out.close();
+    if (!out) {
+      std::remove(temporary.c_str());
+      return Fail(Error{ErrorCode::kIo, fmt::format("cannot write {}", args.html)});
+    }
+  }
+  std::error_code renamed;
+  std::filesystem::rename(temporary, args.html, renamed);
+  if (renamed) {
+    std::remove(temporary.c_str());
+    return Fail(Error{ErrorCode::kIo, fmt::format("cannot write {}: {}", args.html, renamed.message())});
+  }
+  fmt::print("{}\n", args.html);
+  return kExitOk;
+}
+
+// A recording's windows as the rows the agent would have stored from them,
+// so that the HTML report has one input. No jobs: a recording does not say
+// which job ran.
+sinks::StoredHistory HistoryOfRecording(const analysis::Report& report) {
+  sinks::StoredHistory history;
+  history.path = report.source_name;
+  for (const analysis::GpuReport& gpu : report.gpus) {
+    sinks::StoredGpu stored;
+    stored.id = static_cast<std::int64_t>(history.gpus.size()) + 1;
+    stored.uuid = gpu.identity.uuid.empty() ? gpu.identity.key : gpu.identity.uuid;
+    stored.gpu_index = gpu.identity.gpu_index;
+    stored.model = gpu.model;
+    stored.hostname = gpu.identity.hostname;
+    if (gpu.spec) {
+      stored.sku = gpu.spec->id;
+      stored.architecture = gpu.spec->architecture;
+    }
+    for (const OfuWindow& w : gpu.windowed.windows) {
+      sinks::GpuWindow window;
+      window.identity = gpu.identity;
+      window.sku = stored.sku;
+      window.window = w;
+      sinks::StoredWindow row = sinks::RowOfWindow(window, w.end_s, w.end_s - w.start_s);
+      row.gpu_id = stored.id;
+      history.windows.push_back(row);
+      stored.last_end_s = w.end_s;
+    }
+    history.gpus.push_back(std::move(stored));
+  }
+  return history;
+}
+
 // `ofu report --store` and `--prometheus`: the windows are the agent's; only
 // the range and the job are chosen here.
 int RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& specs) {
@@ -75,17 +160,25 @@ int RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& specs) {
   const std::string& where = args.store.empty() ? args.prometheus : args.store;
   Result<sinks::StoredHistory> history = Error{ErrorCode::kNoData, ""};
   if (!args.store.empty()) {
+    Progress("reading the store");
     history = sinks::ReadHistory(args.store, query);
   } else {
     // A Prometheus range must be bounded: the last day unless told.
     if (!query.until_s) query.until_s = now;
     if (!query.since_s) query.since_s = *query.until_s - 86400;
+    Progress("querying Prometheus");
     history = analysis::ReadPrometheusHistory(args.prometheus, query);
   }
   if (!history.ok()) return Fail(history.error());
+  if (!args.html.empty()) {
+    const int written = WriteHtmlReport(args, *history, specs, where, now, /*synthetic=*/false);
+    if (written != kExitOk) return written;
+  }
   const analysis::StoreReport report = analysis::BuildStoreReport(*history, specs);
 
-  if (args.format == "json") {
+  if (!args.html.empty()) {
+    // The page is the output; the text report is not printed.
+  } else if (args.format == "json") {
     fmt::print("{}", analysis::RenderJson(report));
   } else if (args.format == "csv") {
     fmt::print("{}", analysis::RenderCsv(report));
@@ -121,6 +214,9 @@ CLI::App* AddReportCommand(CLI::App& app, ReportArgs& args) {
   cmd->add_option("--since", args.since,
                   "With --store or --prometheus: windows ending after this time (Unix seconds, RFC 3339, or -2h, -7d)");
   cmd->add_option("--until", args.until, "With --store or --prometheus: windows ending at or before this time");
+  CLI::Option* html = cmd->add_option(
+      "--html", args.html, "Write the visual report (one self-contained HTML file) here instead of printing the text report");
+  cmd->add_option("--title", args.title, "With --html: the page's title")->needs(html);
   cmd->add_option("--format,-f", args.format, "Output: table (for people), json or csv (for programs)")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
@@ -173,7 +269,12 @@ int RunReport(const ReportArgs& args) {
   auto report = analysis::BuildReport(*recording, *specs, options);
   if (!report.ok()) return Fail(report.error());
 
-  if (args.format == "json") {
+  if (!args.html.empty()) {
+    sources::SystemClock clock;
+    const int written = WriteHtmlReport(args, HistoryOfRecording(*report), *specs, args.input, clock.NowS(),
+                                        report->synthetic.value_or(false));
+    if (written != kExitOk) return written;
+  } else if (args.format == "json") {
     fmt::print("{}", analysis::RenderJson(*report));
   } else if (args.format == "csv") {
     fmt::print("{}", analysis::RenderCsv(*report));

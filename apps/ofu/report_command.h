@@ -1,6 +1,7 @@
 // `ofu report`: OFU per GPU and overall from a recording (--input), or from
 // the agent's history: its store (--store) or Prometheus (--prometheus), with
-// --job, --since, --until.
+// --job, --since, --until. --html OUT.html writes the visual report
+// (analysis/html_report.h) instead of the text one.
 #pragma once
 
 #include <optional>
@@ -26,6 +27,9 @@ struct ReportArgs {
   std::optional<std::string> job;
   std::optional<std::string> since;  // Unix seconds, RFC 3339 or relative ("-2h")
   std::optional<std::string> until;
+  // --html: the self-contained visual report, written to this path.
+  std::string html;
+  std::optional<std::string> title;  // of the HTML report
 };
 
 // Registers the subcommand and its flags on `app`; results land in `args`.

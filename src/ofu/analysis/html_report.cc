@@ -1,2 +1,364 @@
-// Placeholder.
 #include "ofu/analysis/html_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ofu/analysis/html/html_assets.h"
+#include "ofu/analysis/store_report.h"
+
+namespace ofu::analysis {
+namespace {
+
+using nlohmann::json;
+using sinks::StoredGpu;
+using sinks::StoredJob;
+using sinks::StoredWindow;
+
+// Rows of one GPU, in end_s order (ReadHistory's order).
+using GpuRows = std::vector<const StoredWindow*>;
+
+// Sums of utilized and observed seconds per bucket index.
+class BucketSums {
+ public:
+  explicit BucketSums(double bucket_s) : bucket_s_(bucket_s) {}
+
+  void Add(const StoredWindow& row) {
+    Sum& sum = sums_[static_cast<std::int64_t>(std::ceil(row.end_s / bucket_s_))];
+    sum.utilized += row.utilized_s;
+    sum.observed += row.observed_s;
+  }
+
+  // One point per bucket with rows, plus one without OFU at the first bucket
+  // of each run of buckets without rows, so that the line breaks there.
+  std::vector<TimelinePoint> Points() const {
+    std::vector<TimelinePoint> points;
+    std::optional<std::int64_t> previous;
+    for (const auto& [k, sum] : sums_) {
+      if (previous && k > *previous + 1) points.push_back({static_cast<double>(*previous + 1) * bucket_s_, {}});
+      TimelinePoint point{static_cast<double>(k) * bucket_s_, {}};
+      if (sum.observed > 0) point.ofu = sum.utilized / sum.observed;
+      points.push_back(point);
+      previous = k;
+    }
+    return points;
+  }
+
+ private:
+  struct Sum {
+    double utilized = 0, observed = 0;
+  };
+  double bucket_s_;
+  std::map<std::int64_t, Sum> sums_;
+};
+
+// The rows of `rows` (in end_s order) that belong to `job`: the store's rule
+// (history_reader.h) is that a row belongs to a job when its end lies inside
+// the job's interval (start_s, end_s] on that GPU.
+std::pair<GpuRows::const_iterator, GpuRows::const_iterator> RowsInInterval(const GpuRows& rows,
+                                                                            const StoredJob& job) {
+  auto first = std::upper_bound(rows.begin(), rows.end(), job.start_s,
+                                [](double t, const StoredWindow* row) { return t < row->end_s; });
+  auto last = job.end_s ? std::upper_bound(first, rows.end(), *job.end_s,
+                                           [](double t, const StoredWindow* row) { return t < row->end_s; })
+                        : rows.end();
+  return {first, last};
+}
+
+double Quantile(const std::vector<double>& sorted, double p) {
+  const double at = p * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(at));
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (sorted[above] - sorted[below]) * (at - static_cast<double>(below));
+}
+
+int OfuBin(double ofu) {
+  const double scaled = std::floor(std::max(ofu, 0.0) * kOfuBinsPerUnit);
+  return static_cast<int>(std::min(scaled, static_cast<double>(kOfuBins - 1)));
+}
+
+// Keeps the `keep` indices of `weights` with the largest weight, in index order.
+std::vector<std::size_t> Heaviest(const std::vector<double>& weights, std::size_t keep) {
+  std::vector<std::size_t> order(weights.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (order.size() > keep) {
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+    order.resize(keep);
+    std::sort(order.begin(), order.end());
+  }
+  return order;
+}
+
+}  // namespace
+
+double ChooseBucketSeconds(double range_s, double longest_row_s, std::size_t max_points) {
+  // Up to two buckets go to the alignment of the grid at the range's ends.
+  const double buckets = static_cast<double>(std::max<std::size_t>(max_points, 3) - 2);
+  const double at_least = std::max({range_s / buckets, longest_row_s, 1e-9});
+  static constexpr double kSteps[] = {1,    2,    5,    10,   15,    30,    60,    120,   300,
+                                      600,  900,  1800, 3600, 7200,  10800, 21600, 43200, 86400};
+  for (double step : kSteps) {
+    if (step >= at_least) return step;
+  }
+  return std::ceil(at_least / 86400) * 86400;
+}
+
+HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const GpuSpecDatabase& specs,
+                                   const HtmlReportOptions& options) {
+  HtmlReportView view;
+  view.title = options.title;
+  view.source = options.source;
+  view.generated_at_s = options.generated_at_s;
+  view.synthetic = options.synthetic;
+  view.query = history.query;
+
+  const StoreReport totals = BuildStoreReport(history, specs);
+  view.overall_ofu = totals.report.overall.ofu;
+  view.gpus_total = static_cast<int>(history.gpus.size());
+  view.jobs_total = static_cast<int>(totals.jobs.size());
+  for (const GpuReport& gpu : totals.report.gpus) {
+    for (const std::string& problem : gpu.problems) {
+      view.notes.push_back(fmt::format("GPU {} ({}): {}", gpu.identity.gpu_index, gpu.identity.uuid, problem));
+    }
+  }
+
+  std::map<std::int64_t, GpuRows> rows_of;
+  double longest_row_s = 0;
+  for (const StoredWindow& row : history.windows) {
+    rows_of[row.gpu_id].push_back(&row);
+    longest_row_s = std::max(longest_row_s, row.span_s);
+    view.start_s = std::min(view.start_s.value_or(INFINITY), row.end_s - row.span_s);
+    view.end_s = std::max(view.end_s.value_or(-INFINITY), row.end_s);
+  }
+  if (!view.start_s) return view;
+  view.bucket_s = ChooseBucketSeconds(*view.end_s - *view.start_s, longest_row_s, options.max_points_per_series);
+
+  // Per GPU: its timeline, and its rows into its SKU's distribution.
+  std::map<std::string, SkuDistribution> skus;
+  std::map<std::string, double> sku_utilized_s;
+  std::vector<GpuTimeline> gpus;
+  std::vector<double> gpu_observed_s;
+  for (std::size_t i = 0; i < history.gpus.size(); ++i) {
+    const StoredGpu& stored = history.gpus[i];
+    GpuTimeline gpu{stored.uuid, stored.gpu_index, stored.model, stored.sku, stored.hostname, {}, 0, {}};
+    gpu.ofu = totals.report.gpus[i].summary.ofu;
+    SkuDistribution& sku = skus[stored.sku];
+    if (sku.gpus++ == 0) {
+      sku.sku = stored.sku;
+      sku.model = stored.model;
+      sku.observed_hours_by_bin.assign(kOfuBins, 0.0);
+    }
+    if (gpu.ofu) sku.gpu_ofu.push_back(*gpu.ofu);
+    BucketSums buckets(view.bucket_s);
+    double observed_s = 0;
+    for (const StoredWindow* row : rows_of[stored.id]) {
+      buckets.Add(*row);
+      observed_s += row->observed_s;
+      if (row->observed_s <= 0) continue;
+      sku.observed_hours_by_bin[static_cast<std::size_t>(OfuBin(row->utilized_s / row->observed_s))] +=
+          row->observed_s / 3600;
+      sku_utilized_s[stored.sku] += row->utilized_s;
+    }
+    gpu.observed_hours = observed_s / 3600;
+    sku.observed_hours += gpu.observed_hours;
+    if (!stored.sku.empty()) view.observed_hours += gpu.observed_hours;
+    gpu.points = buckets.Points();
+    gpus.push_back(std::move(gpu));
+    gpu_observed_s.push_back(observed_s);
+  }
+  for (std::size_t i : Heaviest(gpu_observed_s, options.max_gpu_timelines)) view.gpus.push_back(std::move(gpus[i]));
+
+  for (auto& [id, sku] : skus) {
+    std::sort(sku.gpu_ofu.begin(), sku.gpu_ofu.end());
+    if (!sku.gpu_ofu.empty()) {
+      const auto& v = sku.gpu_ofu;
+      sku.box = BoxSummary{v.front(), Quantile(v, 0.25), Quantile(v, 0.5), Quantile(v, 0.75), v.back()};
+    }
+    if (sku.observed_hours > 0) sku.ofu = sku_utilized_s[id] / (sku.observed_hours * 3600);
+  }
+  for (auto& [id, sku] : skus) {
+    if (!id.empty()) view.skus.push_back(std::move(sku));
+  }
+  if (auto unknown = skus.find(""); unknown != skus.end()) view.skus.push_back(std::move(unknown->second));
+
+  // Per job: the rows of its GPUs inside its intervals, all GPUs together.
+  std::map<std::string, BucketSums> job_buckets;
+  for (const StoredJob& job : history.jobs) {
+    auto [it, added] = job_buckets.try_emplace(job.job_id, view.bucket_s);
+    auto [first, last] = RowsInInterval(rows_of[job.gpu_id], job);
+    for (; first != last; ++first) it->second.Add(**first);
+  }
+  std::vector<double> job_observed_hours;
+  for (const JobTotals& job : totals.jobs) job_observed_hours.push_back(job.observed_hours);
+  for (std::size_t i : Heaviest(job_observed_hours, options.max_job_timelines)) {
+    const JobTotals& job = totals.jobs[i];
+    JobTimeline timeline{job.job_id, job.user, job.job_name, job.gpus, job.gpu_hours, job.ofu, {}};
+    if (auto it = job_buckets.find(job.job_id); it != job_buckets.end()) timeline.points = it->second.Points();
+    view.jobs.push_back(std::move(timeline));
+  }
+  return view;
+}
+
+namespace {
+
+json Optional(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+json PointsJson(const std::vector<TimelinePoint>& points) {
+  // Columns, not objects: [[t...], [ofu...]] is a third of the size.
+  json t = json::array(), ofu = json::array();
+  for (const TimelinePoint& p : points) {
+    t.push_back(p.t_s);
+    ofu.push_back(Optional(p.ofu));
+  }
+  return json::array({std::move(t), std::move(ofu)});
+}
+
+json ViewJson(const HtmlReportView& view) {
+  json j;
+  j["title"] = view.title;
+  j["source"] = view.source;
+  j["generated_at_s"] = view.generated_at_s;
+  j["synthetic"] = view.synthetic;
+  j["query"] = {{"since_s", Optional(view.query.since_s)},
+                {"until_s", Optional(view.query.until_s)},
+                {"job_id", view.query.job_id ? json(*view.query.job_id) : json(nullptr)}};
+  j["start_s"] = Optional(view.start_s);
+  j["end_s"] = Optional(view.end_s);
+  j["bucket_s"] = view.bucket_s;
+  j["overall_ofu"] = Optional(view.overall_ofu);
+  j["observed_hours"] = view.observed_hours;
+  j["gpus_total"] = view.gpus_total;
+  j["jobs_total"] = view.jobs_total;
+  j["gpus"] = json::array();
+  for (const GpuTimeline& gpu : view.gpus) {
+    j["gpus"].push_back({{"uuid", gpu.uuid},
+                         {"index", gpu.gpu_index},
+                         {"model", gpu.model},
+                         {"sku", gpu.sku},
+                         {"hostname", gpu.hostname},
+                         {"ofu", Optional(gpu.ofu)},
+                         {"observed_hours", gpu.observed_hours},
+                         {"points", PointsJson(gpu.points)}});
+  }
+  j["jobs"] = json::array();
+  for (const JobTimeline& job : view.jobs) {
+    j["jobs"].push_back({{"job_id", job.job_id},
+                         {"user", job.user},
+                         {"job_name", job.job_name},
+                         {"gpus", job.gpus},
+                         {"gpu_hours", job.gpu_hours},
+                         {"ofu", Optional(job.ofu)},
+                         {"points", PointsJson(job.points)}});
+  }
+  j["skus"] = json::array();
+  for (const SkuDistribution& sku : view.skus) {
+    json box = nullptr;
+    if (sku.box) {
+      box = {{"min", sku.box->min}, {"q1", sku.box->q1}, {"median", sku.box->median}, {"q3", sku.box->q3},
+             {"max", sku.box->max}};
+    }
+    j["skus"].push_back({{"sku", sku.sku},
+                         {"model", sku.model},
+                         {"gpus", sku.gpus},
+                         {"gpu_ofu", sku.gpu_ofu},
+                         {"box", box},
+                         {"hours_by_bin", sku.observed_hours_by_bin},
+                         {"bins_per_unit", kOfuBinsPerUnit},
+                         {"ofu", Optional(sku.ofu)},
+                         {"observed_hours", sku.observed_hours}});
+  }
+  j["notes"] = view.notes;
+  if (view.scatter) {
+    json points = json::array();
+    for (const ScatterPoint& p : view.scatter->points) {
+      points.push_back({{"job_id", p.job_id},
+                        {"expected_mfu", p.expected_mfu},
+                        {"reported_mfu", p.reported_mfu},
+                        {"flagged", p.flagged},
+                        {"reason", p.reason}});
+    }
+    j["scatter"] = {{"points", std::move(points)},
+                    {"pearson_r", Optional(view.scatter->pearson_r)},
+                    {"spearman_rho", Optional(view.scatter->spearman_rho)},
+                    {"mean_abs_error", Optional(view.scatter->mean_abs_error)},
+                    {"note", view.scatter->note}};
+  } else {
+    j["scatter"] = nullptr;
+  }
+  j["scatter_absent"] = view.scatter_absent;
+  if (view.markers) {
+    j["markers"] = json::array();
+    for (const RegressionMarker& m : *view.markers) {
+      j["markers"].push_back({{"job_id", m.job_id},
+                              {"gpu_uuid", m.gpu_uuid},
+                              {"t_s", m.t_s},
+                              {"before_ofu", Optional(m.before_ofu)},
+                              {"after_ofu", Optional(m.after_ofu)},
+                              {"ratio", Optional(m.ratio)},
+                              {"kind", m.kind},
+                              {"description", m.description}});
+    }
+  } else {
+    j["markers"] = nullptr;
+  }
+  j["markers_absent"] = view.markers_absent;
+  return j;
+}
+
+// JSON that is safe inside a <script> element: every '<' (only ever inside a
+// string) becomes \u003c, so no "</script" or "<!--" can appear.
+std::string ScriptSafeJson(const json& j) {
+  const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string EscapeHtml(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderHtmlReport(const HtmlReportView& view) {
+  return fmt::format(
+      "<!DOCTYPE html>\n"
+      "<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      // No network: nothing may be fetched, not even by a bug.
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+      "<title>{}</title>\n<style>\n{}</style>\n</head>\n"
+      "<body>\n<noscript>This report draws its charts with JavaScript; please enable it.</noscript>\n"
+      "<pre id=\"ofu-errors\" hidden></pre>\n<main id=\"ofu-report\"></main>\n"
+      "<script>\n{}</script>\n"
+      "<script type=\"application/json\" id=\"ofu-data\">{}</script>\n"
+      "<script>\n{}</script>\n</body>\n</html>\n",
+      EscapeHtml(view.title), html::kReportCss, html::kErrorTrapJs,
+      ScriptSafeJson(ViewJson(view)), html::kReportJs);
+}
+
+}  // namespace ofu::analysis

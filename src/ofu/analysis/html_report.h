@@ -1,2 +1,191 @@
-// Placeholder.
+// The visual report (`ofu report --html OUT.html`): one self-contained HTML
+// file with OFU timelines per job and per GPU, OFU distributions by SKU, the
+// OFU-vs-MFU scatter and regression markers.
+//
+// Two steps, so that each analysis fills its own part:
+//
+//   HtmlReportView view = BuildHtmlReportView(history, specs, options);
+//   view.scatter = ...;   // from the reconciliation (reconcile.h), if run
+//   view.markers = ...;   // from the regression scan (regress.h), if run
+//   std::string html = RenderHtmlReport(view);
+//
+// The view model holds only what the page shows; RenderHtmlReport puts it
+// into the page as JSON (<script type="application/json">, every '<' written
+// as \u003c so no string can end the script element) and a small inline
+// script draws SVG charts from it. The page loads nothing: no external
+// scripts, styles, fonts or network fetches. When the page has drawn it sets
+// body[data-rendered="ok"]; a script error is written into the page
+// (#ofu-errors, body[data-error]) instead.
+//
+// Timelines. Every series shares one grid of buckets (k-1)·bucket_s <
+// t <= k·bucket_s in epoch seconds. A bucket's OFU is exactly
+// sum(utilized_s) / sum(observed_s) over the stored rows that end in it (the
+// rows of a job: those of its GPUs that end inside its intervals), so a
+// downsampled row counts the same as the windows it sums. A bucket with
+// rows but no observed second, or the first bucket of a run without rows
+// between two buckets with rows, is a point without OFU: the page draws a
+// gap there, never a zero. bucket_s is the smallest of 1, 2, 5, 10, 15, 30 s,
+// 1, 2, 5, 10, 15, 30 min, 1, 2, 3, 6, 12 h, then whole days, that is at
+// least the longest stored row and keeps the grid over the rows' range to at
+// most max_points_per_series buckets; so a series has at most that many
+// points, whatever the store's resolution (a 30-day store of 1 s windows
+// gives 2 h buckets at the default 500).
+//
+// Size. At most max_gpu_timelines GPU series and max_job_timelines job
+// series are drawn (those with the most observed seconds; the page says how
+// many are left out); the distributions and totals cover every GPU and job.
+// With the defaults the JSON stays under about 10 MB for any store.
+//
+// Thread-safety: pure functions of their inputs; the types are plain values.
 #pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ofu/core/gpu_spec.h"
+// Header-only dependency on the stored row types; no link dependency.
+#include "ofu/sinks/history_reader.h"
+
+namespace ofu::analysis {
+
+// OFU histogram bins: [0, 0.05), [0.05, 0.10), ... [0.95, 1.0), and the last
+// bin for OFU >= 1.0 (a GPU above f_spec; OFU is never clamped).
+inline constexpr int kOfuBinsPerUnit = 20;
+inline constexpr int kOfuBins = kOfuBinsPerUnit + 1;
+
+struct TimelinePoint {
+  double t_s = 0;             // end of the bucket, epoch seconds
+  std::optional<double> ofu;  // absent: nothing observed in the bucket (a gap)
+};
+
+struct GpuTimeline {
+  std::string uuid;
+  std::string gpu_index;
+  std::string model;
+  std::string sku;  // empty when the model is not in the spec database
+  std::string hostname;
+  std::optional<double> ofu;  // over the whole range
+  double observed_hours = 0;
+  std::vector<TimelinePoint> points;
+};
+
+struct JobTimeline {
+  std::string job_id;
+  std::string user;
+  std::string job_name;
+  int gpus = 0;
+  double gpu_hours = 0;
+  std::optional<double> ofu;  // the job's OFU over the range (store_report.h JobTotals)
+  std::vector<TimelinePoint> points;  // over all its GPUs together
+};
+
+// Quartiles by linear interpolation between order statistics (at
+// p·(n-1)), so one GPU gives min = q1 = median = q3 = max.
+struct BoxSummary {
+  double min = 0;
+  double q1 = 0;
+  double median = 0;
+  double q3 = 0;
+  double max = 0;
+};
+
+struct SkuDistribution {
+  std::string sku;    // empty: GPUs whose model is not in the spec database
+  std::string model;  // the first model name seen with this SKU
+  int gpus = 0;       // every GPU of the SKU in the range, with or without OFU
+  std::vector<double> gpu_ofu;   // OFU of each GPU that has one, ascending
+  std::optional<BoxSummary> box;  // of gpu_ofu; absent when it is empty
+  // Observed hours of stored rows by the row's OFU (kOfuBins bins). A
+  // downsampled row falls in the bin of its mean.
+  std::vector<double> observed_hours_by_bin;
+  std::optional<double> ofu;  // sum(utilized_s) / sum(observed_s) over the SKU's rows
+  double observed_hours = 0;
+};
+
+// One job of the OFU-vs-MFU reconciliation (reconcile.h fills these).
+struct ScatterPoint {
+  std::string job_id;
+  double expected_mfu = 0;  // x: MFU implied by the job's OFU at its reference precision, 0-1
+  double reported_mfu = 0;  // y: what the application reported, 0-1
+  bool flagged = false;
+  std::string reason;  // why it is flagged (the most likely explanation); may be set when not flagged
+};
+
+struct MfuScatter {
+  std::vector<ScatterPoint> points;
+  std::optional<double> pearson_r;
+  std::optional<double> spearman_rho;
+  std::optional<double> mean_abs_error;  // |reported - expected| averaged, 0-1
+  std::string note;  // where the MFU came from, the reference precision, ...
+};
+
+// A change found by the regression scan (regress.h fills these). Drawn on
+// the timeline of its job (job_id) and of its GPU (gpu_uuid) when they are
+// in the report, and listed in a table either way.
+struct RegressionMarker {
+  std::string job_id;    // may be empty
+  std::string gpu_uuid;  // may be empty
+  double t_s = 0;        // when it changed, epoch seconds
+  std::optional<double> before_ofu;
+  std::optional<double> after_ofu;
+  std::optional<double> ratio;  // after / before: 0.4 is a 2.5x drop
+  std::string kind;             // "regression", "precision shift", ...
+  std::string description;
+};
+
+struct HtmlReportOptions {
+  std::string title = "OFU report";
+  // What was read, for people: a store path or a Prometheus URL.
+  std::string source;
+  double generated_at_s = 0;  // epoch seconds; injected, no clock here
+  bool synthetic = false;     // the data is made up: the page says so on top
+  std::size_t max_points_per_series = 500;  // at least 3
+  std::size_t max_gpu_timelines = 128;
+  std::size_t max_job_timelines = 100;
+};
+
+struct HtmlReportView {
+  std::string title;
+  std::string source;
+  double generated_at_s = 0;
+  bool synthetic = false;
+  sinks::HistoryQuery query;  // the range and job asked for
+  // The rows' range (first row start, last row end); absent without rows.
+  std::optional<double> start_s;
+  std::optional<double> end_s;
+  double bucket_s = 0;
+
+  std::optional<double> overall_ofu;  // every GPU with a SKU, every second observed
+  double observed_hours = 0;
+  int gpus_total = 0;  // in the range, drawn or not
+  int jobs_total = 0;
+  std::vector<GpuTimeline> gpus;  // drawn ones, in store order
+  std::vector<JobTimeline> jobs;  // drawn ones, by job id
+  std::vector<SkuDistribution> skus;  // by SKU id, unknown models last
+  std::vector<std::string> notes;     // data-quality problems, for people
+
+  // Absent: the analysis was not run; the page prints the *_absent text.
+  std::optional<MfuScatter> scatter;
+  std::string scatter_absent =
+      "No MFU log given, so there is nothing to compare OFU with. The scatter needs the MFU each job "
+      "reported (see ofu reconcile).";
+  std::optional<std::vector<RegressionMarker>> markers;
+  std::string markers_absent = "The regression scan was not run for this report (see ofu regress).";
+};
+
+// Timelines, distributions and totals of `history` (job totals and per-GPU
+// OFU through BuildStoreReport, so they match `ofu report --store`). `specs`
+// is only read during the call.
+HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const GpuSpecDatabase& specs,
+                                   const HtmlReportOptions& options);
+
+// The bucket width for rows spanning `range_s` seconds whose longest row is
+// `longest_row_s` (see the header comment).
+double ChooseBucketSeconds(double range_s, double longest_row_s, std::size_t max_points);
+
+// The whole page, UTF-8 (invalid UTF-8 in a string becomes U+FFFD).
+std::string RenderHtmlReport(const HtmlReportView& view);
+
+}  // namespace ofu::analysis
