@@ -17,6 +17,7 @@ packages=(
   libtomlplusplus-dev libsystemd-dev          # ofu agent: config file, systemd notify
   prometheus                       # promtool: format cross-checks and benchmarks
   python3                          # scripts/make_synthetic_recording.py
+  chromium                         # renders `ofu report --html` in its test (headless)
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc   # attribution: kubelet pod-resources client
 )
 
