@@ -37,6 +37,11 @@ Commands:
            job attribution. Try: ofu agent --source replay:FILE
   correct  OFU corrected for tile padding and precision, from a PyTorch
            profiler or Nsight Systems trace. Try: ofu correct --trace T --ofu 0.4
+  reconcile  OFU against the MFU applications report, per job, with the likely
+           FLOPs-accounting error behind a gap, and fleet r / rho.
+           Try: ofu reconcile --store PATH --mfu mfu.csv
+  regress  OFU regressions (when, how large, which GPUs) within jobs and
+           across runs, and precision shifts. Try: ofu regress --store PATH
 
 Run 'ofu COMMAND --help' for a command's flags. Docs: docs/cli.md, docs/metrics.md.)";
 

@@ -1,17 +1,106 @@
-// Placeholder for `ofu regress` (issue 7).
 #include "regress_command.h"
 
 #include <fmt/format.h>
 
 #include "exit_codes.h"
+#include "spec_db.h"
+#include "ofu/analysis/regress.h"
+#include "ofu/analysis/store_report.h"
 
 namespace ofu::cli {
+namespace {
 
-CLI::App* AddRegressCommand(CLI::App& app, RegressArgs& /*args*/) { return app.add_subcommand("regress", "not built yet"); }
+constexpr const char* kRegressHelp = R"(Find OFU regressions and precision shifts in the fleet's history.
 
-int RunRegress(const RegressArgs& /*args*/) {
-  fmt::print(stderr, "ofu regress: not built yet\n");
-  return kExitUsage;
+Three scans over the store (--store) or Prometheus (--prometheus):
+  within jobs    change points in each GPU's window OFU while it ran a job;
+                 changes on several GPUs of a job within --group seconds are
+                 one event: when, how large (e.g. 2.5x lower), on which GPUs
+  across runs    change points in the OFU of successive runs of one job name
+                 (at least --min-runs runs on each side)
+  precision      shifts in the HMMA/IMMA/DFMA shares of tensor time (agents
+                 whose source has the per-pipe counters; bf16 <-> fp8 is all
+                 HMMA and does not show)
+Method: binary segmentation for a change in mean, robust noise scale; a
+change needs statistic >= --threshold, --min-windows on each side, and an
+effect of at least --min-ratio (OFU) or --min-share-shift (shares).
+
+Examples:
+  ofu regress --store /var/lib/ofu/history.sqlite --since -7d
+  ofu regress --prometheus http://prometheus:9090 --job 4242 --format json
+
+Exit status: 0 ok, 1 usage, 2 unreadable input, 4 no job windows in the
+range, 5 Prometheus unreachable, 6 findings with --fail-on-finding.
+See docs/fleet-analysis.md.)";
+
+constexpr int kExitFindings = 6;
+
+int Fail(const Error& error) {
+  fmt::print(stderr, "ofu regress: {}\n", error.message);
+  return ExitCodeFor(error.code);
+}
+
+}  // namespace
+
+CLI::App* AddRegressCommand(CLI::App& app, RegressArgs& args) {
+  CLI::App* cmd = app.add_subcommand("regress", "OFU regressions and precision shifts in jobs and across runs");
+  cmd->description(kRegressHelp);
+  AddHistorySourceOptions(*cmd, args.history, /*with_job=*/true);
+  cmd->add_option("--format,-f", args.format, "Output: table (for people), json or csv (for programs)")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+  cmd->add_option("--min-windows", args.min_windows, "Windows on each side of a change")
+      ->check(CLI::Range(2, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--threshold", args.threshold, "Change statistic (mean shift in robust noise units x sqrt(n))")
+      ->check(CLI::Range(1.0, 1000.0))
+      ->capture_default_str();
+  cmd->add_option("--min-ratio", args.min_ratio, "Smallest OFU change reported, as a ratio (1.25: 25 %)")
+      ->check(CLI::Range(1.0, 1000.0))
+      ->capture_default_str();
+  cmd->add_option("--min-share-shift", args.min_share_shift, "Smallest change of a pipe's share of tensor time")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--min-runs", args.min_runs, "Runs of a job name on each side of a change across runs")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--group", args.group_s, "Seconds within which a job's GPUs' changes are one event")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  cmd->add_flag("--fail-on-finding", args.fail_on_finding, "Exit 6 when anything is found (for CI and cron)");
+  cmd->add_option("--spec-db", args.spec_db, "GPU spec database to use instead of the built-in data/gpu_specs.json");
+  return cmd;
+}
+
+int RunRegress(const RegressArgs& args) {
+  auto specs = LoadSpecDatabase(args.spec_db);
+  if (!specs.ok()) return Fail(specs.error());
+  auto history = LoadFleetHistory(args.history);
+  if (!history.ok()) return Fail(history.error());
+  const analysis::StoreReport store = analysis::BuildStoreReport(*history, *specs);
+  analysis::RegressOptions options;
+  options.ofu.min_segment = args.min_windows;
+  options.ofu.threshold = args.threshold;
+  options.ofu.min_ratio = args.min_ratio;
+  options.shares.min_segment = args.min_windows;
+  options.shares.threshold = args.threshold;
+  options.shares.min_difference = args.min_share_shift;
+  options.min_runs = args.min_runs;
+  options.group_s = args.group_s;
+  const analysis::RegressReport report = analysis::ScanRegressions(*history, store, options);
+  if (args.format == "json") {
+    fmt::print("{}", analysis::RenderRegressJson(report));
+  } else if (args.format == "csv") {
+    fmt::print("{}", analysis::RenderRegressCsv(report));
+  } else {
+    fmt::print("{}", analysis::RenderRegressTable(report));
+  }
+  if (report.series == 0) {
+    fmt::print(stderr, "ofu regress: {}: no job windows in the range\n", history->path);
+    return kExitNoData;
+  }
+  const bool found = !report.changes.empty() || !report.run_changes.empty() || !report.precision_shifts.empty();
+  return found && args.fail_on_finding ? kExitFindings : kExitOk;
 }
 
 }  // namespace ofu::cli

@@ -1,11 +1,27 @@
-// Placeholder for `ofu regress` (issue 7).
+// `ofu regress`: OFU change points within jobs and across runs of a job name,
+// and precision shifts (src/ofu/analysis/regress.h; docs/fleet-analysis.md).
 #pragma once
+
+#include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "reconcile_command.h"
+
 namespace ofu::cli {
 
-struct RegressArgs {};
+struct RegressArgs {
+  HistorySourceArgs history;
+  std::string format = "table";
+  int min_windows = 10;
+  double threshold = 6;
+  double min_ratio = 1.25;
+  double min_share_shift = 0.2;
+  int min_runs = 3;
+  double group_s = 900;
+  bool fail_on_finding = false;
+  std::optional<std::string> spec_db;
+};
 
 CLI::App* AddRegressCommand(CLI::App& app, RegressArgs& args);
 int RunRegress(const RegressArgs& args);

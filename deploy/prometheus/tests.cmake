@@ -34,3 +34,9 @@ foreach(test_file ${OFU_PROM_RULE_TESTS})
     COMMAND ${PROMTOOL_EXECUTABLE} test rules ${test_file}
     WORKING_DIRECTORY ${OFU_PROM_DIR}/tests)
 endforeach()
+
+# Regression and precision-shift alerts (docs/fleet-analysis.md); their unit
+# tests (tests/regression-rules.test.yml) are picked up by the glob above.
+add_test(NAME PromRules.Check.ofu-regression-rules
+  COMMAND ${PROMTOOL_EXECUTABLE} check rules ofu-regression-rules.yml
+  WORKING_DIRECTORY ${OFU_PROM_DIR})

@@ -157,6 +157,49 @@ TEST(MetricsState, UnhealthyAfterThreeWindowsWithoutData) {
   EXPECT_NE(down.reason.find("no GPU has answered for 4.0 s"), std::string::npos) << down.reason;
 }
 
+TEST(MetricsState, PipeCountersAdvanceWhereTheSourceHasThemAndAreAbsentElsewhere) {
+  sources::FakeClock clock(1000);
+  MetricsState state({"0.1.0", "dcgm", 2.0, 3}, clock);
+  // GPU a has HMMA and IMMA (0.3 and 0.1 of the window); GPU b has no pipe counters.
+  GpuWindow a = Gpu("GPU-a", "0", 0.5, 0.4, true);
+  a.pipes.hmma = 0.3;
+  a.pipes.imma = 0.1;
+  GpuWindow a_invalid = a;  // no OFU: the counters do not advance
+  a_invalid.window.ofu.reset();
+  ASSERT_TRUE(state.Consume(Batch(1002, 2, {a, Gpu("GPU-b", "1", 0.8, 0.7, true)})).ok());
+  ASSERT_TRUE(state.Consume(Batch(1004, 2, {a, Gpu("GPU-b", "1", 0.8, 0.7, true)})).ok());
+  ASSERT_TRUE(state.Consume(Batch(1006, 2, {a_invalid, Gpu("GPU-b", "1", 0.8, 0.7, true)})).ok());
+  auto m = Parse(state.Render(formats::ExpositionFormat::kPrometheusText));
+  // a: 0.3 × 2 s × 2 valid windows = 1.2; 0.1 × 4 = 0.4.
+  EXPECT_DOUBLE_EQ(m.at(std::string("ofu_hmma_active_seconds_total") + kGpuA), 1.2);
+  EXPECT_DOUBLE_EQ(m.at(std::string("ofu_imma_active_seconds_total") + kGpuA), 0.4);
+  EXPECT_EQ(m.count(std::string("ofu_dfma_active_seconds_total") + kGpuA), 0u);
+  for (const char* name : {"ofu_hmma_active_seconds_total", "ofu_imma_active_seconds_total"}) {
+    EXPECT_EQ(m.count(name + std::string(kGpuB)), 0u) << name << ": absent, not 0";
+  }
+}
+
+TEST(WindowEvaluator, CarriesThePipeActivitiesTheSourceHas) {
+  const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
+  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+  sources::Snapshot snapshot;
+  snapshot.time_s = 2000;
+  snapshot.window_s = 1;
+  sources::GpuReading h100;
+  h100.identity.uuid = "GPU-h";
+  h100.identity.model = "NVIDIA H100 80GB HBM3";
+  h100.sample.tensor_active = 0.5;
+  h100.sample.sm_clock_mhz = 1830;
+  h100.sample.hmma_active = 0.45;
+  h100.sample.dfma_active = 0.0;
+  snapshot.gpus = {h100};
+  const WindowBatch batch = evaluator.Evaluate(snapshot);
+  ASSERT_EQ(batch.gpus.size(), 1u);
+  EXPECT_EQ(batch.gpus[0].pipes.hmma, 0.45);
+  EXPECT_FALSE(batch.gpus[0].pipes.imma);
+  EXPECT_EQ(batch.gpus[0].pipes.dfma, 0.0);  // present and zero is not absent
+}
+
 TEST(WindowEvaluator, OfuFromTheSpecAndNoneForAnUnknownModel) {
   const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
   agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);

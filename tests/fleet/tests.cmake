@@ -1,1 +1,20 @@
-# Placeholder.
+# Fleet analysis (issue 7): MFU logs and corrections, reconciliation,
+# change-point detection, the SYNTHETIC fleet simulator end to end, and
+# `ofu reconcile`/`ofu regress` on the store and on a real Prometheus server
+# (backfilled with promtool; skipped with the reason when either is missing).
+ofu_test(fleet_test
+  fleet/mfu_log_test.cc
+  fleet/reconcile_test.cc
+  fleet/regress_test.cc
+  fleet/fleet_sim_test.cc)
+target_link_libraries(fleet_test PRIVATE ofu_simulation ofu_sinks)
+
+find_program(OFU_PROMETHEUS prometheus)
+find_program(OFU_PROMTOOL promtool)
+ofu_test(fleet_cli_test fleet/fleet_cli_test.cc)
+target_link_libraries(fleet_cli_test PRIVATE ofu_simulation ofu_sinks PkgConfig::HTTPLIB)
+add_dependencies(fleet_cli_test ofu-fleet-sim)
+target_compile_definitions(fleet_cli_test PRIVATE
+  OFU_PROMETHEUS="${OFU_PROMETHEUS}"
+  OFU_PROMTOOL="${OFU_PROMTOOL}"
+  OFU_FLEET_SIM="$<TARGET_FILE:ofu-fleet-sim>")

@@ -23,12 +23,13 @@ namespace {
 namespace fs = std::filesystem;
 using ofu::testing::BackgroundProcess;
 
-// GPU 0: tensor pipes 50 % busy at 1830 MHz; GPU 1: 25 % at 1500 MHz.
+// GPU 0: tensor pipes 50 % busy at 1830 MHz, all of it HMMA (GPM metric 7);
+// GPU 1: 25 % at 1500 MHz, and no per-pipe counters.
 constexpr const char* kNvmlScenario = R"({
   "devices": [
     {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-prom-0", "architecture": 9, "sm_count": 132,
      "max_sm_clock_mhz": 1980, "clocks": [1830], "power_mw": [650000], "energy_mj": [1000],
-     "gpm": [{"1": 90, "5": 50}]},
+     "gpm": [{"1": 90, "5": 50, "7": 50}]},
     {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-prom-1", "architecture": 9, "sm_count": 132,
      "max_sm_clock_mhz": 1980, "clocks": [1500], "power_mw": [400000], "energy_mj": [1000],
      "gpm": [{"1": 60, "5": 25}]}
@@ -113,6 +114,15 @@ scrape_configs:
     }
   }
   ASSERT_GE(samples, 10) << ofu::testing::Slurp(dir_ / "prometheus.log");
+  // The HMMA counter reached Prometheus for GPU 0 only: absent, not 0, for GPU 1.
+  {
+    auto response = prometheus_client.Get("/api/v1/query?query=ofu_hmma_active_seconds_total");
+    ASSERT_TRUE(response && response->status == 200);
+    const auto json = nlohmann::json::parse(response->body);
+    ASSERT_EQ(json["data"]["result"].size(), 1u) << response->body;
+    EXPECT_EQ(json["data"]["result"][0]["metric"]["uuid"], "GPU-prom-0");
+    EXPECT_GT(std::stod(json["data"]["result"][0]["value"][1].get<std::string>()), 0);
+  }
   const double until = Now();
   EXPECT_EQ(agent.Stop(), 0) << ofu::testing::Slurp(dir_ / "agent.log");
 

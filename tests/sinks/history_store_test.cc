@@ -353,11 +353,69 @@ TEST_F(HistoryStoreTest, UnknownSchemaVersionIsAnError) {
   auto store = HistoryStore::Open(options_, clock_);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().code, ofu::ErrorCode::kMalformedInput);
-  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads version 1"), std::string::npos)
+  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads versions 1 to 2"), std::string::npos)
       << store.error().message;
   auto read = ReadHistory(options_.path, {});
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.error().code, ofu::ErrorCode::kMalformedInput);
+}
+
+TEST_F(HistoryStoreTest, PipeSecondsAreStoredWhereTheSourceHasThemAndNullElsewhere) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  ofu::sinks::GpuWindow with = H100Window("GPU-0", "0", 0.5, true, 0.75);
+  with.pipes.hmma = 0.5;
+  with.pipes.imma = 0.25;
+  with.pipes.dfma = 0.0;
+  ofu::sinks::GpuWindow without = H100Window("GPU-1", "1", 0.5, true, 0.75);
+  ofu::sinks::GpuWindow invalid = with;  // no OFU: nothing observed, no pipe seconds
+  invalid.window.ofu.reset();
+  ASSERT_TRUE(store->Consume(Batch(1002, 2, {with, without})).ok());
+  ASSERT_TRUE(store->Consume(Batch(1004, 2, {invalid, without})).ok());
+  const StoredHistory history = Read();
+  ASSERT_EQ(history.windows.size(), 4u);
+  const StoredWindow& w = history.windows[0];  // GPU-0 at 1002: 0.5 × 2 s, 0.25 × 2 s, 0 × 2 s
+  EXPECT_EQ(w.hmma_active_s, 1.0);
+  EXPECT_EQ(w.imma_active_s, 0.5);
+  EXPECT_EQ(w.dfma_active_s, 0.0);
+  EXPECT_FALSE(history.windows[1].hmma_active_s);  // GPU-0 at 1004: no OFU
+  EXPECT_FALSE(history.windows[2].hmma_active_s);  // GPU-1: no pipe counters: NULL, not 0
+  EXPECT_FALSE(history.windows[2].dfma_active_s);
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT count(*) FROM windows WHERE hmma_active_s IS NULL"), 3);
+}
+
+TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->Consume(Batch(1002, 2, {H100Window("GPU-0", "0", 0.5)})).ok());
+  }
+  // Make it what a version 1 agent wrote: no pipe columns.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(options_.path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "ALTER TABLE windows DROP COLUMN hmma_active_s; ALTER TABLE windows DROP COLUMN imma_active_s;"
+                         "ALTER TABLE windows DROP COLUMN dfma_active_s;"
+                         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  StoredHistory old = Read();
+  ASSERT_EQ(old.windows.size(), 1u);
+  EXPECT_DOUBLE_EQ(old.windows[0].utilized_s, 1.0);
+  EXPECT_FALSE(old.windows[0].hmma_active_s);
+  // The agent opening it upgrades it; old rows keep NULL pipe seconds.
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  ofu::sinks::GpuWindow with = H100Window("GPU-0", "0", 0.5);
+  with.pipes.hmma = 0.5;
+  ASSERT_TRUE(store->Consume(Batch(1004, 2, {with})).ok());
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"), 2);
+  const StoredHistory upgraded = Read();
+  ASSERT_EQ(upgraded.windows.size(), 2u);
+  EXPECT_FALSE(upgraded.windows[0].hmma_active_s);
+  EXPECT_EQ(upgraded.windows[1].hmma_active_s, 1.0);
 }
 
 TEST_F(HistoryStoreTest, AnotherSqliteFileIsNotTakenOver) {

@@ -46,6 +46,7 @@ sinks::WindowBatch WindowEvaluator::Evaluate(const sources::Snapshot& snapshot) 
     gpu.window.sm_clock_min_mhz = reading.sm_clock_min_mhz;
     gpu.window.sm_clock_max_mhz = reading.sm_clock_max_mhz;
     gpu.window.clock_readings = reading.clock_readings;
+    gpu.pipes = {sample.hmma_active, sample.imma_active, sample.dfma_active};
     batch.gpus.push_back(std::move(gpu));
   }
   return batch;

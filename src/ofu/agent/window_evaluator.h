@@ -1,6 +1,7 @@
 // Turns a source's Snapshot into a WindowBatch: finds each GPU's SKU in the
 // spec database (once per model), and computes the window's OFU and whether
-// it was busy with the same rules as `ofu report` (core/windows.h).
+// it was busy with the same rules as `ofu report` (core/windows.h), and
+// carries the per-pipe tensor activity (HMMA/IMMA/DFMA) where the source has it.
 //
 // A GPU whose model the database does not know keeps its tensor activity and
 // clock but has no OFU (the agent must not guess f_spec); the evaluator says

@@ -1,2 +1,376 @@
-// Placeholder.
 #include "ofu/analysis/mfu_log.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace ofu::analysis {
+namespace {
+
+using nlohmann::json;
+
+Error Malformed(const std::string& name, int line, std::string_view field, const std::string& what) {
+  return Error{ErrorCode::kMalformedInput,
+               line > 0 ? fmt::format("{}:{}: field '{}': {}", name, line, field, what)
+                        : fmt::format("{}: field '{}': {}", name, field, what)};
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+std::optional<double> ParseDouble(std::string_view text) {
+  text = Trim(text);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<bool> ParseBool(std::string_view text) {
+  const std::string t = Lower(Trim(text));
+  if (t == "true" || t == "1" || t == "yes" || t == "on") return true;
+  if (t == "false" || t == "0" || t == "no" || t == "off") return false;
+  return std::nullopt;
+}
+
+// Splits one CSV record (RFC 4180 quoting, no embedded newlines). Absent on
+// an unterminated quote.
+std::optional<std::vector<std::string>> SplitCsv(std::string_view line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cells.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      cells.emplace_back();
+    } else if (c != '\r') {
+      cells.back() += c;
+    }
+  }
+  if (quoted) return std::nullopt;
+  for (std::string& cell : cells) cell = std::string(Trim(cell));
+  return cells;
+}
+
+// The lines of `text`, each with its 1-based number; blank lines and lines
+// starting with '#' are skipped.
+std::vector<std::pair<int, std::string_view>> Lines(std::string_view text) {
+  std::vector<std::pair<int, std::string_view>> out;
+  int number = 0;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    ++number;
+    const std::string_view trimmed = Trim(line);
+    if (trimmed.empty() || trimmed.front() == '#') continue;
+    out.emplace_back(number, line);
+  }
+  return out;
+}
+
+// A field's text from a CSV row or JSON object, before typing: absent when
+// the column/key is missing, empty, or null.
+class FieldReader {
+ public:
+  FieldReader(const std::string& name, int line) : name_(name), line_(line) {}
+
+  Result<double> Number(std::string_view field, const std::optional<std::string>& text) const {
+    if (!text) return Malformed(name_, line_, field, "missing");
+    auto value = ParseDouble(*text);
+    if (!value) return Malformed(name_, line_, field, fmt::format("'{}' is not a number", *text));
+    return *value;
+  }
+  Result<kernels::Precision> Precision(std::string_view field, const std::string& text) const {
+    auto precision = kernels::PrecisionFromName(Lower(Trim(text)));
+    if (!precision) {
+      return Malformed(name_, line_, field,
+                       fmt::format("'{}' is not a precision (bf16, fp16, tf32, fp8, fp4, fp32, int8)", text));
+    }
+    return *precision;
+  }
+
+ private:
+  const std::string& name_;
+  int line_;
+};
+
+// Typed checks shared by the CSV and JSON lines readers: one row's fields as text.
+Result<ReportedMfu> RowFromFields(const std::map<std::string, std::string>& fields, const std::string& name,
+                                  int line) {
+  const FieldReader reader(name, line);
+  const auto get = [&](const char* key) -> std::optional<std::string> {
+    auto it = fields.find(key);
+    if (it == fields.end() || Trim(it->second).empty()) return std::nullopt;
+    return it->second;
+  };
+  ReportedMfu row;
+  row.line = line;
+  auto job_id = get("job_id");
+  if (!job_id) return Malformed(name, line, "job_id", "missing");
+  row.job_id = std::string(Trim(*job_id));
+  auto mfu = reader.Number("mfu", get("mfu"));
+  if (!mfu.ok()) return mfu.error();
+  if (*mfu < 0) return Malformed(name, line, "mfu", fmt::format("{} is negative", *mfu));
+  row.mfu = *mfu;
+  auto precision_text = get("reference_precision");
+  if (!precision_text) return Malformed(name, line, "reference_precision", "missing");
+  auto precision = reader.Precision("reference_precision", *precision_text);
+  if (!precision.ok()) return precision.error();
+  row.reference_precision = *precision;
+  for (auto [key, into] : {std::pair{"model_flops_per_token", &row.model_flops_per_token},
+                           std::pair{"tokens_per_s", &row.tokens_per_s}}) {
+    if (auto text = get(key)) {
+      auto value = reader.Number(key, text);
+      if (!value.ok()) return value.error();
+      if (*value < 0) return Malformed(name, line, key, fmt::format("{} is negative", *value));
+      *into = *value;
+    }
+  }
+  if (auto text = get("recompute")) {
+    row.recompute = ParseBool(*text);
+    if (!row.recompute) return Malformed(name, line, "recompute", fmt::format("'{}' is not true or false", *text));
+  }
+  return row;
+}
+
+// A JSON value as the text the CSV reader would have seen.
+std::optional<std::string> JsonText(const json& value) {
+  if (value.is_null()) return std::nullopt;
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (value.is_number()) return fmt::format("{}", value.get<double>());
+  return value.dump();
+}
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{ErrorCode::kIo, fmt::format("{}: cannot open", path)};
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Error{ErrorCode::kIo, fmt::format("{}: cannot read", path)};
+  return text.str();
+}
+
+}  // namespace
+
+std::optional<double> GenericRelativeRate(kernels::Precision precision) {
+  switch (precision) {
+    case kernels::Precision::kFp16:
+    case kernels::Precision::kBf16: return 1.0;
+    case kernels::Precision::kTf32: return 0.5;
+    case kernels::Precision::kFp8:
+    case kernels::Precision::kInt8: return 2.0;
+    case kernels::Precision::kFp4: return 4.0;
+    case kernels::Precision::kFp32: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
+  MfuLog log;
+  log.path = name;
+  const auto lines = Lines(text);
+  const bool json_lines = EndsWith(name, ".jsonl") || EndsWith(name, ".ndjson") || EndsWith(name, ".json") ||
+                          (!lines.empty() && Trim(lines.front().second).front() == '{');
+  std::set<std::string> seen;
+  const auto add = [&](Result<ReportedMfu> row) -> Status {
+    if (!row.ok()) return row.error();
+    if (!seen.insert(row->job_id).second) {
+      return Malformed(name, row->line, "job_id", fmt::format("job {} is listed twice", row->job_id));
+    }
+    log.jobs.push_back(std::move(*row));
+    return OkStatus();
+  };
+  if (json_lines) {
+    for (const auto& [number, line] : lines) {
+      const json object = json::parse(line, nullptr, /*allow_exceptions=*/false);
+      if (object.is_discarded() || !object.is_object()) {
+        return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: not a JSON object", name, number)};
+      }
+      std::map<std::string, std::string> fields;
+      for (const auto& [key, value] : object.items()) {
+        if (auto value_text = JsonText(value)) fields[key] = *value_text;
+      }
+      if (Status s = add(RowFromFields(fields, name, number)); !s.ok()) return s.error();
+    }
+    return log;
+  }
+  if (lines.empty()) return Error{ErrorCode::kMalformedInput, fmt::format("{}: empty (no CSV header)", name)};
+  auto header = SplitCsv(lines.front().second);
+  if (!header) return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: unterminated quote", name, lines.front().first)};
+  for (std::string& column : *header) column = Lower(column);
+  for (const char* required : {"job_id", "mfu", "reference_precision"}) {
+    if (std::find(header->begin(), header->end(), required) == header->end()) {
+      return Malformed(name, lines.front().first, required, "no such column in the header");
+    }
+  }
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const auto& [number, line] = lines[i];
+    auto cells = SplitCsv(line);
+    if (!cells) return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: unterminated quote", name, number)};
+    if (cells->size() > header->size()) {
+      return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: {} fields, the header has {}", name, number,
+                                                           cells->size(), header->size())};
+    }
+    std::map<std::string, std::string> fields;
+    for (size_t c = 0; c < cells->size(); ++c) fields[(*header)[c]] = (*cells)[c];
+    if (Status s = add(RowFromFields(fields, name, number)); !s.ok()) return s.error();
+  }
+  return log;
+}
+
+Result<MfuLog> ReadMfuLog(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.error();
+  return ParseMfuLog(*text, path);
+}
+
+Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::string& name) {
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return Error{ErrorCode::kMalformedInput, fmt::format("{}: not a JSON object (expected `ofu correct --format json` "
+                                                         "output)", name)};
+  }
+  JobCorrection out;
+  out.origin = name;
+  const auto number = [&](const char* key, std::optional<double>& into) -> Status {
+    if (!doc.contains(key) || doc[key].is_null()) return OkStatus();
+    if (!doc[key].is_number() || !std::isfinite(doc[key].get<double>()) || doc[key].get<double>() <= 0) {
+      return Malformed(name, 0, key, "not a positive number or null");
+    }
+    into = doc[key].get<double>();
+    return OkStatus();
+  };
+  if (Status s = number("factor", out.factor); !s.ok()) return s.error();
+  if (Status s = number("mfu_scale", out.mfu_scale); !s.ok()) return s.error();
+  if (doc.contains("reference_precision") && !doc["reference_precision"].is_null()) {
+    if (!doc["reference_precision"].is_string()) return Malformed(name, 0, "reference_precision", "not a string");
+    auto precision = FieldReader(name, 0).Precision("reference_precision", doc["reference_precision"].get<std::string>());
+    if (!precision.ok()) return precision.error();
+    out.reference_precision = *precision;
+  }
+  if (doc.contains("precision_mix")) {
+    if (!doc["precision_mix"].is_array()) return Malformed(name, 0, "precision_mix", "not an array");
+    for (const json& item : doc["precision_mix"]) {
+      if (!item.is_object() || !item.contains("precision") || !item["precision"].is_string() ||
+          !item.contains("tensor_time_share") || !item["tensor_time_share"].is_number() ||
+          !item.contains("relative_rate") || !item["relative_rate"].is_number()) {
+        return Malformed(name, 0, "precision_mix",
+                         "each entry needs precision (text), tensor_time_share and relative_rate (numbers)");
+      }
+      auto precision = FieldReader(name, 0).Precision("precision_mix.precision", item["precision"].get<std::string>());
+      if (!precision.ok()) return precision.error();
+      const double share = item["tensor_time_share"].get<double>(), rate = item["relative_rate"].get<double>();
+      if (!std::isfinite(share) || share < 0 || share > 1 || !std::isfinite(rate) || rate <= 0) {
+        return Malformed(name, 0, "precision_mix", "a share outside 0..1 or a rate that is not positive");
+      }
+      out.precision_mix.push_back({*precision, share, rate});
+    }
+  }
+  return out;
+}
+
+Result<std::map<std::string, JobCorrection>> ParseCorrectionCsv(std::string_view text, const std::string& name) {
+  std::map<std::string, JobCorrection> out;
+  const auto lines = Lines(text);
+  if (lines.empty()) return Error{ErrorCode::kMalformedInput, fmt::format("{}: empty (no CSV header)", name)};
+  auto header = SplitCsv(lines.front().second);
+  if (!header) return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: unterminated quote", name, lines.front().first)};
+  for (std::string& column : *header) column = Lower(column);
+  for (const char* required : {"job_id", "factor"}) {
+    if (std::find(header->begin(), header->end(), required) == header->end()) {
+      return Malformed(name, lines.front().first, required, "no such column in the header");
+    }
+  }
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const auto& [number, line] = lines[i];
+    auto cells = SplitCsv(line);
+    if (!cells || cells->size() > header->size()) {
+      return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: not a CSV row of the header's columns", name, number)};
+    }
+    std::map<std::string, std::string> fields;
+    for (size_t c = 0; c < cells->size(); ++c) fields[(*header)[c]] = (*cells)[c];
+    const FieldReader reader(name, number);
+    const std::string job_id = fields["job_id"];
+    if (job_id.empty()) return Malformed(name, number, "job_id", "missing");
+    JobCorrection correction;
+    correction.origin = fmt::format("{}:{}", name, number);
+    for (auto [key, into] : {std::pair{"factor", &correction.factor}, std::pair{"mfu_scale", &correction.mfu_scale}}) {
+      if (fields[key].empty()) continue;
+      auto value = reader.Number(key, fields[key]);
+      if (!value.ok()) return value.error();
+      if (*value <= 0) return Malformed(name, number, key, fmt::format("{} is not positive", *value));
+      *into = *value;
+    }
+    if (!fields["reference_precision"].empty()) {
+      auto precision = reader.Precision("reference_precision", fields["reference_precision"]);
+      if (!precision.ok()) return precision.error();
+      correction.reference_precision = *precision;
+    }
+    if (!out.emplace(job_id, correction).second) {
+      return Malformed(name, number, "job_id", fmt::format("job {} is listed twice", job_id));
+    }
+  }
+  return out;
+}
+
+Result<std::map<std::string, JobCorrection>> ReadCorrections(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    std::map<std::string, JobCorrection> out;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+      if (entry.path().extension() == ".json") files.push_back(entry.path());
+    }
+    if (ec) return Error{ErrorCode::kIo, fmt::format("{}: cannot list: {}", path, ec.message())};
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      auto text = ReadFile(file.string());
+      if (!text.ok()) return text.error();
+      auto correction = ParseCorrectionJson(*text, file.string());
+      if (!correction.ok()) return correction.error();
+      out.emplace(file.stem().string(), std::move(*correction));
+    }
+    return out;
+  }
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.error();
+  return ParseCorrectionCsv(*text, path);
+}
+
+}  // namespace ofu::analysis

@@ -1,2 +1,92 @@
-// Placeholder.
+// Inputs of `ofu reconcile` besides the OFU itself: what each application
+// reported as its MFU (an "MFU log"), and what `ofu correct` found for each
+// job (its correction factor and precision mix). docs/fleet-analysis.md
+// documents both formats with examples.
+//
+// MFU log: CSV with a header, or JSON lines (one object per line). Fields:
+//   job_id                 the scheduler's job id, as the agent labels it (required)
+//   mfu                    reported MFU as a ratio (0.42, not 42 %); above 1 is
+//                          kept: it is what FLOPs bugs look like (required)
+//   reference_precision    the precision whose peak the MFU divides by:
+//                          bf16, fp16, tf32, fp8, fp4, fp32, int8 (required)
+//   model_flops_per_token  model FLOPs per token the application counted (optional)
+//   tokens_per_s           its throughput, whole job (optional)
+//   recompute              activation recomputation on: true/false, 1/0, yes/no (optional)
+// An empty CSV cell, or a JSON null, is an absent optional field. Unknown
+// columns or keys are ignored (logs carry more than ofu reads). A job listed
+// twice is an error: which line is right cannot be guessed.
+//
+// Corrections: a directory of `<job_id>.json`, each the output of
+// `ofu correct --format json` for a trace of that job (fields read: factor,
+// reference_precision, mfu_scale, precision_mix), or a CSV with the columns
+// job_id, factor and optionally mfu_scale and reference_precision.
+//
+// Errors are values: kIo when a file cannot be read; kMalformedInput naming
+// the file, line (1-based) and field for anything that does not parse.
+//
+// Thread-safety: pure functions of their inputs.
 #pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ofu/core/result.h"
+#include "ofu/kernels/kernel_name.h"
+
+namespace ofu::analysis {
+
+struct ReportedMfu {
+  std::string job_id;
+  double mfu = 0;
+  kernels::Precision reference_precision = kernels::Precision::kBf16;
+  std::optional<double> model_flops_per_token;
+  std::optional<double> tokens_per_s;
+  std::optional<bool> recompute;
+  int line = 0;  // where it came from, for messages
+};
+
+struct MfuLog {
+  std::string path;
+  std::vector<ReportedMfu> jobs;  // in file order
+};
+
+// `name` is used in messages and, when it ends in .jsonl, .ndjson or .json,
+// selects JSON lines; otherwise the first non-blank character decides ('{':
+// JSON lines, else CSV).
+Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name);
+Result<MfuLog> ReadMfuLog(const std::string& path);
+
+struct JobCorrection {
+  std::optional<double> factor;     // useful / executed tensor work; absent: not measured
+  // Σ_p w_p · R_p / R_ref for `reference_precision`, the precision the trace
+  // was corrected against; absent when the trace gave no mix.
+  std::optional<double> mfu_scale;
+  std::optional<kernels::Precision> reference_precision;
+  // (precision, w_p, R_p relative to bf16), when the input had the mix: lets
+  // reconcile rescale to the MFU log's reference precision.
+  struct Share {
+    kernels::Precision precision = kernels::Precision::kBf16;
+    double share = 0;
+    double relative_rate = 1;
+  };
+  std::vector<Share> precision_mix;
+  std::string origin;  // file (and line) it came from
+};
+
+// One `ofu correct --format json` document.
+Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::string& name);
+// The CSV form: job id -> correction.
+Result<std::map<std::string, JobCorrection>> ParseCorrectionCsv(std::string_view text, const std::string& name);
+// A directory of <job_id>.json or a .csv file, by what `path` is.
+Result<std::map<std::string, JobCorrection>> ReadCorrections(const std::string& path);
+
+// The tensor rate of a precision relative to bf16 on Hopper-class GPUs
+// (fp16 = bf16 = 1, tf32 = 1/2, fp8 = int8 = 2, fp4 = 4); absent for fp32,
+// which does not run on the tensor pipes. The same generic ratios as
+// `ofu correct` without a GPU spec (correction.h).
+std::optional<double> GenericRelativeRate(kernels::Precision precision);
+
+}  // namespace ofu::analysis

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -141,18 +143,20 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
   history.path = url;
   history.query = query;
 
-  // Which GPUs, and when the job was on each (scrape times).
-  std::map<std::string, std::set<double>> job_present;  // uuid -> scrape times with the job's info
-  std::map<std::string, Series> job_series;
+  // Which GPUs carried which job at which scrape times. With a job, only its
+  // GPUs are asked for; without, every job's info series (for per-job totals).
+  const std::string job_selector =
+      query.job_id ? fmt::format("ofu_gpu_job_info{{job_id={}}}{}", Quoted(*query.job_id), range)
+                   : fmt::format("ofu_gpu_job_info{{uuid!=\"\"}}{}", range);
+  auto jobs = client.Matrix(job_selector, until);
+  if (!jobs.ok()) return jobs.error();
+  std::map<std::string, std::set<double>> job_present;  // uuid -> scrape times with the job's info (--job)
   std::string uuid_filter;
   if (query.job_id) {
-    auto jobs = client.Matrix(fmt::format("ofu_gpu_job_info{{job_id={}}}{}", Quoted(*query.job_id), range), until);
-    if (!jobs.ok()) return jobs.error();
     std::set<std::string> uuids;
     for (const Series& series : *jobs) {
       const std::string uuid = Label(series, "uuid");
       uuids.insert(uuid);
-      job_series[uuid] = series;
       for (const auto& [t, v] : series.samples) job_present[uuid].insert(t);
     }
     if (uuids.empty()) return history;  // the job left no trace in the range
@@ -162,7 +166,8 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
   auto info = client.Matrix(fmt::format("ofu_gpu_info{{uuid!=\"\"{}}}{}", uuid_filter, range), until);
   if (!info.ok()) return info.error();
   auto counters = client.Matrix(
-      fmt::format("{{__name__=~\"ofu_(observed|utilized|busy|busy_utilized|tensor_active)_seconds_total\"{}}}{}",
+      fmt::format("{{__name__=~\"ofu_(observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active)"
+                  "_seconds_total\"{}}}{}",
                   uuid_filter, range),
       until);
   if (!counters.ok()) return counters.error();
@@ -186,6 +191,7 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
 
   // uuid -> counter name -> samples.
   std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>> by_gpu;
+  std::map<std::string, std::vector<std::pair<double, double>>> scrape_times;  // uuid -> its observed samples
   for (const Series& series : *counters) by_gpu[Label(series, "uuid")][Label(series, "__name__")] = series.samples;
   for (auto& [uuid, counters_of] : by_gpu) {
     auto id = ids.find(uuid);
@@ -202,6 +208,12 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
       if (a == values.end() || b == values.end()) return 0.0;
       return b->second >= a->second ? b->second - a->second : b->second;  // a reset: the agent restarted
     };
+    // A pipe counter the GPU does not export stays absent in its rows.
+    const auto pipe_increase = [&](const std::string& name, double t0, double t1) -> std::optional<double> {
+      const auto& values = at[name];
+      if (values.count(t0) == 0 || values.count(t1) == 0) return std::nullopt;
+      return increase(name, t0, t1);
+    };
     for (size_t i = 1; i < observed.size(); ++i) {
       const double t0 = observed[i - 1].first, t1 = observed[i].first;
       if (query.job_id && job_present[uuid].count(t1) == 0) continue;
@@ -214,26 +226,49 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
       row.busy_s = increase("ofu_busy_seconds_total", t0, t1);
       row.busy_utilized_s = increase("ofu_busy_utilized_seconds_total", t0, t1);
       row.tensor_active_s = increase("ofu_tensor_active_seconds_total", t0, t1);
+      row.hmma_active_s = pipe_increase("ofu_hmma_active_seconds_total", t0, t1);
+      row.imma_active_s = pipe_increase("ofu_imma_active_seconds_total", t0, t1);
+      row.dfma_active_s = pipe_increase("ofu_dfma_active_seconds_total", t0, t1);
       row.up_s = row.span_s;
       history.windows.push_back(row);
     }
+    scrape_times[uuid] = observed;
   }
 
-  // Job intervals: from the first to the last scrape that showed the job on a GPU.
-  for (const auto& [uuid, times] : job_present) {
+  // Job intervals, as the store keeps them: (start, end] where a row ending
+  // in it belongs to the job. A run of consecutive scrapes showing the job on
+  // a GPU is one interval, opening at the scrape before the run's first (the
+  // start of the first row it labels) and closing at its last.
+  for (const Series& series : *jobs) {
+    const std::string uuid = Label(series, "uuid");
     auto id = ids.find(uuid);
-    if (id == ids.end() || times.empty()) continue;
-    const Series& series = job_series[uuid];
+    if (id == ids.end() || series.samples.empty()) continue;
+    std::set<double> present;
+    for (const auto& [t, v] : series.samples) present.insert(t);
     sinks::StoredJob job;
     job.gpu_id = id->second;
-    job.job_id = *query.job_id;
+    job.job_id = Label(series, "job_id");
     job.user = Label(series, "user");
     job.job_name = Label(series, "job_name");
     job.scheduler = Label(series, "scheduler");
-    job.start_s = *times.begin();
-    job.end_s = *times.rbegin();
-    history.jobs.push_back(job);
+    const auto& times = scrape_times[uuid];
+    bool open = false;
+    for (size_t i = 0; i < times.size(); ++i) {
+      const double t = times[i].first;
+      if (present.count(t) != 0) {
+        if (!open) job.start_s = i > 0 ? times[i - 1].first : t;
+        open = true;
+        job.end_s = t;
+      } else if (open) {
+        history.jobs.push_back(job);
+        open = false;
+      }
+    }
+    if (open) history.jobs.push_back(job);
   }
+  std::stable_sort(history.jobs.begin(), history.jobs.end(), [](const sinks::StoredJob& a, const sinks::StoredJob& b) {
+    return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
+  });
   std::stable_sort(history.windows.begin(), history.windows.end(),
                    [](const sinks::StoredWindow& a, const sinks::StoredWindow& b) {
                      return a.gpu_id != b.gpu_id ? a.gpu_id < b.gpu_id : a.end_s < b.end_s;

@@ -5,13 +5,18 @@
 //
 // What it asks: the raw samples of the agent's counters over the range, one
 // instant query with a range selector evaluated at the range's end,
-//     {__name__=~"ofu_(observed|utilized|busy|busy_utilized|tensor_active)_seconds_total"}[R]
-// plus ofu_gpu_info[R] (model, SKU) and, for a job, ofu_gpu_job_info{job_id="X"}[R].
+//     {__name__=~"ofu_(observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active)_seconds_total"}[R]
+// plus ofu_gpu_info[R] (model, SKU) and ofu_gpu_job_info[R] (with a job: only
+// {job_id="X"}, and only that job's GPUs are read).
 // Each pair of consecutive scrapes of a GPU becomes one row whose values are
 // the counters' increases (a decrease is a restart of the agent: the new
-// value is the increase). With a job, a row counts when the job's info series
-// was present on that GPU at the row's end, which is exact attribution per
-// scrape interval, like the store's job intervals.
+// value is the increase); a per-pipe counter the GPU does not export leaves
+// the row's pipe seconds absent. With a job, a row counts when the job's info
+// series was present on that GPU at the row's end, which is exact attribution
+// per scrape interval, like the store's job intervals. Job intervals (every
+// job's, or the one's) are runs of scrapes showing the job on a GPU, each
+// (scrape before the run, last scrape of the run], so a row belongs to a job
+// exactly when the job's info was present at the row's end.
 //
 // Errors: kInvalidArgument for a URL that is not http(s)://host[:port][/path];
 // kUnavailable when the server cannot be reached or answers with an HTTP

@@ -1,2 +1,359 @@
-// Placeholder.
 #include "ofu/analysis/reconcile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace ofu::analysis {
+namespace {
+
+using nlohmann::json;
+
+bool Near(double ratio, double characteristic, double match) { return std::abs(ratio / characteristic - 1) <= match; }
+
+// Average ranks (1-based), ties sharing the mean of their positions.
+std::vector<double> Ranks(std::span<const double> v) {
+  std::vector<size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> ranks(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double rank = (static_cast<double>(i) + static_cast<double>(j)) / 2 + 1;
+    for (size_t k = i; k <= j; ++k) ranks[order[k]] = rank;
+    i = j + 1;
+  }
+  return ranks;
+}
+
+FitStatistics Fit(const std::vector<const ReconciledJob*>& jobs) {
+  FitStatistics out;
+  std::vector<double> x, y;
+  for (const ReconciledJob* job : jobs) {
+    x.push_back(*job->expected_mfu);
+    y.push_back(job->reported_mfu);
+  }
+  out.jobs = static_cast<int>(x.size());
+  out.pearson_r = PearsonR(x, y);
+  out.spearman_rho = SpearmanRho(x, y);
+  if (!x.empty()) {
+    double sum = 0;
+    for (size_t i = 0; i < x.size(); ++i) sum += std::abs(y[i] - x[i]);
+    out.mean_absolute_error = sum / static_cast<double>(x.size());
+  }
+  return out;
+}
+
+// The job's mfu_scale against `reference`, and a note on where it came from.
+std::pair<double, std::string> ScaleFor(const JobCorrection* correction, kernels::Precision reference) {
+  const std::string ref_name(kernels::PrecisionName(reference));
+  if (correction == nullptr) {
+    return {1.0, fmt::format("no correction for this job: precision mix assumed all {} (mfu_scale 1)", ref_name)};
+  }
+  if (!correction->precision_mix.empty()) {
+    // R_ref as the trace saw it when the mix has it, else the generic ratio.
+    std::optional<double> ref_rate;
+    double weighted = 0;
+    for (const JobCorrection::Share& share : correction->precision_mix) {
+      weighted += share.share * share.relative_rate;
+      if (share.precision == reference) ref_rate = share.relative_rate;
+    }
+    if (!ref_rate) ref_rate = GenericRelativeRate(reference);
+    if (ref_rate && *ref_rate > 0) return {weighted / *ref_rate, ""};
+  }
+  if (correction->mfu_scale) {
+    if (!correction->reference_precision || *correction->reference_precision == reference) {
+      return {*correction->mfu_scale, ""};
+    }
+    const auto from = GenericRelativeRate(*correction->reference_precision), to = GenericRelativeRate(reference);
+    if (from && to) {
+      return {*correction->mfu_scale * *from / *to,
+              fmt::format("mfu_scale rescaled from {} to {} with the generic rates",
+                          kernels::PrecisionName(*correction->reference_precision), ref_name)};
+    }
+  }
+  return {1.0, fmt::format("the correction has no precision mix: assumed all {} (mfu_scale 1)", ref_name)};
+}
+
+std::string Optional(const std::optional<double>& v, const char* format = "{:.3f}") {
+  return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
+}
+
+json JsonOptional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json FitJson(const FitStatistics& fit) {
+  return {{"jobs", fit.jobs},
+          {"pearson_r", JsonOptional(fit.pearson_r)},
+          {"spearman_rho", JsonOptional(fit.spearman_rho)},
+          {"mean_absolute_error", JsonOptional(fit.mean_absolute_error)}};
+}
+
+}  // namespace
+
+std::optional<double> PearsonR(std::span<const double> x, std::span<const double> y) {
+  const size_t n = std::min(x.size(), y.size());
+  if (n < 3) return std::nullopt;
+  const double mx = std::accumulate(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n), 0.0) / static_cast<double>(n);
+  const double my = std::accumulate(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(n), 0.0) / static_cast<double>(n);
+  double sxy = 0, sxx = 0, syy = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  if (sxx <= 0 || syy <= 0) return std::nullopt;
+  return sxy / std::sqrt(sxx * syy);
+}
+
+std::optional<double> SpearmanRho(std::span<const double> x, std::span<const double> y) {
+  const size_t n = std::min(x.size(), y.size());
+  if (n < 3) return std::nullopt;
+  const std::vector<double> rx = Ranks(x.first(n)), ry = Ranks(y.first(n));
+  return PearsonR(rx, ry);
+}
+
+Classification ClassifyRatio(double ratio, std::optional<bool> recompute, const ReconcileOptions& options) {
+  const double t = options.tolerance, m = options.match;
+  const std::string times = fmt::format("{:.2f}x", ratio);
+  if (std::abs(ratio - 1) <= t) return {"ok", "reported MFU matches what the hardware did", {}};
+  if (ratio > 1) {
+    if (ratio >= 100) {
+      return {"units", fmt::format("reported MFU is {} what the hardware did: a unit error (GFLOPs printed as "
+                                   "TFLOPs is 1000x)", times), {}};
+    }
+    if (Near(ratio, 2, m)) {
+      return {"wrong_precision_peak",
+              fmt::format("reported MFU is {} what the hardware did, the ratio of two precisions' peaks: the MFU "
+                          "divides by the wrong precision's peak (e.g. the bf16 peak for an fp8 run)", times),
+              {"causal attention counted in full, at long sequences", "MoE counted by total parameters (2x total/active)"}};
+    }
+    if (ratio < 2 * (1 - m)) {
+      return {"causal_attention_full",
+              fmt::format("reported MFU is {} what the hardware did: FLOPs over-counted, most likely causal "
+                          "attention counted in full (it should be halved)", times),
+              {"sliding-window attention counted as full attention", "recomputation counted (HFU reported as MFU)"}};
+    }
+    return {"moe_total_params",
+            fmt::format("reported MFU is {} what the hardware did: FLOPs over-counted, most likely an MoE model "
+                        "counted by total instead of active parameters (ratio = total / active)", times),
+            {"several over-counts compounded (causal attention and wrong peak)"}};
+  }
+  if (ratio < 1) {
+    if (Near(ratio, 0.75, m) && recompute != false) {
+      return {"recomputation",
+              fmt::format("reported MFU is {} what the hardware did: activation recomputation{} — OFU counts the "
+                          "recomputed FLOPs (HFU, about 4/3 of MFU with full recompute), MFU does not",
+                          times, recompute ? " (declared on)" : " (likely; the log does not say)"),
+              {"FLOPs under-counted by the application"}};
+    }
+    if (Near(ratio, 0.5, m)) {
+      return {"wrong_precision_peak",
+              fmt::format("reported MFU is {} what the hardware did, the ratio of two precisions' peaks: the MFU "
+                          "divides by a peak 2x too high (e.g. the fp8 peak for a bf16 run)", times),
+              {"FLOPs under-counted by the application"}};
+    }
+  }
+  return {"under_counted",
+          fmt::format("reported MFU is {} what the hardware did: FLOPs under-counted by the application "
+                      "(attention or some layers left out){}", times,
+                      recompute == true ? "" : ", or recomputation not declared"),
+          {}};
+}
+
+ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport& store, const MfuLog& log,
+                          const std::map<std::string, JobCorrection>& corrections, const GpuSpecDatabase* specs,
+                          const ReconcileOptions& options) {
+  ReconcileReport out;
+  out.source = history.path;
+  out.mfu_log = log.path;
+  out.options = options;
+  std::map<std::string, const JobTotals*> totals;
+  for (const JobTotals& job : store.jobs) totals[job.job_id] = &job;
+  // Each job's SKUs (the GPUs it had).
+  std::map<std::int64_t, std::string> sku_of;
+  for (const sinks::StoredGpu& gpu : history.gpus) sku_of[gpu.id] = gpu.sku;
+  std::map<std::string, std::set<std::string>> skus_of_job;
+  for (const sinks::StoredJob& job : history.jobs) skus_of_job[job.job_id].insert(sku_of[job.gpu_id]);
+
+  std::set<std::string> in_log;
+  for (const ReportedMfu& reported : log.jobs) {
+    in_log.insert(reported.job_id);
+    ReconciledJob job;
+    job.job_id = reported.job_id;
+    job.reported_mfu = reported.mfu;
+    job.reference_precision = reported.reference_precision;
+    job.recompute = reported.recompute;
+    auto total = totals.find(reported.job_id);
+    if (total == totals.end() || !total->second->ofu) {
+      job.flag = "no_ofu";
+      job.explanation = total == totals.end() ? "the job is not in the OFU data for this range"
+                                              : "the job has no window with an OFU";
+      out.flags[job.flag] += 1;
+      out.jobs.push_back(std::move(job));
+      continue;
+    }
+    job.job_name = total->second->job_name;
+    job.gpus = total->second->gpus;
+    job.ofu = total->second->ofu;
+    auto correction = corrections.find(reported.job_id);
+    const JobCorrection* c = correction == corrections.end() ? nullptr : &correction->second;
+    job.factor = c != nullptr ? c->factor : std::nullopt;
+    job.corrected_ofu = *job.ofu * job.factor.value_or(1.0);
+    if (!job.factor) job.notes.push_back("no tile-quantization factor for this job: corrected OFU = OFU");
+    auto [scale, note] = ScaleFor(c, reported.reference_precision);
+    job.mfu_scale = scale;
+    if (!note.empty()) job.notes.push_back(note);
+    job.expected_mfu = *job.corrected_ofu * job.mfu_scale;
+    job.residual = job.reported_mfu - *job.expected_mfu;
+
+    if (specs != nullptr && reported.model_flops_per_token && reported.tokens_per_s && job.gpus > 0) {
+      const auto& skus = skus_of_job[job.job_id];
+      if (skus.size() == 1 && !skus.begin()->empty()) {
+        if (auto spec = specs->Lookup(*skus.begin()); spec.ok()) {
+          auto p = (*spec)->precisions.find(std::string(kernels::PrecisionName(reported.reference_precision)));
+          if (p != (*spec)->precisions.end() && p->second.peak_tflops > 0) {
+            job.throughput_mfu = *reported.model_flops_per_token * *reported.tokens_per_s /
+                                 (job.gpus * p->second.peak_tflops * 1e12);
+            if (std::abs(*job.throughput_mfu / std::max(job.reported_mfu, 1e-12) - 1) > options.tolerance) {
+              job.notes.push_back(fmt::format("the log's own figures disagree: model FLOPs/token x tokens/s gives "
+                                              "MFU {:.3f}, the log says {:.3f}", *job.throughput_mfu,
+                                              job.reported_mfu));
+            }
+          }
+        }
+      }
+    }
+
+    if (*job.expected_mfu > 0) {
+      job.ratio = job.reported_mfu / *job.expected_mfu;
+      Classification verdict = ClassifyRatio(*job.ratio, job.recompute, options);
+      job.flag = verdict.flag;
+      job.explanation = verdict.explanation;
+      job.alternatives = verdict.alternatives;
+    } else {
+      job.flag = job.reported_mfu > 0 ? "under_counted" : "ok";
+      job.explanation = job.reported_mfu > 0 ? "the hardware did no tensor work, yet the job reports an MFU"
+                                             : "no tensor work and none reported";
+    }
+    out.flags[job.flag] += 1;
+    out.jobs.push_back(std::move(job));
+  }
+  for (const JobTotals& job : store.jobs) {
+    if (in_log.count(job.job_id) == 0) ++out.jobs_without_mfu;
+  }
+  std::vector<const ReconciledJob*> all, unflagged;
+  for (const ReconciledJob& job : out.jobs) {
+    if (!job.expected_mfu) continue;
+    all.push_back(&job);
+    if (!job.flagged()) unflagged.push_back(&job);
+  }
+  out.all = Fit(all);
+  out.unflagged = Fit(unflagged);
+  return out;
+}
+
+std::string RenderReconcileTable(const ReconcileReport& report) {
+  std::string out = fmt::format("OFU vs reported MFU: {} jobs from {} against {}\n\n", report.jobs.size(),
+                                report.mfu_log, report.source);
+  out += fmt::format("{:<16} {:>4} {:>7} {:>7} {:>9} {:>9} {:>9} {:>7}  {}\n", "JOB", "GPUS", "OFU", "CORR",
+                     "EXPECTED", "REPORTED", "RESIDUAL", "RATIO", "FLAG");
+  for (const ReconciledJob& job : report.jobs) {
+    out += fmt::format("{:<16} {:>4} {:>7} {:>7} {:>9} {:>9.3f} {:>9} {:>7}  {}\n", job.job_id, job.gpus,
+                       Optional(job.ofu), Optional(job.corrected_ofu), Optional(job.expected_mfu), job.reported_mfu,
+                       Optional(job.residual, "{:+.3f}"), Optional(job.ratio, "{:.2f}x"), job.flag);
+  }
+  out += "\nFlagged jobs:\n";
+  bool any = false;
+  for (const ReconciledJob& job : report.jobs) {
+    if (!job.flagged() && job.flag != "no_ofu") continue;
+    any = true;
+    out += fmt::format("  {}: {}\n", job.job_id, job.explanation);
+    for (const std::string& alternative : job.alternatives) out += fmt::format("      or: {}\n", alternative);
+  }
+  if (!any) out += "  none\n";
+  const auto fit = [&](const char* label, const FitStatistics& f) {
+    out += fmt::format("{:<28} jobs {:>5}  Pearson r {:>6}  Spearman rho {:>6}  MAE {}\n", label, f.jobs,
+                       Optional(f.pearson_r), Optional(f.spearman_rho), Optional(f.mean_absolute_error, "{:.4f}"));
+  };
+  out += "\nFleet (expected vs reported MFU):\n";
+  fit("  all jobs with both", report.all);
+  fit("  without flagged jobs", report.unflagged);
+  if (report.jobs_without_mfu > 0) {
+    out += fmt::format("\n{} job(s) in the OFU data have no line in the MFU log.\n", report.jobs_without_mfu);
+  }
+  return out;
+}
+
+std::string RenderReconcileJson(const ReconcileReport& report) {
+  json out;
+  out["source"] = report.source;
+  out["mfu_log"] = report.mfu_log;
+  out["thresholds"] = {{"tolerance", report.options.tolerance}, {"match", report.options.match}};
+  json jobs = json::array(), scatter = json::array();
+  // Filled key by key: nlohmann's initializer lists deep-copy every element,
+  // which made 100k jobs take seconds.
+  for (const ReconciledJob& job : report.jobs) {
+    json row = json::object();
+    row["job_id"] = job.job_id;
+    row["job_name"] = job.job_name;
+    row["gpus"] = job.gpus;
+    row["ofu"] = JsonOptional(job.ofu);
+    row["factor"] = JsonOptional(job.factor);
+    row["corrected_ofu"] = JsonOptional(job.corrected_ofu);
+    row["mfu_scale"] = job.mfu_scale;
+    row["reference_precision"] = kernels::PrecisionName(job.reference_precision);
+    row["expected_mfu"] = JsonOptional(job.expected_mfu);
+    row["reported_mfu"] = job.reported_mfu;
+    row["throughput_mfu"] = JsonOptional(job.throughput_mfu);
+    row["recompute"] = job.recompute ? json(*job.recompute) : json(nullptr);
+    row["residual"] = JsonOptional(job.residual);
+    row["ratio"] = JsonOptional(job.ratio);
+    row["flag"] = job.flag;
+    row["flagged"] = job.flagged();
+    row["explanation"] = job.explanation;
+    row["alternatives"] = job.alternatives;
+    row["notes"] = job.notes;
+    jobs.push_back(std::move(row));
+    if (job.expected_mfu) {
+      json point = json::object();
+      point["job_id"] = job.job_id;
+      point["expected_mfu"] = *job.expected_mfu;
+      point["reported_mfu"] = job.reported_mfu;
+      point["flag"] = job.flag;
+      scatter.push_back(std::move(point));
+    }
+  }
+  out["jobs"] = std::move(jobs);
+  out["statistics"] = {{"all", FitJson(report.all)}, {"unflagged", FitJson(report.unflagged)}};
+  out["flags"] = report.flags;
+  out["jobs_without_mfu"] = report.jobs_without_mfu;
+  out["scatter"] = std::move(scatter);
+  return out.dump(2) + "\n";
+}
+
+std::string RenderReconcileCsv(const ReconcileReport& report) {
+  std::string out =
+      "job_id,job_name,gpus,ofu,factor,corrected_ofu,mfu_scale,reference_precision,expected_mfu,reported_mfu,"
+      "residual,ratio,flag\n";
+  const auto cell = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
+  const auto text = [](const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string quoted = "\"";
+    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+  };
+  for (const ReconciledJob& job : report.jobs) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", text(job.job_id), text(job.job_name), job.gpus,
+                       cell(job.ofu), cell(job.factor), cell(job.corrected_ofu), job.mfu_scale,
+                       kernels::PrecisionName(job.reference_precision), cell(job.expected_mfu), job.reported_mfu,
+                       cell(job.residual), cell(job.ratio), job.flag);
+  }
+  return out;
+}
+
+}  // namespace ofu::analysis

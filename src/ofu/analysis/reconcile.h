@@ -1,2 +1,128 @@
-// Placeholder.
+// OFU <-> MFU reconciliation (`ofu reconcile`): per job, what the hardware
+// did (OFU from the store or Prometheus, via BuildStoreReport) against what
+// the application reported (the MFU log), with the most likely explanation
+// of a gap, and fleet statistics. DESIGN.md §2 and §4 "FLOPs accounting".
+//
+// Per job:
+//   corrected_ofu  = ofu × factor                   (tile quantization; factor
+//                                                    from `ofu correct`, else 1)
+//   mfu_scale      = Σ_p w_p · R_p / R_ref          (precision scaling to the
+//                                                    job's reference precision;
+//                                                    else 1: assumes the job ran
+//                                                    its reference precision)
+//   expected_mfu   = corrected_ofu × mfu_scale
+//   residual       = reported_mfu − expected_mfu
+//   ratio          = reported_mfu / expected_mfu
+//
+// Flags, by the ratio (T = tolerance, M = match; defaults 0.15 and 0.15):
+//   ok                      |ratio − 1| ≤ T
+//   units                   ratio ≥ 100: GFLOPs printed as TFLOPs (×1000)
+//   wrong_precision_peak    |ratio/2 − 1| ≤ M or |ratio/0.5 − 1| ≤ M: divided
+//                           by the peak of another precision (fp8 and bf16
+//                           peaks differ 2×; so do bf16 and tf32)
+//   causal_attention_full   1 + T < ratio < 2(1 − M): causal attention counted
+//                           in full (up to 2× as attention dominates)
+//   moe_total_params        2(1 + M) < ratio < 100: MoE FLOPs counted by total,
+//                           not active, parameters (ratio = total / active)
+//   recomputation           |ratio/0.75 − 1| ≤ M and recompute not declared
+//                           off: OFU counts recomputed FLOPs (HFU ≈ 4/3 MFU
+//                           with full recompute), MFU does not
+//   under_counted           any other ratio < 1 − T: FLOPs the application
+//                           does not count (attention, sliding windows,
+//                           some layers), or undeclared recomputation
+// Jobs of the log without an OFU are listed as no_ofu and take no part in
+// the statistics.
+//
+// Fleet statistics over jobs with both figures (expected_mfu as x, reported
+// as y): Pearson r, Spearman ρ (average ranks for ties), mean absolute error
+// |y − x|; over all of them and over the unflagged (ok) ones. A statistic of
+// fewer than 3 points, or of a constant series, is absent.
+//
+// Thread-safety: pure functions of their inputs.
 #pragma once
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ofu/analysis/mfu_log.h"
+#include "ofu/analysis/store_report.h"
+#include "ofu/core/gpu_spec.h"
+
+namespace ofu::analysis {
+
+struct ReconcileOptions {
+  double tolerance = 0.15;  // T
+  double match = 0.15;      // M
+};
+
+struct ReconciledJob {
+  std::string job_id;
+  std::string job_name;
+  int gpus = 0;
+  std::optional<double> ofu;
+  std::optional<double> factor;
+  std::optional<double> corrected_ofu;
+  double mfu_scale = 1;
+  std::optional<double> expected_mfu;
+  double reported_mfu = 0;
+  kernels::Precision reference_precision = kernels::Precision::kBf16;
+  std::optional<bool> recompute;
+  // flops_per_token × tokens_per_s / (gpus × peak of the reference precision),
+  // when the log gives both and the GPUs' SKU lists that precision.
+  std::optional<double> throughput_mfu;
+  std::optional<double> residual;
+  std::optional<double> ratio;
+  std::string flag;         // ok, units, wrong_precision_peak, ... (see above)
+  std::string explanation;  // the most likely one, for people
+  std::vector<std::string> alternatives;
+  std::vector<std::string> notes;
+
+  bool flagged() const { return flag != "ok" && flag != "no_ofu"; }
+};
+
+struct FitStatistics {
+  int jobs = 0;
+  std::optional<double> pearson_r;
+  std::optional<double> spearman_rho;
+  std::optional<double> mean_absolute_error;
+};
+
+struct ReconcileReport {
+  std::string source;    // the store path or Prometheus URL
+  std::string mfu_log;   // its path
+  ReconcileOptions options;
+  std::vector<ReconciledJob> jobs;  // in the MFU log's order
+  FitStatistics all;                // jobs with both figures
+  FitStatistics unflagged;          // the same without flagged jobs
+  int jobs_without_mfu = 0;         // in the OFU data, not in the log
+  std::map<std::string, int> flags; // flag -> jobs
+};
+
+// `specs` may be null (no throughput_mfu then). `history` gives each job's
+// GPUs' SKU; `store` the job totals (BuildStoreReport of the same history).
+ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport& store, const MfuLog& log,
+                          const std::map<std::string, JobCorrection>& corrections, const GpuSpecDatabase* specs,
+                          const ReconcileOptions& options);
+
+// The flag of a ratio reported/expected (see the header comment).
+struct Classification {
+  std::string flag;
+  std::string explanation;
+  std::vector<std::string> alternatives;
+};
+Classification ClassifyRatio(double ratio, std::optional<bool> recompute, const ReconcileOptions& options);
+
+// Statistics of paired samples; absent below 3 points or with no variance.
+std::optional<double> PearsonR(std::span<const double> x, std::span<const double> y);
+std::optional<double> SpearmanRho(std::span<const double> x, std::span<const double> y);
+
+// Outputs: a table for people; JSON (with the scatter points the HTML report
+// plots: {job_id, expected_mfu, reported_mfu, flag}); CSV one row per job.
+std::string RenderReconcileTable(const ReconcileReport& report);
+std::string RenderReconcileJson(const ReconcileReport& report);
+std::string RenderReconcileCsv(const ReconcileReport& report);
+
+}  // namespace ofu::analysis

@@ -1,2 +1,343 @@
-// Placeholder.
 #include "ofu/analysis/regress.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace ofu::analysis {
+namespace {
+
+using nlohmann::json;
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
+}
+
+bool EffectLargeEnough(double before, double after, const ChangeOptions& options) {
+  const double lo = std::min(before, after), hi = std::max(before, after);
+  if (options.min_ratio > 1 && !(lo > 0 ? hi / lo >= options.min_ratio : hi > 0)) return false;
+  return std::abs(after - before) >= options.min_difference;
+}
+
+std::string Rfc3339(double seconds) {
+  const std::time_t t = static_cast<std::time_t>(std::floor(seconds));
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                     tm.tm_min, tm.tm_sec);
+}
+
+// One GPU's change of one job, before grouping.
+struct GpuChange {
+  double time_s;
+  double before, after, statistic;
+  std::string gpu;
+  std::string pipe;  // precision shares only
+};
+
+// Clusters of changes (sorted by time) no more than group_s apart, split by
+// direction when `by_direction`.
+std::vector<std::vector<const GpuChange*>> Group(std::vector<GpuChange>& changes, double group_s, bool by_direction) {
+  std::sort(changes.begin(), changes.end(), [](const GpuChange& a, const GpuChange& b) { return a.time_s < b.time_s; });
+  std::vector<std::vector<const GpuChange*>> groups;
+  for (bool down : {true, false}) {
+    std::vector<const GpuChange*> current;
+    for (const GpuChange& change : changes) {
+      if (by_direction && (change.after < change.before) != down) continue;
+      if (!current.empty() && change.time_s - current.back()->time_s > group_s) {
+        groups.push_back(std::move(current));
+        current.clear();
+      }
+      current.push_back(&change);
+    }
+    if (!current.empty()) groups.push_back(std::move(current));
+    if (!by_direction) break;
+  }
+  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.front()->time_s < b.front()->time_s; });
+  return groups;
+}
+
+std::vector<std::string> GpusOf(const std::vector<const GpuChange*>& group) {
+  std::set<std::string> gpus;
+  for (const GpuChange* change : group) gpus.insert(change->gpu);
+  return {gpus.begin(), gpus.end()};
+}
+
+}  // namespace
+
+double RobustNoise(std::span<const double> values) {
+  if (values.size() < 2) return 1e-6;
+  std::vector<double> diffs(values.size() - 1);
+  for (size_t i = 0; i + 1 < values.size(); ++i) diffs[i] = std::abs(values[i + 1] - values[i]);
+  const double sigma = 1.4826 * Median(std::move(diffs)) / std::sqrt(2.0);
+  const double level = std::abs(Median(std::vector<double>(values.begin(), values.end())));
+  return std::max(sigma, 1e-6 + 1e-3 * level);
+}
+
+std::vector<ChangePoint> DetectChanges(std::span<const double> values, const ChangeOptions& options) {
+  const size_t n = values.size();
+  const size_t min_segment = static_cast<size_t>(std::max(1, options.min_segment));
+  if (n < 2 * min_segment) return {};
+  const double sigma = RobustNoise(values);
+  std::vector<double> prefix(n + 1, 0.0);
+  for (size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + values[i];
+  const auto mean = [&](size_t a, size_t b) { return (prefix[b] - prefix[a]) / static_cast<double>(b - a); };
+
+  std::map<size_t, double> found;  // index -> statistic
+  std::function<void(size_t, size_t)> search = [&](size_t a, size_t b) {
+    if (b - a < 2 * min_segment || static_cast<int>(found.size()) >= options.max_changes) return;
+    const double total = static_cast<double>(b - a);
+    double best = -1;
+    size_t best_k = 0;
+    for (size_t k = a + min_segment; k + min_segment <= b; ++k) {
+      const double nl = static_cast<double>(k - a), nr = static_cast<double>(b - k);
+      const double t = std::abs(mean(a, k) - mean(k, b)) / sigma * std::sqrt(nl * nr / total);
+      if (t > best) {
+        best = t;
+        best_k = k;
+      }
+    }
+    if (best < options.threshold || !EffectLargeEnough(mean(a, best_k), mean(best_k, b), options)) return;
+    found[best_k] = best;
+    search(a, best_k);
+    search(best_k, b);
+  };
+  search(0, n);
+
+  // Means of the final segments on either side of each change.
+  std::vector<ChangePoint> out;
+  std::vector<size_t> bounds{0};
+  for (const auto& [index, statistic] : found) bounds.push_back(index);
+  bounds.push_back(n);
+  size_t i = 1;
+  for (const auto& [index, statistic] : found) {
+    out.push_back({index, mean(bounds[i - 1], index), mean(index, bounds[i + 1]), statistic});
+    ++i;
+  }
+  return out;
+}
+
+RegressReport ScanRegressions(const sinks::StoredHistory& history, const StoreReport& store,
+                              const RegressOptions& options) {
+  RegressReport report;
+  report.source = history.path;
+  report.options = options;
+  std::map<std::int64_t, std::string> uuid_of;
+  for (const sinks::StoredGpu& gpu : history.gpus) uuid_of[gpu.id] = gpu.uuid;
+  std::map<std::int64_t, std::vector<const sinks::StoredWindow*>> rows_of;
+  for (const sinks::StoredWindow& row : history.windows) rows_of[row.gpu_id].push_back(&row);
+
+  // (job, GPU) -> the job's intervals there; job -> name and first start.
+  std::map<std::pair<std::string, std::int64_t>, std::vector<const sinks::StoredJob*>> intervals;
+  std::map<std::string, std::string> name_of;
+  std::map<std::string, double> start_of;
+  for (const sinks::StoredJob& job : history.jobs) {
+    intervals[{job.job_id, job.gpu_id}].push_back(&job);
+    name_of[job.job_id] = job.job_name;
+    auto [it, inserted] = start_of.emplace(job.job_id, job.start_s);
+    if (!inserted) it->second = std::min(it->second, job.start_s);
+  }
+
+  std::map<std::string, std::vector<GpuChange>> ofu_changes, share_changes;  // by job
+  for (const auto& [key, spans] : intervals) {
+    const auto& [job_id, gpu_id] = key;
+    std::vector<double> ofu, ofu_times;
+    struct PipeSeries {
+      const char* name;
+      std::optional<double> sinks::StoredWindow::*field;
+      std::vector<double> values, times;
+    };
+    PipeSeries pipes[] = {{"hmma", &sinks::StoredWindow::hmma_active_s, {}, {}},
+                          {"imma", &sinks::StoredWindow::imma_active_s, {}, {}},
+                          {"dfma", &sinks::StoredWindow::dfma_active_s, {}, {}}};
+    for (const sinks::StoredWindow* row : rows_of[gpu_id]) {
+      const bool inside = std::any_of(spans.begin(), spans.end(), [&](const sinks::StoredJob* j) {
+        return row->end_s > j->start_s && (!j->end_s || row->end_s <= *j->end_s);
+      });
+      if (!inside || row->observed_s <= 0) continue;
+      ofu.push_back(row->utilized_s / row->observed_s);
+      ofu_times.push_back(row->end_s);
+      if (row->tensor_active_s <= 0) continue;
+      for (PipeSeries& pipe : pipes) {
+        if (!(row->*pipe.field)) continue;
+        pipe.values.push_back(*(row->*pipe.field) / row->tensor_active_s);
+        pipe.times.push_back(row->end_s);
+      }
+    }
+    ++report.series;
+    report.windows += static_cast<long long>(ofu.size());
+    const std::string& uuid = uuid_of[gpu_id];
+    for (const ChangePoint& c : DetectChanges(ofu, options.ofu)) {
+      ofu_changes[job_id].push_back({ofu_times[c.index - 1], c.before, c.after, c.statistic, uuid, ""});
+    }
+    for (const PipeSeries& pipe : pipes) {
+      for (const ChangePoint& c : DetectChanges(pipe.values, options.shares)) {
+        share_changes[job_id].push_back({pipe.times[c.index - 1], c.before, c.after, c.statistic, uuid, pipe.name});
+      }
+    }
+  }
+
+  for (auto& [job_id, changes] : ofu_changes) {
+    for (const auto& group : Group(changes, options.group_s, /*by_direction=*/true)) {
+      std::vector<double> times, ratios, before, after, statistics;
+      for (const GpuChange* c : group) {
+        times.push_back(c->time_s);
+        ratios.push_back(c->before > 0 ? c->after / c->before : INFINITY);
+        before.push_back(c->before);
+        after.push_back(c->after);
+        statistics.push_back(c->statistic);
+      }
+      report.changes.push_back({job_id, name_of[job_id], Median(times), Median(before), Median(after), Median(ratios),
+                                Median(statistics), GpusOf(group)});
+    }
+  }
+  for (auto& [job_id, changes] : share_changes) {
+    for (const auto& group : Group(changes, options.group_s, /*by_direction=*/false)) {
+      PrecisionShift shift;
+      shift.job_id = job_id;
+      shift.job_name = name_of[job_id];
+      std::vector<double> times;
+      std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_pipe;
+      for (const GpuChange* c : group) {
+        times.push_back(c->time_s);
+        by_pipe[c->pipe].first.push_back(c->before);
+        by_pipe[c->pipe].second.push_back(c->after);
+      }
+      shift.time_s = Median(times);
+      for (auto& [pipe, values] : by_pipe) shift.pipes.push_back({pipe, Median(values.first), Median(values.second)});
+      shift.gpus = GpusOf(group);
+      report.precision_shifts.push_back(std::move(shift));
+    }
+  }
+
+  // Across runs of one job name.
+  std::map<std::string, std::vector<std::pair<double, const JobTotals*>>> runs;
+  for (const JobTotals& job : store.jobs) {
+    if (job.job_name.empty() || !job.ofu) continue;
+    auto start = start_of.find(job.job_id);
+    runs[job.job_name].emplace_back(start == start_of.end() ? 0.0 : start->second, &job);
+  }
+  ChangeOptions run_options = options.ofu;
+  run_options.min_segment = options.min_runs;
+  for (auto& [name, list] : runs) {
+    if (static_cast<int>(list.size()) < 2 * options.min_runs) continue;
+    ++report.job_names;
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<double> values;
+    for (const auto& [start, job] : list) values.push_back(*job->ofu);
+    std::vector<ChangePoint> changes = DetectChanges(values, run_options);
+    for (size_t i = 0; i < changes.size(); ++i) {
+      const ChangePoint& c = changes[i];
+      const size_t previous = i == 0 ? 0 : changes[i - 1].index;
+      const size_t next = i + 1 < changes.size() ? changes[i + 1].index : values.size();
+      report.run_changes.push_back({name, list[c.index].second->job_id, list[c.index].first, c.before, c.after,
+                                    c.before > 0 ? c.after / c.before : INFINITY, static_cast<int>(c.index - previous),
+                                    static_cast<int>(next - c.index)});
+    }
+  }
+  if (report.series == 0) report.notes.push_back("no job intervals in the range: nothing to scan");
+  return report;
+}
+
+std::string RenderRegressTable(const RegressReport& report) {
+  std::string out = fmt::format("Regressions in {}: {} (job, GPU) timelines, {} windows, {} job names with enough runs\n",
+                                report.source, report.series, report.windows, report.job_names);
+  out += "\nOFU changes within jobs:\n";
+  if (report.changes.empty()) out += "  none\n";
+  for (const OfuChange& c : report.changes) {
+    out += fmt::format("  {} ({}) at {}: OFU {:.3f} -> {:.3f} ({}) on {} GPU(s): {}\n", c.job_id, c.job_name,
+                       Rfc3339(c.time_s), c.before, c.after,
+                       c.ratio < 1 ? fmt::format("{:.2f}x lower", 1 / c.ratio) : fmt::format("{:.2f}x higher", c.ratio),
+                       c.gpus.size(), fmt::join(c.gpus, ", "));
+  }
+  out += "\nOFU changes across runs of a job name:\n";
+  if (report.run_changes.empty()) out += "  none\n";
+  for (const RunChange& c : report.run_changes) {
+    out += fmt::format("  {} from run {} ({}): OFU {:.3f} -> {:.3f} ({}), {} runs before, {} after\n", c.job_name,
+                       c.first_job_id, Rfc3339(c.time_s), c.before, c.after,
+                       c.ratio < 1 ? fmt::format("{:.2f}x lower", 1 / c.ratio) : fmt::format("{:.2f}x higher", c.ratio),
+                       c.runs_before, c.runs_after);
+  }
+  out += "\nPrecision shifts (tensor-pipe shares):\n";
+  if (report.precision_shifts.empty()) out += "  none\n";
+  for (const PrecisionShift& s : report.precision_shifts) {
+    std::vector<std::string> pipes;
+    for (const PipeShift& p : s.pipes) pipes.push_back(fmt::format("{} {:.2f} -> {:.2f}", p.pipe, p.before, p.after));
+    out += fmt::format("  {} ({}) at {}: {} on {} GPU(s): {}\n", s.job_id, s.job_name, Rfc3339(s.time_s),
+                       fmt::join(pipes, ", "), s.gpus.size(), fmt::join(s.gpus, ", "));
+  }
+  for (const std::string& note : report.notes) out += fmt::format("\nnote: {}\n", note);
+  return out;
+}
+
+std::string RenderRegressJson(const RegressReport& report) {
+  json out;
+  out["source"] = report.source;
+  const ChangeOptions& o = report.options.ofu;
+  out["method"] = {{"name", "binary segmentation, mean shift (CUSUM statistic), robust sigma"},
+                   {"min_segment", o.min_segment},
+                   {"threshold", o.threshold},
+                   {"min_ratio", o.min_ratio},
+                   {"min_share_shift", report.options.shares.min_difference},
+                   {"min_runs", report.options.min_runs},
+                   {"group_s", report.options.group_s}};
+  out["series"] = report.series;
+  out["windows"] = report.windows;
+  out["job_names"] = report.job_names;
+  json changes = json::array();
+  for (const OfuChange& c : report.changes) {
+    changes.push_back({{"job_id", c.job_id}, {"job_name", c.job_name}, {"time_s", c.time_s}, {"time", Rfc3339(c.time_s)},
+                       {"before", c.before}, {"after", c.after}, {"ratio", c.ratio}, {"statistic", c.statistic},
+                       {"gpus", c.gpus}});
+  }
+  out["changes"] = changes;
+  json runs = json::array();
+  for (const RunChange& c : report.run_changes) {
+    runs.push_back({{"job_name", c.job_name}, {"first_job_id", c.first_job_id}, {"time_s", c.time_s},
+                    {"time", Rfc3339(c.time_s)}, {"before", c.before}, {"after", c.after}, {"ratio", c.ratio},
+                    {"runs_before", c.runs_before}, {"runs_after", c.runs_after}});
+  }
+  out["run_changes"] = runs;
+  json shifts = json::array();
+  for (const PrecisionShift& s : report.precision_shifts) {
+    json pipes = json::array();
+    for (const PipeShift& p : s.pipes) pipes.push_back({{"pipe", p.pipe}, {"before", p.before}, {"after", p.after}});
+    shifts.push_back({{"job_id", s.job_id}, {"job_name", s.job_name}, {"time_s", s.time_s}, {"time", Rfc3339(s.time_s)},
+                      {"pipes", pipes}, {"gpus", s.gpus}});
+  }
+  out["precision_shifts"] = shifts;
+  out["notes"] = report.notes;
+  return out.dump(2) + "\n";
+}
+
+std::string RenderRegressCsv(const RegressReport& report) {
+  std::string out = "kind,job_id,job_name,time_s,what,before,after,ratio,gpus\n";
+  for (const OfuChange& c : report.changes) {
+    out += fmt::format("ofu_change,{},{},{},ofu,{},{},{},{}\n", c.job_id, c.job_name, c.time_s, c.before, c.after,
+                       c.ratio, fmt::join(c.gpus, " "));
+  }
+  for (const RunChange& c : report.run_changes) {
+    out += fmt::format("run_change,{},{},{},ofu,{},{},{},\n", c.first_job_id, c.job_name, c.time_s, c.before, c.after,
+                       c.ratio);
+  }
+  for (const PrecisionShift& s : report.precision_shifts) {
+    for (const PipeShift& p : s.pipes) {
+      out += fmt::format("precision_shift,{},{},{},{}_share,{},{},,{}\n", s.job_id, s.job_name, s.time_s, p.pipe,
+                         p.before, p.after, fmt::join(s.gpus, " "));
+    }
+  }
+  return out;
+}
+
+}  // namespace ofu::analysis

@@ -12,10 +12,15 @@
 
 namespace ofu::sinks {
 
-// In this order: BindWindow binds ?1..?14, ColumnWindow reads columns 0..13.
+// In this order: BindWindow binds ?1..?17, ColumnWindow reads columns 0..16.
 inline constexpr const char* kWindowColumns =
     "gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s, clock_mhz, "
-    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags";
+    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags, hmma_active_s, imma_active_s, dfma_active_s";
+
+// The same for a schema version 1 store, which has no per-pipe columns.
+inline constexpr const char* kWindowColumnsV1 =
+    "gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s, clock_mhz, "
+    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags, NULL, NULL, NULL";
 
 inline void BindWindow(sqlite3_stmt* s, const StoredWindow& w) {
   sqlite3_bind_int64(s, 1, w.gpu_id);
@@ -32,6 +37,9 @@ inline void BindWindow(sqlite3_stmt* s, const StoredWindow& w) {
   sqlite3_bind_int64(s, 12, w.clock_windows);
   sqlite3_bind_double(s, 13, w.up_s);
   sqlite3_bind_int64(s, 14, static_cast<sqlite3_int64>(w.flags));
+  formats::BindOptional(s, 15, w.hmma_active_s);
+  formats::BindOptional(s, 16, w.imma_active_s);
+  formats::BindOptional(s, 17, w.dfma_active_s);
 }
 
 // Reads the columns of kWindowColumns.
@@ -51,6 +59,9 @@ inline StoredWindow ColumnWindow(sqlite3_stmt* s) {
   w.clock_windows = sqlite3_column_int64(s, 11);
   w.up_s = sqlite3_column_double(s, 12);
   w.flags = static_cast<std::uint32_t>(sqlite3_column_int64(s, 13));
+  w.hmma_active_s = formats::ColumnOptional(s, 14);
+  w.imma_active_s = formats::ColumnOptional(s, 15);
+  w.dfma_active_s = formats::ColumnOptional(s, 16);
   return w;
 }
 

@@ -62,6 +62,7 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
   sqlite3_busy_timeout(db.get(), 5000);
   Reader reader(path, db.get());
 
+  int schema_version = 0;
   {
     sqlite3_stmt* raw = nullptr;
     if (sqlite3_prepare_v2(db.get(), "SELECT value FROM meta WHERE key = 'schema_version'", -1, &raw, nullptr) !=
@@ -76,10 +77,14 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
     Stmt stmt(raw);
     std::string version;
     if (sqlite3_step(raw) == SQLITE_ROW) version = ColumnText(raw, 0);
-    if (version != std::to_string(kHistorySchemaVersion)) {
+    for (int known = kOldestReadableSchemaVersion; known <= kHistorySchemaVersion; ++known) {
+      if (version == std::to_string(known)) schema_version = known;
+    }
+    if (schema_version == 0) {
       return Error{ErrorCode::kMalformedInput,
-                   fmt::format("history store {}: schema version {}, this ofu reads version {}", path,
-                               version.empty() ? "(none)" : version, kHistorySchemaVersion)};
+                   fmt::format("history store {}: schema version {}, this ofu reads versions {} to {}", path,
+                               version.empty() ? "(none)" : version, kOldestReadableSchemaVersion,
+                               kHistorySchemaVersion)};
     }
   }
 
@@ -96,7 +101,7 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
   {
     auto stmt = reader.Prepare(
         fmt::format("SELECT {} FROM windows w WHERE w.end_s > ?1 AND w.end_s <= ?2 AND {} ORDER BY gpu_id, end_s",
-                    kWindowColumns, kInJob),
+                    schema_version == 1 ? kWindowColumnsV1 : kWindowColumns, kInJob),
         "reading windows");
     if (!stmt.ok()) return stmt.error();
     sqlite3_stmt* s = stmt->get();

@@ -14,6 +14,10 @@
 //              clock_windows          windows whose clock went into clock_mhz
 //              up_s                   span_s when the GPU answered, else 0
 //              flags                  HistoryFlag bits (what was missing)
+//              hmma_active_s, imma_active_s, dfma_active_s
+//                                     that tensor pipe's activity x span_s over
+//                                     windows with an OFU; NULL when the source
+//                                     has no such counter (schema version 2)
 //            These follow the counter rules of docs/prometheus.md, so for any
 //            set of rows sum(utilized_s) / sum(observed_s) is their OFU,
 //            windows without data neither diluting nor inflating it.
@@ -40,7 +44,11 @@
 
 namespace ofu::sinks {
 
-inline constexpr int kHistorySchemaVersion = 1;
+// Version 2 added the per-pipe columns. A version 1 store is read with them
+// absent, and HistoryStore::Open upgrades it in place (ALTER TABLE ADD COLUMN:
+// the old rows keep NULL, which is what they are: not measured).
+inline constexpr int kHistorySchemaVersion = 2;
+inline constexpr int kOldestReadableSchemaVersion = 1;
 
 // Bits of StoredWindow::flags.
 enum HistoryFlag : std::uint32_t {
@@ -77,6 +85,11 @@ struct StoredWindow {
   std::int64_t clock_windows = 0;
   double up_s = 0;
   std::uint32_t flags = 0;
+  // Per tensor pipe kind (window_batch.h TensorPipes): absent, not 0, when the
+  // source has no such counter.
+  std::optional<double> hmma_active_s;
+  std::optional<double> imma_active_s;
+  std::optional<double> dfma_active_s;
 
   friend bool operator==(const StoredWindow&, const StoredWindow&) = default;
 };
@@ -109,7 +122,7 @@ struct StoredHistory {
 
 // Reads what `query` selects. kIo when the file cannot be opened or read,
 // kMalformedInput when it is not an ofu history store or has a schema
-// version this build does not know. An empty selection is not an error.
+// version this build does not know (versions 1 and 2 are read). An empty selection is not an error.
 Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query);
 
 }  // namespace ofu::sinks

@@ -48,6 +48,9 @@ CREATE TABLE windows(
   clock_windows INTEGER NOT NULL,
   up_s REAL NOT NULL,
   flags INTEGER NOT NULL,
+  hmma_active_s REAL,
+  imma_active_s REAL,
+  dfma_active_s REAL,
   PRIMARY KEY(gpu_id, end_s)) WITHOUT ROWID;
 CREATE INDEX windows_by_end ON windows(end_s);
 CREATE TABLE jobs(
@@ -64,15 +67,31 @@ CREATE INDEX jobs_by_gpu ON jobs(gpu_id, end_s);
 
 constexpr const char* kInsertWindow = R"sql(
 INSERT INTO windows(gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s,
-                    clock_mhz, clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                    clock_mhz, clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags,
+                    hmma_active_s, imma_active_s, dfma_active_s)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
 ON CONFLICT(gpu_id, end_s) DO UPDATE SET
   span_s = excluded.span_s, observed_s = excluded.observed_s, utilized_s = excluded.utilized_s,
   busy_s = excluded.busy_s, busy_utilized_s = excluded.busy_utilized_s,
   tensor_active_s = excluded.tensor_active_s, clock_mhz = excluded.clock_mhz,
   clock_min_mhz = excluded.clock_min_mhz, clock_max_mhz = excluded.clock_max_mhz,
-  clock_windows = excluded.clock_windows, up_s = excluded.up_s, flags = excluded.flags
+  clock_windows = excluded.clock_windows, up_s = excluded.up_s, flags = excluded.flags,
+  hmma_active_s = excluded.hmma_active_s, imma_active_s = excluded.imma_active_s,
+  dfma_active_s = excluded.dfma_active_s
 )sql";
+
+// Schema version 1 -> 2: the per-pipe columns, NULL in the old rows.
+constexpr const char* kUpgradeFrom1 = R"sql(
+ALTER TABLE windows ADD COLUMN hmma_active_s REAL;
+ALTER TABLE windows ADD COLUMN imma_active_s REAL;
+ALTER TABLE windows ADD COLUMN dfma_active_s REAL;
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+)sql";
+
+// A sum of optional seconds: absent only while every part is absent.
+void AddOptional(std::optional<double>& into, const std::optional<double>& part) {
+  if (part) into = into.value_or(0) + *part;
+}
 
 // Folds `w` into the sum `into` (a downsampled row).
 void AddInto(StoredWindow& into, const StoredWindow& w) {
@@ -84,6 +103,9 @@ void AddInto(StoredWindow& into, const StoredWindow& w) {
   into.tensor_active_s += w.tensor_active_s;
   into.up_s += w.up_s;
   into.flags |= w.flags | kHistoryDownsampled;
+  AddOptional(into.hmma_active_s, w.hmma_active_s);
+  AddOptional(into.imma_active_s, w.imma_active_s);
+  AddOptional(into.dfma_active_s, w.dfma_active_s);
   if (w.clock_mhz && w.clock_windows > 0) {
     const double sum = into.clock_mhz.value_or(0) * static_cast<double>(into.clock_windows) +
                        *w.clock_mhz * static_cast<double>(w.clock_windows);
@@ -116,6 +138,13 @@ StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s) {
       row.busy_s = window_s;
       row.busy_utilized_s = *w.ofu * window_s;
     }
+    const auto pipe_seconds = [&](const std::optional<double>& activity) -> std::optional<double> {
+      if (!activity) return std::nullopt;
+      return *activity * window_s;
+    };
+    row.hmma_active_s = pipe_seconds(gpu.pipes.hmma);
+    row.imma_active_s = pipe_seconds(gpu.pipes.imma);
+    row.dfma_active_s = pipe_seconds(gpu.pipes.dfma);
   }
   if (w.sm_clock_mhz) {
     row.clock_mhz = w.sm_clock_mhz;
@@ -134,7 +163,38 @@ StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s) {
 HistoryStore::HistoryStore(HistoryOptions options, sources::Clock& clock, sqlite3* db)
     : options_(std::move(options)), clock_(clock), db_(db) {}
 
-HistoryStore::~HistoryStore() { sqlite3_close(db_); }
+struct HistoryStore::WindowStatements {
+  Stmt begin, commit, upsert_gpu, insert_window, close_job, open_job;
+};
+
+HistoryStore::~HistoryStore() {
+  statements_.reset();  // sqlite3_close refuses a connection with live statements
+  sqlite3_close(db_);
+}
+
+Status HistoryStore::PrepareWindowStatements() {
+  if (statements_ != nullptr) return OkStatus();
+  auto statements = std::make_unique<WindowStatements>();
+  for (auto [sql, stmt] : {std::pair{"BEGIN IMMEDIATE", &statements->begin},
+                           std::pair{"COMMIT", &statements->commit},
+                           std::pair{"INSERT INTO gpus(uuid, gpu_index, model, sku, architecture, hostname) "
+                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(uuid) DO UPDATE SET "
+                                     "gpu_index = excluded.gpu_index, model = excluded.model, sku = excluded.sku, "
+                                     "architecture = excluded.architecture, hostname = excluded.hostname "
+                                     "RETURNING id",
+                                     &statements->upsert_gpu},
+                           std::pair{kInsertWindow, &statements->insert_window},
+                           std::pair{"UPDATE jobs SET end_s = ?2 WHERE rowid = ?1", &statements->close_job},
+                           std::pair{"INSERT INTO jobs(gpu_id, job_id, user, job_name, scheduler, start_s) "
+                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                                     &statements->open_job}}) {
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db_, sql, -1, &raw, nullptr) != SQLITE_OK) return WriteError("preparing a statement");
+    stmt->reset(raw);
+  }
+  statements_ = std::move(statements);
+  return OkStatus();
+}
 
 Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const HistoryOptions& options, sources::Clock& clock) {
   if (options.path.empty()) return Error{ErrorCode::kInvalidArgument, "history store: no path given"};
@@ -161,6 +221,12 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const HistoryOptions& o
   std::unique_ptr<HistoryStore> store(new HistoryStore(options, clock, db));
   if (Status s = store->Initialize(); !s.ok()) return s.error();
   return store;
+}
+
+Status HistoryStore::Step(sqlite3_stmt* statement, const char* doing) {
+  Status status = sqlite3_step(statement) == SQLITE_DONE ? OkStatus() : Status(WriteError(doing));
+  sqlite3_reset(statement);  // after WriteError: it reads the connection's error
+  return status;
 }
 
 Status HistoryStore::Exec(const char* sql, const char* doing) {
@@ -233,10 +299,13 @@ Status HistoryStore::Initialize() {
     }
     Stmt stmt(raw);
     if (sqlite3_step(raw) == SQLITE_ROW) version = ColumnText(raw, 0);
-    if (version != std::to_string(kHistorySchemaVersion)) {
+    if (version == "1") {
+      if (Status s = Exec(kUpgradeFrom1, "upgrading the schema from version 1"); !s.ok()) return fail(s.error());
+    } else if (version != std::to_string(kHistorySchemaVersion)) {
       return fail(Error{ErrorCode::kMalformedInput,
-                        fmt::format("history store {}: schema version {}, this ofu reads version {}",
-                                    options_.path, version.value_or("(none)"), kHistorySchemaVersion)});
+                        fmt::format("history store {}: schema version {}, this ofu reads versions {} to {}",
+                                    options_.path, version.value_or("(none)"), kOldestReadableSchemaVersion,
+                                    kHistorySchemaVersion)});
     }
   } else {
     const std::string create = fmt::format(
@@ -276,26 +345,8 @@ Status HistoryStore::Initialize() {
 
 Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, StoredGpu>& gpus,
                                 std::map<std::int64_t, OpenJob>& open_jobs) {
-  auto prepare = [this](const char* sql, Stmt& out) -> Status {
-    sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(db_, sql, -1, &raw, nullptr) != SQLITE_OK) return WriteError("preparing a statement");
-    out.reset(raw);
-    return OkStatus();
-  };
-  Stmt upsert_gpu, insert_window, close_job, open_job;
-  for (auto [sql, stmt] : {std::pair{"INSERT INTO gpus(uuid, gpu_index, model, sku, architecture, hostname) "
-                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(uuid) DO UPDATE SET "
-                                     "gpu_index = excluded.gpu_index, model = excluded.model, sku = excluded.sku, "
-                                     "architecture = excluded.architecture, hostname = excluded.hostname "
-                                     "RETURNING id",
-                                     &upsert_gpu},
-                           std::pair{kInsertWindow, &insert_window},
-                           std::pair{"UPDATE jobs SET end_s = ?2 WHERE rowid = ?1", &close_job},
-                           std::pair{"INSERT INTO jobs(gpu_id, job_id, user, job_name, scheduler, start_s) "
-                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                                     &open_job}}) {
-    if (Status s = prepare(sql, *stmt); !s.ok()) return s;
-  }
+  if (Status s = PrepareWindowStatements(); !s.ok()) return s;
+  WindowStatements& st = *statements_;
   const double window_start_s = batch.end_s - batch.window_s;
   for (const GpuWindow& window : batch.gpus) {
     StoredGpu wanted;
@@ -308,7 +359,7 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
     StoredGpu& gpu = gpus[wanted.uuid];
     if (gpu.id == 0 || gpu.gpu_index != wanted.gpu_index || gpu.model != wanted.model || gpu.sku != wanted.sku ||
         gpu.architecture != wanted.architecture || gpu.hostname != wanted.hostname) {
-      sqlite3_stmt* s = upsert_gpu.get();
+      sqlite3_stmt* s = st.upsert_gpu.get();
       sqlite3_reset(s);
       BindText(s, 1, wanted.uuid);
       BindText(s, 2, wanted.gpu_index);
@@ -324,9 +375,9 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
 
     StoredWindow row = RowOfWindow(window, batch.end_s, batch.window_s);
     row.gpu_id = gpu.id;
-    sqlite3_reset(insert_window.get());
-    BindWindow(insert_window.get(), row);
-    if (sqlite3_step(insert_window.get()) != SQLITE_DONE) return WriteError("storing a window");
+    sqlite3_reset(st.insert_window.get());
+    BindWindow(st.insert_window.get(), row);
+    if (sqlite3_step(st.insert_window.get()) != SQLITE_DONE) return WriteError("storing a window");
 
     const auto job = batch.jobs.find(window.key());
     auto open = open_jobs.find(gpu.id);
@@ -334,7 +385,7 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
         (job == batch.jobs.end() ||
          !SameJob(job->second, open->second.job_id, open->second.user, open->second.job_name,
                   open->second.scheduler))) {
-      sqlite3_stmt* s = close_job.get();
+      sqlite3_stmt* s = st.close_job.get();
       sqlite3_reset(s);
       sqlite3_bind_int64(s, 1, open->second.rowid);
       sqlite3_bind_double(s, 2, window_start_s);
@@ -344,7 +395,7 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
     }
     if (job != batch.jobs.end() && open == open_jobs.end()) {
       const attribution::JobInfo& info = job->second;
-      sqlite3_stmt* s = open_job.get();
+      sqlite3_stmt* s = st.open_job.get();
       sqlite3_reset(s);
       sqlite3_bind_int64(s, 1, gpu.id);
       BindText(s, 2, info.job_id);
@@ -364,9 +415,10 @@ Status HistoryStore::Consume(const WindowBatch& batch) {
   // The caches change only with a committed transaction.
   std::map<std::string, StoredGpu> gpus = gpus_;
   std::map<std::int64_t, OpenJob> open_jobs = open_jobs_;
-  Status written = Exec("BEGIN IMMEDIATE", "starting a transaction");
+  Status written = PrepareWindowStatements();
+  if (written.ok()) written = Step(statements_->begin.get(), "starting a transaction");
   if (written.ok()) written = WriteBatch(batch, gpus, open_jobs);
-  if (written.ok()) written = Exec("COMMIT", "committing a window");
+  if (written.ok()) written = Step(statements_->commit.get(), "committing a window");
   if (!written.ok()) {
     // SQLite may already have rolled back (SQLITE_FULL can); then there is nothing to undo.
     if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);

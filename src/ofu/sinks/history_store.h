@@ -49,6 +49,7 @@
 #include "ofu/sources/clock.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace ofu::sinks {
 
@@ -68,7 +69,8 @@ StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s);
 
 class HistoryStore final : public Sink {
  public:
-  // Creates the file and schema when missing. kIo when the directory is
+  // Creates the file and schema when missing; upgrades a schema version 1
+  // store to version 2 (history_reader.h). kIo when the directory is
   // missing or the file cannot be opened; kMalformedInput when the file is
   // not an ofu history store or has an unknown schema version.
   static Result<std::unique_ptr<HistoryStore>> Open(const HistoryOptions& options, sources::Clock& clock);
@@ -97,11 +99,18 @@ class HistoryStore final : public Sink {
                     std::map<std::int64_t, OpenJob>& open_jobs);
   Status Maintain(double newest_end_s);
   Status Exec(const char* sql, const char* doing);
+  Status Step(sqlite3_stmt* statement, const char* doing);  // a prepared statement without rows
   Error WriteError(const char* doing) const;
+
+  // The statements of every window, prepared once: parsing them again for
+  // each window was most of the agent's CPU time at 10 Hz.
+  struct WindowStatements;
+  Status PrepareWindowStatements();
 
   HistoryOptions options_;
   sources::Clock& clock_;
   sqlite3* db_;
+  std::unique_ptr<WindowStatements> statements_;  // finalized before db_ closes
   // Caches of what is committed: GPUs by key, open job intervals by gpu id.
   std::map<std::string, StoredGpu> gpus_;
   std::map<std::int64_t, OpenJob> open_jobs_;

@@ -71,6 +71,11 @@ Status MetricsState::Consume(const WindowBatch& batch) {
         gpu.busy_s += batch.window_s;
         gpu.busy_utilized_s += *w.ofu * batch.window_s;
       }
+      for (auto [activity, total] : {std::pair{&window.pipes.hmma, &gpu.hmma_active_s},
+                                     std::pair{&window.pipes.imma, &gpu.imma_active_s},
+                                     std::pair{&window.pipes.dfma, &gpu.dfma_active_s}}) {
+        if (*activity) *total = total->value_or(0) + **activity * batch.window_s;
+      }
       gpu.last_valid_end_s = batch.end_s;
     }
     auto job = batch.jobs.find(window.key());
@@ -130,6 +135,21 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
           &GpuState::busy_utilized_s);
   counter("ofu_tensor_active_seconds", "Integral of tensor pipe activity over windows with valid data.",
           &GpuState::tensor_active_s);
+  // A pipe the source never delivered for a GPU has no series for it, not 0.
+  const auto pipe_counter = [&](std::string_view family, std::string_view help,
+                                std::optional<double> GpuState::*field) {
+    out.Family(family, MetricType::kCounter, help);
+    for (const GpuState* gpu : gpus) {
+      if (gpu->*field) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *(gpu->*field));
+    }
+  };
+  pipe_counter("ofu_hmma_active_seconds",
+               "Integral of HMMA (fp16/bf16/tf32/fp8) tensor pipe activity over windows with valid data.",
+               &GpuState::hmma_active_s);
+  pipe_counter("ofu_imma_active_seconds", "Integral of IMMA (integer) tensor pipe activity over windows with valid data.",
+               &GpuState::imma_active_s);
+  pipe_counter("ofu_dfma_active_seconds", "Integral of DFMA (fp64) tensor pipe activity over windows with valid data.",
+               &GpuState::dfma_active_s);
   gauge("ofu_ofu_ratio", "OFU of the last window.", &GpuState::ofu);
   gauge("ofu_tensor_active_ratio", "Tensor pipe activity (0..1) of the last window.", &GpuState::tensor_active);
   gauge("ofu_sm_clock_mhz", "Mean SM clock of the last window, MHz.", &GpuState::sm_clock_mhz);

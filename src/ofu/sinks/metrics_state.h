@@ -1,7 +1,8 @@
 // The agent's Prometheus metrics: the state behind /metrics and /healthz.
 //
 // It keeps, per GPU, the monotonic counters of docs/prometheus.md §1
-// (utilized, observed, busy, busy-utilized and tensor-active seconds), the
+// (utilized, observed, busy, busy-utilized and tensor-active seconds, and
+// HMMA/IMMA/DFMA-active seconds where the source has those pipes), the
 // gauges of the last window, the GPU's info and up-ness, the job now on it,
 // and per source the error counters; and renders them in Prometheus text or
 // OpenMetrics. The contract (names, labels, what is absent when) is
@@ -56,6 +57,9 @@ class MetricsState : public Sink {
   struct GpuState {
     std::string uuid, gpu, model, sku, architecture;
     double utilized_s = 0, observed_s = 0, busy_s = 0, busy_utilized_s = 0, tensor_active_s = 0;
+    // Per tensor pipe kind: absent until the source first delivers that
+    // pipe's counter for this GPU (then a counter like the others).
+    std::optional<double> hmma_active_s, imma_active_s, dfma_active_s;
     std::optional<double> ofu, tensor_active, sm_clock_mhz, spec_clock_mhz, last_valid_end_s;
     bool up = false;
     std::optional<attribution::JobInfo> job;

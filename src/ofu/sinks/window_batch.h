@@ -17,6 +17,16 @@
 
 namespace ofu::sinks {
 
+// Activity (0..1) of each kind of tensor pipe over the window, where the
+// source has that counter (DCGM 1013-1015, GPM 6/7/9); absent otherwise.
+// HMMA covers fp16, bf16, tf32 and fp8, IMMA integer, DFMA fp64: their shares
+// show precision shifts between those families (not bf16 <-> fp8).
+struct TensorPipes {
+  std::optional<double> hmma;
+  std::optional<double> imma;
+  std::optional<double> dfma;
+};
+
 struct GpuWindow {
   GpuIdentity identity;
   std::string sku;            // spec-database id; empty when the model is unknown
@@ -25,6 +35,7 @@ struct GpuWindow {
   sources::GpuHealth health = sources::GpuHealth::kOk;
   std::string problem;        // why health is not ok, for people
   OfuWindow window;           // window.ofu is set only when the window is valid
+  TensorPipes pipes;
 
   // The GPU answered (valid data or not); false when lost or unreachable.
   bool up() const { return health == sources::GpuHealth::kOk; }

@@ -1,0 +1,170 @@
+// `ofu reconcile` and `ofu regress` as programs: on a SYNTHETIC fleet from
+// ofu-fleet-sim, read from the embedded store and from a real Prometheus
+// server (the Debian package) into which promtool backfilled the fleet's
+// OpenMetrics; both must give the same answers, and those must be the
+// planted ones. Skipped with the reason when prometheus or promtool is missing.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "support/background_process.h"
+#include "support/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ofu::testing::BackgroundProcess;
+using ofu::testing::RunShell;
+using ofu::testing::Slurp;
+
+class FleetCli : public ofu::testing::CliTest {
+ protected:
+  // A small fleet: 2 groups of 2 GPUs, 12 jobs of 40 one-minute windows.
+  json Simulate() {
+    auto sim = RunShell(fmt::format("'{}' --out '{}' --gpus 4 --gpus-per-job 2 --jobs 12 --windows-per-job 40 --seed 3",
+                                    OFU_FLEET_SIM, (dir_ / "fleet").string()),
+                        dir_);
+    EXPECT_EQ(sim.exit_code, 0) << sim.err;
+    EXPECT_NE(sim.out.find("SYNTHETIC"), std::string::npos);
+    return json::parse(Slurp(dir_ / "fleet" / "ground_truth.json"));
+  }
+  json RunJson(const std::string& args) {
+    auto result = RunShell(fmt::format("'{}' {} --format json", OFU_BINARY, args), dir_);
+    EXPECT_EQ(result.exit_code, 0) << args << "\n" << result.err;
+    return json::parse(result.out, nullptr, false);
+  }
+};
+
+TEST_F(FleetCli, StoreAndPrometheusGiveTheSameAnswersAndTheyAreThePlantedOnes) {
+  if (std::string(OFU_PROMETHEUS).empty() || std::string(OFU_PROMTOOL).empty()) {
+    GTEST_SKIP() << "no prometheus or promtool binary (scripts/install-deps.sh installs the Debian packages)";
+  }
+  const json truth = Simulate();
+  const fs::path fleet = dir_ / "fleet";
+  auto backfill = RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL,
+                                       (fleet / "metrics.om").string(), (dir_ / "tsdb").string()),
+                           dir_);
+  ASSERT_EQ(backfill.exit_code, 0) << backfill.out << backfill.err;
+
+  Write("prometheus.yml", "global:\n  scrape_interval: 1m\n");
+  const int port = ofu::testing::FreeLoopbackPort();
+  BackgroundProcess prometheus;
+  // The data is from 2026-09 on purpose: a long retention keeps the blocks.
+  ASSERT_TRUE(prometheus.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
+                                "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
+                                "--storage.tsdb.retention.time=36500d",
+                                fmt::format("--web.listen-address=127.0.0.1:{}", port)},
+                               {}, (dir_ / "prometheus.log").string()));
+  httplib::Client client("127.0.0.1", port);
+  bool ready = false;
+  for (int i = 0; i < 150 && !ready; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto response = client.Get("/-/ready");
+    ready = response && response->status == 200;
+  }
+  ASSERT_TRUE(ready) << Slurp(dir_ / "prometheus.log");
+
+  const double start = truth["options"]["start_s"].get<double>(), end = truth["end_s"].get<double>();
+  const std::string range = fmt::format("--since {:.0f} --until {:.0f}", start - 1, end + 1);
+  const std::string store = fmt::format("--store '{}'", (fleet / "history.sqlite").string());
+  const std::string prom = fmt::format("--prometheus http://127.0.0.1:{}", port);
+  const std::string inputs = fmt::format("--mfu '{}' --corrections '{}'", (fleet / "mfu.csv").string(),
+                                         (fleet / "corrections").string());
+
+  const json r_store = RunJson(fmt::format("reconcile {} {} {}", store, inputs, range));
+  const json r_prom = RunJson(fmt::format("reconcile {} {} {}", prom, inputs, range));
+  ASSERT_FALSE(r_store.is_discarded());
+  ASSERT_FALSE(r_prom.is_discarded());
+  ASSERT_EQ(r_store["jobs"].size(), truth["jobs"].size());
+  ASSERT_EQ(r_prom["jobs"].size(), truth["jobs"].size()) << r_prom.dump(1);
+  for (size_t i = 0; i < truth["jobs"].size(); ++i) {
+    const json& want = truth["jobs"][i];
+    const std::string plant = want["plant"];
+    EXPECT_EQ(r_store["jobs"][i]["flag"], plant == "none" ? "ok" : plant) << want["job_id"];
+    EXPECT_EQ(r_prom["jobs"][i]["flag"], r_store["jobs"][i]["flag"]) << want["job_id"];
+    EXPECT_EQ(r_prom["jobs"][i]["gpus"], r_store["jobs"][i]["gpus"]) << want["job_id"];
+    // Counters' running sums differ from the rows by float rounding only.
+    EXPECT_NEAR(r_prom["jobs"][i]["ofu"].get<double>(), r_store["jobs"][i]["ofu"].get<double>(), 1e-9);
+    EXPECT_NEAR(r_store["jobs"][i]["expected_mfu"].get<double>(), want["expected_mfu"].get<double>(), 1e-9);
+  }
+  for (const char* set : {"all", "unflagged"}) {
+    for (const char* stat : {"pearson_r", "spearman_rho", "mean_absolute_error"}) {
+      ASSERT_TRUE(r_store["statistics"][set][stat].is_number()) << set << " " << stat;
+      EXPECT_NEAR(r_prom["statistics"][set][stat].get<double>(), r_store["statistics"][set][stat].get<double>(), 1e-9);
+    }
+  }
+
+  const json g_store = RunJson(fmt::format("regress {} {}", store, range));
+  const json g_prom = RunJson(fmt::format("regress {} {}", prom, range));
+  ASSERT_FALSE(g_store.is_discarded());
+  ASSERT_FALSE(g_prom.is_discarded());
+  EXPECT_EQ(g_store["windows"], g_prom["windows"]);
+  ASSERT_EQ(g_store["changes"].size(), truth["regressions"].size()) << g_store.dump(1);
+  ASSERT_EQ(g_prom["changes"].size(), g_store["changes"].size()) << g_prom.dump(1);
+  for (size_t i = 0; i < g_store["changes"].size(); ++i) {
+    EXPECT_EQ(g_store["changes"][i]["job_id"], truth["regressions"][i]["job_id"]);
+    EXPECT_EQ(g_store["changes"][i]["gpus"], truth["regressions"][i]["gpus"]);
+    EXPECT_EQ(g_prom["changes"][i]["job_id"], g_store["changes"][i]["job_id"]);
+    EXPECT_EQ(g_prom["changes"][i]["gpus"], g_store["changes"][i]["gpus"]);
+    EXPECT_EQ(g_prom["changes"][i]["time_s"], g_store["changes"][i]["time_s"]);
+    EXPECT_NEAR(g_prom["changes"][i]["ratio"].get<double>(), g_store["changes"][i]["ratio"].get<double>(), 1e-9);
+  }
+  ASSERT_EQ(g_store["precision_shifts"].size(), truth["precision_shifts"].size());
+  ASSERT_EQ(g_prom["precision_shifts"].size(), g_store["precision_shifts"].size()) << g_prom.dump(1);
+  for (size_t i = 0; i < g_store["precision_shifts"].size(); ++i) {
+    EXPECT_EQ(g_store["precision_shifts"][i]["job_id"], truth["precision_shifts"][i]["job_id"]);
+    EXPECT_EQ(g_prom["precision_shifts"][i]["job_id"], g_store["precision_shifts"][i]["job_id"]);
+    EXPECT_EQ(g_prom["precision_shifts"][i]["time_s"], g_store["precision_shifts"][i]["time_s"]);
+    EXPECT_EQ(g_prom["precision_shifts"][i]["gpus"], g_store["precision_shifts"][i]["gpus"]);
+  }
+  ASSERT_EQ(g_store["run_changes"].size(), truth["run_regressions"].size());
+  ASSERT_EQ(g_prom["run_changes"].size(), g_store["run_changes"].size());
+  for (size_t i = 0; i < g_store["run_changes"].size(); ++i) {
+    EXPECT_EQ(g_store["run_changes"][i]["first_job_id"], truth["run_regressions"][i]["first_job_id"]);
+    EXPECT_EQ(g_prom["run_changes"][i]["first_job_id"], g_store["run_changes"][i]["first_job_id"]);
+  }
+  // One job: the same scan limited to the regressed job.
+  const std::string job = truth["regressions"][0]["job_id"];
+  const json one = RunJson(fmt::format("regress {} --job {} {}", prom, job, range));
+  ASSERT_EQ(one["changes"].size(), 1u) << one.dump(1);
+  EXPECT_EQ(one["changes"][0]["job_id"], job);
+  prometheus.Stop();
+}
+
+TEST_F(FleetCli, ExitCodesAndErrorsThatNameTheLine) {
+  Simulate();
+  const fs::path fleet = dir_ / "fleet";
+  const std::string store = fmt::format("--store '{}'", (fleet / "history.sqlite").string());
+  // No source: usage.
+  auto none = RunShell(fmt::format("'{}' reconcile --mfu '{}'", OFU_BINARY, (fleet / "mfu.csv").string()), dir_);
+  EXPECT_EQ(none.exit_code, 1) << none.err;
+  // A malformed MFU log: 2, naming file, line and field.
+  const fs::path bad = Write("bad.csv", "job_id,mfu,reference_precision\nsim-00001,0.3,bf16\nsim-00002,lots,bf16\n");
+  auto malformed = RunShell(fmt::format("'{}' reconcile {} --mfu '{}'", OFU_BINARY, store, bad.string()), dir_);
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.err.find("bad.csv:3: field 'mfu': 'lots' is not a number"), std::string::npos) << malformed.err;
+  // No job of the log in the data: 4.
+  const fs::path other = Write("other.csv", "job_id,mfu,reference_precision\nnot-here,0.3,bf16\n");
+  auto nodata = RunShell(fmt::format("'{}' reconcile {} --mfu '{}'", OFU_BINARY, store, other.string()), dir_);
+  EXPECT_EQ(nodata.exit_code, 4) << nodata.err;
+  // Table output names the flags; --fail-on-finding turns findings into 6.
+  auto table = RunShell(fmt::format("'{}' reconcile {} --mfu '{}'", OFU_BINARY, store, (fleet / "mfu.csv").string()), dir_);
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("moe_total_params"), std::string::npos);
+  EXPECT_NE(table.out.find("Spearman rho"), std::string::npos);
+  auto regress = RunShell(fmt::format("'{}' regress {} --fail-on-finding", OFU_BINARY, store), dir_);
+  EXPECT_EQ(regress.exit_code, 6) << regress.err;
+  EXPECT_NE(regress.out.find("2.5"), std::string::npos) << regress.out;
+  auto csv = RunShell(fmt::format("'{}' regress {} --format csv", OFU_BINARY, store), dir_);
+  EXPECT_EQ(csv.exit_code, 0);
+  EXPECT_EQ(csv.out.rfind("kind,job_id,job_name,time_s,what,before,after,ratio,gpus\n", 0), 0u);
+}
+
+}  // namespace
