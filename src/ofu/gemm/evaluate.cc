@@ -1,0 +1,173 @@
+#include "ofu/gemm/evaluate.h"
+
+#include <fmt/format.h>
+
+#include "ofu/core/ofu_math.h"
+#include "ofu/kernels/gemm_padding.h"
+
+namespace ofu::gemm {
+namespace {
+
+using kernels::Precision;
+
+// The mean over the windows of A_tensor · clock(window), scaled to OFU;
+// absent unless every window gives both.
+template <typename ClockOf>
+std::optional<double> MeanOfu(const std::vector<CounterWindow>& windows, const OfuScale& scale, ClockOf clock_of) {
+  if (windows.empty()) return std::nullopt;
+  double sum = 0;
+  for (const CounterWindow& w : windows) {
+    const std::optional<double> clock = clock_of(w);
+    if (!w.tensor_active || !clock) return std::nullopt;
+    sum += ComputeOfu(*w.tensor_active, *clock, scale);
+  }
+  return sum / static_cast<double>(windows.size());
+}
+
+template <typename ValueOf>
+std::optional<double> Mean(const std::vector<CounterWindow>& windows, ValueOf value_of) {
+  if (windows.empty()) return std::nullopt;
+  double sum = 0;
+  for (const CounterWindow& w : windows) {
+    const std::optional<double> v = value_of(w);
+    if (!v) return std::nullopt;
+    sum += *v;
+  }
+  return sum / static_cast<double>(windows.size());
+}
+
+std::optional<double> ErrorPp(const std::optional<double>& ofu, const std::optional<double>& mfu) {
+  if (!ofu || !mfu) return std::nullopt;
+  return (*ofu - *mfu) * 100.0;
+}
+
+void AddNote(std::string& note, const std::string& text) {
+  if (!note.empty()) note += "; ";
+  note += text;
+}
+
+}  // namespace
+
+std::optional<CorrectionTile> ChooseCorrectionTile(const Tiling& name, const Tiling& algorithm) {
+  CorrectionTile chosen;
+  const Tiling* tile_side = nullptr;
+  if (name.tile_m && name.tile_n) {
+    tile_side = &name;
+    chosen.origin = "name";
+  } else if (algorithm.tile_m && algorithm.tile_n) {
+    tile_side = &algorithm;
+    chosen.origin = "algorithm";
+  } else {
+    return std::nullopt;
+  }
+  chosen.shape.tile_m = *tile_side->tile_m;
+  chosen.shape.tile_n = *tile_side->tile_n;
+  chosen.shape.tile_k = tile_side->tile_k.value_or(0);
+  if (tile_side->cluster_m && tile_side->cluster_n) {
+    chosen.shape.cluster_m = *tile_side->cluster_m;
+    chosen.shape.cluster_n = *tile_side->cluster_n;
+  } else if (tile_side == &name && algorithm.cluster_m && algorithm.cluster_n) {
+    chosen.shape.cluster_m = *algorithm.cluster_m;
+    chosen.shape.cluster_n = *algorithm.cluster_n;
+    chosen.origin = "name+algorithm-cluster";
+  }
+  return chosen;
+}
+
+std::optional<double> PeakTflops(const GpuSpec& spec, Precision precision) {
+  if (precision == Precision::kFp32) return std::nullopt;  // SIMT: no tensor peak
+  auto it = spec.precisions.find(std::string(kernels::PrecisionName(precision)));
+  if (it == spec.precisions.end() || it->second.peak_tflops <= 0) return std::nullopt;
+  return it->second.peak_tflops;
+}
+
+CaseResult SkippedCase(const GemmCase& c, std::string gpu_model, std::string reason) {
+  CaseResult row;
+  row.sweep = c.sweep;
+  row.group = c.group;
+  row.m = c.m;
+  row.n = c.n;
+  row.k = c.k;
+  row.precision = c.precision;
+  row.layout = c.layout;
+  row.gpu = std::move(gpu_model);
+  row.note = "skipped: " + std::move(reason);
+  return row;
+}
+
+Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec) {
+  const Measurement& measured = run.measurement;
+  if (measured.iterations <= 0 || !(measured.elapsed_s > 0)) {
+    return Error{ErrorCode::kInvalidArgument,
+                 fmt::format("{}: the steady loop needs iterations > 0 and a positive time (got {} in {} s)",
+                             DescribeCase(run.gemm_case), measured.iterations, measured.elapsed_s)};
+  }
+  CaseResult row = SkippedCase(run.gemm_case, run.gpu_model, "");
+  row.note = run.note;
+  row.power_limit_w = run.power_limit_w;
+  row.kernel_name = run.kernel_name;
+  row.algorithm_tiling = run.algorithm_tiling;
+
+  // The kernel name, through ofu's own parser.
+  if (!run.kernel_name.empty()) {
+    auto info = kernels::ParseKernelName(run.kernel_name);
+    if (info.ok()) {
+      row.kernel_family = std::string(kernels::FamilyName(info->family));
+      row.tensor_core = info->tensor_core;
+      row.name_tiling = Tiling{info->tile_m, info->tile_n, info->tile_k, info->stages, info->cluster_m, info->cluster_n};
+      if (info->split_k) AddNote(row.note, "split-K kernel: K is padded once, a lower bound on the executed work");
+    } else {
+      AddNote(row.note, "kernel name not parsed: " + info.error().message);
+    }
+  }
+  row.tile_check = CompareTiling(row.algorithm_tiling, row.name_tiling);
+
+  // True MFU, from the loop's own timing.
+  const GemmCase& c = run.gemm_case;
+  const double useful_per_iteration = 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
+  row.iterations = measured.iterations;
+  row.elapsed_s = measured.elapsed_s;
+  row.time_per_iteration_us = measured.elapsed_s / static_cast<double>(measured.iterations) * 1e6;
+  row.achieved_tflops = useful_per_iteration * static_cast<double>(measured.iterations) / measured.elapsed_s / 1e12;
+  row.peak_tflops = PeakTflops(spec, c.precision);
+  if (row.peak_tflops) row.mfu = row.achieved_tflops / *row.peak_tflops;
+
+  // OFU, each clock basis.
+  const std::vector<CounterWindow>& windows = measured.windows;
+  const OfuScale scale{spec.SpecClockMhz(), spec.k_arch};
+  row.windows = static_cast<int>(windows.size());
+  if (windows.empty()) AddNote(row.note, "no counter window lay wholly inside the steady loop");
+  row.tensor_active = Mean(windows, [](const CounterWindow& w) { return w.tensor_active; });
+  row.sm_clock_mhz = Mean(windows, [](const CounterWindow& w) { return w.oversampled_clock_mhz; });
+  row.sm_clock_point_mhz = Mean(windows, [](const CounterWindow& w) { return w.point_clock_mhz; });
+  row.source_clock_mhz = Mean(windows, [](const CounterWindow& w) { return w.source_clock_mhz; });
+  row.ofu_raw = MeanOfu(windows, scale, [](const CounterWindow& w) { return w.source_clock_mhz; });
+  row.ofu_point = MeanOfu(windows, scale, [](const CounterWindow& w) { return w.point_clock_mhz; });
+  row.ofu_oversampled = MeanOfu(windows, scale, [](const CounterWindow& w) { return w.oversampled_clock_mhz; });
+  bool all_exact = !windows.empty();
+  for (const CounterWindow& w : windows) all_exact = all_exact && w.exact_cycles;
+  if (all_exact) row.ofu_exact = row.ofu_raw;
+
+  // Tile padding.
+  if (auto tile = ChooseCorrectionTile(row.name_tiling, row.algorithm_tiling)) {
+    auto padded = kernels::PadGemm(kernels::GemmProblem{c.m, c.n, c.k, 1}, tile->shape);
+    if (padded.ok() && padded->executed_flops > 0) {
+      row.padding_factor = padded->useful_flops / padded->executed_flops;
+      row.correction_tiling = tile->origin;
+    } else if (!padded.ok()) {
+      AddNote(row.note, "no padding correction: " + padded.error().message);
+    }
+  } else {
+    AddNote(row.note, "no tile from the kernel name or the algorithm: no padding correction");
+  }
+  if (row.ofu_raw && row.padding_factor) row.ofu_corrected = *row.ofu_raw * *row.padding_factor;
+
+  row.err_raw_pp = ErrorPp(row.ofu_raw, row.mfu);
+  row.err_point_pp = ErrorPp(row.ofu_point, row.mfu);
+  row.err_oversampled_pp = ErrorPp(row.ofu_oversampled, row.mfu);
+  row.err_exact_pp = ErrorPp(row.ofu_exact, row.mfu);
+  row.err_corrected_pp = ErrorPp(row.ofu_corrected, row.mfu);
+  return row;
+}
+
+}  // namespace ofu::gemm

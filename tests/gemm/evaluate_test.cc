@@ -1,0 +1,140 @@
+// MFU, OFU, padding correction and tile check of one case, against values
+// worked out by hand for an H100 SXM5 (989.4 TFLOP/s bf16 on 132 SMs at
+// 4096 FLOP/clk, so f_spec = 989.4e6 / (132 * 4096) = 1829.97 MHz, not
+// quite the 1830 MHz usually quoted).
+#include "ofu/gemm/evaluate.h"
+
+#include <gtest/gtest.h>
+
+namespace ofu::gemm {
+namespace {
+
+using kernels::Precision;
+
+const GpuSpec& H100() {
+  static const GpuSpecDatabase db = GpuSpecDatabase::Embedded().value();
+  return *db.Lookup("h100-sxm5").value();
+}
+
+CaseRun MakeRun(int64_t m, int64_t n, int64_t k, Precision precision) {
+  CaseRun run;
+  run.gemm_case.m = m;
+  run.gemm_case.n = n;
+  run.gemm_case.k = k;
+  run.gemm_case.precision = precision;
+  run.gpu_model = "NVIDIA H100 80GB HBM3";
+  run.measurement.iterations = 1000;
+  run.measurement.elapsed_s = 2.0;
+  return run;
+}
+
+const double kSpecMhz = 989.4e6 / (132.0 * 4096.0);
+
+CounterWindow Window(double active, double source_mhz, double point_mhz, double oversampled_mhz, bool exact = false) {
+  return CounterWindow{active, source_mhz, exact, point_mhz, oversampled_mhz};
+}
+
+TEST(EvaluateTest, TrueMfuFromTheTimedLoop) {
+  // 2 * 4096^3 = 137438953472 FLOP per iteration; x1000 / 2 s = 68.719476736
+  // TFLOP/s; / 989.4 = 0.0694557072...
+  auto row = EvaluateCase(MakeRun(4096, 4096, 4096, Precision::kBf16), H100());
+  ASSERT_TRUE(row.ok()) << row.error().message;
+  EXPECT_NEAR(row->achieved_tflops, 68.719476736, 1e-9);
+  EXPECT_DOUBLE_EQ(*row->peak_tflops, 989.4);
+  EXPECT_NEAR(*row->mfu, 0.0694557072, 1e-9);
+  EXPECT_DOUBLE_EQ(row->time_per_iteration_us, 2000.0);
+  // No windows: every OFU absent, never 0.
+  EXPECT_FALSE(row->ofu_raw.has_value());
+  EXPECT_FALSE(row->err_raw_pp.has_value());
+  EXPECT_NE(row->note.find("no counter window"), std::string::npos);
+}
+
+TEST(EvaluateTest, OfuPerClockBasisAndPaddingCorrection) {
+  CaseRun run = MakeRun(1000, 1000, 1000, Precision::kBf16);
+  // Two windows at A = 0.5 and 0.7. Source clock f_spec: OFU 0.5 and 0.7,
+  // mean 0.6. Point clock 0.9 f_spec: 0.45 and 0.63, mean 0.54. Oversampled
+  // 0.8 f_spec: mean 0.48.
+  run.measurement.windows = {Window(0.5, kSpecMhz, 0.9 * kSpecMhz, 0.8 * kSpecMhz),
+                             Window(0.7, kSpecMhz, 0.9 * kSpecMhz, 0.8 * kSpecMhz)};
+  // 2e9 FLOP x 1000 / 2 s = 1 TFLOP/s; MFU = 1 / 989.4.
+  run.kernel_name = "nvjet_tst_128x256_64x4_2x1_v_bz_TNT";
+  auto row = EvaluateCase(run, H100());
+  ASSERT_TRUE(row.ok()) << row.error().message;
+  const double mfu = 1.0 / 989.4;
+  EXPECT_NEAR(*row->mfu, mfu, 1e-12);
+  EXPECT_NEAR(*row->tensor_active, 0.6, 1e-12);
+  EXPECT_NEAR(*row->ofu_raw, 0.6, 1e-12);
+  EXPECT_NEAR(*row->ofu_point, 0.54, 1e-12);
+  EXPECT_NEAR(*row->ofu_oversampled, 0.48, 1e-12);
+  EXPECT_FALSE(row->ofu_exact.has_value());  // no exact-cycle window
+  EXPECT_NEAR(*row->err_raw_pp, (0.6 - mfu) * 100, 1e-9);
+  EXPECT_NEAR(*row->err_point_pp, (0.54 - mfu) * 100, 1e-9);
+
+  // The name's tile 128x256, K-tile 64, cluster 2x1: M pads to a multiple
+  // of 256 (1024), N of 256 (1024), K of 64 (1024):
+  // U/E = 1000^3 / 1024^3 = 0.9313225746154785.
+  EXPECT_EQ(row->kernel_family, "nvjet");
+  EXPECT_EQ(row->name_tiling, (Tiling{128, 256, 64, 4, 2, 1}));
+  EXPECT_EQ(row->correction_tiling, "name");
+  EXPECT_NEAR(*row->padding_factor, 0.9313225746154785, 1e-15);
+  EXPECT_NEAR(*row->ofu_corrected, 0.6 * 0.9313225746154785, 1e-12);
+  EXPECT_NEAR(*row->err_corrected_pp, (0.6 * 0.9313225746154785 - mfu) * 100, 1e-9);
+  EXPECT_EQ(row->tile_check, TileCheck::kUnknown);  // the algorithm gave nothing
+}
+
+TEST(EvaluateTest, ExactCycleOfuOnlyWhenEveryWindowIsExact) {
+  CaseRun run = MakeRun(1024, 1024, 1024, Precision::kBf16);
+  run.measurement.windows = {Window(0.5, kSpecMhz, kSpecMhz, kSpecMhz, true),
+                             Window(0.5, kSpecMhz, kSpecMhz, kSpecMhz, true)};
+  auto exact = EvaluateCase(run, H100());
+  ASSERT_TRUE(exact.ok());
+  EXPECT_NEAR(*exact->ofu_exact, 0.5, 1e-12);
+  run.measurement.windows[1].exact_cycles = false;
+  auto mixed = EvaluateCase(run, H100());
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_FALSE(mixed->ofu_exact.has_value());
+  // A window without tensor activity makes the OFU absent, not a mean of the rest.
+  run.measurement.windows[1].tensor_active.reset();
+  auto gap = EvaluateCase(run, H100());
+  ASSERT_TRUE(gap.ok());
+  EXPECT_FALSE(gap->ofu_raw.has_value());
+}
+
+TEST(EvaluateTest, AlgorithmTileWhenTheNameHasNone) {
+  CaseRun run = MakeRun(100, 1000, 1024, Precision::kBf16);
+  run.algorithm_tiling = Tiling{128, 256, 64, 3, 1, 1};
+  auto row = EvaluateCase(run, H100());
+  ASSERT_TRUE(row.ok());
+  EXPECT_EQ(row->correction_tiling, "algorithm");
+  // M 100 -> 128, N 1000 -> 1024, K 1024: 100*1000*1024 / (128*1024*1024).
+  EXPECT_NEAR(*row->padding_factor, 0.762939453125, 1e-15);
+}
+
+TEST(EvaluateTest, Fp32SimtHasNoTensorPeak) {
+  auto row = EvaluateCase(MakeRun(2048, 2048, 2048, Precision::kFp32), H100());
+  ASSERT_TRUE(row.ok());
+  EXPECT_FALSE(row->mfu.has_value());
+  EXPECT_GT(row->achieved_tflops, 0);
+  EXPECT_FALSE(PeakTflops(H100(), Precision::kFp4).has_value());  // Hopper has no fp4
+  EXPECT_DOUBLE_EQ(*PeakTflops(H100(), Precision::kFp8), 1979);
+}
+
+TEST(EvaluateTest, RejectsAnEmptyLoop) {
+  CaseRun run = MakeRun(512, 512, 512, Precision::kBf16);
+  run.measurement.iterations = 0;
+  EXPECT_FALSE(EvaluateCase(run, H100()).ok());
+}
+
+TEST(TileCheckTest, ComparesAlgorithmAndName) {
+  const Tiling name{128, 256, 64, 4, 2, 1};
+  EXPECT_EQ(CompareTiling(Tiling{128, 256, 64, 4, 2, 1}, name), TileCheck::kAgree);
+  EXPECT_EQ(CompareTiling(Tiling{128, 256, std::nullopt, std::nullopt, std::nullopt, std::nullopt}, name),
+            TileCheck::kAgree);
+  EXPECT_EQ(CompareTiling(Tiling{256, 128, 64, 4, 1, 2}, name), TileCheck::kSwapped);
+  EXPECT_EQ(CompareTiling(Tiling{64, 256, 64, 4, 2, 1}, name), TileCheck::kDisagree);
+  EXPECT_EQ(CompareTiling(Tiling{128, 256, 64, 4, 1, 1}, name), TileCheck::kDisagree);  // cluster differs
+  EXPECT_EQ(CompareTiling(Tiling{}, name), TileCheck::kUnknown);
+}
+
+}  // namespace
+}  // namespace ofu::gemm
