@@ -12,6 +12,7 @@ enum ExitCode : int {
   kExitUnknownModel = 3,   // a GPU model is not in the spec database
   kExitNoData = 4,         // valid input, but no OFU could be computed from it
   kExitUnavailable = 5,    // no source could be opened (no driver, no permission, ...)
+  kExitFindings = 6,       // `ofu regress --fail-on-finding` found a regression or shift
   kExitInterrupted = 130,  // stopped by SIGINT/SIGTERM before finishing (128 + SIGINT)
 };
 

@@ -6,6 +6,7 @@
 #include "spec_db.h"
 #include "ofu/analysis/regress.h"
 #include "ofu/analysis/store_report.h"
+#include "ofu/sources/clock.h"
 
 namespace ofu::cli {
 namespace {
@@ -33,7 +34,6 @@ Exit status: 0 ok, 1 usage, 2 unreadable input, 4 no job windows in the
 range, 5 Prometheus unreachable, 6 findings with --fail-on-finding.
 See docs/fleet-analysis.md.)";
 
-constexpr int kExitFindings = 6;
 
 int Fail(const Error& error) {
   fmt::print(stderr, "ofu regress: {}\n", error.message);
@@ -75,7 +75,7 @@ CLI::App* AddRegressCommand(CLI::App& app, RegressArgs& args) {
 int RunRegress(const RegressArgs& args) {
   auto specs = LoadSpecDatabase(args.spec_db);
   if (!specs.ok()) return Fail(specs.error());
-  auto history = LoadFleetHistory(args.history);
+  auto history = LoadFleetHistory(args.history, sources::SystemClock().NowS());
   if (!history.ok()) return Fail(history.error());
   const analysis::StoreReport store = analysis::BuildStoreReport(*history, *specs);
   analysis::RegressOptions options;

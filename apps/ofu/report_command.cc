@@ -12,11 +12,14 @@
 #include <fmt/ostream.h>
 
 #include "exit_codes.h"
+#include "history_source.h"
 #include "spec_db.h"
 #include "ofu/analysis/html_report.h"
+#include "ofu/analysis/mfu_log.h"
+#include "ofu/analysis/reconcile.h"
+#include "ofu/analysis/regress.h"
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/report_output.h"
-#include "ofu/analysis/prometheus_history.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/sinks/history_reader.h"
@@ -89,7 +92,29 @@ int WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& history,
   options.synthetic = synthetic;
   options.generated_at_s = now_s;
   options.title = args.title.value_or(args.job ? fmt::format("OFU report: job {}", *args.job) : "OFU report");
-  const analysis::HtmlReportView view = analysis::BuildHtmlReportView(history, specs, options);
+  analysis::HtmlReportView view = analysis::BuildHtmlReportView(history, specs, options);
+
+  // The analyses that need jobs: a recording has none.
+  if (!history.jobs.empty()) {
+    const analysis::StoreReport store = analysis::BuildStoreReport(history, specs);
+    Progress("scanning for regressions");
+    view.markers = analysis::MarkersOfRegressions(analysis::ScanRegressions(history, store, {}));
+    if (args.mfu) {
+      auto log = analysis::ReadMfuLog(*args.mfu);
+      if (!log.ok()) return Fail(log.error());
+      std::map<std::string, analysis::JobCorrection> corrections;
+      if (args.corrections) {
+        auto read = analysis::ReadCorrections(*args.corrections);
+        if (!read.ok()) return Fail(read.error());
+        corrections = std::move(*read);
+      }
+      Progress("reconciling OFU with the MFU log");
+      view.scatter = analysis::ScatterOfReconciliation(
+          analysis::Reconcile(history, store, *log, corrections, &specs, analysis::ReconcileOptions{}));
+    }
+  } else if (args.mfu) {
+    fmt::print(stderr, "ofu report: {} has no jobs, so --mfu has nothing to reconcile\n", source);
+  }
   const std::string html = analysis::RenderHtmlReport(view);
 
   const std::string temporary = args.html + ".tmp";
@@ -149,26 +174,10 @@ sinks::StoredHistory HistoryOfRecording(const analysis::Report& report) {
 int RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& specs) {
   sources::SystemClock clock;
   const double now = clock.NowS();
-  sinks::HistoryQuery query;
-  query.job_id = args.job;
-  for (auto [text, into] : {std::pair{&args.since, &query.since_s}, std::pair{&args.until, &query.until_s}}) {
-    if (!*text) continue;
-    auto time = analysis::ParseTimeArgument(**text, now);
-    if (!time.ok()) return Fail(time.error());
-    *into = *time;
-  }
   const std::string& where = args.store.empty() ? args.prometheus : args.store;
-  Result<sinks::StoredHistory> history = Error{ErrorCode::kNoData, ""};
-  if (!args.store.empty()) {
-    Progress("reading the store");
-    history = sinks::ReadHistory(args.store, query);
-  } else {
-    // A Prometheus range must be bounded: the last day unless told.
-    if (!query.until_s) query.until_s = now;
-    if (!query.since_s) query.since_s = *query.until_s - 86400;
-    Progress("querying Prometheus");
-    history = analysis::ReadPrometheusHistory(args.prometheus, query);
-  }
+  Progress(args.store.empty() ? "querying Prometheus" : "reading the store");
+  Result<sinks::StoredHistory> history =
+      LoadFleetHistory(HistorySourceArgs{args.store, args.prometheus, args.job, args.since, args.until}, now);
   if (!history.ok()) return Fail(history.error());
   if (!args.html.empty()) {
     const int written = WriteHtmlReport(args, *history, specs, where, now, /*synthetic=*/false);
@@ -217,6 +226,11 @@ CLI::App* AddReportCommand(CLI::App& app, ReportArgs& args) {
   CLI::Option* html = cmd->add_option(
       "--html", args.html, "Write the visual report (one self-contained HTML file) here instead of printing the text report");
   cmd->add_option("--title", args.title, "With --html: the page's title")->needs(html);
+  CLI::Option* mfu = cmd->add_option("--mfu", args.mfu,
+                                     "With --html and --store/--prometheus: the MFU log to plot OFU against (see "
+                                     "ofu reconcile)")
+                         ->needs(html);
+  cmd->add_option("--corrections", args.corrections, "With --mfu: per-job corrections (see ofu reconcile)")->needs(mfu);
   cmd->add_option("--format,-f", args.format, "Output: table (for people), json or csv (for programs)")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();

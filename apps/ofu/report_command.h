@@ -30,6 +30,10 @@ struct ReportArgs {
   // --html: the self-contained visual report, written to this path.
   std::string html;
   std::optional<std::string> title;  // of the HTML report
+  // With --html: the MFU log to reconcile OFU with (the scatter), and the
+  // per-job corrections (ofu reconcile's --mfu and --corrections).
+  std::optional<std::string> mfu;
+  std::optional<std::string> corrections;
 };
 
 // Registers the subcommand and its flags on `app`; results land in `args`.

@@ -2,6 +2,7 @@
 // with the agent's HistoryStore (the synthetic two-GPU job of
 // tests/sinks/history_fixture.h), and on the bundled synthetic recording.
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -73,9 +74,62 @@ TEST_F(HtmlReportCli, StoreToPageWithJobAndGpuTimelines) {
   }
   ASSERT_EQ(data["skus"].size(), 1u);
   EXPECT_EQ(data["skus"][0]["gpus"], 2);
-  // Not run by `ofu report` (yet): said so, not drawn.
+  // No MFU log: no scatter (the page says why). The regression scan ran and
+  // found nothing in five windows (it needs ten on each side of a change).
   EXPECT_TRUE(data["scatter"].is_null());
-  EXPECT_TRUE(data["markers"].is_null());
+  ASSERT_TRUE(data["markers"].is_array());
+  EXPECT_TRUE(data["markers"].empty());
+}
+
+// The simulator's fleet (SYNTHETIC, tests/fleet): the page's scatter flags
+// exactly the jobs whose MFU log was planted with a FLOPs-accounting error,
+// and its markers are exactly the planted regression, precision switch and
+// regression across runs.
+TEST_F(HtmlReportCli, SimulatedFleetPageShowsWhatWasPlantedAndNothingElse) {
+  const fs::path fleet = dir_ / "fleet";
+  const CommandResult simulated = ofu::testing::RunShell(fmt::format("'{}' --out '{}' --seed 7", OFU_FLEET_SIM, fleet.string()), dir_);
+  ASSERT_EQ(simulated.exit_code, 0) << simulated.err;
+  const fs::path out = dir_ / "fleet.html";
+  const CommandResult run =
+      Ofu(fmt::format("report --store '{}' --html '{}' --mfu '{}' --corrections '{}'", (fleet / "history.sqlite").string(),
+                      out.string(), (fleet / "mfu.csv").string(), (fleet / "corrections").string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json data = DataOf(ofu::testing::Slurp(out));
+  ASSERT_TRUE(data.is_object());
+  const nlohmann::json truth = nlohmann::json::parse(ofu::testing::Slurp(fleet / "ground_truth.json"));
+
+  std::set<std::string> planted_flags, flagged;
+  for (const auto& job : truth["jobs"]) {
+    if (job["plant"] != "none") planted_flags.insert(job["job_id"].get<std::string>());
+  }
+  ASSERT_EQ(planted_flags.size(), 4u);
+  ASSERT_TRUE(data["scatter"].is_object());
+  EXPECT_EQ(data["scatter"]["points"].size(), truth["jobs"].size());
+  for (const auto& point : data["scatter"]["points"]) {
+    if (point["flagged"].get<bool>()) flagged.insert(point["job_id"].get<std::string>());
+  }
+  EXPECT_EQ(flagged, planted_flags);
+  EXPECT_TRUE(data["scatter"]["pearson_r"].is_number());
+
+  std::set<std::pair<std::string, std::string>> planted_markers, markers;
+  for (const auto& r : truth["regressions"]) planted_markers.insert({"regression", r["job_id"].get<std::string>()});
+  for (const auto& r : truth["precision_shifts"]) {
+    planted_markers.insert({"precision shift", r["job_id"].get<std::string>()});
+  }
+  for (const auto& r : truth["run_regressions"]) {
+    planted_markers.insert({"regression across runs", r["first_job_id"].get<std::string>()});
+  }
+  ASSERT_EQ(planted_markers.size(), 3u);
+  ASSERT_TRUE(data["markers"].is_array());
+  for (const auto& marker : data["markers"]) {
+    markers.insert({marker["kind"].get<std::string>(), marker["job_id"].get<std::string>()});
+  }
+  EXPECT_EQ(markers, planted_markers);
+}
+
+TEST_F(HtmlReportCli, MfuNeedsHtml) {
+  const CommandResult run = Ofu("report --store x.sqlite --mfu mfu.csv");
+  EXPECT_EQ(run.exit_code, 1);
 }
 
 TEST_F(HtmlReportCli, EmptyRangeStillWritesThePageAndExitsNoData) {

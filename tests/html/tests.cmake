@@ -8,7 +8,9 @@ ofu_test(html_test
   html/html_render_test.cc
   html/html_report_cli_test.cc)
 target_link_libraries(html_test PRIVATE ofu_sinks SQLite::SQLite3)
-target_compile_definitions(html_test PRIVATE OFU_CHROMIUM="${OFU_CHROMIUM}")
+target_compile_definitions(html_test PRIVATE OFU_CHROMIUM="${OFU_CHROMIUM}"
+  OFU_FLEET_SIM="$<TARGET_FILE:ofu-fleet-sim>")
+add_dependencies(html_test ofu-fleet-sim)
 
 # The example report of docs/html-report.md (scripts/make_report_screenshot.sh):
 # a synthetic store, and its page with a synthetic scatter and markers.

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "ofu/analysis/html/html_assets.h"
@@ -359,6 +360,76 @@ std::string RenderHtmlReport(const HtmlReportView& view) {
       "<script>\n{}</script>\n</body>\n</html>\n",
       EscapeHtml(view.title), html::kReportCss, html::kErrorTrapJs,
       ScriptSafeJson(ViewJson(view)), html::kReportJs);
+}
+
+MfuScatter ScatterOfReconciliation(const ReconcileReport& report) {
+  MfuScatter scatter;
+  for (const ReconciledJob& job : report.jobs) {
+    if (!job.expected_mfu) continue;
+    ScatterPoint point;
+    point.job_id = job.job_id;
+    point.expected_mfu = *job.expected_mfu;
+    point.reported_mfu = job.reported_mfu;
+    point.flagged = job.flagged();
+    point.reason = job.explanation;
+    scatter.points.push_back(std::move(point));
+  }
+  scatter.pearson_r = report.all.pearson_r;
+  scatter.spearman_rho = report.all.spearman_rho;
+  scatter.mean_abs_error = report.all.mean_absolute_error;
+  scatter.note = fmt::format("MFU reported in {}; expected MFU from OFU at each job's reference precision", report.mfu_log);
+  if (report.unflagged.pearson_r) {
+    scatter.note += fmt::format("; without the {} flagged jobs r = {:.2f}", report.all.jobs - report.unflagged.jobs,
+                                *report.unflagged.pearson_r);
+  }
+  return scatter;
+}
+
+std::vector<RegressionMarker> MarkersOfRegressions(const RegressReport& report) {
+  std::vector<RegressionMarker> markers;
+  for (const OfuChange& change : report.changes) {
+    RegressionMarker marker;
+    marker.job_id = change.job_id;
+    if (change.gpus.size() == 1) marker.gpu_uuid = change.gpus.front();
+    marker.t_s = change.time_s;
+    marker.before_ofu = change.before;
+    marker.after_ofu = change.after;
+    marker.ratio = change.ratio;
+    marker.kind = change.ratio < 1 ? "regression" : "improvement";
+    marker.description = fmt::format("OFU {:.1f} % -> {:.1f} % on {} GPU{}", 100 * change.before, 100 * change.after,
+                                     change.gpus.size(), change.gpus.size() == 1 ? "" : "s");
+    markers.push_back(std::move(marker));
+  }
+  for (const PrecisionShift& shift : report.precision_shifts) {
+    RegressionMarker marker;
+    marker.job_id = shift.job_id;
+    if (shift.gpus.size() == 1) marker.gpu_uuid = shift.gpus.front();
+    marker.t_s = shift.time_s;
+    marker.kind = "precision shift";
+    std::vector<std::string> pipes;
+    for (const PipeShift& pipe : shift.pipes) {
+      pipes.push_back(fmt::format("{} share {:.0f} % -> {:.0f} %", pipe.pipe, 100 * pipe.before, 100 * pipe.after));
+    }
+    marker.description = fmt::format("{} on {} GPU{}", fmt::join(pipes, ", "), shift.gpus.size(),
+                                     shift.gpus.size() == 1 ? "" : "s");
+    markers.push_back(std::move(marker));
+  }
+  for (const RunChange& change : report.run_changes) {
+    RegressionMarker marker;
+    marker.job_id = change.first_job_id;
+    marker.t_s = change.time_s;
+    marker.before_ofu = change.before;
+    marker.after_ofu = change.after;
+    marker.ratio = change.ratio;
+    marker.kind = change.ratio < 1 ? "regression across runs" : "improvement across runs";
+    marker.description = fmt::format("runs of {}: mean OFU {:.1f} % over {} runs, then {:.1f} % over {} from this one",
+                                     change.job_name, 100 * change.before, change.runs_before, 100 * change.after,
+                                     change.runs_after);
+    markers.push_back(std::move(marker));
+  }
+  std::sort(markers.begin(), markers.end(),
+            [](const RegressionMarker& a, const RegressionMarker& b) { return a.t_s < b.t_s; });
+  return markers;
 }
 
 }  // namespace ofu::analysis

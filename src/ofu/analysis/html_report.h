@@ -44,6 +44,8 @@
 #include <string>
 #include <vector>
 
+#include "ofu/analysis/reconcile.h"
+#include "ofu/analysis/regress.h"
 #include "ofu/core/gpu_spec.h"
 // Header-only dependency on the stored row types; no link dependency.
 #include "ofu/sinks/history_reader.h"
@@ -187,5 +189,15 @@ double ChooseBucketSeconds(double range_s, double longest_row_s, std::size_t max
 
 // The whole page, UTF-8 (invalid UTF-8 in a string becomes U+FFFD).
 std::string RenderHtmlReport(const HtmlReportView& view);
+
+// The scatter of a reconciliation (reconcile.h): one point per job with
+// both an expected and a reported MFU, flagged as the reconciliation flags
+// it, with its explanation; the fit statistics over all those jobs.
+MfuScatter ScatterOfReconciliation(const ReconcileReport& report);
+
+// The markers of a regression scan (regress.h): OFU changes within jobs
+// (kind "regression" or "improvement"), precision shifts, and changes across
+// runs of one job name ("regression across runs", "improvement across runs").
+std::vector<RegressionMarker> MarkersOfRegressions(const RegressReport& report);
 
 }  // namespace ofu::analysis

@@ -1,0 +1,40 @@
+#include "history_source.h"
+
+#include <utility>
+
+#include "ofu/analysis/prometheus_history.h"
+#include "ofu/analysis/store_report.h"
+
+namespace ofu::cli {
+
+void AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_job) {
+  CLI::Option* store = cmd.add_option("--store", args.store, "The agent's history store (SQLite) to read");
+  CLI::Option* prometheus = cmd.add_option(
+      "--prometheus", args.prometheus, "Prometheus (query API) that scrapes the agents, e.g. http://prometheus:9090");
+  store->excludes(prometheus);
+  if (with_job) cmd.add_option("--job", args.job, "Only this job's GPUs and windows");
+  cmd.add_option("--since", args.since,
+                 "Windows ending after this time (Unix seconds, RFC 3339, or -2h, -7d); Prometheus default -1d");
+  cmd.add_option("--until", args.until, "Windows ending at or before this time; Prometheus default now");
+}
+
+Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s) {
+  if (args.store.empty() == args.prometheus.empty()) {
+    return Error{ErrorCode::kInvalidArgument, "give one of --store PATH (the agent's history) or --prometheus URL"};
+  }
+  sinks::HistoryQuery query;
+  query.job_id = args.job;
+  for (auto [text, into] : {std::pair{&args.since, &query.since_s}, std::pair{&args.until, &query.until_s}}) {
+    if (!*text) continue;
+    auto time = analysis::ParseTimeArgument(**text, now_s);
+    if (!time.ok()) return time.error();
+    *into = *time;
+  }
+  if (!args.store.empty()) return sinks::ReadHistory(args.store, query);
+  // A Prometheus range must be bounded: the last day unless told.
+  if (!query.until_s) query.until_s = now_s;
+  if (!query.since_s) query.since_s = *query.until_s - 86400;
+  return analysis::ReadPrometheusHistory(args.prometheus, query);
+}
+
+}  // namespace ofu::cli

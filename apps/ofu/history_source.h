@@ -1,0 +1,32 @@
+// Where `ofu report`, `ofu reconcile` and `ofu regress` read the fleet's
+// history from: the agent's store (--store PATH) or a Prometheus server that
+// scrapes the agents (--prometheus URL), with --job, --since and --until.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "ofu/core/result.h"
+#include "ofu/sinks/history_reader.h"
+
+namespace ofu::cli {
+
+struct HistorySourceArgs {
+  std::string store;
+  std::string prometheus;
+  std::optional<std::string> job;
+  std::optional<std::string> since;  // Unix seconds, RFC 3339 or relative ("-2h")
+  std::optional<std::string> until;
+};
+
+// Adds --store, --prometheus, --since, --until (and --job when `with_job`).
+void AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_job);
+
+// Reads the store (all of it unless --since/--until say otherwise) or
+// Prometheus (the last day before `now_s` unless they do). kInvalidArgument
+// unless exactly one source is given, or for a time that does not parse.
+Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s);
+
+}  // namespace ofu::cli
