@@ -13,13 +13,6 @@ namespace {
 
 using kernels::Precision;
 
-#define OFU_RETURN_IF_ERROR(expr)          \
-  do {                                     \
-    if (Status s_ = (expr); !s_.ok()) {    \
-      return s_;                           \
-    }                                      \
-  } while (false)
-
 struct TypeChoice {
   cudaDataType_t ab, d;
   cublasComputeType_t compute;

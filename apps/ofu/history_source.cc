@@ -37,4 +37,17 @@ Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, dou
   return analysis::ReadPrometheusHistory(args.prometheus, query);
 }
 
+Result<MfuInputs> ReadMfuInputs(const std::string& mfu_path, const std::optional<std::string>& corrections_path) {
+  MfuInputs inputs;
+  auto log = analysis::ReadMfuLog(mfu_path);
+  if (!log.ok()) return log.error();
+  inputs.log = std::move(*log);
+  if (corrections_path) {
+    auto corrections = analysis::ReadCorrections(*corrections_path);
+    if (!corrections.ok()) return corrections.error();
+    inputs.corrections = std::move(*corrections);
+  }
+  return inputs;
+}
+
 }  // namespace ofu::cli

@@ -1,13 +1,15 @@
 // Where `ofu report`, `ofu reconcile` and `ofu regress` read the fleet's
-// history from: the agent's store (--store PATH) or a Prometheus server that
+// inputs from. The history: the agent's store (--store PATH) or a Prometheus server that
 // scrapes the agents (--prometheus URL), with --job, --since and --until.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "ofu/analysis/mfu_log.h"
 #include "ofu/core/result.h"
 #include "ofu/sinks/history_reader.h"
 
@@ -28,5 +30,13 @@ void AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_j
 // Prometheus (the last day before `now_s` unless they do). kInvalidArgument
 // unless exactly one source is given, or for a time that does not parse.
 Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s);
+
+// What the jobs reported: the MFU log (--mfu) and, when given, the per-job
+// corrections (--corrections), as `ofu reconcile` and `ofu report --html` read them.
+struct MfuInputs {
+  analysis::MfuLog log;
+  std::map<std::string, analysis::JobCorrection> corrections;
+};
+Result<MfuInputs> ReadMfuInputs(const std::string& mfu_path, const std::optional<std::string>& corrections_path);
 
 }  // namespace ofu::cli

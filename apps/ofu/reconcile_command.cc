@@ -73,14 +73,8 @@ CLI::App* AddReconcileCommand(CLI::App& app, ReconcileArgs& args) {
 int RunReconcile(const ReconcileArgs& args) {
   auto specs = LoadSpecDatabase(args.spec_db);
   if (!specs.ok()) return Fail(specs.error());
-  auto log = analysis::ReadMfuLog(args.mfu);
-  if (!log.ok()) return Fail(log.error());
-  std::map<std::string, analysis::JobCorrection> corrections;
-  if (args.corrections) {
-    auto read = analysis::ReadCorrections(*args.corrections);
-    if (!read.ok()) return Fail(read.error());
-    corrections = std::move(*read);
-  }
+  auto inputs = ReadMfuInputs(args.mfu, args.corrections);
+  if (!inputs.ok()) return Fail(inputs.error());
   auto history = LoadFleetHistory(args.history, sources::SystemClock().NowS());
   if (!history.ok()) return Fail(history.error());
   const analysis::StoreReport store = analysis::BuildStoreReport(*history, *specs);
@@ -88,7 +82,7 @@ int RunReconcile(const ReconcileArgs& args) {
   options.tolerance = args.tolerance;
   options.match = args.match;
   const analysis::ReconcileReport report =
-      analysis::Reconcile(*history, store, *log, corrections, &*specs, options);
+      analysis::Reconcile(*history, store, inputs->log, inputs->corrections, &*specs, options);
   if (args.format == "json") {
     fmt::print("{}", analysis::RenderReconcileJson(report));
   } else if (args.format == "csv") {

@@ -15,7 +15,6 @@
 #include "history_source.h"
 #include "spec_db.h"
 #include "ofu/analysis/html_report.h"
-#include "ofu/analysis/mfu_log.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/regress.h"
 #include "ofu/analysis/report.h"
@@ -100,17 +99,11 @@ int WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& history,
     Progress("scanning for regressions");
     view.markers = analysis::MarkersOfRegressions(analysis::ScanRegressions(history, store, {}));
     if (args.mfu) {
-      auto log = analysis::ReadMfuLog(*args.mfu);
-      if (!log.ok()) return Fail(log.error());
-      std::map<std::string, analysis::JobCorrection> corrections;
-      if (args.corrections) {
-        auto read = analysis::ReadCorrections(*args.corrections);
-        if (!read.ok()) return Fail(read.error());
-        corrections = std::move(*read);
-      }
+      auto inputs = ReadMfuInputs(*args.mfu, args.corrections);
+      if (!inputs.ok()) return Fail(inputs.error());
       Progress("reconciling OFU with the MFU log");
-      view.scatter = analysis::ScatterOfReconciliation(
-          analysis::Reconcile(history, store, *log, corrections, &specs, analysis::ReconcileOptions{}));
+      view.scatter = analysis::ScatterOfReconciliation(analysis::Reconcile(
+          history, store, inputs->log, inputs->corrections, &specs, analysis::ReconcileOptions{}));
     }
   } else if (args.mfu) {
     fmt::print(stderr, "ofu report: {} has no jobs, so --mfu has nothing to reconcile\n", source);

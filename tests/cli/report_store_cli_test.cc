@@ -33,16 +33,7 @@ using ofu::testing::kJobT0;
 
 class ReportStoreCli : public ofu::testing::CliTest {
  protected:
-  std::string WriteJobStore() {
-    const std::string path = (dir_ / "history.sqlite").string();
-    ofu::sources::FakeClock clock(kJobT0);
-    ofu::sinks::HistoryOptions options;
-    options.path = path;
-    auto store = ofu::sinks::HistoryStore::Open(options, clock);
-    EXPECT_TRUE(store.ok()) << store.error().message;
-    if (store.ok()) ofu::testing::WriteTwoGpuJob(**store);
-    return path;
-  }
+  std::string WriteJobStore() { return ofu::testing::WriteTwoGpuJobStore(dir_ / "history.sqlite"); }
 };
 
 TEST_F(ReportStoreCli, JobReportOverTwoGpusInJson) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ofu/sinks/history_store.h"
+#include "html/html_test_support.h"
 #include "sinks/history_fixture.h"
 #include "support/cli_runner.h"
 
@@ -19,26 +20,11 @@ namespace fs = std::filesystem;
 using ofu::testing::CommandResult;
 using ofu::testing::kJobT0;
 
-nlohmann::json DataOf(const std::string& html) {
-  const std::string open = "<script type=\"application/json\" id=\"ofu-data\">";
-  const auto begin = html.find(open);
-  if (begin == std::string::npos) return nullptr;
-  const auto end = html.find("</script>", begin);
-  return nlohmann::json::parse(html.substr(begin + open.size(), end - begin - open.size()));
-}
+using ofu::testing::DataOf;
 
 class HtmlReportCli : public ofu::testing::CliTest {
  protected:
-  std::string WriteJobStore() {
-    const std::string path = (dir_ / "history.sqlite").string();
-    ofu::sources::FakeClock clock(kJobT0);
-    ofu::sinks::HistoryOptions options;
-    options.path = path;
-    auto store = ofu::sinks::HistoryStore::Open(options, clock);
-    EXPECT_TRUE(store.ok()) << store.error().message;
-    if (store.ok()) ofu::testing::WriteTwoGpuJob(**store);
-    return path;
-  }
+  std::string WriteJobStore() { return ofu::testing::WriteTwoGpuJobStore(dir_ / "history.sqlite"); }
 };
 
 TEST_F(HtmlReportCli, StoreToPageWithJobAndGpuTimelines) {

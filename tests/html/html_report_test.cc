@@ -36,14 +36,7 @@ HtmlReportOptions Options(std::size_t max_points) {
   return options;
 }
 
-// The JSON inside <script type="application/json" id="ofu-data">.
-nlohmann::json DataOf(const std::string& html) {
-  const std::string open = "<script type=\"application/json\" id=\"ofu-data\">";
-  const auto begin = html.find(open);
-  if (begin == std::string::npos) return nullptr;
-  const auto end = html.find("</script>", begin);
-  return nlohmann::json::parse(html.substr(begin + open.size(), end - begin - open.size()));
-}
+using ofu::testing::DataOf;
 
 int Count(const std::string& text, const std::string& needle) {
   int n = 0;

@@ -6,9 +6,21 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "ofu/sinks/history_reader.h"
 
 namespace ofu::testing {
+
+// The page's data: the JSON inside <script type="application/json"
+// id="ofu-data">; null when the page has none.
+inline nlohmann::json DataOf(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"ofu-data\">";
+  const auto begin = html.find(open);
+  if (begin == std::string::npos) return nullptr;
+  const auto end = html.find("</script>", begin);
+  return nlohmann::json::parse(html.substr(begin + open.size(), end - begin - open.size()));
+}
 
 // A stored row of `span_s` seconds ending at `end_s`, with `utilized_s`
 // over `observed_s` (observed 0: no OFU in it), all of it busy.

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -110,6 +111,18 @@ inline void WriteTwoGpuJob(sinks::HistoryStore& store) {
         Batch(kJobT0 + 60.0 * (k + 1), 60, {H100Window("GPU-0", "0", gpu0[k], busy0), w1}, jobs));
     ASSERT_TRUE(s.ok()) << s.error().message;
   }
+}
+
+// A store at `path` holding WriteTwoGpuJob's windows (written at kJobT0 on
+// a fake clock); returns the path.
+inline std::string WriteTwoGpuJobStore(const std::filesystem::path& path) {
+  sources::FakeClock clock(kJobT0);
+  sinks::HistoryOptions options;
+  options.path = path.string();
+  auto store = sinks::HistoryStore::Open(options, clock);
+  EXPECT_TRUE(store.ok()) << store.error().message;
+  if (store.ok()) WriteTwoGpuJob(**store);
+  return options.path;
 }
 
 // One number from a query on the file (tests look at the store directly).

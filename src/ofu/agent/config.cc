@@ -86,13 +86,6 @@ class TableReader {
   std::set<std::string> known_;
 };
 
-#define OFU_RETURN_IF_ERROR(expr)        \
-  do {                                   \
-    if (Status s_ = (expr); !s_.ok()) {  \
-      return s_;                         \
-    }                                    \
-  } while (false)
-
 Status ReadAgent(std::string_view file, const toml::table& t, AgentConfig& c) {
   TableReader r(file, t, "agent");
   std::string gpu_model = c.gpu_model.value_or("");

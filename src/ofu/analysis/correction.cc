@@ -15,28 +15,13 @@ using kernels::PaddedDim;
 using kernels::PaddedGemm;
 using kernels::Precision;
 
-// Tensor FLOP rate of a precision relative to bf16 when the GPU's spec does
-// not list it: what Ampere, Hopper and Blackwell all have in common.
-double GenericRelativeRate(Precision p) {
-  switch (p) {
-    case Precision::kFp16:
-    case Precision::kBf16: return 1.0;
-    case Precision::kTf32: return 0.5;
-    case Precision::kFp8:
-    case Precision::kInt8: return 2.0;
-    case Precision::kFp4: return 4.0;
-    case Precision::kFp32: return 0.5;  // not reached: fp32 on tensor cores is tf32
-  }
-  return 1.0;
-}
-
 class RateTable {
  public:
   explicit RateTable(const GpuSpec* gpu) : gpu_(gpu) {}
 
   double RelativeRate(Precision p) {
     if (auto it = cache_.find(p); it != cache_.end()) return it->second;
-    double rate = GenericRelativeRate(p);
+    double rate = GenericRelativeRate(p).value_or(0.5);  // fp32 is not reached: on tensor cores it is tf32
     bool from_spec = false;
     if (gpu_ != nullptr) {
       auto bf16 = gpu_->precisions.find("bf16");
@@ -150,6 +135,19 @@ struct Group {
 };
 
 }  // namespace
+
+std::optional<double> GenericRelativeRate(Precision precision) {
+  switch (precision) {
+    case Precision::kFp16:
+    case Precision::kBf16: return 1.0;
+    case Precision::kTf32: return 0.5;
+    case Precision::kFp8:
+    case Precision::kInt8: return 2.0;
+    case Precision::kFp4: return 4.0;
+    case Precision::kFp32: return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 CorrectionReport ComputeCorrection(const formats::KernelTrace& trace, const CorrectionOptions& options) {
   CorrectionReport report;

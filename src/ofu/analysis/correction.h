@@ -104,4 +104,10 @@ struct CorrectionReport {
 
 CorrectionReport ComputeCorrection(const formats::KernelTrace& trace, const CorrectionOptions& options);
 
+// The tensor FLOP rate of a precision relative to bf16 where a GPU's spec
+// does not list it: what Ampere, Hopper and Blackwell have in common (fp16 =
+// bf16 = 1, tf32 = 1/2, fp8 = int8 = 2, fp4 = 4). Absent for fp32, which does
+// not run on the tensor pipes.
+std::optional<double> GenericRelativeRate(kernels::Precision precision);
+
 }  // namespace ofu::analysis

@@ -187,19 +187,6 @@ Result<std::string> ReadFile(const std::string& path) {
 
 }  // namespace
 
-std::optional<double> GenericRelativeRate(kernels::Precision precision) {
-  switch (precision) {
-    case kernels::Precision::kFp16:
-    case kernels::Precision::kBf16: return 1.0;
-    case kernels::Precision::kTf32: return 0.5;
-    case kernels::Precision::kFp8:
-    case kernels::Precision::kInt8: return 2.0;
-    case kernels::Precision::kFp4: return 4.0;
-    case kernels::Precision::kFp32: return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
   MfuLog log;
   log.path = name;

@@ -83,10 +83,5 @@ Result<std::map<std::string, JobCorrection>> ParseCorrectionCsv(std::string_view
 // A directory of <job_id>.json or a .csv file, by what `path` is.
 Result<std::map<std::string, JobCorrection>> ReadCorrections(const std::string& path);
 
-// The tensor rate of a precision relative to bf16 on Hopper-class GPUs
-// (fp16 = bf16 = 1, tf32 = 1/2, fp8 = int8 = 2, fp4 = 4); absent for fp32,
-// which does not run on the tensor pipes. The same generic ratios as
-// `ofu correct` without a GPU spec (correction.h).
-std::optional<double> GenericRelativeRate(kernels::Precision precision);
 
 }  // namespace ofu::analysis

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/analysis/correction.h"
+
 namespace ofu::analysis {
 namespace {
 

@@ -60,3 +60,12 @@ using Status = Result<Ok>;
 inline Status OkStatus() { return Ok{}; }
 
 }  // namespace ofu
+
+// In a function returning Status: returns the Status `expr` gives when it
+// is an error, and goes on otherwise.
+#define OFU_RETURN_IF_ERROR(expr)               \
+  do {                                          \
+    if (::ofu::Status s_ = (expr); !s_.ok()) {  \
+      return s_;                                \
+    }                                           \
+  } while (false)
