@@ -1,5 +1,5 @@
-// The `windows` table's columns as the store writes them and the reader
-// reads them: one list, one binder, one reader, so the two cannot drift.
+// The `windows` and `gpus` tables' columns as the store writes them and the
+// reader reads them: one list, one binder, one reader, so the two cannot drift.
 // Internal to the history store (history_store.cc, history_reader.cc).
 #pragma once
 
@@ -63,6 +63,21 @@ inline StoredWindow ColumnWindow(sqlite3_stmt* s) {
   w.imma_active_s = formats::ColumnOptional(s, 15);
   w.dfma_active_s = formats::ColumnOptional(s, 16);
   return w;
+}
+
+// A `gpus` row: ColumnGpu reads the columns of kGpuColumns, in this order.
+inline constexpr const char* kGpuColumns = "id, uuid, gpu_index, model, sku, architecture, hostname";
+
+inline StoredGpu ColumnGpu(sqlite3_stmt* s) {
+  StoredGpu gpu;
+  gpu.id = sqlite3_column_int64(s, 0);
+  gpu.uuid = formats::ColumnText(s, 1);
+  gpu.gpu_index = formats::ColumnText(s, 2);
+  gpu.model = formats::ColumnText(s, 3);
+  gpu.sku = formats::ColumnText(s, 4);
+  gpu.architecture = formats::ColumnText(s, 5);
+  gpu.hostname = formats::ColumnText(s, 6);
+  return gpu;
 }
 
 }  // namespace ofu::sinks

@@ -142,22 +142,15 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
     for (const StoredWindow& w : history.windows) wanted.insert(w.gpu_id);
     for (const StoredJob& j : history.jobs) wanted.insert(j.gpu_id);
     auto stmt = reader.Prepare(
-        "SELECT id, uuid, gpu_index, model, sku, architecture, hostname, "
-        "(SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id) FROM gpus ORDER BY id",
+        fmt::format("SELECT {}, (SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id) FROM gpus ORDER BY id",
+                    kGpuColumns),
         "reading GPUs");
     if (!stmt.ok()) return stmt.error();
     sqlite3_stmt* s = stmt->get();
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-      StoredGpu gpu;
-      gpu.id = sqlite3_column_int64(s, 0);
-      if (wanted.count(gpu.id) == 0) continue;
-      gpu.uuid = ColumnText(s, 1);
-      gpu.gpu_index = ColumnText(s, 2);
-      gpu.model = ColumnText(s, 3);
-      gpu.sku = ColumnText(s, 4);
-      gpu.architecture = ColumnText(s, 5);
-      gpu.hostname = ColumnText(s, 6);
+      if (wanted.count(sqlite3_column_int64(s, 0)) == 0) continue;
+      StoredGpu gpu = ColumnGpu(s);
       gpu.last_end_s = ColumnOptional(s, 7);
       history.gpus.push_back(gpu);
     }

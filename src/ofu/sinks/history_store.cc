@@ -324,21 +324,14 @@ Status HistoryStore::Initialize() {
   if (Status s = Exec("COMMIT", "committing the schema"); !s.ok()) return fail(s.error());
 
   sqlite3_stmt* raw = nullptr;
-  if (sqlite3_prepare_v2(db_, "SELECT id, uuid, gpu_index, model, sku, architecture, hostname FROM gpus", -1, &raw,
-                         nullptr) != SQLITE_OK) {
+  const std::string select_gpus = fmt::format("SELECT {} FROM gpus", kGpuColumns);
+  if (sqlite3_prepare_v2(db_, select_gpus.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
     return WriteError("reading the GPUs");
   }
   Stmt stmt(raw);
   while (sqlite3_step(raw) == SQLITE_ROW) {
-    StoredGpu gpu;
-    gpu.id = sqlite3_column_int64(raw, 0);
-    gpu.uuid = ColumnText(raw, 1);
-    gpu.gpu_index = ColumnText(raw, 2);
-    gpu.model = ColumnText(raw, 3);
-    gpu.sku = ColumnText(raw, 4);
-    gpu.architecture = ColumnText(raw, 5);
-    gpu.hostname = ColumnText(raw, 6);
-    gpus_[gpu.uuid] = gpu;
+    StoredGpu gpu = ColumnGpu(raw);
+    gpus_[gpu.uuid] = std::move(gpu);
   }
   return OkStatus();
 }
