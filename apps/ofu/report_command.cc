@@ -82,9 +82,8 @@ void Progress(const char* what) {
 // --html: the page of `history`, written next to its destination first so a
 // reader never sees half a file. The fleet analyses fill the page's markers
 // (the regression scan) and scatter (the reconciliation, with --mfu).
-// `store` is BuildStoreReport of `history`, for the analyses that need jobs;
-// null for a recording, which has none.
-int WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& history, const analysis::StoreReport* store,
+// `store` is BuildStoreReport of `history`.
+int WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& history, const analysis::StoreReport& store,
                     const GpuSpecDatabase& specs, const std::string& source, double now_s, bool synthetic) {
   Progress("building the HTML report");
   analysis::HtmlReportOptions options;
@@ -92,17 +91,18 @@ int WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& history,
   options.synthetic = synthetic;
   options.generated_at_s = now_s;
   options.title = args.title.value_or(args.job ? fmt::format("OFU report: job {}", *args.job) : "OFU report");
-  analysis::HtmlReportView view = analysis::BuildHtmlReportView(history, specs, options);
+  analysis::HtmlReportView view = analysis::BuildHtmlReportView(history, store, options);
 
-  if (store != nullptr && !history.jobs.empty()) {
+  // The analyses that need jobs: a recording has none.
+  if (!history.jobs.empty()) {
     Progress("scanning for regressions");
-    view.markers = analysis::MarkersOfRegressions(analysis::ScanRegressions(history, *store, {}));
+    view.markers = analysis::MarkersOfRegressions(analysis::ScanRegressions(history, store, {}));
     if (args.mfu) {
       auto inputs = ReadMfuInputs(*args.mfu, args.corrections);
       if (!inputs.ok()) return Fail(inputs.error());
       Progress("reconciling OFU with the MFU log");
       view.scatter = analysis::ScatterOfReconciliation(analysis::Reconcile(
-          history, *store, inputs->log, inputs->corrections, &specs, analysis::ReconcileOptions{}));
+          history, store, inputs->log, inputs->corrections, &specs, analysis::ReconcileOptions{}));
     }
   } else if (args.mfu) {
     fmt::print(stderr, "ofu report: {} has no jobs, so --mfu has nothing to reconcile\n", source);
@@ -173,7 +173,7 @@ int RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& specs) {
   if (!history.ok()) return Fail(history.error());
   const analysis::StoreReport report = analysis::BuildStoreReport(*history, specs);
   if (!args.html.empty()) {
-    const int written = WriteHtmlReport(args, *history, &report, specs, where, now, /*synthetic=*/false);
+    const int written = WriteHtmlReport(args, *history, report, specs, where, now, /*synthetic=*/false);
     if (written != kExitOk) return written;
   }
 
@@ -277,8 +277,9 @@ int RunReport(const ReportArgs& args) {
 
   if (!args.html.empty()) {
     sources::SystemClock clock;
-    const int written = WriteHtmlReport(args, HistoryOfRecording(*report), /*store=*/nullptr, *specs, args.input,
-                                        clock.NowS(), report->synthetic.value_or(false));
+    const sinks::StoredHistory history = HistoryOfRecording(*report);
+    const int written = WriteHtmlReport(args, history, analysis::BuildStoreReport(history, *specs), *specs,
+                                        args.input, clock.NowS(), report->synthetic.value_or(false));
     if (written != kExitOk) return written;
   } else if (args.format == "json") {
     fmt::print("{}", analysis::RenderJson(*report));

@@ -47,7 +47,7 @@ ofu::analysis::HtmlReportView SyntheticView() {
   options.source = history.path;
   options.generated_at_s = t0 + 7300;
   options.synthetic = true;
-  auto view = ofu::analysis::BuildHtmlReportView(history, specs, options);
+  auto view = ofu::analysis::BuildHtmlReportView(history, ofu::analysis::BuildStoreReport(history, specs), options);
 
   view.scatter.emplace();
   view.scatter->pearson_r = 0.78;

@@ -14,6 +14,7 @@
 namespace {
 
 using ofu::analysis::BuildHtmlReportView;
+using ofu::analysis::BuildStoreReport;
 using ofu::analysis::ChooseBucketSeconds;
 using ofu::analysis::HtmlReportOptions;
 using ofu::analysis::HtmlReportView;
@@ -73,7 +74,7 @@ TEST(HtmlReportBuckets, SumsPerBucketAndGapsStayGaps) {
   history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3")};
   history.windows = {Row(1, 1001, 0.5, 1), Row(1, 1002, 0.25, 1), Row(1, 1015, 0, 0),
                      Row(1, 1045, 0.9, 1), Row(1, 1054, 0.3, 1), Row(1, 1055, 0.1, 1)};
-  const HtmlReportView view = BuildHtmlReportView(history, Specs(), Options(8));
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(8));
   EXPECT_EQ(view.bucket_s, 10);
   EXPECT_DOUBLE_EQ(*view.start_s, 1000);
   EXPECT_DOUBLE_EQ(*view.end_s, 1055);
@@ -99,7 +100,7 @@ TEST(HtmlReportBuckets, DownsampledRowCountsAsTheWindowsItSums) {
   auto downsampled = Row(1, 1800, 30, 40, 60);
   downsampled.flags |= ofu::sinks::kHistoryDownsampled;
   history.windows = {downsampled, Row(1, 1801, 1, 1)};
-  const HtmlReportView view = BuildHtmlReportView(history, Specs(), Options(500));
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(500));
   EXPECT_EQ(view.bucket_s, 60);
   ASSERT_EQ(view.gpus[0].points.size(), 2u);  // (1740, 1800] and (1800, 1860]
   ExpectPoint(view.gpus[0].points[0], 1800, 30.0 / 40);
@@ -118,7 +119,7 @@ TEST(HtmlReportBuckets, JobSeriesSumsItsGpusInsideItsIntervals) {
   history.windows = {Row(1, 1005, 0.5, 1), Row(1, 1015, 0.7, 1), Row(1, 1025, 0.9, 1),
                      Row(2, 1010, 0.1, 1), Row(2, 1015, 0.2, 1), Row(2, 1040, 0.4, 1)};
   history.jobs = {Job(1, "J1", 1000, 1020.0), Job(2, "J1", 1010, std::nullopt)};
-  const HtmlReportView view = BuildHtmlReportView(history, Specs(), Options(8));
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(8));
   ASSERT_EQ(view.bucket_s, 10);
   ASSERT_EQ(view.jobs.size(), 1u);
   const auto& job = view.jobs[0];
@@ -144,7 +145,7 @@ TEST(HtmlReportDistributions, PerSkuCountsQuartilesAndHistogram) {
                   Gpu(5, "", "Synthetic Unknown GPU")};
   history.windows = {Row(1, 1060, 0.21 * 60, 60, 60), Row(2, 1060, 0.43 * 60, 60, 60), Row(3, 1060, 0.91 * 60, 60, 60),
                      Row(4, 1060, 0.5 * 60, 60, 60),  Row(4, 1120, 1.1 * 60, 60, 60),  Row(5, 1060, 0, 0, 60)};
-  const HtmlReportView view = BuildHtmlReportView(history, Specs(), Options(500));
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(500));
   ASSERT_EQ(view.skus.size(), 3u);
   const auto& a100 = view.skus[0];
   const auto& h100 = view.skus[1];
@@ -195,7 +196,7 @@ TEST(HtmlReportView, KeepsTheMostObservedSeriesAndCountsTheRest) {
                      Row(3, 1001, 0.5, 1), Row(3, 1002, 0.5, 1), Row(3, 1003, 0.5, 1)};
   HtmlReportOptions options = Options(500);
   options.max_gpu_timelines = 2;
-  const HtmlReportView view = BuildHtmlReportView(history, Specs(), options);
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), options);
   EXPECT_EQ(view.gpus_total, 3);
   ASSERT_EQ(view.gpus.size(), 2u);
   EXPECT_EQ(view.gpus[0].uuid, "GPU-1");
@@ -210,7 +211,7 @@ TEST(HtmlReportView, TwoDaysOfOneSecondRowsStayBoundedAndSmall) {
   history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3")};
   const double t0 = 1790000000;
   for (int i = 1; i <= 2 * 86400; ++i) history.windows.push_back(Row(1, t0 + i, (i % 100) / 100.0, 1));
-  const HtmlReportView view = BuildHtmlReportView(history, Specs(), Options(500));
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(500));
   EXPECT_EQ(view.bucket_s, 600);  // 172800 / 498 = 347 s -> 10 min
   EXPECT_LE(view.gpus[0].points.size(), 500u);
   EXPECT_GE(view.gpus[0].points.size(), 288u);  // 2 days / 10 min
@@ -221,7 +222,7 @@ TEST(HtmlReportView, TwoDaysOfOneSecondRowsStayBoundedAndSmall) {
 
 TEST(HtmlReportView, EmptyHistorySaysSoAndDrawsNothingFake) {
   StoredHistory history;
-  const HtmlReportView view = BuildHtmlReportView(history, Specs(), Options(500));
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(500));
   EXPECT_FALSE(view.start_s);
   EXPECT_TRUE(view.gpus.empty());
   EXPECT_FALSE(view.overall_ofu);
@@ -267,7 +268,7 @@ TEST(HtmlReportRender, PageIsSelfContained) {
   StoredHistory history;
   history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3")};
   history.windows = {Row(1, 1001, 0.5, 1)};
-  const std::string html = RenderHtmlReport(BuildHtmlReportView(history, Specs(), Options(500)));
+  const std::string html = RenderHtmlReport(BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(500)));
   for (const char* external : {"src=", "href=", "@import", "url(", "fetch(", "XMLHttpRequest", "<link", "<img"}) {
     EXPECT_EQ(html.find(external), std::string::npos) << external;
   }

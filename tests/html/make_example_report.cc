@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
   options.source = "example-history.sqlite (synthetic)";
   options.generated_at_s = kT0 + 86400 + 300;
   options.synthetic = true;
-  auto view = ofu::analysis::BuildHtmlReportView(*history, *specs, options);
+  auto view = ofu::analysis::BuildHtmlReportView(*history, ofu::analysis::BuildStoreReport(*history, *specs), options);
   view.scatter = SyntheticScatter();
   view.markers = PlantedMarkers();
   std::ofstream(argv[2], std::ios::binary) << ofu::analysis::RenderHtmlReport(view);

@@ -110,7 +110,7 @@ double ChooseBucketSeconds(double range_s, double longest_row_s, std::size_t max
   return std::ceil(at_least / 86400) * 86400;
 }
 
-HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const GpuSpecDatabase& specs,
+HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const StoreReport& totals,
                                    const HtmlReportOptions& options) {
   HtmlReportView view;
   view.title = options.title;
@@ -119,7 +119,6 @@ HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const Gp
   view.synthetic = options.synthetic;
   view.query = history.query;
 
-  const StoreReport totals = BuildStoreReport(history, specs);
   view.overall_ofu = totals.report.overall.ofu;
   view.gpus_total = static_cast<int>(history.gpus.size());
   view.jobs_total = static_cast<int>(totals.jobs.size());

@@ -4,7 +4,8 @@
 //
 // Two steps, so that each analysis fills its own part:
 //
-//   HtmlReportView view = BuildHtmlReportView(history, specs, options);
+//   StoreReport totals = BuildStoreReport(history, specs);
+//   HtmlReportView view = BuildHtmlReportView(history, totals, options);
 //   view.scatter = ...;   // from the reconciliation (reconcile.h), if run
 //   view.markers = ...;   // from the regression scan (regress.h), if run
 //   std::string html = RenderHtmlReport(view);
@@ -46,7 +47,7 @@
 
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/regress.h"
-#include "ofu/core/gpu_spec.h"
+#include "ofu/analysis/store_report.h"
 // Header-only dependency on the stored row types; no link dependency.
 #include "ofu/sinks/history_reader.h"
 
@@ -177,10 +178,11 @@ struct HtmlReportView {
   std::string markers_absent = "The regression scan was not run for this report (see ofu regress).";
 };
 
-// Timelines, distributions and totals of `history` (job totals and per-GPU
-// OFU through BuildStoreReport, so they match `ofu report --store`). `specs`
-// is only read during the call.
-HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const GpuSpecDatabase& specs,
+// Timelines, distributions and totals of `history`. `totals` is
+// BuildStoreReport of the same history: job totals and per-GPU OFU come from
+// it, so they match `ofu report --store`, and a caller that also runs the
+// analyses builds it once. Both are only read during the call.
+HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const StoreReport& totals,
                                    const HtmlReportOptions& options);
 
 // The bucket width for rows spanning `range_s` seconds whose longest row is
