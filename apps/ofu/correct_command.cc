@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "exit_codes.h"
 #include "spec_db.h"
@@ -104,6 +105,9 @@ CLI::App* AddCorrectCommand(CLI::App& app, CorrectArgs& args) {
                   "GPU whose per-precision peaks weigh the mix: a SKU id (h100-sxm5) or a name; default: the "
                   "trace's device");
   cmd->add_option("--spec-db", args.spec_db, "GPU spec database to use instead of the built-in data/gpu_specs.json");
+  cmd->add_flag("--strict", args.strict,
+                "With --input: fail (exit 3) when a GPU's model is not in the spec database, instead of taking "
+                "the OFU of the others");
   cmd->add_option("--tile-orientation", args.orientation,
                   "swapped: the kernel's M is the framework's N (cuBLAS computing Bt*At for row-major "
                   "PyTorch); direct: the kernel's M is the framework's M")
@@ -134,8 +138,13 @@ int RunCorrect(const CorrectArgs& args) {
     if (!recording.ok()) return Fail(recording.error());
     analysis::ReportOptions options;
     options.gpu_model = args.gpu_model;
+    options.strict = args.strict;
     auto report = analysis::BuildReport(*recording, *specs, options);
     if (!report.ok()) return Fail(report.error());
+    if (const analysis::FleetCoverage& c = report->coverage; !c.left_out.empty()) {
+      fmt::print(stderr, "ofu correct: the OFU of {} covers {} of its {} GPUs; left out (no OFU): {}\n", *args.input,
+                 c.gpus_with_ofu, c.gpus, fmt::join(c.left_out, ", "));
+    }
     if (!report->overall.ofu) {
       return Fail(Error{ErrorCode::kNoData, fmt::format("{}: no OFU could be computed from this recording (see "
                                                         "`ofu report --input {}`)", *args.input, *args.input)});

@@ -17,6 +17,7 @@ struct CorrectArgs {
   std::string reference_precision = "bf16";
   std::optional<std::string> gpu_model;
   std::optional<std::string> spec_db;
+  bool strict = false;  // --strict: an unknown model in --input fails (exit 3)
   std::string orientation = "swapped";
   int top = 10;
   std::string format = "table";

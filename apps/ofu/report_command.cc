@@ -57,8 +57,15 @@ it): OFU timelines per job and per GPU, distributions by GPU model, and
 room for the OFU-vs-MFU scatter and regression markers. It prints the
 file's path instead of the text report. See docs/html-report.md.
 
-Exit status: 0 ok, 1 usage, 2 unreadable or malformed input, 3 unknown GPU
-model, 4 nothing to compute OFU from. See docs/cli.md.)";
+A GPU ofu cannot compute OFU for (a model missing from the spec database,
+a missing counter, a MIG profile it does not know) is shown without OFU,
+with a note saying what to do; every other GPU gets its answer and the
+overall line says how many GPUs and GPU-seconds it covers. --strict makes
+an unknown model fail the whole report instead (exit 3).
+
+Exit status: 0 ok (also when some GPUs have no OFU), 1 usage, 2 unreadable
+or malformed input, 3 unknown GPU model with --strict, 4 no GPU at all has
+an OFU. See docs/cli.md.)";
 
 Result<sources::Recording> LoadRecording(const ReportArgs& args) {
   sources::RecordingOptions options;
@@ -244,6 +251,8 @@ CLI::App* AddReportCommand(CLI::App& app, ReportArgs& args) {
                   "A window is busy (counts for active OFU) when engine activity is at least this ratio")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  cmd->add_flag("--strict", args.strict,
+                "Fail (exit 3) when a GPU's model is not in the spec database, instead of reporting the other GPUs");
   return cmd;
 }
 
@@ -272,6 +281,7 @@ int RunReport(const ReportArgs& args) {
   options.windows.interval_s = args.interval_s;
   options.windows.busy_threshold = args.busy_threshold;
   options.gpu_model = args.gpu_model;
+  options.strict = args.strict;
   auto report = analysis::BuildReport(*recording, *specs, options);
   if (!report.ok()) return Fail(report.error());
 

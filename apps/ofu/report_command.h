@@ -20,6 +20,9 @@ struct ReportArgs {
   std::string activity_scale = "auto";
   std::optional<std::string> spec_db;
   double busy_threshold = 0.01;
+  // --strict: a GPU model missing from the spec database fails the report
+  // (exit 3) instead of leaving that GPU without OFU.
+  bool strict = false;
   // --store: the agent's history instead of a recording; --prometheus: the
   // same history from a Prometheus server that scrapes the agents.
   std::string store;

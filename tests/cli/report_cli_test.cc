@@ -101,13 +101,75 @@ TEST_F(ReportCli, MalformedLineNamesFileAndLineAndExitsTwo) {
   EXPECT_TRUE(run.out.empty());
 }
 
-TEST_F(ReportCli, UnknownModelExitsThreeNamingTheSpecFile) {
-  std::string text = SteadyH100(0.5, 1830, 5);
-  text.replace(text.find("NVIDIA H100 80GB HBM3"), 21, "NVIDIA H200 NVL");
-  const CommandResult run = Ofu(fmt::format("report --input '{}'", Write("nvl.prom", text).string()));
-  EXPECT_EQ(run.exit_code, 3);
-  EXPECT_NE(run.err.find("NVIDIA H200 NVL"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("data/gpu_specs.json"), std::string::npos) << run.err;
+// Synthetic: `seconds` s of one GPU at a constant tensor activity and clock.
+std::string SteadyGpu(int index, const std::string& uuid, const std::string& model, double tensor, double clock_mhz,
+                      int seconds) {
+  std::string text;
+  const std::string labels =
+      fmt::format(R"(gpu="{}",UUID="{}",modelName="{}",Hostname="node-a")", index, uuid, model);
+  for (int t = 1; t <= seconds; ++t) {
+    text += fmt::format("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{{{}}} {} {}\n", labels, tensor, 1699999980 + t);
+    text += fmt::format("DCGM_FI_DEV_SM_CLOCK{{{}}} {} {}\n", labels, clock_mhz, 1699999980 + t);
+  }
+  return text;
+}
+
+// "Tesla K80" is a real model name with no tensor cores: it will never be in
+// the spec database, so it stands for any model the database lacks.
+TEST_F(ReportCli, AnUnknownModelAloneHasNoOfuWithANoteNamingTheSpecFile) {
+  const std::string text = SteadyGpu(0, "GPU-k80", "Tesla K80", 0.5, 800, 5);
+  const CommandResult run = Ofu(fmt::format("report --input '{}'", Write("k80.prom", text).string()));
+  EXPECT_EQ(run.exit_code, 4) << run.err;  // nothing at all to compute OFU from
+  EXPECT_NE(run.out.find("Tesla K80"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("data/gpu_specs.json"), std::string::npos) << run.out;
+
+  const CommandResult strict = Ofu(fmt::format("report --strict --input '{}'", Write("k80.prom", text).string()));
+  EXPECT_EQ(strict.exit_code, 3);
+  EXPECT_NE(strict.err.find("Tesla K80"), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("data/gpu_specs.json"), std::string::npos) << strict.err;
+}
+
+// Two H100s and one GPU the database lacks: the H100s get their OFU, the
+// third a note, the overall line says what it covers, and the exit is 0.
+// By hand: f_spec = 989.4e12 / (132 * 4096) Hz = 1829.945 MHz; at 1830 MHz
+// OFU = a * 1830 / 1829.945, overall (0.5 + 0.25) / 2 of that.
+TEST_F(ReportCli, MixedKnownAndUnknownModelsAnswerForTheKnownOnes) {
+  const std::string text = SteadyGpu(0, "GPU-h1", "NVIDIA H100 80GB HBM3", 0.5, 1830, 60) +
+                           SteadyGpu(1, "GPU-h2", "NVIDIA H100 80GB HBM3", 0.25, 1830, 60) +
+                           SteadyGpu(2, "GPU-k80", "Tesla K80", 0.5, 800, 60);
+  const fs::path input = Write("mixed.prom", text);
+  const double scale = 1830 / (989.4e6 / (132 * 4096.0));
+  const CommandResult run = Ofu(fmt::format("report --input '{}' --format json", input.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["gpus"].size(), 3u);
+  EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.5 * scale, 1e-9);
+  EXPECT_NEAR(j["gpus"][1]["ofu"].get<double>(), 0.25 * scale, 1e-9);
+  EXPECT_TRUE(j["gpus"][2]["ofu"].is_null());
+  EXPECT_TRUE(j["gpus"][2]["sku"].is_null());
+  EXPECT_DOUBLE_EQ(j["gpus"][2]["tensor_active"].get<double>(), 0.5);  // what is known is still shown
+  ASSERT_EQ(j["gpus"][2]["problems"].size(), 1u);
+  EXPECT_NE(j["gpus"][2]["problems"][0].get<std::string>().find("data/gpu_specs.json"), std::string::npos);
+  const auto& overall = j["overall"];
+  EXPECT_NEAR(overall["ofu"].get<double>(), 0.375 * scale, 1e-9);
+  EXPECT_EQ(overall["gpus"], 2);
+  EXPECT_EQ(overall["coverage"]["gpus"], 3);
+  EXPECT_EQ(overall["coverage"]["gpus_with_ofu"], 2);
+  EXPECT_EQ(overall["coverage"]["gpus_left_out"], 1);
+  EXPECT_DOUBLE_EQ(overall["coverage"]["gpu_seconds"].get<double>(), 120);
+  EXPECT_DOUBLE_EQ(overall["coverage"]["seconds_left_out"].get<double>(), 60);
+  EXPECT_EQ(overall["coverage"]["left_out"], nlohmann::json::array({"GPU-k80"}));
+
+  const CommandResult table = Ofu(fmt::format("report --input '{}'", input.string()));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("overall covers 2 of 3 GPUs, 120 GPU-seconds; left out: GPU-k80"), std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("note: node-a:2: no OFU: "), std::string::npos) << table.out;
+
+  const CommandResult strict = Ofu(fmt::format("report --strict --input '{}'", input.string()));
+  EXPECT_EQ(strict.exit_code, 3);
+  EXPECT_TRUE(strict.out.empty());
+  EXPECT_NE(strict.err.find("GPU GPU-k80"), std::string::npos) << strict.err;
 }
 
 TEST_F(ReportCli, GpuModelOverridesTheData) {

@@ -353,7 +353,7 @@ TEST_F(HistoryStoreTest, UnknownSchemaVersionIsAnError) {
   auto store = HistoryStore::Open(options_, clock_);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().code, ofu::ErrorCode::kMalformedInput);
-  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads versions 1 to 2"), std::string::npos)
+  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads versions 1 to 3"), std::string::npos)
       << store.error().message;
   auto read = ReadHistory(options_.path, {});
   ASSERT_FALSE(read.ok());
@@ -390,12 +390,13 @@ TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
     ASSERT_TRUE(store);
     ASSERT_TRUE(store->Consume(Batch(1002, 2, {H100Window("GPU-0", "0", 0.5)})).ok());
   }
-  // Make it what a version 1 agent wrote: no pipe columns.
+  // Make it what a version 1 agent wrote: no pipe columns, no MIG columns.
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(options_.path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
                          "ALTER TABLE windows DROP COLUMN hmma_active_s; ALTER TABLE windows DROP COLUMN imma_active_s;"
                          "ALTER TABLE windows DROP COLUMN dfma_active_s;"
+                         "ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
                          "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
                          nullptr, nullptr, nullptr),
             SQLITE_OK)
@@ -411,7 +412,7 @@ TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
   ofu::sinks::GpuWindow with = H100Window("GPU-0", "0", 0.5);
   with.pipes.hmma = 0.5;
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {with})).ok());
-  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"), 2);
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"), 3);
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.windows.size(), 2u);
   EXPECT_FALSE(upgraded.windows[0].hmma_active_s);
@@ -482,6 +483,47 @@ TEST(TimeArgument, UnixRfc3339AndRelative) {
   for (const char* bad : {"yesterday", "2026-11-21", "2026-11-21T10:00:00", "-2x", "2026-13-01T00:00:00Z", ""}) {
     EXPECT_FALSE(ParseTimeArgument(bad, 0).ok()) << bad;
   }
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(HistoryStoreTest, AMigInstanceKeepsItsProfileAndInstanceAndAVersion2StoreIsUpgraded) {
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->Consume(Batch(1002, 2, {H100Window("GPU-0", "0", 0.5)})).ok());
+  }
+  // Make it what a version 2 agent wrote: no MIG columns.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(options_.path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
+                         "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  const StoredHistory old = Read();
+  ASSERT_EQ(old.gpus.size(), 1u);
+  EXPECT_EQ(old.gpus[0].mig_profile, "");  // a version 2 GPU is whole
+
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  ofu::sinks::GpuWindow slice = H100Window("GPU-0/gi3", "0", 0.25);
+  slice.identity.uuid = "GPU-0";
+  slice.identity.mig_profile = "1g.10gb";
+  slice.identity.mig_instance = "3";
+  ASSERT_TRUE(store->Consume(Batch(1004, 2, {slice})).ok());
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"), 3);
+  const StoredHistory upgraded = Read();
+  ASSERT_EQ(upgraded.gpus.size(), 2u);
+  EXPECT_EQ(upgraded.gpus[0].uuid, "GPU-0");
+  EXPECT_EQ(upgraded.gpus[0].mig_profile, "");
+  EXPECT_EQ(upgraded.gpus[1].uuid, "GPU-0/gi3");
+  EXPECT_EQ(upgraded.gpus[1].mig_profile, "1g.10gb");
+  EXPECT_EQ(upgraded.gpus[1].mig_instance, "3");
 }
 
 }  // namespace

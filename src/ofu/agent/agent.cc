@@ -25,7 +25,7 @@ void Agent::Attribute(sinks::WindowBatch& batch, const sources::Snapshot& snapsh
     std::vector<attribution::GpuRef> gpus;
     for (size_t i = 0; i < snapshot.gpus.size(); ++i) {
       attribution::GpuRef ref = attribution::ToGpuRef(snapshot.gpus[i]);
-      ref.uuid = batch.gpus[i].key();  // jobs are keyed like every sink: the UUID, else the source's key
+      ref.uuid = batch.gpus[i].key();  // jobs are keyed like every sink: per device (MIG instances apart)
       gpus.push_back(std::move(ref));
     }
     auto attribution = attributor_->Attribute(gpus);

@@ -185,6 +185,8 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
     gpu.sku = Label(series, "sku");
     gpu.architecture = Label(series, "architecture");
     gpu.hostname = Label(series, "instance");
+    gpu.mig_profile = Label(series, "mig_profile");
+    gpu.mig_instance = Label(series, "mig_instance");
     ids[uuid] = gpu.id;
     history.gpus.push_back(gpu);
   }

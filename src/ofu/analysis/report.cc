@@ -1,9 +1,18 @@
 #include "ofu/analysis/report.h"
 
+#include <set>
+#include <string>
+
 #include <fmt/format.h>
+
+#include "ofu/core/gpu_share.h"
 
 namespace ofu::analysis {
 namespace {
+
+// Seconds of data a window holds: its tensor coverage, else (a clock alone)
+// its length.
+double DataSeconds(const OfuWindow& w) { return w.tensor_active ? w.covered_s : w.end_s - w.start_s; }
 
 void ExplainAbsences(GpuReport& gpu) {
   const Summary& s = gpu.summary;
@@ -23,6 +32,45 @@ void ExplainAbsences(GpuReport& gpu) {
 
 }  // namespace
 
+void OverallBuilder::Add(const GpuReport& gpu, const std::vector<OfuWindow>& windows) {
+  ++coverage_.gpus;
+  const bool counted = gpu.share.has_value();
+  bool any_ofu = false;
+  double left_out = 0;
+  for (const OfuWindow& window : windows) {
+    if (counted) summarizer_.Add(window, *gpu.share);
+    if (counted && window.ofu) {
+      any_ofu = true;
+      coverage_.gpu_seconds += window.covered_s * *gpu.share;
+    } else {
+      left_out += DataSeconds(window);
+    }
+  }
+  coverage_.seconds_left_out += left_out;
+  if (any_ofu) {
+    ++coverage_.gpus_with_ofu;
+  } else if (left_out > 0) {
+    coverage_.left_out.push_back(gpu.identity.key);
+  }
+}
+
+Status ResolveSpec(GpuReport& gpu, const GpuSpecDatabase& specs, bool strict) {
+  if (gpu.model.empty()) {
+    gpu.problems.push_back("the data name no GPU model (no modelName label): pass --gpu-model to get OFU");
+    return OkStatus();
+  }
+  auto spec = specs.Lookup(gpu.model);
+  if (!spec.ok()) {
+    if (strict) return Error{spec.error().code, fmt::format("GPU {}: {}", gpu.identity.key, spec.error().message)};
+    gpu.problems.push_back(fmt::format("no OFU: {}", spec.error().message));
+    return OkStatus();
+  }
+  gpu.spec = *spec;
+  gpu.share = GpuShare(*gpu.spec, gpu.identity);
+  if (!gpu.share) gpu.problems.push_back(WhyNoGpuShare(*gpu.spec, gpu.identity));
+  return OkStatus();
+}
+
 Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDatabase& specs,
                            const ReportOptions& options) {
   if (!(options.windows.window_s >= kMinWindowS)) {
@@ -36,35 +84,38 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
   report.assumed_interval_s = recording.assumed_interval_s;
   report.window_s = options.windows.window_s;
 
-  Summarizer overall;
+  // With MIG on, dcgm-exporter also writes the GPU itself (clocks, power)
+  // beside its instances: the instances carry its OFU, so the GPU row is
+  // neither a device of the fleet figures nor one left out of them.
+  std::set<std::string> mig_parents;
+  for (const auto& recorded : recording.gpus) {
+    if (IsMigInstance(recorded.identity) && !recorded.identity.uuid.empty()) mig_parents.insert(recorded.identity.uuid);
+  }
+
+  OverallBuilder overall;
   for (const auto& recorded : recording.gpus) {
     GpuReport gpu;
     gpu.identity = recorded.identity;
     gpu.model = options.gpu_model.value_or(recorded.identity.model);
-    if (gpu.model.empty()) {
-      gpu.problems.push_back("the data name no GPU model (no modelName label): pass --gpu-model to get OFU");
-    } else {
-      auto spec = specs.Lookup(gpu.model);
-      if (!spec.ok()) {
-        return Error{spec.error().code, fmt::format("GPU {}: {}", gpu.identity.key, spec.error().message)};
-      }
-      gpu.spec = *spec;
-    }
+    if (Status resolved = ResolveSpec(gpu, specs, options.strict); !resolved.ok()) return resolved.error();
 
     // Without a SKU there is no OFU, but activity and clocks still tell a story.
     std::optional<OfuScale> scale;
     if (gpu.spec != nullptr) scale = OfuScale{gpu.spec->SpecClockMhz(), gpu.spec->k_arch};
     gpu.windowed = BuildWindows(recorded.samples, scale, options.windows);
     Summarizer summarizer;
-    for (const auto& window : gpu.windowed.windows) {
-      summarizer.Add(window);
-      if (scale) overall.Add(window);  // the overall figures are about GPUs with OFU
-    }
+    for (const auto& window : gpu.windowed.windows) summarizer.Add(window);
     gpu.summary = summarizer.Finish();
-    ExplainAbsences(gpu);
+    if (!IsMigInstance(gpu.identity) && mig_parents.count(gpu.identity.uuid) > 0) {
+      gpu.problems.push_back("MIG is on: the GPU's OFU is its instances' (the gi rows), weighted by their SMs");
+    } else {
+      overall.Add(gpu, gpu.windowed.windows);
+      ExplainAbsences(gpu);
+    }
     report.gpus.push_back(std::move(gpu));
   }
-  report.overall = overall.Finish();
+  report.overall = overall.FinishSummary();
+  report.coverage = overall.coverage();
   return report;
 }
 

@@ -2,12 +2,16 @@
 //
 // For each GPU of the recording: find its SKU in the spec database (or use
 // the --gpu-model override), cut its samples into windows, and summarize.
-// The overall summary weighs every GPU-second the same.
+// The overall summary weighs every GPU-second the same, and a MIG instance's
+// seconds by its share of the GPU (core/gpu_share.h).
 //
-// A GPU whose model name is in the data but not in the database makes the
-// whole report fail with kUnknownModel (the error names the file to extend):
-// a wrong f_spec would be a silent lie. A GPU with no model name at all is
-// reported without OFU, with a problem saying so.
+// Partial answers: a GPU whose model is not in the database, or that has no
+// model name, or whose counters are missing, gets no OFU (absent, never a
+// guessed f_spec) and a problem that says what to do; every other GPU gets
+// its full answer. FleetCoverage says how many GPUs and GPU-seconds the overall
+// figures stand for and which were left out. With ReportOptions::strict an
+// unknown model fails the whole report with kUnknownModel instead (the error
+// names the file to extend), for scripts that want all or nothing.
 //
 // Thread-safety: pure function of its inputs.
 #pragma once
@@ -27,15 +31,47 @@ namespace ofu::analysis {
 struct ReportOptions {
   WindowOptions windows;
   std::optional<std::string> gpu_model;  // SKU id or model name for every GPU
+  bool strict = false;                   // an unknown model fails the report
 };
 
 struct GpuReport {
   GpuIdentity identity;
   std::string model;          // the model used: the override, else the data's
   const GpuSpec* spec = nullptr;  // into the database; null when the model is unknown
+  // Its share of the physical GPU (gpu_share.h): 1 for a whole GPU; absent
+  // without a spec or for a MIG profile the database does not list.
+  std::optional<double> share;
   WindowedGpu windowed;
   Summary summary;
   std::vector<std::string> problems;  // why figures are absent, for people
+};
+
+// What the overall figures stand for. A device (GPU or MIG instance) is in
+// them when it has a share (so a SKU) and at least one window with an OFU.
+struct FleetCoverage {
+  int gpus = 0;              // devices in the input
+  int gpus_with_ofu = 0;     // of them, in the overall figures
+  double gpu_seconds = 0;    // their seconds with an OFU, weighted by share (= overall.seconds)
+  // Seconds of data (windows with tensor activity or a clock reading) that
+  // the overall figures do not include, unweighted: devices left out, and
+  // windows of included devices that lack a counter.
+  double seconds_left_out = 0;
+  std::vector<std::string> left_out;  // keys of the devices with data that are not in the overall
+};
+
+// Adds devices to the overall figures and counts what they cover; one place
+// for the recording's report and the store's.
+class OverallBuilder {
+ public:
+  // `gpu` has its share set when its OFU counts (absent: left out);
+  // `windows` are all of its windows.
+  void Add(const GpuReport& gpu, const std::vector<OfuWindow>& windows);
+  Summary FinishSummary() const { return summarizer_.Finish(); }
+  const FleetCoverage& coverage() const { return coverage_; }
+
+ private:
+  Summarizer summarizer_;
+  FleetCoverage coverage_;
 };
 
 struct Report {
@@ -47,7 +83,13 @@ struct Report {
   double window_s = 0;
   std::vector<GpuReport> gpus;
   Summary overall;
+  FleetCoverage coverage;
+  std::vector<std::string> notes;  // about the input as a whole, for people
 };
+
+// Sets gpu.spec and gpu.share for gpu.model (and a problem when either is
+// unknown). Error only with `strict` and a model the database lacks.
+Status ResolveSpec(GpuReport& gpu, const GpuSpecDatabase& specs, bool strict);
 
 // `specs` must outlive the returned report (GpuReport::spec points into it).
 Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDatabase& specs,

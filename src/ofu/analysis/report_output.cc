@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "ofu/core/clock_events.h"
@@ -60,6 +61,7 @@ json GpuJson(const GpuReport& g) {
   j["sku_name"] = g.spec ? json(g.spec->name) : json(nullptr);
   j["spec_clock_mhz"] = g.spec ? json(g.spec->SpecClockMhz()) : json(nullptr);
   j["k_arch"] = g.spec ? json(g.spec->k_arch) : json(nullptr);
+  j["share"] = OrNull(g.share);
   j.update(SummaryFields(g.summary));
   j["interval_s"] = g.windowed.interval_s;
   j["interval_assumed"] = g.windowed.interval_assumed;
@@ -114,11 +116,27 @@ void AddReportJson(const Report& r, json& root) {
   root["window_s"] = r.window_s;
   root["gpus"] = json::array();
   for (const auto& g : r.gpus) root["gpus"].push_back(GpuJson(g));
-  int with_ofu = 0;
-  for (const auto& g : r.gpus) with_ofu += g.summary.ofu ? 1 : 0;
-  json overall = {{"gpus", with_ofu}};
+  const FleetCoverage& c = r.coverage;
+  json overall = {{"gpus", c.gpus_with_ofu}};
   overall.update(SummaryFields(r.overall));
+  overall["coverage"] = {{"gpus", c.gpus},
+                         {"gpus_with_ofu", c.gpus_with_ofu},
+                         {"gpus_left_out", c.left_out.size()},
+                         {"gpu_seconds", c.gpu_seconds},
+                         {"seconds_left_out", c.seconds_left_out},
+                         {"left_out", c.left_out}};
   root["overall"] = std::move(overall);
+  root["notes"] = r.notes;
+}
+
+// What "overall" stands for, when it is not simply every GPU's every second.
+std::string CoverageLine(const FleetCoverage& c) {
+  if (c.left_out.empty() && c.seconds_left_out == 0) return "";
+  std::string line = fmt::format("overall covers {} of {} GPUs, {:.0f} GPU-seconds", c.gpus_with_ofu, c.gpus,
+                                 c.gpu_seconds);
+  if (!c.left_out.empty()) line += fmt::format("; left out: {}", fmt::join(c.left_out, ", "));
+  if (c.seconds_left_out > 0) line += fmt::format(" ({:.0f} s of data without an OFU, see the notes)", c.seconds_left_out);
+  return line + "\n";
 }
 
 // The per-GPU table and its notes, under a source line.
@@ -137,8 +155,10 @@ std::string ReportTable(const Report& r, std::string out) {
   const Summary& o = r.overall;
   out += fmt::format(kRow, "overall", label_width, "", Ratio(o.ofu), Ratio(o.active_ofu), Ratio(o.tensor_active), "", "",
                      Fraction(o.idle_fraction), fmt::format("{:.0f}", o.seconds), "");
+  out += CoverageLine(r.coverage);
   if (o.p50) out += fmt::format("\nwindow OFU over all GPUs ({:g} s windows): p10 {:.3f}  p50 {:.3f}  p90 {:.3f}\n",
                                 r.window_s, *o.p10, *o.p50, *o.p90);
+  for (const auto& note : r.notes) out += fmt::format("note: {}\n", note);
   for (const auto& g : r.gpus) {
     for (const auto& problem : g.problems) out += fmt::format("note: {}: {}\n", GpuLabel(g.identity), problem);
   }
@@ -197,6 +217,7 @@ std::string RenderJson(const StoreReport& s) {
                     {"job_name", OrNull(j.job_name)},
                     {"scheduler", OrNull(j.scheduler)},
                     {"gpus", j.gpus},
+                    {"gpus_left_out", j.gpus_left_out},
                     {"gpu_hours", j.gpu_hours},
                     {"ofu", OrNull(j.ofu)},
                     {"active_ofu", OrNull(j.active_ofu)},

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "ofu/core/gpu_share.h"
+
 namespace ofu::analysis {
 namespace {
 
@@ -153,7 +155,10 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
   std::map<std::int64_t, std::vector<const StoredWindow*>> rows_of;
   for (const StoredWindow& row : history.windows) rows_of[row.gpu_id].push_back(&row);
 
-  Summarizer overall;
+  // Each GPU's share of a physical GPU (1, or its MIG slice's), by id; absent
+  // leaves it out of the overall and job figures.
+  std::map<std::int64_t, std::optional<double>> share_of;
+  OverallBuilder overall;
   for (const StoredGpu& stored : history.gpus) {
     GpuReport gpu;
     gpu.identity.key = stored.uuid;
@@ -161,24 +166,33 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
     gpu.identity.model = stored.model;
     gpu.identity.hostname = stored.hostname;
     gpu.identity.gpu_index = stored.gpu_index;
+    gpu.identity.mig_profile = stored.mig_profile;
+    gpu.identity.mig_instance = stored.mig_instance;
     gpu.model = stored.model;
     if (stored.sku.empty()) {
       gpu.problems.push_back("the agent did not know this GPU model (not in the spec database): no OFU was stored");
     } else if (auto spec = specs.Lookup(stored.sku); spec.ok()) {
       gpu.spec = *spec;
+      gpu.share = GpuShare(*gpu.spec, gpu.identity);
+      if (!gpu.share) gpu.problems.push_back(WhyNoGpuShare(*gpu.spec, gpu.identity));
     } else {
       gpu.problems.push_back(fmt::format("stored SKU {} is not in this spec database: f_spec not shown, "
                                          "the stored OFU stands", stored.sku));
+      // Its stored OFU is still good; a whole GPU weighs 1, a MIG slice of an
+      // unknown SKU has no known share.
+      if (!IsMigInstance(gpu.identity)) gpu.share = 1.0;
     }
+    share_of[stored.id] = stored.sku.empty() ? std::nullopt : gpu.share;
     gpu.windowed.interval_s = report.window_s;
 
     Summarizer summarizer;
+    std::vector<OfuWindow> windows;
     double down_s = 0, without_ofu_s = 0;
     double previous_end = NAN;  // NaN: no full-resolution window before
     for (const StoredWindow* row : rows_of[stored.id]) {
       for (const OfuWindow& window : WindowsOfRow(*row)) {
         summarizer.Add(window);
-        if (!stored.sku.empty()) overall.Add(window);  // the overall figures are about GPUs with OFU
+        windows.push_back(window);
       }
       down_s += row->span_s - row->up_s;
       without_ofu_s += row->up_s > row->observed_s ? row->up_s - row->observed_s : 0;
@@ -191,6 +205,11 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
       previous_end = row->end_s;
     }
     gpu.summary = summarizer.Finish();
+    // The overall figures are about GPUs with OFU: a stored row of an unknown
+    // model has none, whatever the database says now.
+    GpuReport counted = gpu;
+    if (stored.sku.empty()) counted.share.reset();
+    overall.Add(counted, windows);
     if (down_s > 0) {
       gpu.problems.push_back(fmt::format("the GPU did not answer for {} (lost or unreachable): excluded",
                                          DescribeSeconds(down_s)));
@@ -208,12 +227,14 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
     }
     report.gpus.push_back(std::move(gpu));
   }
-  report.overall = overall.Finish();
+  report.overall = overall.FinishSummary();
+  report.coverage = overall.coverage();
 
   // Per job: intervals clipped to the range, and the sums of the rows inside them.
   struct Sums {
     JobTotals totals;
-    std::set<std::int64_t> gpus;
+    std::set<std::int64_t> gpus;      // weighed in the totals
+    std::set<std::int64_t> left_out;  // without a known share
     double seconds = 0, observed = 0, utilized = 0, busy = 0, busy_utilized = 0;
   };
   std::map<std::string, Sums> jobs;
@@ -223,27 +244,34 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
   const double until = history.query.until_s.value_or(INFINITY);
   for (const StoredJob& job : history.jobs) {
     Sums& sums = jobs[job.job_id];
-    if (sums.gpus.empty()) {
+    if (sums.gpus.empty() && sums.left_out.empty()) {
       sums.totals.job_id = job.job_id;
       sums.totals.user = job.user;
       sums.totals.job_name = job.job_name;
       sums.totals.scheduler = job.scheduler;
     }
+    // A GPU without a share (unknown model or MIG profile) is counted, not weighed.
+    const std::optional<double> share = share_of[job.gpu_id];
+    if (!share) {
+      sums.left_out.insert(job.gpu_id);
+      continue;
+    }
     sums.gpus.insert(job.gpu_id);
     const double end = job.end_s.value_or(std::max(job.start_s, last_end[job.gpu_id].value_or(job.start_s)));
     const double clipped = std::min(end, until) - std::max(job.start_s, since);
-    if (clipped > 0) sums.seconds += clipped;
+    if (clipped > 0) sums.seconds += clipped * *share;
     for (const StoredWindow* row : rows_of[job.gpu_id]) {
       if (!InInterval(row->end_s, job)) continue;
-      sums.observed += row->observed_s;
-      sums.utilized += row->utilized_s;
-      sums.busy += row->busy_s;
-      sums.busy_utilized += row->busy_utilized_s;
+      sums.observed += row->observed_s * *share;
+      sums.utilized += row->utilized_s * *share;
+      sums.busy += row->busy_s * *share;
+      sums.busy_utilized += row->busy_utilized_s * *share;
     }
   }
   for (auto& [id, sums] : jobs) {
     JobTotals totals = sums.totals;
     totals.gpus = static_cast<int>(sums.gpus.size());
+    totals.gpus_left_out = static_cast<int>(sums.left_out.size());
     totals.gpu_hours = sums.seconds / 3600;
     totals.observed_hours = sums.observed / 3600;
     if (sums.observed > 0) totals.ofu = sums.utilized / sums.observed;

@@ -11,8 +11,13 @@
 // without an OFU add only their clock. Percentiles are over rows (over
 // downsampled spans where the rows are downsampled).
 //
-// Job totals, per job id over the range:
-//   gpus            GPUs with an interval of the job in the range
+// Job totals, per job id over the range. Every GPU's seconds are weighted by
+// its share of a physical GPU (1, or its MIG slice's; core/gpu_share.h), so
+// hours are GPU-equivalent hours:
+//   gpus            GPUs (and MIG instances) with an interval of the job in
+//                   the range and a known share
+//   gpus_left_out   those without one (unknown model or MIG profile): not in
+//                   any figure of the job
 //   gpu_hours       sum of the job's intervals clipped to the range (an
 //                   interval still open ends at its GPU's newest window)
 //   ofu             sum(utilized_s) / sum(observed_s) over the job's windows
@@ -41,6 +46,7 @@ struct JobTotals {
   std::string job_name;
   std::string scheduler;
   int gpus = 0;
+  int gpus_left_out = 0;
   double gpu_hours = 0;
   std::optional<double> ofu;
   std::optional<double> active_ofu;

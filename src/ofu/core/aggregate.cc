@@ -6,22 +6,23 @@
 
 namespace ofu {
 
-void Summarizer::Add(const OfuWindow& w) {
+void Summarizer::Add(const OfuWindow& w, double weight) {
+  const double seconds = w.covered_s * weight;
   if (w.tensor_active) {
-    tensor_weighted_ += *w.tensor_active * w.covered_s;
-    tensor_seconds_ += w.covered_s;
-    if (!w.busy) idle_seconds_ += w.covered_s;
+    tensor_weighted_ += *w.tensor_active * seconds;
+    tensor_seconds_ += seconds;
+    if (!w.busy) idle_seconds_ += seconds;
     if (!w.sm_clock_mhz) ++without_clock_;
   } else if (w.sm_clock_mhz) {
     ++without_tensor_;
   }
   if (w.ofu) {
-    ofu_weighted_ += *w.ofu * w.covered_s;
-    seconds_ += w.covered_s;
+    ofu_weighted_ += *w.ofu * seconds;
+    seconds_ += seconds;
     window_ofus_.push_back(*w.ofu);
     if (w.busy) {
-      active_weighted_ += *w.ofu * w.covered_s;
-      busy_seconds_ += w.covered_s;
+      active_weighted_ += *w.ofu * seconds;
+      busy_seconds_ += seconds;
     }
   }
   if (w.sm_clock_mhz) {

@@ -1,14 +1,18 @@
 // Rolling windows up into per-GPU, per-job or fleet figures.
 //
 // Add the windows of one GPU to get that GPU's summary; add the windows of
-// many GPUs to get their overall summary (every GPU-second weighs the same).
+// many GPUs to get their overall summary. A window weighs its covered
+// seconds times the `weight` it is added with: 1 for a whole GPU, so every
+// GPU-second weighs the same, and a MIG instance's share of its GPU
+// (gpu_share.h), so that a slice counts as the part of the chip it is.
 //
-//   seconds        GPU-seconds with a valid OFU (tensor activity and a clock)
+//   seconds        GPU-seconds with a valid OFU (tensor activity and a clock),
+//                  weighted: GPU-equivalent seconds
 //   ofu            time-weighted mean OFU over those seconds
 //   active_ofu     the same over busy windows only (see WindowOptions)
 //   p10/p50/p90    percentiles of window OFU, every window weighing the same
-//   idle_fraction  idle share of the seconds that have tensor data
-//   tensor_active  time-weighted mean over the seconds that have tensor data
+//   idle_fraction  idle share of the (weighted) seconds that have tensor data
+//   tensor_active  weighted mean over the seconds that have tensor data
 //   sm_clock_mhz   mean of all clock readings; min/max over all readings
 //
 // Absent inputs give absent outputs: with no valid window, ofu is absent.
@@ -44,7 +48,8 @@ struct Summary {
 
 class Summarizer {
  public:
-  void Add(const OfuWindow& window);
+  // `weight` > 0: the device's share of a GPU (1 for a whole GPU).
+  void Add(const OfuWindow& window, double weight = 1);
   Summary Finish() const;
 
  private:

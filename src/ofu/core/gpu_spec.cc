@@ -55,6 +55,7 @@ Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architec
     spec.aliases = j.at("aliases").get<std::vector<std::string>>();
     spec.source = j.at("source").get<std::string>();
     spec.notes = j.value("notes", "");
+    if (j.contains("mig_profiles")) spec.mig_profile_sms = j.at("mig_profiles").get<std::map<std::string, int>>();
     if (!architectures.contains(spec.architecture)) {
       return SpecError(source, fmt::format("{} ({}): architecture \"{}\" is not under \"architectures\"",
                                            where, spec.id, spec.architecture));
@@ -92,6 +93,13 @@ double GpuSpec::ImpliedClockMhz(const std::string& p) const {
   if (it == precisions.end()) return 0;
   // TFLOPS / (SMs * FLOP per clock) = 1e12 / s per clock -> MHz is 1e6.
   return it->second.peak_tflops * 1e6 / (sm_count * it->second.flops_per_clock_per_sm);
+}
+
+std::optional<int> GpuSpec::MigSmCount(std::string_view profile) const {
+  const std::string_view base = profile.substr(0, profile.find('+'));
+  auto it = mig_profile_sms.find(std::string(base));
+  if (it == mig_profile_sms.end()) return std::nullopt;
+  return it->second;
 }
 
 double GpuSpec::SpecClockMhz() const { return ImpliedClockMhz(basis_precision); }

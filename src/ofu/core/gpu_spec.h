@@ -19,6 +19,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,11 +45,15 @@ struct GpuSpec {
   std::string k_arch_source;
   std::string source;        // where the figures come from
   std::string notes;
+  std::map<std::string, int> mig_profile_sms;  // MIG GPU-instance profile ("1g.10gb") -> its SMs
 
   // f_spec in MHz, from the basis precision.
   double SpecClockMhz() const;
   // The clock (MHz) implied by precision `p`'s peak; 0 when p is not listed.
   double ImpliedClockMhz(const std::string& p) const;
+  // The SMs of a MIG GPU instance of this SKU with profile `profile` as NVML/DCGM name it
+  // ("1g.10gb", "3g.40gb", also with a "+me" suffix); absent when the profile is unknown.
+  std::optional<int> MigSmCount(std::string_view profile) const;
 };
 
 class GpuSpecDatabase {

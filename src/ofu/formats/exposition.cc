@@ -46,7 +46,7 @@ void ExpositionWriter::Family(std::string_view family, MetricType type, std::str
   fmt::format_to(std::back_inserter(out_), "# HELP {} {}\n# TYPE {} {}\n", family_name, help, family_name, type_name);
 }
 
-void ExpositionWriter::Sample(LabelPairs labels, double value) {
+void ExpositionWriter::Sample(std::span<const LabelPair> labels, double value) {
   out_ += sample_name_;
   if (labels.size() > 0) {
     out_ += '{';

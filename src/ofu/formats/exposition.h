@@ -15,6 +15,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,7 +37,8 @@ ExpositionFormat NegotiateExposition(std::string_view accept_header);
 // Appends `value` escaped for a label value (backslash, double quote, newline).
 void AppendEscapedLabelValue(std::string& out, std::string_view value);
 
-using LabelPairs = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+using LabelPair = std::pair<std::string_view, std::string_view>;
+using LabelPairs = std::initializer_list<LabelPair>;
 
 class ExpositionWriter {
  public:
@@ -45,7 +47,9 @@ class ExpositionWriter {
   // Starts a family; its samples follow.
   void Family(std::string_view family, MetricType type, std::string_view help);
   // One sample of the current family (labels in the order given).
-  void Sample(LabelPairs labels, double value);
+  void Sample(LabelPairs labels, double value) { Sample(std::span<const LabelPair>(labels.begin(), labels.size()), value); }
+  // The same, for a label set built at run time.
+  void Sample(std::span<const LabelPair> labels, double value);
   // The text, with `# EOF` for OpenMetrics. The writer is spent afterwards.
   std::string Finish();
 

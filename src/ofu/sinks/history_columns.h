@@ -66,7 +66,11 @@ inline StoredWindow ColumnWindow(sqlite3_stmt* s) {
 }
 
 // A `gpus` row: ColumnGpu reads the columns of kGpuColumns, in this order.
-inline constexpr const char* kGpuColumns = "id, uuid, gpu_index, model, sku, architecture, hostname";
+// Stores before schema 3 have no MIG columns: their GPUs are whole.
+inline constexpr const char* kGpuColumns =
+    "id, uuid, gpu_index, model, sku, architecture, hostname, mig_profile, mig_instance";
+inline constexpr const char* kGpuColumnsV2 = "id, uuid, gpu_index, model, sku, architecture, hostname, '', ''";
+inline constexpr int kGpuColumnCount = 9;
 
 inline StoredGpu ColumnGpu(sqlite3_stmt* s) {
   StoredGpu gpu;
@@ -77,6 +81,8 @@ inline StoredGpu ColumnGpu(sqlite3_stmt* s) {
   gpu.sku = formats::ColumnText(s, 4);
   gpu.architecture = formats::ColumnText(s, 5);
   gpu.hostname = formats::ColumnText(s, 6);
+  gpu.mig_profile = formats::ColumnText(s, 7);
+  gpu.mig_instance = formats::ColumnText(s, 8);
   return gpu;
 }
 

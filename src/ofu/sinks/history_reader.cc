@@ -143,7 +143,7 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
     for (const StoredJob& j : history.jobs) wanted.insert(j.gpu_id);
     auto stmt = reader.Prepare(
         fmt::format("SELECT {}, (SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id) FROM gpus ORDER BY id",
-                    kGpuColumns),
+                    schema_version < 3 ? kGpuColumnsV2 : kGpuColumns),
         "reading GPUs");
     if (!stmt.ok()) return stmt.error();
     sqlite3_stmt* s = stmt->get();
@@ -151,7 +151,7 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
       if (wanted.count(sqlite3_column_int64(s, 0)) == 0) continue;
       StoredGpu gpu = ColumnGpu(s);
-      gpu.last_end_s = ColumnOptional(s, 7);
+      gpu.last_end_s = ColumnOptional(s, kGpuColumnCount);
       history.gpus.push_back(gpu);
     }
     if (step != SQLITE_DONE) return reader.Fail("reading GPUs");

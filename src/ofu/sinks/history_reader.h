@@ -47,7 +47,9 @@ namespace ofu::sinks {
 // Version 2 added the per-pipe columns. A version 1 store is read with them
 // absent, and HistoryStore::Open upgrades it in place (ALTER TABLE ADD COLUMN:
 // the old rows keep NULL, which is what they are: not measured).
-inline constexpr int kHistorySchemaVersion = 2;
+// Version 3 added the GPUs' MIG profile and instance; older stores are read
+// with them empty (whole GPUs), as they were written.
+inline constexpr int kHistorySchemaVersion = 3;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
 // Bits of StoredWindow::flags.
@@ -61,12 +63,14 @@ enum HistoryFlag : std::uint32_t {
 
 struct StoredGpu {
   std::int64_t id = 0;
-  std::string uuid;  // GpuWindow::key(): the UUID, else the source's key
+  std::string uuid;  // GpuWindow::key(): the source's per-device key (UUID, or UUID/gi<N> for MIG)
   std::string gpu_index;
   std::string model;
   std::string sku;  // empty when the model is unknown
   std::string architecture;
   std::string hostname;
+  std::string mig_profile;   // "3g.40gb" for a MIG GPU instance; empty for a whole GPU
+  std::string mig_instance;  // its GPU instance id; empty for a whole GPU
   std::optional<double> last_end_s;  // end of its newest stored window, in the whole store
 };
 

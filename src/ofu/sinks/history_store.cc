@@ -32,7 +32,9 @@ CREATE TABLE gpus(
   model TEXT NOT NULL,
   sku TEXT NOT NULL,
   architecture TEXT NOT NULL,
-  hostname TEXT NOT NULL);
+  hostname TEXT NOT NULL,
+  mig_profile TEXT NOT NULL DEFAULT '',
+  mig_instance TEXT NOT NULL DEFAULT '');
 CREATE TABLE windows(
   gpu_id INTEGER NOT NULL REFERENCES gpus(id),
   end_s REAL NOT NULL,
@@ -86,6 +88,14 @@ ALTER TABLE windows ADD COLUMN hmma_active_s REAL;
 ALTER TABLE windows ADD COLUMN imma_active_s REAL;
 ALTER TABLE windows ADD COLUMN dfma_active_s REAL;
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
+)sql";
+
+// Schema version 2 -> 3: the GPUs' MIG identity; the GPUs stored so far were
+// written without one, as whole GPUs.
+constexpr const char* kUpgradeFrom2 = R"sql(
+ALTER TABLE gpus ADD COLUMN mig_profile TEXT NOT NULL DEFAULT '';
+ALTER TABLE gpus ADD COLUMN mig_instance TEXT NOT NULL DEFAULT '';
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
 )sql";
 
 // A sum of optional seconds: absent only while every part is absent.
@@ -177,10 +187,12 @@ Status HistoryStore::PrepareWindowStatements() {
   auto statements = std::make_unique<WindowStatements>();
   for (auto [sql, stmt] : {std::pair{"BEGIN IMMEDIATE", &statements->begin},
                            std::pair{"COMMIT", &statements->commit},
-                           std::pair{"INSERT INTO gpus(uuid, gpu_index, model, sku, architecture, hostname) "
-                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(uuid) DO UPDATE SET "
+                           std::pair{"INSERT INTO gpus(uuid, gpu_index, model, sku, architecture, hostname, "
+                                     "mig_profile, mig_instance) "
+                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(uuid) DO UPDATE SET "
                                      "gpu_index = excluded.gpu_index, model = excluded.model, sku = excluded.sku, "
-                                     "architecture = excluded.architecture, hostname = excluded.hostname "
+                                     "architecture = excluded.architecture, hostname = excluded.hostname, "
+                                     "mig_profile = excluded.mig_profile, mig_instance = excluded.mig_instance "
                                      "RETURNING id",
                                      &statements->upsert_gpu},
                            std::pair{kInsertWindow, &statements->insert_window},
@@ -299,8 +311,13 @@ Status HistoryStore::Initialize() {
     }
     Stmt stmt(raw);
     if (sqlite3_step(raw) == SQLITE_ROW) version = ColumnText(raw, 0);
-    if (version == "1") {
+    // Upgrades run in turn: a version 1 store becomes 2, then 3.
+    const bool from_1 = version == "1";
+    if (from_1) {
       if (Status s = Exec(kUpgradeFrom1, "upgrading the schema from version 1"); !s.ok()) return fail(s.error());
+    }
+    if (from_1 || version == "2") {
+      if (Status s = Exec(kUpgradeFrom2, "upgrading the schema from version 2"); !s.ok()) return fail(s.error());
     } else if (version != std::to_string(kHistorySchemaVersion)) {
       return fail(Error{ErrorCode::kMalformedInput,
                         fmt::format("history store {}: schema version {}, this ofu reads versions {} to {}",
@@ -349,9 +366,12 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
     wanted.sku = window.sku;
     wanted.architecture = window.architecture;
     wanted.hostname = window.identity.hostname;
+    wanted.mig_profile = window.identity.mig_profile;
+    wanted.mig_instance = window.identity.mig_instance;
     StoredGpu& gpu = gpus[wanted.uuid];
     if (gpu.id == 0 || gpu.gpu_index != wanted.gpu_index || gpu.model != wanted.model || gpu.sku != wanted.sku ||
-        gpu.architecture != wanted.architecture || gpu.hostname != wanted.hostname) {
+        gpu.architecture != wanted.architecture || gpu.hostname != wanted.hostname ||
+        gpu.mig_profile != wanted.mig_profile || gpu.mig_instance != wanted.mig_instance) {
       sqlite3_stmt* s = st.upsert_gpu.get();
       sqlite3_reset(s);
       BindText(s, 1, wanted.uuid);
@@ -360,6 +380,8 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
       BindText(s, 4, wanted.sku);
       BindText(s, 5, wanted.architecture);
       BindText(s, 6, wanted.hostname);
+      BindText(s, 7, wanted.mig_profile);
+      BindText(s, 8, wanted.mig_instance);
       if (sqlite3_step(s) != SQLITE_ROW) return WriteError("storing a GPU");
       wanted.id = sqlite3_column_int64(s, 0);
       if (sqlite3_step(s) != SQLITE_DONE) return WriteError("storing a GPU");

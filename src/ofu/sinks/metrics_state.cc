@@ -53,6 +53,8 @@ Status MetricsState::Consume(const WindowBatch& batch) {
     gpu.model = window.identity.model;
     gpu.sku = window.sku;
     gpu.architecture = window.architecture;
+    gpu.mig_profile = window.identity.mig_profile;
+    gpu.mig_instance = window.identity.mig_instance;
     gpu.spec_clock_mhz = window.spec_clock_mhz;
     gpu.up = window.up();
     any_up = any_up || gpu.up;
@@ -159,11 +161,15 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   gauge("ofu_last_window_timestamp_seconds", "Unix time of the end of the last valid window.",
         &GpuState::last_valid_end_s);
 
-  out.Family("ofu_gpu", MetricType::kInfo, "The GPU's model, spec-database SKU and architecture.");
+  out.Family("ofu_gpu", MetricType::kInfo,
+             "The GPU's model, spec-database SKU and architecture; a MIG instance's profile and instance id.");
   for (const GpuState* gpu : gpus) {
-    out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}, {"model", gpu->model}, {"sku", gpu->sku},
-                {"architecture", gpu->architecture}},
-               1);
+    std::vector<formats::LabelPair> labels = {{"uuid", gpu->uuid}, {"gpu", gpu->gpu}, {"model", gpu->model},
+                                                    {"sku", gpu->sku}, {"architecture", gpu->architecture}};
+    // Whole GPUs carry no MIG labels (an empty label is no label in Prometheus).
+    if (!gpu->mig_profile.empty()) labels.push_back({"mig_profile", gpu->mig_profile});
+    if (!gpu->mig_instance.empty()) labels.push_back({"mig_instance", gpu->mig_instance});
+    out.Sample(labels, 1);
   }
   out.Family("ofu_gpu_up", MetricType::kGauge, "1 when the GPU answered in the last window, 0 when lost or unreachable.");
   for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, gpu->up ? 1 : 0);

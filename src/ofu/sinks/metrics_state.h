@@ -56,6 +56,7 @@ class MetricsState : public Sink {
  private:
   struct GpuState {
     std::string uuid, gpu, model, sku, architecture;
+    std::string mig_profile, mig_instance;  // empty for a whole GPU
     double utilized_s = 0, observed_s = 0, busy_s = 0, busy_utilized_s = 0, tensor_active_s = 0;
     // Per tensor pipe kind: absent until the source first delivers that
     // pipe's counter for this GPU (then a counter like the others).

@@ -39,8 +39,11 @@ struct GpuWindow {
 
   // The GPU answered (valid data or not); false when lost or unreachable.
   bool up() const { return health == sources::GpuHealth::kOk; }
-  // The key GPUs are known by in every sink: the UUID, else the source's key.
-  const std::string& key() const { return identity.uuid.empty() ? identity.key : identity.uuid; }
+  // The key GPUs are known by in every sink: the source's key, unique per
+  // device ("GPU-<uuid>", "GPU-<uuid>/gi<N>" for a MIG instance), else the
+  // UUID. Not the UUID first: a GPU's MIG instances share its UUID and must
+  // stay apart in the store, the exposition and attribution.
+  const std::string& key() const { return identity.key.empty() ? identity.uuid : identity.key; }
 };
 
 struct WindowBatch {
