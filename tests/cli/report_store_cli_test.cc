@@ -107,6 +107,63 @@ TEST_F(ReportStoreCli, ExitCodes) {
   EXPECT_EQ(Ofu(fmt::format("report --store '{}' --since yesterday", store)).exit_code, 1);
 }
 
+// --- MIG -----------------------------------------------------------------
+
+// Synthetic: one A100 80GB (108 SMs) split into two 3g.40gb instances (42 SMs
+// each) and one 1g.10gb instance (14 SMs; SM counts from NVIDIA's MIG user
+// guide, as data/gpu_specs.json holds them), two 60 s windows each at OFU
+// 0.6, 0.3 and 0.9. Job J-big runs on both 3g instances, J-small on the 1g one.
+// By hand:
+//   overall OFU  = (42*0.6 + 42*0.3 + 14*0.9) / 98 = 50.4 / 98
+//   overall seconds = 2 * 60 * 98 / 108 GPU-equivalent seconds
+//   J-big   OFU = (0.6 + 0.3) / 2, GPU-hours 2 instances * 120 s * 42/108 / 3600
+//   J-small OFU = 0.9, GPU-hours 120 s * 14/108 / 3600
+TEST_F(ReportStoreCli, MigInstancesWeighTheirShareOfTheGpu) {
+  auto instance = [](const std::string& gi, const std::string& profile, double ofu) {
+    ofu::sinks::GpuWindow w = ofu::testing::H100Window("GPU-a100/gi" + gi, "0", ofu);
+    w.identity.uuid = "GPU-a100";
+    w.identity.model = "NVIDIA A100-SXM4-80GB";
+    w.identity.mig_profile = profile;
+    w.identity.mig_instance = gi;
+    w.sku = "a100";
+    w.architecture = "ampere";
+    return w;
+  };
+  const fs::path path = dir_ / "mig.sqlite";
+  {
+    ofu::sources::FakeClock clock(kJobT0);
+    ofu::sinks::HistoryOptions options;
+    options.path = path.string();
+    auto store = ofu::sinks::HistoryStore::Open(options, clock);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    for (int k = 1; k <= 2; ++k) {
+      const ofu::Status s = (*store)->Consume(ofu::testing::Batch(
+          kJobT0 + 60.0 * k, 60,
+          {instance("1", "3g.40gb", 0.6), instance("2", "3g.40gb", 0.3), instance("9", "1g.10gb", 0.9)},
+          {{"GPU-a100/gi1", "J-big"}, {"GPU-a100/gi2", "J-big"}, {"GPU-a100/gi9", "J-small"}}));
+      ASSERT_TRUE(s.ok()) << s.error().message;
+    }
+  }
+  const CommandResult run = Ofu(fmt::format("report --store '{}' --format json", path.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["gpus"].size(), 3u);
+  EXPECT_NEAR(j["gpus"][0]["share"].get<double>(), 42.0 / 108, 1e-12);
+  EXPECT_NEAR(j["gpus"][2]["share"].get<double>(), 14.0 / 108, 1e-12);
+  EXPECT_EQ(j["gpus"][2]["mig_profile"], "1g.10gb");
+  EXPECT_NEAR(j["gpus"][2]["ofu"].get<double>(), 0.9, 1e-12);  // relative to its own slice
+  EXPECT_NEAR(j["overall"]["ofu"].get<double>(), 50.4 / 98, 1e-12);
+  EXPECT_NEAR(j["overall"]["seconds"].get<double>(), 120.0 * 98 / 108, 1e-9);
+  ASSERT_EQ(j["jobs"].size(), 2u);
+  EXPECT_EQ(j["jobs"][0]["job_id"], "J-big");
+  EXPECT_NEAR(j["jobs"][0]["ofu"].get<double>(), 0.45, 1e-12);
+  EXPECT_NEAR(j["jobs"][0]["gpu_hours"].get<double>(), 2 * 120.0 * 42 / 108 / 3600, 1e-12);
+  EXPECT_EQ(j["jobs"][1]["job_id"], "J-small");
+  EXPECT_NEAR(j["jobs"][1]["ofu"].get<double>(), 0.9, 1e-12);
+  EXPECT_NEAR(j["jobs"][1]["gpu_hours"].get<double>(), 120.0 * 14 / 108 / 3600, 1e-12);
+  EXPECT_EQ(j["jobs"][1]["gpus_left_out"], 0);
+}
+
 // --- kill -9 -------------------------------------------------------------
 
 // Synthetic recording: one H100 SXM5 sampled every 0.125 s (exact in binary,

@@ -150,4 +150,93 @@ scrape_configs:
   prometheus.Stop();
 }
 
+// One H100 in MIG mode with a 3g.40gb instance (60 SMs) at 50 % tensor
+// activity and a 1g.10gb instance (16 SMs) at 100 %, at 1830 MHz. SM counts
+// per profile: NVIDIA's MIG user guide (H100 80GB), as data/gpu_specs.json
+// holds them. The overall OFU weighs the instances by SMs x seconds:
+//   (60 * 0.5 + 16 * 1.0) / (60 + 16) * 1830 / f_spec = 46 / 76 * 1830 / f_spec
+// (counting each instance as a GPU would give 0.75 * 1830 / f_spec).
+constexpr const char* kMigScenario = R"({
+  "devices": [
+    {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-mig-0", "architecture": 9, "sm_count": 132,
+     "max_sm_clock_mhz": 1980, "clocks": [1830], "power_mw": [650000], "energy_mj": [1000],
+     "mig": [{"gi": 1, "profile": "3g.40gb", "sm_count": 60, "gpm": [{"1": 90, "5": 50}]},
+             {"gi": 9, "profile": "1g.10gb", "sm_count": 16, "gpm": [{"1": 90, "5": 100}]}]}
+  ]})";
+constexpr double kMigOfu = 46.0 / 76 * 1830 / kSpecMhz;
+
+TEST_F(PrometheusIntegration, MigInstancesWeighTheirSmsThroughPrometheusAndTheStore) {
+  if (std::string(OFU_PROMETHEUS).empty()) {
+    GTEST_SKIP() << "no prometheus binary (scripts/install-deps.sh installs the Debian package)";
+  }
+  const fs::path scenario = Write("nvml.json", kMigScenario);
+  const fs::path store = dir_ / "history.sqlite";
+  const int agent_port = ofu::testing::FreeLoopbackPort();
+  const int prometheus_port = ofu::testing::FreeLoopbackPort();
+
+  BackgroundProcess agent;
+  ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--source", "nvml", "--nvml-library", OFU_FAKE_NVML_PATH,
+                           "--listen", fmt::format("127.0.0.1:{}", agent_port), "--store", store.string(),
+                           "--window", "0.5"},
+                          {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
+  httplib::Client agent_client("127.0.0.1", agent_port);
+  bool healthy = false;
+  for (int i = 0; i < 100 && !healthy; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto response = agent_client.Get("/healthz");
+    healthy = response && response->status == 200;
+  }
+  ASSERT_TRUE(healthy) << ofu::testing::Slurp(dir_ / "agent.log");
+  Write("prometheus.yml", fmt::format(R"(global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: ofu
+    static_configs:
+      - targets: ['127.0.0.1:{}']
+)",
+                                      agent_port));
+  const double since = Now();
+  BackgroundProcess prometheus;
+  ASSERT_TRUE(prometheus.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
+                                "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
+                                fmt::format("--web.listen-address=127.0.0.1:{}", prometheus_port)},
+                               {}, (dir_ / "prometheus.log").string()));
+  httplib::Client prometheus_client("127.0.0.1", prometheus_port);
+  int samples = 0;
+  for (int i = 0; i < 60 && samples < 8; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    auto response = prometheus_client.Get(
+        "/api/v1/query?query=count_over_time(ofu_observed_seconds_total%7Buuid%3D%22GPU-mig-0%2Fgi9%22%7D%5B1m%5D)");
+    if (!response || response->status != 200) continue;
+    const auto json = nlohmann::json::parse(response->body, nullptr, false);
+    if (!json.is_discarded() && !json["data"]["result"].empty()) {
+      samples = std::stoi(json["data"]["result"][0]["value"][1].get<std::string>());
+    }
+  }
+  ASSERT_GE(samples, 8) << ofu::testing::Slurp(dir_ / "prometheus.log");
+  const double until = Now();
+  EXPECT_EQ(agent.Stop(), 0) << ofu::testing::Slurp(dir_ / "agent.log");
+
+  for (const std::string& from : {fmt::format("--store '{}'", store.string()),
+                                  fmt::format("--prometheus http://127.0.0.1:{} --since {:.3f} --until {:.3f}",
+                                              prometheus_port, since - 5, until)}) {
+    auto run = ofu::testing::RunShell(fmt::format("'{}' report {} --format json", OFU_BINARY, from), dir_);
+    ASSERT_EQ(run.exit_code, 0) << from << ": " << run.err;
+    const auto j = nlohmann::json::parse(run.out);
+    ASSERT_EQ(j["gpus"].size(), 2u) << from << ": " << run.out;
+    EXPECT_EQ(j["gpus"][0]["key"], "GPU-mig-0/gi1") << from;
+    EXPECT_EQ(j["gpus"][0]["mig_profile"], "3g.40gb") << from;
+    EXPECT_NEAR(j["gpus"][0]["share"].get<double>(), 60.0 / 132, 1e-12) << from;
+    EXPECT_EQ(j["gpus"][1]["key"], "GPU-mig-0/gi9") << from;
+    EXPECT_EQ(j["gpus"][1]["mig_instance"], "9") << from;
+    EXPECT_NEAR(j["gpus"][1]["share"].get<double>(), 16.0 / 132, 1e-12) << from;
+    EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.5 * 1830 / kSpecMhz, 1e-9) << from;
+    EXPECT_NEAR(j["gpus"][1]["ofu"].get<double>(), 1.0 * 1830 / kSpecMhz, 1e-9) << from;
+    // Both instances are observed over the same windows, so the weights are their SMs.
+    EXPECT_NEAR(j["overall"]["ofu"].get<double>(), kMigOfu, 1e-9) << from;
+    EXPECT_EQ(j["overall"]["coverage"]["gpus_with_ofu"], 2) << from;
+  }
+  prometheus.Stop();
+}
+
 }  // namespace

@@ -3,16 +3,19 @@
 // JSON contract (docs/report-json.md; later tools rely on it):
 //   {"source": {...}, "window_s": W,
 //    "gpus": [{"uuid","key","model","sku","seconds","ofu","active_ofu",
-//              "tensor_active","sm_clock_mhz","spec_clock_mhz","idle_fraction",
-//              "gaps":[{"start_s","end_s","seconds"}], ...}],
-//    "overall": {"ofu","active_ofu","seconds","gpus", ...}}
+//              "tensor_active","sm_clock_mhz","spec_clock_mhz","idle_fraction","share",
+//              "gaps":[{"start_s","end_s","seconds"}],"problems":[...], ...}],
+//    "overall": {"ofu","active_ofu","seconds","gpus", ...,
+//                "coverage": {"gpus","gpus_with_ofu","gpus_left_out","gpu_seconds",
+//                             "seconds_left_out","left_out":[keys]}},
+//    "notes": [...]}
 // Ratios are numbers in 0..1 (OFU may exceed 1); an absent figure is null,
 // never 0. CSV has one row per GPU and a last row "overall", absent = empty.
 //
 // A report of the agent's history store (`ofu report --store`) has the same
 // contract, with "source": {"kind": "store", "path", "since_s", "until_s",
 // "job_id"} and a "jobs" array after "overall":
-//   [{"job_id","user","job_name","scheduler","gpus","gpu_hours","ofu",
+//   [{"job_id","user","job_name","scheduler","gpus","gpus_left_out","gpu_hours","ofu",
 //     "active_ofu","observed_hours"}]
 // The table lists the jobs under the GPUs; the CSV has no jobs.
 #pragma once
