@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace ofu {
 namespace {
 
@@ -111,6 +113,40 @@ TEST(GpuSpec, MalformedFilesAreErrorsNamingWhatIsWrong) {
   auto no_basis = GpuSpecDatabase::Parse(bad_basis, "bad.json");
   ASSERT_FALSE(no_basis.ok());
   EXPECT_NE(no_basis.error().message.find("basis_precision"), std::string::npos);
+}
+
+TEST(GpuSpec, MigProfilesAndToleranceAreCheckedWhenParsed) {
+  auto with = [](std::string_view insert) {
+    std::string text(kMinimal);
+    text.insert(text.find("\"source\": \"test\""), insert);
+    return GpuSpecDatabase::Parse(text, "mig.json");
+  };
+  auto good = with(R"("mig_profiles": {"1g.5gb": 2, "2g.10gb": 4}, "mig_source": "test", )");
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  EXPECT_EQ((*good->Lookup("x"))->MigSmCount("2g.10gb+me"), 4);
+
+  struct Case {
+    std::string_view insert, message;
+  };
+  for (const Case& c : {
+           Case{R"("mig_profiles": {"1g.5gb": 11}, "mig_source": "test", )", "between 1 and sm_count"},
+           Case{R"("mig_profiles": {"1g.5gb": 0}, "mig_source": "test", )", "between 1 and sm_count"},
+           Case{R"("mig_profiles": {"1g.5gb": 2.5}, "mig_source": "test", )", "whole number of SMs"},
+           Case{R"("mig_profiles": {"1g.5gb": "2"}, "mig_source": "test", )", "whole number of SMs"},
+           Case{R"("mig_profiles": {"1g.5gb+me": 2}, "mig_source": "test", )", "not a GPU-instance profile"},
+           Case{R"("mig_profiles": {"MIG 1g.5gb": 2}, "mig_source": "test", )", "not a GPU-instance profile"},
+           Case{R"("mig_profiles": {"1g.5gb": 2}, )", "needs a mig_source"},
+           Case{R"("mig_profiles": [1, 2], "mig_source": "test", )", "skus[0]"},
+           Case{R"("peak_tolerance": 0.02, )", "needs a peak_tolerance_reason"},
+           Case{R"("peak_tolerance": 0.5, "peak_tolerance_reason": "r", )", "at most 0.1"},
+           Case{R"("peak_tolerance": -1, "peak_tolerance_reason": "r", )", "above 0"},
+       }) {
+    auto db = with(c.insert);
+    ASSERT_FALSE(db.ok()) << c.insert;
+    EXPECT_EQ(db.error().code, ErrorCode::kMalformedInput);
+    EXPECT_NE(db.error().message.find(c.message), std::string::npos) << db.error().message;
+    EXPECT_NE(db.error().message.find("(x)"), std::string::npos) << db.error().message;  // names the SKU
+  }
 }
 
 TEST(GpuSpec, NumbersTooLargeForADoubleAreAnErrorNotACrash) {
