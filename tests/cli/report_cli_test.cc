@@ -103,10 +103,11 @@ TEST_F(ReportCli, MalformedLineNamesFileAndLineAndExitsTwo) {
 
 TEST_F(ReportCli, UnknownModelExitsThreeNamingTheSpecFile) {
   std::string text = SteadyH100(0.5, 1830, 5);
-  text.replace(text.find("NVIDIA H100 80GB HBM3"), 21, "NVIDIA H200 NVL");
-  const CommandResult run = Ofu(fmt::format("report --input '{}'", Write("nvl.prom", text).string()));
+  // A real model the spec database does not list (GeForce cards are out of its scope).
+  text.replace(text.find("NVIDIA H100 80GB HBM3"), 21, "NVIDIA GeForce RTX 4090");
+  const CommandResult run = Ofu(fmt::format("report --input '{}'", Write("unknown.prom", text).string()));
   EXPECT_EQ(run.exit_code, 3);
-  EXPECT_NE(run.err.find("NVIDIA H200 NVL"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("NVIDIA GeForce RTX 4090"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("data/gpu_specs.json"), std::string::npos) << run.err;
 }
 
