@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -33,6 +35,35 @@ std::string NormalizeModelName(std::string_view name) {
   return out;
 }
 
+// The GPU-instance profile a MIG profile name stands for: "1g.10gb" from
+// "1g.10gb", "MIG 1g.10gb+me", " 1G.10GB-me " or "1g.24gb+me.all"; nullopt
+// when the name is not <slices>g.<memory>gb with an optional suffix that
+// starts with '+' or '-'.
+std::optional<std::string> GpuInstanceProfile(std::string_view name) {
+  std::string s;
+  for (char c : name) s.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return std::nullopt;
+  s.erase(0, first);
+  s.erase(s.find_last_not_of(" \t") + 1);
+  constexpr std::string_view kMig = "mig ";
+  if (s.starts_with(kMig)) s.erase(0, s.find_first_not_of(' ', kMig.size()));
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t start = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    return i > start;
+  };
+  auto literal = [&](std::string_view lit) {
+    if (s.compare(i, lit.size(), lit) != 0) return false;
+    i += lit.size();
+    return true;
+  };
+  if (!digits() || !literal("g.") || !digits() || !literal("gb")) return std::nullopt;
+  if (i < s.size() && s[i] != '+' && s[i] != '-') return std::nullopt;
+  return s.substr(0, i);
+}
+
 Error SpecError(std::string_view source, const std::string& what) {
   return Error{ErrorCode::kMalformedInput, fmt::format("{}: {}", source, what)};
 }
@@ -55,7 +86,20 @@ Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architec
     spec.aliases = j.at("aliases").get<std::vector<std::string>>();
     spec.source = j.at("source").get<std::string>();
     spec.notes = j.value("notes", "");
-    if (j.contains("mig_profiles")) spec.mig_profile_sms = j.at("mig_profiles").get<std::map<std::string, int>>();
+    if (j.contains("peak_tolerance")) {
+      spec.peak_tolerance = j.at("peak_tolerance").get<double>();
+      spec.peak_tolerance_reason = j.value("peak_tolerance_reason", "");
+    }
+    if (j.contains("mig_profiles")) {
+      for (const auto& [profile, sms] : j.at("mig_profiles").items()) {
+        if (!sms.is_number_integer()) {
+          return SpecError(source, fmt::format("{} ({}): mig_profiles[\"{}\"] must be a whole number of SMs",
+                                               where, spec.id, profile));
+        }
+        spec.mig_profile_sms[profile] = sms.get<int>();
+      }
+    }
+    spec.mig_source = j.value("mig_source", "");
     if (!architectures.contains(spec.architecture)) {
       return SpecError(source, fmt::format("{} ({}): architecture \"{}\" is not under \"architectures\"",
                                            where, spec.id, spec.architecture));
@@ -80,6 +124,26 @@ Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architec
                                            where, spec.id, precision));
     }
   }
+  if (!(spec.peak_tolerance > 0 && spec.peak_tolerance <= 0.1)) {
+    return SpecError(source, fmt::format("{} ({}): peak_tolerance must be above 0 and at most 0.1", where, spec.id));
+  }
+  if (spec.peak_tolerance != 0.01 && spec.peak_tolerance_reason.empty()) {
+    return SpecError(source, fmt::format("{} ({}): peak_tolerance needs a peak_tolerance_reason", where, spec.id));
+  }
+  for (const auto& [profile, sms] : spec.mig_profile_sms) {
+    if (GpuInstanceProfile(profile) != profile) {
+      return SpecError(source, fmt::format("{} ({}): mig_profiles key \"{}\" is not a GPU-instance profile "
+                                           "such as \"1g.10gb\" (lower case, no suffix)",
+                                           where, spec.id, profile));
+    }
+    if (sms <= 0 || sms > spec.sm_count) {
+      return SpecError(source, fmt::format("{} ({}): mig_profiles[\"{}\"] = {} must be between 1 and sm_count ({})",
+                                           where, spec.id, profile, sms, spec.sm_count));
+    }
+  }
+  if (!spec.mig_profile_sms.empty() && spec.mig_source.empty()) {
+    return SpecError(source, fmt::format("{} ({}): mig_profiles needs a mig_source", where, spec.id));
+  }
   if (spec.k_arch <= 0) {
     return SpecError(source, fmt::format("architecture {}: k_arch must be positive", spec.architecture));
   }
@@ -95,14 +159,15 @@ double GpuSpec::ImpliedClockMhz(const std::string& p) const {
   return it->second.peak_tflops * 1e6 / (sm_count * it->second.flops_per_clock_per_sm);
 }
 
+double GpuSpec::SpecClockMhz() const { return ImpliedClockMhz(basis_precision); }
+
 std::optional<int> GpuSpec::MigSmCount(std::string_view profile) const {
-  const std::string_view base = profile.substr(0, profile.find('+'));
-  auto it = mig_profile_sms.find(std::string(base));
+  const std::optional<std::string> gi = GpuInstanceProfile(profile);
+  if (!gi) return std::nullopt;
+  auto it = mig_profile_sms.find(*gi);
   if (it == mig_profile_sms.end()) return std::nullopt;
   return it->second;
 }
-
-double GpuSpec::SpecClockMhz() const { return ImpliedClockMhz(basis_precision); }
 
 Result<GpuSpecDatabase> GpuSpecDatabase::Parse(std::string_view json_text, std::string_view source_name) {
   nlohmann::json root;

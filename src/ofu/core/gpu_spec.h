@@ -15,6 +15,15 @@
 // "NVIDIA " (older drivers omit it). There is no fuzzy matching: an unknown
 // name is an error that says which file to extend.
 //
+// Every precision of a SKU implies the same clock (peak / (N_SM * F_p)) within
+// the SKU's peak_tolerance, 1 % unless the file records a wider one with its
+// reason (a vendor figure rounded further). Parse does not enforce it; the
+// test suite checks the bundled file.
+//
+// A SKU that supports MIG lists its GPU-instance profiles ("1g.10gb",
+// "3g.40gb", ...) with the SMs each instance gets; the profile names carry the
+// memory size, so one SKU entry covering two memory sizes lists both sets.
+//
 // Thread-safety: a GpuSpecDatabase is immutable after loading; share freely.
 #pragma once
 
@@ -45,7 +54,13 @@ struct GpuSpec {
   std::string k_arch_source;
   std::string source;        // where the figures come from
   std::string notes;
+  // How far (relative) a precision's implied clock may stray from f_spec: the
+  // rounding of the vendor's figures. 0.01 unless the file says otherwise,
+  // in which case peak_tolerance_reason says why.
+  double peak_tolerance = 0.01;
+  std::string peak_tolerance_reason;
   std::map<std::string, int> mig_profile_sms;  // MIG GPU-instance profile ("1g.10gb") -> its SMs
+  std::string mig_source;  // where the profile SM counts come from (or why a MIG-capable SKU has none)
 
   // f_spec in MHz, from the basis precision.
   double SpecClockMhz() const;
@@ -53,6 +68,10 @@ struct GpuSpec {
   double ImpliedClockMhz(const std::string& p) const;
   // The SMs of a MIG GPU instance of this SKU with profile `profile` as NVML/DCGM name it
   // ("1g.10gb", "3g.40gb", also with a "+me" suffix); absent when the profile is unknown.
+  // Case is folded; a leading "MIG " (nvidia-smi's spelling) and any suffix
+  // after the memory size ("+me", "+gfx", "+me.all", "-me") are dropped, since
+  // they change the media engines of an instance, not its SMs. A compute-
+  // instance profile ("1c.3g.40gb") is not a GPU-instance profile: absent.
   std::optional<int> MigSmCount(std::string_view profile) const;
 };
 
