@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -170,6 +172,58 @@ TEST_F(ReportCli, MixedKnownAndUnknownModelsAnswerForTheKnownOnes) {
   EXPECT_EQ(strict.exit_code, 3);
   EXPECT_TRUE(strict.out.empty());
   EXPECT_NE(strict.err.find("GPU GPU-k80"), std::string::npos) << strict.err;
+}
+
+// Synthetic, in dcgm-exporter's MIG layout: one A100 80GB (108 SMs) whose
+// clock is written for the GPU itself, and two 3g.40gb instances (42 SMs
+// each, NVIDIA's MIG user guide) and one 1g.10gb instance (14 SMs) with
+// their own tensor activity, 0.6, 0.3 and 0.9, for 60 s at 1410 MHz.
+// By hand, with f_spec = 312e12 / (108 * 2048) Hz = 1410.59 MHz:
+//   instance OFU = a * 1410 / 1410.59 (relative to its own slice)
+//   overall OFU = (42*0.6 + 42*0.3 + 14*0.9) / 98 * 1410 / 1410.59 = 50.4 / 98 * ...
+//   overall seconds = 60 * 98 / 108 GPU-equivalent seconds
+TEST_F(ReportCli, MigInstancesWeighTheirSmsAndTheGpuRowIsNotADevice) {
+  std::string text;
+  const std::string gpu = R"(gpu="0",UUID="GPU-a100",modelName="NVIDIA A100-SXM4-80GB",Hostname="node-m")";
+  const std::vector<std::tuple<std::string, std::string, double>> instances = {
+      {"1", "3g.40gb", 0.6}, {"2", "3g.40gb", 0.3}, {"9", "1g.10gb", 0.9}};
+  for (int t = 1; t <= 60; ++t) {
+    text += fmt::format("DCGM_FI_DEV_SM_CLOCK{{{}}} 1410 {}\n", gpu, 1699999980 + t);
+    for (const auto& [id, profile, tensor] : instances) {
+      text += fmt::format("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{{{},GPU_I_PROFILE=\"{}\",GPU_I_ID=\"{}\"}} {} {}\n", gpu,
+                          profile, id, tensor, 1699999980 + t);
+    }
+  }
+  const CommandResult run = Ofu(fmt::format("report --input '{}' --format json", Write("mig.prom", text).string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["gpus"].size(), 4u);  // the GPU row and its three instances
+  const double scale = 1410 / (312e6 / (108 * 2048.0));
+  EXPECT_EQ(j["gpus"][0]["key"], "GPU-a100");
+  EXPECT_TRUE(j["gpus"][0]["ofu"].is_null());
+  EXPECT_EQ(j["gpus"][1]["key"], "GPU-a100/gi1");
+  EXPECT_NEAR(j["gpus"][1]["share"].get<double>(), 42.0 / 108, 1e-12);
+  EXPECT_NEAR(j["gpus"][1]["ofu"].get<double>(), 0.6 * scale, 1e-9);
+  EXPECT_NEAR(j["gpus"][3]["share"].get<double>(), 14.0 / 108, 1e-12);
+  EXPECT_NEAR(j["gpus"][3]["ofu"].get<double>(), 0.9 * scale, 1e-9);
+  EXPECT_NEAR(j["overall"]["ofu"].get<double>(), 50.4 / 98 * scale, 1e-9);
+  EXPECT_NEAR(j["overall"]["seconds"].get<double>(), 60.0 * 98 / 108, 1e-9);
+  EXPECT_EQ(j["overall"]["coverage"]["gpus"], 3);  // the instances; the GPU row is theirs
+  EXPECT_EQ(j["overall"]["coverage"]["gpus_with_ofu"], 3);
+  EXPECT_TRUE(j["overall"]["coverage"]["left_out"].empty());
+
+  // An instance of a profile the database does not list keeps its OFU and is left out.
+  std::string odd = text;
+  for (std::size_t at = odd.find("1g.10gb"); at != std::string::npos; at = odd.find("1g.10gb", at)) {
+    odd.replace(at, 7, "1g.99gb");
+  }
+  const CommandResult partial = Ofu(fmt::format("report --input '{}' --format json", Write("odd.prom", odd).string()));
+  ASSERT_EQ(partial.exit_code, 0) << partial.err;
+  const auto p = nlohmann::json::parse(partial.out);
+  EXPECT_TRUE(p["gpus"][3]["share"].is_null());
+  EXPECT_NEAR(p["gpus"][3]["ofu"].get<double>(), 0.9 * scale, 1e-9);
+  EXPECT_NEAR(p["overall"]["ofu"].get<double>(), 0.45 * scale, 1e-9);  // the two 3g instances alone
+  EXPECT_EQ(p["overall"]["coverage"]["left_out"], nlohmann::json::array({"GPU-a100/gi9"}));
 }
 
 TEST_F(ReportCli, GpuModelOverridesTheData) {

@@ -18,12 +18,16 @@ constexpr std::string_view kSyntheticSpecs = R"({
     "basis_precision": "bf16",
     "precisions": {"bf16": {"flops_per_clock_per_sm": 2048, "peak_tflops": 312}},
     "aliases": ["Test GPU"], "source": "synthetic, for tests",
-    "mig_profiles": {"1g.10gb": 14, "3g.40gb": 42, "7g.80gb": 98}
+    "mig_profiles": {"1g.10gb": 14, "3g.40gb": 42, "7g.80gb": 98}, "mig_source": "synthetic, for tests"
   }]
 })";
 
 const GpuSpec& TestSpec() {
-  static const GpuSpecDatabase db = *GpuSpecDatabase::Parse(kSyntheticSpecs, "synthetic.json");
+  static const GpuSpecDatabase db = [] {
+    auto parsed = GpuSpecDatabase::Parse(kSyntheticSpecs, "synthetic.json");
+    EXPECT_TRUE(parsed.ok()) << parsed.error().message;
+    return parsed.ok() ? *parsed : GpuSpecDatabase{};
+  }();
   return db.skus().front();
 }
 
