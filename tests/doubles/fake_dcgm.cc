@@ -12,11 +12,24 @@
 // Scenario (JSON object; every member optional). Nothing depends on wall
 // time: values are chosen by read index, the number of successful metric
 // reads (dcgmEntitiesGetLatestValues without the live flag) so far, from 0.
-//   "gpus":  [{"name": "...", "uuid": "GPU-...", "pci_bus_id": "..."}, ...]
+// A read that asks only for GPU instances belongs to the GPU read before it
+// (the source reads the GPUs, then their instances, each window): it takes
+// that read's index and does not advance it.
+//   "gpus":  [{"name": "...", "uuid": "GPU-...", "pci_bus_id": "...",
+//              "mig": [{"gi": 2, "profile": "3g.40gb", "reads": [{"1004": 0.3}, ...]}, ...]}, ...]
 //            default: one "NVIDIA H100 80GB HBM3", uuid "GPU-fake-0"
+//            "mig" present: MIG is on (field 67 = 1; [] = on with no GPU
+//            instance), and each entry is a GPU instance: "gi" its NVML GPU
+//            instance id (info.nvmlInstanceId), "profile" what field 50 of
+//            the instance says, "reads" its values per read (read i uses
+//            reads[min(i, last)], as below). As in DCGM, the instance's entity
+//            id is DCGM's own, gpu x 8 + its index in "mig", not "gi"; the
+//            hierarchy lists each instance followed by one compute instance
+//            (DCGM_FE_GPU_CI, same entity id) whose parent it is.
 //   "reads": [[{"<field id>": number, ...}, ...per GPU], ...per read]
 //            read i uses reads[min(i, last)]; a field not given, or given as
 //            "blank", is blank (DCGM_FP64_BLANK or DCGM_INT64_BLANK by type)
+//   "hierarchy_error": C       dcgmGetGpuInstanceHierarchy returns C
 //   "hostengine": false        dcgmConnect_v2 always fails (CONNECTION_NOT_VALID)
 //   "embedded": false          dcgmStartEmbedded* fail with INIT_ERROR
 //   "drop_at_read": N          read N fails with CONNECTION_NOT_VALID, and so does
@@ -34,7 +47,14 @@
 // State (ofu_fake_dcgm_state): connect_attempts, last_address, last_unix_socket,
 // last_timeout_ms, embedded_starts, update_all_fields, reads, watch_update_us,
 // watch_keep_age_s, watched_fields (all fields of successful watches, in order),
-// group_gpus, connected.
+// watches ([{"group": G, "fields": [...]}] per successful watch), group_gpus
+// (gpuIds added with dcgmGroupAddDevice since the last successful connect or
+// embedded start), group_entities ([{"group": G, "entity_group": E, "id": I}]
+// added with dcgmGroupAddEntity, likewise), hierarchy_calls, connected.
+//
+// Built a second time with OFU_FAKE_DCGM_NO_MIG_HIERARCHY defined, as a
+// library that does not export dcgmGetGpuInstanceHierarchy (a DCGM too old
+// to list MIG instances).
 //
 // State lives in this file's statics: this is a test double, not product code.
 #include <algorithm>
@@ -58,11 +78,23 @@ namespace {
 namespace d = ofu::dcgm;
 using nlohmann::json;
 
+struct FakeInstance {
+  unsigned gi = 0;  // NVML GPU instance id
+  std::string profile;
+  json reads = json::array();
+};
+
 struct FakeGpu {
   std::string name;
   std::string uuid;
   std::string pci_bus_id;
+  bool mig = false;
+  std::vector<FakeInstance> instances;
 };
+
+// DCGM numbers a GPU instance entity gpuId x (the GPU's maximum GPU
+// instances) + index; 8 is DCGM_MAX_INSTANCES_PER_GPU, its fallback.
+constexpr unsigned kInstancesPerGpu = 8;
 
 struct State {
   bool scenario_loaded = false;
@@ -99,15 +131,24 @@ void Reset(json scenario) {
   s.scenario = std::move(scenario);
   if (s.scenario.contains("gpus")) {
     for (const auto& g : s.scenario["gpus"]) {
-      s.gpus.push_back({g.value("name", ""), g.value("uuid", ""), g.value("pci_bus_id", "")});
+      FakeGpu gpu{g.value("name", ""), g.value("uuid", ""), g.value("pci_bus_id", ""), g.contains("mig"), {}};
+      if (gpu.mig) {
+        for (const auto& m : g["mig"]) {
+          gpu.instances.push_back(
+              {m.value("gi", 0u), m.value("profile", ""), m.contains("reads") ? m["reads"] : json::array()});
+        }
+      }
+      s.gpus.push_back(std::move(gpu));
     }
   } else {
-    s.gpus.push_back({"NVIDIA H100 80GB HBM3", "GPU-fake-0", "00000000:18:00.0"});
+    s.gpus.push_back({"NVIDIA H100 80GB HBM3", "GPU-fake-0", "00000000:18:00.0", false, {}});
   }
   s.record = {{"connect_attempts", 0},  {"last_address", ""},   {"last_unix_socket", -1},
               {"last_timeout_ms", 0},   {"embedded_starts", 0}, {"update_all_fields", 0},
               {"reads", 0},             {"watch_update_us", 0}, {"watch_keep_age_s", 0.0},
-              {"watched_fields", json::array()}, {"group_gpus", json::array()}, {"connected", false}};
+              {"watched_fields", json::array()}, {"watches", json::array()},
+              {"group_gpus", json::array()},     {"group_entities", json::array()},
+              {"hierarchy_calls", 0},            {"connected", false}};
 }
 
 void EnsureScenario() {
@@ -145,6 +186,31 @@ std::optional<double> Scripted(int read, unsigned gpu, unsigned short field) {
   const std::string key = std::to_string(field);
   if (!row[gpu].contains(key) || !row[gpu][key].is_number()) return std::nullopt;
   return row[gpu][key].get<double>();
+}
+
+// The instance behind a DCGM_FE_GPU_I entity id, or null.
+const FakeInstance* InstanceAt(unsigned entity) {
+  const auto& gpus = S().gpus;
+  const unsigned gpu = entity / kInstancesPerGpu;
+  const unsigned index = entity % kInstancesPerGpu;
+  if (gpu >= gpus.size() || index >= gpus[gpu].instances.size()) return nullptr;
+  return &gpus[gpu].instances[index];
+}
+
+// The scripted number of a GPU instance for (read, field), or nullopt for blank.
+std::optional<double> ScriptedInstance(int read, const FakeInstance& instance, unsigned short field) {
+  const json& reads = instance.reads;
+  if (reads.empty()) return std::nullopt;
+  const json& row = reads[std::min<std::size_t>(static_cast<std::size_t>(read), reads.size() - 1)];
+  const std::string key = std::to_string(field);
+  if (!row.contains(key) || !row[key].is_number()) return std::nullopt;
+  return row[key].get<double>();
+}
+
+// A session's groups start empty: forget what the last one added.
+void NewSession() {
+  S().record["group_gpus"] = json::array();
+  S().record["group_entities"] = json::array();
 }
 
 void SetNumber(d::FieldValueV2& v, std::optional<double> number) {
@@ -210,6 +276,7 @@ d::Return dcgmConnect_v2(const char* address, d::ConnectV2Params* params, d::Han
     s.dropped = false;
   }
   s.connected = true;
+  NewSession();
   *handle = 1;
   return d::kOk;
 }
@@ -224,6 +291,7 @@ d::Return dcgmStartEmbedded_v2(d::StartEmbeddedV2Params* params) {
   if (!BoolOr("embedded", true)) return d::kInitError;
   S().record["embedded_starts"] = S().record["embedded_starts"].get<int>() + 1;
   S().connected = true;
+  NewSession();
   params->dcgmHandle = 2;
   return d::kOk;
 }
@@ -232,6 +300,7 @@ d::Return dcgmStartEmbedded(int, d::Handle* handle) {
   if (!BoolOr("embedded", true)) return d::kInitError;
   S().record["embedded_starts"] = S().record["embedded_starts"].get<int>() + 1;
   S().connected = true;
+  NewSession();
   *handle = 2;
   return d::kOk;
 }
@@ -251,7 +320,6 @@ d::Return dcgmGetAllSupportedDevices(d::Handle, unsigned int* ids, int* count) {
 
 d::Return dcgmGroupCreate(d::Handle, int, const char*, d::GpuGroup* group) {
   if (d::Return rc = IfDropped(); rc != d::kOk) return rc;
-  S().record["group_gpus"] = json::array();
   *group = static_cast<d::GpuGroup>(S().next_id++);
   return d::kOk;
 }
@@ -262,7 +330,45 @@ d::Return dcgmGroupAddDevice(d::Handle, d::GpuGroup, unsigned int gpu) {
   return d::kOk;
 }
 
+d::Return dcgmGroupAddEntity(d::Handle, d::GpuGroup group, int entity_group, unsigned int id) {
+  if (d::Return rc = IfDropped(); rc != d::kOk) return rc;
+  if (entity_group == d::kEntityGpuInstance && InstanceAt(id) == nullptr) return d::kBadParam;
+  S().record["group_entities"].push_back({{"group", group}, {"entity_group", entity_group}, {"id", id}});
+  return d::kOk;
+}
+
 d::Return dcgmGroupDestroy(d::Handle, d::GpuGroup) { return IfDropped(); }
+
+#ifndef OFU_FAKE_DCGM_NO_MIG_HIERARCHY
+d::Return dcgmGetGpuInstanceHierarchy(d::Handle, d::MigHierarchyV2* hierarchy) {
+  State& s = S();
+  if (d::Return rc = IfDropped(); rc != d::kOk) return rc;
+  s.record["hierarchy_calls"] = s.record["hierarchy_calls"].get<int>() + 1;
+  if (hierarchy == nullptr) return d::kBadParam;
+  if (hierarchy->version != d::kMigHierarchyVersion2) return d::kVersionMismatch;
+  if (const int error = IntOr("hierarchy_error", 0); error != 0) return error;
+  hierarchy->count = 0;
+  auto add = [&](d::GroupEntityPair entity, d::GroupEntityPair parent, unsigned gpu, unsigned gi, unsigned ci) {
+    d::MigHierarchyInfoV2& e = hierarchy->entityList[hierarchy->count++];
+    e = d::MigHierarchyInfoV2{};
+    e.entity = entity;
+    e.parent = parent;
+    std::snprintf(e.info.gpuUuid, sizeof e.info.gpuUuid, "%s", s.gpus[gpu].uuid.c_str());
+    e.info.nvmlGpuIndex = gpu;
+    e.info.nvmlInstanceId = gi;
+    e.info.nvmlComputeInstanceId = ci;
+  };
+  for (unsigned gpu = 0; gpu < s.gpus.size(); ++gpu) {
+    for (unsigned i = 0; i < s.gpus[gpu].instances.size(); ++i) {
+      const unsigned entity = gpu * kInstancesPerGpu + i;
+      const unsigned gi = s.gpus[gpu].instances[i].gi;
+      add({d::kEntityGpuInstance, entity}, {d::kEntityGpu, gpu}, gpu, gi, ~0U);
+      add({d::kEntityComputeInstance, entity}, {d::kEntityGpuInstance, entity}, gpu, gi, 0);
+    }
+  }
+  return d::kOk;
+}
+#endif
 
 d::Return dcgmFieldGroupCreate(d::Handle, int count, unsigned short* ids, const char*, d::FieldGroup* fg) {
   if (d::Return rc = IfDropped(); rc != d::kOk) return rc;
@@ -280,7 +386,7 @@ d::Return dcgmFieldGroupDestroy(d::Handle, d::FieldGroup fg) {
   return IfDropped();
 }
 
-d::Return dcgmWatchFields(d::Handle, d::GpuGroup, d::FieldGroup fg, long long update_us, double keep_age_s, int) {
+d::Return dcgmWatchFields(d::Handle, d::GpuGroup group, d::FieldGroup fg, long long update_us, double keep_age_s, int) {
   if (d::Return rc = IfDropped(); rc != d::kOk) return rc;
   const auto& fields = S().field_groups[fg];
   const int error = IntOr("watch_profiling_error", 0);
@@ -288,6 +394,7 @@ d::Return dcgmWatchFields(d::Handle, d::GpuGroup, d::FieldGroup fg, long long up
   S().record["watch_update_us"] = update_us;
   S().record["watch_keep_age_s"] = keep_age_s;
   for (unsigned short f : fields) S().record["watched_fields"].push_back(f);
+  S().record["watches"].push_back({{"group", group}, {"fields", fields}});
   return d::kOk;
 }
 
@@ -303,8 +410,13 @@ d::Return dcgmEntitiesGetLatestValues(d::Handle, d::GroupEntityPair* entities, u
   State& s = S();
   if (d::Return rc = IfDropped(); rc != d::kOk) return rc;
   const bool identity = (flags & d::kLiveData) != 0;
-  const int read = s.reads;
-  if (!identity && read == IntOr("drop_at_read", -1) && !s.record.contains("dropped_once")) {
+  const bool instances_only =
+      entity_count > 0 && std::all_of(entities, entities + entity_count, [](const d::GroupEntityPair& e) {
+        return e.entityGroupId == d::kEntityGpuInstance;
+      });
+  const bool advances = !identity && !instances_only;
+  const int read = instances_only ? std::max(0, s.reads - 1) : s.reads;
+  if (advances && read == IntOr("drop_at_read", -1) && !s.record.contains("dropped_once")) {
     s.record["dropped_once"] = true;
     s.dropped = true;
     s.connected = false;
@@ -315,17 +427,34 @@ d::Return dcgmEntitiesGetLatestValues(d::Handle, d::GroupEntityPair* entities, u
   const bool paused = InRange("paused_reads", read);
   // Filled in reverse entity order: DCGM does not promise any order.
   for (unsigned e = 0; e < entity_count; ++e) {
-    const unsigned gpu = entities[e].entityId;
+    const unsigned id = entities[e].entityId;
+    const bool is_instance = entities[e].entityGroupId == d::kEntityGpuInstance;
+    const FakeInstance* instance = is_instance ? InstanceAt(id) : nullptr;
+    const unsigned gpu = is_instance ? id / kInstancesPerGpu : id;
     for (unsigned f = 0; f < field_count; ++f) {
       d::FieldValueV2& v = values[(entity_count - 1 - e) * field_count + f];
       if (v.version != d::kFieldValueVersion2) return d::kVersionMismatch;
       v.entityGroupId = entities[e].entityGroupId;
-      v.entityId = gpu;
+      v.entityId = id;
       v.fieldId = fields[f];
       v.status = d::kOk;
       v.ts = 0;
+      if (is_instance && instance == nullptr) {
+        v.status = d::kBadParam;  // no such entity
+        SetNumber(v, std::nullopt);
+        continue;
+      }
       if (identity) {
+        if (is_instance) {
+          SetText(v, v.fieldId == 50 ? instance->profile : "");
+          continue;
+        }
         const FakeGpu& g = s.gpus.at(gpu);
+        if (v.fieldId == 67) {
+          v.fieldType = d::kFieldTypeInt64;
+          v.value.i64 = g.mig ? 1 : 0;
+          continue;
+        }
         SetText(v, v.fieldId == 50 ? g.name : v.fieldId == 54 ? g.uuid : v.fieldId == 57 ? g.pci_bus_id : "");
         continue;
       }
@@ -335,10 +464,12 @@ d::Return dcgmEntitiesGetLatestValues(d::Handle, d::GroupEntityPair* entities, u
         continue;
       }
       const bool blank = paused && IsProfilingField(v.fieldId);
-      SetNumber(v, blank ? std::nullopt : Scripted(read, gpu, v.fieldId));
+      const std::optional<double> scripted =
+          is_instance ? ScriptedInstance(read, *instance, v.fieldId) : Scripted(read, gpu, v.fieldId);
+      SetNumber(v, blank ? std::nullopt : scripted);
     }
   }
-  if (!identity) ++s.reads;
+  if (advances) ++s.reads;
   return d::kOk;
 }
 

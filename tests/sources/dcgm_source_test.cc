@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ofu/core/gpu_spec.h"
 #include "ofu/sources/dcgm_library.h"
 #include "ofu/sources/dcgm_source.h"
 
@@ -19,8 +20,8 @@ using nlohmann::json;
 
 class FakeDcgm {
  public:
-  FakeDcgm() {
-    handle_ = dlopen(OFU_FAKE_DCGM_PATH, RTLD_NOW | RTLD_LOCAL);
+  explicit FakeDcgm(const char* path = OFU_FAKE_DCGM_PATH) {
+    handle_ = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle_ == nullptr) return;
     load_ = reinterpret_cast<int (*)(const char*)>(dlsym(handle_, "ofu_fake_dcgm_load_scenario"));
     state_ = reinterpret_cast<const char* (*)()>(dlsym(handle_, "ofu_fake_dcgm_state"));
@@ -417,6 +418,214 @@ TEST_F(DcgmSourceTest, ExactCyclesFromSummedCountersAndInconsistentOnes) {
   Snapshot stalled_again = Next(*source);  // the last read repeats: +0 elapsed
   EXPECT_EQ(stalled_again.gpus[0].clock_basis, ClockBasis::kPointReading);
   EXPECT_TRUE(stalled_again.notes.empty());  // the reason was noted once
+}
+
+// An A100 in MIG mode with a 3g.40gb and a 1g.10gb GPU instance, beside an
+// H100 without MIG. DCGM numbers the instances' entities 0 and 1 (gpu 0 x 8
+// + index); their NVML GPU instance ids are 2 and 9, and those name them.
+json MigScenario() {
+  return {{"gpus", json::array({{{"name", "NVIDIA A100-SXM4-80GB"},
+                                 {"uuid", "GPU-a100"},
+                                 {"pci_bus_id", "00000000:07:00.0"},
+                                 {"mig", json::array({{{"gi", 2},
+                                                       {"profile", "3g.40gb"},
+                                                       {"reads", json::array({{{"1004", 0.3}, {"1002", 0.6}},
+                                                                              {{"1004", 0.35}, {"1002", 0.7}}})}},
+                                                      {{"gi", 9},
+                                                       {"profile", "1g.10gb"},
+                                                       {"reads", json::array({{{"1004", 0.75}}})}}})}},
+                                {{"name", "NVIDIA H100 80GB HBM3"},
+                                 {"uuid", "GPU-h100"},
+                                 {"pci_bus_id", "00000000:18:00.0"}}})},
+          // Per read: the A100's GPU entity (its own 1004 is the whole GPU's
+          // and is not reported), then the H100.
+          {"reads", json::array({json::array({{{"100", 1410},
+                                               {"113", 1410},
+                                               {"112", 1},
+                                               {"155", 250},
+                                               {"156", 9000},
+                                               {"1004", 0.2}},
+                                              {{"1004", 0.5}, {"100", 1755}, {"155", 600}}}),
+                                 json::array({{{"100", 1275}, {"113", 1410}, {"112", 1}, {"1004", 0.2}},
+                                              {{"1004", 0.5}, {"100", 1755}, {"155", 600}}})})}};
+}
+
+TEST_F(DcgmSourceTest, MigInstancesAreDevicesOfTheirOwnWithTheParentsClock) {
+  Load(MigScenario());
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  const json state = fake_.State();
+  EXPECT_EQ(state["hierarchy_calls"], 1);
+  EXPECT_EQ(state["group_gpus"], json::array({0, 1}));  // the clock and power fields, on both GPUs
+  ASSERT_EQ(state["group_entities"].size(), 2u);        // the two GPU instances, in a group of their own
+  const json mig_group = state["group_entities"][0]["group"];
+  EXPECT_EQ(state["group_entities"][0], json({{"group", mig_group}, {"entity_group", 2}, {"id", 0}}));
+  EXPECT_EQ(state["group_entities"][1], json({{"group", mig_group}, {"entity_group", 2}, {"id", 1}}));
+  // On the instances' group: the profiling fields 1001-1015, then the cycle counters.
+  json on_mig_group = json::array();
+  for (const auto& watch : state["watches"]) {
+    if (watch["group"] == mig_group) on_mig_group.push_back(watch["fields"]);
+  }
+  ASSERT_EQ(on_mig_group.size(), 2u);
+  EXPECT_EQ(on_mig_group[0].size(), 15u);
+  EXPECT_EQ(on_mig_group[0][0], 1001);
+  EXPECT_EQ(on_mig_group[0][14], 1015);
+  EXPECT_EQ(on_mig_group[1][0], 1084);
+
+  Snapshot s = Next(*source);
+  ASSERT_EQ(s.gpus.size(), 3u);  // the A100's two instances (not the A100 itself), then the H100
+  EXPECT_TRUE(s.notes.empty());
+
+  const GpuReading& gi2 = s.gpus[0];
+  EXPECT_EQ(gi2.identity.key, "GPU-a100/gi2");
+  EXPECT_EQ(gi2.identity.uuid, "GPU-a100");
+  EXPECT_EQ(gi2.identity.mig_instance, "2");
+  EXPECT_EQ(gi2.identity.mig_profile, "3g.40gb");
+  EXPECT_EQ(gi2.identity.model, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(gi2.identity.gpu_index, "0");
+  EXPECT_EQ(gi2.identity.pci_bus_id, "00000000:07:00.0");
+  EXPECT_EQ(gi2.health, GpuHealth::kOk);
+  EXPECT_TRUE(gi2.problem.empty());
+  EXPECT_EQ(gi2.sample.tensor_active, 0.3);  // the instance's own, not the whole GPU's 0.2
+  EXPECT_EQ(gi2.sample.sm_active, 0.6);
+  EXPECT_EQ(gi2.sample.sm_clock_mhz, 1410);  // the parent's clock: one per chip
+  EXPECT_EQ(gi2.sample.max_sm_clock_mhz, 1410);
+  EXPECT_EQ(gi2.sample.clock_event_reasons, 1u);
+  EXPECT_FALSE(gi2.sample.power_w);  // the board's, not the instance's
+  EXPECT_FALSE(gi2.sample.energy_mj);
+  EXPECT_EQ(gi2.clock_basis, ClockBasis::kPointReading);
+  // SMs: the profile's in the spec database, absent when it does not list it.
+  auto specs = GpuSpecDatabase::Embedded();
+  ASSERT_TRUE(specs.ok());
+  auto a100 = specs->Lookup("NVIDIA A100-SXM4-80GB");
+  ASSERT_TRUE(a100.ok());
+  EXPECT_EQ(gi2.sm_count, (*a100)->MigSmCount("3g.40gb"));
+
+  const GpuReading& gi9 = s.gpus[1];
+  EXPECT_EQ(gi9.identity.key, "GPU-a100/gi9");
+  EXPECT_EQ(gi9.identity.uuid, "GPU-a100");
+  EXPECT_EQ(gi9.identity.mig_instance, "9");
+  EXPECT_EQ(gi9.identity.mig_profile, "1g.10gb");
+  EXPECT_EQ(gi9.identity.gpu_index, "0");
+  EXPECT_EQ(gi9.sample.tensor_active, 0.75);
+  EXPECT_FALSE(gi9.sample.sm_active);  // not given for this instance: absent
+  EXPECT_EQ(gi9.sample.sm_clock_mhz, 1410);
+  EXPECT_EQ(gi9.sm_count, (*a100)->MigSmCount("1g.10gb"));
+
+  // The GPU without MIG is read as before.
+  const GpuReading& h100 = s.gpus[2];
+  EXPECT_EQ(h100.identity.key, "GPU-h100");
+  EXPECT_TRUE(h100.identity.mig_instance.empty());
+  EXPECT_TRUE(h100.identity.mig_profile.empty());
+  EXPECT_EQ(h100.identity.gpu_index, "1");
+  EXPECT_EQ(h100.sm_count, 132);
+  EXPECT_EQ(h100.sample.tensor_active, 0.5);
+  EXPECT_EQ(h100.sample.sm_clock_mhz, 1755);
+  EXPECT_EQ(h100.sample.power_w, 600);
+
+  // The next window: each instance its next values, both with the parent's new clock.
+  Snapshot second = Next(*source);
+  ASSERT_EQ(second.gpus.size(), 3u);
+  EXPECT_EQ(second.gpus[0].sample.tensor_active, 0.35);
+  EXPECT_EQ(second.gpus[0].sample.sm_active, 0.7);
+  EXPECT_EQ(second.gpus[0].sample.sm_clock_mhz, 1275);
+  EXPECT_EQ(second.gpus[1].sample.tensor_active, 0.75);
+  EXPECT_EQ(second.gpus[1].sample.sm_clock_mhz, 1275);
+  EXPECT_EQ(second.gpus[2].sample.tensor_active, 0.5);
+  EXPECT_EQ(fake_.State()["reads"], 2);  // one GPU read per window; the instances' read goes with it
+}
+
+TEST_F(DcgmSourceTest, MigInstancesOfALostGpuAreLostAndPausesAreNotedPerInstance) {
+  json scenario = MigScenario();
+  scenario["lost_gpu"] = 0;
+  scenario["lost_from_read"] = 2;
+  scenario["paused_reads"] = {1, 1};
+  Load(scenario);
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(Next(*source).gpus[0].sample.tensor_active, 0.3);
+
+  Snapshot paused = Next(*source);
+  EXPECT_FALSE(paused.gpus[0].sample.tensor_active);
+  EXPECT_EQ(paused.gpus[0].sample.sm_clock_mhz, 1275);
+  EXPECT_TRUE(HasNote(paused, "profiling paused on GPU GPU-a100/gi2"));
+  EXPECT_TRUE(HasNote(paused, "profiling paused on GPU GPU-a100/gi9"));
+
+  Snapshot lost = Next(*source);
+  ASSERT_EQ(lost.gpus.size(), 3u);
+  for (int i : {0, 1}) {
+    EXPECT_EQ(lost.gpus[i].health, GpuHealth::kLost) << lost.gpus[i].identity.key;
+    EXPECT_FALSE(lost.gpus[i].sample.tensor_active);
+    EXPECT_FALSE(lost.gpus[i].sample.sm_clock_mhz);
+  }
+  EXPECT_EQ(lost.gpus[2].health, GpuHealth::kOk);
+  EXPECT_EQ(lost.gpus[2].sample.tensor_active, 0.5);
+}
+
+TEST_F(DcgmSourceTest, LibraryWithoutTheMigHierarchyLeavesTheGpuWholeWithAProblem) {
+  auto loaded = DcgmLibrary::Load({OFU_FAKE_DCGM_NO_MIG_PATH});
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ((*loaded)->get_gpu_instance_hierarchy, nullptr);
+  EXPECT_FALSE((*loaded)->CanEnumerateMig());
+
+  FakeDcgm old(OFU_FAKE_DCGM_NO_MIG_PATH);
+  ASSERT_TRUE(old.ok());
+  ASSERT_EQ(old.Load(MigScenario()), 0);
+  options_.dcgm_library = OFU_FAKE_DCGM_NO_MIG_PATH;
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(old.State()["group_entities"], json::array());
+
+  Snapshot s = Next(*source);
+  ASSERT_EQ(s.gpus.size(), 2u);
+  const GpuReading& a100 = s.gpus[0];
+  EXPECT_EQ(a100.identity.key, "GPU-a100");
+  EXPECT_TRUE(a100.identity.mig_instance.empty());
+  EXPECT_EQ(a100.health, GpuHealth::kNotSupported);
+  EXPECT_NE(a100.problem.find("MIG is on, and this DCGM library"), std::string::npos) << a100.problem;
+  EXPECT_NE(a100.problem.find("cannot enumerate its GPU instances"), std::string::npos);
+  EXPECT_NE(a100.problem.find("dcgmGetGpuInstanceHierarchy"), std::string::npos);
+  EXPECT_FALSE(a100.sample.tensor_active);  // the whole GPU's 0.2 cannot be told apart by instance
+  EXPECT_EQ(a100.sample.sm_clock_mhz, 1410);  // its device fields still flow
+  EXPECT_EQ(a100.sample.power_w, 250);
+  EXPECT_FALSE(HasNote(s, "profiling paused"));
+
+  EXPECT_EQ(s.gpus[1].identity.key, "GPU-h100");
+  EXPECT_EQ(s.gpus[1].health, GpuHealth::kOk);
+  EXPECT_EQ(s.gpus[1].sample.tensor_active, 0.5);
+}
+
+TEST_F(DcgmSourceTest, MigWithNoInstanceOrARefusedHierarchySaysWhatToDo) {
+  Load({{"gpus", json::array({{{"name", "NVIDIA H100 80GB HBM3"}, {"uuid", "GPU-mig"}, {"mig", json::array()}}})},
+        {"reads", json::array({json::array({{{"100", 1980}, {"1004", 0.1}}})})}});
+  {
+    auto source = Open();
+    ASSERT_NE(source, nullptr);
+    Snapshot s = Next(*source);
+    ASSERT_EQ(s.gpus.size(), 1u);
+    EXPECT_EQ(s.gpus[0].identity.key, "GPU-mig");
+    EXPECT_EQ(s.gpus[0].health, GpuHealth::kNotSupported);
+    EXPECT_NE(s.gpus[0].problem.find("no GPU instance exists: create one (nvidia-smi mig -cgi)"), std::string::npos)
+        << s.gpus[0].problem;
+    EXPECT_FALSE(s.gpus[0].sample.tensor_active);
+    EXPECT_EQ(s.gpus[0].sample.sm_clock_mhz, 1980);
+  }
+
+  json refused = MigScenario();
+  refused["hierarchy_error"] = -29;  // REQUIRES_ROOT
+  Load(refused);
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  Snapshot s = Next(*source);
+  ASSERT_EQ(s.gpus.size(), 2u);
+  EXPECT_EQ(s.gpus[0].identity.key, "GPU-a100");
+  EXPECT_EQ(s.gpus[0].health, GpuHealth::kNoPermission);
+  EXPECT_NE(s.gpus[0].problem.find("did not list its GPU instances (This operation requires root"),
+            std::string::npos)
+      << s.gpus[0].problem;
+  EXPECT_NE(s.gpus[0].problem.find("runs as root"), std::string::npos);
+  EXPECT_EQ(s.gpus[1].health, GpuHealth::kOk);
+  EXPECT_EQ(s.gpus[1].sample.tensor_active, 0.5);
 }
 
 }  // namespace

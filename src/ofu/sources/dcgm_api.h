@@ -7,7 +7,12 @@
 // of the 2024 tree that defines dcgmFieldValue_v2, dcgmConnectV2Params_v2
 // and dcgmStartEmbeddedV2Params_v2; dcgmlib/dcgm_agent.h of 2025;
 // dcgmlib/dcgm_fields.h), which DCGM 3.x and 4.x share for these items.
-// Fields 1084-1090 are the cumulative cycle counters of DCGM 4.6.
+// Fields 1084-1090 are the cumulative cycle counters of DCGM 4.6. The MIG
+// hierarchy (dcgmMigHierarchy_v2 and its parts, DCGM_MAX_TOTAL_INSTANCES_PER_GPU,
+// dcgmGetGpuInstanceHierarchy, dcgmGroupAddEntity, DCGM_FE_GPU_I/_CI and
+// DCGM_FI_DEV_MIG_MODE) is as in dcgm_structs.h, dcgm_agent.h and dcgm_fields.h
+// of DCGM 4.6.0 (commit 72fa3fe), unchanged in every public release since
+// DCGM 2.2.6, the oldest in that repository.
 //
 // Layouts matter: DCGM stamps each versioned struct with its size
 // (MakeVersion), and a hostengine rejects a struct whose size it does not
@@ -69,8 +74,11 @@ inline constexpr int kOperationModeManual = 2;
 // dcgmGroupType_t
 inline constexpr int kGroupEmpty = 1;
 
-// dcgm_field_entity_group_t
+// dcgm_field_entity_group_t (dcgm_fields.h): DCGM_FE_GPU, DCGM_FE_GPU_I (a MIG
+// GPU instance) and DCGM_FE_GPU_CI (a compute instance inside one).
 inline constexpr int kEntityGpu = 1;
+inline constexpr int kEntityGpuInstance = 2;
+inline constexpr int kEntityComputeInstance = 3;
 
 // Field types (one byte in dcgmFieldValue_v2::fieldType).
 inline constexpr unsigned short kFieldTypeDouble = 'd';
@@ -85,6 +93,7 @@ inline constexpr unsigned int kLiveData = 0x1;
 inline constexpr unsigned short kFieldName = 50;
 inline constexpr unsigned short kFieldUuid = 54;
 inline constexpr unsigned short kFieldPciBusId = 57;
+inline constexpr unsigned short kFieldMigMode = 67;  // DCGM_FI_DEV_MIG_MODE: int64, 1 when MIG is on
 inline constexpr unsigned short kFieldSmClock = 100;
 inline constexpr unsigned short kFieldSmCyclesElapsedTotal = 1084;
 inline constexpr unsigned short kFieldMmaCyclesActiveTotal = 1086;
@@ -147,6 +156,44 @@ inline constexpr unsigned int kFieldValueVersion2 = MakeVersion<FieldValueV2>(2)
 static_assert(sizeof(FieldValueV2) == 32 + kMaxBlobLength, "dcgmFieldValue_v2 layout");
 static_assert(sizeof(ConnectV2Params) == 16, "dcgmConnectV2Params_v2 layout");
 
+// The MIG hierarchy: one entry per GPU instance of every MIG-mode GPU (parent
+// a DCGM_FE_GPU), each followed by its compute instances (parent the
+// DCGM_FE_GPU_I). A GPU without MIG has no entry. DCGM's entity id of a GPU
+// instance is its own numbering (gpuId x the GPU's maximum GPU instances +
+// index, in DcgmCacheManager.cpp); the GPU instance id that NVML and
+// dcgm-exporter's GPU_I_ID label use is info.nvmlInstanceId.
+inline constexpr int kMaxTotalInstancesPerGpu = 14;  // DCGM_MAX_TOTAL_INSTANCES_PER_GPU
+inline constexpr int kMaxHierarchyInfo = kMaxDevices * kMaxTotalInstancesPerGpu;  // DCGM_MAX_HIERARCHY_INFO
+
+// dcgmMigEntityInfo_t
+struct MigEntityInfo {
+  char gpuUuid[128];
+  unsigned int nvmlGpuIndex;
+  unsigned int nvmlInstanceId;         // GPU instance id within the GPU
+  unsigned int nvmlComputeInstanceId;  // -1 (all ones) for a GPU instance
+  unsigned int nvmlMigProfileId;
+  unsigned int nvmlProfileSlices;
+};
+
+// dcgmMigHierarchyInfo_v2
+struct MigHierarchyInfoV2 {
+  GroupEntityPair entity;
+  GroupEntityPair parent;
+  MigEntityInfo info;
+};
+
+// dcgmMigHierarchy_v2 (72 KiB: allocate it, do not put it on the stack)
+struct MigHierarchyV2 {
+  unsigned int version;
+  unsigned int count;
+  MigHierarchyInfoV2 entityList[kMaxHierarchyInfo];
+};
+inline constexpr unsigned int kMigHierarchyVersion2 = MakeVersion<MigHierarchyV2>(2);
+static_assert(sizeof(MigEntityInfo) == 148, "dcgmMigEntityInfo_t layout");
+static_assert(sizeof(MigHierarchyInfoV2) == 164, "dcgmMigHierarchyInfo_v2 layout");
+static_assert(sizeof(MigHierarchyV2) == 8 + 448 * 164, "dcgmMigHierarchy_v2 layout");
+static_assert(kMigHierarchyVersion2 == 0x02011F08, "dcgmMigHierarchy_version2");
+
 // Function types, named after the exported symbols.
 extern "C" {
 using InitFn = Return (*)();
@@ -159,6 +206,7 @@ using StopEmbeddedFn = Return (*)(Handle handle);
 using GetAllSupportedDevicesFn = Return (*)(Handle handle, unsigned int* gpu_ids, int* count);
 using GroupCreateFn = Return (*)(Handle handle, int type, const char* name, GpuGroup* group);
 using GroupAddDeviceFn = Return (*)(Handle handle, GpuGroup group, unsigned int gpu_id);
+using GroupAddEntityFn = Return (*)(Handle handle, GpuGroup group, int entity_group_id, unsigned int entity_id);
 using GroupDestroyFn = Return (*)(Handle handle, GpuGroup group);
 using FieldGroupCreateFn = Return (*)(Handle handle, int count, unsigned short* field_ids, const char* name,
                                       FieldGroup* field_group);
@@ -169,6 +217,7 @@ using UpdateAllFieldsFn = Return (*)(Handle handle, int wait_for_update);
 using EntitiesGetLatestValuesFn = Return (*)(Handle handle, GroupEntityPair* entities, unsigned int entity_count,
                                              unsigned short* field_ids, unsigned int field_count, unsigned int flags,
                                              FieldValueV2* values);
+using GetGpuInstanceHierarchyFn = Return (*)(Handle handle, MigHierarchyV2* hierarchy);
 using ErrorStringFn = const char* (*)(Return result);
 }
 

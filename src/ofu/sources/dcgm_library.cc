@@ -43,6 +43,8 @@ Result<std::unique_ptr<DcgmLibrary>> DcgmLibrary::Load(const std::vector<std::st
   bind(dcgm->get_all_supported_devices, {"dcgmGetAllSupportedDevices"}, true);
   bind(dcgm->group_create, {"dcgmGroupCreate"}, true);
   bind(dcgm->group_add_device, {"dcgmGroupAddDevice"}, true);
+  bind(dcgm->group_add_entity, {"dcgmGroupAddEntity"}, false);
+  bind(dcgm->get_gpu_instance_hierarchy, {"dcgmGetGpuInstanceHierarchy"}, false);
   bind(dcgm->group_destroy, {"dcgmGroupDestroy"}, true);
   bind(dcgm->field_group_create, {"dcgmFieldGroupCreate"}, true);
   bind(dcgm->field_group_destroy, {"dcgmFieldGroupDestroy"}, true);

@@ -5,7 +5,10 @@
 // every function the DCGM source calls, each by its newest exported name
 // first (dcgmStartEmbedded_v2 before dcgmStartEmbedded). A required symbol
 // that is missing makes Load() fail with an error naming it; the optional
-// ones (errorString, the older dcgmStartEmbedded) are null when absent.
+// ones (errorString, the older dcgmStartEmbedded, and the MIG calls
+// dcgmGetGpuInstanceHierarchy and dcgmGroupAddEntity) are null when absent.
+// Without the MIG calls the source cannot read MIG GPU instances, and says
+// so for each MIG-mode GPU (CanEnumerateMig).
 //
 // The pointers are valid while the DcgmLibrary lives.
 //
@@ -39,6 +42,9 @@ class DcgmLibrary {
   // with the code; "DCGM error N" when the library has no errorString.
   std::string ErrorText(dcgm::Return code) const;
 
+  // Whether this library can list MIG GPU instances and watch them.
+  bool CanEnumerateMig() const { return get_gpu_instance_hierarchy != nullptr && group_add_entity != nullptr; }
+
   dcgm::InitFn init = nullptr;
   dcgm::ShutdownFn shutdown = nullptr;
   dcgm::ConnectV2Fn connect_v2 = nullptr;
@@ -49,6 +55,8 @@ class DcgmLibrary {
   dcgm::GetAllSupportedDevicesFn get_all_supported_devices = nullptr;
   dcgm::GroupCreateFn group_create = nullptr;
   dcgm::GroupAddDeviceFn group_add_device = nullptr;
+  dcgm::GroupAddEntityFn group_add_entity = nullptr;                     // optional (MIG)
+  dcgm::GetGpuInstanceHierarchyFn get_gpu_instance_hierarchy = nullptr;  // optional (MIG)
   dcgm::GroupDestroyFn group_destroy = nullptr;
   dcgm::FieldGroupCreateFn field_group_create = nullptr;
   dcgm::FieldGroupDestroyFn field_group_destroy = nullptr;

@@ -14,6 +14,22 @@
 // fields 1001-1015; and, where the library knows them (DCGM 4.6), the
 // cumulative cycle counters 1084-1090.
 //
+// MIG: a GPU in MIG mode (field 67) is reported as its GPU instances, the
+// way dcgm-exporter and the NVML source do, each a device of its own. The
+// instances come from dcgmGetGpuInstanceHierarchy (compute instances are
+// skipped): identity.key "<GPU uuid>/gi<N>" and mig_instance N, where N is
+// the NVML GPU instance id (dcgm-exporter's GPU_I_ID), not DCGM's entity id;
+// mig_profile is field 50 read on the instance ("3g.40gb", dcgm-exporter's
+// GPU_I_PROFILE); uuid, model, PCI bus id and gpu_index are the parent's;
+// sm_count is the profile's in the spec database, absent when not listed.
+// The profiling and cycle fields are watched on a second group holding the
+// instances (DCGM_FE_GPU_I entities) and read from them; the SM clock, its
+// maximum and the clock event reasons are the chip's and come from the
+// parent GPU; power and energy are the board's and are not given to an
+// instance. A MIG-mode GPU whose instances cannot be read (a library without
+// dcgmGetGpuInstanceHierarchy, a hierarchy refused, or no instance created)
+// stays one device with its device fields only and a problem that says why.
+//
 // Next() sleeps through the Clock to the end of the window (boundaries follow
 // the previous window's end), then reads the latest values. Profiling fields
 // are 0..1 ratios; 100/113 are MHz, 155 W, 156 mJ, 112 a bitmask. A DCGM blank
