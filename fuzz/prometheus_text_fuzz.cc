@@ -2,7 +2,9 @@
 //
 // The visitor reads every byte of every view it is given, so that
 // AddressSanitizer sees a view that points outside the reader's buffers or
-// into a scratch buffer that has moved.
+// into a scratch buffer that has moved. Each input is read twice: as
+// Prometheus would (a value that is not a number stops the read) and as the
+// replay reads it (such samples go to OnNonNumericSample).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -20,6 +22,16 @@ class TouchEverything : public ofu::formats::TextVisitor {
       Touch(label.value);
     }
     checksum_ += sample.line + (sample.timestamp_s ? 1 : 0) + (sample.value > 0 ? 1 : 0);
+  }
+
+  void OnNonNumericSample(const ofu::formats::NonNumericSample& sample) override {
+    Touch(sample.name);
+    for (const ofu::formats::Label& label : sample.labels) {
+      Touch(label.name);
+      Touch(label.value);
+    }
+    Touch(sample.value_text);
+    checksum_ += sample.line + (sample.out_of_range ? 1 : 0);
   }
 
   void OnMetadata(const ofu::formats::TextMetadata& metadata) override {
@@ -43,10 +55,16 @@ class TouchEverything : public ofu::formats::TextVisitor {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  TouchEverything visitor;
-  const auto result = ofu::formats::ReadPrometheusText(text, "fuzz.prom", visitor);
+  std::size_t checksum = 0;
+  for (const auto mode : {ofu::formats::NonNumericValues::kError, ofu::formats::NonNumericValues::kReport}) {
+    ofu::formats::ParseOptions options;
+    options.non_numeric_values = mode;
+    TouchEverything visitor;
+    const auto result = ofu::formats::ReadPrometheusText(text, "fuzz.prom", visitor, options);
+    checksum += visitor.checksum() + (result.ok() ? result->samples + result->non_numeric_samples : 0);
+  }
   // Keeps the checksum (and so every read) observable.
-  volatile std::size_t sink = visitor.checksum() + (result.ok() ? result->samples : 0);
+  volatile std::size_t sink = checksum;
   static_cast<void>(sink);
   return 0;
 }

@@ -329,4 +329,21 @@ TEST_F(ReportCli, BundledRecordingSaysItIsSyntheticAndShowsTheGap) {
   EXPECT_DOUBLE_EQ(j["overall"]["seconds"].get<double>(), 1110);
 }
 
+// dcgm-exporter writes "ERROR - FAILED TO CONVERT TO STRING" for fields it
+// cannot format: in a family ofu does not use the samples are skipped, and
+// one second whose tensor activity is such a text only loses that second.
+TEST_F(ReportCli, ValuesThatAreNotNumbersDoNotStopTheReport) {
+  std::string text = SteadyH100(0.5, 1830, 60);
+  text += "DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{gpu=\"0\",UUID=\"GPU-test-0\"} ERROR - FAILED TO CONVERT TO STRING\n";
+  const std::string tensor_at_30 = "} 0.5 1700000010\n";  // second 30 of the minute
+  const std::size_t at = text.find(tensor_at_30);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, tensor_at_30.size(), "} ERROR\n");
+  const fs::path input = Write("errors.prom", text);
+  const CommandResult run = Ofu(fmt::format("report --input '{}' --format json", input.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto gpu = nlohmann::json::parse(run.out)["gpus"][0];
+  EXPECT_NEAR(gpu["ofu"].get<double>(), 0.5, 0.01);
+}
+
 }  // namespace

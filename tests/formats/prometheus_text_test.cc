@@ -49,6 +49,15 @@ struct RecordedMetadata {
   bool operator==(const RecordedMetadata&) const = default;
 };
 
+struct RecordedNonNumeric {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::string value_text;
+  bool out_of_range = false;
+  std::size_t line = 0;
+  bool operator==(const RecordedNonNumeric&) const = default;
+};
+
 class Recorder : public TextVisitor {
  public:
   void OnSample(const TextSample& sample) override {
@@ -66,9 +75,21 @@ class Recorder : public TextVisitor {
     metadata_seen.push_back(RecordedMetadata{metadata.kind, std::string(metadata.family),
                                              std::string(metadata.text), metadata.line});
   }
+  void OnNonNumericSample(const NonNumericSample& sample) override {
+    RecordedNonNumeric copy;
+    copy.name = std::string(sample.name);
+    for (const Label& label : sample.labels) {
+      copy.labels.emplace_back(std::string(label.name), std::string(label.value));
+    }
+    copy.value_text = std::string(sample.value_text);
+    copy.out_of_range = sample.out_of_range;
+    copy.line = sample.line;
+    non_numeric.push_back(std::move(copy));
+  }
 
   std::vector<RecordedSample> samples;
   std::vector<RecordedMetadata> metadata_seen;
+  std::vector<RecordedNonNumeric> non_numeric;
 };
 
 struct Parsed {
@@ -76,6 +97,7 @@ struct Parsed {
   std::optional<Error> error;
   std::vector<RecordedSample> samples;
   std::vector<RecordedMetadata> metadata;
+  std::vector<RecordedNonNumeric> non_numeric;
 
   std::string message() const { return error ? error->message : std::string(); }
 };
@@ -89,6 +111,7 @@ Parsed Collect(const Result<ReadStats>& result, Recorder& recorder) {
   }
   parsed.samples = std::move(recorder.samples);
   parsed.metadata = std::move(recorder.metadata_seen);
+  parsed.non_numeric = std::move(recorder.non_numeric);
   return parsed;
 }
 
@@ -115,6 +138,7 @@ void ExpectSameResults(const Parsed& view, const Parsed& stream) {
     EXPECT_EQ(view.stats->bytes, stream.stats->bytes);
     EXPECT_EQ(view.stats->lines, stream.stats->lines);
     EXPECT_EQ(view.stats->samples, stream.stats->samples);
+    EXPECT_EQ(view.stats->non_numeric_samples, stream.stats->non_numeric_samples);
     EXPECT_EQ(view.stats->saw_eof_marker, stream.stats->saw_eof_marker);
   } else {
     EXPECT_EQ(view.error->code, stream.error->code);
@@ -131,6 +155,7 @@ void ExpectSameResults(const Parsed& view, const Parsed& stream) {
     EXPECT_EQ(a.line, b.line) << "sample " << i;
   }
   EXPECT_EQ(view.metadata, stream.metadata);
+  EXPECT_EQ(view.non_numeric, stream.non_numeric);
 }
 
 // Parses with both entry points, checks they agree and returns one result.
@@ -708,6 +733,92 @@ TEST(PrometheusTextErrors, EachMalformedLineIsNamed) {
 TEST(PrometheusTextErrors, UnprintableBytesAreEscapedInMessages) {
   const Parsed parsed = Parse("m 1\x01\n", {}, "x.prom");
   EXPECT_EQ(parsed.message(), R"(x.prom:1: invalid sample value "1\x01")");
+}
+
+// ---------------------------------------------------------------------------
+// Values that are not numbers
+
+ParseOptions ReportNonNumeric() {
+  ParseOptions options;
+  options.non_numeric_values = NonNumericValues::kReport;
+  return options;
+}
+
+// The default stays Prometheus' answer: the line stops the read.
+TEST(PrometheusTextNonNumeric, ByDefaultTheLineIsAnError) {
+  const Parsed parsed =
+      Parse("m{gpu=\"0\"} 1\nm{gpu=\"1\"} ERROR - FAILED TO CONVERT TO STRING\nm{gpu=\"2\"} 3\n", {}, "x.prom");
+  ASSERT_TRUE(parsed.error);
+  EXPECT_EQ(parsed.message(), R"(x.prom:2: invalid sample value "ERROR")");
+  EXPECT_EQ(parsed.samples.size(), 1u);
+  EXPECT_THAT(parsed.non_numeric, IsEmpty());
+}
+
+// What dcgm-exporter writes for a field it cannot format (the line is from
+// tests/data/scrapes/ampere-a800-mig.prom, shortened), a DCGM string field
+// (dcgm-exporter issue 488), and a number beyond a double: each handed over
+// with the rest of its line, and the read goes on.
+TEST(PrometheusTextNonNumeric, ReportedWithTheRestOfTheLineAndTheReadGoesOn) {
+  const char* text =
+      "# TYPE DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION gauge\n"
+      "DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{gpu=\"0\",UUID=\"GPU-1f02\",GPU_I_ID=\"3\"} ERROR - FAILED TO "
+      "CONVERT TO STRING\n"
+      "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\"} 1410\n"
+      "DCGM_FI_DEV_CUDA_VISIBLE_DEVICES_STR{gpu=\"0\",note=\"a \\\"b\\\"\"} MIG-GPU-66068b5a/3 \t \r\n"
+      "big   1e999\n"
+      "tiny 1e-999\n"
+      "after{} 2 1700000000000\n";
+  const Parsed parsed = Parse(text, ReportNonNumeric(), "x.prom");
+  ASSERT_TRUE(parsed.stats) << parsed.message();
+  EXPECT_EQ(parsed.stats->samples, 3u);
+  EXPECT_EQ(parsed.stats->non_numeric_samples, 3u);
+  ASSERT_EQ(parsed.non_numeric.size(), 3u);
+  EXPECT_EQ(parsed.non_numeric[0],
+            (RecordedNonNumeric{"DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION",
+                                {{"gpu", "0"}, {"UUID", "GPU-1f02"}, {"GPU_I_ID", "3"}},
+                                "ERROR - FAILED TO CONVERT TO STRING",
+                                false,
+                                2}));
+  EXPECT_EQ(parsed.non_numeric[1], (RecordedNonNumeric{"DCGM_FI_DEV_CUDA_VISIBLE_DEVICES_STR",
+                                                       {{"gpu", "0"}, {"note", "a \"b\""}},
+                                                       "MIG-GPU-66068b5a/3",
+                                                       false,
+                                                       4}));
+  EXPECT_EQ(parsed.non_numeric[2], (RecordedNonNumeric{"big", {}, "1e999", true, 5}));
+  ASSERT_EQ(parsed.samples.size(), 3u);
+  EXPECT_EQ(parsed.samples[0].value, 1410.0);
+  EXPECT_EQ(parsed.samples[1].name, "tiny");  // underflow is a number: zero
+  EXPECT_EQ(parsed.samples[1].value, 0.0);
+  EXPECT_EQ(parsed.samples[2].timestamp_s, 1700000000.0);
+  EXPECT_EQ(parsed.samples[2].line, 7u);
+}
+
+// A value that starts like a number is still one token: "1 2 3" is a number
+// with a bad timestamp after it, so syntax, not a text value.
+TEST(PrometheusTextNonNumeric, SyntaxErrorsStillStopTheRead) {
+  struct Case {
+    std::string line;
+    std::string reason;
+  };
+  const Case cases[] = {
+      {R"(m{gpu="0} ERROR)", "label value is not terminated"},
+      {R"(m{gpu="0" ERROR)", R"(expected ',' or '}' after the value of label "gpu")"},
+      {R"(m{gpu="\q"} ERROR)", R"(unknown escape \q in label value)"},
+      {R"(m{gpu="0",gpu="1"} ERROR)", R"(duplicate label name "gpu")"},
+      {R"(m{gpu="0"})", "sample value missing"},
+      {"m-x ERROR", R"(invalid character '-' after metric name "m")"},
+      {R"({gpu="0"} ERROR)", "metric name missing"},
+      {"m 1 ERROR", R"(invalid timestamp "ERROR")"},
+      {"m 1 2 3", "unexpected text after timestamp"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.line);
+    const Parsed parsed = Parse("ok 1\n" + c.line + "\nok 2\n", ReportNonNumeric(), "x.prom");
+    ASSERT_TRUE(parsed.error);
+    EXPECT_EQ(parsed.error->code, ErrorCode::kMalformedInput);
+    EXPECT_EQ(parsed.message(), "x.prom:2: " + c.reason);
+    EXPECT_THAT(parsed.non_numeric, IsEmpty());
+  }
 }
 
 // ---------------------------------------------------------------------------

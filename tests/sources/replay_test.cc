@@ -267,5 +267,163 @@ TEST(Replay, UnknownMetricsAreSkippedAndCounted) {
   EXPECT_EQ(r->samples_used, 1u);
 }
 
+// ---------------------------------------------------------------------------
+// Exposition text as exporters really write it
+
+// dcgm-exporter writes this for fields it cannot format (the VGPU line is
+// real, from tests/data/scrapes/ampere-a800-mig.prom; the rest is made up).
+TEST(ReplayLeniency, NonNumericValuesInUnusedFamiliesAreSkippedWithOneNotePerFamily) {
+  auto r = Read(
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1410\n"
+      "# HELP DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION vGPU Per Process Utilization\n"
+      "# TYPE DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION gauge\n"
+      "DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{UUID=\"GPU-a\"} ERROR - FAILED TO CONVERT TO STRING\n"
+      "DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{UUID=\"GPU-b\"} ERROR - FAILED TO CONVERT TO STRING\n"
+      "DCGM_FI_DEV_CUDA_VISIBLE_DEVICES_STR{UUID=\"GPU-a\"} MIG-GPU-a/3\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.25\n"
+      "DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{noidentity=\"x\"} ERROR - FAILED TO CONVERT TO STRING\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->samples_read, 6u);
+  EXPECT_EQ(r->samples_used, 2u);
+  EXPECT_EQ(r->non_numeric_values, 4u);
+  ASSERT_EQ(r->gpus.size(), 1u);  // GPU-b appears only in a family ofu does not use
+  EXPECT_DOUBLE_EQ(*r->gpus[0].samples.at(0).tensor_active, 0.25);
+  EXPECT_DOUBLE_EQ(*r->gpus[0].samples.at(0).sm_clock_mhz, 1410);
+  ASSERT_EQ(r->notes.size(), 2u);
+  EXPECT_EQ(r->notes[0],
+            "test.prom:4: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION: value 'ERROR - FAILED TO CONVERT TO STRING' is not "
+            "a number; 3 such samples skipped (family not used by ofu)");
+  EXPECT_EQ(r->notes[1],
+            "test.prom:6: DCGM_FI_DEV_CUDA_VISIBLE_DEVICES_STR: value 'MIG-GPU-a/3' is not a number; 1 such sample "
+            "skipped (family not used by ofu)");
+}
+
+TEST(ReplayLeniency, NonNumericValueInAUsedFamilyMakesThatReadingAbsentNotZero) {
+  auto r = Read(
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} ERROR - FAILED TO CONVERT TO STRING 1700000001000\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1700000001000\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-b\"} ERROR 1700000001000\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.5 1700000002000\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1755 1700000002000\n"
+      "DCGM_FI_DEV_POWER_USAGE{UUID=\"GPU-a\"} 1e999 1700000002000\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(r->timestamps_assumed);
+  EXPECT_EQ(r->non_numeric_values, 3u);
+  ASSERT_EQ(r->gpus.size(), 2u);
+  const GpuRecording* a = Find(*r, "GPU-a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->samples.size(), 2u);
+  EXPECT_FALSE(a->samples[0].tensor_active.has_value());
+  EXPECT_DOUBLE_EQ(*a->samples[0].sm_clock_mhz, 1830);
+  EXPECT_DOUBLE_EQ(*a->samples[1].tensor_active, 0.5);
+  EXPECT_FALSE(a->samples[1].power_w.has_value());
+  const GpuRecording* b = Find(*r, "GPU-b");  // known, with nothing to say
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(b->samples.empty());
+  ASSERT_EQ(r->notes.size(), 2u);
+  EXPECT_EQ(r->notes[0],
+            "test.prom:1: DCGM_FI_PROF_PIPE_TENSOR_ACTIVE: value 'ERROR - FAILED TO CONVERT TO STRING 1700000001000' "
+            "is not a number; 2 such samples skipped, so those GPUs' tensor activity is absent at those instants");
+  EXPECT_EQ(r->notes[1],
+            "test.prom:6: DCGM_FI_DEV_POWER_USAGE: value '1e999 1700000002000' is out of range; 1 such sample "
+            "skipped, so that GPU's power is absent at that instant");
+}
+
+// Without timestamps a repeated series starts a new scrape; a series whose
+// value is text is still a series, or scrape 2's tensor value would land in
+// scrape 1 here.
+TEST(ReplayLeniency, NonNumericSamplesStillMarkScrapesInAFileWithoutTimestamps) {
+  auto r = Read(
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} ERROR\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.5\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1700\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->timestamps_assumed);
+  const auto& s = r->gpus.at(0).samples;
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_FALSE(s[0].tensor_active.has_value());
+  EXPECT_DOUBLE_EQ(*s[0].sm_clock_mhz, 1830);
+  EXPECT_DOUBLE_EQ(*s[1].tensor_active, 0.5);
+  EXPECT_DOUBLE_EQ(*s[1].sm_clock_mhz, 1700);
+}
+
+TEST(ReplayLeniency, ANonNumericSampleOfAUsedFamilyStillNeedsAGpuIdentity) {
+  auto r = Read("DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830\nDCGM_FI_DEV_SM_CLOCK{Hostname=\"n1\"} ERROR\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind("test.prom:2: DCGM_FI_DEV_SM_CLOCK has neither", 0), 0u) << r.error().message;
+}
+
+TEST(ReplayLeniency, NotesShowOddBytesEscapedAndLongValuesCut) {
+  auto r = Read("odd{} \x01\xff" + std::string(100, 'x') + "\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->notes.size(), 1u);
+  EXPECT_EQ(r->notes[0], "test.prom:1: odd: value '\\x01\\xff" + std::string(62, 'x') +
+                             "...' is not a number; 1 such sample skipped (family not used by ofu)");
+}
+
+TEST(ReplayLeniency, RecordingInfoWithATextValueStillSaysWhatTheRecordingIs) {
+  auto r = Read("ofu_recording_info{synthetic=\"true\",description=\"made up\"} yes\nDCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->synthetic, std::optional<bool>(true));
+  EXPECT_TRUE(r->notes.empty());
+}
+
+// Repeated and changing HELP/TYPE lines (promtool's parser refuses a second
+// HELP or TYPE for a family; Prometheus' scraper does not) and families ofu
+// does not know.
+TEST(ReplayLeniency, RepeatedHelpAndTypeAndUnknownFamiliesDoNotStopARead) {
+  auto r = Read(
+      "# HELP DCGM_FI_PROF_PIPE_TENSOR_ACTIVE Ratio of cycles the tensor (HMMA) pipe is active (in %).\n"
+      "# TYPE DCGM_FI_PROF_PIPE_TENSOR_ACTIVE gauge\n"
+      "# HELP DCGM_FI_PROF_PIPE_TENSOR_ACTIVE Ratio of cycles the tensor (HMMA) pipe is active.\n"
+      "# TYPE DCGM_FI_PROF_PIPE_TENSOR_ACTIVE gauge\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{UUID=\"GPU-a\"} 0.5\n"
+      "# TYPE DCGM_FI_PROF_PIPE_TENSOR_ACTIVE counter\n"
+      "# TYPE DCGM_FI_DEV_FUTURE_FIELD untyped\n"
+      "DCGM_FI_DEV_FUTURE_FIELD{UUID=\"GPU-a\"} 7\n"
+      "DCGM_EXP_XID_ERRORS_COUNT{UUID=\"GPU-a\",window_size_in_ms=\"300000\",xid=\"31\"} 1\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->samples_read, 3u);
+  EXPECT_EQ(r->samples_used, 1u);
+  EXPECT_DOUBLE_EQ(*r->gpus.at(0).samples.at(0).tensor_active, 0.5);
+  EXPECT_TRUE(r->notes.empty());
+}
+
+// dcgm-exporter 1.x names, also served by later exporters run with
+// --use-old-namespace (NVIDIA/dcgm-exporter etc/1.x-compatibility-metrics.csv).
+TEST(ReplayLeniency, DcgmExporter1xNamesAreRead) {
+  auto r = Read(
+      "# HELP dcgm_fi_prof_pipe_tensor_active Ratio of cycles the tensor (HMMA) pipe is active (in %).\n"
+      "# TYPE dcgm_fi_prof_pipe_tensor_active gauge\n"
+      "dcgm_fi_prof_pipe_tensor_active{gpu=\"0\",uuid=\"GPU-a\"} 0.25\n"
+      "dcgm_sm_clock{gpu=\"0\",uuid=\"GPU-a\"} 1530\n"
+      "dcgm_power_usage{gpu=\"0\",uuid=\"GPU-a\"} 250.5\n"
+      "dcgm_fi_prof_gr_engine_active{gpu=\"0\",uuid=\"GPU-a\"} 0.75\n"
+      "dcgm_gpu_utilization{gpu=\"0\",uuid=\"GPU-a\"} 90\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->samples_used, 4u);
+  const CounterSample& s = r->gpus.at(0).samples.at(0);
+  EXPECT_EQ(r->gpus[0].identity.uuid, "GPU-a");
+  EXPECT_DOUBLE_EQ(*s.tensor_active, 0.25);
+  EXPECT_DOUBLE_EQ(*s.sm_clock_mhz, 1530);
+  EXPECT_DOUBLE_EQ(*s.power_w, 250.5);
+  EXPECT_DOUBLE_EQ(*s.gr_engine_active, 0.75);
+}
+
+TEST(ReplayLeniency, MalformedSyntaxStillStopsTheReadNamingTheLine) {
+  for (const char* bad : {"DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\" ERROR\n",        // label set not closed
+                                "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-\\a\"} 1830\n",      // bad escape
+                                "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 later\n"}) {  // bad timestamp
+    SCOPED_TRACE(bad);
+    auto r = Read(std::string("DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{UUID=\"GPU-a\"} ERROR - FAILED TO CONVERT TO "
+                              "STRING\n") +
+                  bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, ErrorCode::kMalformedInput);
+    EXPECT_EQ(r.error().message.rfind("test.prom:2: ", 0), 0u) << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace ofu::sources

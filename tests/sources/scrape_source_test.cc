@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -31,7 +33,8 @@ class ScrapeSourceTest : public ::testing::Test {
         response.status = 503;
         return;
       }
-      response.set_content(kBody, "text/plain; version=0.0.4");
+      const std::lock_guard<std::mutex> lock(body_mutex_);
+      response.set_content(body_, "text/plain; version=0.0.4");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     ASSERT_GT(port_, 0);
@@ -48,6 +51,8 @@ class ScrapeSourceTest : public ::testing::Test {
   std::thread thread_;
   int port_ = 0;
   std::atomic<bool> fail_{false};
+  std::mutex body_mutex_;
+  std::string body_ = kBody;
 };
 
 TEST_F(ScrapeSourceTest, EachWindowIsOneScrapeStampedWithTheWindowEnd) {
@@ -110,6 +115,31 @@ TEST_F(ScrapeSourceTest, NothingListeningIsUnavailableWithAHint) {
   EXPECT_EQ(source.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(source.error().message.find(url), std::string::npos) << source.error().message;
   EXPECT_NE(source.error().message.find("dcgm-exporter"), std::string::npos) << source.error().message;
+}
+
+// The live source reads bodies with the replay reader, so a value dcgm-exporter
+// could not format does not stop it; the note comes once, not every window.
+TEST_F(ScrapeSourceTest, NonNumericValuesAreNotedOnceAndTheScrapeGoesOn) {
+  {
+    const std::lock_guard<std::mutex> lock(body_mutex_);
+    body_ += "DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{gpu=\"0\",UUID=\"GPU-a\"} ERROR - FAILED TO CONVERT TO STRING\n";
+  }
+  FakeClock clock(0);
+  auto source = OpenScrapeSource(Url(), SourceOptions{}, clock);
+  ASSERT_TRUE(source.ok()) << source.error().message;
+
+  auto first = (*source)->Next();
+  ASSERT_TRUE(first.ok() && first->has_value()) << (first.ok() ? "" : first.error().message);
+  ASSERT_EQ((*first)->gpus.size(), 2u);
+  EXPECT_EQ((*first)->gpus[0].sample.tensor_active, 0.625);
+  ASSERT_EQ((*first)->notes.size(), 1u);
+  EXPECT_EQ((*first)->notes[0],
+            Url() + ":8: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION: value 'ERROR - FAILED TO CONVERT TO STRING' is not a "
+                    "number; 1 such sample skipped (family not used by ofu)");
+
+  auto second = (*source)->Next();
+  ASSERT_TRUE(second.ok() && second->has_value());
+  EXPECT_TRUE((*second)->notes.empty());
 }
 
 TEST(ScrapeSource, OnlyHttpUrls) {

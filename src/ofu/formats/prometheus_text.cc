@@ -341,6 +341,7 @@ class LineParser {
 
  private:
   bool ParseSample(Cursor c);
+  bool ReportNonNumeric(std::string_view name, Cursor rest, bool out_of_range);
   bool ParseLabels(Cursor& c);
   bool ParseLabelValue(Cursor& c, std::string_view label_name, std::string_view& value);
   bool UnescapeLabelValue(std::string_view raw, std::string_view& value);
@@ -402,16 +403,19 @@ bool LineParser::ParseSample(Cursor c) {
     c.SkipBlanks();
   }
 
+  const char* value_start = c.pos;
   const std::string_view value_token = c.TakeUntilBlank();
   if (value_token.empty()) return Fail("sample value missing");
   double value = 0;
-  switch (ParseGoFloat(value_token, value)) {
-    case NumberStatus::kOk:
-      break;
-    case NumberStatus::kInvalid:
-      return Fail("invalid sample value " + Quote(value_token));
-    case NumberStatus::kOutOfRange:
+  const NumberStatus status = ParseGoFloat(value_token, value);
+  if (status != NumberStatus::kOk) {
+    if (options_.non_numeric_values == NonNumericValues::kReport) {
+      return ReportNonNumeric(name, Cursor{value_start, c.end}, status == NumberStatus::kOutOfRange);
+    }
+    if (status == NumberStatus::kOutOfRange) {
       return Fail("sample value " + Quote(value_token) + " is out of range");
+    }
+    return Fail("invalid sample value " + Quote(value_token));
   }
 
   c.SkipBlanks();
@@ -435,6 +439,24 @@ bool LineParser::ParseSample(Cursor c) {
   sample.line = stats_.lines;
   visitor_.OnSample(sample);
   ++stats_.samples;
+  return true;
+}
+
+// The value of a sample whose name and labels are fine is not a number: the
+// rest of the line, whatever it holds, is its text. No timestamp is looked
+// for, since a text value may itself contain blanks ("ERROR - FAILED TO
+// CONVERT TO STRING").
+bool LineParser::ReportNonNumeric(std::string_view name, Cursor rest, bool out_of_range) {
+  std::string_view text = rest.Rest();
+  while (!text.empty() && IsBlank(text.back())) text.remove_suffix(1);
+  NonNumericSample sample;
+  sample.name = name;
+  sample.labels = labels_;
+  sample.value_text = text;
+  sample.out_of_range = out_of_range;
+  sample.line = stats_.lines;
+  visitor_.OnNonNumericSample(sample);
+  ++stats_.non_numeric_samples;
   return true;
 }
 

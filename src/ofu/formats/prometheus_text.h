@@ -12,6 +12,14 @@
 //     - a trailing comma inside {} is accepted (0.0.4 allows it);
 //     - value: a float as Go's strconv.ParseFloat takes it, NaN, +Inf, -Inf;
 //     - OpenMetrics exemplars (" # {...} v [ts]") are skipped.
+//   * with ParseOptions::non_numeric_values = kReport, a sample line whose
+//     name and label set are well formed but whose value is not such a float
+//     (dcgm-exporter writes "ERROR - FAILED TO CONVERT TO STRING" for fields
+//     it cannot format, and the text of string fields as is), or a float
+//     beyond the range of a double: it is handed to
+//     TextVisitor::OnNonNumericSample with the rest of the line as its value
+//     text, no timestamp is looked for, and the read goes on. Under the
+//     default, kError, such a line is an error, as in Prometheus.
 //   * # HELP / # TYPE / # UNIT lines, reported as metadata; "# EOF" ends the
 //     input (text after it is an error, blank lines are not); other "#"
 //     lines are comments.
@@ -19,10 +27,12 @@
 //   * spaces and tabs around every token, as Prometheus' own parser allows.
 //   * many scrapes in one file: the same series may appear any number of
 //     times, interleaved or grouped by family; the reader does not care.
-// What it rejects, beyond syntax errors: a duplicate label name in one
-// series, a label value that is not UTF-8, an escape other than \\ \" \n
-// in a label value (in HELP text unknown escapes are kept as written), a
-// TYPE word it does not know, a NUL byte, a line longer than 1 MiB.
+// What it rejects: syntax errors (a missing name or value, a label set that
+// is not closed, text after the timestamp, ...), a duplicate label name in
+// one series, a label value that is not UTF-8, an escape other than
+// \\ \" \n in a label value (in HELP text unknown escapes are kept as
+// written), an invalid timestamp, a TYPE word it does not know, a NUL byte,
+// a line longer than 1 MiB.
 //
 // Timestamps
 //   0.0.4 writes integer milliseconds since the epoch; OpenMetrics writes
@@ -67,6 +77,17 @@ struct TextSample {
   std::size_t line = 0;               // 1-based
 };
 
+// A sample line whose value is not a number (see ParseOptions::non_numeric_values).
+struct NonNumericSample {
+  std::string_view name;          // the series name as written
+  std::span<const Label> labels;  // in file order
+  // Everything after the label set (or the name), blanks trimmed at both ends:
+  // "ERROR - FAILED TO CONVERT TO STRING". Any bytes; never empty.
+  std::string_view value_text;
+  bool out_of_range = false;  // a float, but beyond the range of a double ("1e999")
+  std::size_t line = 0;       // 1-based
+};
+
 enum class MetadataKind { kHelp, kType, kUnit };
 
 struct TextMetadata {
@@ -81,18 +102,28 @@ class TextVisitor {
   virtual ~TextVisitor() = default;
   virtual void OnSample(const TextSample& sample) = 0;
   virtual void OnMetadata(const TextMetadata& /*metadata*/) {}
+  // Called only under NonNumericValues::kReport.
+  virtual void OnNonNumericSample(const NonNumericSample& /*sample*/) {}
 };
 
 enum class TimestampUnit { kAuto, kMilliseconds, kSeconds };
 
+// What a sample whose value is not a number does to the read.
+enum class NonNumericValues {
+  kError,   // stops it, as in Prometheus
+  kReport,  // goes to TextVisitor::OnNonNumericSample; the read goes on
+};
+
 struct ParseOptions {
   TimestampUnit timestamps = TimestampUnit::kAuto;
+  NonNumericValues non_numeric_values = NonNumericValues::kError;
 };
 
 struct ReadStats {
   std::size_t bytes = 0;
   std::size_t lines = 0;
-  std::size_t samples = 0;
+  std::size_t samples = 0;              // handed to OnSample
+  std::size_t non_numeric_samples = 0;  // handed to OnNonNumericSample
   bool saw_eof_marker = false;  // "# EOF" (OpenMetrics) was present
 };
 

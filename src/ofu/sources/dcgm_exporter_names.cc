@@ -32,6 +32,19 @@ constexpr std::array kMetrics = {
     NamedMetric{"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", {CounterField::kEnergyMj, ValueScale::kAbsolute, 156}},
     NamedMetric{"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", {CounterField::kClockEventReasons, ValueScale::kAbsolute, 112}},
     NamedMetric{"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", {CounterField::kClockEventReasons, ValueScale::kAbsolute, 112}},
+    // dcgm-exporter 1.x (the script in NVIDIA/gpu-monitoring-tools, branch
+    // v1) and later exporters run with --use-old-namespace and
+    // etc/1.x-compatibility-metrics.csv: lower-case "dcgm_" names and a
+    // "uuid" label. The 1.x HELP of the profiling fields says "(in %)", but
+    // their values are DCGM's own, 0..1 ratios.
+    NamedMetric{"dcgm_fi_prof_pipe_tensor_active", {CounterField::kTensorActive, ValueScale::kRatio, 1004}},
+    NamedMetric{"dcgm_fi_prof_gr_engine_active", {CounterField::kGrEngineActive, ValueScale::kRatio, 1001}},
+    NamedMetric{"dcgm_fi_prof_sm_active", {CounterField::kSmActive, ValueScale::kRatio, 1002}},
+    NamedMetric{"dcgm_fi_prof_sm_occupancy", {CounterField::kSmOccupancy, ValueScale::kRatio, 1003}},
+    NamedMetric{"dcgm_fi_prof_dram_active", {CounterField::kDramActive, ValueScale::kRatio, 1005}},
+    NamedMetric{"dcgm_sm_clock", {CounterField::kSmClockMhz, ValueScale::kAbsolute, 100}},
+    NamedMetric{"dcgm_power_usage", {CounterField::kPowerW, ValueScale::kAbsolute, 155}},
+    NamedMetric{"dcgm_total_energy_consumption", {CounterField::kEnergyMj, ValueScale::kAbsolute, 156}},
 };
 
 }  // namespace

@@ -3,7 +3,8 @@
 // dcgm-exporter names a metric after its DCGM field. DCGM 4.6 renamed the
 // profiling fields (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE became
 // DCGM_FI_PROF_TENSOR_UTIL_RATIO, ...) without changing their IDs or units;
-// both spellings are listed. The scale is the metric's own: the profiling
+// both spellings are listed, and so are the lower-case names of dcgm-exporter
+// 1.x ("dcgm_sm_clock", ...). The scale is the metric's own: the profiling
 // fields are 0..1 ratios, while some fields whose new names end in _RATIO
 // (GPU_UTIL_RATIO) still hold percent, so the scale is never guessed from
 // the name.

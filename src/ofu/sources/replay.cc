@@ -6,6 +6,8 @@
 #include <cstring>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -66,9 +68,7 @@ class RecordingBuilder final : public formats::TextVisitor {
     if (error_) return;  // the first error is the one reported
     ++recording_.samples_read;
     if (s.name == kRecordingInfo) {
-      const std::string_view synthetic = FirstLabel(s.labels, {"synthetic"});
-      if (!synthetic.empty()) recording_.synthetic = synthetic == "true";
-      recording_.description = std::string(FirstLabel(s.labels, {"description"}));
+      ReadRecordingInfo(s.labels);
       return;
     }
     const std::optional<KnownMetric> metric = LookupDcgmExporterMetric(s.name);
@@ -76,7 +76,7 @@ class RecordingBuilder final : public formats::TextVisitor {
 
     std::optional<double> time = SampleTime(s);
     if (!time) return;
-    GpuPoints* gpu = GpuFor(s);
+    GpuPoints* gpu = GpuFor(s.name, s.labels, s.line);
     if (gpu == nullptr) return;
     if (std::isnan(s.value) || s.value >= kDcgmBlankThreshold) {
       ++recording_.blank_values;
@@ -88,8 +88,36 @@ class RecordingBuilder final : public formats::TextVisitor {
     ++recording_.samples_used;
   }
 
+  // A sample whose value is not a number: never a point, so a counter ofu
+  // uses is absent for that GPU at that instant. The GPU is still known (and
+  // must be identifiable, as for any sample of a used family), and in a file
+  // without timestamps the series still tells where a scrape ends.
+  void OnNonNumericSample(const formats::NonNumericSample& s) override {
+    if (error_) return;
+    ++recording_.samples_read;
+    if (s.name == kRecordingInfo) {  // its labels are what it says; the value never mattered
+      ReadRecordingInfo(s.labels);
+      return;
+    }
+    ++recording_.non_numeric_values;
+    const std::optional<KnownMetric> metric = LookupDcgmExporterMetric(s.name);
+    if (metric) {
+      if (GpuFor(s.name, s.labels, s.line) == nullptr) return;
+      // Its time is unknown (the reader looks for no timestamp after a text
+      // value), but in a file with timestamps nothing depends on it.
+      if (timing_ != Timing::kStamped) ScrapeOf(s.name, s.labels);
+    }
+    auto [it, inserted] = non_numeric_index_.emplace(std::string(s.name), non_numeric_.size());
+    if (inserted) {
+      non_numeric_.push_back(NonNumericFamily{std::string(s.name), s.line, ForNote(s.value_text), s.out_of_range,
+                                              metric ? std::optional<CounterField>(metric->field) : std::nullopt, 0});
+    }
+    ++non_numeric_[it->second].count;
+  }
+
   Result<Recording> Finish(std::size_t lines) {
     if (error_) return *error_;
+    for (const auto& family : non_numeric_) recording_.notes.push_back(NoteFor(family));
     recording_.lines = lines;
     recording_.timestamps_assumed = timing_ == Timing::kUnstamped;
     if (recording_.timestamps_assumed) recording_.assumed_interval_s = options_.untimestamped_interval_s;
@@ -105,8 +133,52 @@ class RecordingBuilder final : public formats::TextVisitor {
  private:
   enum class Timing { kUnknown, kStamped, kUnstamped };
 
+  // The samples of one family whose values were not numbers.
+  struct NonNumericFamily {
+    std::string family;
+    std::size_t first_line;
+    std::string first_text;  // as ForNote shows it
+    bool out_of_range;
+    std::optional<CounterField> field;  // absent: a family ofu does not use
+    std::size_t count;
+  };
+
   void Fail(std::size_t line, const std::string& what) {
     error_ = Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: {}", source_name_, line, what)};
+  }
+
+  void ReadRecordingInfo(std::span<const formats::Label> labels) {
+    const std::string_view synthetic = FirstLabel(labels, {"synthetic"});
+    if (!synthetic.empty()) recording_.synthetic = synthetic == "true";
+    recording_.description = std::string(FirstLabel(labels, {"description"}));
+  }
+
+  // A value's text as a note shows it: printable ASCII as is, other bytes as
+  // \xNN, cut after 64 bytes, so a note stays one readable line whatever
+  // the input held.
+  static std::string ForNote(std::string_view text) {
+    constexpr std::size_t kMaxShown = 64;
+    std::string out;
+    for (std::size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+      const auto byte = static_cast<unsigned char>(text[i]);
+      if (byte >= 0x20 && byte < 0x7F) {
+        out += text[i];
+      } else {
+        fmt::format_to(std::back_inserter(out), "\\x{:02x}", byte);
+      }
+    }
+    if (text.size() > kMaxShown) out += "...";
+    return out;
+  }
+
+  std::string NoteFor(const NonNumericFamily& f) const {
+    const bool one = f.count == 1;
+    std::string note = fmt::format("{}:{}: {}: value '{}' {}; {} such sample{} skipped", source_name_, f.first_line,
+                                   f.family, f.first_text, f.out_of_range ? "is out of range" : "is not a number",
+                                   f.count, one ? "" : "s");
+    if (!f.field) return note + " (family not used by ofu)";
+    if (one) return note + fmt::format(", so that GPU's {} is absent at that instant", DescribeField(*f.field));
+    return note + fmt::format(", so those GPUs' {} is absent at those instants", DescribeField(*f.field));
   }
 
   // The sample's time: its own timestamp, or for a file without any, the
@@ -127,28 +199,34 @@ class RecordingBuilder final : public formats::TextVisitor {
       }
       return *s.timestamp_s;
     }
-    std::string series(s.name);
-    for (const auto& label : s.labels) fmt::format_to(std::back_inserter(series), ",{}={}", label.name, label.value);
+    return static_cast<double>(ScrapeOf(s.name, s.labels)) * options_.untimestamped_interval_s;
+  }
+
+  // In a file without timestamps, the index of the scrape a series belongs
+  // to: a new scrape begins whenever a series repeats.
+  std::size_t ScrapeOf(std::string_view name, std::span<const formats::Label> labels) {
+    std::string series(name);
+    for (const auto& label : labels) fmt::format_to(std::back_inserter(series), ",{}={}", label.name, label.value);
     if (!series_in_scrape_.insert(series).second) {  // the series repeats: a new scrape began
       series_in_scrape_.clear();
       series_in_scrape_.insert(std::move(series));
       ++scrape_;
     }
-    return static_cast<double>(scrape_) * options_.untimestamped_interval_s;
+    return scrape_;
   }
 
-  GpuPoints* GpuFor(const formats::TextSample& s) {
-    const std::string_view uuid = FirstLabel(s.labels, {"UUID", "uuid"});
-    const std::string_view host = FirstLabel(s.labels, {"Hostname", "hostname"});
-    const std::string_view index = FirstLabel(s.labels, {"gpu"});
-    const std::string_view mig_id = FirstLabel(s.labels, {"GPU_I_ID"});
+  GpuPoints* GpuFor(std::string_view name, std::span<const formats::Label> labels, std::size_t line) {
+    const std::string_view uuid = FirstLabel(labels, {"UUID", "uuid"});
+    const std::string_view host = FirstLabel(labels, {"Hostname", "hostname"});
+    const std::string_view index = FirstLabel(labels, {"gpu"});
+    const std::string_view mig_id = FirstLabel(labels, {"GPU_I_ID"});
     std::string key;
     if (!uuid.empty()) {
       key = std::string(uuid);
     } else if (!index.empty()) {
       key = host.empty() ? fmt::format("gpu{}", index) : fmt::format("{}/gpu{}", host, index);
     } else {
-      Fail(s.line, fmt::format("{} has neither a UUID/uuid nor a gpu label: cannot tell which GPU it is", s.name));
+      Fail(line, fmt::format("{} has neither a UUID/uuid nor a gpu label: cannot tell which GPU it is", name));
       return nullptr;
     }
     std::string parent;
@@ -169,9 +247,9 @@ class RecordingBuilder final : public formats::TextVisitor {
     }
     GpuPoints& gpu = gpus_[it->second];
     // Not every metric carries every label (modelName was added later).
-    if (gpu.identity.model.empty()) gpu.identity.model = std::string(FirstLabel(s.labels, {"modelName"}));
-    if (gpu.identity.pci_bus_id.empty()) gpu.identity.pci_bus_id = std::string(FirstLabel(s.labels, {"pci_bus_id"}));
-    if (gpu.identity.mig_profile.empty()) gpu.identity.mig_profile = std::string(FirstLabel(s.labels, {"GPU_I_PROFILE"}));
+    if (gpu.identity.model.empty()) gpu.identity.model = std::string(FirstLabel(labels, {"modelName"}));
+    if (gpu.identity.pci_bus_id.empty()) gpu.identity.pci_bus_id = std::string(FirstLabel(labels, {"pci_bus_id"}));
+    if (gpu.identity.mig_profile.empty()) gpu.identity.mig_profile = std::string(FirstLabel(labels, {"GPU_I_PROFILE"}));
     return &gpu;
   }
 
@@ -251,13 +329,19 @@ class RecordingBuilder final : public formats::TextVisitor {
   Timing timing_ = Timing::kUnknown;
   std::unordered_set<std::string> series_in_scrape_;
   std::size_t scrape_ = 0;
+  std::vector<NonNumericFamily> non_numeric_;  // in order of first line
+  std::unordered_map<std::string, std::size_t> non_numeric_index_;
 };
 
 }  // namespace
 
 Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, const RecordingOptions& options) {
   RecordingBuilder builder(source_name, options);
-  auto stats = formats::ReadPrometheusText(in, source_name, builder, options.parse);
+  // Non-numeric values are decided here, where it is known which families
+  // matter, never by the reader.
+  formats::ParseOptions parse = options.parse;
+  parse.non_numeric_values = formats::NonNumericValues::kReport;
+  auto stats = formats::ReadPrometheusText(in, source_name, builder, parse);
   if (!stats.ok()) return stats.error();
   return builder.Finish(stats->lines);
 }

@@ -14,12 +14,23 @@
 //     OpenMetrics "# UNIT family ratio|percent" line or by the caller. A value
 //     outside the scale's range is an error naming the line, not a guess;
 //   * DCGM blank sentinels and NaN mean "no value" and become absent;
+//   * a sample whose value is not a number (dcgm-exporter writes
+//     "ERROR - FAILED TO CONVERT TO STRING" for fields it cannot format, and
+//     string fields as text): in a family ofu does not use it is skipped; in
+//     one it uses, that GPU's reading of that counter at that instant is
+//     absent (never 0). Either way Recording::notes gets one note per family
+//     naming the first such line and how many there were. The sample still
+//     needs a GPU identity and still counts toward telling scrapes apart in
+//     a file without timestamps;
+//   * unknown families, repeated or changing HELP/TYPE lines: skipped;
 //   * an info series ofu_recording_info{synthetic="true|false",
 //     description="..."} 1 that says what the recording is.
 //
-// Errors: malformed text, a sample without GPU identity, an out-of-range
-// value, a series given twice at one instant, or timestamps on some samples
-// but not others: kMalformedInput with "<source>:<line>: ...".
+// Errors: malformed text (whatever RecordingOptions::parse says, non-numeric
+// values are always read as above), a sample without GPU identity, a number
+// outside what its counter can hold, a series given twice at one instant, or
+// timestamps on some samples but not others: kMalformedInput with
+// "<source>:<line>: ...".
 //
 // Thread-safety: ReadRecording uses no shared state.
 #pragma once
@@ -41,7 +52,7 @@ namespace ofu::sources {
 struct RecordingOptions {
   std::optional<ValueScale> activity_scale;  // overrides the per-metric scale of activity fields
   double untimestamped_interval_s = 30;      // dcgm-exporter's default scrape interval
-  formats::ParseOptions parse;
+  formats::ParseOptions parse;  // its non_numeric_values is not used: see above
 };
 
 struct GpuRecording {
@@ -60,6 +71,12 @@ struct Recording {
   std::size_t samples_read = 0;    // every sample line
   std::size_t samples_used = 0;    // lines that carried a counter ofu uses
   std::size_t blank_values = 0;    // DCGM blanks and NaN, kept absent
+  std::size_t non_numeric_values = 0;  // samples whose value is not a number, skipped
+  // For people, in order of first line; each names the source and a line:
+  // "dcgm.prom:210: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION: value 'ERROR -
+  // FAILED TO CONVERT TO STRING' is not a number; 10 such samples skipped
+  // (family not used by ofu)".
+  std::vector<std::string> notes;
 };
 
 Result<Recording> ReadRecording(std::istream& in, std::string_view source_name,

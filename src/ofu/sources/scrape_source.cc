@@ -78,6 +78,9 @@ class ScrapeSource final : public Source {
       snapshot.notes.push_back(fmt::format("scrape failed: {}", recording.error().message));
       return std::optional<Snapshot>(std::move(snapshot));
     }
+    for (auto& note : recording->notes) {
+      if (noted_.insert(note).second) snapshot.notes.push_back(std::move(note));
+    }
     for (auto& gpu : recording->gpus) {
       Remember(gpu.identity);
       GpuReading reading;
@@ -106,6 +109,9 @@ class ScrapeSource final : public Source {
   std::optional<double> window_end_s_;
   std::vector<GpuIdentity> known_;  // every GPU seen, so a failed scrape can mark them
   std::unordered_set<std::string> seen_;
+  // Notes already passed on. A note names its line and count, so it repeats
+  // word for word while the exporter's output keeps its shape.
+  std::unordered_set<std::string> noted_;
 };
 
 }  // namespace

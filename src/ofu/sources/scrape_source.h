@@ -9,6 +9,9 @@
 // A failed scrape (connection refused, timeout, HTTP status other than 200)
 // makes every GPU seen so far kUnavailable for that window, with the reason;
 // the next window tries again. A malformed body is an error (kMalformedInput).
+// What the replay reader notes about a body (families whose values are not
+// numbers, see replay.h) goes into Snapshot::notes the first time a note
+// appears, not on every window.
 #pragma once
 
 #include <memory>

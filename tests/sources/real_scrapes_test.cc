@@ -1,0 +1,169 @@
+// The replay reader over dcgm-exporter output published by others, one file
+// per GPU family (tests/data/scrapes/README.md says where each comes from).
+// Every value asserted here is also looked up in the file's own text, so a
+// test cannot drift from the data it reads.
+#include "ofu/sources/replay.h"
+
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace ofu::sources {
+namespace {
+
+const std::string kScrapes = std::string(OFU_TEST_DATA_DIR) + "/scrapes/";
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The value written on the line of `family` for the GPU with `uuid` (and,
+// when given, the MIG instance `gi`), as a number; nullopt when the file
+// has no such line.
+std::optional<double> ValueInText(const std::string& text, const std::string& family, const std::string& uuid,
+                                  const std::string& gi = "") {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(family + "{", 0) != 0) continue;
+    if (line.find("UUID=\"" + uuid + "\"") == std::string::npos) continue;
+    const bool has_gi = line.find("GPU_I_ID=") != std::string::npos;
+    if (gi.empty() ? has_gi : line.find("GPU_I_ID=\"" + gi + "\"") == std::string::npos) continue;
+    return std::stod(line.substr(line.rfind("} ") + 2));
+  }
+  return std::nullopt;
+}
+
+struct Expected {
+  std::string key;
+  std::string model;
+  std::string mig_profile;  // empty for a whole GPU
+  std::string mig_instance;
+};
+
+// Reads a file from tests/data/scrapes and checks what every file must give:
+// no error, the GPUs in order with their model names exactly as written, one
+// sample each (a single scrape, no timestamps), and tensor activity and SM
+// clock equal to the text where the file has them and absent where not.
+Recording ReadAndCheck(const std::string& name, const std::vector<Expected>& expected) {
+  const std::string path = kScrapes + name;
+  auto r = ReadRecordingFile(path);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  if (!r.ok()) return {};
+  const std::string text = ReadText(path);
+  EXPECT_TRUE(r->timestamps_assumed);
+  EXPECT_EQ(r->gpus.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size() && i < r->gpus.size(); ++i) {
+    const GpuRecording& gpu = r->gpus[i];
+    SCOPED_TRACE(expected[i].key);
+    EXPECT_EQ(gpu.identity.key, expected[i].key);
+    EXPECT_EQ(gpu.identity.model, expected[i].model);
+    EXPECT_EQ(gpu.identity.mig_profile, expected[i].mig_profile);
+    EXPECT_EQ(gpu.identity.mig_instance, expected[i].mig_instance);
+    EXPECT_EQ(gpu.samples.size(), 1u);
+    if (gpu.samples.empty()) continue;
+    const CounterSample& s = gpu.samples[0];
+    EXPECT_EQ(s.tensor_active,
+              ValueInText(text, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", gpu.identity.uuid, gpu.identity.mig_instance));
+    EXPECT_EQ(s.sm_clock_mhz, ValueInText(text, "DCGM_FI_DEV_SM_CLOCK", gpu.identity.uuid, gpu.identity.mig_instance));
+  }
+  return std::move(*r);
+}
+
+// Volta: two excerpts of the 4x V100 output in dcgm-exporter issue 250. Only
+// GPUs 0 and 1 carry a counter ofu reads (SM clock); GPUs 2 and 3 appear in
+// families it does not use, so the recording does not list them.
+TEST(RealScrapes, VoltaTeslaV100Sxm2) {
+  const Recording r = ReadAndCheck("volta-tesla-v100-sxm2-32gb.prom",
+                                   {{"GPU-a6158b59-2c1e-1e63-0068-9178c4298abd", "Tesla V100-SXM2-32GB", "", ""},
+                                    {"GPU-8d5053b3-9280-7d1a-751b-4fd2fdd547c5", "Tesla V100-SXM2-32GB", "", ""}});
+  EXPECT_EQ(r.samples_read, 9u);
+  EXPECT_EQ(r.samples_used, 2u);
+  ASSERT_EQ(r.gpus.size(), 2u);
+  EXPECT_EQ(r.gpus[0].identity.hostname, "r6i3n0");
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].sm_clock_mhz, 135);
+  EXPECT_FALSE(r.gpus[0].samples[0].tensor_active.has_value());
+  EXPECT_TRUE(r.notes.empty());
+}
+
+// Turing: a Tesla T4 in Ericsson's CNCF AI conformance evidence, with
+// profiling fields on.
+TEST(RealScrapes, TuringTeslaT4) {
+  const Recording r =
+      ReadAndCheck("turing-tesla-t4.prom", {{"GPU-6d5c0ac5-74d7-3130-46f1-e93ed57f469a", "Tesla T4", "", ""}});
+  EXPECT_EQ(r.samples_read, 20u);
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_EQ(r.gpus[0].identity.pci_bus_id, "00000000:37:00.0");
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].tensor_active, 0.005822);
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].sm_clock_mhz, 660);
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].power_w, 68.244);
+  EXPECT_TRUE(r.notes.empty());
+}
+
+// Ampere with MIG: 8x A800, GPU 0 split into three 2g.20gb instances, and
+// the VGPU family dcgm-exporter cannot format, on every series.
+TEST(RealScrapes, AmpereA800WithMigInstances) {
+  const std::string model = "NVIDIA A800-SXM4-80GB";
+  const std::string gpu0 = "GPU-1f027ee8-6e1e-2b8c-0108-3d370e5f0418";
+  const Recording r = ReadAndCheck("ampere-a800-mig.prom",
+                                   {{gpu0 + "/gi3", model, "2g.20gb", "3"},
+                                    {gpu0 + "/gi5", model, "2g.20gb", "5"},
+                                    {gpu0 + "/gi6", model, "2g.20gb", "6"},
+                                    {"GPU-9e5b8fec-61bf-5124-a0a9-079af1b65cc6", model, "", ""},
+                                    {"GPU-5022ce43-b44a-987b-71c3-dee05378a618", model, "", ""},
+                                    {"GPU-f22db14d-1597-8eb1-78dc-d93765918c73", model, "", ""},
+                                    {"GPU-a878a9f3-cf6d-b94c-38ba-892ed140c7ee", model, "", ""},
+                                    {"GPU-a1dd6923-de62-e22b-c882-4d6f7e1ec5ce", model, "", ""},
+                                    {"GPU-c07eb90d-74b0-d3b4-e6ce-f18687564243", model, "", ""},
+                                    {"GPU-4e75c9ab-0ed7-8a57-75f5-23761b9f053f", model, "", ""}});
+  EXPECT_EQ(r.lines, 285u);
+  EXPECT_EQ(r.samples_read, 233u);
+  EXPECT_EQ(r.samples_used, 60u);  // SM clock, power, energy, GR engine, tensor, DRAM: 10 series each
+  EXPECT_EQ(r.non_numeric_values, 10u);
+  ASSERT_EQ(r.gpus.size(), 10u);
+  EXPECT_EQ(r.gpus[0].identity.uuid, gpu0);
+  EXPECT_EQ(r.gpus[0].identity.gpu_index, "0");
+  EXPECT_EQ(r.gpus[0].identity.hostname, "msxf-hpc-64-35-ai");
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].sm_clock_mhz, 1410);  // the MIG instances' own lines
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].tensor_active, 0.0);  // a real 0
+  EXPECT_DOUBLE_EQ(*r.gpus[2].samples[0].power_w, 78.446);
+  EXPECT_DOUBLE_EQ(*r.gpus[3].samples[0].sm_clock_mhz, 210);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0], kScrapes +
+                            "ampere-a800-mig.prom:210: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION: value 'ERROR - FAILED "
+                            "TO CONVERT TO STRING' is not a number; 10 such samples skipped (family not used by ofu)");
+}
+
+// Ada: an RTX 4000 Ada in Akamai's LKE AI conformance evidence, with
+// Kubernetes pod labels (pod_uid empty).
+TEST(RealScrapes, AdaRtx4000AdaGeneration) {
+  const Recording r = ReadAndCheck(
+      "ada-rtx-4000-ada.prom", {{"GPU-a8394b51-c086-568a-9f1a-c1e1c934c44c", "NVIDIA RTX 4000 Ada Generation", "", ""}});
+  EXPECT_EQ(r.samples_read, 25u);
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].tensor_active, 0.0);
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].sm_clock_mhz, 2310);
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].gr_engine_active, 0.004656);
+  EXPECT_TRUE(r.notes.empty());
+}
+
+// Hopper: the H100 lines DigitalOcean's documentation shows; profiling
+// fields off, so tensor activity is absent.
+TEST(RealScrapes, HopperH100) {
+  const Recording r = ReadAndCheck("hopper-h100-80gb-hbm3.prom",
+                                   {{"GPU-927d7444-b45a-7c49-8402-5e686e46a026", "NVIDIA H100 80GB HBM3", "", ""}});
+  EXPECT_EQ(r.samples_read, 2u);
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].sm_clock_mhz, 345);
+  EXPECT_FALSE(r.gpus[0].samples[0].tensor_active.has_value());
+  EXPECT_TRUE(r.notes.empty());
+}
+
+}  // namespace
+}  // namespace ofu::sources
