@@ -60,8 +60,11 @@ file's path instead of the text report. See docs/html-report.md.
 A GPU ofu cannot compute OFU for (a model missing from the spec database,
 a missing counter, a MIG profile it does not know) is shown without OFU,
 with a note saying what to do; every other GPU gets its answer and the
-overall line says how many GPUs and GPU-seconds it covers. --strict makes
-an unknown model fail the whole report instead (exit 3).
+overall line says how many GPUs and GPU-seconds it covers. A sample whose
+value is not a number (dcgm-exporter writes "ERROR - FAILED TO CONVERT TO
+STRING" for some fields) is skipped or left absent, with one note per
+family. --strict makes an unknown model fail the whole report instead
+(exit 3), and a value that is not a number too (exit 2).
 
 Exit status: 0 ok (also when some GPUs have no OFU), 1 usage, 2 unreadable
 or malformed input, 3 unknown GPU model with --strict, 4 no GPU at all has
@@ -72,6 +75,7 @@ Result<sources::Recording> LoadRecording(const ReportArgs& args) {
   if (args.activity_scale == "ratio") options.activity_scale = sources::ValueScale::kRatio;
   if (args.activity_scale == "percent") options.activity_scale = sources::ValueScale::kPercent;
   if (args.interval_s) options.untimestamped_interval_s = *args.interval_s;
+  options.strict_values = args.strict;
   if (args.input == "-") return sources::ReadRecording(std::cin, "<stdin>", options);
   return sources::ReadRecordingFile(args.input, options);
 }
@@ -252,7 +256,8 @@ CLI::App* AddReportCommand(CLI::App& app, ReportArgs& args) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_flag("--strict", args.strict,
-                "Fail (exit 3) when a GPU's model is not in the spec database, instead of reporting the other GPUs");
+                "All or nothing: fail (exit 3) when a GPU's model is not in the spec database, and (exit 2) on a "
+                "value that is not a number, instead of reporting the rest with notes");
   return cmd;
 }
 

@@ -21,7 +21,8 @@ struct ReportArgs {
   std::optional<std::string> spec_db;
   double busy_threshold = 0.01;
   // --strict: a GPU model missing from the spec database fails the report
-  // (exit 3) instead of leaving that GPU without OFU.
+  // (exit 3) instead of leaving that GPU without OFU, and a value that is
+  // not a number fails the read (exit 2) instead of being skipped.
   bool strict = false;
   // --store: the agent's history instead of a recording; --prometheus: the
   // same history from a Prometheus server that scrapes the agents.

@@ -346,4 +346,106 @@ TEST_F(ReportCli, ValuesThatAreNotNumbersDoNotStopTheReport) {
   EXPECT_NEAR(gpu["ofu"].get<double>(), 0.5, 0.01);
 }
 
+
+// --- One scrape per GPU family (tests/data/scrapes, sources in its README) ---
+//
+// f_spec of each SKU by hand from data/gpu_specs.json, peak / (SMs x FLOP/clk/SM):
+//   Tesla T4                 65 TFLOPS fp16   / (40 x 1024)  = 1586.914 MHz
+//   RTX 4000 Ada             213.81 TFLOPS fp8 / (48 x 2048)  = 2174.988 MHz
+//   A800-SXM4-80GB           312 TFLOPS bf16  / (108 x 2048) = 1410.590 MHz
+//   Tesla V100-SXM2-32GB     125 TFLOPS fp16  / (80 x 1024)  = 1525.879 MHz
+//   H100 80GB HBM3           989.4 TFLOPS bf16 / (132 x 4096) = 1829.945 MHz
+// and OFU = tensor activity x SM clock / f_spec.
+
+class ReportScrapes : public ReportCli {
+ protected:
+  nlohmann::json ReportJson(const std::string& file, int expected_exit) {
+    const CommandResult run =
+        Ofu(fmt::format("report --format json --input '" OFU_TEST_DATA_DIR "/scrapes/{}'", file));
+    EXPECT_EQ(run.exit_code, expected_exit) << file << ": " << run.err;
+    return nlohmann::json::parse(run.out, nullptr, false);
+  }
+};
+
+TEST_F(ReportScrapes, TuringRealTeslaT4) {
+  const auto j = ReportJson("turing-tesla-t4.prom", 0);
+  ASSERT_EQ(j["gpus"].size(), 1u);
+  EXPECT_EQ(j["gpus"][0]["model"], "Tesla T4");
+  EXPECT_EQ(j["gpus"][0]["sku"], "t4");
+  EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.005822 * 660 / (65e6 / (40 * 1024.0)), 1e-12);
+}
+
+TEST_F(ReportScrapes, AdaRealRtx4000Ada) {
+  const auto j = ReportJson("ada-rtx-4000-ada.prom", 0);
+  ASSERT_EQ(j["gpus"].size(), 1u);
+  EXPECT_EQ(j["gpus"][0]["model"], "NVIDIA RTX 4000 Ada Generation");
+  EXPECT_NEAR(j["gpus"][0]["spec_clock_mhz"].get<double>(), 213.81e6 / (48 * 2048.0), 1e-9);
+  EXPECT_EQ(j["gpus"][0]["ofu"].get<double>(), 0.0);  // a measured 0, not an absent figure
+}
+
+// The real 8x A800 node: GPU 0 as three 2g.20gb instances (28 of 108 SMs
+// each, the A100 80GB's profile, see mig_source in data/gpu_specs.json), all
+// idle, and ten ERROR values in a family ofu does not use (lines 210-219).
+TEST_F(ReportScrapes, AmpereRealA800WithMigAndErrorValues) {
+  const auto j = ReportJson("ampere-a800-mig.prom", 0);
+  ASSERT_EQ(j["gpus"].size(), 10u);
+  for (const auto& gpu : j["gpus"]) {
+    EXPECT_EQ(gpu["model"], "NVIDIA A800-SXM4-80GB");
+    EXPECT_EQ(gpu["ofu"].get<double>(), 0.0) << gpu["key"];
+  }
+  EXPECT_EQ(j["gpus"][0]["mig_profile"], "2g.20gb");
+  EXPECT_NEAR(j["gpus"][0]["share"].get<double>(), 28.0 / 108, 1e-12);
+  EXPECT_EQ(j["overall"]["coverage"]["gpus"], 10);
+  EXPECT_EQ(j["overall"]["coverage"]["gpus_with_ofu"], 10);
+  // 7 whole GPUs and 3 instances of 28/108, one 30 s scrape each.
+  EXPECT_NEAR(j["overall"]["seconds"].get<double>(), 30 * (7 + 3 * 28.0 / 108), 1e-9);
+  ASSERT_EQ(j["notes"].size(), 1u);
+  const std::string note = j["notes"][0];
+  EXPECT_NE(note.find("ampere-a800-mig.prom:210: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION"), std::string::npos)
+      << note;
+  EXPECT_NE(note.find("10 such samples skipped"), std::string::npos) << note;
+
+  // --strict: all or nothing, as before (exit 2 at the line).
+  const CommandResult strict =
+      Ofu("report --strict --input '" OFU_TEST_DATA_DIR "/scrapes/ampere-a800-mig.prom'");
+  EXPECT_EQ(strict.exit_code, 2);
+  EXPECT_NE(strict.err.find("ampere-a800-mig.prom:210:"), std::string::npos) << strict.err;
+}
+
+TEST_F(ReportScrapes, VoltaSyntheticV100) {
+  const auto j = ReportJson("synthetic-volta-tesla-v100-sxm2-32gb.prom", 0);
+  EXPECT_EQ(j["source"]["synthetic"], true);
+  ASSERT_EQ(j["gpus"].size(), 2u);
+  const double f_spec = 125e6 / (80 * 1024.0);
+  EXPECT_EQ(j["gpus"][0]["sku"], "v100-sxm2");
+  EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.40 * 1530 / f_spec, 1e-12);
+  EXPECT_NEAR(j["gpus"][1]["ofu"].get<double>(), 0.10 * 1380 / f_spec, 1e-12);
+  EXPECT_NEAR(j["overall"]["ofu"].get<double>(), (0.40 * 1530 + 0.10 * 1380) / 2 / f_spec, 1e-12);
+}
+
+TEST_F(ReportScrapes, HopperSyntheticH100) {
+  const auto j = ReportJson("synthetic-hopper-h100-80gb-hbm3.prom", 0);
+  EXPECT_EQ(j["source"]["synthetic"], true);
+  ASSERT_EQ(j["gpus"].size(), 2u);
+  const double f_spec = 989.4e6 / (132 * 4096.0);
+  EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.50 * 1755 / f_spec, 1e-12);
+  EXPECT_NEAR(j["gpus"][1]["ofu"].get<double>(), 0.25 * 1980 / f_spec, 1e-12);  // above f_spec: not clamped
+}
+
+// The real Volta and Hopper scrapes have the SM clock but no tensor activity
+// (dcgm-exporter's profiling fields are off by default): OFU is absent, never
+// 0, and the exit says nothing could be computed.
+TEST_F(ReportScrapes, RealVoltaAndHopperWithoutTensorActivityHaveNoOfu) {
+  for (const char* file : {"volta-tesla-v100-sxm2-32gb.prom", "hopper-h100-80gb-hbm3.prom"}) {
+    const auto j = ReportJson(file, 4);
+    ASSERT_FALSE(j["gpus"].empty()) << file;
+    for (const auto& gpu : j["gpus"]) {
+      EXPECT_FALSE(gpu["sku"].is_null()) << file;  // the model is known
+      EXPECT_TRUE(gpu["ofu"].is_null()) << file;
+      EXPECT_FALSE(gpu["sm_clock_mhz"].is_null()) << file;
+      EXPECT_NE(gpu["problems"].dump().find("no tensor activity"), std::string::npos) << file;
+    }
+  }
+}
+
 }  // namespace

@@ -83,6 +83,7 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
   report.timestamps_assumed = recording.timestamps_assumed;
   report.assumed_interval_s = recording.assumed_interval_s;
   report.window_s = options.windows.window_s;
+  report.notes = recording.notes;  // lines the reader skipped or blanked, per family
 
   // With MIG on, dcgm-exporter also writes the GPU itself (clocks, power)
   // beside its instances: the instances carry its OFU, so the GPU row is

@@ -340,7 +340,8 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
   // Non-numeric values are decided here, where it is known which families
   // matter, never by the reader.
   formats::ParseOptions parse = options.parse;
-  parse.non_numeric_values = formats::NonNumericValues::kReport;
+  parse.non_numeric_values =
+      options.strict_values ? formats::NonNumericValues::kError : formats::NonNumericValues::kReport;
   auto stats = formats::ReadPrometheusText(in, source_name, builder, parse);
   if (!stats.ok()) return stats.error();
   return builder.Finish(stats->lines);

@@ -53,6 +53,9 @@ struct RecordingOptions {
   std::optional<ValueScale> activity_scale;  // overrides the per-metric scale of activity fields
   double untimestamped_interval_s = 30;      // dcgm-exporter's default scrape interval
   formats::ParseOptions parse;  // its non_numeric_values is not used: see above
+  // Refuse a value that is not a number, in any family, as Prometheus does
+  // (`ofu report --strict`): kMalformedInput naming file and line.
+  bool strict_values = false;
 };
 
 struct GpuRecording {
