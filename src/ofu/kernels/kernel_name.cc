@@ -282,7 +282,8 @@ Result<KernelInfo> ParseXmma(const Tokens& t, KernelFamily family, KernelInfo in
 // h884gemm, sgemm, gcgemm, s1688tf32gemm, scudnn, s1688cudnn, s1688dgrad.
 struct MmaToken {
   std::string_view kind;          // accumulator (s, h, i, d) or complex kind (c, gc, z)
-  bool has_mma_shape = false;     // digits after the kind: a tensor-core MMA shape
+  std::string_view shape;         // digits after the kind: a tensor-core MMA shape (1688, 16816, ...)
+  bool has_mma_shape = false;     // !shape.empty()
   const TypeCode* math = nullptr; // the type the MMA runs in, when it differs from A's (tf32)
 };
 std::optional<MmaToken> ParseMmaToken(std::string_view token, std::initializer_list<std::string_view> operations) {
@@ -302,7 +303,8 @@ std::optional<MmaToken> ParseMmaToken(std::string_view token, std::initializer_l
   if (mma.kind.empty()) return std::nullopt;
   const std::size_t digits = i;
   while (i < token.size() && IsDigit(token[i])) ++i;
-  mma.has_mma_shape = i > digits;
+  mma.shape = token.substr(digits, i - digits);
+  mma.has_mma_shape = !mma.shape.empty();
   if (i < token.size()) {
     mma.math = WholeType(token.substr(i));
     if (mma.math == nullptr) return std::nullopt;
@@ -310,11 +312,15 @@ std::optional<MmaToken> ParseMmaToken(std::string_view token, std::initializer_l
   return mma;
 }
 
-// The precision the kind letter implies when the name gives no type: s is
-// fp32 (sgemm, s1688gemm on fp32 data), h is fp16 (hgemm, h884gemm: half in,
-// half accumulate). Complex (c, gc, z), double and integer kinds: none.
-std::optional<Precision> KindPrecision(std::string_view kind) {
-  if (kind == "s") return Precision::kFp32;
+// The precision the kind letter implies when the name gives no type, A's
+// type being then the accumulator's. h is fp16 (hgemm, h884gemm: half in,
+// half accumulate). s is fp32 on CUDA cores (sgemm), and on tensor cores only
+// with the 1688 shape, the one MMA shape of these names that takes 32-bit
+// operands (as TF32); an s16816 kernel runs on 16-bit inputs the name does not
+// spell, so its precision is absent. Complex (c, gc, z), double and integer
+// kinds: none.
+std::optional<Precision> KindPrecision(std::string_view kind, std::string_view shape = {}) {
+  if (kind == "s" && (shape.empty() || shape == "1688")) return Precision::kFp32;
   if (kind == "h") return Precision::kFp16;
   return std::nullopt;
 }
@@ -396,7 +402,7 @@ Result<KernelInfo> ParseLegacy(const Tokens& t, KernelInfo info) {
   } else if (before != nullptr) {
     input = before->precision;
   } else {
-    input = KindPrecision(mma->kind);
+    input = KindPrecision(mma->kind, mma->shape);
   }
   info.precision = Resolve(input, info.tensor_core);
   return info;
@@ -445,7 +451,7 @@ Result<KernelInfo> ParseCutlass2(const Tokens& t, KernelInfo info) {
   } else if (a != nullptr) {
     input = a->precision;
   } else {
-    input = KindPrecision(mma->kind);
+    input = KindPrecision(mma->kind, mma->shape);
   }
   info.precision = Resolve(input, info.tensor_core);
   return info;

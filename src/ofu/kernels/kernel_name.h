@@ -72,8 +72,10 @@
 //   convolution). tensor_core: true when the MMA shape digits are present
 //   (884, 1688, 16816, ...), false otherwise (sgemm, hgemm, cgemm, gcgemm,
 //   scudnn). precision: a `tf32` in the MMA token, else the type after the
-//   token (A's), else the type before it, else the accumulator letter for s
-//   (fp32) and h (fp16); complex (c, gc, z) and double kernels have none.
+//   token (A's), else the type before it, else the kind letter: h is fp16; s
+//   is fp32 on CUDA cores and, on tensor cores, only with the 1688 shape (the
+//   one that takes 32-bit operands, as TF32); complex (c, gc, z) and double
+//   kernels have none.
 //   tile_k and stages only from `stages_<TK>x<S>`; `sliced1x<n>` splits K
 //   across warps inside the CTA and does not change the tile. A `splitK`
 //   token sets split_k. A cuDNN `winograd` kernel is not a GEMM.
@@ -84,9 +86,10 @@
 //   tensor_core: true for tensorop/wmma_tensorop, false for simt. CUTLASS
 //   writes A's element type after the core name only when it differs from
 //   the accumulator type, and C's before it: precision is the math type in
-//   the core name (s1688tf32gemm), else A's type, else the accumulator
-//   letter (s fp32, h fp16); fp32 on tensor cores is tf32. Without a
-//   `<TK>x<S>` token, K and stages are absent.
+//   the core name (s1688tf32gemm), else A's type, else the accumulator's by
+//   the same kind-letter rule as above (an s16816 kernel without A's type
+//   runs on 16-bit inputs it does not spell: absent); fp32 on tensor cores
+//   is tf32. Without a `<TK>x<S>` token, K and stages are absent.
 //
 // cutlass3 (CUTLASS 3.x; same generator)
 //   cutlass3x_sm<arch>_<opclass>_<mma>gemm_<A>_<B>_<acc>_<C>_<D>_<TM>x<TN>x<TK>
