@@ -273,6 +273,8 @@ TEST(KernelName, NvjetUnknownFlagIsKeptAndTheTileStillRead) {
   const auto bare_algo = ParseKernelName("nvjet_tst_64x8_64x16_4x1_v_bz_algo_TNT");
   ASSERT_TRUE(bare_algo.ok()) << bare_algo.error().message;
   EXPECT_EQ(bare_algo->unknown_flags, std::vector<std::string>{"algo"});
+  // Found by fuzzing: a doubled '_' is no flag to keep.
+  ExpectUnparsed("nvjet_tst_64x8_64x16_4x1_v_bz_coopA__TNT", "empty flag");
 }
 
 TEST(KernelName, LegacyCublasPrecisionComesFromTheInputType) {

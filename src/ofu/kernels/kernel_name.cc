@@ -195,6 +195,8 @@ Result<KernelInfo> ParseNvjet(Tokens t, KernelInfo info) {
       return Unparsed(fmt::format("nvjet: unknown flag {}: a stream-K kernel splits K in a way the name does not "
                                   "give (known: splitK, 2cta, coopA, coopB, bias, ovscale, algo<N>)",
                                   Quote(t[i])));
+    } else if (t[i].empty()) {
+      return Unparsed("nvjet: an empty flag ('__') between beta and the operand layouts");
     } else if (!IsScheduleOrEpilogueFlag(t[i])) {
       info.unknown_flags.emplace_back(t[i]);
     }
