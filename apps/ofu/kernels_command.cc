@@ -20,12 +20,16 @@ Run 'ofu kernels parse --help' for details.)";
 constexpr const char* kParseHelp = R"(Read what GEMM kernel names encode: family, tile MxNxK, stages, cluster
 MxN, input precision, whether tensor cores run the kernel, split-K and 2-CTA.
 
-Families: nvjet_* (cuBLAS), sm90_xmma_*, sm100_*, sm80_xmma_*, ampere_*
-(cuBLAS), cutlass_* (CUTLASS 2.x), cutlass3x_* (CUTLASS 3.x). A demangled
-signature that names one of these as a template argument also works. A field
+Families: nvjet_* (cuBLAS), sm90_xmma_*, sm100_*, sm80_xmma_*, ampere_*,
+turing_*, volta_* (cuBLAS and cuDNN), cutlass_* (CUTLASS 2.x), cutlass3x_*
+(CUTLASS 3.x), and the untiled SIMT kernels gemv*, gemmk1_kernel,
+sgemm_largek_lds64, magma_*gemm*, *_convolve_sgemm and fermi*gemm*. A
+demangled or mangled signature that names one of these also works. A field
 the name does not encode is shown as '-' (null in JSON), never a default;
-a name ofu cannot read is reported as unparsed with the reason. The meanings
-of the cuBLAS-internal names are inferred, not documented (docs/kernels.md).
+a name ofu cannot read is reported as unparsed with the reason, and with
+whether it still names a GEMM and on which unit, when the name tells. The
+meanings of the cuBLAS-internal names are inferred, not documented
+(docs/kernels.md).
 
 NAME '-' reads names from standard input, one per line.
 
@@ -41,6 +45,7 @@ printed), 1 usage.)";
 struct Parsed {
   std::string name;
   Result<kernels::KernelInfo> info;
+  kernels::KernelClass kind;  // what an unparsed name still says
 };
 
 std::string Trim(std::string_view text) {
@@ -74,12 +79,15 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
   nlohmann::ordered_json out;
   out["name"] = parsed.name;
   out["parsed"] = parsed.info.ok();
+  out["gemm"] = parsed.kind.gemm;
   if (!parsed.info.ok()) {
     out["reason"] = parsed.info.error().message;
     for (const char* key : {"family", "tile_m", "tile_n", "tile_k", "stages", "cluster_m", "cluster_n",
                             "precision", "tensor_core", "split_k", "two_cta"}) {
       out[key] = nullptr;
     }
+    out["tensor_core"] = OrNull(parsed.kind.tensor_core);  // what the name says of a GEMM it does not fully give
+    out["unknown_flags"] = nlohmann::ordered_json::array();
     return out;
   }
   const kernels::KernelInfo& info = *parsed.info;
@@ -95,6 +103,7 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
   out["tensor_core"] = OrNull(info.tensor_core);
   out["split_k"] = info.split_k;
   out["two_cta"] = info.two_cta;
+  out["unknown_flags"] = info.unknown_flags;
   return out;
 }
 
@@ -105,7 +114,12 @@ void PrintTable(const std::vector<Parsed>& all) {
              "precision", "tensor", "flags", "name");
   for (const Parsed& parsed : all) {
     if (!parsed.info.ok()) {
-      fmt::print("{:<10} {}\n{:<10} reason: {}\n", "unparsed", parsed.name, "", parsed.info.error().message);
+      const std::string_view kind = !parsed.kind.gemm              ? "not a GEMM"
+                                    : !parsed.kind.tensor_core     ? "a GEMM"
+                                    : *parsed.kind.tensor_core     ? "a GEMM on tensor cores"
+                                                                   : "a GEMM on CUDA cores (simt)";
+      fmt::print("{:<10} {}\n{:<10} reason: {}\n{:<10} name says: {}\n", "unparsed", parsed.name, "",
+                 parsed.info.error().message, "", kind);
       continue;
     }
     const kernels::KernelInfo& info = *parsed.info;
@@ -116,6 +130,7 @@ void PrintTable(const std::vector<Parsed>& all) {
     std::string flags;
     if (info.split_k) flags += "splitK ";
     if (info.two_cta) flags += "2cta ";
+    for (const std::string& flag : info.unknown_flags) flags += fmt::format("{}? ", flag);  // kept, not understood
     if (flags.empty()) flags = "-";
     fmt::print("{:<10} {:<12} {:>6} {:>7} {:<9} {:<7} {:<12} {}\n", kernels::FamilyName(info.family), tile,
                Show(info.stages), cluster, precision, tensor, Trim(flags), parsed.name);
@@ -141,7 +156,8 @@ int RunKernels(const KernelsArgs& args) {
   std::vector<Parsed> all;
   for (std::string& name : CollectNames(args.names)) {
     auto info = kernels::ParseKernelName(name);
-    all.push_back(Parsed{std::move(name), std::move(info)});
+    auto kind = kernels::ClassifyKernelName(name);
+    all.push_back(Parsed{std::move(name), std::move(info), std::move(kind)});
   }
   if (all.empty()) {
     fmt::print(stderr, "ofu kernels parse: no kernel names given (standard input was empty)\n");

@@ -183,6 +183,40 @@ TEST(Correction, CoverageCountsWhatIsLeftOutAndSimtShare) {
   EXPECT_TRUE(report.wasteful.empty());
 }
 
+TEST(Correction, SimtGemmsWithoutATileCountAsSimtShare) {
+  // cuBLAS's GEMV and the other untiled SIMT kernels name no tile, and often
+  // no op is linked (traces without record_shapes): they are CUDA-core GEMM
+  // time all the same. A GEMM whose name is not read in full counts by what
+  // the name still says.
+  const std::string gemv =
+      "void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, "
+      "cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, "
+      "cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParams<cublasGemvTensorStridedBatched<float const>, "
+      "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>)";
+  const KernelTrace trace =
+      TraceBuilder()
+          .Kernel(gemv, 30)                                                   // parsed: SIMT, no tile, no op
+          .Kernel("void mylib::xsgemm_batched_kernel<float>(float*)", 70)      // not read; the name says SIMT
+          .Kernel("void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>"
+                  "(dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel::Params)",
+                  50)                                                         // not read; a GEMM, unit unknown
+          .Kernel("void at::native::softmax_kernel(float*)", 500)             // not a GEMM at all
+          .Build();
+  const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
+  const Coverage& c = report.coverage;
+  EXPECT_EQ(c.kernels, 4);
+  EXPECT_EQ(c.gemm_kernels, 3);
+  EXPECT_DOUBLE_EQ(c.gemm_time_us, 150);
+  EXPECT_EQ(c.simt_kernels, 2);
+  EXPECT_DOUBLE_EQ(c.simt_time_us, 100);
+  ASSERT_TRUE(report.non_tensor_gemm_share);
+  EXPECT_DOUBLE_EQ(*report.non_tensor_gemm_share, 100.0 / 150.0);
+  ASSERT_EQ(c.left_out.size(), 1u);
+  EXPECT_EQ(c.left_out[0].reason, "kernel name not read");
+  EXPECT_EQ(c.left_out[0].kernels, 1);
+  EXPECT_FALSE(report.factor);  // nothing on tensor cores was corrected
+}
+
 TEST(Correction, NothingToCorrectIsAbsentNotOne) {
   const KernelTrace trace = TraceBuilder().Kernel("void at::native::softmax_kernel(float*)", 500).Build();
   const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});

@@ -66,6 +66,33 @@ TEST_F(KernelsCli, TableReadsNamesFromStdinAndShowsTheReason) {
   EXPECT_NE(result.out.find("reason: nvjet:"), std::string::npos) << result.out;
 }
 
+TEST_F(KernelsCli, UnparsedGemmSaysWhatItsNameTellsAndUnknownFlagsAreKept) {
+  auto result = Ofu("kernels parse --format json "
+                    "'void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(int)' "
+                    "'void mylib::xsgemm_batched_kernel<float>(float*)' "
+                    "nvjet_tst_64x8_64x16_4x1_v_bz_fooBar_TNT flash_fwd_kernel");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  ASSERT_EQ(json.size(), 4u);
+  EXPECT_EQ(json[0]["parsed"], false);
+  EXPECT_EQ(json[0]["gemm"], true);
+  EXPECT_TRUE(json[0]["tensor_core"].is_null());  // the name does not say
+  EXPECT_EQ(json[1]["parsed"], false);
+  EXPECT_EQ(json[1]["gemm"], true);
+  EXPECT_EQ(json[1]["tensor_core"], false);  // an SIMT gemm word
+  EXPECT_EQ(json[2]["parsed"], true);
+  EXPECT_EQ(json[2]["gemm"], true);
+  EXPECT_EQ(json[2]["tile_m"], 64);
+  EXPECT_EQ(json[2]["unknown_flags"], nlohmann::json::array({"fooBar"}));
+  EXPECT_EQ(json[3]["gemm"], false);
+
+  auto table = Ofu("kernels parse 'void mylib::xsgemm_batched_kernel<float>(float*)' "
+                   "nvjet_tst_64x8_64x16_4x1_v_bz_fooBar_TNT");
+  EXPECT_EQ(table.exit_code, 2) << table.err;
+  EXPECT_NE(table.out.find("name says: a GEMM on CUDA cores (simt)"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("fooBar?"), std::string::npos) << table.out;
+}
+
 TEST_F(KernelsCli, NoNameIsAUsageError) {
   EXPECT_EQ(Ofu("kernels parse").exit_code, 1);
   EXPECT_EQ(Ofu("kernels parse --format xml nvjet_tst_64x8_64x16_4x1_v_bz_TNT").exit_code, 1);

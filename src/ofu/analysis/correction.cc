@@ -162,6 +162,12 @@ CorrectionReport ComputeCorrection(const formats::KernelTrace& trace, const Corr
     if (!parsed[name_id]) parsed[name_id] = kernels::ParseKernelName(trace.kernel_names[name_id]);
     return *parsed[name_id];
   };
+  // For names not read in full: whether they still name a GEMM, and its unit.
+  std::vector<std::optional<kernels::KernelClass>> classes(trace.kernel_names.size());
+  const auto class_for = [&](uint32_t name_id) -> const kernels::KernelClass& {
+    if (!classes[name_id]) classes[name_id] = kernels::ClassifyKernelName(trace.kernel_names[name_id]);
+    return *classes[name_id];
+  };
 
   double useful_time = 0, executed_time = 0;
   std::map<Precision, double> time_by_precision;
@@ -176,11 +182,18 @@ CorrectionReport ComputeCorrection(const formats::KernelTrace& trace, const Corr
     const Result<KernelInfo>& info = info_for(kernel.name_id);
     const formats::FrameworkOp* op =
         kernel.op && *kernel.op < trace.ops.size() ? &trace.ops[*kernel.op] : nullptr;
-    if (!info.ok() && op == nullptr) continue;  // neither named nor launched as a GEMM
+    // A name not read in full may still say it is a GEMM, and on which unit.
+    const kernels::KernelClass* unread = info.ok() ? nullptr : &class_for(kernel.name_id);
+    if (unread != nullptr && !unread->gemm && op == nullptr) continue;  // neither named nor launched as a GEMM
     coverage.gemm_kernels += 1;
     coverage.gemm_time_us += kernel.duration_us;
 
-    if (!info.ok()) {
+    if (unread != nullptr) {
+      if (unread->gemm && unread->tensor_core == false) {  // a SIMT GEMM: its share needs no tile
+        coverage.simt_kernels += 1;
+        coverage.simt_time_us += kernel.duration_us;
+        continue;
+      }
       left_out.Add("kernel name not read", kernel.duration_us, name, info.error().message);
       continue;
     }

@@ -82,11 +82,11 @@ struct LeftOut {
 struct Coverage {
   int64_t kernels = 0;  // every kernel of the trace
   double kernel_time_us = 0;
-  int64_t gemm_kernels = 0;  // named like a GEMM kernel, or launched by a GEMM op
+  int64_t gemm_kernels = 0;  // named as a GEMM (kernels::ClassifyKernelName), or launched by a GEMM op
   double gemm_time_us = 0;
   int64_t corrected_kernels = 0;  // in the factor
   double corrected_time_us = 0;
-  int64_t simt_kernels = 0;  // GEMMs the name says run on CUDA cores
+  int64_t simt_kernels = 0;  // GEMMs the name says run on CUDA cores, read in full or not
   double simt_time_us = 0;
   std::vector<LeftOut> left_out;  // the rest of gemm_kernels, by reason
 };

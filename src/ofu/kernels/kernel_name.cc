@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <initializer_list>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -16,15 +17,17 @@ using Tokens = std::vector<std::string_view>;
 Error Unparsed(std::string reason) { return Error{ErrorCode::kMalformedInput, std::move(reason)}; }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsIdentifierChar(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+bool IsIdentifierChar(char c) { return IsDigit(c) || IsLower(c) || IsUpper(c) || c == '_'; }
 // Characters that separate names in a demangled signature.
 bool IsSignatureDelimiter(char c) { return std::string_view(" <>,()&*:").find(c) != std::string_view::npos; }
 bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
+bool Contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+char Lower(char c) { return IsUpper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
 
 Tokens Split(std::string_view text, char separator) {
   Tokens tokens;
@@ -71,7 +74,7 @@ struct TypeCode {
   std::string_view code;
   std::optional<Precision> precision;  // nullopt: a real type with no OFU precision (void, f64)
 };
-constexpr std::array<TypeCode, 21> kTypeCodes = {{
+constexpr std::array<TypeCode, 22> kTypeCodes = {{
     {"bf16", Precision::kBf16}, {"tf32", Precision::kTf32}, {"fp16", Precision::kFp16},
     {"fp32", Precision::kFp32}, {"e4m3", Precision::kFp8},  {"e5m2", Precision::kFp8},
     {"e2m1", Precision::kFp4},  {"int8", Precision::kInt8}, {"void", std::nullopt},
@@ -79,6 +82,7 @@ constexpr std::array<TypeCode, 21> kTypeCodes = {{
     {"f32", Precision::kFp32},  {"f64", std::nullopt},      {"f8", Precision::kFp8},
     {"s8", Precision::kInt8},   {"u8", Precision::kInt8},   {"i8", Precision::kInt8},
     {"s32", std::nullopt},      {"e2m3", std::nullopt},     {"e3m2", std::nullopt},
+    {"int32", std::nullopt},
 }};
 
 // The type code at the start of `token`, or nullptr.
@@ -89,10 +93,12 @@ const TypeCode* LeadingType(std::string_view token) {
   return nullptr;
 }
 
-// A whole token that is one type. Block-scaled CUTLASS types name the scale
-// factor first ("ue8m0xe2m1"): the element type is the part after the 'x'.
+// A whole token that is one type. Scaled CUTLASS types name the scale first
+// and the element type after the last 'x': block-scaled "ue8m0xe2m1" and
+// blockwise "64x128f32xe4m3" (a 64x128 block of e4m3 per f32 scale).
 const TypeCode* WholeType(std::string_view token) {
-  if (const std::size_t x = token.rfind('x'); x != std::string_view::npos && StartsWith(token, "ue")) {
+  const std::size_t x = token.rfind('x');
+  if (x != std::string_view::npos && (StartsWith(token, "ue") || (!token.empty() && IsDigit(token[0])))) {
     token = token.substr(x + 1);
   }
   const TypeCode* type = LeadingType(token);
@@ -115,8 +121,20 @@ std::optional<Precision> InputPrecision(const TypeCode& a, const TypeCode* b) {
 
 std::string Quote(std::string_view text) { return fmt::format("'{}'", text); }
 
-// nvjet_<types>_<TM>x<TN>_<TK>x<S>_<CM>x<CN>[_2cta]_<v|h>_<bz|badd>[_flags]_<ops>
-Result<KernelInfo> ParseNvjet(const Tokens& t, KernelInfo info) {
+// --- nvjet ------------------------------------------------------------------
+
+// Flags that name a schedule or an epilogue, not the tile or how K is split
+// (inferred from public names): coopA/coopB (which operand the cooperating
+// CTAs share), bias and ovscale (epilogues), algo<N> (a variant number).
+bool IsScheduleOrEpilogueFlag(std::string_view flag) {
+  if (flag == "coopA" || flag == "coopB" || flag == "bias" || flag == "ovscale") return true;
+  return StartsWith(flag, "algo") && ParseNumber(flag.substr(4)).has_value();
+}
+
+// nvjet_[sm<arch>_]<types>_<TM>x<TN>_<TK>x<S>_<CM>x<CN>[_2cta]_<v|h>_<bz|badd>[_flags]_<ops>
+Result<KernelInfo> ParseNvjet(Tokens t, KernelInfo info) {
+  // Newer cuBLAS names carry the target architecture after the prefix.
+  if (t.size() > 1 && StartsWith(t[1], "sm") && ParseNumber(t[1].substr(2))) t.erase(t.begin() + 1);
   if (t.size() < 8) {
     return Unparsed(fmt::format("nvjet: expected at least 8 '_'-separated fields "
                                 "(nvjet_<types>_<TM>x<TN>_<TK>x<stages>_<CM>x<CN>_<v|h>_<bz|badd>_<ops>), found {}",
@@ -165,16 +183,22 @@ Result<KernelInfo> ParseNvjet(const Tokens& t, KernelInfo info) {
   if (i >= t.size() || ops.size() < 2 || ops.find_first_not_of("TN") != std::string_view::npos) {
     return Unparsed(fmt::format("nvjet: expected the operand layouts (like TNT) last, found {}", Quote(ops)));
   }
-  // Flags between beta and the layouts. An unknown flag might change how
-  // the work is split (stream-K, say), so it makes the name unparsed rather
-  // than silently read as "no split".
+  // Flags between beta and the layouts. Stream-K splits K in a way the name
+  // does not size, so it is never read as "no split"; a flag ofu does not
+  // know is kept for the caller to report.
   for (; i + 1 < t.size(); ++i) {
     if (t[i] == "splitK") {
       info.split_k = true;
     } else if (t[i] == "2cta") {
       info.two_cta = true;
-    } else {
-      return Unparsed(fmt::format("nvjet: unknown flag {} (known: splitK, 2cta)", Quote(t[i])));
+    } else if (t[i] == "streamK" || t[i] == "streamk") {
+      return Unparsed(fmt::format("nvjet: unknown flag {}: a stream-K kernel splits K in a way the name does not "
+                                  "give (known: splitK, 2cta, coopA, coopB, bias, ovscale, algo<N>)",
+                                  Quote(t[i])));
+    } else if (t[i].empty()) {
+      return Unparsed("nvjet: an empty flag ('__') between beta and the operand layouts");
+    } else if (!IsScheduleOrEpilogueFlag(t[i])) {
+      info.unknown_flags.emplace_back(t[i]);
     }
   }
 
@@ -196,19 +220,24 @@ Result<KernelInfo> ParseNvjet(const Tokens& t, KernelInfo info) {
   return info;
 }
 
-// smNN_xmma_gemm_<AB>_<C/compute>_<D>_<layouts>_..._tilesize<M>x<N>x<K>_...
+// --- xmma -------------------------------------------------------------------
+
+// smNN_xmma_[<conv>_implicit_]gemm[_indexed]_<AB>_<C/compute>_<D>_<layouts>_..._tilesize<M>x<N>x<K>_...
 Result<KernelInfo> ParseXmma(const Tokens& t, KernelFamily family, KernelInfo info) {
   const std::string_view fname = FamilyName(family);
   std::size_t gemm = 1;
   while (gemm < t.size() && t[gemm] != "gemm") ++gemm;
   if (gemm + 1 >= t.size()) return Unparsed(fmt::format("{}: no 'gemm' field followed by types: not a GEMM kernel", fname));
+  // cuDNN's implicit-GEMM convolutions may name their indexing mode first.
+  std::size_t first_type = gemm + 1;
+  if (t[first_type] == "indexed" && first_type + 1 < t.size()) ++first_type;
 
-  const TypeCode* a = LeadingType(t[gemm + 1]);
-  if (a == nullptr) return Unparsed(fmt::format("{}: operand types {} not recognised", fname, Quote(t[gemm + 1])));
-  const TypeCode* b = LeadingType(t[gemm + 1].substr(a->code.size()));
+  const TypeCode* a = LeadingType(t[first_type]);
+  if (a == nullptr) return Unparsed(fmt::format("{}: operand types {} not recognised", fname, Quote(t[first_type])));
+  const TypeCode* b = LeadingType(t[first_type].substr(a->code.size()));
 
   bool warpgroups = false;
-  for (std::size_t i = gemm + 2; i < t.size(); ++i) {
+  for (std::size_t i = first_type + 1; i < t.size(); ++i) {
     const std::string_view token = t[i];
     if (StartsWith(token, "tilesize")) {
       const auto dims = ParseDims<3>(token.substr(8));
@@ -231,7 +260,7 @@ Result<KernelInfo> ParseXmma(const Tokens& t, KernelFamily family, KernelInfo in
       info.tensor_core = true;
     } else if (token == "2sm" || token == "2cta") {
       info.two_cta = true;
-    } else if (token == "splitK" || token == "splitk") {
+    } else if (token == "splitK" || token == "splitk" || (token == "split" && i + 1 < t.size() && t[i + 1] == "k")) {
       info.split_k = true;
     }
   }
@@ -248,35 +277,53 @@ Result<KernelInfo> ParseXmma(const Tokens& t, KernelFamily family, KernelInfo in
   return info;
 }
 
-// The MMA token of cuBLAS ampere and CUTLASS 2 names: <acc>[<mma shape>][tf32]gemm,
-// e.g. s16816gemm, s1688tf32gemm, sgemm, h16816gemm, i16832gemm.
-struct GemmToken {
-  char accumulator = 's';
-  bool has_mma_shape = false;  // digits after the accumulator: a tensor MMA shape
-  bool tf32 = false;
+// --- volta, turing, ampere and CUTLASS 2 --------------------------------------
+
+// The MMA token of pre-Hopper cuBLAS, cuDNN and CUTLASS 2 names:
+// <kind letters>[<mma shape>][<math type>]<operation>, e.g. s16816gemm,
+// h884gemm, sgemm, gcgemm, s1688tf32gemm, scudnn, s1688cudnn, s1688dgrad.
+struct MmaToken {
+  std::string_view kind;          // accumulator (s, h, i, d) or complex kind (c, gc, z)
+  std::string_view shape;         // digits after the kind: a tensor-core MMA shape (1688, 16816, ...)
+  bool has_mma_shape = false;     // !shape.empty()
+  const TypeCode* math = nullptr; // the type the MMA runs in, when it differs from A's (tf32)
 };
-std::optional<GemmToken> ParseGemmToken(std::string_view token) {
-  if (token.size() < 5 || !EndsWith(token, "gemm")) return std::nullopt;
-  GemmToken gemm;
-  gemm.accumulator = token[0];
-  std::string_view middle = token.substr(1, token.size() - 5);
-  if (EndsWith(middle, "tf32")) {
-    gemm.tf32 = true;
-    middle.remove_suffix(4);
+std::optional<MmaToken> ParseMmaToken(std::string_view token, std::initializer_list<std::string_view> operations) {
+  bool known = false;
+  for (const std::string_view operation : operations) {
+    if (token.size() > operation.size() && EndsWith(token, operation)) {
+      token.remove_suffix(operation.size());
+      known = true;
+      break;
+    }
   }
-  for (const char c : middle) {
-    if (!IsDigit(c)) return std::nullopt;
+  if (!known) return std::nullopt;
+  MmaToken mma;
+  std::size_t i = 0;
+  while (i < token.size() && IsLower(token[i])) ++i;
+  mma.kind = token.substr(0, i);
+  if (mma.kind.empty()) return std::nullopt;
+  const std::size_t digits = i;
+  while (i < token.size() && IsDigit(token[i])) ++i;
+  mma.shape = token.substr(digits, i - digits);
+  mma.has_mma_shape = !mma.shape.empty();
+  if (i < token.size()) {
+    mma.math = WholeType(token.substr(i));
+    if (mma.math == nullptr) return std::nullopt;
   }
-  gemm.has_mma_shape = !middle.empty();
-  return gemm;
+  return mma;
 }
 
-// The precision a plain SIMT kernel's accumulator letter implies (sgemm is
-// fp32 throughout, hgemm fp16 throughout).
-std::optional<Precision> SimtPrecision(const GemmToken& gemm) {
-  if (gemm.has_mma_shape) return std::nullopt;
-  if (gemm.accumulator == 's') return Precision::kFp32;
-  if (gemm.accumulator == 'h') return Precision::kFp16;
+// The precision the kind letter implies when the name gives no type, A's
+// type being then the accumulator's. h is fp16 (hgemm, h884gemm: half in,
+// half accumulate). s is fp32 on CUDA cores (sgemm), and on tensor cores only
+// with the 1688 shape, the one MMA shape of these names that takes 32-bit
+// operands (as TF32); an s16816 kernel runs on 16-bit inputs the name does not
+// spell, so its precision is absent. Complex (c, gc, z), double and integer
+// kinds: none.
+std::optional<Precision> KindPrecision(std::string_view kind, std::string_view shape = {}) {
+  if (kind == "s" && (shape.empty() || shape == "1688")) return Precision::kFp32;
+  if (kind == "h") return Precision::kFp16;
   return std::nullopt;
 }
 
@@ -295,41 +342,75 @@ std::size_t ReadTileAfter(const Tokens& t, std::size_t from, KernelInfo& info, c
   return t.size();
 }
 
-// ampere_[<type>_]<acc><mma>gemm_[<type>_]<TM>x<TN>_..._stages_<TK>x<S>_<ops>
-Result<KernelInfo> ParseAmpere(const Tokens& t, KernelInfo info) {
-  std::size_t i = 1;
+// The architecture family of a cuBLAS/cuDNN name, after an optional cuDNN
+// library prefix (cudnn_infer_, cudnn_train_, cudnn_); the index of the
+// architecture token in `t`.
+struct ArchPrefix {
+  KernelFamily family;
+  std::size_t index;
+};
+std::optional<ArchPrefix> FindArch(const Tokens& t) {
+  std::size_t i = 0;
+  if (i < t.size() && t[i] == "cudnn") {
+    ++i;
+    if (i < t.size() && (t[i] == "infer" || t[i] == "train")) ++i;
+  }
+  if (i >= t.size()) return std::nullopt;
+  if (t[i] == "volta") return ArchPrefix{KernelFamily::kVolta, i};
+  if (t[i] == "turing") return ArchPrefix{KernelFamily::kTuring, i};
+  if (t[i] == "ampere") return ArchPrefix{KernelFamily::kAmpere, i};
+  return std::nullopt;
+}
+
+// [cudnn_[infer_|train_]]<arch>_[<type>_]<mma token>[_<type>]_<TM>x<TN>_..._[stages_<TK>x<S>]_<ops>
+Result<KernelInfo> ParseLegacy(const Tokens& t, KernelInfo info) {
+  const auto arch = FindArch(t);
+  if (!arch) return Unparsed("expected volta_, turing_ or ampere_ after an optional cudnn_ prefix");
+  const std::string_view fname = FamilyName(arch->family);
+  std::size_t i = arch->index + 1;
   const TypeCode* before = i < t.size() ? WholeType(t[i]) : nullptr;
   if (before != nullptr) ++i;
-  const auto gemm = i < t.size() ? ParseGemmToken(t[i]) : std::nullopt;
-  if (!gemm) {
-    return Unparsed(fmt::format("ampere: expected a GEMM field like s16816gemm or sgemm, found {}",
+  const auto mma = i < t.size() ? ParseMmaToken(t[i], {"gemm", "cudnn"}) : std::nullopt;
+  if (!mma) {
+    return Unparsed(fmt::format("{}: expected a GEMM field like s16816gemm, sgemm or scudnn, found {}", fname,
                                 Quote(i < t.size() ? t[i] : "")));
   }
   const TypeCode* after = nullptr;
-  i = ReadTileAfter(t, i + 1, info, after);
-  if (!info.tile_m) return Unparsed("ampere: no <TM>x<TN> tile field");
-  for (++i; i + 1 < t.size(); ++i) {
-    if (t[i] != "stages") continue;
+  const std::size_t first_after = i + 1;
+  i = ReadTileAfter(t, first_after, info, after);
+  for (std::size_t j = first_after; j < i; ++j) {
+    if (t[j] == "winograd") {
+      return Unparsed(fmt::format("{}: a Winograd convolution; its tile is not a GEMM tile", fname));
+    }
+  }
+  if (!info.tile_m) return Unparsed(fmt::format("{}: no <TM>x<TN> tile field", fname));
+  for (++i; i < t.size(); ++i) {
+    if (t[i] == "splitK") info.split_k = true;
+    if (t[i] != "stages" || i + 1 >= t.size()) continue;
     const auto k_stages = ParseDims<2>(t[i + 1]);
-    if (!k_stages) return Unparsed(fmt::format("ampere: expected <TK>x<stages> after 'stages', found {}", Quote(t[i + 1])));
+    if (!k_stages) return Unparsed(fmt::format("{}: expected <TK>x<stages> after 'stages', found {}", fname, Quote(t[i + 1])));
     info.tile_k = (*k_stages)[0];
     info.stages = (*k_stages)[1];
-    break;
   }
-  info.family = KernelFamily::kAmpere;
-  info.tensor_core = gemm->has_mma_shape;
-  const TypeCode* type = before != nullptr ? before : after;
-  if (gemm->tf32) {
-    info.precision = Precision::kTf32;
-  } else if (type != nullptr) {
-    info.precision = Resolve(type->precision, info.tensor_core);
+  info.family = arch->family;
+  info.tensor_core = mma->has_mma_shape;
+  // The type after the MMA token is A's (ampere_int32_i16832gemm_int8_...
+  // writes the int32 output first), so it comes before the one in front.
+  std::optional<Precision> input;
+  if (mma->math != nullptr) {
+    input = mma->math->precision;
+  } else if (after != nullptr) {
+    input = after->precision;
+  } else if (before != nullptr) {
+    input = before->precision;
   } else {
-    info.precision = SimtPrecision(*gemm);
+    input = KindPrecision(mma->kind, mma->shape);
   }
+  info.precision = Resolve(input, info.tensor_core);
   return info;
 }
 
-// cutlass[_<arch>]_<opclass>[_<type>]_<acc><mma>gemm[_<epilogue>][_<type>]_<TM>x<TN>[_<TK>x<S>]_<layouts>_align<a>
+// cutlass[_<arch>]_<opclass>[_<C type>]_<acc><mma>[<math>]<op>[_<words>][_<A type>]_<TM>x<TN>[_<TK>x<S>]_..._align<a>
 Result<KernelInfo> ParseCutlass2(const Tokens& t, KernelInfo info) {
   std::size_t i = 1;
   if (i < t.size() && ParseNumber(t[i])) ++i;  // the architecture, e.g. 80
@@ -346,15 +427,17 @@ Result<KernelInfo> ParseCutlass2(const Tokens& t, KernelInfo info) {
     return Unparsed(fmt::format("cutlass2: expected op class tensorop, wmma_tensorop or simt, found {}",
                                 Quote(i < t.size() ? t[i] : "")));
   }
-  const TypeCode* before = i < t.size() ? WholeType(t[i]) : nullptr;
-  if (before != nullptr) ++i;
-  const auto gemm = i < t.size() ? ParseGemmToken(t[i]) : std::nullopt;
-  if (!gemm) {
-    return Unparsed(fmt::format("cutlass2: expected a GEMM field like s16816gemm, found {}", Quote(i < t.size() ? t[i] : "")));
+  if (i < t.size() && WholeType(t[i]) != nullptr) ++i;  // C's element type: not an input
+  const auto mma = i < t.size() ? ParseMmaToken(t[i], {"gemm", "fprop", "dgrad", "wgrad"}) : std::nullopt;
+  if (!mma) {
+    return Unparsed(fmt::format("cutlass2: expected a GEMM or convolution field like s16816gemm or s1688fprop, "
+                                "found {}",
+                                Quote(i < t.size() ? t[i] : "")));
   }
-  // Between the GEMM field and the tile: epilogue words (relu, ...) and the element type.
-  const TypeCode* after = nullptr;
-  i = ReadTileAfter(t, i + 1, info, after);
+  // Between the MMA field and the tile: epilogue or iterator words (relu,
+  // optimized, ...) and A's element type.
+  const TypeCode* a = nullptr;
+  i = ReadTileAfter(t, i + 1, info, a);
   if (!info.tile_m) return Unparsed("cutlass2: no <TM>x<TN> tile field");
   if (i + 1 < t.size()) {
     if (const auto k_stages = ParseDims<2>(t[i + 1])) {
@@ -363,16 +446,20 @@ Result<KernelInfo> ParseCutlass2(const Tokens& t, KernelInfo info) {
     }
   }
   info.family = KernelFamily::kCutlass2;
-  const TypeCode* type = before != nullptr ? before : after;
-  if (gemm->tf32) {
-    info.precision = Precision::kTf32;
-  } else if (type != nullptr) {
-    info.precision = Resolve(type->precision, info.tensor_core);
-  } else if (!*info.tensor_core) {
-    info.precision = SimtPrecision(*gemm);
+  // CUTLASS writes A's type only when it differs from the accumulator's.
+  std::optional<Precision> input;
+  if (mma->math != nullptr) {
+    input = mma->math->precision;
+  } else if (a != nullptr) {
+    input = a->precision;
+  } else {
+    input = KindPrecision(mma->kind, mma->shape);
   }
+  info.precision = Resolve(input, info.tensor_core);
   return info;
 }
+
+// --- CUTLASS 3 ----------------------------------------------------------------
 
 // cutlass3x_sm<arch>_<opclass>_<mma>gemm_<A>_<B>_<acc>_<C>_<D>_<TM>x<TN>x<TK>_<CM>x<CN>x<CK>_<S>_<layouts>_align<a>...
 Result<KernelInfo> ParseCutlass3(const Tokens& t, KernelInfo info) {
@@ -422,31 +509,81 @@ Result<KernelInfo> ParseCutlass3(const Tokens& t, KernelInfo info) {
   return info;
 }
 
+// --- families by prefix --------------------------------------------------------
+
 struct FamilyPrefix {
   std::string_view prefix;
   KernelFamily family;
 };
-constexpr std::array<FamilyPrefix, 7> kPrefixes = {{
+constexpr std::array<FamilyPrefix, 10> kPrefixes = {{
     {"nvjet_", KernelFamily::kNvjet},
     {"sm90_xmma_", KernelFamily::kSm90Xmma},
     {"sm100_", KernelFamily::kSm100},
     {"sm80_xmma_", KernelFamily::kSm80Xmma},
     {"ampere_", KernelFamily::kAmpere},
+    {"turing_", KernelFamily::kTuring},
+    {"volta_", KernelFamily::kVolta},
+    {"cudnn_", KernelFamily::kVolta},  // cudnn_[infer_|train_]<arch>_...: the arch decides
     {"cutlass_", KernelFamily::kCutlass2},
     {"cutlass3x_", KernelFamily::kCutlass3},
 }};
 
+// CUTLASS 2 names go on with an architecture number or an op class; other
+// identifiers that start with "cutlass_" are namespaces (cutlass_cudnn_train).
+bool IsCutlass2Name(std::string_view identifier) {
+  const Tokens t = Split(identifier, '_');
+  if (t.size() < 2) return false;
+  return ParseNumber(t[1]).has_value() || t[1] == "tensorop" || t[1] == "simt" || t[1] == "wmma";
+}
+
 const FamilyPrefix* FindFamily(std::string_view identifier) {
   for (const FamilyPrefix& entry : kPrefixes) {
-    if (StartsWith(identifier, entry.prefix)) return &entry;
+    if (!StartsWith(identifier, entry.prefix)) continue;
+    if (entry.family == KernelFamily::kCutlass2 && !IsCutlass2Name(identifier)) continue;
+    if (entry.prefix == "cudnn_" && !FindArch(Split(identifier, '_'))) continue;
+    return &entry;
   }
   return nullptr;
 }
 
-// The GEMM identifier inside a demangled signature: the one identifier that
-// starts with a family prefix (repeats, as in `X<K>(K::Params)`, count once).
-Result<std::string_view> Unwrap(std::string_view name) {
-  std::string_view found;
+// --- identifiers in a signature -----------------------------------------------
+
+// One name in a demangled or mangled kernel signature.
+struct Identifier {
+  std::string_view text;
+  bool qualifier = false;      // followed by "::": a namespace or class, not a kernel or type
+  std::size_t end = 0;         // index just past it in the name
+};
+
+// The length-prefixed identifiers of an Itanium-mangled name (_ZN7cutlass13device_kernelI...E).
+// Numbers that are not lengths (template values such as Li128E) yield a
+// few meaningless pieces; callers only look for names they know.
+std::vector<Identifier> MangledIdentifiers(std::string_view name) {
+  std::vector<Identifier> out;
+  std::size_t i = 2;  // past "_Z"
+  while (i < name.size()) {
+    if (!IsDigit(name[i]) || IsDigit(name[i - 1])) {
+      ++i;
+      continue;
+    }
+    std::size_t digits = i;
+    while (digits < name.size() && IsDigit(name[digits])) ++digits;
+    const auto length = ParseNumber(name.substr(i, digits - i));
+    if (!length || *length == 0 || digits + static_cast<std::size_t>(*length) > name.size()) {
+      i = digits;
+      continue;
+    }
+    const std::string_view text = name.substr(digits, static_cast<std::size_t>(*length));
+    out.push_back(Identifier{text, false, digits + text.size()});
+    i = digits + text.size();
+  }
+  return out;
+}
+
+// The whole C++ names of a demangled signature, each marked when it is a
+// qualifier. Only whole names count: "nvjet_..._TNT@x" is not a signature.
+std::vector<Identifier> DemangledIdentifiers(std::string_view name) {
+  std::vector<Identifier> out;
   for (std::size_t i = 0; i < name.size();) {
     if (!IsIdentifierChar(name[i])) {
       ++i;
@@ -454,22 +591,134 @@ Result<std::string_view> Unwrap(std::string_view name) {
     }
     std::size_t end = i;
     while (end < name.size() && IsIdentifierChar(name[end])) ++end;
-    const std::string_view identifier = name.substr(i, end - i);
-    // Only a whole C++ name counts: "nvjet_..._TNT@x" is not a signature.
     const bool whole = (i == 0 || IsSignatureDelimiter(name[i - 1])) &&
                        (end == name.size() || IsSignatureDelimiter(name[end]));
-    if (whole && FindFamily(identifier) != nullptr) {
-      if (!found.empty() && found != identifier) {
-        return Unparsed(fmt::format("two different GEMM kernel identifiers in one name ({} and {})", Quote(found),
-                                    Quote(identifier)));
-      }
-      found = identifier;
-    }
+    if (whole) out.push_back(Identifier{name.substr(i, end - i), name.substr(end, 2) == "::", end});
     i = end;
   }
+  return out;
+}
+
+bool IsMangled(std::string_view name) {
+  if (!StartsWith(name, "_Z")) return false;
+  for (const char c : name) {
+    if (!IsIdentifierChar(c)) return false;
+  }
+  return true;
+}
+
+// --- untiled SIMT kernels ---------------------------------------------------------
+
+// The family of an untiled cuBLAS, MAGMA or cuDNN SIMT kernel function, or
+// nothing. `next` is the identifier after it (for internal::gemvx::kernel).
+std::optional<KernelFamily> UntiledFamily(const Identifier& id, const Identifier* next) {
+  const std::string_view s = id.text;
+  if (id.qualifier) {
+    if (s == "gemvx" && next != nullptr && next->text == "kernel") return KernelFamily::kGemv;
+    return std::nullopt;
+  }
+  if (s == "gemmk1_kernel") return KernelFamily::kGemmk1;
+  if (StartsWith(s, "gemv2T_kernel") || StartsWith(s, "gemv2N_kernel") || StartsWith(s, "gemvNSP_kernel")) {
+    return KernelFamily::kGemv;
+  }
+  if (s == "sgemm_largek_lds64") return KernelFamily::kSgemmLargeK;
+  if (StartsWith(s, "magma_") && s.size() > 6 && Contains(s.substr(7), "gemm")) return KernelFamily::kMagma;
+  if (s == "implicit_convolve_sgemm" || s == "explicit_convolve_sgemm" || s == "precomputed_convolve_sgemm") {
+    return KernelFamily::kCudnnSgemm;
+  }
+  if (StartsWith(s, "fermi") && s.size() > 5 && StartsWith(s.substr(6), "gemm")) return KernelFamily::kFermi;
+  return std::nullopt;
+}
+
+// The template arguments right after name[at] ('<'), without the brackets;
+// empty when there are none.
+std::string_view TemplateArguments(std::string_view name, std::size_t at) {
+  if (at >= name.size() || name[at] != '<') return {};
+  int depth = 0;
+  for (std::size_t i = at; i < name.size(); ++i) {
+    if (name[i] == '<') ++depth;
+    if (name[i] == '>' && --depth == 0) return name.substr(at + 1, i - at - 1);
+  }
+  return {};
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  return text;
+}
+
+// A C++ element type as demangled names spell it ("float", "const __half",
+// "__nv_bfloat16 const"); absent for any other text.
+std::optional<Precision> CppTypePrecision(std::string_view type) {
+  type = Trim(type);
+  if (StartsWith(type, "const ")) type = Trim(type.substr(6));
+  if (EndsWith(type, " const")) type = Trim(type.substr(0, type.size() - 6));
+  if (type == "float") return Precision::kFp32;
+  if (type == "__half" || type == "half" || type == "c10::Half") return Precision::kFp16;
+  if (type == "__nv_bfloat16" || type == "c10::BFloat16") return Precision::kBf16;
+  return std::nullopt;
+}
+
+// A's element type: from cublasGemvTensorStridedBatched<T> when the kernel
+// takes one, else the first floating-point template argument.
+std::optional<Precision> TemplatePrecision(std::string_view arguments) {
+  constexpr std::string_view kTensor = "cublasGemvTensorStridedBatched<";
+  if (const std::size_t at = arguments.find(kTensor); at != std::string_view::npos) {
+    return CppTypePrecision(TemplateArguments(arguments, at + kTensor.size() - 1));
+  }
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= arguments.size(); ++i) {
+    const char c = i < arguments.size() ? arguments[i] : ',';
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (c != ',' || depth != 0) continue;
+    if (const auto precision = CppTypePrecision(arguments.substr(start, i - start))) return precision;
+    start = i + 1;
+  }
+  return std::nullopt;
+}
+
+Result<KernelInfo> ParseUntiled(std::string_view name, const Identifier& function, KernelFamily family) {
+  KernelInfo info;
+  info.family = family;
+  info.identifier = function.qualifier ? fmt::format("{}::kernel", function.text) : std::string(function.text);
+  info.tensor_core = false;
+  // internal::gemvx::kernel<...>: the arguments follow the function name.
+  std::size_t after = function.end;
+  if (function.qualifier) after = name.find('<', after);
+  const std::string_view arguments = after == std::string_view::npos ? std::string_view() : TemplateArguments(name, after);
+  info.precision = TemplatePrecision(arguments);
+  if (!info.precision) {
+    // The letter the name gives: sgemm_largek, magma_sgemm..., fermiSgemm...
+    const std::string_view s = function.text;
+    if (family == KernelFamily::kSgemmLargeK || family == KernelFamily::kCudnnSgemm) info.precision = Precision::kFp32;
+    if (family == KernelFamily::kMagma && s.size() > 6) info.precision = KindPrecision(s.substr(6, 1));
+    if (family == KernelFamily::kFermi && s.size() > 5) info.precision = KindPrecision(std::string(1, Lower(s[5])));
+  }
+  return info;
+}
+
+// --- choosing the identifier -----------------------------------------------------
+
+// The GEMM identifier among `ids`: the one that starts with a family
+// prefix (repeats, as in `X<K>(K::Params)`, count once).
+Result<std::string_view> FindGemmIdentifier(const std::vector<Identifier>& ids, std::string_view what) {
+  std::string_view found;
+  for (const Identifier& id : ids) {
+    if (id.qualifier || FindFamily(id.text) == nullptr) continue;
+    if (!found.empty() && found != id.text) {
+      return Unparsed(fmt::format("two different GEMM kernel identifiers in one name ({} and {})", Quote(found),
+                                  Quote(id.text)));
+    }
+    found = id.text;
+  }
   if (found.empty()) {
-    return Unparsed("no GEMM kernel identifier in this demangled name (looked for nvjet_, sm90_xmma_, sm100_, "
-                    "sm80_xmma_, ampere_, cutlass_, cutlass3x_)");
+    return Unparsed(fmt::format("no GEMM kernel identifier in this {} name (looked for nvjet_, sm90_xmma_, sm100_, "
+                                "sm80_xmma_, ampere_, turing_, volta_, cutlass_, cutlass3x_ and the cuBLAS, MAGMA "
+                                "and cuDNN SIMT kernels)",
+                                what));
   }
   return found;
 }
@@ -480,11 +729,91 @@ Result<KernelInfo> ParseFamily(const Tokens& tokens, KernelFamily family, Kernel
     case KernelFamily::kSm90Xmma:
     case KernelFamily::kSm100:
     case KernelFamily::kSm80Xmma: return ParseXmma(tokens, family, std::move(info));
-    case KernelFamily::kAmpere: return ParseAmpere(tokens, std::move(info));
+    case KernelFamily::kAmpere:
+    case KernelFamily::kTuring:
+    case KernelFamily::kVolta: return ParseLegacy(tokens, std::move(info));
     case KernelFamily::kCutlass2: return ParseCutlass2(tokens, std::move(info));
     case KernelFamily::kCutlass3: return ParseCutlass3(tokens, std::move(info));
+    case KernelFamily::kGemv:
+    case KernelFamily::kGemmk1:
+    case KernelFamily::kSgemmLargeK:
+    case KernelFamily::kMagma:
+    case KernelFamily::kCudnnSgemm:
+    case KernelFamily::kFermi: break;  // found by function name, never by prefix
   }
   return Unparsed("unknown family");
+}
+
+// --- classifying names that do not parse ---------------------------------------------
+
+// The lower-case words of an identifier, split at '_' and where a lower-case
+// letter or digit meets an upper-case one: "ImplicitGemmConvolution" →
+// implicit, gemm, convolution; "fermiCgemm_v3_kernel" → fermi, cgemm, v3, kernel.
+std::vector<std::string> Words(std::string_view identifier) {
+  std::vector<std::string> words;
+  std::string word;
+  for (std::size_t i = 0; i < identifier.size(); ++i) {
+    const char c = identifier[i];
+    const bool boundary = c == '_' || (IsUpper(c) && i > 0 && (IsLower(identifier[i - 1]) || IsDigit(identifier[i - 1])));
+    if (boundary && !word.empty()) {
+      words.push_back(word);
+      word.clear();
+    }
+    if (c != '_') word.push_back(Lower(c));
+  }
+  if (!word.empty()) words.push_back(word);
+  return words;
+}
+
+// Whether an identifier names a GEMM or GEMV kernel or kernel type: a word
+// ending in gemm or gemv, and no word of a helper around one (the data
+// preparation, shapes, swizzles and copies that CUTLASS and its users name
+// after the GEMM they serve).
+bool NamesAGemm(std::string_view identifier) {
+  static constexpr std::array<std::string_view, 13> kHelperWords = {
+      "prepare", "data", "shape", "coord", "swizzle", "transpose", "fill",
+      "tensormaps", "offsets", "indices", "reduce", "copy", "params"};
+  bool gemm = false;
+  for (const std::string& word : Words(identifier)) {
+    for (const std::string_view helper : kHelperWords) {
+      if (word == helper) return false;
+    }
+    gemm = gemm || EndsWith(word, "gemm") || EndsWith(word, "gemv");
+  }
+  return gemm;
+}
+
+// Whether tensor cores run a GEMM, as far as its name tells.
+std::optional<bool> TensorCoreFromName(std::string_view name, const std::vector<Identifier>& ids) {
+  bool tensor = false;
+  for (const std::string_view mark : {"TensorOp", "tensorop", "Umma", "UMMA", "Gmma", "GMMA", "wgmma", "_MMA_", "HMMA"}) {
+    tensor = tensor || Contains(name, mark);
+  }
+  bool simt = Contains(name, "simt") || Contains(name, "Simt");
+  for (const Identifier& id : ids) {
+    for (const std::string& word : Words(id.text)) {
+      if (!EndsWith(word, "gemm") || word.size() == 4) continue;
+      // <kind><mma shape>gemm: digits are an MMA shape (tensor cores); letters alone are a SIMT kernel.
+      const std::string_view kind = std::string_view(word).substr(0, word.size() - 4);
+      bool digits = false;
+      for (const char c : kind) digits = digits || IsDigit(c);
+      (digits ? tensor : simt) = true;
+    }
+  }
+  if (tensor == simt) return std::nullopt;  // neither, or both: the name does not tell
+  return tensor;
+}
+
+// The part of a demangled signature before its parameter list: the kernel
+// function and its template arguments (where a wrapper names its kernel).
+std::string_view SignatureHead(std::string_view name) {
+  int depth = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '<') ++depth;
+    if (name[i] == '>') --depth;
+    if (name[i] == '(' && depth == 0) return name.substr(0, i);
+  }
+  return name;
 }
 
 }  // namespace
@@ -494,15 +823,27 @@ Result<KernelInfo> ParseKernelName(std::string_view name) {
   std::string_view identifier = name;
   bool plain = true;
   for (const char c : name) plain = plain && IsIdentifierChar(c);
-  if (!plain) {
-    auto unwrapped = Unwrap(name);
-    if (!unwrapped) return unwrapped.error();
-    identifier = *unwrapped;
+  if (!plain || IsMangled(name)) {
+    const bool mangled = IsMangled(name);
+    const std::vector<Identifier> ids = mangled ? MangledIdentifiers(name) : DemangledIdentifiers(name);
+    // The untiled SIMT kernels are found by their function name, before the
+    // parameter list (whose types could name anything).
+    const std::vector<Identifier> head = mangled ? ids : DemangledIdentifiers(SignatureHead(name));
+    for (std::size_t i = 0; i < head.size(); ++i) {
+      if (const auto family = UntiledFamily(head[i], i + 1 < head.size() ? &head[i + 1] : nullptr)) {
+        return ParseUntiled(mangled ? std::string_view() : name, head[i], *family);
+      }
+    }
+    auto found = FindGemmIdentifier(ids, mangled ? "mangled" : "demangled");
+    if (!found) return found.error();
+    identifier = *found;
+  } else if (const auto family = UntiledFamily(Identifier{name, false, name.size()}, nullptr)) {
+    return ParseUntiled(std::string_view(), Identifier{name, false, name.size()}, *family);
   }
   const FamilyPrefix* family = FindFamily(identifier);
   if (family == nullptr) {
     return Unparsed("not a GEMM kernel family ofu reads (nvjet_, sm90_xmma_, sm100_, sm80_xmma_, ampere_, "
-                    "cutlass_, cutlass3x_)");
+                    "turing_, volta_, cutlass_, cutlass3x_, and the cuBLAS, MAGMA and cuDNN SIMT kernels)");
   }
   KernelInfo info;
   info.identifier = std::string(identifier);
@@ -519,6 +860,32 @@ Result<KernelInfo> ParseKernelName(std::string_view name) {
   return result;
 }
 
+KernelClass ClassifyKernelName(std::string_view name) {
+  KernelClass out;
+  const auto parsed = ParseKernelName(name);
+  if (parsed.ok()) {
+    out.gemm = true;
+    out.tensor_core = parsed->tensor_core;
+    return out;
+  }
+  out.reason = parsed.error().message;
+  const bool mangled = IsMangled(name);
+  const std::vector<Identifier> ids = mangled ? MangledIdentifiers(name) : DemangledIdentifiers(SignatureHead(name));
+  for (const Identifier& id : ids) {
+    // Qualifiers (cutlass::gemm::, dpsk::grouped_gemm::) name where a kernel
+    // lives, not what it does; mangled names do not mark them, but their
+    // bare "gemm" namespace is not read as a kernel.
+    if (id.qualifier || (mangled && (id.text == "gemm" || id.text == "gemv"))) continue;
+    const FamilyPrefix* family = FindFamily(id.text);
+    const bool gemm_only_family = family != nullptr && (family->family == KernelFamily::kNvjet ||
+                                                        family->family == KernelFamily::kCutlass2 ||
+                                                        family->family == KernelFamily::kCutlass3);
+    out.gemm = out.gemm || gemm_only_family || NamesAGemm(id.text);
+  }
+  if (out.gemm) out.tensor_core = TensorCoreFromName(name, ids);
+  return out;
+}
+
 std::string_view FamilyName(KernelFamily family) {
   switch (family) {
     case KernelFamily::kNvjet: return "nvjet";
@@ -528,6 +895,14 @@ std::string_view FamilyName(KernelFamily family) {
     case KernelFamily::kAmpere: return "ampere";
     case KernelFamily::kCutlass2: return "cutlass2";
     case KernelFamily::kCutlass3: return "cutlass3";
+    case KernelFamily::kVolta: return "volta";
+    case KernelFamily::kTuring: return "turing";
+    case KernelFamily::kGemv: return "gemv";
+    case KernelFamily::kGemmk1: return "gemmk1";
+    case KernelFamily::kSgemmLargeK: return "sgemm_largek";
+    case KernelFamily::kMagma: return "magma";
+    case KernelFamily::kCudnnSgemm: return "cudnn_sgemm";
+    case KernelFamily::kFermi: return "fermi";
   }
   return "unknown";
 }

@@ -4,75 +4,127 @@
 // Contract: ParseKernelName() either returns every field the name encodes,
 // or an Error (code kMalformedInput) whose message says why the name could
 // not be read. It never guesses: a field that the name does not encode is
-// absent (std::nullopt), never a default. Pure, no I/O, no shared state;
-// safe to call from any thread.
+// absent (std::nullopt), never a default. ClassifyKernelName() says, for any
+// name, whether it names a GEMM kernel at all and, when the name tells,
+// whether tensor cores run it, so that a GEMM whose name is not read in full
+// still counts as tensor-core or SIMT work. Both are pure, no I/O, no shared
+// state; safe to call from any thread.
+//
+// "GEMM kernel" here means a kernel that computes a matrix product by name:
+// cuBLAS/cuBLASLt GEMMs and GEMVs, CUTLASS GEMMs, MAGMA kernels inside cuBLAS,
+// and implicit-GEMM convolutions whose name carries the GEMM tile (xmma
+// fprop/dgrad/wgrad, CUTLASS fprop/dgrad/wgrad, cuDNN's *_scudnn_<TM>x<TN>).
+// Attention, elementwise, reduction, Winograd/FFT and direct convolution
+// kernels, split-K reductions and Triton kernels are not.
 //
 // The name may be the bare kernel identifier (as Nsight Systems' shortName
-// and most Kineto traces give it) or a demangled C++ signature that names it
+// and most Kineto traces give it), a demangled C++ signature that names it
 // as a template argument, e.g.
 //   void cutlass::Kernel2<cutlass_80_tensorop_..._align8>(cutlass_80_..._align8::Params)
-// The identifier is taken from such a wrapper when exactly one identifier in
-// it starts with a known family prefix; otherwise the name is unparsed.
+// or an Itanium-mangled symbol (_ZN7cutlass13device_kernelI117cutlass3x_...EEvNT_6ParamsE).
+// The identifier is taken from such a signature when exactly one identifier
+// in it (not counting namespace or class qualifiers, `x::`) starts with a
+// known family prefix; otherwise the name is unparsed. The untiled cuBLAS and
+// cuDNN kernels below are found by their function name instead.
 //
 // Families, and which '_'-separated token gives which field. "Inferred"
 // marks meanings read off many names and not documented by NVIDIA; the
-// cuBLAS-internal families (nvjet, *_xmma, ampere) are inferred throughout.
+// cuBLAS-internal families (nvjet, *_xmma, volta/turing/ampere) are
+// inferred throughout.
 //
 // nvjet (cuBLAS, Hopper/Blackwell; inferred)
-//   nvjet_<types>_<TM>x<TN>_<TK>x<S>_<CM>x<CN>[_2cta]_<v|h>_<bz|badd>[_flags]_<ops>
+//   nvjet_[sm<arch>_]<types>_<TM>x<TN>_<TK>x<S>_<CM>x<CN>[_2cta]_<v|h>_<bz|badd>[_flags]_<ops>
 //   types   3 letters AB,compute,D (tst) or 5 letters A,B,C,compute,D (qqtst);
 //           h fp16, t bf16, s fp32, q fp8. precision is the A/B type
 //           (absent when A and B differ; other lengths are unparsed). tensor_core true,
 //           except for fp32 inputs ('s'), where the name does not say
 //           whether TF32 tensor cores or CUDA cores run it (absent).
 //   tile_m=TM tile_n=TN tile_k=TK stages=S cluster_m=CM cluster_n=CN
-//   two_cta: a `2cta` token; split_k: a `splitK` token.
+//   flags   splitK sets split_k; 2cta sets two_cta; coopA, coopB, bias,
+//           ovscale and algo<N> name a schedule or an epilogue, not the tile
+//           or the K split, and are read as such (inferred); streamK changes
+//           how K is split and makes the name unparsed; any other flag is
+//           kept in unknown_flags and the tile is read as named.
 //   Which tile side is the kernel's M is itself inferred (DESIGN.md §4).
 //
-// sm90_xmma, sm80_xmma, sm100 (cuBLAS; inferred)
-//   smNN_xmma_gemm_<AB types>_<C/compute types>_<D type>_<layouts>_..._tilesize<M>x<N>x<K>
+// sm90_xmma, sm80_xmma, sm100 (cuBLAS and cuDNN; inferred)
+//   smNN_xmma_<gemm|fprop_implicit_gemm|dgrad_implicit_gemm|wgrad_implicit_gemm>[_indexed]
+//     _<AB types>_<C/compute types>_<D type>_<layouts>_..._tilesize<M>x<N>x<K>
 //     [_stage<S>][_cgasize<CM>x<CN>x<CK>]_..._[tensor<m>x<n>x<k>|ffma|hfma]...
-//   precision from the first type token, e.g. `bf16bf16` → bf16, `f32f32`
-//   → fp32 on CUDA cores or tf32 on tensor cores (tensor cores have no fp32
-//   mode). tensor_core: false for `ffma`/`hfma`; true for `tensorMxNxK`, and
-//   for sm90/sm100 (warpgroup MMA kernels) unless ffma/hfma; else absent.
-//   cluster from `cgasize`; sm90 names without `cgasize` run 1x1 (inferred
-//   from the reference names); sm80 has no clusters (absent); sm100 without
-//   `cgasize` is absent. two_cta: a `2sm` or `2cta` token.
+//   precision from the first type token, which names A then B: `bf16bf16`
+//   → bf16, `f32f32` → fp32 on CUDA cores or tf32 on tensor cores (tensor
+//   cores have no fp32 mode); two different types (`bf16f32`, `tf32f32`)
+//   leave it absent. tensor_core: false for `ffma`/`hfma`; true for
+//   `tensorMxNxK`, and for sm90/sm100 (warpgroup MMA kernels) unless
+//   ffma/hfma; else absent. cluster from `cgasize`; sm90 names without
+//   `cgasize` run 1x1 (inferred from the reference names); sm80 has no
+//   clusters (absent); sm100 without `cgasize` is absent. two_cta: a `2sm` or
+//   `2cta` token; split_k: a `splitK` token or `split_k` tokens.
 //   `sm100_*` names are parsed by the same rules without a real reference
 //   name to check them against.
 //
-// ampere (cuBLAS, Ampere; inferred)
-//   ampere_<type>_<acc><mma>gemm_<type>_<TM>x<TN>_ldg8_..._stages_<TK>x<S>_<ops>
-//   e.g. ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_32x3_nn:
-//   tensor_core true, precision from the type token. `ampere_sgemm_<TM>x<TN>_<ops>`
-//   is SIMT: tensor_core false, precision fp32, tile_k and stages absent.
+// volta, turing, ampere (cuBLAS and cuDNN before Hopper; inferred)
+//   [cudnn_[infer_|train_]]<arch>_[<type>_]<acc>[<mma>][tf32]<gemm|cudnn>[_<type>]
+//     _<TM>x<TN>[_sliced1x<n>][_ldg<n>]..._[stages_<TK>x<S>]_..._<ops>
+//   e.g. ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_32x3_nn,
+//   volta_h884gemm_256x128_ldg8_nn, volta_sgemm_128x64_nn,
+//   volta_scudnn_128x64_relu_interior_nn_v1 (a cuDNN implicit-GEMM
+//   convolution). tensor_core: true when the MMA shape digits are present
+//   (884, 1688, 16816, ...), false otherwise (sgemm, hgemm, cgemm, gcgemm,
+//   scudnn). precision: a `tf32` in the MMA token, else the type after the
+//   token (A's), else the type before it, else the kind letter: h is fp16; s
+//   is fp32 on CUDA cores and, on tensor cores, only with the 1688 shape (the
+//   one that takes 32-bit operands, as TF32); complex (c, gc, z) and double
+//   kernels have none.
+//   tile_k and stages only from `stages_<TK>x<S>`; `sliced1x<n>` splits K
+//   across warps inside the CTA and does not change the tile. A `splitK`
+//   token sets split_k. A cuDNN `winograd` kernel is not a GEMM.
 //
-// cutlass2 (CUTLASS 2.x, documented in CUTLASS's profiler docs)
-//   cutlass[_<arch>]_<tensorop|wmma_tensorop|simt>[_<type>]_<acc><mma>gemm[_<epilogue>][_<type>]
-//     _<TM>x<TN>[_<TK>x<S>]_<layouts>_align<a>
-//   tensor_core: true for tensorop/wmma_tensorop, false for simt. precision
-//   from the type token before the gemm token, else after it; `sgemm` on SIMT
-//   is fp32; a `tf32` in the gemm token is tf32. Absent otherwise.
+// cutlass2 (CUTLASS 2.x; named by python/cutlass_library/gemm_operation.py)
+//   cutlass[_<arch>]_<tensorop|wmma_tensorop|simt>[_<C type>]_<acc><mma>[<math type>]
+//     <gemm|fprop|dgrad|wgrad>[_<words>][_<A type>]_<TM>x<TN>[_<TK>x<S>][_<warps>]_<layouts>_align<a>
+//   tensor_core: true for tensorop/wmma_tensorop, false for simt. CUTLASS
+//   writes A's element type after the core name only when it differs from
+//   the accumulator type, and C's before it: precision is the math type in
+//   the core name (s1688tf32gemm), else A's type, else the accumulator's by
+//   the same kind-letter rule as above (an s16816 kernel without A's type
+//   runs on 16-bit inputs it does not spell: absent); fp32 on tensor cores
+//   is tf32. Without a `<TK>x<S>` token, K and stages are absent.
 //
-// cutlass3 (CUTLASS 3.x, documented in CUTLASS's profiler docs)
+// cutlass3 (CUTLASS 3.x; same generator)
 //   cutlass3x_sm<arch>_<opclass>_<mma>gemm_<A>_<B>_<acc>_<C>_<D>_<TM>x<TN>x<TK>
 //     _<CM>x<CN>x<CK>_<S>_<layouts>_align<a>[_...][_1sm|_2sm]
-//   precision from A (absent when A and B differ); tensor_core true for a
-//   *tensorop opclass. Cluster `0x0x1` is chosen at run time: absent.
-//   Stages `0` are chosen by the builder: absent. `_2sm` (SM100): two_cta,
-//   and the tile spans the CTA pair.
+//   precision from A (absent when A and B differ); blockwise-scaled types
+//   (`64x128f32xe4m3`, `ue8m0xe2m1`) read as their element type. tensor_core
+//   true for a *tensorop opclass. Cluster `0x0x1` is chosen at run time:
+//   absent. Stages `0` are chosen by the builder: absent. `_2sm` (SM100):
+//   two_cta, and the tile spans the CTA pair.
+//
+// Untiled SIMT kernels (cuBLAS, MAGMA, cuDNN): tile, stages and cluster are
+// absent, tensor_core false. precision from the element type of the first
+// cublasGemvTensorStridedBatched<T> template argument (A), else the first
+// floating-point template argument, else the letter in the name (s fp32).
+//   gemv          gemv2T_kernel_val<...>, gemv2N_kernel<...>, gemvNSP_kernel<...>, internal::gemvx::kernel<...>
+//   gemmk1        gemmk1_kernel<...> (K = 1)
+//   sgemm_largek  sgemm_largek_lds64<...>
+//   magma         magma_<s|d|c|z|h>gemm*<...>
+//   cudnn_sgemm   implicit_convolve_sgemm, explicit_convolve_sgemm, precomputed_convolve_sgemm
+//   fermi         fermi<S|D|C|Z|H>gemm*<...> (complex and double: no precision)
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ofu/core/result.h"
 
 namespace ofu::kernels {
 
-enum class KernelFamily { kNvjet, kSm90Xmma, kSm100, kSm80Xmma, kAmpere, kCutlass2, kCutlass3 };
+enum class KernelFamily {
+  kNvjet, kSm90Xmma, kSm100, kSm80Xmma, kAmpere, kCutlass2, kCutlass3,
+  kVolta, kTuring, kGemv, kGemmk1, kSgemmLargeK, kMagma, kCudnnSgemm, kFermi,
+};
 
 // Input (A/B operand) precision, the one the tensor pipes see.
 enum class Precision { kFp16, kBf16, kTf32, kFp8, kFp4, kFp32, kInt8 };
@@ -87,10 +139,32 @@ struct KernelInfo {
   std::optional<bool> tensor_core;
   bool split_k = false;  // the name carries a split-K flag
   bool two_cta = false;  // a 2-CTA (2SM) kernel: the tile spans a CTA pair
+  // Flags in the name that ofu does not know (nvjet). The tile is read as
+  // named, but whether such a flag changes how the work is split or padded
+  // is not known: a caller that pads should say so.
+  std::vector<std::string> unknown_flags;
+};
+
+// What a name says about its kernel even where ParseKernelName() cannot
+// read it in full.
+struct KernelClass {
+  bool gemm = false;                // the name names a GEMM kernel (see above)
+  std::optional<bool> tensor_core;  // whether tensor cores run it, when the name tells
+  std::string reason;               // empty when ParseKernelName() reads the name, else its reason
 };
 
 // Reads `name`. On failure the error's message is the reason, for a person.
 Result<KernelInfo> ParseKernelName(std::string_view name);
+
+// For a name ParseKernelName() reads: gemm, and its tensor_core. For any
+// other name: whether its kernel function (or the kernel type a wrapper
+// such as cutlass::device_kernel<T> runs) is named as a GEMM or GEMV
+// (GemmKernel, GemmUniversal, ImplicitGemmConvolution, fermiCgemm_...; not
+// helpers such as prepare_grouped_gemm_data), and tensor_core only where
+// the name says so (TensorOp, UMMA/GMMA, an MMA shape; simt, an SIMT gemm
+// letter). This is a reading of names, not a guarantee: it is checked
+// against the public names in tests/data/kernel-names-real.tsv.
+KernelClass ClassifyKernelName(std::string_view name);
 
 // Lower-case names used in output: "nvjet", "sm90_xmma", ..., "bf16", ...
 std::string_view FamilyName(KernelFamily family);

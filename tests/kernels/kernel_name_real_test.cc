@@ -1,0 +1,159 @@
+// The kernel-name parser and classifier against tests/data/kernel-names-real.tsv:
+// kernel names as public traces, issue threads and CUTLASS outputs print them.
+// Every GEMM row must read to exactly its listed fields, every not-GEMM row
+// must be classified as not a GEMM, and the share of GEMM names that parse
+// is printed and must stay at or above 98 %.
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "ofu/kernels/kernel_name.h"
+
+namespace ofu::kernels {
+namespace {
+
+// The columns of kernel-names-real.tsv, in order.
+enum Column {
+  kName, kExpected, kFamily, kTileM, kTileN, kTileK, kStages, kClusterM, kClusterN,
+  kPrecision, kTensorCore, kSplitK, kTwoCta, kGpu, kSource, kColumns,
+};
+
+struct Row {
+  int line = 0;
+  std::vector<std::string> cells;
+  const std::string& operator[](Column column) const { return cells[column]; }
+};
+
+std::vector<std::string> SplitTabs(const std::string& line) {
+  std::vector<std::string> cells;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t tab = line.find('\t', start);
+    cells.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+    if (tab == std::string::npos) return cells;
+    start = tab + 1;
+  }
+}
+
+// The rows after the comment lines and the one header line.
+const std::vector<Row>& Rows() {
+  static const std::vector<Row> rows = [] {
+    std::vector<Row> out;
+    std::ifstream in(std::string(OFU_TEST_DATA_DIR) + "/kernel-names-real.tsv");
+    int number = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++number;
+      if (line.empty() || line[0] == '#' || line.rfind("name\t", 0) == 0) continue;
+      out.push_back(Row{number, SplitTabs(line)});
+    }
+    return out;
+  }();
+  return rows;
+}
+
+std::optional<int> ExpectedInt(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  return std::stoi(cell);
+}
+std::optional<bool> ExpectedBool(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  return cell == "true";
+}
+std::optional<std::string> PrecisionOf(const KernelInfo& info) {
+  if (!info.precision) return std::nullopt;
+  return std::string(PrecisionName(*info.precision));
+}
+bool IsGemmRow(const Row& row) { return row[kExpected] == "gemm" || row[kExpected] == "gemm_unparsed"; }
+
+// The repository a source URL names ("owner/name"), or "issue threads".
+std::string SourceGroup(const std::string& url) {
+  constexpr std::string_view kGithub = "https://github.com/";
+  if (url.rfind(kGithub, 0) != 0 || url.find("/blob/") == std::string::npos) return "issue threads";
+  const std::size_t owner_end = url.find('/', kGithub.size());
+  const std::size_t repo_end = url.find('/', owner_end + 1);
+  return url.substr(kGithub.size(), repo_end - kGithub.size());
+}
+
+TEST(KernelNamesReal, TableIsWellFormed) {
+  // Guards against a missing or truncated file, which would leave nothing to check.
+  ASSERT_FALSE(Rows().empty()) << "tests/data/kernel-names-real.tsv not found or empty";
+  std::set<std::string> names;
+  int gemm = 0, not_gemm = 0;
+  for (const Row& row : Rows()) {
+    ASSERT_EQ(row.cells.size(), static_cast<std::size_t>(kColumns)) << "line " << row.line;
+    EXPECT_TRUE(names.insert(row[kName]).second) << "line " << row.line << ": the name is listed twice";
+    EXPECT_EQ(row[kSource].rfind("https://github.com/", 0), 0u) << "line " << row.line << ": no source URL";
+    EXPECT_TRUE(IsGemmRow(row) || row[kExpected] == "not_gemm") << "line " << row.line << ": " << row[kExpected];
+    (IsGemmRow(row) ? gemm : not_gemm) += 1;
+  }
+  EXPECT_GE(gemm, 300);
+  EXPECT_GE(not_gemm, 100);
+}
+
+TEST(KernelNamesReal, EveryRowReadsAsListed) {
+  for (const Row& row : Rows()) {
+    if (row.cells.size() != kColumns) continue;  // reported by TableIsWellFormed
+    SCOPED_TRACE(fmt::format("kernel-names-real.tsv line {}: {}", row.line, row[kName].substr(0, 160)));
+    const auto parsed = ParseKernelName(row[kName]);
+    const KernelClass kind = ClassifyKernelName(row[kName]);
+    if (row[kExpected] == "not_gemm") {
+      EXPECT_FALSE(parsed.ok()) << "parsed as " << FamilyName(parsed->family);
+      EXPECT_FALSE(kind.gemm) << "classified as a GEMM";
+      continue;
+    }
+    EXPECT_TRUE(kind.gemm) << "not classified as a GEMM: " << kind.reason;
+    EXPECT_EQ(kind.tensor_core, ExpectedBool(row[kTensorCore]));
+    if (row[kExpected] == "gemm_unparsed") {
+      EXPECT_FALSE(parsed.ok()) << "listed as not read, but parsed as " << FamilyName(parsed->family);
+      EXPECT_FALSE(kind.reason.empty());
+      continue;
+    }
+    ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+    const KernelInfo& info = *parsed;
+    EXPECT_EQ(FamilyName(info.family), row[kFamily]);
+    EXPECT_EQ(info.tile_m, ExpectedInt(row[kTileM]));
+    EXPECT_EQ(info.tile_n, ExpectedInt(row[kTileN]));
+    EXPECT_EQ(info.tile_k, ExpectedInt(row[kTileK]));
+    EXPECT_EQ(info.stages, ExpectedInt(row[kStages]));
+    EXPECT_EQ(info.cluster_m, ExpectedInt(row[kClusterM]));
+    EXPECT_EQ(info.cluster_n, ExpectedInt(row[kClusterN]));
+    EXPECT_EQ(PrecisionOf(info), row[kPrecision].empty() ? std::nullopt : std::optional<std::string>(row[kPrecision]));
+    EXPECT_EQ(info.tensor_core, ExpectedBool(row[kTensorCore]));
+    EXPECT_EQ(info.split_k, row[kSplitK] == "true");
+    EXPECT_EQ(info.two_cta, row[kTwoCta] == "true");
+    EXPECT_TRUE(info.unknown_flags.empty()) << "unknown flag " << info.unknown_flags.front();
+    EXPECT_TRUE(kind.reason.empty());
+  }
+}
+
+TEST(KernelNamesReal, AtLeast98PercentOfGemmNamesParse) {
+  int gemm = 0, parsed = 0;
+  std::map<std::string, std::pair<int, int>> by_source;  // parsed, all
+  for (const Row& row : Rows()) {
+    if (row.cells.size() != kColumns || !IsGemmRow(row)) continue;
+    const bool ok = ParseKernelName(row[kName]).ok();
+    gemm += 1;
+    parsed += ok ? 1 : 0;
+    auto& [source_parsed, source_all] = by_source[SourceGroup(row[kSource])];
+    source_parsed += ok ? 1 : 0;
+    source_all += 1;
+  }
+  ASSERT_GT(gemm, 0);
+  const double share = 100.0 * parsed / gemm;
+  // Printed on purpose: docs/kernels.md records this line.
+  std::printf("kernel-names-real: %d of %d GEMM names parse (%.1f %%)\n", parsed, gemm, share);
+  for (const auto& [source, counts] : by_source) {
+    std::printf("kernel-names-real:   %-45s %3d of %3d\n", source.c_str(), counts.first, counts.second);
+  }
+  EXPECT_GE(share, 98.0);
+}
+
+}  // namespace
+}  // namespace ofu::kernels
