@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -59,7 +60,61 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-class PrometheusIntegration : public ofu::testing::CliTest {};
+class PrometheusIntegration : public ofu::testing::CliTest {
+ protected:
+  // Starts `ofu agent` on the NVML double with `scenario`, plus `extra`
+  // flags, and waits until its /healthz answers 200.
+  void StartAgent(BackgroundProcess& agent, const fs::path& scenario, int port,
+                  const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {OFU_BINARY, "agent", "--source", "nvml", "--nvml-library", OFU_FAKE_NVML_PATH,
+                                     "--listen", fmt::format("127.0.0.1:{}", port)};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    ASSERT_TRUE(agent.Start(argv, {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
+    httplib::Client client("127.0.0.1", port);
+    bool healthy = false;
+    for (int i = 0; i < 100 && !healthy; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      auto response = client.Get("/healthz");
+      healthy = response && response->status == 200;
+    }
+    ASSERT_TRUE(healthy) << ofu::testing::Slurp(dir_ / "agent.log");
+  }
+
+  // Starts the real Prometheus server scraping the agent every second.
+  void StartPrometheus(BackgroundProcess& prometheus, int agent_port, int port) {
+    Write("prometheus.yml", fmt::format(R"(global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: ofu
+    static_configs:
+      - targets: ['127.0.0.1:{}']
+)",
+                                        agent_port));
+    ASSERT_TRUE(prometheus.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
+                                  "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
+                                  fmt::format("--web.listen-address=127.0.0.1:{}", port)},
+                                 {}, (dir_ / "prometheus.log").string()));
+  }
+
+  // Waits (30 s at most) until Prometheus holds `wanted` samples of the
+  // observed-seconds counter of the device `uuid` (URL-encoded); returns how many it holds.
+  int WaitForSamples(int port, const std::string& uuid, int wanted) {
+    httplib::Client client("127.0.0.1", port);
+    int samples = 0;
+    for (int i = 0; i < 60 && samples < wanted; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      auto response = client.Get("/api/v1/query?query=count_over_time(ofu_observed_seconds_total%7Buuid%3D%22" + uuid +
+                                 "%22%7D%5B1m%5D)");
+      if (!response || response->status != 200) continue;
+      const auto json = nlohmann::json::parse(response->body, nullptr, false);
+      if (!json.is_discarded() && !json["data"]["result"].empty()) {
+        samples = std::stoi(json["data"]["result"][0]["value"][1].get<std::string>());
+      }
+    }
+    return samples;
+  }
+};
 
 TEST_F(PrometheusIntegration, ReportFromPrometheusAgreesWithTheStoreAndTheHandValue) {
   if (std::string(OFU_PROMETHEUS).empty()) {
@@ -72,48 +127,14 @@ TEST_F(PrometheusIntegration, ReportFromPrometheusAgreesWithTheStoreAndTheHandVa
   const int prometheus_port = ofu::testing::FreeLoopbackPort();
 
   BackgroundProcess agent;
-  ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--config", config.string(), "--source", "nvml", "--nvml-library",
-                           OFU_FAKE_NVML_PATH, "--listen", fmt::format("127.0.0.1:{}", agent_port), "--store",
-                           store.string(), "--window", "0.5"},
-                          {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
-  httplib::Client agent_client("127.0.0.1", agent_port);
-  bool healthy = false;
-  for (int i = 0; i < 100 && !healthy; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    auto response = agent_client.Get("/healthz");
-    healthy = response && response->status == 200;
-  }
-  ASSERT_TRUE(healthy) << ofu::testing::Slurp(dir_ / "agent.log");
-
-  Write("prometheus.yml", fmt::format(R"(global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: ofu
-    static_configs:
-      - targets: ['127.0.0.1:{}']
-)",
-                                      agent_port));
+  ASSERT_NO_FATAL_FAILURE(StartAgent(agent, scenario, agent_port,
+                                     {"--config", config.string(), "--store", store.string(), "--window", "0.5"}));
   const double since = Now();
   BackgroundProcess prometheus;
-  ASSERT_TRUE(prometheus.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
-                                "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
-                                fmt::format("--web.listen-address=127.0.0.1:{}", prometheus_port)},
-                               {}, (dir_ / "prometheus.log").string()));
+  ASSERT_NO_FATAL_FAILURE(StartPrometheus(prometheus, agent_port, prometheus_port));
   // Let it scrape until it holds at least 10 samples of the job's counters.
   httplib::Client prometheus_client("127.0.0.1", prometheus_port);
-  int samples = 0;
-  for (int i = 0; i < 60 && samples < 10; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    auto response = prometheus_client.Get(
-        "/api/v1/query?query=count_over_time(ofu_observed_seconds_total%7Buuid%3D%22GPU-prom-0%22%7D%5B1m%5D)");
-    if (!response || response->status != 200) continue;
-    const auto json = nlohmann::json::parse(response->body, nullptr, false);
-    if (!json.is_discarded() && !json["data"]["result"].empty()) {
-      samples = std::stoi(json["data"]["result"][0]["value"][1].get<std::string>());
-    }
-  }
-  ASSERT_GE(samples, 10) << ofu::testing::Slurp(dir_ / "prometheus.log");
+  ASSERT_GE(WaitForSamples(prometheus_port, "GPU-prom-0", 10), 10) << ofu::testing::Slurp(dir_ / "prometheus.log");
   // The HMMA counter reached Prometheus for GPU 0 only: absent, not 0, for GPU 1.
   {
     auto response = prometheus_client.Get("/api/v1/query?query=ofu_hmma_active_seconds_total");
@@ -175,45 +196,11 @@ TEST_F(PrometheusIntegration, MigInstancesWeighTheirSmsThroughPrometheusAndTheSt
   const int prometheus_port = ofu::testing::FreeLoopbackPort();
 
   BackgroundProcess agent;
-  ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--source", "nvml", "--nvml-library", OFU_FAKE_NVML_PATH,
-                           "--listen", fmt::format("127.0.0.1:{}", agent_port), "--store", store.string(),
-                           "--window", "0.5"},
-                          {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
-  httplib::Client agent_client("127.0.0.1", agent_port);
-  bool healthy = false;
-  for (int i = 0; i < 100 && !healthy; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    auto response = agent_client.Get("/healthz");
-    healthy = response && response->status == 200;
-  }
-  ASSERT_TRUE(healthy) << ofu::testing::Slurp(dir_ / "agent.log");
-  Write("prometheus.yml", fmt::format(R"(global:
-  scrape_interval: 1s
-scrape_configs:
-  - job_name: ofu
-    static_configs:
-      - targets: ['127.0.0.1:{}']
-)",
-                                      agent_port));
+  ASSERT_NO_FATAL_FAILURE(StartAgent(agent, scenario, agent_port, {"--store", store.string(), "--window", "0.5"}));
   const double since = Now();
   BackgroundProcess prometheus;
-  ASSERT_TRUE(prometheus.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
-                                "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
-                                fmt::format("--web.listen-address=127.0.0.1:{}", prometheus_port)},
-                               {}, (dir_ / "prometheus.log").string()));
-  httplib::Client prometheus_client("127.0.0.1", prometheus_port);
-  int samples = 0;
-  for (int i = 0; i < 60 && samples < 8; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    auto response = prometheus_client.Get(
-        "/api/v1/query?query=count_over_time(ofu_observed_seconds_total%7Buuid%3D%22GPU-mig-0%2Fgi9%22%7D%5B1m%5D)");
-    if (!response || response->status != 200) continue;
-    const auto json = nlohmann::json::parse(response->body, nullptr, false);
-    if (!json.is_discarded() && !json["data"]["result"].empty()) {
-      samples = std::stoi(json["data"]["result"][0]["value"][1].get<std::string>());
-    }
-  }
-  ASSERT_GE(samples, 8) << ofu::testing::Slurp(dir_ / "prometheus.log");
+  ASSERT_NO_FATAL_FAILURE(StartPrometheus(prometheus, agent_port, prometheus_port));
+  ASSERT_GE(WaitForSamples(prometheus_port, "GPU-mig-0%2Fgi9", 8), 8) << ofu::testing::Slurp(dir_ / "prometheus.log");
   const double until = Now();
   EXPECT_EQ(agent.Stop(), 0) << ofu::testing::Slurp(dir_ / "agent.log");
 

@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "support/tsv.h"
+
 #include "ofu/kernels/kernel_name.h"
 
 namespace ofu::kernels {
@@ -31,16 +33,7 @@ struct Row {
   const std::string& operator[](Column column) const { return cells[column]; }
 };
 
-std::vector<std::string> SplitTabs(const std::string& line) {
-  std::vector<std::string> cells;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t tab = line.find('\t', start);
-    cells.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-    if (tab == std::string::npos) return cells;
-    start = tab + 1;
-  }
-}
+using ofu::testing::SplitTabs;
 
 // The rows after the comment lines and the one header line.
 const std::vector<Row>& Rows() {

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/tsv.h"
+
 namespace ofu::kernels {
 namespace {
 
@@ -26,16 +28,7 @@ void PrintTo(const Row& row, std::ostream* os) {
   *os << "line " << row.line << ": " << (row.cells.empty() ? "" : row.cells[0]);
 }
 
-std::vector<std::string> SplitTabs(const std::string& line) {
-  std::vector<std::string> cells;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t tab = line.find('\t', start);
-    cells.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
-    if (tab == std::string::npos) return cells;
-    start = tab + 1;
-  }
-}
+using ofu::testing::SplitTabs;
 
 std::vector<Row> LoadRows() {
   std::ifstream in(std::string(OFU_TEST_DATA_DIR) + "/kernel-names.tsv");

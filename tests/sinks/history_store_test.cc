@@ -62,6 +62,22 @@ class HistoryStoreTest : public ::testing::Test {
     return QueryNumber(options_.path, "SELECT count(*) FROM " + table);
   }
 
+  // Writes one window of GPU-0, then runs `sql` on the file to make it what
+  // an older agent wrote.
+  void MakeOldStore(const char* sql) {
+    {
+      auto store = OpenStore();
+      ASSERT_TRUE(store);
+      ASSERT_TRUE(store->Consume(Batch(1002, 2, {H100Window("GPU-0", "0", 0.5)})).ok());
+    }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(options_.path.c_str(), &db), SQLITE_OK);
+    const int done = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+    const std::string error = sqlite3_errmsg(db);
+    sqlite3_close(db);
+    ASSERT_EQ(done, SQLITE_OK) << error;
+  }
+
   fs::path dir_;
   HistoryOptions options_;
   ofu::sources::FakeClock clock_{1790000000};
@@ -385,23 +401,12 @@ TEST_F(HistoryStoreTest, PipeSecondsAreStoredWhereTheSourceHasThemAndNullElsewhe
 }
 
 TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
-  {
-    auto store = OpenStore();
-    ASSERT_TRUE(store);
-    ASSERT_TRUE(store->Consume(Batch(1002, 2, {H100Window("GPU-0", "0", 0.5)})).ok());
-  }
-  // Make it what a version 1 agent wrote: no pipe columns, no MIG columns.
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(options_.path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "ALTER TABLE windows DROP COLUMN hmma_active_s; ALTER TABLE windows DROP COLUMN imma_active_s;"
-                         "ALTER TABLE windows DROP COLUMN dfma_active_s;"
-                         "ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
-                         "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_close(db);
+  // What a version 1 agent wrote: no pipe columns, no MIG columns.
+  ASSERT_NO_FATAL_FAILURE(MakeOldStore(
+      "ALTER TABLE windows DROP COLUMN hmma_active_s; ALTER TABLE windows DROP COLUMN imma_active_s;"
+      "ALTER TABLE windows DROP COLUMN dfma_active_s;"
+      "ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
+      "UPDATE meta SET value = '1' WHERE key = 'schema_version'"));
   StoredHistory old = Read();
   ASSERT_EQ(old.windows.size(), 1u);
   EXPECT_DOUBLE_EQ(old.windows[0].utilized_s, 1.0);
@@ -490,21 +495,10 @@ TEST(TimeArgument, UnixRfc3339AndRelative) {
 namespace {
 
 TEST_F(HistoryStoreTest, AMigInstanceKeepsItsProfileAndInstanceAndAVersion2StoreIsUpgraded) {
-  {
-    auto store = OpenStore();
-    ASSERT_TRUE(store);
-    ASSERT_TRUE(store->Consume(Batch(1002, 2, {H100Window("GPU-0", "0", 0.5)})).ok());
-  }
-  // Make it what a version 2 agent wrote: no MIG columns.
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(options_.path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
-                         "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_close(db);
+  // What a version 2 agent wrote: no MIG columns.
+  ASSERT_NO_FATAL_FAILURE(
+      MakeOldStore("ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
+                   "UPDATE meta SET value = '2' WHERE key = 'schema_version'"));
   const StoredHistory old = Read();
   ASSERT_EQ(old.gpus.size(), 1u);
   EXPECT_EQ(old.gpus[0].mig_profile, "");  // a version 2 GPU is whole
