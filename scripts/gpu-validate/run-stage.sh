@@ -168,6 +168,8 @@ trap 'log "stopped by a signal"; exit 143' TERM INT HUP
 
 log "stage $stage: package $PKG, work $WORK, out $OUT, budget ${BUDGET} s"
 for p in "$OFU" "$GEMM" "$PROBE"; do
+  # A transfer that drops the executable bit must not cost the stage.
+  if [ -f "$p" ] && [ ! -x "$p" ]; then chmod +x "$p" 2>/dev/null; fi
   if [ ! -x "$p" ]; then
     printf 'package\tfailed\t-\t0\t%s missing: run scripts/gpu-validate/build.sh and carry .gpuval\n' "$p" >>"$WORK/steps.tsv"
     log "$p missing"
