@@ -1,6 +1,7 @@
 # The GEMM characterization harness ofu-gemm (gpu/, docs/gemm-harness.md):
 # CUDA C++ with cuBLASLt, built only where nvcc is found. Its host logic
-# (src/ofu/gemm) is built and tested everywhere regardless.
+# (src/ofu/gemm) is built and tested everywhere regardless, and so is
+# ofu-gpm-probe (below), which needs no CUDA.
 #
 #   OFU_NVCC  the nvcc to use; found on PATH or in /usr/local/cuda/bin
 
@@ -11,6 +12,23 @@ if(OFU_FUZZ)
   message(STATUS "ofu-gemm: not built in fuzz builds (OFU_FUZZ)")
   return()
 endif()
+
+# ofu-gpm-probe reads NVML GPM raw for the GPU validation
+# (docs/gpu-validation.md). It needs no CUDA, so it is built everywhere and
+# tested against the NVML double; $ORIGIN first in its RUNPATH, like
+# ofu-gemm, so that scripts/gpu-validate/build.sh's folder carries its
+# libraries.
+add_executable(ofu-gpm-probe
+  ${PROJECT_SOURCE_DIR}/gpu/gpm_probe.cc
+  ${PROJECT_SOURCE_DIR}/apps/ofu/stop_signal.cc)
+target_include_directories(ofu-gpm-probe PRIVATE ${PROJECT_SOURCE_DIR}/apps/ofu)  # exit_codes.h, stop_signal.h
+target_link_libraries(ofu-gpm-probe PRIVATE
+  ofu_sources ofu_core CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
+target_link_options(ofu-gpm-probe PRIVATE -Wl,--as-needed)
+set_target_properties(ofu-gpm-probe PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu
+  BUILD_WITH_INSTALL_RPATH ON
+  INSTALL_RPATH "\$ORIGIN")
 
 find_program(OFU_NVCC nvcc HINTS /usr/local/cuda/bin ENV CUDA_PATH PATH_SUFFIXES bin)
 if(NOT OFU_NVCC)

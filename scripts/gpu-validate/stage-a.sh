@@ -1,0 +1,54 @@
+# Stage A of the GPU validation (docs/gpu-validation.md): counters, and OFU
+# against true MFU. Sourced by run-stage.sh, which defines step, bg_start,
+# bg_stop, $OFU, $PROBE, $NVML_FLAG and $WORK.
+#
+#   1. ofu sources; the GPM metric ids the driver answers; the cost of one
+#      SM-clock read, GPM sample and metrics get; GPM logs at idle with
+#      0.1 s and 1 s windows (a count and a rate of cycles differ only
+#      between windows of different lengths);
+#   2. two passes of the PyTorch phases (workload.py phases: bf16, fp16,
+#      tf32, fp8 at 8192^3, bf16 4097^3, a copy loop, 20 s idle), one while
+#      `ofu record` samples at 1 s, one at 0.1 s; ofu-gpm-probe logs GPM
+#      5/248/250 and the clock at the same interval beside it;
+#   3. gpuval.py joins the phases' timestamps with both and reports OFU,
+#      exact-cycle OFU and true MFU per phase (run-stage.sh's finish).
+
+PHASE_S=${GPUVAL_PHASE_SECONDS:-10}
+IDLE_S=${GPUVAL_IDLE_SECONDS:-20}
+IDLE_LOG_S=${GPUVAL_IDLE_LOG_SECONDS:-4}
+SETTLE_S=${GPUVAL_SETTLE_SECONDS:-2}
+
+run_pass() {  # NAME WINDOW_S
+  local name=$1 window=$2 d="$WORK/pass-$1"
+  mkdir -p "$d"
+  bg_start "record-$name" 300 -- "$OFU" record --source nvml "${NVML_FLAG[@]}" --window "$window" \
+    --duration 3600 --out "$d/rec.om" --description "gpuval stage A, pass $name: workload.py phases"
+  bg_start "probe-log-$name" 300 -- "$PROBE" "${NVML_FLAG[@]}" log --interval "$window" --duration 3600 \
+    --out "$d/probe.csv"
+  sleep "$SETTLE_S"  # the recorders' first windows
+  step "workload-$name" 200 --stdout "pass-$name/workload.out" --stderr "pass-$name/workload.err" -- \
+    python3 "$here/workload.py" phases --out "$d/phases.jsonl" --seconds "$PHASE_S" --idle-seconds "$IDLE_S"
+  sleep "$SETTLE_S"  # let the last window close
+  bg_stop "record-$name"
+  bg_stop "probe-log-$name"
+  step "ofu-report-$name" 60 --stdout "pass-$name/report.txt" -- "$OFU" report --input "$d/rec.om" --window 10
+}
+
+stage_main() {
+  step ofu-version 10 --stdout ofu-version.txt -- "$OFU" --version
+  step ofu-sources 30 --expect 5 --stdout sources.txt -- "$OFU" sources "${NVML_FLAG[@]}"
+  step ofu-sources-json 30 --expect 5 --stdout sources.json -- "$OFU" sources --format json "${NVML_FLAG[@]}"
+  step probe-info 30 --stdout probe-info.json -- "$PROBE" "${NVML_FLAG[@]}" info
+  # The names NVML returns with each metric are read through pointers: should
+  # that crash on this driver, list the ids again without them.
+  step probe-metrics 60 --stdout probe-metrics.json -- "$PROBE" "${NVML_FLAG[@]}" metrics ||
+    step probe-metrics-no-names 60 --stdout probe-metrics.json -- "$PROBE" "${NVML_FLAG[@]}" metrics --no-names
+  step probe-cost 60 --stdout probe-cost.json -- "$PROBE" "${NVML_FLAG[@]}" cost
+  local interval
+  for interval in 0.1 1; do
+    step "probe-idle-${interval}s" 20 -- "$PROBE" "${NVML_FLAG[@]}" log --interval "$interval" \
+      --duration "$IDLE_LOG_S" --out "$WORK/probe-idle-${interval}s.csv"
+  done
+  run_pass 1s 1
+  run_pass 0.1s 0.1
+}

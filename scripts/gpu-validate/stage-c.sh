@@ -1,0 +1,81 @@
+# Stage C of the GPU validation (docs/gpu-validation.md): traces, a real
+# training loop, and the agent on the real driver. Sourced by run-stage.sh,
+# which defines step, bg_start, bg_stop, $OFU, $NVML_FLAG and $WORK.
+#
+#   1. ragged bf16 GEMMs, the six orders of (4097, 1000, 8191) as torch
+#      M x N x K, each a timed loop while `ofu record` samples at 0.5 s and
+#      then a profiler trace (record_shapes=True); `ofu correct` of each
+#      trace with --tile-orientation swapped and direct. The orientation
+#      whose corrected OFU comes closer to the measured MFU is the one that
+#      maps an nvjet tile's sides to the kernel's M and N (gpuval.py);
+#   2. a small transformer's training step (workload.py train: bf16
+#      autocast, random tokens, MFU counted analytically), recorded at 1 s,
+#      traced for two steps, and corrected by `ofu correct --ofu` with the
+#      OFU of its steady loop;
+#   3. `ofu agent` at 10 Hz (0.1 s windows) for 60 s, with the history
+#      store and without: CPU % of one core and peak RSS (agent_cost.py).
+
+RAGGED_S=${GPUVAL_RAGGED_SECONDS:-8}
+TRAIN_S=${GPUVAL_TRAIN_SECONDS:-30}
+AGENT_S=${GPUVAL_AGENT_SECONDS:-60}
+SETTLE_S=${GPUVAL_SETTLE_SECONDS:-2}
+
+stage_main() {
+  step ofu-version 10 --stdout ofu-version.txt -- "$OFU" --version
+  local d="$WORK/ragged"
+  mkdir -p "$d"
+  bg_start record-ragged 240 -- "$OFU" record --source nvml "${NVML_FLAG[@]}" --window 0.5 --duration 3600 \
+    --out "$d/rec.om" --description "gpuval stage C: ragged bf16 GEMMs (workload.py ragged)"
+  sleep "$SETTLE_S"
+  step workload-ragged 150 --stdout ragged/workload.out --stderr ragged/workload.err -- \
+    python3 "$here/workload.py" ragged --out "$d" --seconds "$RAGGED_S"
+  sleep "$SETTLE_S"
+  bg_stop record-ragged
+  local trace phase o
+  for trace in "$d"/trace-*.json.gz; do
+    [ -f "$trace" ] || continue
+    phase=$(basename "$trace" .json.gz)
+    phase=${phase#trace-}
+    for o in swapped direct; do
+      step "correct-$phase-$o" 60 --expect 4 --stdout "ragged/correct-$phase-$o.json" -- \
+        "$OFU" correct --trace "$trace" --tile-orientation "$o" --format json
+    done
+    step "correct-$phase-table" 60 --expect 4 --stdout "ragged/correct-$phase-swapped.txt" -- \
+      "$OFU" correct --trace "$trace" --tile-orientation swapped
+  done
+
+  d="$WORK/train"
+  mkdir -p "$d"
+  bg_start record-train 200 -- "$OFU" record --source nvml "${NVML_FLAG[@]}" --window 1 --duration 3600 \
+    --out "$d/rec.om" --description "gpuval stage C: transformer training step (workload.py train)"
+  sleep "$SETTLE_S"
+  step workload-train 150 --stdout train/workload.out --stderr train/workload.err -- \
+    python3 "$here/workload.py" train --out "$d" --seconds "$TRAIN_S"
+  sleep "$SETTLE_S"
+  bg_stop record-train
+  local ofu_value=""
+  if [ -f "$d/rec.om" ] && [ -f "$d/phases.jsonl" ]; then
+    ofu_value=$(python3 "$here/gpuval.py" phase-ofu --recording "$d/rec.om" --phases "$d/phases.jsonl" \
+      --phase train-steady --window 1 2>>"$WORK/logs/phase-ofu.err")
+  fi
+  local ofu_flag=()
+  [ -n "$ofu_value" ] && ofu_flag=(--ofu "$ofu_value")
+  if [ -f "$d/trace.json.gz" ]; then
+    step correct-train 90 --expect 4 --stdout train/correct.json -- \
+      "$OFU" correct --trace "$d/trace.json.gz" --reference-precision bf16 --format json "${ofu_flag[@]}"
+    step correct-train-table 90 --expect 4 --stdout train/correct.txt -- \
+      "$OFU" correct --trace "$d/trace.json.gz" --reference-precision bf16 "${ofu_flag[@]}"
+  fi
+
+  d="$WORK/agent"
+  mkdir -p "$d"
+  local seconds=$AGENT_S
+  step agent-with-store $((seconds + 30)) -- python3 "$here/agent_cost.py" --ofu "$OFU" --label "with store" \
+    --json "$d/agent-cost.json" --duration "$seconds" --metrics-out "$d/metrics-with-store.txt" \
+    --log "$d/agent-with-store.log" -- "${NVML_FLAG[@]}" --store "$d/history.sqlite"
+  if [ "$(remaining)" -gt $((seconds + 15)) ]; then
+    step agent-without-store $((seconds + 30)) -- python3 "$here/agent_cost.py" --ofu "$OFU" --label "without store" \
+      --json "$d/agent-cost.json" --duration "$seconds" --metrics-out "$d/metrics-without-store.txt" \
+      --log "$d/agent-without-store.log" -- "${NVML_FLAG[@]}" --no-store
+  fi
+}

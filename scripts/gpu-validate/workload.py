@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""The PyTorch workloads of the GPU validation (docs/gpu-validation.md).
+
+  workload.py phases --out FILE         Stage A: fixed loops whose FLOPs are
+        known exactly (bf16, fp16, tf32 and fp8 _scaled_mm at 8192^3, a
+        ragged bf16 4097^3, a memory-bound copy, 20 s idle)
+  workload.py ragged --out DIR          Stage C: bf16 GEMMs over the six
+        orders of (4097, 1000, 8191), each a timed loop then a profiler
+        trace (record_shapes=True) of a few iterations
+  workload.py train --out DIR           Stage C: a small transformer's
+        training step in plain PyTorch on random tokens, its MFU counted
+        analytically, then a profiler trace of two steps
+
+Every phase is one JSON line, written as soon as it ends: {"phase", "kind",
+"precision", "m", "n", "k", "iterations", "flops", "t_start", "t_end"
+(wall-clock seconds, the same clock as ofu record's timestamps),
+"elapsed_s" (CUDA events), "checkpoints": [[wall time, cumulative FLOPs],
+...]} or {"phase", "error"}; a first line {"meta": {...}} names the device.
+A phase that fails is recorded and the next one runs.
+
+torch is imported inside the run functions only: the plan and the FLOP
+arithmetic here are tested without it (tests/gpu_validate).
+"""
+
+import argparse
+import gzip
+import itertools
+import json
+import os
+import shutil
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gpuval  # noqa: E402  (the FLOP arithmetic, shared with the analysis)
+
+CHECKPOINT_SPACING_S = 0.05  # FLOP checkpoints this far apart within a loop
+WARM_SECONDS = 1.0           # steady loop before the timed one, so clocks settle
+
+STAGE_A_PHASES = [
+    {"phase": "bf16-8192", "kind": "gemm", "precision": "bf16", "m": 8192, "n": 8192, "k": 8192},
+    {"phase": "fp16-8192", "kind": "gemm", "precision": "fp16", "m": 8192, "n": 8192, "k": 8192},
+    {"phase": "tf32-8192", "kind": "gemm", "precision": "tf32", "m": 8192, "n": 8192, "k": 8192},
+    {"phase": "fp8-8192", "kind": "gemm", "precision": "fp8", "m": 8192, "n": 8192, "k": 8192},
+    {"phase": "bf16-4097", "kind": "gemm", "precision": "bf16", "m": 4097, "n": 4097, "k": 4097},
+    {"phase": "copy", "kind": "copy", "bytes": 2 << 30},
+    {"phase": "idle", "kind": "idle"},
+]
+
+RAGGED_SIZES = (4097, 1000, 8191)
+
+
+def ragged_phases():
+    """The six orders of RAGGED_SIZES as torch (M, N, K): M != N in each, so
+    that padding the kernel's M and N differently tells the orientations apart."""
+    out = []
+    for m, n, k in itertools.permutations(RAGGED_SIZES):
+        out.append({"phase": f"bf16-{m}x{n}x{k}", "kind": "gemm", "precision": "bf16", "m": m, "n": n, "k": k})
+    return out
+
+
+def iterations_for(seconds, per_iteration_s):
+    """Iterations to fill `seconds`, at least 1."""
+    return max(1, int(round(seconds / max(per_iteration_s, 1e-7))))
+
+
+def checkpoint_every(per_iteration_s, spacing_s=CHECKPOINT_SPACING_S):
+    return max(1, int(round(spacing_s / max(per_iteration_s, 1e-7))))
+
+
+# The training step's model: small enough to build in seconds, large enough
+# that GEMMs dominate. Non-causal attention, so that the analytic count
+# (12 x layers x d x T per token) is what the attention kernel does.
+TRAIN_CONFIG = {"layers": 8, "d_model": 2048, "heads": 16, "vocab": 32768, "seq_len": 2048, "batch": 8,
+                "causal": False}
+
+
+def train_flops(config):
+    """(model FLOPs, hardware FLOPs) per step, analytically
+    (gpuval.transformer_flops_per_token x tokens)."""
+    tokens = config["batch"] * config["seq_len"]
+    args = (config["layers"], config["d_model"], config["vocab"], config["seq_len"], config["causal"])
+    return (gpuval.transformer_flops_per_token(*args) * tokens,
+            gpuval.transformer_flops_per_token(*args, flash_recompute=True) * tokens)
+
+
+class Log:
+    """JSON lines, flushed one by one so that a killed run keeps its phases."""
+
+    def __init__(self, path):
+        self.file = open(path, "a", encoding="utf-8")
+
+    def write(self, record):
+        self.file.write(json.dumps(record) + "\n")
+        self.file.flush()
+        os.fsync(self.file.fileno())
+
+
+def meta(torch):
+    props = torch.cuda.get_device_properties(0)
+    return {"meta": {"device_name": torch.cuda.get_device_name(0), "sm_count": props.multi_processor_count,
+                     "torch": torch.__version__, "cuda": torch.version.cuda,
+                     "cublas_tf32": torch.backends.cuda.matmul.allow_tf32, "time": time.time()}}
+
+
+def gemm_operands(torch, phase):
+    """The operands and the call of one GEMM phase, on random data."""
+    m, n, k, precision = phase["m"], phase["n"], phase["k"], phase["precision"]
+    dev = "cuda"
+    if precision in ("bf16", "fp16", "tf32"):
+        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32}[precision]
+        a = torch.randn(m, k, device=dev, dtype=dtype)
+        b = torch.randn(k, n, device=dev, dtype=dtype)
+        return lambda: torch.mm(a, b)
+    if precision == "fp8":
+        a = torch.randn(m, k, device=dev).to(torch.float8_e4m3fn)
+        b = torch.randn(n, k, device=dev).to(torch.float8_e4m3fn).t()  # column-major, as _scaled_mm wants
+        one = torch.tensor(1.0, device=dev)
+        return lambda: torch._scaled_mm(a, b, one, one, out_dtype=torch.bfloat16)
+    raise ValueError(f"unknown precision {precision}")
+
+
+def timed_loop(torch, fn, seconds, work_per_iteration):
+    """Calibrates, warms for WARM_SECONDS, then runs a fixed number of
+    iterations filling `seconds`, with CUDA events every ~50 ms. Returns the
+    phase's timing fields; FLOPs (or bytes) are iterations x work exactly."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(10):
+        fn()
+    stop.record()
+    stop.synchronize()
+    per_iteration = start.elapsed_time(stop) / 1e3 / 10
+    for _ in range(iterations_for(WARM_SECONDS, per_iteration)):
+        fn()
+    n = iterations_for(seconds, per_iteration)
+    every = checkpoint_every(per_iteration)
+    marks = [torch.cuda.Event(enable_timing=True) for _ in range(n // every)]
+    torch.cuda.synchronize()
+    t_start = time.time()
+    start.record()
+    j = 0
+    for i in range(n):
+        fn()
+        if (i + 1) % every == 0 and j < len(marks):
+            marks[j].record()
+            j += 1
+    stop.record()
+    stop.synchronize()
+    t_end = time.time()
+    elapsed = start.elapsed_time(stop) / 1e3
+    checkpoints = [[t_start, 0]]
+    for idx, mark in enumerate(marks):
+        checkpoints.append([t_start + start.elapsed_time(mark) / 1e3, (idx + 1) * every * work_per_iteration])
+    checkpoints.append([t_start + elapsed, n * work_per_iteration])
+    return {"iterations": n, "t_start": t_start, "t_end": t_end, "elapsed_s": elapsed,
+            "per_iteration_us": elapsed / n * 1e6, "checkpoints": checkpoints}
+
+
+def run_gemm(torch, phase, seconds):
+    fn = gemm_operands(torch, phase)
+    work = gpuval.gemm_flops(phase["m"], phase["n"], phase["k"])
+    record = dict(phase)
+    record.update(timed_loop(torch, fn, seconds, work))
+    record["flops"] = record["iterations"] * work
+    record["achieved_tflops"] = record["flops"] / record["elapsed_s"] / 1e12
+    return record, fn
+
+
+def run_copy(torch, phase, seconds):
+    elements = phase["bytes"] // 2
+    src = torch.randn(elements, device="cuda", dtype=torch.bfloat16)
+    dst = torch.empty_like(src)
+    moved = 2 * phase["bytes"]  # read and written
+    record = dict(phase)
+    record.update(timed_loop(torch, lambda: dst.copy_(src), seconds, 0))
+    record["flops"] = 0
+    record["bytes_moved"] = record["iterations"] * moved
+    record["gb_per_s"] = record["bytes_moved"] / record["elapsed_s"] / 1e9
+    return record
+
+
+def run_idle(phase, seconds):
+    record = dict(phase)
+    record["t_start"] = time.time()
+    time.sleep(seconds)
+    record["t_end"] = time.time()
+    record["elapsed_s"] = record["t_end"] - record["t_start"]
+    record["flops"] = 0
+    return record
+
+
+def failed(phase, error):
+    record = {"phase": phase["phase"], "kind": phase.get("kind"), "precision": phase.get("precision"),
+              "m": phase.get("m"), "n": phase.get("n"), "k": phase.get("k")}
+    record["error"] = f"{type(error).__name__}: {error}".strip()[:500]
+    record["traceback"] = traceback.format_exc()[-2000:]
+    return record
+
+
+def release(torch):
+    import gc
+    gc.collect()
+    torch.cuda.empty_cache()
+
+
+def profile_trace(torch, fn, iterations, path):
+    """A PyTorch profiler trace (record_shapes=True) of `iterations` calls, gzipped."""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
+        for _ in range(iterations):
+            fn()
+        torch.cuda.synchronize()
+    plain = path[:-3] if path.endswith(".gz") else path
+    prof.export_chrome_trace(plain)
+    if plain != path:
+        with open(plain, "rb") as src, gzip.open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        os.remove(plain)
+
+
+def cmd_phases(args):
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = True  # tf32 phase; the others are 16/8-bit
+    log = Log(args.out)
+    log.write(meta(torch))
+    only = set(args.only.split(",")) if args.only else None
+    for phase in STAGE_A_PHASES:
+        if only and phase["phase"] not in only:
+            continue
+        print(f"workload: {phase['phase']}", file=sys.stderr, flush=True)
+        try:
+            if phase["kind"] == "gemm":
+                record, _ = run_gemm(torch, phase, args.seconds)
+            elif phase["kind"] == "copy":
+                record = run_copy(torch, phase, args.seconds)
+            else:
+                record = run_idle(phase, args.idle_seconds)
+        except Exception as e:  # recorded; the next phase runs
+            record = failed(phase, e)
+        log.write(record)
+        release(torch)
+    return 0
+
+
+def cmd_ragged(args):
+    import torch
+    os.makedirs(args.out, exist_ok=True)
+    log = Log(os.path.join(args.out, "phases.jsonl"))
+    log.write(meta(torch))
+    for phase in ragged_phases():
+        print(f"workload: {phase['phase']}", file=sys.stderr, flush=True)
+        try:
+            record, fn = run_gemm(torch, phase, args.seconds)
+            log.write(record)
+        except Exception as e:
+            log.write(failed(phase, e))
+            release(torch)
+            continue
+        try:
+            profile_trace(torch, fn, args.trace_iterations, os.path.join(args.out, f"trace-{phase['phase']}.json.gz"))
+        except Exception as e:
+            log.write({"phase": phase["phase"] + "-trace", "kind": "trace", "error": f"{type(e).__name__}: {e}"})
+        release(torch)
+    return 0
+
+
+def build_model(torch, config):
+    nn, F = torch.nn, torch.nn.functional
+    d, h = config["d_model"], config["heads"]
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.qkv = nn.Linear(d, 3 * d, bias=False)
+            self.proj = nn.Linear(d, d, bias=False)
+            self.fc1 = nn.Linear(d, 4 * d, bias=False)
+            self.fc2 = nn.Linear(4 * d, d, bias=False)
+
+        def forward(self, x):
+            b, t, _ = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+            q, k, v = (z.view(b, t, h, d // h).transpose(1, 2) for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=config["causal"])
+            x = x + self.proj(y.transpose(1, 2).reshape(b, t, d))
+            return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(config["vocab"], d)
+            self.blocks = nn.ModuleList(Block() for _ in range(config["layers"]))
+            self.ln = nn.LayerNorm(d)
+            self.head = nn.Linear(d, config["vocab"], bias=False)
+
+        def forward(self, tokens, targets):
+            x = self.embed(tokens)
+            for block in self.blocks:
+                x = block(x)
+            logits = self.head(self.ln(x))
+            return F.cross_entropy(logits.float().view(-1, logits.shape[-1]), targets.view(-1))
+
+    return Model().cuda()
+
+
+def cmd_train(args):
+    import torch
+    os.makedirs(args.out, exist_ok=True)
+    log = Log(os.path.join(args.out, "phases.jsonl"))
+    log.write(meta(torch))
+    config = dict(TRAIN_CONFIG)
+    phase = {"phase": "train-steady", "kind": "train", "precision": "bf16", "config": config}
+    try:
+        model = build_model(torch, config)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        tokens = torch.randint(config["vocab"], (config["batch"], config["seq_len"]), device="cuda")
+        targets = torch.randint(config["vocab"], (config["batch"], config["seq_len"]), device="cuda")
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(tokens, targets)
+            loss.backward()
+            opt.step()
+
+        model_flops, hardware_flops = train_flops(config)
+        record = dict(phase)
+        record.update(timed_loop(torch, step, args.seconds, model_flops))
+        record["steps"] = record.pop("iterations")
+        record["tokens_per_step"] = config["batch"] * config["seq_len"]
+        record["flops_per_step"] = model_flops
+        record["flops"] = record["steps"] * model_flops
+        record["hardware_flops"] = record["steps"] * hardware_flops
+        record["matmul_params"] = 12 * config["layers"] * config["d_model"] ** 2 + config["d_model"] * config["vocab"]
+        record["parameters"] = sum(p.numel() for p in model.parameters())
+        record["achieved_tflops"] = record["flops"] / record["elapsed_s"] / 1e12
+        log.write(record)
+        try:
+            profile_trace(torch, step, 2, os.path.join(args.out, "trace.json.gz"))
+        except Exception as e:
+            log.write({"phase": "train-trace", "kind": "trace", "error": f"{type(e).__name__}: {e}"})
+    except Exception as e:
+        log.write(failed(phase, e))
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("phases")
+    p.add_argument("--out", required=True)
+    p.add_argument("--seconds", type=float, default=10.0, help="timed loop per GEMM/copy phase")
+    p.add_argument("--idle-seconds", type=float, default=20.0)
+    p.add_argument("--only", help="comma-separated phase names")
+    r = sub.add_parser("ragged")
+    r.add_argument("--out", required=True)
+    r.add_argument("--seconds", type=float, default=8.0)
+    r.add_argument("--trace-iterations", type=int, default=5)
+    t = sub.add_parser("train")
+    t.add_argument("--out", required=True)
+    t.add_argument("--seconds", type=float, default=30.0)
+    args = parser.parse_args(argv)
+    return {"phases": cmd_phases, "ragged": cmd_ragged, "train": cmd_train}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

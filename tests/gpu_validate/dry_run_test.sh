@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The GPU validation's stages end to end, without a GPU: run-stage.sh A, B
+# and C with this build's programs, the NVML double (SYNTHETIC data) and
+# short workloads. Without torch (as here) the PyTorch steps fail and are
+# recorded; without a CUDA device ofu-gemm exits 5 and that is recorded.
+# What is checked is the plumbing a GPU session relies on: every stage
+# leaves exactly its summary and its archive in $OUT, says SYNTHETIC, keeps
+# within its budget, records each step, and leaves no process behind.
+# Usage: dry_run_test.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pkg=$tmp/pkg
+mkdir -p "$pkg"
+ln -s "$build/apps/ofu/ofu" "$pkg/ofu"
+ln -s "$build/gpu/ofu-gpm-probe" "$pkg/ofu-gpm-probe"
+[ -x "$build/gpu/ofu-gemm" ] && ln -s "$build/gpu/ofu-gemm" "$pkg/ofu-gemm"
+cat >"$tmp/nvml.json" <<'JSON'
+{"driver_version": "580.00-synthetic",
+ "devices": [{"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-synthetic-0", "sm_count": 132,
+              "max_sm_clock_mhz": 1980, "clocks": [1755],
+              "gpm": [{"1": 90, "5": 50.0, "7": 49.0, "248": 2.3166e10, "250": 1.1583e10}]}]}
+JSON
+export GPUVAL_PKG=$pkg GPUVAL_NVML=$build/doubles/libnvidia-ml.so.1 GPUVAL_SYNTHETIC=1
+export OFU_FAKE_NVML_SCENARIO=$tmp/nvml.json TMPDIR=$tmp GPUVAL_BUDGET_S=90
+export GPUVAL_PHASE_SECONDS=1 GPUVAL_IDLE_SECONDS=1 GPUVAL_RAGGED_SECONDS=1 GPUVAL_TRAIN_SECONDS=1
+export GPUVAL_AGENT_SECONDS=2 GPUVAL_IDLE_LOG_SECONDS=1 GPUVAL_SETTLE_SECONDS=0.5
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}protect_shadow_gap=0"
+
+fail=0
+expect() {  # DESCRIPTION COMMAND...
+  if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
+}
+for stage in A B C; do
+  out=$tmp/out-$stage
+  started=$(date +%s)
+  rc=0
+  OUT=$out bash "$src/scripts/gpu-validate/run-stage.sh" "$stage" >"$tmp/$stage.stdout" 2>"$tmp/$stage.stderr" || rc=$?
+  took=$(($(date +%s) - started))
+  echo "== stage $stage: exit $rc, $took s"
+  summary=$out/stage-$stage-summary.txt
+  expect "stage $stage exits 0" [ "$rc" = 0 ]
+  expect "stage $stage leaves its summary and its archive, nothing else" \
+    [ "$(ls "$out" | tr '\n' ' ')" = "stage-$stage-summary.txt stage-$stage.tar.gz " ]
+  expect "stage $stage's summary says SYNTHETIC" grep -q '^SYNTHETIC INPUT' "$summary"
+  expect "stage $stage prints its summary last" grep -q "stage time: .* s of 90 s" "$tmp/$stage.stdout"
+  expect "stage $stage keeps within its budget" [ "$took" -lt 90 ]
+  tar -tzf "$out/stage-$stage.tar.gz" | sed 's|^\./||' | sort >"$tmp/$stage.files"
+  for f in steps.tsv env.txt env.json summary.txt; do
+    expect "stage $stage archives $f" grep -qx "$f" "$tmp/$stage.files"
+  done
+  expect "no scratch folder is left" [ -z "$(ls -d "$tmp"/gpuval-* 2>/dev/null)" ]
+  expect "no program of the stage still runs" [ -z "$(pgrep -f "$pkg/" || true)" ]
+  if [ $fail = 1 ]; then
+    echo "--- stdout"; cat "$tmp/$stage.stdout"; echo "--- stderr"; tail -n 40 "$tmp/$stage.stderr"
+  fi
+done
+
+for f in probe-info.json probe-metrics.json probe-cost.json probe-idle-0.1s.csv pass-1s/rec.om pass-1s/probe.csv \
+  pass-0.1s/rec.om pass-0.1s/probe.csv pass-1s/report.txt stage-a-phases.csv; do
+  expect "stage A archives $f" grep -qx "$f" "$tmp/A.files"
+done
+expect "stage A reads the GPM metric list" grep -q "^GPM metrics answered: 5 ids (1,5,7,248,250)" \
+  "$tmp/out-A/stage-A-summary.txt"
+expect "stage A decides GPM 248's reading" grep -q "^GPM 248: " "$tmp/out-A/stage-A-summary.txt"
+expect "stage A measures the calls' cost" grep -q "^cost: SM clock read .* us" "$tmp/out-A/stage-A-summary.txt"
+expect "stage A's ofu sources ran on the double" grep -q "^ofu-sources	ok	0" <(tar -xzOf "$tmp/out-A/stage-A.tar.gz" ./steps.tsv)
+for f in square.list.txt llm.list.txt clock-study.list.txt; do
+  if [ -L "$pkg/ofu-gemm" ]; then expect "stage B archives $f" grep -qx "$f" "$tmp/B.files"; fi
+done
+expect "stage B records the sweeps' outcome" grep -q "^sweep-square	" <(tar -xzOf "$tmp/out-B/stage-B.tar.gz" ./steps.tsv)
+for f in ragged/rec.om agent/agent-cost.json agent/agent-with-store.log; do
+  expect "stage C archives $f" grep -qx "$f" "$tmp/C.files"
+done
+expect "stage C measures the agent" grep -q "agent at 10 Hz: with store: CPU .* % of one core over .* s, peak RSS" \
+  "$tmp/out-C/stage-C-summary.txt"
+exit $fail

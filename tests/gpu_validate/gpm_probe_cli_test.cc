@@ -1,0 +1,102 @@
+// ofu-gpm-probe (gpu/gpm_probe.cc) as a program, on the NVML double
+// (tests/doubles/fake_nvml.cc): every value here is SYNTHETIC. Checks what
+// the GPU validation's Stage A reads from it: the device, the metric ids
+// the driver answers, the cost of the calls, and the per-interval log.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+
+namespace ofu::testing {
+namespace {
+
+constexpr const char* kScenario = R"({"driver_version": "580.00-synthetic",
+  "devices": [{"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-synthetic-0", "sm_count": 132,
+               "max_sm_clock_mhz": 1980, "clocks": [1755],
+               "gpm": [{"5": 50.0, "7": 49.0, "248": 2.3166e10, "250": 1.1583e10}]}]})";
+
+class GpmProbeCliTest : public CliTest {
+ protected:
+  CommandResult Probe(const std::string& args, const std::string& scenario = kScenario) {
+    const auto path = Write("nvml.json", scenario);
+    return RunShell(fmt::format("env OFU_FAKE_NVML_SCENARIO='{}' '{}' --nvml-library '{}' {}", path.string(),
+                                OFU_GPM_PROBE_BINARY, OFU_FAKE_NVML_PATH, args),
+                    dir_);
+  }
+};
+
+TEST_F(GpmProbeCliTest, InfoNamesTheDeviceAndSaysItIsADouble) {
+  const CommandResult r = Probe("info");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["test_double"].get<bool>());
+  EXPECT_EQ(j["driver_version"], "580.00-synthetic");
+  EXPECT_EQ(j["devices"][0]["name"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(j["devices"][0]["sm_count"], 132);
+  EXPECT_EQ(j["devices"][0]["sm_clock_mhz"], 1755);
+  EXPECT_TRUE(j["devices"][0]["gpm_supported"].get<bool>());
+  EXPECT_NE(r.err.find("TEST DOUBLE"), std::string::npos) << r.err;
+}
+
+TEST_F(GpmProbeCliTest, MetricsListsTheIdsTheDriverAnswers) {
+  const CommandResult r = Probe("metrics --interval 0.1 --last 300");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<unsigned> ids;
+  for (const auto& m : j["supported"]) ids.push_back(m["id"].get<unsigned>());
+  EXPECT_EQ(ids, (std::vector<unsigned>{5, 7, 248, 250}));
+  EXPECT_EQ(j["supported"][2]["value"], 2.3166e10);
+  EXPECT_EQ(j["refused"]["NOT_SUPPORTED (3)"].size(), 296u);
+  EXPECT_EQ(j["ids_asked"], "1-300");
+}
+
+TEST_F(GpmProbeCliTest, CostTimesEachKindOfCall) {
+  const CommandResult r = Probe("cost --clock-reads 50 --gpm-samples 5 --metrics-gets 5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["sm_clock_read"]["n"], 50);
+  EXPECT_EQ(j["gpm_sample"]["n"], 5);
+  EXPECT_EQ(j["gpm_metrics_get_14"]["n"], 5);
+  EXPECT_EQ(j["sm_clock_read"]["unit"], "us");
+  EXPECT_TRUE(j["sm_clock_read"]["failed_with"].is_null());
+  EXPECT_LE(j["sm_clock_read"]["min"].get<double>(), j["sm_clock_read"]["p50"].get<double>());
+}
+
+TEST_F(GpmProbeCliTest, LogWritesOneRowPerInterval) {
+  const auto log = dir_ / "log.csv";
+  const CommandResult r = Probe(fmt::format("log --interval 0.1 --duration 0.35 --out '{}'", log.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = Slurp(log);
+  EXPECT_EQ(csv.rfind("t_end_s,dt_s,gpm5_any_tensor_pct,gpm5_any_tensor_pct_rc,", 0), 0u) << csv;
+  EXPECT_NE(csv.find(",clock_mean_mhz,clock_last_mhz,clock_min_mhz,clock_max_mhz,clock_readings,test_double\n"),
+            std::string::npos);
+  // GPM 5 = 50 (rc 0), 7 = 49, 9 and 2 not supported (rc 3), 248, 249 (rc 3), 250, clock 1755; flagged a double.
+  EXPECT_NE(csv.find(",50,0,49,0,,3,,3,23166000000,0,,3,11583000000,0,1755,1755,1755,1755,"), std::string::npos)
+      << csv;
+  const auto rows = std::count(csv.begin(), csv.end(), '\n') - 1;
+  EXPECT_GE(rows, 3) << csv;
+  EXPECT_LE(rows, 5) << csv;
+}
+
+TEST_F(GpmProbeCliTest, NoGpmOrNoLibraryExitsFive) {
+  const CommandResult no_gpm = Probe("metrics", R"({"devices": [{"name": "Tesla T4", "gpm_supported": false}]})");
+  EXPECT_EQ(no_gpm.exit_code, 5);
+  EXPECT_NE(no_gpm.err.find("no NVML GPM"), std::string::npos) << no_gpm.err;
+  const CommandResult no_device = Probe("info", R"({"devices": []})");
+  EXPECT_EQ(no_device.exit_code, 5);
+  EXPECT_NE(no_device.err.find("no NVML device 0 (0 found)"), std::string::npos) << no_device.err;
+  const CommandResult no_library =
+      RunShell(fmt::format("'{}' --nvml-library /nonexistent/libnvidia-ml.so.1 info", OFU_GPM_PROBE_BINARY), dir_);
+  EXPECT_EQ(no_library.exit_code, 5);
+  EXPECT_NE(no_library.err.find("cannot load the NVML library /nonexistent/libnvidia-ml.so.1"), std::string::npos)
+      << no_library.err;
+}
+
+TEST_F(GpmProbeCliTest, UsageErrorsExitOne) {
+  EXPECT_EQ(RunShell(fmt::format("'{}'", OFU_GPM_PROBE_BINARY), dir_).exit_code, 1);
+  EXPECT_EQ(RunShell(fmt::format("'{}' log --interval 0.01", OFU_GPM_PROBE_BINARY), dir_).exit_code, 1);
+  EXPECT_EQ(RunShell(fmt::format("'{}' metrics --first 10 --last 5", OFU_GPM_PROBE_BINARY), dir_).exit_code, 1);
+}
+
+}  // namespace
+}  // namespace ofu::testing

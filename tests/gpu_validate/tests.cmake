@@ -1,0 +1,23 @@
+# The GPU validation (scripts/gpu-validate, docs/gpu-validation.md) on this
+# machine, without a GPU, nvcc or torch:
+#   GpuValidate.ScriptSyntax        bash -n and py_compile of every script
+#   GpuValidate.PurePython          the arithmetic, joins and summaries on SYNTHETIC inputs
+#   GpuValidate.StagesOnNvmlDouble  run-stage.sh A, B, C end to end on the NVML double
+# scripts/gpu-validate/build.sh itself is too slow for CI; its figures are in the doc.
+add_test(NAME GpuValidate.ScriptSyntax
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/check_syntax.sh ${PROJECT_SOURCE_DIR}
+          ${Python3_EXECUTABLE} ${CMAKE_CURRENT_BINARY_DIR}/pycache)
+add_test(NAME GpuValidate.PurePython
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/gpuval_test.py)
+set_tests_properties(GpuValidate.PurePython PROPERTIES
+  ENVIRONMENT "PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache")
+add_test(NAME GpuValidate.StagesOnNvmlDouble
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/dry_run_test.sh ${PROJECT_BINARY_DIR})
+set_tests_properties(GpuValidate.StagesOnNvmlDouble PROPERTIES TIMEOUT 300)
+
+# ofu-gpm-probe, Stage A's raw GPM reader, on the NVML double.
+ofu_test(gpm_probe_cli_test gpu_validate/gpm_probe_cli_test.cc)
+add_dependencies(gpm_probe_cli_test ofu-gpm-probe fake_nvml)
+target_compile_definitions(gpm_probe_cli_test PRIVATE
+  OFU_GPM_PROBE_BINARY="$<TARGET_FILE:ofu-gpm-probe>"
+  OFU_FAKE_NVML_PATH="$<TARGET_SONAME_FILE:fake_nvml>")
