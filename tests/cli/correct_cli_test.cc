@@ -172,6 +172,32 @@ TEST_F(CorrectCli, NsightExportGivesTheSameFactor) {
   EXPECT_EQ(json["wasteful"][0]["advice"], "N = 4097 pads to 4224 with 128-wide tiles; make N a multiple of 128");
 }
 
+// A real PyTorch profiler trace (AlexNet on an A100, HolisticTraceAnalysis's
+// tests/data, MIT; tests/data/kineto/README.md). Its device is named
+// "NVIDIA A100-PG509-200" and its ops carry no shapes. Its GEMM kernels, with
+// their summed durations read from the file: ampere_sgemm_32x32_sliced1x4_tn
+// x6 2621 us, cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1 x2 2069 us and
+// ampere_gcgemm_64x64_nt x2 646 us on CUDA cores; the cuDNN engine
+// sm80_xmma_fprop_implicit_gemm_indexed_tf32... x6 1814 us on tensor cores;
+// cuBLASLt's epilogue kernel x6 39 us beside the linked GEMM ops.
+// So 5336 of 7189 us of GEMM time ran on CUDA cores, and with no shapes
+// nothing can be corrected (exit 4, factor null).
+TEST_F(CorrectCli, RealA100TraceShowsItsGemmsRanOnCudaCores) {
+  const auto result = Ofu("correct --trace '" OFU_TEST_DATA_DIR "/kineto/hta-alexnet-a100.json.gz' --ofu 0.3 --format json");
+  EXPECT_EQ(result.exit_code, 4) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["gpu"]["sku"], "a100");  // the model name as the trace spells it
+  EXPECT_EQ(json["gpu"]["from"], "the trace");
+  EXPECT_EQ(json["trace"]["kernels"], 79);
+  EXPECT_EQ(json["coverage"]["gemm_kernels"], 22);
+  EXPECT_EQ(json["coverage"]["simt_kernels"], 10);
+  EXPECT_DOUBLE_EQ(json["coverage"]["simt_time_us"].get<double>(), 5336);
+  EXPECT_DOUBLE_EQ(json["coverage"]["gemm_time_us"].get<double>(), 7189);
+  EXPECT_NEAR(json["non_tensor_gemm_share"].get<double>(), 5336.0 / 7189, 1e-12);
+  EXPECT_TRUE(json["factor"].is_null());
+  EXPECT_NE(json["notes"].dump().find("record_shapes=True"), std::string::npos) << json["notes"];
+}
+
 TEST_F(CorrectCli, ErrorsAndExitCodes) {
   // A truncated trace: exit 2 naming the file and the byte offset.
   const std::string text = kKinetoTrace;
