@@ -25,15 +25,16 @@ using sinks::StoredWindow;
 // Rows of one GPU, in end_s order (ReadHistory's order).
 using GpuRows = std::vector<const StoredWindow*>;
 
-// Sums of utilized and observed seconds per bucket index.
+// Sums of utilized and observed seconds per bucket index, each row weighted
+// by its GPU's share of a physical GPU (1, or a MIG slice's; gpu_share.h).
 class BucketSums {
  public:
   explicit BucketSums(double bucket_s) : bucket_s_(bucket_s) {}
 
-  void Add(const StoredWindow& row) {
+  void Add(const StoredWindow& row, double weight = 1) {
     Sum& sum = sums_[static_cast<std::int64_t>(std::ceil(row.end_s / bucket_s_))];
-    sum.utilized += row.utilized_s;
-    sum.observed += row.observed_s;
+    sum.utilized += row.utilized_s * weight;
+    sum.observed += row.observed_s * weight;
   }
 
   // One point per bucket with rows, plus one without OFU at the first bucket
@@ -141,13 +142,16 @@ HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const St
 
   // Per GPU: its timeline, and its rows into its SKU's distribution.
   std::map<std::string, SkuDistribution> skus;
-  std::map<std::string, double> sku_utilized_s;
+  std::map<std::string, double> sku_utilized_s, sku_observed_s;  // weighted by share
+  std::map<std::int64_t, std::optional<double>> share_of;  // by GPU id; absent: in no fleet figure
   std::vector<GpuTimeline> gpus;
   std::vector<double> gpu_observed_s;
   for (std::size_t i = 0; i < history.gpus.size(); ++i) {
     const StoredGpu& stored = history.gpus[i];
     GpuTimeline gpu{stored.uuid, stored.gpu_index, stored.model, stored.sku, stored.hostname, {}, 0, {}};
     gpu.ofu = totals.report.gpus[i].summary.ofu;
+    const std::optional<double> share = totals.report.gpus[i].share;
+    share_of[stored.id] = share;
     SkuDistribution& sku = skus[stored.sku];
     if (sku.gpus++ == 0) {
       sku.sku = stored.sku;
@@ -163,7 +167,10 @@ HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const St
       if (row->observed_s <= 0) continue;
       sku.observed_hours_by_bin[static_cast<std::size_t>(OfuBin(row->utilized_s / row->observed_s))] +=
           row->observed_s / 3600;
-      sku_utilized_s[stored.sku] += row->utilized_s;
+      if (share) {
+        sku_utilized_s[stored.sku] += row->utilized_s * *share;
+        sku_observed_s[stored.sku] += row->observed_s * *share;
+      }
     }
     gpu.observed_hours = observed_s / 3600;
     sku.observed_hours += gpu.observed_hours;
@@ -180,7 +187,7 @@ HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const St
       const auto& v = sku.gpu_ofu;
       sku.box = BoxSummary{v.front(), Quantile(v, 0.25), Quantile(v, 0.5), Quantile(v, 0.75), v.back()};
     }
-    if (sku.observed_hours > 0) sku.ofu = sku_utilized_s[id] / (sku.observed_hours * 3600);
+    if (sku_observed_s[id] > 0) sku.ofu = sku_utilized_s[id] / sku_observed_s[id];
   }
   for (auto& [id, sku] : skus) {
     if (!id.empty()) view.skus.push_back(std::move(sku));
@@ -191,8 +198,10 @@ HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const St
   std::map<std::string, BucketSums> job_buckets;
   for (const StoredJob& job : history.jobs) {
     auto [it, added] = job_buckets.try_emplace(job.job_id, view.bucket_s);
+    const std::optional<double> share = share_of[job.gpu_id];
+    if (!share) continue;  // as in the job's totals (store_report.h)
     auto [first, last] = RowsInInterval(rows_of[job.gpu_id], job);
-    for (; first != last; ++first) it->second.Add(**first);
+    for (; first != last; ++first) it->second.Add(**first, *share);
   }
   std::vector<double> job_observed_hours;
   for (const JobTotals& job : totals.jobs) job_observed_hours.push_back(job.observed_hours);

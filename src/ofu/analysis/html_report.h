@@ -103,7 +103,7 @@ struct SkuDistribution {
   // Observed hours of stored rows by the row's OFU (kOfuBins bins). A
   // downsampled row falls in the bin of its mean.
   std::vector<double> observed_hours_by_bin;
-  std::optional<double> ofu;  // sum(utilized_s) / sum(observed_s) over the SKU's rows
+  std::optional<double> ofu;  // sum(utilized_s) / sum(observed_s) over the SKU's rows, MIG instances weighted by share
   double observed_hours = 0;
 };
 
