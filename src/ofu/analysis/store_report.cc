@@ -182,7 +182,7 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
       // unknown SKU has no known share.
       if (!IsMigInstance(gpu.identity)) gpu.share = 1.0;
     }
-    share_of[stored.id] = stored.sku.empty() ? std::nullopt : gpu.share;
+    share_of[stored.id] = gpu.share;
     gpu.windowed.interval_s = report.window_s;
 
     Summarizer summarizer;
@@ -205,11 +205,8 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
       previous_end = row->end_s;
     }
     gpu.summary = summarizer.Finish();
-    // The overall figures are about GPUs with OFU: a stored row of an unknown
-    // model has none, whatever the database says now.
-    GpuReport counted = gpu;
-    if (stored.sku.empty()) counted.share.reset();
-    overall.Add(counted, windows);
+    // Without a share (no stored SKU: no stored OFU) the GPU is counted as left out.
+    overall.Add(gpu, windows);
     if (down_s > 0) {
       gpu.problems.push_back(fmt::format("the GPU did not answer for {} (lost or unreachable): excluded",
                                          DescribeSeconds(down_s)));
