@@ -252,6 +252,24 @@ std::optional<double> TwoSamples(Probe& probe, nvmlGpmSample_t a, nvmlGpmSample_
   return SteadyS() - t0;
 }
 
+// Checks that GPM works and allocates the two samples every command
+// compares; on failure says why on stderr and returns the exit status, else 0.
+int PrepareSamples(Probe& probe, Failure& failure, std::optional<nvmlGpmSample_t>& a,
+                   std::optional<nvmlGpmSample_t>& b) {
+  if (!probe.CheckGpm(failure)) {
+    fmt::print(stderr, "ofu-gpm-probe: {}\n", failure.message);
+    return failure.exit_code;
+  }
+  std::string error;
+  a = probe.AllocSample(error);
+  b = a ? probe.AllocSample(error) : std::nullopt;
+  if (!a || !b) {
+    fmt::print(stderr, "ofu-gpm-probe: {}\n", error);
+    return ofu::cli::kExitUnavailable;
+  }
+  return 0;
+}
+
 struct MetricsOptions {
   unsigned first = 1;
   unsigned last = 400;
@@ -262,17 +280,8 @@ struct MetricsOptions {
 
 int RunMetrics(Probe& probe, const MetricsOptions& options) {
   Failure failure{0, ""};
-  if (!probe.CheckGpm(failure)) {
-    fmt::print(stderr, "ofu-gpm-probe: {}\n", failure.message);
-    return failure.exit_code;
-  }
-  std::string error;
-  auto a = probe.AllocSample(error);
-  auto b = a ? probe.AllocSample(error) : std::nullopt;
-  if (!a || !b) {
-    fmt::print(stderr, "ofu-gpm-probe: {}\n", error);
-    return ofu::cli::kExitUnavailable;
-  }
+  std::optional<nvmlGpmSample_t> a, b;
+  if (const int status = PrepareSamples(probe, failure, a, b); status != 0) return status;
   const auto gap = TwoSamples(probe, *a, *b, options.gap_s, failure);
   if (!gap) {
     fmt::print(stderr, "ofu-gpm-probe: {}\n", failure.message);
@@ -380,17 +389,8 @@ struct CostOptions {
 
 int RunCost(Probe& probe, const CostOptions& options) {
   Failure failure{0, ""};
-  if (!probe.CheckGpm(failure)) {
-    fmt::print(stderr, "ofu-gpm-probe: {}\n", failure.message);
-    return failure.exit_code;
-  }
-  std::string error;
-  auto a = probe.AllocSample(error);
-  auto b = a ? probe.AllocSample(error) : std::nullopt;
-  if (!a || !b) {
-    fmt::print(stderr, "ofu-gpm-probe: {}\n", error);
-    return ofu::cli::kExitUnavailable;
-  }
+  std::optional<nvmlGpmSample_t> a, b;
+  if (const int status = PrepareSamples(probe, failure, a, b); status != 0) return status;
   const auto& fn = probe.fn();
   nvmlDevice_t device = probe.device();
   ordered_json out;
@@ -436,17 +436,8 @@ std::string Field(double value) { return fmt::format("{}", value); }
 
 int RunLog(Probe& probe, const LogOptions& options) {
   Failure failure{0, ""};
-  if (!probe.CheckGpm(failure)) {
-    fmt::print(stderr, "ofu-gpm-probe: {}\n", failure.message);
-    return failure.exit_code;
-  }
-  std::string error;
-  auto a = probe.AllocSample(error);
-  auto b = a ? probe.AllocSample(error) : std::nullopt;
-  if (!a || !b) {
-    fmt::print(stderr, "ofu-gpm-probe: {}\n", error);
-    return ofu::cli::kExitUnavailable;
-  }
+  std::optional<nvmlGpmSample_t> a, b;
+  if (const int status = PrepareSamples(probe, failure, a, b); status != 0) return status;
   std::ofstream file;
   if (options.out != "-") {
     file.open(options.out, std::ios::binary | std::ios::trunc);
