@@ -561,24 +561,29 @@ TEST_F(MetricsServerAbuseTest, PerPeerCapClosesTheOldestAndCountsThem) {
   EXPECT_THAT(body, HasSubstr(RejectedLine("total_limit", 0)));
 }
 
-TEST_F(MetricsServerAbuseTest, TotalCapClosesTheOldestOfAnyPeer) {
+// At the total cap the busiest peer gives way, not simply the oldest
+// connection: many attacking addresses with many connections each must not
+// evict a scraper's one or two.
+TEST_F(MetricsServerAbuseTest, TotalCapClosesTheOldestOfTheBusiestPeer) {
   ServerLimits limits;
   limits.max_connections = 6;
-  limits.max_connections_per_peer = 4;
+  limits.max_connections_per_peer = 5;
   MetricsServer server(state_, limits);
   ASSERT_TRUE(server.Start("127.0.0.1", 0, std::nullopt).ok());
   std::vector<std::unique_ptr<RawClient>> clients;
-  for (const char* peer : {"127.0.0.2", "127.0.0.3", "127.0.0.2", "127.0.0.3", "127.0.0.2", "127.0.0.3"}) {
+  for (const char* peer : {"127.0.0.3", "127.0.0.2", "127.0.0.2", "127.0.0.2", "127.0.0.2", "127.0.0.2"}) {
     clients.push_back(std::make_unique<RawClient>(server.port(), peer));
     ASSERT_TRUE(clients.back()->connected());
     ASSERT_TRUE(WaitUntil([&] { return server.open_connections() == clients.size(); }, 5));
   }
-  // The scrape is the seventh: the oldest (the first from 127.0.0.2) goes.
+  // The scrape is the seventh: the oldest of 127.0.0.2's five goes, and
+  // 127.0.0.3's single connection, the oldest of all, stays.
   std::string body;
   ASSERT_EQ(ScrapeStatus(server.port(), false, &body), 200);
   EXPECT_THAT(body, HasSubstr(RejectedLine("total_limit", 1)));
-  EXPECT_TRUE(clients[0]->ClosedWithin(2));
-  for (std::size_t i = 1; i < clients.size(); ++i) EXPECT_FALSE(clients[i]->ClosedWithin(0.05)) << i;
+  EXPECT_TRUE(clients[1]->ClosedWithin(2));
+  EXPECT_FALSE(clients[0]->ClosedWithin(0.05));
+  for (std::size_t i = 2; i < clients.size(); ++i) EXPECT_FALSE(clients[i]->ClosedWithin(0.05)) << i;
   EXPECT_EQ(Rejected(ConnectionRejection::kPerPeerLimit), 0u);
 }
 

@@ -164,11 +164,13 @@ enum class Io { kDone, kWantRead, kWantWrite, kClosed };
 // header for what it promises; the notes here say how.
 //
 // A connection is in one phase at a time. Handshake, ReadingHead and
-// Lingering wait for the client: they are "waiting", listed oldest first
-// (by when the phase began) globally and per peer, and the caps evict from
-// the front of those lists. Writing and Authenticating wait for the server
-// and are never evicted; they are bounded by write_timeout_s and by the
-// auth queue. Every phase has a deadline (none while authenticating);
+// Lingering wait for the client: they are "waiting", listed per peer oldest
+// first (by when the phase began), and the caps evict from the front of
+// those lists: the per-peer cap from the newcomer's peer, the total cap from
+// the peer with the most connections, so that many attacking addresses with
+// many connections each do not evict a scraper's one or two. Writing and
+// Authenticating wait for the server and are never evicted; they are
+// bounded by write_timeout_s and by the auth queue. Every phase has a deadline (none while authenticating);
 // deadlines are swept at most every kSweepInterval, when one is due.
 //
 // Closed connections are parked until the end of the loop iteration, so an
@@ -249,7 +251,8 @@ class MetricsServer::Loop {
     std::optional<HttpRequestHead> request;  // while authenticating
     std::uint32_t interest = EPOLLIN;
     bool waiting = false;
-    std::list<Connection*>::iterator waiting_at, peer_waiting_at;
+    std::uint64_t waiting_since = 0;  // order of entering the waiting phase
+    std::list<Connection*>::iterator peer_waiting_at;
   };
 
   struct AuthJob {
@@ -296,7 +299,6 @@ class MetricsServer::Loop {
     for (auto& [id, connection] : connections_) CloseFd(*connection);
     connections_.clear();
     peers_.clear();
-    waiting_.clear();
     open_.store(0);
   }
 
@@ -377,19 +379,23 @@ class MetricsServer::Loop {
   }
 
   void Admit(int fd, std::string peer_key) {
-    // At a cap, the oldest waiting connection makes room; when every one is
-    // being answered, the new one is refused.
-    if (Peer& peer = peers_[peer_key]; peer.count >= limits_.max_connections_per_peer) {
-      if (!EvictOldest(peer.waiting, ConnectionRejection::kPerPeerLimit)) {
-        Refuse(fd, ConnectionRejection::kPerPeerLimit, peer_key);
+    // At a cap, a waiting connection makes room (see the class comment);
+    // when every one is being answered, the new one is refused.
+    if (const auto peer = peers_.find(peer_key);
+        peer != peers_.end() && peer->second.count >= limits_.max_connections_per_peer) {
+      if (peer->second.waiting.empty()) {
+        Refuse(fd, ConnectionRejection::kPerPeerLimit);
         return;
       }
+      Close(*peer->second.waiting.front(), ConnectionRejection::kPerPeerLimit);
     }
     if (connections_.size() >= limits_.max_connections) {
-      if (!EvictOldest(waiting_, ConnectionRejection::kTotalLimit)) {
-        Refuse(fd, ConnectionRejection::kTotalLimit, peer_key);
+      Connection* victim = OldestOfTheBusiestPeer();
+      if (victim == nullptr) {
+        Refuse(fd, ConnectionRejection::kTotalLimit);
         return;
       }
+      Close(*victim, ConnectionRejection::kTotalLimit);
     }
     const int yes = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
@@ -422,31 +428,37 @@ class MetricsServer::Loop {
     // Nothing to read yet, most likely; the first event will say.
   }
 
-  void Refuse(int fd, ConnectionRejection reason, const std::string& peer_key) {
+  void Refuse(int fd, ConnectionRejection reason) {
     ::close(fd);
     state_.CountRejectedConnection(reason);
-    if (const auto found = peers_.find(peer_key); found != peers_.end() && found->second.count == 0) {
-      peers_.erase(found);
-    }
   }
 
-  bool EvictOldest(std::list<Connection*>& waiting, ConnectionRejection reason) {
-    if (waiting.empty()) return false;
-    Close(*waiting.front(), reason);
-    return true;
+  // The oldest waiting connection of the peer with the most connections
+  // (of those with a waiting one); null when none waits. A scan: there are
+  // at most max_connections peers, and it runs only at the total cap.
+  Connection* OldestOfTheBusiestPeer() const {
+    const Peer* busiest = nullptr;
+    for (const auto& [key, peer] : peers_) {
+      if (peer.waiting.empty()) continue;
+      if (busiest == nullptr || peer.count > busiest->count ||
+          (peer.count == busiest->count &&
+           peer.waiting.front()->waiting_since < busiest->waiting.front()->waiting_since)) {
+        busiest = &peer;
+      }
+    }
+    return busiest == nullptr ? nullptr : busiest->waiting.front();
   }
 
   void EnterWaiting(Connection& c) {
     if (c.waiting) LeaveWaiting(c);
-    c.waiting_at = waiting_.insert(waiting_.end(), &c);
     auto& peer_waiting = peers_[c.peer].waiting;
     c.peer_waiting_at = peer_waiting.insert(peer_waiting.end(), &c);
+    c.waiting_since = next_waiting_++;
     c.waiting = true;
   }
 
   void LeaveWaiting(Connection& c) {
     if (!c.waiting) return;
-    waiting_.erase(c.waiting_at);
     peers_[c.peer].waiting.erase(c.peer_waiting_at);
     c.waiting = false;
   }
@@ -861,7 +873,7 @@ class MetricsServer::Loop {
   // The loop thread's alone.
   std::unordered_map<std::uint64_t, std::unique_ptr<Connection>> connections_;
   std::unordered_map<std::string, Peer> peers_;
-  std::list<Connection*> waiting_;  // oldest first
+  std::uint64_t next_waiting_ = 0;
   std::vector<std::unique_ptr<Connection>> closed_;
   std::uint64_t next_id_ = kWakeId + 1;
   TimePoint next_sweep_ = TimePoint::max();

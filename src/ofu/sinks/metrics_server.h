@@ -24,9 +24,10 @@
 //     is answered as soon as its head is in; a connection has a total
 //     deadline for its TLS handshake and request head (not a per-read one
 //     that each trickled byte resets) and for writing its response;
-//     connections are capped per peer address and in total, and at a cap the
-//     oldest connection that is not being answered is closed to admit the
-//     new one; request heads and bodies are bounded (431, 413; a body is
+//     connections are capped per peer address and in total, and at a cap
+//     the oldest connection that is not being answered (of that peer; of
+//     the peer with the most connections for the total) is closed to admit
+//     the new one; request heads and bodies are bounded (431, 413; a body is
 //     never read). bcrypt checks of uncached credentials run on a second
 //     thread, a bounded queue of them, so wrong passwords cannot stall
 //     /metrics either. What was closed or refused, and why, is counted in
@@ -61,9 +62,10 @@ struct ServerLimits {
   double header_timeout_s = 5;
   double keep_alive_timeout_s = 5;  // a kept-alive connection that sends nothing this long is closed
   double write_timeout_s = 5;       // total time to send one response
-  // Connection caps; at a cap the oldest connection of that peer (or of
-  // all) that is not being answered is closed for the new one. A peer is an
-  // IPv4 address or an IPv6 /64. max_connections is lowered at Start to
+  // Connection caps. At the per-peer cap the peer's oldest connection that
+  // is not being answered is closed for the new one; at the total cap, that
+  // of the peer with the most connections. A peer is an IPv4 address or an
+  // IPv6 /64. max_connections is lowered at Start to
   // leave 64 descriptors of RLIMIT_NOFILE to the rest of the agent.
   std::size_t max_connections = 256;
   std::size_t max_connections_per_peer = 32;
