@@ -4,15 +4,16 @@
 #      with and without the history store;
 #   2. /metrics latency at 100 requests/s (bench/metrics_probe);
 #   3. how long after a window's end its values are on /metrics;
-#   4. hostile clients: CPU, peak RSS and /metrics latency (10 requests/s, a new
-#      connection each) while 1,000 slowloris connections from 50 loopback
-#      addresses trickle or idle and reconnect once a second when closed
-#      (`metrics_probe hostile`), over plain HTTP and over TLS (a stalled handshake).
+#   4. hostile clients: /metrics latency (10 requests/s, a new connection each),
+#      first for 10 s without attackers, then while 1,000 slowloris connections
+#      from 50 loopback addresses trickle or idle and reconnect once a second
+#      when closed (`metrics_probe hostile`), with the agent's CPU over the
+#      attack and its peak RSS; over plain HTTP and over TLS (stalled handshakes).
 # Usage: bench/agent_bench.sh BUILD [SECONDS]. Record the output in docs/BENCHMARKS.md.
 set -euo pipefail
 build=${1:-build}
 seconds=${2:-60}
-ofu=$build/apps/ofu/ofu
+ofu=${OFU:-$build/apps/ofu/ofu}  # OFU=...: another agent binary (e.g. an older build) with this build's double and probe
 nvml=$(ls "$build"/doubles/libnvidia-ml.so.1)
 probe=$build/bench/metrics_probe
 work=$(mktemp -d)
@@ -47,8 +48,17 @@ run_agent() {  # label, probe (no|load|hostile|hostile-tls), extra args...
     load)
       "$probe" load 127.0.0.1 "$port" 100 20
       "$probe" freshness 127.0.0.1 "$port" 10 ;;
-    hostile) "$probe" hostile 127.0.0.1 "$port" 1000 50 $((seconds - 6)) 10 || true ;;
-    hostile-tls) "$probe" hostile 127.0.0.1 "$port" 1000 50 $((seconds - 6)) 10 tls || true ;;
+    hostile|hostile-tls)
+      local tls=; [ "$probe_it" = hostile-tls ] && tls=tls
+      # The same measurement without attackers first, then under attack, with
+      # the agent's CPU over the attack alone (from /proc, in clock ticks).
+      "$probe" hostile 127.0.0.1 "$port" 0 1 10 10 $tls | sed -n 's/^requests/no attack: requests/p'
+      local agent_pid ticks0 ticks1 start end
+      agent_pid=$(pgrep -P "$pid" -x ofu)
+      ticks0=$(awk '{print $14 + $15}' "/proc/$agent_pid/stat"); start=$(date +%s.%N)
+      "$probe" hostile 127.0.0.1 "$port" 1000 50 $((seconds - 18)) 10 $tls || true
+      ticks1=$(awk '{print $14 + $15}' "/proc/$agent_pid/stat"); end=$(date +%s.%N)
+      python3 -c "print(f'agent CPU during the attack: {100*($ticks1-$ticks0)/$(getconf CLK_TCK)/($end-$start):.2f} % of one core')" ;;
   esac
   wait "$pid"
   read -r wall user sys rss_kb < "$work/time.txt"

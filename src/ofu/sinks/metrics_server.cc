@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -59,6 +60,11 @@ constexpr auto kLinger = std::chrono::seconds(2);              // lingering clos
 constexpr std::size_t kLingerBytes = 1 << 20;                  // ... and at most this much discarded
 constexpr auto kSweepInterval = std::chrono::milliseconds(50); // deadlines are checked at most this often
 constexpr std::size_t kMaxAuthQueue = 8;    // uncached credentials awaiting bcrypt; more: 503
+constexpr int kTlsRecordHeader = 5;         // type, version (2), length (2)
+// AwaitFirstRecord waits for at most this much of the first record: a
+// ClientHello is well under 2 KiB even with post-quantum key shares, and
+// SO_RCVLOWAT must stay below half the receive buffer, where Linux clamps it.
+constexpr std::size_t kFirstRecordWait = 8 * 1024;
 
 struct SslCtxFree {
   void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
@@ -406,16 +412,13 @@ class MetricsServer::Loop {
     c.fd = fd;
     c.peer = std::move(peer_key);
     if (ctx_) {
-      c.ssl.reset(SSL_new(ctx_.get()));
-      if (!c.ssl || SSL_set_fd(c.ssl.get(), fd) != 1) {
-        ERR_clear_error();
-        ::close(fd);
-        return;
-      }
-      SSL_set_accept_state(c.ssl.get());
+      // No SSL object yet: see AwaitFirstRecord.
       c.phase = Phase::kHandshake;
+      const int header = kTlsRecordHeader;
+      ::setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &header, sizeof header);
+      c.interest = EPOLLIN | EPOLLRDHUP;
     }
-    epoll_event event{EPOLLIN, {.u64 = c.id}};
+    epoll_event event{c.interest, {.u64 = c.id}};
     if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) != 0) {
       ::close(fd);
       return;
@@ -544,7 +547,10 @@ class MetricsServer::Loop {
       return;
     }
     switch (c.phase) {
-      case Phase::kHandshake: Handshake(c); break;
+      case Phase::kHandshake:
+        if (!c.ssl && !AwaitFirstRecord(c, events)) break;
+        Handshake(c);
+        break;
       case Phase::kReadingHead: ReadHead(c); break;
       case Phase::kWriting:
         Write(c);
@@ -556,6 +562,51 @@ class MetricsServer::Loop {
         if ((events & EPOLLHUP) != 0) Close(c, std::nullopt);
         break;
     }
+  }
+
+  // A TLS connection gets its SSL object, and with it OpenSSL's buffers
+  // (a 16 KiB handshake buffer, a 17 KiB record buffer: some 40 KiB in all),
+  // only once the client's first record is in the kernel's receive buffer,
+  // so a client that stalls or trickles the start of its handshake costs
+  // that buffer's bytes in the kernel and nothing here. SO_RCVLOWAT keeps
+  // epoll quiet until the record header, then the record, is in: no wake-up
+  // per trickled byte either. True when the handshake can start.
+  bool AwaitFirstRecord(Connection& c, std::uint32_t events) {
+    unsigned char header[kTlsRecordHeader];
+    const ssize_t n = ::recv(c.fd, header, sizeof header, MSG_PEEK);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+      Close(c, std::nullopt);  // left without a byte: a port check, not a failed handshake
+      return false;
+    }
+    const bool hung_up = (events & (EPOLLRDHUP | EPOLLHUP)) != 0;
+    std::size_t wanted = kTlsRecordHeader;
+    // Not a TLS handshake record (plain HTTP, say): OpenSSL says so below.
+    if (n >= 1 && header[0] != 0x16) wanted = 0;
+    if (n == kTlsRecordHeader && wanted != 0) {
+      wanted = std::min<std::size_t>(kTlsRecordHeader + (std::size_t{header[3]} << 8 | header[4]), kFirstRecordWait);
+    }
+    int available = 0;
+    ::ioctl(c.fd, FIONREAD, &available);
+    if (static_cast<std::size_t>(std::max(available, 0)) < wanted) {
+      if (hung_up) {
+        Close(c, ConnectionRejection::kTlsHandshakeFailed);  // a part of a record, and no more to come
+        return false;
+      }
+      const int low_water = static_cast<int>(wanted);
+      ::setsockopt(c.fd, SOL_SOCKET, SO_RCVLOWAT, &low_water, sizeof low_water);
+      return false;
+    }
+    const int one = 1;
+    ::setsockopt(c.fd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof one);
+    c.ssl.reset(SSL_new(ctx_.get()));
+    if (!c.ssl || SSL_set_fd(c.ssl.get(), c.fd) != 1) {
+      ERR_clear_error();
+      Close(c, std::nullopt);
+      return false;
+    }
+    SSL_set_accept_state(c.ssl.get());
+    SetInterest(c, EPOLLIN);
+    return true;
   }
 
   void Handshake(Connection& c) {
