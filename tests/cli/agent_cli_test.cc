@@ -1,15 +1,21 @@
 // `ofu agent` as a process: systemd's notify protocol (READY, WATCHDOG,
 // RELOADING, STOPPING) on a socket the test owns, SIGHUP reloading the
-// config file, and a bad reload keeping the running config. The agent reads
-// the in-tree NVML double (synthetic).
+// config file, a bad reload keeping the running config, and /metrics
+// answering while slow clients hold connections. The agent reads the
+// in-tree NVML double (synthetic).
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -143,6 +149,81 @@ TEST_F(AgentCli, CheckConfigAndBadFlags) {
   result = Ofu("agent --source nvml --nvml-library /nonexistent/libnvidia-ml.so.1 --no-store --listen 127.0.0.1:0");
   EXPECT_EQ(result.exit_code, 5) << result.err;
   EXPECT_NE(result.err.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << result.err;
+}
+
+// A TCP connection to 127.0.0.1:port, closed on destruction.
+class LoopbackSocket {
+ public:
+  explicit LoopbackSocket(int port) : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(static_cast<uint16_t>(port));
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0;
+  }
+  ~LoopbackSocket() { ::close(fd_); }
+  LoopbackSocket(const LoopbackSocket&) = delete;
+  LoopbackSocket& operator=(const LoopbackSocket&) = delete;
+  bool connected() const { return connected_; }
+  // MSG_NOSIGNAL: the agent may have closed it (its caps and deadline).
+  void Send(std::string_view bytes) { ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT); }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+// Issue 19, with the agent's default limits: 64 connections trickle a header
+// byte a second and 64 only connect, all from 127.0.0.1 like the scrapes, and
+// 20 scrapes in a row each get 200 within 1 s. (tests/sinks has the same
+// with the limits out of reach, and over TLS.)
+TEST_F(AgentCli, ScrapesAnswerWhileSlowClientsHoldConnections) {
+  const fs::path scenario = Write("nvml.json", kNvmlScenario);
+  const int port = ofu::testing::FreeLoopbackPort();
+  BackgroundProcess agent;
+  ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--source", "nvml", "--nvml-library", OFU_FAKE_NVML_PATH,
+                           "--listen", fmt::format("127.0.0.1:{}", port), "--no-store", "--window", "0.2"},
+                          {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
+  ASSERT_TRUE(WaitForMetric(port, "ofu_gpu_up", 10)) << ofu::testing::Slurp(dir_ / "agent.log");
+
+  std::vector<std::unique_ptr<LoopbackSocket>> trickling, idle;
+  for (int i = 0; i < 64; ++i) {
+    trickling.push_back(std::make_unique<LoopbackSocket>(port));
+    ASSERT_TRUE(trickling.back()->connected());
+    trickling.back()->Send("GET /metrics HTTP/1.1\r\n");
+    idle.push_back(std::make_unique<LoopbackSocket>(port));
+    ASSERT_TRUE(idle.back()->connected());
+  }
+  std::atomic<bool> stop{false};
+  std::thread trickle([&] {
+    while (!stop.load()) {
+      for (auto& socket : trickling) socket->Send("X");
+      for (int i = 0; i < 20 && !stop.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  for (int i = 0; i < 20; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    httplib::Client client("127.0.0.1", port);
+    client.set_connection_timeout(2, 0);
+    client.set_read_timeout(2, 0);
+    auto response = client.Get("/metrics");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_TRUE(response) << "scrape " << i << ": " << httplib::to_string(response.error());
+    EXPECT_EQ(response->status, 200) << "scrape " << i;
+    EXPECT_LT(seconds, 1.0) << "scrape " << i;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  stop.store(true);
+  trickle.join();
+  // 128 from one peer against a cap of 32: the agent closed the excess.
+  const std::string metrics = Metrics(port);
+  const std::string line = "ofu_http_connections_rejected_total{reason=\"per_peer_limit\"} ";
+  const std::size_t at = metrics.find(line);
+  ASSERT_NE(at, std::string::npos) << metrics;
+  EXPECT_GE(std::stod(metrics.substr(at + line.size())), 96);
+  trickling.clear();
+  idle.clear();
+  EXPECT_EQ(agent.Stop(), 0);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The node agent's HTTP endpoint: /metrics, /healthz and an index page,
-// served from MetricsState on a thread of its own (cpp-httplib).
+// served from MetricsState by one event-driven thread of its own (epoll,
+// non-blocking sockets, OpenSSL for TLS).
 //
 //   GET /metrics  the metrics of docs/prometheus.md §1, as OpenMetrics when
 //                 the Accept header asks for it (Prometheus does), else
@@ -8,7 +9,7 @@
 //                 else 503 with the reason.
 //   GET /         a short text page listing the endpoints.
 // Other paths: 404. HEAD is served like GET without the body; other methods
-// get 405.
+// get 405. HTTP/1.0 and 1.1, keep-alive and pipelining; no HTTP/2.
 //
 // Security (docs/agent-security.md):
 //   * the listen address is the caller's; kDefaultListenAddress (loopback)
@@ -17,13 +18,24 @@
 //   * with a WebConfig, TLS (its tls_server_config) and basic auth (its
 //     basic_auth_users). When users are configured every path needs them,
 //     /healthz included, as with exporter-toolkit's exporters;
-//   * requests are bounded (ServerLimits): small bodies, small headers,
-//     read/write timeouts and a fixed pool of worker threads, so a slow or
-//     hostile client cannot exhaust the agent's memory or threads.
+//   * a slow or hostile client cannot exhaust the agent's memory or threads,
+//     nor keep others from being served (ServerLimits): no connection ever
+//     holds a thread, since one thread multiplexes them all and each request
+//     is answered as soon as its head is in; a connection has a total
+//     deadline for its TLS handshake and request head (not a per-read one
+//     that each trickled byte resets) and for writing its response;
+//     connections are capped per peer address and in total, and at a cap
+//     the oldest connection that is not being answered (of that peer; of
+//     the peer with the most connections for the total) is closed to admit
+//     the new one; request heads and bodies are bounded (431, 413; a body is
+//     never read). bcrypt checks of uncached credentials run on a second
+//     thread, a bounded queue of them, so wrong passwords cannot stall
+//     /metrics either. What was closed or refused, and why, is counted in
+//     ofu_http_connections_rejected_total{reason} (MetricsState).
 //
 // Thread-safety: Start and Stop belong to the owner's thread; requests run
-// on the server's workers and only call MetricsState's thread-safe
-// Render/CheckHealth.
+// on the server's thread and only call MetricsState's thread-safe
+// Render/CheckHealth/CountRejectedConnection.
 #pragma once
 
 #include <cstddef>
@@ -31,15 +43,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "ofu/core/result.h"
 #include "ofu/sinks/metrics_state.h"
 #include "ofu/sinks/web_config.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace ofu::sinks {
 
@@ -47,12 +54,21 @@ namespace ofu::sinks {
 inline constexpr std::string_view kDefaultListenAddress = "127.0.0.1";
 
 struct ServerLimits {
-  std::size_t max_body_bytes = 8 * 1024;    // request bodies (GET has none); larger: 413
-  std::size_t max_header_bytes = 8 * 1024;  // all request headers together; larger: 431
-  int read_timeout_s = 5;                   // per read of a request
-  int write_timeout_s = 5;                  // per write of a response
-  int keep_alive_timeout_s = 5;             // idle keep-alive connections close after this
-  std::size_t threads = 4;                  // worker threads; further connections wait
+  std::size_t max_body_bytes = 8 * 1024;    // a Content-Length above this: 413 (bodies are never read)
+  std::size_t max_header_bytes = 8 * 1024;  // request line and header fields together; larger: 431
+  // Total time for a request's head: from accept (TLS handshake included)
+  // for the first request, from its first byte for a later one on a
+  // kept-alive connection. Trickling bytes does not extend it.
+  double header_timeout_s = 5;
+  double keep_alive_timeout_s = 5;  // a kept-alive connection that sends nothing this long is closed
+  double write_timeout_s = 5;       // total time to send one response
+  // Connection caps. At the per-peer cap the peer's oldest connection that
+  // is not being answered is closed for the new one; at the total cap, that
+  // of the peer with the most connections. A peer is an IPv4 address or an
+  // IPv6 /64. max_connections is lowered at Start to
+  // leave 64 descriptors of RLIMIT_NOFILE to the rest of the agent.
+  std::size_t max_connections = 256;
+  std::size_t max_connections_per_peer = 32;
 };
 
 class MetricsServer {
@@ -71,22 +87,24 @@ class MetricsServer {
   // kInvalidArgument (already started).
   Status Start(const std::string& listen_address, int port, const std::optional<WebConfig>& web_config);
 
-  // Stops accepting, finishes requests in flight and joins the thread.
-  // Idempotent. May wait up to keep_alive_timeout_s for an idle client.
+  // Stops serving, closes every connection and joins the threads; a
+  // response being written is cut off. Idempotent; returns promptly.
   void Stop();
 
   // The bound port; 0 before Start.
   int port() const { return port_; }
   bool tls() const { return tls_; }
+  // The limits in force (max_connections as lowered for RLIMIT_NOFILE).
+  const ServerLimits& limits() const { return limits_; }
+  // Connections open now; for tests and benchmarks. Thread-safe.
+  std::size_t open_connections() const;
 
  private:
-  void Route();
+  class Loop;
 
   MetricsState& state_;
   ServerLimits limits_;
-  std::unique_ptr<BasicAuthenticator> auth_;  // null: no basic auth
-  std::unique_ptr<httplib::Server> server_;   // an httplib::SSLServer with TLS
-  std::thread thread_;
+  std::unique_ptr<Loop> loop_;
   int port_ = 0;
   bool tls_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <vector>
 
 #include <fmt/format.h>
@@ -36,7 +37,35 @@ std::vector<const State*> Ordered(const std::map<std::string, State>& gpus) {
   return order;
 }
 
+constexpr ConnectionRejection kAllRejections[] = {
+    ConnectionRejection::kPerPeerLimit,         ConnectionRejection::kTotalLimit,
+    ConnectionRejection::kHeaderDeadline,       ConnectionRejection::kTlsHandshakeDeadline,
+    ConnectionRejection::kTlsHandshakeFailed,   ConnectionRejection::kWriteDeadline,
+    ConnectionRejection::kBadRequest};
+static_assert(std::size(kAllRejections) == kConnectionRejections);
+
 }  // namespace
+
+std::string_view ConnectionRejectionLabel(ConnectionRejection reason) {
+  switch (reason) {
+    case ConnectionRejection::kPerPeerLimit: return "per_peer_limit";
+    case ConnectionRejection::kTotalLimit: return "total_limit";
+    case ConnectionRejection::kHeaderDeadline: return "header_deadline";
+    case ConnectionRejection::kTlsHandshakeDeadline: return "tls_handshake_deadline";
+    case ConnectionRejection::kTlsHandshakeFailed: return "tls_handshake_failed";
+    case ConnectionRejection::kWriteDeadline: return "write_deadline";
+    case ConnectionRejection::kBadRequest: return "bad_request";
+  }
+  return "unknown";
+}
+
+void MetricsState::CountRejectedConnection(ConnectionRejection reason) {
+  rejected_[static_cast<std::size_t>(reason)].fetch_add(1, std::memory_order_relaxed);
+}
+
+std::uint64_t MetricsState::RejectedConnections(ConnectionRejection reason) const {
+  return rejected_[static_cast<std::size_t>(reason)].load(std::memory_order_relaxed);
+}
 
 MetricsState::MetricsState(MetricsOptions options, sources::Clock& clock)
     : options_(std::move(options)), clock_(clock), last_batch_s_(clock.NowS()), last_up_s_(last_batch_s_) {}
@@ -183,6 +212,13 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   out.Family("ofu_source_errors", MetricType::kCounter, "GPU-windows in which the source could not read a GPU, by kind.");
   for (const auto& [kind, count] : source_errors_) {
     out.Sample({{"source", options_.source_name}, {"kind", kind}}, static_cast<double>(count));
+  }
+  // Every reason from the start, 0 until it happens: a counter that appears
+  // only with its first increment hides that increment from increase().
+  out.Family("ofu_http_connections_rejected", MetricType::kCounter,
+             "Connections the agent's HTTP server closed or refused to protect itself, by reason.");
+  for (const ConnectionRejection reason : kAllRejections) {
+    out.Sample({{"reason", ConnectionRejectionLabel(reason)}}, static_cast<double>(RejectedConnections(reason)));
   }
   out.Family("ofu_build", MetricType::kInfo, "The agent's version and the source it reads.");
   out.Sample({{"version", options_.version}, {"source", options_.source_name}}, 1);

@@ -12,10 +12,18 @@
 // or when no GPU has answered in that long — a daemon that serves stale
 // values behind a healthy endpoint is what dcgm-exporter's users were burnt by.
 //
-// Thread-safety: Consume (sampling thread) and Render/CheckHealth (HTTP
-// threads) may run concurrently; a mutex guards the state.
+// It also counts the connections the HTTP server (metrics_server.h) closed
+// or refused to protect itself (ofu_http_connections_rejected_total{reason}),
+// so an operator sees an attack or a misconfigured scraper.
+//
+// Thread-safety: Consume (sampling thread), CountRejectedConnection (HTTP
+// thread) and Render/CheckHealth (HTTP thread) may run concurrently; a mutex
+// guards the state, the rejection counters are atomic.
 #pragma once
 
+#include <array>
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -35,6 +43,20 @@ struct MetricsOptions {
   double stale_windows = 3;    // /healthz turns unhealthy after this many windows without data
 };
 
+// Why the HTTP server closed or refused a connection; the {reason} label of
+// ofu_http_connections_rejected_total (docs/prometheus.md §1).
+enum class ConnectionRejection {
+  kPerPeerLimit,          // "per_peer_limit": its peer address had max_connections_per_peer
+  kTotalLimit,            // "total_limit": the server had max_connections
+  kHeaderDeadline,        // "header_deadline": the request head was not complete in time
+  kTlsHandshakeDeadline,  // "tls_handshake_deadline": the TLS handshake was not complete in time
+  kTlsHandshakeFailed,    // "tls_handshake_failed": not TLS, or no protocol/cipher in common
+  kWriteDeadline,         // "write_deadline": the client did not read its response in time
+  kBadRequest,            // "bad_request": a malformed or oversized request, answered and closed
+};
+inline constexpr std::size_t kConnectionRejections = 7;
+std::string_view ConnectionRejectionLabel(ConnectionRejection reason);
+
 struct Health {
   bool healthy = true;
   std::string reason;  // why not, for people; empty when healthy
@@ -52,6 +74,10 @@ class MetricsState : public Sink {
 
   std::string Render(formats::ExpositionFormat format) const;
   Health CheckHealth() const;
+
+  // Counts one connection the HTTP server closed or refused.
+  void CountRejectedConnection(ConnectionRejection reason);
+  std::uint64_t RejectedConnections(ConnectionRejection reason) const;
 
  private:
   struct GpuState {
@@ -73,6 +99,7 @@ class MetricsState : public Sink {
   std::map<std::string, uint64_t> source_errors_;   // by kind
   double last_batch_s_;   // clock time of the last batch (start time before the first)
   double last_up_s_;      // clock time of the last batch in which some GPU answered
+  std::array<std::atomic<std::uint64_t>, kConnectionRejections> rejected_{};  // by ConnectionRejection
 };
 
 }  // namespace ofu::sinks

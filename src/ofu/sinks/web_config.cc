@@ -303,6 +303,15 @@ bool BasicAuthenticator::Check(std::string_view user, std::string_view password)
   return true;
 }
 
+bool BasicAuthenticator::CheckCached(std::string_view user, std::string_view password) const {
+  if (password.find('\0') != std::string_view::npos) return false;
+  const auto found = users_.find(std::string(user));
+  if (found == users_.end()) return false;
+  const Digest key = CacheKey(user, found->second, password);
+  std::lock_guard lock(cache_mutex_);
+  return verified_.count(key) > 0;
+}
+
 std::size_t BasicAuthenticator::bcrypt_runs() const {
   std::lock_guard lock(cache_mutex_);
   return bcrypt_runs_;

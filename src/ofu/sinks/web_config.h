@@ -80,6 +80,12 @@ class BasicAuthenticator {
   // True when `password` is the user's. Thread-safe.
   bool Check(std::string_view user, std::string_view password);
 
+  // True when this user and password verified before and are still cached:
+  // Check would answer true without a bcrypt. False says nothing (ask
+  // Check). Cheap, so an event loop may call it inline and hand only the
+  // misses to a thread that may block on bcrypt. Thread-safe.
+  bool CheckCached(std::string_view user, std::string_view password) const;
+
   // Verifications actually computed (not served from the cache); for tests.
   std::size_t bcrypt_runs() const;
 
