@@ -176,8 +176,10 @@ enum class Io { kDone, kWantRead, kWantWrite, kClosed };
 // the peer with the most connections, so that many attacking addresses with
 // many connections each do not evict a scraper's one or two. Writing and
 // Authenticating wait for the server and are never evicted; they are
-// bounded by write_timeout_s and by the auth queue. Every phase has a deadline (none while authenticating);
-// deadlines are swept at most every kSweepInterval, when one is due.
+// bounded by write_timeout_s and by the auth queue. Every phase but
+// Authenticating has a deadline; deadlines are swept when one is due, at
+// most every kSweepInterval, and with none due the loop sleeps in
+// epoll_wait without a timeout: an idle server never wakes.
 //
 // Closed connections are parked until the end of the loop iteration, so an
 // epoll event for one that was evicted earlier in the same batch finds it
@@ -285,7 +287,7 @@ class MetricsServer::Loop {
         timeout_ms = static_cast<int>(std::clamp<std::chrono::milliseconds::rep>(wait.count(), 0, 60'000));
       }
       const int n = ::epoll_wait(epoll_fd_, events, 64, timeout_ms);
-      if (n < 0 && errno != EINTR) break;
+      if (n < 0 && errno != EINTR) break;  // EBADF, EFAULT, EINVAL: cannot happen with our own descriptors
       for (int i = 0; i < n; ++i) {
         const std::uint64_t id = events[i].data.u64;
         if (id == kListenerId) {
