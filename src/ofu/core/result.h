@@ -8,9 +8,13 @@
 // Thread-safety: plain values; no shared state.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <variant>
+
+#include <fmt/format.h>
 
 namespace ofu {
 
@@ -27,7 +31,48 @@ enum class ErrorCode {
 struct Error {
   ErrorCode code;
   std::string message;
+
+  // Factories, one per code: Error::Io("{}: cannot open: {}", path, why).
+  // The message is a fmt format string checked at compile time.
+  template <typename... Args>
+  static Error InvalidArgument(fmt::format_string<Args...> f, Args&&... args) {
+    return {ErrorCode::kInvalidArgument, fmt::format(f, std::forward<Args>(args)...)};
+  }
+  template <typename... Args>
+  static Error Io(fmt::format_string<Args...> f, Args&&... args) {
+    return {ErrorCode::kIo, fmt::format(f, std::forward<Args>(args)...)};
+  }
+  template <typename... Args>
+  static Error MalformedInput(fmt::format_string<Args...> f, Args&&... args) {
+    return {ErrorCode::kMalformedInput, fmt::format(f, std::forward<Args>(args)...)};
+  }
+  template <typename... Args>
+  static Error UnknownModel(fmt::format_string<Args...> f, Args&&... args) {
+    return {ErrorCode::kUnknownModel, fmt::format(f, std::forward<Args>(args)...)};
+  }
+  template <typename... Args>
+  static Error NoData(fmt::format_string<Args...> f, Args&&... args) {
+    return {ErrorCode::kNoData, fmt::format(f, std::forward<Args>(args)...)};
+  }
+  template <typename... Args>
+  static Error Unavailable(fmt::format_string<Args...> f, Args&&... args) {
+    return {ErrorCode::kUnavailable, fmt::format(f, std::forward<Args>(args)...)};
+  }
+
+  // The same error with `context` in front: "reading run.om: line 3: ...".
+  Error WithContext(std::string_view context) const {
+    return {code, fmt::format("{}: {}", context, message)};
+  }
 };
+
+namespace result_internal {
+// Called when value() is asked of an error: a programming error. The code
+// base has no exceptions to throw, so it says what the error was and stops.
+[[noreturn]] inline void DieOnValueOfError(const Error& error) {
+  std::fprintf(stderr, "ofu: internal error: value() of a failed Result: %s\n", error.message.c_str());
+  std::abort();
+}
+}  // namespace result_internal
 
 template <typename T>
 class [[nodiscard]] Result {
@@ -38,10 +83,19 @@ class [[nodiscard]] Result {
   bool ok() const { return std::holds_alternative<T>(state_); }
   explicit operator bool() const { return ok(); }
 
-  // Precondition: ok().
-  const T& value() const& { return std::get<T>(state_); }
-  T& value() & { return std::get<T>(state_); }
-  T&& value() && { return std::get<T>(std::move(state_)); }
+  // Precondition: ok(). On an error it aborts with the error's message.
+  const T& value() const& {
+    CheckOk();
+    return *std::get_if<T>(&state_);
+  }
+  T& value() & {
+    CheckOk();
+    return *std::get_if<T>(&state_);
+  }
+  T&& value() && {
+    CheckOk();
+    return std::move(*std::get_if<T>(&state_));
+  }
   const T& operator*() const& { return value(); }
   T& operator*() & { return value(); }
   const T* operator->() const { return &value(); }
@@ -51,6 +105,10 @@ class [[nodiscard]] Result {
   const Error& error() const { return std::get<Error>(state_); }
 
  private:
+  void CheckOk() const {
+    if (const Error* e = std::get_if<Error>(&state_)) result_internal::DieOnValueOfError(*e);
+  }
+
   std::variant<T, Error> state_;
 };
 
@@ -61,11 +119,25 @@ inline Status OkStatus() { return Ok{}; }
 
 }  // namespace ofu
 
-// In a function returning Status: returns the Status `expr` gives when it
-// is an error, and goes on otherwise.
-#define OFU_RETURN_IF_ERROR(expr)               \
-  do {                                          \
-    if (::ofu::Status s_ = (expr); !s_.ok()) {  \
-      return s_;                                \
-    }                                           \
+// In a function returning Status or any Result: returns the error `expr`
+// gives, and goes on otherwise. `expr` is a Status.
+#define OFU_RETURN_IF_ERROR(expr)                            \
+  do {                                                       \
+    if (::ofu::Status ofu_status_ = (expr); !ofu_status_.ok()) { \
+      return ofu_status_.error();                            \
+    }                                                        \
   } while (false)
+
+// In a function returning Status or any Result:
+//   OFU_ASSIGN_OR_RETURN(Recording recording, ReadRecording(path));
+//   OFU_ASSIGN_OR_RETURN(existing_variable, Parse(text));
+// evaluates the Result once; on an error returns it, else moves its value
+// into the left-hand side.
+#define OFU_ASSIGN_OR_RETURN(lhs, expr) \
+  OFU_ASSIGN_OR_RETURN_IMPL_(OFU_RESULT_CONCAT_(ofu_result_, __LINE__), lhs, expr)
+#define OFU_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                               \
+  if (!tmp.ok()) return tmp.error();               \
+  lhs = std::move(tmp).value()
+#define OFU_RESULT_CONCAT_(a, b) OFU_RESULT_CONCAT_INNER_(a, b)
+#define OFU_RESULT_CONCAT_INNER_(a, b) a##b
