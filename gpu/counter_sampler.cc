@@ -17,14 +17,12 @@ Result<std::unique_ptr<CounterSampler>> CounterSampler::Open(const SamplerOption
   source_options.window_s = options.window_s;
   source_options.clock_readings = options.source_clock_readings;
   source_options.nvml_library = options.nvml_library;
-  auto source = sources::OpenNvmlSource(source_options, clock);
-  if (!source.ok()) return source.error();
-  sampler->source_ = std::move(source).value();
+  OFU_ASSIGN_OR_RETURN(auto source, sources::OpenNvmlSource(source_options, clock));
+  sampler->source_ = std::move(source);
 
   // The clock reader's own handle on NVML (nvmlInit counts references).
-  auto nvml = sources::NvmlLibrary::Load(options.nvml_library);
-  if (!nvml.ok()) return nvml.error();
-  sampler->nvml_ = std::move(nvml).value();
+  OFU_ASSIGN_OR_RETURN(auto nvml, sources::NvmlLibrary::Load(options.nvml_library));
+  sampler->nvml_ = std::move(nvml);
   const sources::NvmlFunctions& fn = sampler->nvml_->fn();
   if (nvmlReturn_t got = fn.Init(); got != NVML_SUCCESS) {
     return Error{ErrorCode::kUnavailable, fmt::format("nvmlInit: {}", sampler->nvml_->ErrorString(got))};

@@ -35,11 +35,9 @@ Result<CudaDevice> OpenCudaDevice(int index) {
     return Error{ErrorCode::kInvalidArgument,
                  fmt::format("--device {}: this machine has CUDA devices 0 to {}", index, count - 1)};
   }
-  if (Status s = CudaStatus(cudaSetDevice(index), "cudaSetDevice"); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaSetDevice(index), "cudaSetDevice"));
   cudaDeviceProp prop{};
-  if (Status s = CudaStatus(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties"); !s.ok()) {
-    return s.error();
-  }
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties"));
   CudaDevice device;
   device.index = index;
   device.name = prop.name;
@@ -48,12 +46,8 @@ Result<CudaDevice> OpenCudaDevice(int index) {
   device.compute_minor = prop.minor;
   device.sm_count = prop.multiProcessorCount;
   device.memory_bytes = prop.totalGlobalMem;
-  if (Status s = CudaStatus(cudaRuntimeGetVersion(&device.runtime_version), "cudaRuntimeGetVersion"); !s.ok()) {
-    return s.error();
-  }
-  if (Status s = CudaStatus(cudaDriverGetVersion(&device.driver_version), "cudaDriverGetVersion"); !s.ok()) {
-    return s.error();
-  }
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaRuntimeGetVersion(&device.runtime_version), "cudaRuntimeGetVersion"));
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaDriverGetVersion(&device.driver_version), "cudaDriverGetVersion"));
   return device;
 }
 

@@ -35,13 +35,10 @@ Result<std::unique_ptr<Harness>> Harness::Open(const CudaDevice& device, const G
                                                std::unique_ptr<KernelRecorder> recorder) {
   std::unique_ptr<Harness> harness(new Harness(device, spec, options, clock));
   harness->recorder_ = std::move(recorder);
-  if (Status s = LtStatus(cublasLtCreate(&harness->lt_), "cublasLtCreate"); !s.ok()) return s.error();
-  if (Status s = CudaStatus(cudaStreamCreateWithFlags(&harness->stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-      !s.ok()) {
-    return s.error();
-  }
-  if (Status s = CudaStatus(cudaEventCreate(&harness->start_), "cudaEventCreate"); !s.ok()) return s.error();
-  if (Status s = CudaStatus(cudaEventCreate(&harness->stop_), "cudaEventCreate"); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(LtStatus(cublasLtCreate(&harness->lt_), "cublasLtCreate"));
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaStreamCreateWithFlags(&harness->stream_, cudaStreamNonBlocking), "cudaStreamCreate"));
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&harness->start_), "cudaEventCreate"));
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&harness->stop_), "cudaEventCreate"));
   return harness;
 }
 
@@ -66,15 +63,14 @@ Result<gemm::CaseResult> Harness::TryRun(const gemm::GemmCase& c) {
     return Skip(fmt::format("the spec database gives {} no {} peak (fp8 needs Hopper or later, fp4 Blackwell)",
                             spec_.name, kernels::PrecisionName(c.precision)));
   }
-  auto sampler = CounterSampler::Open(options_.sampler, device_.uuid, clock_);
-  if (!sampler.ok()) return sampler.error();
+  OFU_ASSIGN_OR_RETURN(auto sampler, CounterSampler::Open(options_.sampler, device_.uuid, clock_));
 
   gemm::CaseRun run;
   run.gemm_case = c;
   run.gpu_model = device_.name;
   std::unique_ptr<PowerLimit> power;
   if (c.power_limit_fraction) {
-    auto reduced = PowerLimit::Reduce(options_.sampler.nvml_library, (*sampler)->device(), *c.power_limit_fraction);
+    auto reduced = PowerLimit::Reduce(options_.sampler.nvml_library, sampler->device(), *c.power_limit_fraction);
     if (!reduced.ok()) return Skip("reduced power limit not set: " + reduced.error().message);
     power = std::move(reduced).value();
     run.power_limit_w = power->watts();
@@ -89,8 +85,8 @@ Result<gemm::CaseResult> Harness::TryRun(const gemm::GemmCase& c) {
   if (recorder_ != nullptr) {
     if (Status s = recorder_->Record(); !s.ok()) run.note += (run.note.empty() ? "" : "; ") + s.error().message;
   }
-  if (Status s = (*gemm)->Enqueue(options_.warmup_iterations); !s.ok()) return s.error();
-  if (Status s = CudaStatus(cudaStreamSynchronize(stream_), "warm-up"); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR((*gemm)->Enqueue(options_.warmup_iterations));
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaStreamSynchronize(stream_), "warm-up"));
   if (recorder_ != nullptr) {
     auto kernels = recorder_->Collect();
     if (kernels.ok() && !kernels->empty()) {
@@ -106,9 +102,9 @@ Result<gemm::CaseResult> Harness::TryRun(const gemm::GemmCase& c) {
 
   // Calibration: size the steady loop.
   cudaEventRecord(start_, stream_);
-  if (Status s = (*gemm)->Enqueue(options_.calibration_iterations); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR((*gemm)->Enqueue(options_.calibration_iterations));
   cudaEventRecord(stop_, stream_);
-  if (Status s = CudaStatus(cudaEventSynchronize(stop_), "calibration"); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaEventSynchronize(stop_), "calibration"));
   float calibration_ms = 0;
   cudaEventElapsedTime(&calibration_ms, start_, stop_);
   const double per_iteration_s = std::max(1e-7, calibration_ms / 1e3 / options_.calibration_iterations);
@@ -117,7 +113,7 @@ Result<gemm::CaseResult> Harness::TryRun(const gemm::GemmCase& c) {
 
   // The steady loop, with counters sampled alongside.
   StreamTime began{&clock_, 0}, ended{&clock_, 0};
-  (*sampler)->Start();
+  sampler->Start();
   cudaLaunchHostFunc(stream_, StampTime, &began);
   cudaEventRecord(start_, stream_);
   Status enqueued = (*gemm)->Enqueue(run.measurement.iterations);
@@ -125,13 +121,11 @@ Result<gemm::CaseResult> Harness::TryRun(const gemm::GemmCase& c) {
   cudaLaunchHostFunc(stream_, StampTime, &ended);
   const Status finished = CudaStatus(cudaStreamSynchronize(stream_), "steady loop");
   std::string sampler_note;
-  run.measurement.windows = (*sampler)->Stop(began.seconds, ended.seconds, sampler_note);
+  run.measurement.windows = sampler->Stop(began.seconds, ended.seconds, sampler_note);
   if (!enqueued.ok()) return enqueued.error();
   if (!finished.ok()) return finished.error();
   float loop_ms = 0;
-  if (Status s = CudaStatus(cudaEventElapsedTime(&loop_ms, start_, stop_), "cudaEventElapsedTime"); !s.ok()) {
-    return s.error();
-  }
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaEventElapsedTime(&loop_ms, start_, stop_), "cudaEventElapsedTime"));
   run.measurement.elapsed_s = loop_ms / 1e3;
   if (!sampler_note.empty()) run.note += (run.note.empty() ? "" : "; ") + sampler_note;
   return gemm::EvaluateCase(run, spec_);

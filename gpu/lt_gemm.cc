@@ -116,7 +116,7 @@ Result<std::unique_ptr<LtGemm>> LtGemm::Create(const gemm::GemmCase& gemm_case, 
   std::unique_ptr<LtGemm> gemm(new LtGemm());
   gemm->handle_ = handle;
   gemm->stream_ = stream;
-  if (Status built = gemm->Build(gemm_case); !built.ok()) return built.error();
+  OFU_RETURN_IF_ERROR(gemm->Build(gemm_case));
   return gemm;
 }
 

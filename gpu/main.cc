@@ -68,9 +68,8 @@ int Fail(const ofu::Error& error) {
 ofu::Result<std::vector<ofu::gemm::GemmCase>> LoadCases(const std::vector<std::string>& paths) {
   std::vector<ofu::gemm::GemmCase> cases;
   for (const std::string& path : paths) {
-    auto sweep = ofu::gemm::ReadSweepFile(path);
-    if (!sweep.ok()) return sweep.error();
-    cases.insert(cases.end(), sweep->cases.begin(), sweep->cases.end());
+    OFU_ASSIGN_OR_RETURN(auto sweep, ofu::gemm::ReadSweepFile(path));
+    cases.insert(cases.end(), sweep.cases.begin(), sweep.cases.end());
   }
   return cases;
 }

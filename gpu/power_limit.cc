@@ -10,10 +10,9 @@ namespace ofu::gpu {
 
 Result<std::unique_ptr<PowerLimit>> PowerLimit::Reduce(const std::string& nvml_library, nvmlDevice_t device,
                                                        double fraction) {
-  auto library = sources::DynamicLibrary::Open({nvml_library.empty() ? "libnvidia-ml.so.1" : nvml_library});
-  if (!library.ok()) return library.error();
+  OFU_ASSIGN_OR_RETURN(auto library, sources::DynamicLibrary::Open({nvml_library.empty() ? "libnvidia-ml.so.1" : nvml_library}));
   std::unique_ptr<PowerLimit> limit(new PowerLimit());
-  limit->library_ = std::move(library).value();
+  limit->library_ = std::move(library);
   limit->device_ = device;
   const auto& lib = *limit->library_;
   auto get = lib.Function<nvmlReturn_t (*)(nvmlDevice_t, unsigned*)>({"nvmlDeviceGetPowerManagementLimit"});

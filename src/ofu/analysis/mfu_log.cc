@@ -138,22 +138,19 @@ Result<ReportedMfu> RowFromFields(const std::map<std::string, std::string>& fiel
   auto job_id = get("job_id");
   if (!job_id) return Malformed(name, line, "job_id", "missing");
   row.job_id = std::string(Trim(*job_id));
-  auto mfu = reader.Number("mfu", get("mfu"));
-  if (!mfu.ok()) return mfu.error();
-  if (*mfu < 0) return Malformed(name, line, "mfu", fmt::format("{} is negative", *mfu));
-  row.mfu = *mfu;
+  OFU_ASSIGN_OR_RETURN(auto mfu, reader.Number("mfu", get("mfu")));
+  if (mfu < 0) return Malformed(name, line, "mfu", fmt::format("{} is negative", mfu));
+  row.mfu = mfu;
   auto precision_text = get("reference_precision");
   if (!precision_text) return Malformed(name, line, "reference_precision", "missing");
-  auto precision = reader.Precision("reference_precision", *precision_text);
-  if (!precision.ok()) return precision.error();
-  row.reference_precision = *precision;
+  OFU_ASSIGN_OR_RETURN(auto precision, reader.Precision("reference_precision", *precision_text));
+  row.reference_precision = precision;
   for (auto [key, into] : {std::pair{"model_flops_per_token", &row.model_flops_per_token},
                            std::pair{"tokens_per_s", &row.tokens_per_s}}) {
     if (auto text = get(key)) {
-      auto value = reader.Number(key, text);
-      if (!value.ok()) return value.error();
-      if (*value < 0) return Malformed(name, line, key, fmt::format("{} is negative", *value));
-      *into = *value;
+      OFU_ASSIGN_OR_RETURN(auto value, reader.Number(key, text));
+      if (value < 0) return Malformed(name, line, key, fmt::format("{} is negative", value));
+      *into = value;
     }
   }
   if (auto text = get("recompute")) {
@@ -212,7 +209,7 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
       for (const auto& [key, value] : object.items()) {
         if (auto value_text = JsonText(value)) fields[key] = *value_text;
       }
-      if (Status s = add(RowFromFields(fields, name, number)); !s.ok()) return s.error();
+      OFU_RETURN_IF_ERROR(add(RowFromFields(fields, name, number)));
     }
     return log;
   }
@@ -235,15 +232,14 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
     }
     std::map<std::string, std::string> fields;
     for (size_t c = 0; c < cells->size(); ++c) fields[(*header)[c]] = (*cells)[c];
-    if (Status s = add(RowFromFields(fields, name, number)); !s.ok()) return s.error();
+    OFU_RETURN_IF_ERROR(add(RowFromFields(fields, name, number)));
   }
   return log;
 }
 
 Result<MfuLog> ReadMfuLog(const std::string& path) {
-  auto text = ReadFile(path);
-  if (!text.ok()) return text.error();
-  return ParseMfuLog(*text, path);
+  OFU_ASSIGN_OR_RETURN(auto text, ReadFile(path));
+  return ParseMfuLog(text, path);
 }
 
 Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::string& name) {
@@ -262,13 +258,12 @@ Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::stri
     into = doc[key].get<double>();
     return OkStatus();
   };
-  if (Status s = number("factor", out.factor); !s.ok()) return s.error();
-  if (Status s = number("mfu_scale", out.mfu_scale); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(number("factor", out.factor));
+  OFU_RETURN_IF_ERROR(number("mfu_scale", out.mfu_scale));
   if (doc.contains("reference_precision") && !doc["reference_precision"].is_null()) {
     if (!doc["reference_precision"].is_string()) return Malformed(name, 0, "reference_precision", "not a string");
-    auto precision = FieldReader(name, 0).Precision("reference_precision", doc["reference_precision"].get<std::string>());
-    if (!precision.ok()) return precision.error();
-    out.reference_precision = *precision;
+    OFU_ASSIGN_OR_RETURN(auto precision, FieldReader(name, 0).Precision("reference_precision", doc["reference_precision"].get<std::string>()));
+    out.reference_precision = precision;
   }
   if (doc.contains("precision_mix")) {
     if (!doc["precision_mix"].is_array()) return Malformed(name, 0, "precision_mix", "not an array");
@@ -279,13 +274,12 @@ Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::stri
         return Malformed(name, 0, "precision_mix",
                          "each entry needs precision (text), tensor_time_share and relative_rate (numbers)");
       }
-      auto precision = FieldReader(name, 0).Precision("precision_mix.precision", item["precision"].get<std::string>());
-      if (!precision.ok()) return precision.error();
+      OFU_ASSIGN_OR_RETURN(auto precision, FieldReader(name, 0).Precision("precision_mix.precision", item["precision"].get<std::string>()));
       const double share = item["tensor_time_share"].get<double>(), rate = item["relative_rate"].get<double>();
       if (!std::isfinite(share) || share < 0 || share > 1 || !std::isfinite(rate) || rate <= 0) {
         return Malformed(name, 0, "precision_mix", "a share outside 0..1 or a rate that is not positive");
       }
-      out.precision_mix.push_back({*precision, share, rate});
+      out.precision_mix.push_back({precision, share, rate});
     }
   }
   return out;
@@ -318,15 +312,13 @@ Result<std::map<std::string, JobCorrection>> ParseCorrectionCsv(std::string_view
     correction.origin = fmt::format("{}:{}", name, number);
     for (auto [key, into] : {std::pair{"factor", &correction.factor}, std::pair{"mfu_scale", &correction.mfu_scale}}) {
       if (fields[key].empty()) continue;
-      auto value = reader.Number(key, fields[key]);
-      if (!value.ok()) return value.error();
-      if (*value <= 0) return Malformed(name, number, key, fmt::format("{} is not positive", *value));
-      *into = *value;
+      OFU_ASSIGN_OR_RETURN(auto value, reader.Number(key, fields[key]));
+      if (value <= 0) return Malformed(name, number, key, fmt::format("{} is not positive", value));
+      *into = value;
     }
     if (!fields["reference_precision"].empty()) {
-      auto precision = reader.Precision("reference_precision", fields["reference_precision"]);
-      if (!precision.ok()) return precision.error();
-      correction.reference_precision = *precision;
+      OFU_ASSIGN_OR_RETURN(auto precision, reader.Precision("reference_precision", fields["reference_precision"]));
+      correction.reference_precision = precision;
     }
     if (!out.emplace(job_id, correction).second) {
       return Malformed(name, number, "job_id", fmt::format("job {} is listed twice", job_id));
@@ -347,17 +339,14 @@ Result<std::map<std::string, JobCorrection>> ReadCorrections(const std::string& 
     if (ec) return Error{ErrorCode::kIo, fmt::format("{}: cannot list: {}", path, ec.message())};
     std::sort(files.begin(), files.end());
     for (const fs::path& file : files) {
-      auto text = ReadFile(file.string());
-      if (!text.ok()) return text.error();
-      auto correction = ParseCorrectionJson(*text, file.string());
-      if (!correction.ok()) return correction.error();
-      out.emplace(file.stem().string(), std::move(*correction));
+      OFU_ASSIGN_OR_RETURN(auto text, ReadFile(file.string()));
+      OFU_ASSIGN_OR_RETURN(auto correction, ParseCorrectionJson(text, file.string()));
+      out.emplace(file.stem().string(), std::move(correction));
     }
     return out;
   }
-  auto text = ReadFile(path);
-  if (!text.ok()) return text.error();
-  return ParseCorrectionCsv(*text, path);
+  OFU_ASSIGN_OR_RETURN(auto text, ReadFile(path));
+  return ParseCorrectionCsv(text, path);
 }
 
 }  // namespace ofu::analysis

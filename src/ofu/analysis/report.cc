@@ -98,7 +98,7 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
     GpuReport gpu;
     gpu.identity = recorded.identity;
     gpu.model = options.gpu_model.value_or(recorded.identity.model);
-    if (Status resolved = ResolveSpec(gpu, specs, options.strict); !resolved.ok()) return resolved.error();
+    OFU_RETURN_IF_ERROR(ResolveSpec(gpu, specs, options.strict));
 
     // Without a SKU there is no OFU, but activity and clocks still tell a story.
     std::optional<OfuScale> scale;

@@ -185,18 +185,17 @@ Result<GpuSpecDatabase> GpuSpecDatabase::Parse(std::string_view json_text, std::
   std::map<std::string, std::string> owner_of_name;  // normalized alias or id -> SKU id
   const auto& skus = root["skus"];
   for (std::size_t i = 0; i < skus.size(); ++i) {
-    auto spec = ParseSku(skus[i], root["architectures"], source_name, fmt::format("skus[{}]", i));
-    if (!spec.ok()) return spec.error();
-    std::vector<std::string> names = spec->aliases;
-    names.push_back(spec->id);
+    OFU_ASSIGN_OR_RETURN(auto spec, ParseSku(skus[i], root["architectures"], source_name, fmt::format("skus[{}]", i)));
+    std::vector<std::string> names = spec.aliases;
+    names.push_back(spec.id);
     for (const auto& name : names) {
-      auto [it, inserted] = owner_of_name.emplace(NormalizeModelName(name), spec->id);
-      if (!inserted && it->second != spec->id) {
+      auto [it, inserted] = owner_of_name.emplace(NormalizeModelName(name), spec.id);
+      if (!inserted && it->second != spec.id) {
         return SpecError(source_name, fmt::format("name \"{}\" is listed for both {} and {}",
-                                                  name, it->second, spec->id));
+                                                  name, it->second, spec.id));
       }
     }
-    db.skus_.push_back(std::move(*spec));
+    db.skus_.push_back(std::move(spec));
   }
   return db;
 }

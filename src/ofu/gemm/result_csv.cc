@@ -311,13 +311,12 @@ std::string ResultCsvRow(const CaseResult& row) {
 }
 
 Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::string_view source_name) {
-  auto records = SplitCsv(text, source_name);
-  if (!records.ok()) return records.error();
-  if (records->empty()) {
+  OFU_ASSIGN_OR_RETURN(auto records, SplitCsv(text, source_name));
+  if (records.empty()) {
     return Error{ErrorCode::kMalformedInput, fmt::format("{}: empty file: expected a header line", source_name)};
   }
   const std::vector<Column> columns = Columns();
-  const Record& header = records->front();
+  const Record& header = records.front();
   // Which known column each field of a row goes to (nullptr: ignored).
   std::vector<const Column*> field_column(header.fields.size(), nullptr);
   std::map<std::string_view, std::size_t> seen;
@@ -340,8 +339,8 @@ Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::strin
     }
   }
   std::vector<CaseResult> rows;
-  for (std::size_t r = 1; r < records->size(); ++r) {
-    const Record& record = (*records)[r];
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const Record& record = (records)[r];
     if (record.fields.size() != header.fields.size()) {
       return Error{ErrorCode::kMalformedInput,
                    fmt::format("{}:{}: {} fields where the header has {}", source_name, record.line,

@@ -177,16 +177,16 @@ Status ReadGroup(std::string_view file, const toml::table& table, std::size_t in
   std::vector<Precision> precisions;
   std::vector<std::string> layouts;
   std::vector<double> fractions;
-  if (Status s = fields.String("name", base.group); !s.ok()) return s;
-  if (Status s = fields.Array<int64_t>("square", square, ReadDimension); !s.ok()) return s;
-  if (Status s = fields.Array<Shape>("shapes", shapes, ReadShape); !s.ok()) return s;
-  if (Status s = fields.Array<Precision>("precisions", precisions, ReadPrecision); !s.ok()) return s;
-  if (Status s = fields.Array<std::string>("layouts", layouts, ReadLayout); !s.ok()) return s;
-  if (Status s = fields.Iterations("iterations", base.min_iterations); !s.ok()) return s;
-  if (Status s = fields.Seconds("min_seconds", base.min_seconds); !s.ok()) return s;
-  if (Status s = fields.Bool("clock_study", base.clock_study); !s.ok()) return s;
-  if (Status s = fields.Array<double>("power_limit_fractions", fractions, ReadFraction); !s.ok()) return s;
-  if (Status s = fields.RejectUnknown(); !s.ok()) return s;
+  OFU_RETURN_IF_ERROR(fields.String("name", base.group));
+  OFU_RETURN_IF_ERROR(fields.Array<int64_t>("square", square, ReadDimension));
+  OFU_RETURN_IF_ERROR(fields.Array<Shape>("shapes", shapes, ReadShape));
+  OFU_RETURN_IF_ERROR(fields.Array<Precision>("precisions", precisions, ReadPrecision));
+  OFU_RETURN_IF_ERROR(fields.Array<std::string>("layouts", layouts, ReadLayout));
+  OFU_RETURN_IF_ERROR(fields.Iterations("iterations", base.min_iterations));
+  OFU_RETURN_IF_ERROR(fields.Seconds("min_seconds", base.min_seconds));
+  OFU_RETURN_IF_ERROR(fields.Bool("clock_study", base.clock_study));
+  OFU_RETURN_IF_ERROR(fields.Array<double>("power_limit_fractions", fractions, ReadFraction));
+  OFU_RETURN_IF_ERROR(fields.RejectUnknown());
 
   // Square sizes first, then the explicit shapes, each in file order.
   std::vector<Shape> squares;
@@ -265,12 +265,12 @@ Result<Sweep> ParseSweep(std::string_view toml_text, std::string_view source_nam
   sweep.source_name = std::string(source_name);
   Defaults defaults;
   FieldReader fields(source_name, root, "");
-  if (Status s = fields.String("name", sweep.name); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(fields.String("name", sweep.name));
   std::string description;  // for people reading the file; not used
-  if (Status s = fields.String("description", description); !s.ok()) return s.error();
-  if (Status s = fields.Seconds("min_seconds", defaults.min_seconds); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(fields.String("description", description));
+  OFU_RETURN_IF_ERROR(fields.Seconds("min_seconds", defaults.min_seconds));
   const toml::node* groups = fields.Get("group");
-  if (Status s = fields.RejectUnknown(); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(fields.RejectUnknown());
   if (sweep.name.empty()) {
     return Error{ErrorCode::kMalformedInput, fmt::format("{}:1: field 'name' is missing or empty", source_name)};
   }
@@ -282,7 +282,7 @@ Result<Sweep> ParseSweep(std::string_view toml_text, std::string_view source_nam
   for (std::size_t i = 0; i < group_array->size(); ++i) {
     const toml::table* table = group_array->get(i)->as_table();
     if (table == nullptr) return SweepError(source_name, group_array->get(i)->source(), "field 'group': expected [[group]] tables");
-    if (Status s = ReadGroup(source_name, *table, i, sweep, defaults, sweep.cases); !s.ok()) return s.error();
+    OFU_RETURN_IF_ERROR(ReadGroup(source_name, *table, i, sweep, defaults, sweep.cases));
   }
   return sweep;
 }

@@ -834,9 +834,8 @@ Result<KernelInfo> ParseKernelName(std::string_view name) {
         return ParseUntiled(mangled ? std::string_view() : name, head[i], *family);
       }
     }
-    auto found = FindGemmIdentifier(ids, mangled ? "mangled" : "demangled");
-    if (!found) return found.error();
-    identifier = *found;
+    OFU_ASSIGN_OR_RETURN(auto found, FindGemmIdentifier(ids, mangled ? "mangled" : "demangled"));
+    identifier = found;
   } else if (const auto family = UntiledFamily(Identifier{name, false, name.size()}, nullptr)) {
     return ParseUntiled(std::string_view(), Identifier{name, false, name.size()}, *family);
   }
@@ -847,15 +846,14 @@ Result<KernelInfo> ParseKernelName(std::string_view name) {
   }
   KernelInfo info;
   info.identifier = std::string(identifier);
-  auto result = ParseFamily(Split(identifier, '_'), family->family, std::move(info));
-  if (!result) return result;
+  OFU_ASSIGN_OR_RETURN(auto result, ParseFamily(Split(identifier, '_'), family->family, std::move(info)));
   // A zero that survived the family rules (which turn the documented
   // run-time zeros into absent fields) is not a size ofu can compute with.
-  for (const auto& [field, value] : {std::pair{"tile_m", result->tile_m}, std::pair{"tile_n", result->tile_n},
-                                     std::pair{"tile_k", result->tile_k}, std::pair{"stages", result->stages},
-                                     std::pair{"cluster_m", result->cluster_m},
-                                     std::pair{"cluster_n", result->cluster_n}}) {
-    if (value == 0) return Unparsed(fmt::format("{}: {} is 0 in the name", FamilyName(result->family), field));
+  for (const auto& [field, value] : {std::pair{"tile_m", result.tile_m}, std::pair{"tile_n", result.tile_n},
+                                     std::pair{"tile_k", result.tile_k}, std::pair{"stages", result.stages},
+                                     std::pair{"cluster_m", result.cluster_m},
+                                     std::pair{"cluster_n", result.cluster_n}}) {
+    if (value == 0) return Unparsed(fmt::format("{}: {} is 0 in the name", FamilyName(result.family), field));
   }
   return result;
 }

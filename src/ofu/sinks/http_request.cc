@@ -187,9 +187,8 @@ Result<HttpRequestHead> ParseRequestHead(std::string_view head) {
   if (lines.size() < 2 || !lines.back().empty()) return Malformed("the request head does not end with an empty line");
   lines.pop_back();
 
-  auto parsed = ParseRequestLine(lines.front());
-  if (!parsed.ok()) return parsed;
-  HttpRequestHead& request = *parsed;
+  OFU_ASSIGN_OR_RETURN(auto parsed, ParseRequestLine(lines.front()));
+  HttpRequestHead& request = parsed;
   std::optional<std::uint64_t> content_length;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const std::string_view line = lines[i];
@@ -206,7 +205,7 @@ Result<HttpRequestHead> ParseRequestHead(std::string_view head) {
       return Malformed(fmt::format("header field '{}' has a control character in its value", name));
     }
     if (EqualsIgnoreCase(name, "content-length")) {
-      if (Status s = ReadContentLength(value, content_length); !s.ok()) return s.error();
+      OFU_RETURN_IF_ERROR(ReadContentLength(value, content_length));
     } else if (EqualsIgnoreCase(name, "transfer-encoding")) {
       request.has_transfer_encoding = true;
     } else if (EqualsIgnoreCase(name, "connection")) {

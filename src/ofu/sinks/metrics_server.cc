@@ -1025,11 +1025,10 @@ Status MetricsServer::Start(const std::string& listen_address, int port, const s
   limits_.max_connections = std::max<std::size_t>(limits_.max_connections, 1);
   limits_.max_connections_per_peer = std::max<std::size_t>(limits_.max_connections_per_peer, 1);
 
-  auto listening = Listen(listen_address, port);
-  if (!listening.ok()) return listening.error();
-  const int bound = BoundPort(*listening);
-  auto loop = std::make_unique<Loop>(state_, limits_, std::move(auth), std::move(ctx), *listening);
-  if (Status s = loop->Start(); !s.ok()) return s;
+  OFU_ASSIGN_OR_RETURN(auto listening, Listen(listen_address, port));
+  const int bound = BoundPort(listening);
+  auto loop = std::make_unique<Loop>(state_, limits_, std::move(auth), std::move(ctx), listening);
+  OFU_RETURN_IF_ERROR(loop->Start());
   loop_ = std::move(loop);
   port_ = bound;
   tls_ = web_config && web_config->tls;

@@ -91,18 +91,15 @@ class Parser {
     WebConfig config;
     if (root.IsNull()) return config;  // an empty file: plain HTTP, no auth (as exporter-toolkit)
     if (!root.IsMap()) return At(root, "the web config must be a mapping (tls_server_config, basic_auth_users)");
-    auto entries = Entries(root, "web config");
-    if (!entries.ok()) return entries.error();
-    for (const auto& [key, value] : *entries) {
+    OFU_ASSIGN_OR_RETURN(auto entries, Entries(root, "web config"));
+    for (const auto& [key, value] : entries) {
       const std::string& name = key.Scalar();
       if (name == "tls_server_config") {
-        auto tls = ParseTls(key, value);
-        if (!tls.ok()) return tls.error();
-        config.tls = std::move(*tls);
+        OFU_ASSIGN_OR_RETURN(auto tls, ParseTls(key, value));
+        config.tls = std::move(tls);
       } else if (name == "basic_auth_users") {
-        auto users = ParseUsers(value);
-        if (!users.ok()) return users.error();
-        config.basic_auth_users = std::move(*users);
+        OFU_ASSIGN_OR_RETURN(auto users, ParseUsers(value));
+        config.basic_auth_users = std::move(users);
       } else if (Contains(std::begin(kUnsupportedTopLevel), std::end(kUnsupportedTopLevel), name)) {
         return At(key, fmt::format("'{}' is not supported by ofu; remove it (ofu refuses to serve with "
                                    "settings it would ignore)", name));
@@ -120,35 +117,31 @@ class Parser {
       return At(key, "tls_server_config is empty: give cert_file and key_file, or remove it");
     }
     if (!value.IsMap()) return At(value, "tls_server_config must be a mapping");
-    auto entries = Entries(value, "tls_server_config");
-    if (!entries.ok()) return entries.error();
+    OFU_ASSIGN_OR_RETURN(auto entries, Entries(value, "tls_server_config"));
     TlsServerConfig tls;
-    for (const auto& [field, field_value] : *entries) {
+    for (const auto& [field, field_value] : entries) {
       const std::string& name = field.Scalar();
       if (name == "cert_file" || name == "key_file") {
-        auto path = String(field, field_value);
-        if (!path.ok()) return path.error();
-        if (path->empty()) return At(field, fmt::format("tls_server_config.{} is empty", name));
-        (name == "cert_file" ? tls.cert_file : tls.key_file) = Resolve(*path);
+        OFU_ASSIGN_OR_RETURN(auto path, String(field, field_value));
+        if (path.empty()) return At(field, fmt::format("tls_server_config.{} is empty", name));
+        (name == "cert_file" ? tls.cert_file : tls.key_file) = Resolve(path);
       } else if (name == "min_version") {
-        auto version = String(field, field_value);
-        if (!version.ok()) return version.error();
-        if (*version == "TLS12") {
+        OFU_ASSIGN_OR_RETURN(auto version, String(field, field_value));
+        if (version == "TLS12") {
           tls.min_version = TlsVersion::kTls12;
-        } else if (*version == "TLS13") {
+        } else if (version == "TLS13") {
           tls.min_version = TlsVersion::kTls13;
         } else {
           return At(field_value, fmt::format("tls_server_config.min_version '{}': ofu accepts TLS12 or TLS13",
-                                             *version));
+                                             version));
         }
       } else if (name == "client_auth_type") {
-        auto type = String(field, field_value);
-        if (!type.ok()) return type.error();
+        OFU_ASSIGN_OR_RETURN(auto type, String(field, field_value));
         // NoClientCert is the default; anything else asks for client
         // certificates, which ofu does not implement.
-        if (*type != "NoClientCert") {
+        if (type != "NoClientCert") {
           return At(field_value, fmt::format("tls_server_config.client_auth_type '{}' is not supported by ofu "
-                                             "(only NoClientCert); use basic_auth_users", *type));
+                                             "(only NoClientCert); use basic_auth_users", type));
         }
       } else if (Contains(std::begin(kUnsupportedTls), std::end(kUnsupportedTls), name)) {
         return At(field, fmt::format("tls_server_config.{} is not supported by ofu; remove it (ofu refuses "
@@ -166,9 +159,8 @@ class Parser {
     std::map<std::string, std::string> users;
     if (value.IsNull()) return users;  // "no basic authentication is required"
     if (!value.IsMap()) return At(value, "basic_auth_users must be a mapping of user: bcrypt-hash");
-    auto entries = Entries(value, "basic_auth_users");
-    if (!entries.ok()) return entries.error();
-    for (const auto& [user, hash] : *entries) {
+    OFU_ASSIGN_OR_RETURN(auto entries, Entries(value, "basic_auth_users"));
+    for (const auto& [user, hash] : entries) {
       const std::string& name = user.Scalar();
       if (name.empty() || name.find(':') != std::string::npos) {
         return At(user, fmt::format("basic_auth_users: user '{}' must be non-empty and without ':'", name));
@@ -266,9 +258,8 @@ Result<WebConfig> LoadWebConfig(const std::string& path) {
   file.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (file.bad()) return Error{ErrorCode::kIo, fmt::format("{}: read failed", path)};
   text.resize(static_cast<std::size_t>(file.gcount()));
-  auto config = ParseWebConfig(text, path, std::filesystem::path(path).parent_path().string());
-  if (!config.ok()) return config;
-  if (auto files = CheckWebConfigFiles(*config, path); !files.ok()) return files.error();
+  OFU_ASSIGN_OR_RETURN(auto config, ParseWebConfig(text, path, std::filesystem::path(path).parent_path().string()));
+  OFU_RETURN_IF_ERROR(CheckWebConfigFiles(config, path));
   return config;
 }
 

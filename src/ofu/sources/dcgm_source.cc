@@ -795,10 +795,9 @@ Result<std::unique_ptr<Source>> OpenDcgmSource(std::string_view address, const S
   if (parsed.kind == AddressKind::kUnixSocket && parsed.target.empty()) {
     return Error{ErrorCode::kInvalidArgument, "dcgm:unix: needs a socket path, e.g. dcgm:unix:/run/dcgm.sock"};
   }
-  auto lib = DcgmLibrary::Load(DcgmLibrary::Candidates(options.dcgm_library));
-  if (!lib.ok()) return lib.error();
-  auto source = std::make_unique<DcgmSource>(std::move(*lib), std::move(parsed), options, clock);
-  if (Status started = source->Start(); !started.ok()) return started.error();
+  OFU_ASSIGN_OR_RETURN(auto lib, DcgmLibrary::Load(DcgmLibrary::Candidates(options.dcgm_library)));
+  auto source = std::make_unique<DcgmSource>(std::move(lib), std::move(parsed), options, clock);
+  OFU_RETURN_IF_ERROR(source->Start());
   return std::unique_ptr<Source>(std::move(source));
 }
 

@@ -730,11 +730,9 @@ class NvmlSource final : public Source {
 }  // namespace
 
 Result<std::unique_ptr<Source>> OpenNvmlSource(const SourceOptions& options, Clock& clock) {
-  auto library = NvmlLibrary::Load(options.nvml_library);
-  if (!library.ok()) return library.error();
-  auto source = std::make_unique<NvmlSource>(options, clock, std::move(library).value());
-  Status started = source->Start();
-  if (!started.ok()) return started.error();  // the destructor shuts NVML down
+  OFU_ASSIGN_OR_RETURN(auto library, NvmlLibrary::Load(options.nvml_library));
+  auto source = std::make_unique<NvmlSource>(options, clock, std::move(library));
+  OFU_RETURN_IF_ERROR(source->Start());  // on an error, the destructor shuts NVML down
   return std::unique_ptr<Source>(std::move(source));
 }
 

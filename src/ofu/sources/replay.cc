@@ -123,9 +123,8 @@ class RecordingBuilder final : public formats::TextVisitor {
     if (recording_.timestamps_assumed) recording_.assumed_interval_s = options_.untimestamped_interval_s;
     LendParentReadings();
     for (auto& gpu : gpus_) {
-      auto samples = Assemble(gpu.points);
-      if (!samples.ok()) return samples.error();
-      recording_.gpus.push_back(GpuRecording{std::move(gpu.identity), std::move(*samples)});
+      OFU_ASSIGN_OR_RETURN(auto samples, Assemble(gpu.points));
+      recording_.gpus.push_back(GpuRecording{std::move(gpu.identity), std::move(samples)});
     }
     return std::move(recording_);
   }
@@ -342,9 +341,8 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
   formats::ParseOptions parse = options.parse;
   parse.non_numeric_values =
       options.strict_values ? formats::NonNumericValues::kError : formats::NonNumericValues::kReport;
-  auto stats = formats::ReadPrometheusText(in, source_name, builder, parse);
-  if (!stats.ok()) return stats.error();
-  return builder.Finish(stats->lines);
+  OFU_ASSIGN_OR_RETURN(auto stats, formats::ReadPrometheusText(in, source_name, builder, parse));
+  return builder.Finish(stats.lines);
 }
 
 Result<Recording> ReadRecordingFile(const std::string& path, const RecordingOptions& options) {

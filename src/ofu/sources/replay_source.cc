@@ -97,9 +97,8 @@ class ReplaySource final : public Source {
 
 Result<std::unique_ptr<Source>> OpenReplaySource(const std::string& path, const SourceOptions& options,
                                                  Clock& clock) {
-  auto recording = ReadRecordingFile(path);
-  if (!recording.ok()) return recording.error();
-  return std::unique_ptr<Source>(new ReplaySource(path, std::move(*recording), options, clock));
+  OFU_ASSIGN_OR_RETURN(auto recording, ReadRecordingFile(path));
+  return std::unique_ptr<Source>(new ReplaySource(path, std::move(recording), options, clock));
 }
 
 }  // namespace ofu::sources

@@ -51,8 +51,7 @@ class ScrapeSource final : public Source {
       return Error{ErrorCode::kUnavailable, fmt::format("{}: HTTP status {}", url_, response->status)};
     }
     std::istringstream body(response->body);
-    auto recording = ReadRecording(body, url_);
-    if (!recording.ok()) return recording.error();
+    OFU_ASSIGN_OR_RETURN(auto recording, ReadRecording(body, url_));
     return recording;
   }
 
@@ -118,9 +117,8 @@ class ScrapeSource final : public Source {
 
 Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string& url, const SourceOptions& options,
                                                  Clock& clock) {
-  auto parts = ParseUrl(url);
-  if (!parts.ok()) return parts.error();
-  auto source = std::make_unique<ScrapeSource>(url, *parts, options, clock);
+  OFU_ASSIGN_OR_RETURN(auto parts, ParseUrl(url));
+  auto source = std::make_unique<ScrapeSource>(url, parts, options, clock);
   auto first = source->Scrape();
   if (!first.ok()) {
     if (first.error().code == ErrorCode::kMalformedInput) return first.error();
