@@ -101,7 +101,9 @@ Result<std::unique_ptr<Source>> SourceRegistry::AutoDetect(const SourceOptions& 
     reasons += fmt::format("  {}: {}\n", kind.scheme, source.error().message);
   }
   std::string message = "no live source works on this machine:\n" + reasons;
-  if (!named.empty()) message += fmt::format("To read a source that is not detected, name it: {}.", JoinAlternatives(named, " or "));
+  if (!named.empty()) {
+    message += fmt::format("To read a source that is not detected, name it: {}.", JoinAlternatives(named, " or "));
+  }
   return Error::Unavailable("{}", message);
 }
 
