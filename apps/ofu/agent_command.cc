@@ -112,13 +112,6 @@ std::unique_ptr<attribution::Attributor> BuildAttribution(const agent::AgentConf
   return std::make_unique<attribution::ChainAttributor>(std::move(methods));
 }
 
-std::string SourceNameOf(const std::string& description) {
-  for (const char* name : {"nvml", "dcgm", "scrape", "replay"}) {
-    if (description.rfind(name, 0) == 0) return name;
-  }
-  return "unknown";
-}
-
 // One configuration's worth of running: until stop, reload or the end of a
 // finite source. Returns the exit status, or nullopt to reload.
 std::optional<int> RunConfigured(const agent::AgentConfig& config, const AgentArgs& args,
@@ -137,7 +130,7 @@ std::optional<int> RunConfigured(const agent::AgentConfig& config, const AgentAr
 
   sinks::MetricsOptions metrics_options;
   metrics_options.version = kVersion;
-  metrics_options.source_name = SourceNameOf((*source)->Describe());
+  metrics_options.source_name = (*source)->kind();
   metrics_options.window_s = config.window_s;
   // The counters live across reloads: they must never go back.
   if (metrics) {

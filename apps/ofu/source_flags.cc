@@ -1,15 +1,18 @@
 #include "source_flags.h"
 
+#include <fmt/format.h>
+
 #include "ofu/core/windows.h"
-#include "ofu/sources/source_factory.h"
+#include "ofu/sources/builtin_sources.h"
 
 namespace ofu::cli {
 
 void AddSourceFlags(CLI::App& command, SourceFlags& flags) {
+  const sources::SourceRegistry registry = sources::BuiltinSourceRegistry();
   command
       .add_option("--source,-s", flags.source,
-                  "Where counters come from: nvml, dcgm, dcgm:ADDRESS (host[:port] or unix:/path), "
-                  "scrape:URL (a dcgm-exporter endpoint) or replay:FILE. Default: NVML GPM, then DCGM")
+                  fmt::format("Where counters come from: {}. Default: {}", registry.Forms(),
+                              registry.AutoDetectOrder()))
       ->type_name("SOURCE");
   command.add_option("--window,-w", flags.options.window_s, "Window length in seconds (at least 0.1)")
       ->check(CLI::Range(kMinWindowS, 3600.0))
@@ -19,17 +22,18 @@ void AddSourceFlags(CLI::App& command, SourceFlags& flags) {
                   "SM clock readings per window (NVML); their mean is the window's clock")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  command.add_option("--nvml-library", flags.options.nvml_library,
+  AddSourceLibraryFlags(command, flags.options);
+}
+
+void AddSourceLibraryFlags(CLI::App& command, sources::SourceOptions& options) {
+  command.add_option("--nvml-library", options.nvml_library,
                      "NVML library to load (default: libnvidia-ml.so.1 from the linker's search path)");
-  command.add_option("--dcgm-library", flags.options.dcgm_library,
+  command.add_option("--dcgm-library", options.dcgm_library,
                      "DCGM library to load (default: libdcgm.so.4, then libdcgm.so.3)");
 }
 
 Result<std::unique_ptr<sources::Source>> OpenSourceFromFlags(const SourceFlags& flags, sources::Clock& clock) {
-  if (flags.source.empty()) return sources::AutoDetectSource(flags.options, clock);
-  auto spec = sources::ParseSourceSpec(flags.source);
-  if (!spec.ok()) return spec.error();
-  return sources::OpenSource(*spec, flags.options, clock);
+  return sources::BuiltinSourceRegistry().Open(flags.source, flags.options, clock);
 }
 
 }  // namespace ofu::cli

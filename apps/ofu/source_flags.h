@@ -18,10 +18,16 @@ struct SourceFlags {
   sources::SourceOptions options;
 };
 
-// Adds --source, --window, --clock-readings, --nvml-library, --dcgm-library.
+// Adds --source, --window, --clock-readings and the library flags below.
+// The --source help lists the kinds of BuiltinSourceRegistry().
 void AddSourceFlags(CLI::App& command, SourceFlags& flags);
 
-// Opens the --source named, or auto-detects one when none was.
+// Adds --nvml-library and --dcgm-library: the per-source options a command
+// needs even when it samples nothing (`ofu sources`).
+void AddSourceLibraryFlags(CLI::App& command, sources::SourceOptions& options);
+
+// Opens the --source named, or auto-detects one when none was, through
+// BuiltinSourceRegistry().
 Result<std::unique_ptr<sources::Source>> OpenSourceFromFlags(const SourceFlags& flags, sources::Clock& clock);
 
 }  // namespace ofu::cli

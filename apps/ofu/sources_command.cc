@@ -1,70 +1,50 @@
 #include "sources_command.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "exit_codes.h"
-#include "ofu/sources/source_factory.h"
+#include "ofu/sources/builtin_sources.h"
+#include "ofu/sources/sources_listing.h"
 
 namespace ofu::cli {
 namespace {
 
-constexpr const char* kSourcesHelp = R"(List the counter sources ofu can read on this machine.
+constexpr const char* kSourcesHelpIntro = R"(List the counter sources ofu can read on this machine.
 
 For each source: whether it works here, and what was found (library,
 driver, GPUs) or why it does not work and what to do about it. Nothing is
 sampled; the live sources are only opened.
 
-  nvml     NVML GPM (Hopper and later), through libnvidia-ml.so.1
-  dcgm     DCGM hostengine or embedded DCGM, through libdcgm.so.4 / .so.3
-  scrape   a dcgm-exporter endpoint (always possible; needs a URL)
-  replay   a recording (always possible; needs a file)
+)";
 
+constexpr const char* kSourcesHelpEnd = R"(
 Examples:
   ofu sources
   ofu sources --format json
   ofu sources --nvml-library /opt/nvidia/lib/libnvidia-ml.so.1
 
-Exit status: 0 when NVML or DCGM works, 5 when neither does.)";
+Exit status: 0 when an auto-detected source ({}) works, 5 when none does.)";
 
 }  // namespace
 
 CLI::App* AddSourcesCommand(CLI::App& app, SourcesArgs& args) {
+  const sources::SourceRegistry registry = sources::BuiltinSourceRegistry();
   CLI::App* cmd = app.add_subcommand("sources", "Which counter sources work on this machine, and why not");
-  cmd->description(kSourcesHelp);
+  cmd->description(kSourcesHelpIntro + sources::FormatSourceKindsHelp(registry) +
+                   fmt::format(kSourcesHelpEnd, registry.AutoDetectOrder()));
   cmd->add_option("--format,-f", args.format, "Output: table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  cmd->add_option("--nvml-library", args.source.options.nvml_library,
-                  "NVML library to try (default: libnvidia-ml.so.1)");
-  cmd->add_option("--dcgm-library", args.source.options.dcgm_library,
-                  "DCGM library to try (default: libdcgm.so.4, then libdcgm.so.3)");
+  AddSourceLibraryFlags(*cmd, args.source.options);
   return cmd;
 }
 
 int RunSources(const SourcesArgs& args) {
   sources::SystemClock clock;
-  const auto probes = sources::ProbeSources(args.source.options, clock);
-  bool live = false;
-  for (const auto& probe : probes) {
-    if ((probe.name == "nvml" || probe.name == "dcgm") && probe.available) live = true;
-  }
-  if (args.format == "json") {
-    auto out = nlohmann::ordered_json::array();
-    for (const auto& probe : probes) {
-      out.push_back({{"source", probe.name}, {"available", probe.available}, {"detail", probe.detail}});
-    }
-    fmt::print("{}\n", out.dump(2));
-  } else {
-    for (const auto& probe : probes) {
-      fmt::print("{:<7} {:<11} {}\n", probe.name, probe.available ? "available" : "unavailable", probe.detail);
-    }
-    if (!live) {
-      fmt::print("\nNo live source on this machine: ofu can still replay recordings "
-                 "(ofu report --input FILE, ofu top --source replay:FILE).\n");
-    }
-  }
-  return live ? kExitOk : kExitUnavailable;
+  const sources::SourcesListing listing =
+      sources::ListSources(sources::BuiltinSourceRegistry(), args.source.options, clock);
+  fmt::print("{}", args.format == "json" ? sources::FormatSourcesJson(listing) : sources::FormatSourcesTable(listing));
+  return listing.any_auto_detected ? kExitOk : kExitUnavailable;
 }
 
 }  // namespace ofu::cli

@@ -16,7 +16,8 @@ struct SourcesArgs {
 
 CLI::App* AddSourcesCommand(CLI::App& app, SourcesArgs& args);
 
-// Exit 0 when a live source (NVML or DCGM) works, 5 when none does.
+// Exit 0 when a source auto-detection tries (NVML, DCGM) works, 5 when none
+// does. The listing itself is sources::ListSources (sources_listing.h).
 int RunSources(const SourcesArgs& args);
 
 }  // namespace ofu::cli

@@ -311,6 +311,7 @@ TEST(AgentConfig, ErrorsNameTheFileLineAndKey) {
 class ScriptedSource : public sources::Source {
  public:
   explicit ScriptedSource(std::deque<sources::Snapshot> snapshots) : snapshots_(std::move(snapshots)) {}
+  std::string_view kind() const override { return "scripted"; }
   std::string Describe() const override { return "scripted"; }
   bool live() const override { return false; }
   Result<std::optional<sources::Snapshot>> Next() override {

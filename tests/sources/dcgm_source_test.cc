@@ -105,6 +105,7 @@ TEST_F(DcgmSourceTest, SteadyLoadMapsEveryFieldWithItsUnit) {
   auto source = Open();
   ASSERT_NE(source, nullptr);
   EXPECT_EQ(source->Describe(), std::string("dcgm (") + OFU_FAKE_DCGM_PATH + ", hostengine at 127.0.0.1:5555, TEST DOUBLE: synthetic data)");
+  EXPECT_EQ(source->kind(), "dcgm");
   const json state = fake_.State();
   EXPECT_EQ(state["last_address"], "127.0.0.1:5555");
   EXPECT_EQ(state["last_unix_socket"], 0);

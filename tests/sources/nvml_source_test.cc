@@ -76,6 +76,7 @@ TEST_F(NvmlSourceTest, SteadyLoadGivesExactRatiosPowerAndEnergy) {
   ASSERT_NE(source, nullptr);
   EXPECT_TRUE(source->live());
   EXPECT_THAT(source->Describe(), HasSubstr("driver 550.54.15"));
+  EXPECT_EQ(source->kind(), "nvml");
   EXPECT_EQ(Count("gpm_sample"), 0);
 
   const Snapshot s = NextOk(*source);

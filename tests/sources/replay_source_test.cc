@@ -38,6 +38,7 @@ TEST_F(ReplaySourceTest, YieldsOneSnapshotPerInstantWithEveryGpu) {
   auto source = OpenReplaySource(path_.string(), SourceOptions{}, clock);
   ASSERT_TRUE(source.ok()) << source.error().message;
   EXPECT_FALSE((*source)->live());
+  EXPECT_EQ((*source)->kind(), "replay");
 
   auto first = (*source)->Next();
   ASSERT_TRUE(first.ok() && first->has_value());

@@ -62,6 +62,7 @@ TEST_F(ScrapeSourceTest, EachWindowIsOneScrapeStampedWithTheWindowEnd) {
   auto source = OpenScrapeSource(Url(), options, clock);
   ASSERT_TRUE(source.ok()) << source.error().message;
   EXPECT_TRUE((*source)->live());
+  EXPECT_EQ((*source)->kind(), "scrape");
 
   auto snapshot = (*source)->Next();
   ASSERT_TRUE(snapshot.ok() && snapshot->has_value());

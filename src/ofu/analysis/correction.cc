@@ -134,6 +134,255 @@ struct Group {
   double wasted_time = 0;    // Σ (E−U)/R
 };
 
+// Names repeat across launches: each distinct one is read once, and
+// classified once when it cannot be read in full.
+class KernelNames {
+ public:
+  explicit KernelNames(const std::vector<std::string>& names)
+      : names_(names), parsed_(names.size()), classes_(names.size()) {}
+
+  const Result<KernelInfo>& Info(uint32_t name_id) {
+    if (!parsed_[name_id]) parsed_[name_id] = kernels::ParseKernelName(names_[name_id]);
+    return *parsed_[name_id];
+  }
+  // For names not read in full: whether they still name a GEMM, and its unit.
+  const kernels::KernelClass& Class(uint32_t name_id) {
+    if (!classes_[name_id]) classes_[name_id] = kernels::ClassifyKernelName(names_[name_id]);
+    return *classes_[name_id];
+  }
+
+ private:
+  const std::vector<std::string>& names_;
+  std::vector<std::optional<Result<KernelInfo>>> parsed_;
+  std::vector<std::optional<kernels::KernelClass>> classes_;
+};
+
+// ComputeCorrection's steps: AddKernel for every kernel of the trace, in
+// order, then Finish. One object because every step adds to the same
+// coverage, sums and notes.
+class CorrectionBuilder {
+ public:
+  CorrectionBuilder(const formats::KernelTrace& trace, const CorrectionOptions& options)
+      : trace_(trace), options_(options), rates_(options.gpu), names_(trace.kernel_names) {
+    report_.reference_precision = options.reference_precision;
+  }
+
+  void AddKernel(const formats::TraceKernel& kernel) {
+    Coverage& coverage = report_.coverage;
+    coverage.kernels += 1;
+    coverage.kernel_time_us += kernel.duration_us;
+    if (kernel.name_id >= trace_.kernel_names.size()) return;  // a reader bug; never index past
+    const std::string& name = trace_.kernel_names[kernel.name_id];
+    const Result<KernelInfo>& info = names_.Info(kernel.name_id);
+    const formats::FrameworkOp* op =
+        kernel.op && *kernel.op < trace_.ops.size() ? &trace_.ops[*kernel.op] : nullptr;
+    // A name not read in full may still say it is a GEMM, and on which unit.
+    const kernels::KernelClass* unread = info.ok() ? nullptr : &names_.Class(kernel.name_id);
+    if (unread != nullptr && !unread->gemm && op == nullptr) return;  // neither named nor launched as a GEMM
+    coverage.gemm_kernels += 1;
+    coverage.gemm_time_us += kernel.duration_us;
+
+    if (unread != nullptr) {
+      AddUnreadGemm(kernel, name, *unread, info.error());
+    } else if (OnTensorCores(kernel, name, *info)) {
+      if (op == nullptr) {
+        left_out_.Add("no GEMM op linked, so no shape", kernel.duration_us, name);
+      } else {
+        AddTensorGemm(kernel, name, *info, *op);
+      }
+    }
+  }
+
+  CorrectionReport Finish() {
+    report_.coverage.left_out = left_out_.Take();
+    SetFactorAndPrecisionMix();
+    ListWastefulGemms();
+    AddCountNotes();
+    for (std::string& note : rates_.TakeNotes()) report_.notes.push_back(std::move(note));
+    return std::move(report_);
+  }
+
+ private:
+  // A GEMM whose name was not read: a SIMT one needs no tile, any other is
+  // left out.
+  void AddUnreadGemm(const formats::TraceKernel& kernel, const std::string& name, const kernels::KernelClass& unread,
+                     const Error& why) {
+    if (unread.gemm && unread.tensor_core == false) {
+      AddSimt(kernel);
+      return;
+    }
+    left_out_.Add("kernel name not read", kernel.duration_us, name, why.message);
+  }
+
+  // True for a tensor-core GEMM; a SIMT one is counted as such, one whose
+  // unit is unknown is left out.
+  bool OnTensorCores(const formats::TraceKernel& kernel, const std::string& name, const KernelInfo& info) {
+    if (info.tensor_core == false) {
+      AddSimt(kernel);
+      return false;
+    }
+    if (!info.tensor_core) {
+      left_out_.Add("the name does not say whether tensor cores run it", kernel.duration_us, name);
+      return false;
+    }
+    return true;
+  }
+
+  void AddSimt(const formats::TraceKernel& kernel) {
+    report_.coverage.simt_kernels += 1;
+    report_.coverage.simt_time_us += kernel.duration_us;
+  }
+
+  // A tensor-core GEMM with its op: shape, precision and tile, padded, into
+  // the sums; or left out with the first thing missing.
+  void AddTensorGemm(const formats::TraceKernel& kernel, const std::string& name, const KernelInfo& info,
+                     const formats::FrameworkOp& op) {
+    auto problem = kernels::GemmProblemFromOp(op.name, op.input_dims);
+    if (!problem.ok()) {
+      left_out_.Add("the op's shapes could not be read", kernel.duration_us, name, problem.error().message);
+      return;
+    }
+    const std::optional<Precision> precision = PrecisionOf(info, op);
+    if (!precision) {
+      left_out_.Add("precision unknown", kernel.duration_us, name);
+      return;
+    }
+    if (!info.tile_m || !info.tile_n) {
+      left_out_.Add("the name gives no tile", kernel.duration_us, name);
+      return;
+    }
+    const kernels::TileShape tile = TileOf(info, kernel);
+    const kernels::GemmProblem kernel_problem = kernels::KernelOrientation(*problem, options_.orientation);
+    auto padded = kernels::PadGemm(kernel_problem, tile);
+    if (!padded.ok()) {
+      left_out_.Add("tile or shape out of range", kernel.duration_us, name, padded.error().message);
+      return;
+    }
+    AddCorrected(kernel, op, *problem, *padded, *precision);
+  }
+
+  // The name's tile; its cluster from the name, else from the launch, else
+  // 1x1. Counts what had to be assumed, for the notes.
+  kernels::TileShape TileOf(const KernelInfo& info, const formats::TraceKernel& kernel) {
+    kernels::TileShape tile;
+    tile.tile_m = *info.tile_m;
+    tile.tile_n = *info.tile_n;
+    tile.tile_k = info.tile_k.value_or(0);
+    if (!info.tile_k) unknown_tile_k_ += 1;
+    if (info.cluster_m && info.cluster_n) {
+      tile.cluster_m = *info.cluster_m;
+      tile.cluster_n = *info.cluster_n;
+    } else if (kernel.cluster && kernel.cluster->x > 0 && kernel.cluster->y > 0) {
+      tile.cluster_m = kernel.cluster->x;
+      tile.cluster_n = kernel.cluster->y;
+      launch_cluster_ += 1;
+    } else {
+      assumed_cluster_ += 1;
+    }
+    if (info.split_k) split_k_ += 1;
+    return tile;
+  }
+
+  // Useful and executed tensor time (FLOPs / R_p) into the sums, by
+  // precision and by GEMM shape.
+  void AddCorrected(const formats::TraceKernel& kernel, const formats::FrameworkOp& op,
+                    const kernels::GemmProblem& problem, const PaddedGemm& padded, Precision precision) {
+    const double rate = rates_.RelativeRate(precision);
+    const double executed = padded.executed_flops / rate;
+    const double useful = padded.useful_flops / rate;
+    report_.coverage.corrected_kernels += 1;
+    report_.coverage.corrected_time_us += kernel.duration_us;
+    useful_time_ += useful;
+    executed_time_ += executed;
+    time_by_precision_[precision] += executed;
+
+    Group& group =
+        groups_[GroupKey{kernel.name_id, op.name, problem.m, problem.n, problem.k, problem.batch, precision}];
+    group.padded = padded;
+    group.launches += 1;
+    group.executed_time += executed;
+    group.wasted_time += executed - useful;
+  }
+
+  // factor, w_p and the MFU scale; or a note saying why there are none.
+  void SetFactorAndPrecisionMix() {
+    const Coverage& coverage = report_.coverage;
+    if (coverage.gemm_time_us > 0) report_.non_tensor_gemm_share = coverage.simt_time_us / coverage.gemm_time_us;
+    if (executed_time_ > 0) {
+      report_.factor = useful_time_ / executed_time_;
+      double scale = 0;
+      for (const auto& [precision, time] : time_by_precision_) {
+        const double share = time / executed_time_;
+        const double rate = rates_.RelativeRate(precision);
+        report_.precision_mix.push_back(PrecisionShare{precision, share, rate});
+        scale += share * rate;
+      }
+      report_.mfu_scale = scale / rates_.RelativeRate(options_.reference_precision);
+      std::stable_sort(report_.precision_mix.begin(), report_.precision_mix.end(),
+                       [](const PrecisionShare& a, const PrecisionShare& b) {
+                         return a.tensor_time_share > b.tensor_time_share;
+                       });
+    } else if (coverage.gemm_kernels == 0) {
+      report_.notes.push_back("no GEMM kernels in the trace (none named like a cuBLAS/CUTLASS GEMM, none "
+                              "launched by a GEMM op)");
+    } else {
+      report_.notes.push_back("no GEMM kernel could be corrected; see why under 'left out'");
+    }
+  }
+
+  // The GEMM shapes that waste the most tensor time, worst first, with advice.
+  void ListWastefulGemms() {
+    for (const auto& [key, group] : groups_) {
+      if (group.wasted_time <= 0) continue;
+      WastefulGemm row;
+      row.kernel_name = trace_.kernel_names[key.name_id];
+      row.op_name = key.op_name;
+      row.problem = kernels::GemmProblem{key.m, key.n, key.k, key.batch};
+      row.padded = group.padded;
+      row.precision = key.precision;
+      row.launches = group.launches;
+      row.tensor_time_share = group.executed_time / executed_time_;
+      row.wasted_share = group.wasted_time / executed_time_;
+      row.advice = Advice(group.padded, options_.orientation);
+      report_.wasteful.push_back(std::move(row));
+    }
+    std::stable_sort(report_.wasteful.begin(), report_.wasteful.end(),
+                     [](const WastefulGemm& a, const WastefulGemm& b) { return a.wasted_share > b.wasted_share; });
+    if (report_.wasteful.size() > options_.max_wasteful) report_.wasteful.resize(options_.max_wasteful);
+  }
+
+  // What was assumed about tiles and clusters, and how often.
+  void AddCountNotes() {
+    std::vector<std::string>& notes = report_.notes;
+    if (unknown_tile_k_ > 0) {
+      notes.push_back(fmt::format("{} kernel(s) name no tile K: K is not padded for them", unknown_tile_k_));
+    }
+    if (launch_cluster_ > 0) {
+      notes.push_back(fmt::format("{} kernel(s) take their cluster from the launch (x as M, y as N; "
+                                  "not yet checked on hardware)", launch_cluster_));
+    }
+    if (assumed_cluster_ > 0) {
+      notes.push_back(fmt::format("{} kernel(s) choose their cluster at run time and the trace does not "
+                                  "record it: assumed 1x1, so cluster padding is not counted", assumed_cluster_));
+    }
+    if (split_k_ > 0) {
+      notes.push_back(fmt::format("{} split-K kernel(s): the split count is unknown, so K is padded once "
+                                  "(a lower bound on the waste)", split_k_));
+    }
+  }
+
+  const formats::KernelTrace& trace_;
+  const CorrectionOptions& options_;
+  CorrectionReport report_;
+  RateTable rates_;
+  LeftOutCounter left_out_;
+  KernelNames names_;
+  double useful_time_ = 0, executed_time_ = 0;  // Σ U/R_p, Σ E/R_p
+  std::map<Precision, double> time_by_precision_;
+  std::map<GroupKey, Group> groups_;
+  int64_t unknown_tile_k_ = 0, assumed_cluster_ = 0, launch_cluster_ = 0, split_k_ = 0;
+};
+
 }  // namespace
 
 std::optional<double> GenericRelativeRate(Precision precision) {
@@ -150,178 +399,9 @@ std::optional<double> GenericRelativeRate(Precision precision) {
 }
 
 CorrectionReport ComputeCorrection(const formats::KernelTrace& trace, const CorrectionOptions& options) {
-  CorrectionReport report;
-  report.reference_precision = options.reference_precision;
-  Coverage& coverage = report.coverage;
-  RateTable rates(options.gpu);
-  LeftOutCounter left_out;
-
-  // Names repeat: read each distinct one once.
-  std::vector<std::optional<Result<KernelInfo>>> parsed(trace.kernel_names.size());
-  const auto info_for = [&](uint32_t name_id) -> const Result<KernelInfo>& {
-    if (!parsed[name_id]) parsed[name_id] = kernels::ParseKernelName(trace.kernel_names[name_id]);
-    return *parsed[name_id];
-  };
-  // For names not read in full: whether they still name a GEMM, and its unit.
-  std::vector<std::optional<kernels::KernelClass>> classes(trace.kernel_names.size());
-  const auto class_for = [&](uint32_t name_id) -> const kernels::KernelClass& {
-    if (!classes[name_id]) classes[name_id] = kernels::ClassifyKernelName(trace.kernel_names[name_id]);
-    return *classes[name_id];
-  };
-
-  double useful_time = 0, executed_time = 0;
-  std::map<Precision, double> time_by_precision;
-  std::map<GroupKey, Group> groups;
-  int64_t unknown_tile_k = 0, assumed_cluster = 0, launch_cluster = 0, split_k = 0;
-
-  for (const formats::TraceKernel& kernel : trace.kernels) {
-    coverage.kernels += 1;
-    coverage.kernel_time_us += kernel.duration_us;
-    if (kernel.name_id >= trace.kernel_names.size()) continue;  // a reader bug; never index past
-    const std::string& name = trace.kernel_names[kernel.name_id];
-    const Result<KernelInfo>& info = info_for(kernel.name_id);
-    const formats::FrameworkOp* op =
-        kernel.op && *kernel.op < trace.ops.size() ? &trace.ops[*kernel.op] : nullptr;
-    // A name not read in full may still say it is a GEMM, and on which unit.
-    const kernels::KernelClass* unread = info.ok() ? nullptr : &class_for(kernel.name_id);
-    if (unread != nullptr && !unread->gemm && op == nullptr) continue;  // neither named nor launched as a GEMM
-    coverage.gemm_kernels += 1;
-    coverage.gemm_time_us += kernel.duration_us;
-
-    if (unread != nullptr) {
-      if (unread->gemm && unread->tensor_core == false) {  // a SIMT GEMM: its share needs no tile
-        coverage.simt_kernels += 1;
-        coverage.simt_time_us += kernel.duration_us;
-        continue;
-      }
-      left_out.Add("kernel name not read", kernel.duration_us, name, info.error().message);
-      continue;
-    }
-    if (info->tensor_core == false) {
-      coverage.simt_kernels += 1;
-      coverage.simt_time_us += kernel.duration_us;
-      continue;
-    }
-    if (!info->tensor_core) {
-      left_out.Add("the name does not say whether tensor cores run it", kernel.duration_us, name);
-      continue;
-    }
-    if (op == nullptr) {
-      left_out.Add("no GEMM op linked, so no shape", kernel.duration_us, name);
-      continue;
-    }
-    auto problem = kernels::GemmProblemFromOp(op->name, op->input_dims);
-    if (!problem.ok()) {
-      left_out.Add("the op's shapes could not be read", kernel.duration_us, name, problem.error().message);
-      continue;
-    }
-    const std::optional<Precision> precision = PrecisionOf(*info, *op);
-    if (!precision) {
-      left_out.Add("precision unknown", kernel.duration_us, name);
-      continue;
-    }
-    if (!info->tile_m || !info->tile_n) {
-      left_out.Add("the name gives no tile", kernel.duration_us, name);
-      continue;
-    }
-    kernels::TileShape tile;
-    tile.tile_m = *info->tile_m;
-    tile.tile_n = *info->tile_n;
-    tile.tile_k = info->tile_k.value_or(0);
-    if (!info->tile_k) unknown_tile_k += 1;
-    if (info->cluster_m && info->cluster_n) {
-      tile.cluster_m = *info->cluster_m;
-      tile.cluster_n = *info->cluster_n;
-    } else if (kernel.cluster && kernel.cluster->x > 0 && kernel.cluster->y > 0) {
-      tile.cluster_m = kernel.cluster->x;
-      tile.cluster_n = kernel.cluster->y;
-      launch_cluster += 1;
-    } else {
-      assumed_cluster += 1;
-    }
-    if (info->split_k) split_k += 1;
-
-    const kernels::GemmProblem kernel_problem = kernels::KernelOrientation(*problem, options.orientation);
-    auto padded = kernels::PadGemm(kernel_problem, tile);
-    if (!padded.ok()) {
-      left_out.Add("tile or shape out of range", kernel.duration_us, name, padded.error().message);
-      continue;
-    }
-    const double rate = rates.RelativeRate(*precision);
-    const double executed = padded->executed_flops / rate;
-    const double useful = padded->useful_flops / rate;
-    coverage.corrected_kernels += 1;
-    coverage.corrected_time_us += kernel.duration_us;
-    useful_time += useful;
-    executed_time += executed;
-    time_by_precision[*precision] += executed;
-
-    Group& group = groups[GroupKey{kernel.name_id, op->name, problem->m, problem->n, problem->k, problem->batch,
-                                   *precision}];
-    group.padded = *padded;
-    group.launches += 1;
-    group.executed_time += executed;
-    group.wasted_time += executed - useful;
-  }
-  coverage.left_out = left_out.Take();
-
-  if (coverage.gemm_time_us > 0) report.non_tensor_gemm_share = coverage.simt_time_us / coverage.gemm_time_us;
-  if (executed_time > 0) {
-    report.factor = useful_time / executed_time;
-    double scale = 0;
-    for (const auto& [precision, time] : time_by_precision) {
-      const double share = time / executed_time;
-      const double rate = rates.RelativeRate(precision);
-      report.precision_mix.push_back(PrecisionShare{precision, share, rate});
-      scale += share * rate;
-    }
-    report.mfu_scale = scale / rates.RelativeRate(options.reference_precision);
-    std::stable_sort(report.precision_mix.begin(), report.precision_mix.end(),
-                     [](const PrecisionShare& a, const PrecisionShare& b) {
-                       return a.tensor_time_share > b.tensor_time_share;
-                     });
-  } else if (coverage.gemm_kernels == 0) {
-    report.notes.push_back("no GEMM kernels in the trace (none named like a cuBLAS/CUTLASS GEMM, none "
-                           "launched by a GEMM op)");
-  } else {
-    report.notes.push_back("no GEMM kernel could be corrected; see why under 'left out'");
-  }
-
-  for (const auto& [key, group] : groups) {
-    if (group.wasted_time <= 0) continue;
-    WastefulGemm row;
-    row.kernel_name = trace.kernel_names[key.name_id];
-    row.op_name = key.op_name;
-    row.problem = kernels::GemmProblem{key.m, key.n, key.k, key.batch};
-    row.padded = group.padded;
-    row.precision = key.precision;
-    row.launches = group.launches;
-    row.tensor_time_share = group.executed_time / executed_time;
-    row.wasted_share = group.wasted_time / executed_time;
-    row.advice = Advice(group.padded, options.orientation);
-    report.wasteful.push_back(std::move(row));
-  }
-  std::stable_sort(report.wasteful.begin(), report.wasteful.end(),
-                   [](const WastefulGemm& a, const WastefulGemm& b) { return a.wasted_share > b.wasted_share; });
-  if (report.wasteful.size() > options.max_wasteful) report.wasteful.resize(options.max_wasteful);
-
-  if (unknown_tile_k > 0) {
-    report.notes.push_back(fmt::format("{} kernel(s) name no tile K: K is not padded for them", unknown_tile_k));
-  }
-  if (launch_cluster > 0) {
-    report.notes.push_back(fmt::format("{} kernel(s) take their cluster from the launch (x as M, y as N; "
-                                       "not yet checked on hardware)", launch_cluster));
-  }
-  if (assumed_cluster > 0) {
-    report.notes.push_back(fmt::format("{} kernel(s) choose their cluster at run time and the trace does not "
-                                       "record it: assumed 1x1, so cluster padding is not counted", assumed_cluster));
-  }
-  if (split_k > 0) {
-    report.notes.push_back(fmt::format("{} split-K kernel(s): the split count is unknown, so K is padded once "
-                                       "(a lower bound on the waste)", split_k));
-  }
-  for (std::string& note : rates.TakeNotes()) report.notes.push_back(std::move(note));
-  return report;
+  CorrectionBuilder builder(trace, options);
+  for (const formats::TraceKernel& kernel : trace.kernels) builder.AddKernel(kernel);
+  return builder.Finish();
 }
 
 }  // namespace ofu::analysis

@@ -97,6 +97,102 @@ std::vector<std::size_t> Heaviest(const std::vector<double>& weights, std::size_
   return order;
 }
 
+using RowsByGpu = std::map<std::int64_t, GpuRows>;
+using ShareByGpu = std::map<std::int64_t, std::optional<double>>;  // by GPU id; absent: in no fleet figure
+
+// One SKU's distribution, and its share-weighted sums for the SKU's OFU.
+struct SkuSums {
+  SkuDistribution distribution;
+  double utilized_s = 0, observed_s = 0;
+};
+
+// Each SKU's box of GPU OFUs and its OFU, into the view; the GPUs of no
+// known SKU last.
+void AddSkus(std::map<std::string, SkuSums>& skus, HtmlReportView& view) {
+  for (auto& [id, sums] : skus) {
+    SkuDistribution& sku = sums.distribution;
+    std::sort(sku.gpu_ofu.begin(), sku.gpu_ofu.end());
+    if (!sku.gpu_ofu.empty()) {
+      const auto& v = sku.gpu_ofu;
+      sku.box = BoxSummary{v.front(), Quantile(v, 0.25), Quantile(v, 0.5), Quantile(v, 0.75), v.back()};
+    }
+    if (sums.observed_s > 0) sku.ofu = sums.utilized_s / sums.observed_s;
+  }
+  for (auto& [id, sums] : skus) {
+    if (!id.empty()) view.skus.push_back(std::move(sums.distribution));
+  }
+  if (auto unknown = skus.find(""); unknown != skus.end()) view.skus.push_back(std::move(unknown->second.distribution));
+}
+
+// Per GPU: its timeline, and its rows into its SKU's distribution. The
+// heaviest timelines go into the view; returns each GPU's share.
+ShareByGpu AddGpusAndSkus(const sinks::StoredHistory& history, const StoreReport& totals, RowsByGpu& rows_of,
+                          const HtmlReportOptions& options, HtmlReportView& view) {
+  std::map<std::string, SkuSums> skus;
+  ShareByGpu share_of;
+  std::vector<GpuTimeline> gpus;
+  std::vector<double> gpu_observed_s;
+  for (std::size_t i = 0; i < history.gpus.size(); ++i) {
+    const StoredGpu& stored = history.gpus[i];
+    GpuTimeline gpu{stored.uuid, stored.gpu_index, stored.model, stored.sku, stored.hostname, {}, 0, {}};
+    gpu.ofu = totals.report.gpus[i].summary.ofu;
+    const std::optional<double> share = totals.report.gpus[i].share;
+    share_of[stored.id] = share;
+    SkuSums& sums = skus[stored.sku];
+    SkuDistribution& sku = sums.distribution;
+    if (sku.gpus++ == 0) {
+      sku.sku = stored.sku;
+      sku.model = stored.model;
+      sku.observed_hours_by_bin.assign(kOfuBins, 0.0);
+    }
+    if (gpu.ofu) sku.gpu_ofu.push_back(*gpu.ofu);
+    BucketSums buckets(view.bucket_s);
+    double observed_s = 0;
+    for (const StoredWindow* row : rows_of[stored.id]) {
+      buckets.Add(*row);
+      observed_s += row->observed_s;
+      if (row->observed_s <= 0) continue;
+      sku.observed_hours_by_bin[static_cast<std::size_t>(OfuBin(row->utilized_s / row->observed_s))] +=
+          row->observed_s / 3600;
+      if (share) {
+        sums.utilized_s += row->utilized_s * *share;
+        sums.observed_s += row->observed_s * *share;
+      }
+    }
+    gpu.observed_hours = observed_s / 3600;
+    sku.observed_hours += gpu.observed_hours;
+    if (!stored.sku.empty()) view.observed_hours += gpu.observed_hours;
+    gpu.points = buckets.Points();
+    gpus.push_back(std::move(gpu));
+    gpu_observed_s.push_back(observed_s);
+  }
+  for (std::size_t i : Heaviest(gpu_observed_s, options.max_gpu_timelines)) view.gpus.push_back(std::move(gpus[i]));
+  AddSkus(skus, view);
+  return share_of;
+}
+
+// Per job: the rows of its GPUs inside its intervals, all GPUs together;
+// the heaviest jobs' timelines go into the view.
+void AddJobs(const sinks::StoredHistory& history, const StoreReport& totals, RowsByGpu& rows_of,
+             ShareByGpu& share_of, const HtmlReportOptions& options, HtmlReportView& view) {
+  std::map<std::string, BucketSums> job_buckets;
+  for (const StoredJob& job : history.jobs) {
+    auto [it, added] = job_buckets.try_emplace(job.job_id, view.bucket_s);
+    const std::optional<double> share = share_of[job.gpu_id];
+    if (!share) continue;  // as in the job's totals (store_report.h)
+    auto [first, last] = RowsInInterval(rows_of[job.gpu_id], job);
+    for (; first != last; ++first) it->second.Add(**first, *share);
+  }
+  std::vector<double> job_observed_hours;
+  for (const JobTotals& job : totals.jobs) job_observed_hours.push_back(job.observed_hours);
+  for (std::size_t i : Heaviest(job_observed_hours, options.max_job_timelines)) {
+    const JobTotals& job = totals.jobs[i];
+    JobTimeline timeline{job.job_id, job.user, job.job_name, job.gpus, job.gpu_hours, job.ofu, {}};
+    if (auto it = job_buckets.find(job.job_id); it != job_buckets.end()) timeline.points = it->second.Points();
+    view.jobs.push_back(std::move(timeline));
+  }
+}
+
 }  // namespace
 
 double ChooseBucketSeconds(double range_s, double longest_row_s, std::size_t max_points) {
@@ -129,7 +225,7 @@ HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const St
     }
   }
 
-  std::map<std::int64_t, GpuRows> rows_of;
+  RowsByGpu rows_of;
   double longest_row_s = 0;
   for (const StoredWindow& row : history.windows) {
     rows_of[row.gpu_id].push_back(&row);
@@ -140,77 +236,8 @@ HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const St
   if (!view.start_s) return view;
   view.bucket_s = ChooseBucketSeconds(*view.end_s - *view.start_s, longest_row_s, options.max_points_per_series);
 
-  // Per GPU: its timeline, and its rows into its SKU's distribution.
-  std::map<std::string, SkuDistribution> skus;
-  std::map<std::string, double> sku_utilized_s, sku_observed_s;  // weighted by share
-  std::map<std::int64_t, std::optional<double>> share_of;  // by GPU id; absent: in no fleet figure
-  std::vector<GpuTimeline> gpus;
-  std::vector<double> gpu_observed_s;
-  for (std::size_t i = 0; i < history.gpus.size(); ++i) {
-    const StoredGpu& stored = history.gpus[i];
-    GpuTimeline gpu{stored.uuid, stored.gpu_index, stored.model, stored.sku, stored.hostname, {}, 0, {}};
-    gpu.ofu = totals.report.gpus[i].summary.ofu;
-    const std::optional<double> share = totals.report.gpus[i].share;
-    share_of[stored.id] = share;
-    SkuDistribution& sku = skus[stored.sku];
-    if (sku.gpus++ == 0) {
-      sku.sku = stored.sku;
-      sku.model = stored.model;
-      sku.observed_hours_by_bin.assign(kOfuBins, 0.0);
-    }
-    if (gpu.ofu) sku.gpu_ofu.push_back(*gpu.ofu);
-    BucketSums buckets(view.bucket_s);
-    double observed_s = 0;
-    for (const StoredWindow* row : rows_of[stored.id]) {
-      buckets.Add(*row);
-      observed_s += row->observed_s;
-      if (row->observed_s <= 0) continue;
-      sku.observed_hours_by_bin[static_cast<std::size_t>(OfuBin(row->utilized_s / row->observed_s))] +=
-          row->observed_s / 3600;
-      if (share) {
-        sku_utilized_s[stored.sku] += row->utilized_s * *share;
-        sku_observed_s[stored.sku] += row->observed_s * *share;
-      }
-    }
-    gpu.observed_hours = observed_s / 3600;
-    sku.observed_hours += gpu.observed_hours;
-    if (!stored.sku.empty()) view.observed_hours += gpu.observed_hours;
-    gpu.points = buckets.Points();
-    gpus.push_back(std::move(gpu));
-    gpu_observed_s.push_back(observed_s);
-  }
-  for (std::size_t i : Heaviest(gpu_observed_s, options.max_gpu_timelines)) view.gpus.push_back(std::move(gpus[i]));
-
-  for (auto& [id, sku] : skus) {
-    std::sort(sku.gpu_ofu.begin(), sku.gpu_ofu.end());
-    if (!sku.gpu_ofu.empty()) {
-      const auto& v = sku.gpu_ofu;
-      sku.box = BoxSummary{v.front(), Quantile(v, 0.25), Quantile(v, 0.5), Quantile(v, 0.75), v.back()};
-    }
-    if (sku_observed_s[id] > 0) sku.ofu = sku_utilized_s[id] / sku_observed_s[id];
-  }
-  for (auto& [id, sku] : skus) {
-    if (!id.empty()) view.skus.push_back(std::move(sku));
-  }
-  if (auto unknown = skus.find(""); unknown != skus.end()) view.skus.push_back(std::move(unknown->second));
-
-  // Per job: the rows of its GPUs inside its intervals, all GPUs together.
-  std::map<std::string, BucketSums> job_buckets;
-  for (const StoredJob& job : history.jobs) {
-    auto [it, added] = job_buckets.try_emplace(job.job_id, view.bucket_s);
-    const std::optional<double> share = share_of[job.gpu_id];
-    if (!share) continue;  // as in the job's totals (store_report.h)
-    auto [first, last] = RowsInInterval(rows_of[job.gpu_id], job);
-    for (; first != last; ++first) it->second.Add(**first, *share);
-  }
-  std::vector<double> job_observed_hours;
-  for (const JobTotals& job : totals.jobs) job_observed_hours.push_back(job.observed_hours);
-  for (std::size_t i : Heaviest(job_observed_hours, options.max_job_timelines)) {
-    const JobTotals& job = totals.jobs[i];
-    JobTimeline timeline{job.job_id, job.user, job.job_name, job.gpus, job.gpu_hours, job.ofu, {}};
-    if (auto it = job_buckets.find(job.job_id); it != job_buckets.end()) timeline.points = it->second.Points();
-    view.jobs.push_back(std::move(timeline));
-  }
+  ShareByGpu share_of = AddGpusAndSkus(history, totals, rows_of, options, view);
+  AddJobs(history, totals, rows_of, share_of, options, view);
   return view;
 }
 

@@ -125,6 +125,144 @@ std::string ExactAlternatives(const std::set<std::string>& values) {
   return out;
 }
 
+using Samples = std::vector<std::pair<double, double>>;  // (time, value), in time order
+
+// With --job: on which GPUs, at which scrape times, the job's info series
+// was present, and the PromQL label filter that limits later queries to
+// those GPUs.
+struct JobPresence {
+  std::map<std::string, std::set<double>> times;  // uuid -> scrape times
+  std::string uuid_filter;                        // ",uuid=~\"a|b\""; empty: no GPU carried the job
+};
+
+JobPresence PresenceOfJob(const std::vector<Series>& job_info) {
+  JobPresence presence;
+  std::set<std::string> uuids;
+  for (const Series& series : job_info) {
+    const std::string uuid = Label(series, "uuid");
+    uuids.insert(uuid);
+    for (const auto& [t, v] : series.samples) presence.times[uuid].insert(t);
+  }
+  if (!uuids.empty()) presence.uuid_filter = fmt::format(",uuid=~\"{}\"", ExactAlternatives(uuids));
+  return presence;
+}
+
+// The GPUs of the info series into `history`, ids in uuid order; the newest
+// info sample names the model. Returns uuid -> id.
+std::map<std::string, int64_t> AddGpus(const std::vector<Series>& info, sinks::StoredHistory& history) {
+  std::map<std::string, int64_t> ids;
+  for (const Series& series : info) {
+    const std::string uuid = Label(series, "uuid");
+    if (ids.count(uuid)) continue;
+    sinks::StoredGpu gpu;
+    gpu.id = static_cast<int64_t>(ids.size()) + 1;
+    gpu.uuid = uuid;
+    gpu.gpu_index = Label(series, "gpu");
+    gpu.model = Label(series, "model");
+    gpu.sku = Label(series, "sku");
+    gpu.architecture = Label(series, "architecture");
+    gpu.hostname = Label(series, "instance");
+    gpu.mig_profile = Label(series, "mig_profile");
+    gpu.mig_instance = Label(series, "mig_instance");
+    ids[uuid] = gpu.id;
+    history.gpus.push_back(gpu);
+  }
+  return ids;
+}
+
+// One GPU's counters: one row per pair of consecutive scrapes, holding the
+// counters' increases. `job_times`: with --job, only rows ending at one of
+// these times count; null: every row does.
+void AddWindowsOfGpu(int64_t gpu_id, const std::map<std::string, Samples>& counters_of,
+                     const std::set<double>* job_times, sinks::StoredHistory& history) {
+  auto observed_it = counters_of.find("ofu_observed_seconds_total");
+  if (observed_it == counters_of.end()) return;  // no scrape times, so no rows
+  const Samples& observed = observed_it->second;
+  // Values of a counter at each scrape time.
+  std::map<std::string, std::map<double, double>> at;
+  for (const auto& [name, samples] : counters_of) {
+    for (const auto& [t, v] : samples) at[name][t] = v;
+  }
+  const auto increase = [&](const std::string& name, double t0, double t1) {
+    const auto& values = at[name];
+    auto a = values.find(t0), b = values.find(t1);
+    if (a == values.end() || b == values.end()) return 0.0;
+    return b->second >= a->second ? b->second - a->second : b->second;  // a reset: the agent restarted
+  };
+  // A pipe counter the GPU does not export stays absent in its rows.
+  const auto pipe_increase = [&](const std::string& name, double t0, double t1) -> std::optional<double> {
+    const auto& values = at[name];
+    if (values.count(t0) == 0 || values.count(t1) == 0) return std::nullopt;
+    return increase(name, t0, t1);
+  };
+  for (size_t i = 1; i < observed.size(); ++i) {
+    const double t0 = observed[i - 1].first, t1 = observed[i].first;
+    if (job_times != nullptr && job_times->count(t1) == 0) continue;
+    sinks::StoredWindow row;
+    row.gpu_id = gpu_id;
+    row.end_s = t1;
+    row.span_s = t1 - t0;
+    row.observed_s = increase("ofu_observed_seconds_total", t0, t1);
+    row.utilized_s = increase("ofu_utilized_seconds_total", t0, t1);
+    row.busy_s = increase("ofu_busy_seconds_total", t0, t1);
+    row.busy_utilized_s = increase("ofu_busy_utilized_seconds_total", t0, t1);
+    row.tensor_active_s = increase("ofu_tensor_active_seconds_total", t0, t1);
+    row.hmma_active_s = pipe_increase("ofu_hmma_active_seconds_total", t0, t1);
+    row.imma_active_s = pipe_increase("ofu_imma_active_seconds_total", t0, t1);
+    row.dfma_active_s = pipe_increase("ofu_dfma_active_seconds_total", t0, t1);
+    row.up_s = row.span_s;
+    history.windows.push_back(row);
+  }
+}
+
+// Job intervals, as the store keeps them: (start, end] where a row ending
+// in it belongs to the job. A run of consecutive scrapes showing the job on
+// a GPU is one interval, opening at the scrape before the run's first (the
+// start of the first row it labels) and closing at its last.
+void AddJobIntervals(const std::vector<Series>& job_info, const std::map<std::string, int64_t>& ids,
+                     const std::map<std::string, Samples>& scrape_times, sinks::StoredHistory& history) {
+  for (const Series& series : job_info) {
+    const std::string uuid = Label(series, "uuid");
+    auto id = ids.find(uuid);
+    if (id == ids.end() || series.samples.empty()) continue;
+    std::set<double> present;
+    for (const auto& [t, v] : series.samples) present.insert(t);
+    sinks::StoredJob job;
+    job.gpu_id = id->second;
+    job.job_id = Label(series, "job_id");
+    job.user = Label(series, "user");
+    job.job_name = Label(series, "job_name");
+    job.scheduler = Label(series, "scheduler");
+    auto times_it = scrape_times.find(uuid);
+    if (times_it == scrape_times.end()) continue;  // no counters: no scrape to anchor an interval
+    const Samples& times = times_it->second;
+    bool open = false;
+    for (size_t i = 0; i < times.size(); ++i) {
+      const double t = times[i].first;
+      if (present.count(t) != 0) {
+        if (!open) job.start_s = i > 0 ? times[i - 1].first : t;
+        open = true;
+        job.end_s = t;
+      } else if (open) {
+        history.jobs.push_back(job);
+        open = false;
+      }
+    }
+    if (open) history.jobs.push_back(job);
+  }
+}
+
+// Jobs and windows in the order the SQLite store gives them.
+void SortLikeTheStore(sinks::StoredHistory& history) {
+  std::stable_sort(history.jobs.begin(), history.jobs.end(), [](const sinks::StoredJob& a, const sinks::StoredJob& b) {
+    return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
+  });
+  std::stable_sort(history.windows.begin(), history.windows.end(),
+                   [](const sinks::StoredWindow& a, const sinks::StoredWindow& b) {
+                     return a.gpu_id != b.gpu_id ? a.gpu_id < b.gpu_id : a.end_s < b.end_s;
+                   });
+}
+
 }  // namespace
 
 Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
@@ -150,131 +288,34 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
                    : fmt::format("ofu_gpu_job_info{{uuid!=\"\"}}{}", range);
   auto jobs = client.Matrix(job_selector, until);
   if (!jobs.ok()) return jobs.error();
-  std::map<std::string, std::set<double>> job_present;  // uuid -> scrape times with the job's info (--job)
-  std::string uuid_filter;
+  JobPresence presence;
   if (query.job_id) {
-    std::set<std::string> uuids;
-    for (const Series& series : *jobs) {
-      const std::string uuid = Label(series, "uuid");
-      uuids.insert(uuid);
-      for (const auto& [t, v] : series.samples) job_present[uuid].insert(t);
-    }
-    if (uuids.empty()) return history;  // the job left no trace in the range
-    uuid_filter = fmt::format(",uuid=~\"{}\"", ExactAlternatives(uuids));
+    presence = PresenceOfJob(*jobs);
+    if (presence.uuid_filter.empty()) return history;  // the job left no trace in the range
   }
 
-  auto info = client.Matrix(fmt::format("ofu_gpu_info{{uuid!=\"\"{}}}{}", uuid_filter, range), until);
+  auto info = client.Matrix(fmt::format("ofu_gpu_info{{uuid!=\"\"{}}}{}", presence.uuid_filter, range), until);
   if (!info.ok()) return info.error();
   auto counters = client.Matrix(
       fmt::format("{{__name__=~\"ofu_(observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active)"
                   "_seconds_total\"{}}}{}",
-                  uuid_filter, range),
+                  presence.uuid_filter, range),
       until);
   if (!counters.ok()) return counters.error();
 
-  // GPU ids in uuid order; the newest info sample names the model.
-  std::map<std::string, int64_t> ids;
-  for (const Series& series : *info) {
-    const std::string uuid = Label(series, "uuid");
-    if (ids.count(uuid)) continue;
-    sinks::StoredGpu gpu;
-    gpu.id = static_cast<int64_t>(ids.size()) + 1;
-    gpu.uuid = uuid;
-    gpu.gpu_index = Label(series, "gpu");
-    gpu.model = Label(series, "model");
-    gpu.sku = Label(series, "sku");
-    gpu.architecture = Label(series, "architecture");
-    gpu.hostname = Label(series, "instance");
-    gpu.mig_profile = Label(series, "mig_profile");
-    gpu.mig_instance = Label(series, "mig_instance");
-    ids[uuid] = gpu.id;
-    history.gpus.push_back(gpu);
-  }
-
-  // uuid -> counter name -> samples.
-  std::map<std::string, std::map<std::string, std::vector<std::pair<double, double>>>> by_gpu;
-  std::map<std::string, std::vector<std::pair<double, double>>> scrape_times;  // uuid -> its observed samples
+  const std::map<std::string, int64_t> ids = AddGpus(*info, history);
+  std::map<std::string, std::map<std::string, Samples>> by_gpu;  // uuid -> counter name -> samples
   for (const Series& series : *counters) by_gpu[Label(series, "uuid")][Label(series, "__name__")] = series.samples;
-  for (auto& [uuid, counters_of] : by_gpu) {
+  std::map<std::string, Samples> scrape_times;  // uuid -> its observed samples
+  for (const auto& [uuid, counters_of] : by_gpu) {
     auto id = ids.find(uuid);
     if (id == ids.end()) continue;  // counters without info: not an ofu agent's GPU
-    const auto& observed = counters_of["ofu_observed_seconds_total"];
-    // Values of a counter at each scrape time.
-    std::map<std::string, std::map<double, double>> at;
-    for (const auto& [name, samples] : counters_of) {
-      for (const auto& [t, v] : samples) at[name][t] = v;
-    }
-    const auto increase = [&](const std::string& name, double t0, double t1) {
-      const auto& values = at[name];
-      auto a = values.find(t0), b = values.find(t1);
-      if (a == values.end() || b == values.end()) return 0.0;
-      return b->second >= a->second ? b->second - a->second : b->second;  // a reset: the agent restarted
-    };
-    // A pipe counter the GPU does not export stays absent in its rows.
-    const auto pipe_increase = [&](const std::string& name, double t0, double t1) -> std::optional<double> {
-      const auto& values = at[name];
-      if (values.count(t0) == 0 || values.count(t1) == 0) return std::nullopt;
-      return increase(name, t0, t1);
-    };
-    for (size_t i = 1; i < observed.size(); ++i) {
-      const double t0 = observed[i - 1].first, t1 = observed[i].first;
-      if (query.job_id && job_present[uuid].count(t1) == 0) continue;
-      sinks::StoredWindow row;
-      row.gpu_id = id->second;
-      row.end_s = t1;
-      row.span_s = t1 - t0;
-      row.observed_s = increase("ofu_observed_seconds_total", t0, t1);
-      row.utilized_s = increase("ofu_utilized_seconds_total", t0, t1);
-      row.busy_s = increase("ofu_busy_seconds_total", t0, t1);
-      row.busy_utilized_s = increase("ofu_busy_utilized_seconds_total", t0, t1);
-      row.tensor_active_s = increase("ofu_tensor_active_seconds_total", t0, t1);
-      row.hmma_active_s = pipe_increase("ofu_hmma_active_seconds_total", t0, t1);
-      row.imma_active_s = pipe_increase("ofu_imma_active_seconds_total", t0, t1);
-      row.dfma_active_s = pipe_increase("ofu_dfma_active_seconds_total", t0, t1);
-      row.up_s = row.span_s;
-      history.windows.push_back(row);
-    }
-    scrape_times[uuid] = observed;
+    AddWindowsOfGpu(id->second, counters_of, query.job_id ? &presence.times[uuid] : nullptr, history);
+    auto observed = counters_of.find("ofu_observed_seconds_total");
+    scrape_times[uuid] = observed == counters_of.end() ? Samples() : observed->second;
   }
-
-  // Job intervals, as the store keeps them: (start, end] where a row ending
-  // in it belongs to the job. A run of consecutive scrapes showing the job on
-  // a GPU is one interval, opening at the scrape before the run's first (the
-  // start of the first row it labels) and closing at its last.
-  for (const Series& series : *jobs) {
-    const std::string uuid = Label(series, "uuid");
-    auto id = ids.find(uuid);
-    if (id == ids.end() || series.samples.empty()) continue;
-    std::set<double> present;
-    for (const auto& [t, v] : series.samples) present.insert(t);
-    sinks::StoredJob job;
-    job.gpu_id = id->second;
-    job.job_id = Label(series, "job_id");
-    job.user = Label(series, "user");
-    job.job_name = Label(series, "job_name");
-    job.scheduler = Label(series, "scheduler");
-    const auto& times = scrape_times[uuid];
-    bool open = false;
-    for (size_t i = 0; i < times.size(); ++i) {
-      const double t = times[i].first;
-      if (present.count(t) != 0) {
-        if (!open) job.start_s = i > 0 ? times[i - 1].first : t;
-        open = true;
-        job.end_s = t;
-      } else if (open) {
-        history.jobs.push_back(job);
-        open = false;
-      }
-    }
-    if (open) history.jobs.push_back(job);
-  }
-  std::stable_sort(history.jobs.begin(), history.jobs.end(), [](const sinks::StoredJob& a, const sinks::StoredJob& b) {
-    return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
-  });
-  std::stable_sort(history.windows.begin(), history.windows.end(),
-                   [](const sinks::StoredWindow& a, const sinks::StoredWindow& b) {
-                     return a.gpu_id != b.gpu_id ? a.gpu_id < b.gpu_id : a.end_s < b.end_s;
-                   });
+  AddJobIntervals(*jobs, ids, scrape_times, history);
+  SortLikeTheStore(history);
   return history;
 }
 

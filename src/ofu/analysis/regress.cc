@@ -74,6 +74,137 @@ std::vector<std::string> GpusOf(const std::vector<const GpuChange*>& group) {
   return {gpus.begin(), gpus.end()};
 }
 
+// The history's jobs, indexed: (job, GPU) -> the job's intervals there;
+// job -> its name and its first start.
+struct JobIndex {
+  std::map<std::pair<std::string, std::int64_t>, std::vector<const sinks::StoredJob*>> intervals;
+  std::map<std::string, std::string> name_of;
+  std::map<std::string, double> start_of;
+};
+
+JobIndex IndexJobs(const sinks::StoredHistory& history) {
+  JobIndex index;
+  for (const sinks::StoredJob& job : history.jobs) {
+    index.intervals[{job.job_id, job.gpu_id}].push_back(&job);
+    index.name_of[job.job_id] = job.job_name;
+    auto [it, inserted] = index.start_of.emplace(job.job_id, job.start_s);
+    if (!inserted) it->second = std::min(it->second, job.start_s);
+  }
+  return index;
+}
+
+// One pipe's share of tensor time, window by window.
+struct PipeSeries {
+  const char* name;
+  std::optional<double> sinks::StoredWindow::*field;
+  std::vector<double> values, times;
+};
+
+// A job's timeline on one GPU: OFU per window inside its intervals, and each
+// pipe's share of tensor time where the window had tensor activity.
+struct JobTimeline {
+  std::vector<double> ofu, ofu_times;
+  PipeSeries pipes[3] = {{"hmma", &sinks::StoredWindow::hmma_active_s, {}, {}},
+                         {"imma", &sinks::StoredWindow::imma_active_s, {}, {}},
+                         {"dfma", &sinks::StoredWindow::dfma_active_s, {}, {}}};
+};
+
+JobTimeline TimelineOf(const std::vector<const sinks::StoredJob*>& spans,
+                       const std::vector<const sinks::StoredWindow*>& rows) {
+  JobTimeline timeline;
+  for (const sinks::StoredWindow* row : rows) {
+    const bool inside = std::any_of(spans.begin(), spans.end(), [&](const sinks::StoredJob* j) {
+      return row->end_s > j->start_s && (!j->end_s || row->end_s <= *j->end_s);
+    });
+    if (!inside || row->observed_s <= 0) continue;
+    timeline.ofu.push_back(row->utilized_s / row->observed_s);
+    timeline.ofu_times.push_back(row->end_s);
+    if (row->tensor_active_s <= 0) continue;
+    for (PipeSeries& pipe : timeline.pipes) {
+      if (!(row->*pipe.field)) continue;
+      pipe.values.push_back(*(row->*pipe.field) / row->tensor_active_s);
+      pipe.times.push_back(row->end_s);
+    }
+  }
+  return timeline;
+}
+
+using ChangesByJob = std::map<std::string, std::vector<GpuChange>>;
+
+// Each job's OFU changes, grouped across its GPUs by direction: one OfuChange
+// per group, its figures the medians over the GPUs.
+void AddOfuChanges(ChangesByJob& ofu_changes, std::map<std::string, std::string>& name_of,
+                   const RegressOptions& options, RegressReport& report) {
+  for (auto& [job_id, changes] : ofu_changes) {
+    for (const auto& group : Group(changes, options.group_s, /*by_direction=*/true)) {
+      std::vector<double> times, ratios, before, after, statistics;
+      for (const GpuChange* c : group) {
+        times.push_back(c->time_s);
+        ratios.push_back(c->before > 0 ? c->after / c->before : INFINITY);
+        before.push_back(c->before);
+        after.push_back(c->after);
+        statistics.push_back(c->statistic);
+      }
+      report.changes.push_back({job_id, name_of[job_id], Median(times), Median(before), Median(after), Median(ratios),
+                                Median(statistics), GpusOf(group)});
+    }
+  }
+}
+
+// Each job's changes of pipe shares, grouped across GPUs and pipes (a shift
+// moves time from one pipe to another, so both directions belong together).
+void AddPrecisionShifts(ChangesByJob& share_changes, std::map<std::string, std::string>& name_of,
+                        const RegressOptions& options, RegressReport& report) {
+  for (auto& [job_id, changes] : share_changes) {
+    for (const auto& group : Group(changes, options.group_s, /*by_direction=*/false)) {
+      PrecisionShift shift;
+      shift.job_id = job_id;
+      shift.job_name = name_of[job_id];
+      std::vector<double> times;
+      std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_pipe;
+      for (const GpuChange* c : group) {
+        times.push_back(c->time_s);
+        by_pipe[c->pipe].first.push_back(c->before);
+        by_pipe[c->pipe].second.push_back(c->after);
+      }
+      shift.time_s = Median(times);
+      for (auto& [pipe, values] : by_pipe) shift.pipes.push_back({pipe, Median(values.first), Median(values.second)});
+      shift.gpus = GpusOf(group);
+      report.precision_shifts.push_back(std::move(shift));
+    }
+  }
+}
+
+// Across runs of one job name: the runs' OFU in order of start, scanned
+// like a timeline when there are min_runs on each side.
+void AddRunChanges(const StoreReport& store, const std::map<std::string, double>& start_of,
+                   const RegressOptions& options, RegressReport& report) {
+  std::map<std::string, std::vector<std::pair<double, const JobTotals*>>> runs;
+  for (const JobTotals& job : store.jobs) {
+    if (job.job_name.empty() || !job.ofu) continue;
+    auto start = start_of.find(job.job_id);
+    runs[job.job_name].emplace_back(start == start_of.end() ? 0.0 : start->second, &job);
+  }
+  ChangeOptions run_options = options.ofu;
+  run_options.min_segment = options.min_runs;
+  for (auto& [name, list] : runs) {
+    if (static_cast<int>(list.size()) < 2 * options.min_runs) continue;
+    ++report.job_names;
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<double> values;
+    for (const auto& [start, job] : list) values.push_back(*job->ofu);
+    std::vector<ChangePoint> changes = DetectChanges(values, run_options);
+    for (size_t i = 0; i < changes.size(); ++i) {
+      const ChangePoint& c = changes[i];
+      const size_t previous = i == 0 ? 0 : changes[i - 1].index;
+      const size_t next = i + 1 < changes.size() ? changes[i + 1].index : values.size();
+      report.run_changes.push_back({name, list[c.index].second->job_id, list[c.index].first, c.before, c.after,
+                                    c.before > 0 ? c.after / c.before : INFINITY, static_cast<int>(c.index - previous),
+                                    static_cast<int>(next - c.index)});
+    }
+  }
+}
+
 }  // namespace
 
 double RobustNoise(std::span<const double> values) {
@@ -137,115 +268,29 @@ RegressReport ScanRegressions(const sinks::StoredHistory& history, const StoreRe
   for (const sinks::StoredGpu& gpu : history.gpus) uuid_of[gpu.id] = gpu.uuid;
   std::map<std::int64_t, std::vector<const sinks::StoredWindow*>> rows_of;
   for (const sinks::StoredWindow& row : history.windows) rows_of[row.gpu_id].push_back(&row);
+  JobIndex jobs = IndexJobs(history);
 
-  // (job, GPU) -> the job's intervals there; job -> name and first start.
-  std::map<std::pair<std::string, std::int64_t>, std::vector<const sinks::StoredJob*>> intervals;
-  std::map<std::string, std::string> name_of;
-  std::map<std::string, double> start_of;
-  for (const sinks::StoredJob& job : history.jobs) {
-    intervals[{job.job_id, job.gpu_id}].push_back(&job);
-    name_of[job.job_id] = job.job_name;
-    auto [it, inserted] = start_of.emplace(job.job_id, job.start_s);
-    if (!inserted) it->second = std::min(it->second, job.start_s);
-  }
-
-  std::map<std::string, std::vector<GpuChange>> ofu_changes, share_changes;  // by job
-  for (const auto& [key, spans] : intervals) {
+  // Within jobs: every (job, GPU) timeline scanned on its own, then the
+  // changes grouped across the job's GPUs.
+  ChangesByJob ofu_changes, share_changes;
+  for (const auto& [key, spans] : jobs.intervals) {
     const auto& [job_id, gpu_id] = key;
-    std::vector<double> ofu, ofu_times;
-    struct PipeSeries {
-      const char* name;
-      std::optional<double> sinks::StoredWindow::*field;
-      std::vector<double> values, times;
-    };
-    PipeSeries pipes[] = {{"hmma", &sinks::StoredWindow::hmma_active_s, {}, {}},
-                          {"imma", &sinks::StoredWindow::imma_active_s, {}, {}},
-                          {"dfma", &sinks::StoredWindow::dfma_active_s, {}, {}}};
-    for (const sinks::StoredWindow* row : rows_of[gpu_id]) {
-      const bool inside = std::any_of(spans.begin(), spans.end(), [&](const sinks::StoredJob* j) {
-        return row->end_s > j->start_s && (!j->end_s || row->end_s <= *j->end_s);
-      });
-      if (!inside || row->observed_s <= 0) continue;
-      ofu.push_back(row->utilized_s / row->observed_s);
-      ofu_times.push_back(row->end_s);
-      if (row->tensor_active_s <= 0) continue;
-      for (PipeSeries& pipe : pipes) {
-        if (!(row->*pipe.field)) continue;
-        pipe.values.push_back(*(row->*pipe.field) / row->tensor_active_s);
-        pipe.times.push_back(row->end_s);
-      }
-    }
+    const JobTimeline timeline = TimelineOf(spans, rows_of[gpu_id]);
     ++report.series;
-    report.windows += static_cast<long long>(ofu.size());
+    report.windows += static_cast<long long>(timeline.ofu.size());
     const std::string& uuid = uuid_of[gpu_id];
-    for (const ChangePoint& c : DetectChanges(ofu, options.ofu)) {
-      ofu_changes[job_id].push_back({ofu_times[c.index - 1], c.before, c.after, c.statistic, uuid, ""});
+    for (const ChangePoint& c : DetectChanges(timeline.ofu, options.ofu)) {
+      ofu_changes[job_id].push_back({timeline.ofu_times[c.index - 1], c.before, c.after, c.statistic, uuid, ""});
     }
-    for (const PipeSeries& pipe : pipes) {
+    for (const PipeSeries& pipe : timeline.pipes) {
       for (const ChangePoint& c : DetectChanges(pipe.values, options.shares)) {
         share_changes[job_id].push_back({pipe.times[c.index - 1], c.before, c.after, c.statistic, uuid, pipe.name});
       }
     }
   }
-
-  for (auto& [job_id, changes] : ofu_changes) {
-    for (const auto& group : Group(changes, options.group_s, /*by_direction=*/true)) {
-      std::vector<double> times, ratios, before, after, statistics;
-      for (const GpuChange* c : group) {
-        times.push_back(c->time_s);
-        ratios.push_back(c->before > 0 ? c->after / c->before : INFINITY);
-        before.push_back(c->before);
-        after.push_back(c->after);
-        statistics.push_back(c->statistic);
-      }
-      report.changes.push_back({job_id, name_of[job_id], Median(times), Median(before), Median(after), Median(ratios),
-                                Median(statistics), GpusOf(group)});
-    }
-  }
-  for (auto& [job_id, changes] : share_changes) {
-    for (const auto& group : Group(changes, options.group_s, /*by_direction=*/false)) {
-      PrecisionShift shift;
-      shift.job_id = job_id;
-      shift.job_name = name_of[job_id];
-      std::vector<double> times;
-      std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_pipe;
-      for (const GpuChange* c : group) {
-        times.push_back(c->time_s);
-        by_pipe[c->pipe].first.push_back(c->before);
-        by_pipe[c->pipe].second.push_back(c->after);
-      }
-      shift.time_s = Median(times);
-      for (auto& [pipe, values] : by_pipe) shift.pipes.push_back({pipe, Median(values.first), Median(values.second)});
-      shift.gpus = GpusOf(group);
-      report.precision_shifts.push_back(std::move(shift));
-    }
-  }
-
-  // Across runs of one job name.
-  std::map<std::string, std::vector<std::pair<double, const JobTotals*>>> runs;
-  for (const JobTotals& job : store.jobs) {
-    if (job.job_name.empty() || !job.ofu) continue;
-    auto start = start_of.find(job.job_id);
-    runs[job.job_name].emplace_back(start == start_of.end() ? 0.0 : start->second, &job);
-  }
-  ChangeOptions run_options = options.ofu;
-  run_options.min_segment = options.min_runs;
-  for (auto& [name, list] : runs) {
-    if (static_cast<int>(list.size()) < 2 * options.min_runs) continue;
-    ++report.job_names;
-    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<double> values;
-    for (const auto& [start, job] : list) values.push_back(*job->ofu);
-    std::vector<ChangePoint> changes = DetectChanges(values, run_options);
-    for (size_t i = 0; i < changes.size(); ++i) {
-      const ChangePoint& c = changes[i];
-      const size_t previous = i == 0 ? 0 : changes[i - 1].index;
-      const size_t next = i + 1 < changes.size() ? changes[i + 1].index : values.size();
-      report.run_changes.push_back({name, list[c.index].second->job_id, list[c.index].first, c.before, c.after,
-                                    c.before > 0 ? c.after / c.before : INFINITY, static_cast<int>(c.index - previous),
-                                    static_cast<int>(next - c.index)});
-    }
-  }
+  AddOfuChanges(ofu_changes, jobs.name_of, options, report);
+  AddPrecisionShifts(share_changes, jobs.name_of, options, report);
+  AddRunChanges(store, jobs.start_of, options, report);
   if (report.series == 0) report.notes.push_back("no job intervals in the range: nothing to scan");
   return report;
 }

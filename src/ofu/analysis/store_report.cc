@@ -94,6 +94,149 @@ std::string DescribeSeconds(double seconds) {
   return seconds >= 3600 ? fmt::format("{:.2f} h", seconds / 3600) : fmt::format("{:.0f} s", seconds);
 }
 
+using RowsByGpu = std::map<std::int64_t, std::vector<const StoredWindow*>>;  // gpu id -> rows, in time order
+
+// The history's window length: its first full-resolution row's span, else
+// (none, or a span of 0) its first row's.
+double ReportedWindowS(const sinks::StoredHistory& history) {
+  double window_s = 0;
+  for (const StoredWindow& row : history.windows) {
+    if (!IsDownsampled(row)) {
+      window_s = row.span_s;
+      break;
+    }
+  }
+  if (window_s == 0 && !history.windows.empty()) window_s = history.windows.front().span_s;
+  return window_s;
+}
+
+// A stored GPU's identity, spec and share, with a problem where the agent or
+// this spec database does not know its model.
+GpuReport GpuOfStored(const StoredGpu& stored, const GpuSpecDatabase& specs) {
+  GpuReport gpu;
+  gpu.identity.key = stored.uuid;
+  gpu.identity.uuid = stored.uuid;
+  gpu.identity.model = stored.model;
+  gpu.identity.hostname = stored.hostname;
+  gpu.identity.gpu_index = stored.gpu_index;
+  gpu.identity.mig_profile = stored.mig_profile;
+  gpu.identity.mig_instance = stored.mig_instance;
+  gpu.model = stored.model;
+  if (stored.sku.empty()) {
+    gpu.problems.push_back("the agent did not know this GPU model (not in the spec database): no OFU was stored");
+  } else if (auto spec = specs.Lookup(stored.sku); spec.ok()) {
+    gpu.spec = *spec;
+    gpu.share = GpuShare(*gpu.spec, gpu.identity);
+    if (!gpu.share) gpu.problems.push_back(WhyNoGpuShare(*gpu.spec, gpu.identity));
+  } else {
+    gpu.problems.push_back(fmt::format("stored SKU {} is not in this spec database: f_spec not shown, "
+                                       "the stored OFU stands", stored.sku));
+    // Its stored OFU is still good; a whole GPU weighs 1, a MIG slice of an
+    // unknown SKU has no known share.
+    if (!IsMigInstance(gpu.identity)) gpu.share = 1.0;
+  }
+  return gpu;
+}
+
+// One GPU's rows into its summary and the overall figures; the time it was
+// down, without OFU or not recorded at all becomes a problem each.
+// `sku_known`: the agent stored OFU, so windows without it are worth a note.
+void AddRowsOfGpu(const std::vector<const StoredWindow*>& rows, bool sku_known, GpuReport& gpu,
+                  OverallBuilder& overall) {
+  Summarizer summarizer;
+  std::vector<OfuWindow> windows;
+  double down_s = 0, without_ofu_s = 0;
+  double previous_end = NAN;  // NaN: no full-resolution window before
+  for (const StoredWindow* row : rows) {
+    for (const OfuWindow& window : WindowsOfRow(*row)) {
+      summarizer.Add(window);
+      windows.push_back(window);
+    }
+    down_s += row->span_s - row->up_s;
+    without_ofu_s += row->up_s > row->observed_s ? row->up_s - row->observed_s : 0;
+    if (IsDownsampled(*row)) {
+      previous_end = NAN;
+      continue;
+    }
+    const double start = row->end_s - row->span_s;
+    if (start > previous_end + kContiguousS) gpu.windowed.gaps.push_back({previous_end, start});
+    previous_end = row->end_s;
+  }
+  gpu.summary = summarizer.Finish();
+  // Without a share (no stored SKU: no stored OFU) the GPU is counted as left out.
+  overall.Add(gpu, windows);
+  if (down_s > 0) {
+    gpu.problems.push_back(fmt::format("the GPU did not answer for {} (lost or unreachable): excluded",
+                                       DescribeSeconds(down_s)));
+  }
+  if (without_ofu_s > 0 && sku_known) {
+    gpu.problems.push_back(fmt::format("{} of windows without tensor activity or clock: excluded",
+                                       DescribeSeconds(without_ofu_s)));
+  }
+  if (!gpu.windowed.gaps.empty()) {
+    double seconds = 0;
+    for (const Gap& gap : gpu.windowed.gaps) seconds += gap.seconds();
+    gpu.problems.push_back(fmt::format("{} gap(s) in the history, {} in all (the agent was not running): "
+                                       "excluded, not filled",
+                                       gpu.windowed.gaps.size(), DescribeSeconds(seconds)));
+  }
+}
+
+// Per job: intervals clipped to the range, and the sums of the rows inside
+// them, each GPU weighed by its share.
+std::vector<JobTotals> JobTotalsOf(const sinks::StoredHistory& history, RowsByGpu& rows_of,
+                                   std::map<std::int64_t, std::optional<double>>& share_of) {
+  struct Sums {
+    JobTotals totals;
+    std::set<std::int64_t> gpus;      // weighed in the totals
+    std::set<std::int64_t> left_out;  // without a known share
+    double seconds = 0, observed = 0, utilized = 0, busy = 0, busy_utilized = 0;
+  };
+  std::map<std::string, Sums> jobs;
+  std::map<std::int64_t, std::optional<double>> last_end;
+  for (const StoredGpu& gpu : history.gpus) last_end[gpu.id] = gpu.last_end_s;
+  const double since = history.query.since_s.value_or(-INFINITY);
+  const double until = history.query.until_s.value_or(INFINITY);
+  for (const StoredJob& job : history.jobs) {
+    Sums& sums = jobs[job.job_id];
+    if (sums.gpus.empty() && sums.left_out.empty()) {
+      sums.totals.job_id = job.job_id;
+      sums.totals.user = job.user;
+      sums.totals.job_name = job.job_name;
+      sums.totals.scheduler = job.scheduler;
+    }
+    // A GPU without a share (unknown model or MIG profile) is counted, not weighed.
+    const std::optional<double> share = share_of[job.gpu_id];
+    if (!share) {
+      sums.left_out.insert(job.gpu_id);
+      continue;
+    }
+    sums.gpus.insert(job.gpu_id);
+    const double end = job.end_s.value_or(std::max(job.start_s, last_end[job.gpu_id].value_or(job.start_s)));
+    const double clipped = std::min(end, until) - std::max(job.start_s, since);
+    if (clipped > 0) sums.seconds += clipped * *share;
+    for (const StoredWindow* row : rows_of[job.gpu_id]) {
+      if (!InInterval(row->end_s, job)) continue;
+      sums.observed += row->observed_s * *share;
+      sums.utilized += row->utilized_s * *share;
+      sums.busy += row->busy_s * *share;
+      sums.busy_utilized += row->busy_utilized_s * *share;
+    }
+  }
+  std::vector<JobTotals> out;
+  for (auto& [id, sums] : jobs) {
+    JobTotals totals = sums.totals;
+    totals.gpus = static_cast<int>(sums.gpus.size());
+    totals.gpus_left_out = static_cast<int>(sums.left_out.size());
+    totals.gpu_hours = sums.seconds / 3600;
+    totals.observed_hours = sums.observed / 3600;
+    if (sums.observed > 0) totals.ofu = sums.utilized / sums.observed;
+    if (sums.busy > 0) totals.active_ofu = sums.busy_utilized / sums.busy;
+    out.push_back(std::move(totals));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<OfuWindow> WindowsOfRow(const StoredWindow& row) {
@@ -144,15 +287,9 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
   out.query = history.query;
   Report& report = out.report;
   report.source_name = history.path;
-  for (const StoredWindow& row : history.windows) {
-    if (!IsDownsampled(row)) {
-      report.window_s = row.span_s;
-      break;
-    }
-  }
-  if (report.window_s == 0 && !history.windows.empty()) report.window_s = history.windows.front().span_s;
+  report.window_s = ReportedWindowS(history);
 
-  std::map<std::int64_t, std::vector<const StoredWindow*>> rows_of;
+  RowsByGpu rows_of;
   for (const StoredWindow& row : history.windows) rows_of[row.gpu_id].push_back(&row);
 
   // Each GPU's share of a physical GPU (1, or its MIG slice's), by id; absent
@@ -160,121 +297,15 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
   std::map<std::int64_t, std::optional<double>> share_of;
   OverallBuilder overall;
   for (const StoredGpu& stored : history.gpus) {
-    GpuReport gpu;
-    gpu.identity.key = stored.uuid;
-    gpu.identity.uuid = stored.uuid;
-    gpu.identity.model = stored.model;
-    gpu.identity.hostname = stored.hostname;
-    gpu.identity.gpu_index = stored.gpu_index;
-    gpu.identity.mig_profile = stored.mig_profile;
-    gpu.identity.mig_instance = stored.mig_instance;
-    gpu.model = stored.model;
-    if (stored.sku.empty()) {
-      gpu.problems.push_back("the agent did not know this GPU model (not in the spec database): no OFU was stored");
-    } else if (auto spec = specs.Lookup(stored.sku); spec.ok()) {
-      gpu.spec = *spec;
-      gpu.share = GpuShare(*gpu.spec, gpu.identity);
-      if (!gpu.share) gpu.problems.push_back(WhyNoGpuShare(*gpu.spec, gpu.identity));
-    } else {
-      gpu.problems.push_back(fmt::format("stored SKU {} is not in this spec database: f_spec not shown, "
-                                         "the stored OFU stands", stored.sku));
-      // Its stored OFU is still good; a whole GPU weighs 1, a MIG slice of an
-      // unknown SKU has no known share.
-      if (!IsMigInstance(gpu.identity)) gpu.share = 1.0;
-    }
+    GpuReport gpu = GpuOfStored(stored, specs);
     share_of[stored.id] = gpu.share;
     gpu.windowed.interval_s = report.window_s;
-
-    Summarizer summarizer;
-    std::vector<OfuWindow> windows;
-    double down_s = 0, without_ofu_s = 0;
-    double previous_end = NAN;  // NaN: no full-resolution window before
-    for (const StoredWindow* row : rows_of[stored.id]) {
-      for (const OfuWindow& window : WindowsOfRow(*row)) {
-        summarizer.Add(window);
-        windows.push_back(window);
-      }
-      down_s += row->span_s - row->up_s;
-      without_ofu_s += row->up_s > row->observed_s ? row->up_s - row->observed_s : 0;
-      if (IsDownsampled(*row)) {
-        previous_end = NAN;
-        continue;
-      }
-      const double start = row->end_s - row->span_s;
-      if (start > previous_end + kContiguousS) gpu.windowed.gaps.push_back({previous_end, start});
-      previous_end = row->end_s;
-    }
-    gpu.summary = summarizer.Finish();
-    // Without a share (no stored SKU: no stored OFU) the GPU is counted as left out.
-    overall.Add(gpu, windows);
-    if (down_s > 0) {
-      gpu.problems.push_back(fmt::format("the GPU did not answer for {} (lost or unreachable): excluded",
-                                         DescribeSeconds(down_s)));
-    }
-    if (without_ofu_s > 0 && !stored.sku.empty()) {
-      gpu.problems.push_back(fmt::format("{} of windows without tensor activity or clock: excluded",
-                                         DescribeSeconds(without_ofu_s)));
-    }
-    if (!gpu.windowed.gaps.empty()) {
-      double seconds = 0;
-      for (const Gap& gap : gpu.windowed.gaps) seconds += gap.seconds();
-      gpu.problems.push_back(fmt::format("{} gap(s) in the history, {} in all (the agent was not running): "
-                                         "excluded, not filled",
-                                         gpu.windowed.gaps.size(), DescribeSeconds(seconds)));
-    }
+    AddRowsOfGpu(rows_of[stored.id], !stored.sku.empty(), gpu, overall);
     report.gpus.push_back(std::move(gpu));
   }
   report.overall = overall.FinishSummary();
   report.coverage = overall.coverage();
-
-  // Per job: intervals clipped to the range, and the sums of the rows inside them.
-  struct Sums {
-    JobTotals totals;
-    std::set<std::int64_t> gpus;      // weighed in the totals
-    std::set<std::int64_t> left_out;  // without a known share
-    double seconds = 0, observed = 0, utilized = 0, busy = 0, busy_utilized = 0;
-  };
-  std::map<std::string, Sums> jobs;
-  std::map<std::int64_t, std::optional<double>> last_end;
-  for (const StoredGpu& gpu : history.gpus) last_end[gpu.id] = gpu.last_end_s;
-  const double since = history.query.since_s.value_or(-INFINITY);
-  const double until = history.query.until_s.value_or(INFINITY);
-  for (const StoredJob& job : history.jobs) {
-    Sums& sums = jobs[job.job_id];
-    if (sums.gpus.empty() && sums.left_out.empty()) {
-      sums.totals.job_id = job.job_id;
-      sums.totals.user = job.user;
-      sums.totals.job_name = job.job_name;
-      sums.totals.scheduler = job.scheduler;
-    }
-    // A GPU without a share (unknown model or MIG profile) is counted, not weighed.
-    const std::optional<double> share = share_of[job.gpu_id];
-    if (!share) {
-      sums.left_out.insert(job.gpu_id);
-      continue;
-    }
-    sums.gpus.insert(job.gpu_id);
-    const double end = job.end_s.value_or(std::max(job.start_s, last_end[job.gpu_id].value_or(job.start_s)));
-    const double clipped = std::min(end, until) - std::max(job.start_s, since);
-    if (clipped > 0) sums.seconds += clipped * *share;
-    for (const StoredWindow* row : rows_of[job.gpu_id]) {
-      if (!InInterval(row->end_s, job)) continue;
-      sums.observed += row->observed_s * *share;
-      sums.utilized += row->utilized_s * *share;
-      sums.busy += row->busy_s * *share;
-      sums.busy_utilized += row->busy_utilized_s * *share;
-    }
-  }
-  for (auto& [id, sums] : jobs) {
-    JobTotals totals = sums.totals;
-    totals.gpus = static_cast<int>(sums.gpus.size());
-    totals.gpus_left_out = static_cast<int>(sums.left_out.size());
-    totals.gpu_hours = sums.seconds / 3600;
-    totals.observed_hours = sums.observed / 3600;
-    if (sums.observed > 0) totals.ofu = sums.utilized / sums.observed;
-    if (sums.busy > 0) totals.active_ofu = sums.busy_utilized / sums.busy;
-    out.jobs.push_back(std::move(totals));
-  }
+  out.jobs = JobTotalsOf(history, rows_of, share_of);
   return out;
 }
 

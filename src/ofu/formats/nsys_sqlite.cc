@@ -166,6 +166,24 @@ struct TableInfo {
   }
 };
 
+// The export's tables the reader looks at; `present` is false for those
+// the file lacks.
+struct ExportTables {
+  TableInfo kernels, nvtx, runtime, strings, gpu, cuda_device;
+};
+
+// Where each column of the kernel query is: indices into its SELECT list,
+// -1 for a column the table lacks. grid, block and cluster are the X column;
+// Y and Z follow.
+struct KernelColumns {
+  int start = -1, end = -1, device = -1, stream = -1;
+  int demangled = -1, short_name = -1;
+  int correlation = -1, pid = -1;
+  int grid = -1, block = -1, cluster = -1;
+  bool has_demangled = false;  // names the NULL column when a row has no name
+  std::string sql;             // SELECT rowid, ... FROM the kernel table
+};
+
 // --- The reader -----------------------------------------------------------------
 
 // One read of one open database. Not reusable.
@@ -177,6 +195,13 @@ class Reader {
   Result<KernelTrace> Read();
 
  private:
+  // Read's steps, in order.
+  Status CheckIsDatabase();
+  Result<ExportTables> DescribeTables();
+  Status CheckStringTable(const TableInfo& strings);
+  Status ReadGemmOps(const ExportTables& tables);
+  void ReadFileSize();
+
   Error Malformed(const std::string& what) const {
     return Error{ErrorCode::kMalformedInput, source_ + ": " + what};
   }
@@ -186,7 +211,11 @@ class Reader {
 
   Status Prepare(const std::string& sql, std::string_view doing, Stmt* out);
   Result<TableInfo> Describe(std::string_view table);
+  Result<KernelColumns> PlanKernelQuery(const TableInfo& table) const;
   Status ReadKernels(const TableInfo& table);
+  Result<TraceKernel> KernelOfRow(sqlite3_stmt* s, const KernelColumns& c, int64_t rowid,
+                                  const std::optional<int64_t>& correlation);
+  static LaunchKey LaunchKeyOfRow(sqlite3_stmt* s, const KernelColumns& c, const std::optional<int64_t>& correlation);
   Result<uint32_t> KernelNameId(int64_t string_id, int64_t rowid, const std::optional<int64_t>& correlation);
   Result<std::optional<std::string>> LookUpString(int64_t id);
   Status ReadGemmRanges(const TableInfo& table);
@@ -315,139 +344,159 @@ Result<uint32_t> Reader::KernelNameId(int64_t string_id, int64_t rowid,
   return slot->second;
 }
 
-Status Reader::ReadKernels(const TableInfo& table) {
-  // Column list built from what the table has; indices remembered by name.
-  std::vector<std::string> select = {"rowid"};
-  auto add = [&select](std::string_view column) {
-    select.push_back(Quoted(column));
-    return static_cast<int>(select.size() - 1);
-  };
+// Builds the SELECT over the kernel table from the columns it has; fails
+// when a column every kernel needs is missing.
+Result<KernelColumns> Reader::PlanKernelQuery(const TableInfo& table) const {
   for (std::string_view required :
        {"start", "end", "deviceId", "streamId", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"}) {
     if (!table.Has(required)) {
       return Malformed(std::string(kKernelTable) + " has no column " + std::string(required));
     }
   }
-  const bool has_demangled = table.Has("demangledName");
+  KernelColumns c;
+  c.has_demangled = table.Has("demangledName");
   const bool has_short = table.Has("shortName");
-  if (!has_demangled && !has_short) {
+  if (!c.has_demangled && !has_short) {
     return Malformed(std::string(kKernelTable) + " has no column demangledName or shortName");
   }
-  const int c_start = add("start");
-  const int c_end = add("end");
-  const int c_device = add("deviceId");
-  const int c_stream = add("streamId");
-  const int c_demangled = has_demangled ? add("demangledName") : -1;
-  const int c_short = has_short ? add("shortName") : -1;
-  const int c_correlation = table.Has("correlationId") ? add("correlationId") : -1;
-  const int c_pid = table.Has("globalPid") ? add("globalPid") : -1;
-  const int c_grid = add("gridX");
+  // Column list built from what the table has; indices remembered by name.
+  std::vector<std::string> select = {"rowid"};
+  auto add = [&select](std::string_view column) {
+    select.push_back(Quoted(column));
+    return static_cast<int>(select.size() - 1);
+  };
+  c.start = add("start");
+  c.end = add("end");
+  c.device = add("deviceId");
+  c.stream = add("streamId");
+  c.demangled = c.has_demangled ? add("demangledName") : -1;
+  c.short_name = has_short ? add("shortName") : -1;
+  c.correlation = table.Has("correlationId") ? add("correlationId") : -1;
+  c.pid = table.Has("globalPid") ? add("globalPid") : -1;
+  c.grid = add("gridX");
   add("gridY");
   add("gridZ");
-  const int c_block = add("blockX");
+  c.block = add("blockX");
   add("blockY");
   add("blockZ");
-  const bool has_cluster = table.Has("clusterX") && table.Has("clusterY") && table.Has("clusterZ");
-  int c_cluster = -1;
-  if (has_cluster) {
-    c_cluster = add("clusterX");
+  if (table.Has("clusterX") && table.Has("clusterY") && table.Has("clusterZ")) {
+    c.cluster = add("clusterX");
     add("clusterY");
     add("clusterZ");
   }
-  match_process_ = c_pid >= 0;
-  if (c_correlation < 0) {
+  c.sql = "SELECT ";
+  for (std::size_t i = 0; i < select.size(); ++i) c.sql += (i ? ", " : "") + select[i];
+  c.sql += " FROM " + Quoted(kKernelTable);
+  return c;
+}
+
+Status Reader::ReadKernels(const TableInfo& table) {
+  Result<KernelColumns> columns = PlanKernelQuery(table);
+  if (!columns.ok()) return columns.error();
+  const KernelColumns& c = *columns;
+  match_process_ = c.pid >= 0;
+  if (c.correlation < 0) {
     trace_.notes.push_back(std::string(kKernelTable) +
                            " has no correlationId column: kernels cannot be tied to their launches");
   }
 
-  std::string sql = "SELECT ";
-  for (std::size_t i = 0; i < select.size(); ++i) sql += (i ? ", " : "") + select[i];
-  sql += " FROM " + Quoted(kKernelTable);
   Stmt stmt;
-  Status status = Prepare(sql, "reading " + std::string(kKernelTable), &stmt);
+  Status status = Prepare(c.sql, "reading " + std::string(kKernelTable), &stmt);
   if (!status.ok()) return status;
-
   sqlite3_stmt* s = stmt.get();
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     const int64_t rowid = sqlite3_column_int64(s, 0);
     std::optional<int64_t> correlation;
-    if (c_correlation >= 0 && sqlite3_column_type(s, c_correlation) != SQLITE_NULL) {
-      correlation = sqlite3_column_int64(s, c_correlation);
+    if (c.correlation >= 0 && sqlite3_column_type(s, c.correlation) != SQLITE_NULL) {
+      correlation = sqlite3_column_int64(s, c.correlation);
     }
-    auto null_in = [&](std::string_view name) {
-      return Malformed(RowName(kKernelTable, rowid, correlation) + ": " + std::string(name) + " is NULL");
-    };
-    auto is_null = [s](int column) { return sqlite3_column_type(s, column) == SQLITE_NULL; };
-
-    static constexpr std::string_view kRequiredNames[] = {"start", "end", "deviceId", "streamId"};
-    const int required[] = {c_start, c_end, c_device, c_stream};
-    for (std::size_t i = 0; i < std::size(required); ++i) {
-      if (is_null(required[i])) return null_in(kRequiredNames[i]);
-    }
-    static constexpr std::string_view kDimNames[] = {"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"};
-    for (int i = 0; i < 6; ++i) {
-      const int column = (i < 3 ? c_grid : c_block) + i % 3;
-      if (is_null(column)) return null_in(kDimNames[i]);
-    }
-
-    const int64_t start = sqlite3_column_int64(s, c_start);
-    const int64_t end = sqlite3_column_int64(s, c_end);
-    if (end < start) {
-      return Malformed(RowName(kKernelTable, rowid, correlation) + ": end " + std::to_string(end) +
-                       " is before start " + std::to_string(start));
-    }
-    const int64_t device = sqlite3_column_int64(s, c_device);
-    if (device < 0 || device > std::numeric_limits<int32_t>::max()) {
-      return Malformed(RowName(kKernelTable, rowid, correlation) + ": deviceId " + std::to_string(device) +
-                       " is out of range");
-    }
-
-    int64_t name_string_id = 0;
-    if (c_demangled >= 0 && !is_null(c_demangled)) {
-      name_string_id = sqlite3_column_int64(s, c_demangled);
-    } else if (c_short >= 0 && !is_null(c_short)) {
-      name_string_id = sqlite3_column_int64(s, c_short);
-    } else {
-      return null_in(has_demangled ? "demangledName" : "shortName");
-    }
-    Result<uint32_t> name = KernelNameId(name_string_id, rowid, correlation);
-    if (!name.ok()) return name.error();
-
-    TraceKernel kernel;
-    kernel.name_id = *name;
-    kernel.start_us = static_cast<double>(start) / 1000.0;
-    // The difference as unsigned is exact for end >= start, where the signed
-    // one could overflow.
-    kernel.duration_us =
-        static_cast<double>(static_cast<uint64_t>(end) - static_cast<uint64_t>(start)) / 1000.0;
-    kernel.device = static_cast<int32_t>(device);
-    kernel.stream = sqlite3_column_int64(s, c_stream);
-    kernel.grid = Dim3{sqlite3_column_int64(s, c_grid), sqlite3_column_int64(s, c_grid + 1),
-                       sqlite3_column_int64(s, c_grid + 2)};
-    kernel.block = Dim3{sqlite3_column_int64(s, c_block), sqlite3_column_int64(s, c_block + 1),
-                        sqlite3_column_int64(s, c_block + 2)};
-    if (has_cluster && !is_null(c_cluster) && !is_null(c_cluster + 1) && !is_null(c_cluster + 2)) {
-      const Dim3 cluster{sqlite3_column_int64(s, c_cluster), sqlite3_column_int64(s, c_cluster + 1),
-                         sqlite3_column_int64(s, c_cluster + 2)};
-      if (!(cluster == Dim3{})) kernel.cluster = cluster;
-    }
-    trace_.kernels.push_back(kernel);
-
-    LaunchKey key;
-    if (correlation) {
-      key.has_correlation = true;
-      key.correlation_id = *correlation;
-    }
-    if (c_pid >= 0 && !is_null(c_pid)) {
-      key.has_process = true;
-      key.process = static_cast<uint64_t>(sqlite3_column_int64(s, c_pid)) >> 24;
-    }
-    launch_keys_.push_back(key);
+    Result<TraceKernel> kernel = KernelOfRow(s, c, rowid, correlation);
+    if (!kernel.ok()) return kernel.error();
+    trace_.kernels.push_back(*kernel);
+    launch_keys_.push_back(LaunchKeyOfRow(s, c, correlation));
     RowDone();
   }
   if (rc != SQLITE_DONE) return SqlError(rc, "reading " + std::string(kKernelTable));
   return OkStatus();
+}
+
+// One row of the kernel table, checked: no NULL where a value is needed, end
+// not before start, a device id that fits.
+Result<TraceKernel> Reader::KernelOfRow(sqlite3_stmt* s, const KernelColumns& c, int64_t rowid,
+                                        const std::optional<int64_t>& correlation) {
+  auto null_in = [&](std::string_view name) {
+    return Malformed(RowName(kKernelTable, rowid, correlation) + ": " + std::string(name) + " is NULL");
+  };
+  auto is_null = [s](int column) { return sqlite3_column_type(s, column) == SQLITE_NULL; };
+
+  static constexpr std::string_view kRequiredNames[] = {"start", "end", "deviceId", "streamId"};
+  const int required[] = {c.start, c.end, c.device, c.stream};
+  for (std::size_t i = 0; i < std::size(required); ++i) {
+    if (is_null(required[i])) return null_in(kRequiredNames[i]);
+  }
+  static constexpr std::string_view kDimNames[] = {"gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"};
+  for (int i = 0; i < 6; ++i) {
+    const int column = (i < 3 ? c.grid : c.block) + i % 3;
+    if (is_null(column)) return null_in(kDimNames[i]);
+  }
+
+  const int64_t start = sqlite3_column_int64(s, c.start);
+  const int64_t end = sqlite3_column_int64(s, c.end);
+  if (end < start) {
+    return Malformed(RowName(kKernelTable, rowid, correlation) + ": end " + std::to_string(end) +
+                     " is before start " + std::to_string(start));
+  }
+  const int64_t device = sqlite3_column_int64(s, c.device);
+  if (device < 0 || device > std::numeric_limits<int32_t>::max()) {
+    return Malformed(RowName(kKernelTable, rowid, correlation) + ": deviceId " + std::to_string(device) +
+                     " is out of range");
+  }
+
+  int64_t name_string_id = 0;
+  if (c.demangled >= 0 && !is_null(c.demangled)) {
+    name_string_id = sqlite3_column_int64(s, c.demangled);
+  } else if (c.short_name >= 0 && !is_null(c.short_name)) {
+    name_string_id = sqlite3_column_int64(s, c.short_name);
+  } else {
+    return null_in(c.has_demangled ? "demangledName" : "shortName");
+  }
+  Result<uint32_t> name = KernelNameId(name_string_id, rowid, correlation);
+  if (!name.ok()) return name.error();
+
+  TraceKernel kernel;
+  kernel.name_id = *name;
+  kernel.start_us = static_cast<double>(start) / 1000.0;
+  // The difference as unsigned is exact for end >= start, where the signed
+  // one could overflow.
+  kernel.duration_us = static_cast<double>(static_cast<uint64_t>(end) - static_cast<uint64_t>(start)) / 1000.0;
+  kernel.device = static_cast<int32_t>(device);
+  kernel.stream = sqlite3_column_int64(s, c.stream);
+  kernel.grid = Dim3{sqlite3_column_int64(s, c.grid), sqlite3_column_int64(s, c.grid + 1),
+                     sqlite3_column_int64(s, c.grid + 2)};
+  kernel.block = Dim3{sqlite3_column_int64(s, c.block), sqlite3_column_int64(s, c.block + 1),
+                      sqlite3_column_int64(s, c.block + 2)};
+  if (c.cluster >= 0 && !is_null(c.cluster) && !is_null(c.cluster + 1) && !is_null(c.cluster + 2)) {
+    const Dim3 cluster{sqlite3_column_int64(s, c.cluster), sqlite3_column_int64(s, c.cluster + 1),
+                       sqlite3_column_int64(s, c.cluster + 2)};
+    if (!(cluster == Dim3{})) kernel.cluster = cluster;
+  }
+  return kernel;
+}
+
+// What ties a kernel row to its launch: correlation id and process, where
+// the row has them.
+LaunchKey Reader::LaunchKeyOfRow(sqlite3_stmt* s, const KernelColumns& c, const std::optional<int64_t>& correlation) {
+  LaunchKey key;
+  if (correlation) {
+    key.has_correlation = true;
+    key.correlation_id = *correlation;
+  }
+  if (c.pid >= 0 && sqlite3_column_type(s, c.pid) != SQLITE_NULL) {
+    key.has_process = true;
+    key.process = static_cast<uint64_t>(sqlite3_column_int64(s, c.pid)) >> 24;
+  }
+  return key;
 }
 
 Status Reader::ReadGemmRanges(const TableInfo& table) {
@@ -756,109 +805,117 @@ Status Reader::ReadDevices(const TableInfo& gpu, const TableInfo& cuda_device) {
 
 Result<KernelTrace> Reader::Read() {
   trace_.format = "nsys-sqlite";
-
-  // The first statement is where SQLite finds out whether this is a database.
-  {
-    Stmt stmt;
-    sqlite3_stmt* raw = nullptr;
-    int rc = sqlite3_prepare_v2(db_, "SELECT count(*) FROM sqlite_master", -1, &raw, nullptr);
-    stmt.reset(raw);
-    if (rc == SQLITE_OK) rc = sqlite3_step(raw);
-    if (rc != SQLITE_ROW) {
-      const ErrorCode code = CodeFor(rc);
-      return Error{code, source_ + ": " + (code == ErrorCode::kIo ? "cannot read" : "not an SQLite database") +
-                             " (sqlite: " + sqlite3_errmsg(db_) + ")"};
-    }
-  }
-
-  Result<TableInfo> kernels = Describe(kKernelTable);
-  if (!kernels.ok()) return kernels.error();
-  if (!kernels->present) {
-    return Malformed("no " + std::string(kKernelTable) + " table: was the trace captured with --trace=cuda?");
-  }
-  Result<TableInfo> nvtx = Describe(kNvtxTable);
-  if (!nvtx.ok()) return nvtx.error();
-  Result<TableInfo> runtime = Describe(kRuntimeTable);
-  if (!runtime.ok()) return runtime.error();
-  Result<TableInfo> strings = Describe(kStringTable);
-  if (!strings.ok()) return strings.error();
-  Result<TableInfo> gpu = Describe(kGpuTable);
-  if (!gpu.ok()) return gpu.error();
-  Result<TableInfo> cuda_device = Describe(kCudaDeviceTable);
-  if (!cuda_device.ok()) return cuda_device.error();
-
-  // The lookups below use StringIds(id, value); without it every name id
-  // dangles, which the first kernel would report less clearly.
-  if (!strings->present || !strings->Has("id") || !strings->Has("value")) {
-    Stmt stmt;
-    Status status = Prepare("SELECT 1 FROM " + Quoted(kKernelTable) + " LIMIT 1", "reading " +
-                            std::string(kKernelTable), &stmt);
-    if (!status.ok()) return status.error();
-    const int rc = sqlite3_step(stmt.get());
-    if (rc == SQLITE_ROW) {
-      return Malformed(strings->present ? "StringIds has no column id or value"
-                                        : "no StringIds table, so kernel names cannot be read");
-    }
-    if (rc != SQLITE_DONE) return SqlError(rc, "reading " + std::string(kKernelTable));
-  }
-
-  const bool use_nvtx = nvtx->present && runtime->present;
+  OFU_RETURN_IF_ERROR(CheckIsDatabase());
+  Result<ExportTables> tables = DescribeTables();
+  if (!tables.ok()) return tables.error();
+  OFU_RETURN_IF_ERROR(CheckStringTable(tables->strings));
+  const bool use_nvtx = tables->nvtx.present && tables->runtime.present;
   if (options_.progress) {
-    std::vector<std::string_view> tables = {kKernelTable};
+    std::vector<std::string_view> counted = {kKernelTable};
     if (use_nvtx) {
-      tables.push_back(kNvtxTable);
-      tables.push_back(kRuntimeTable);
+      counted.push_back(kNvtxTable);
+      counted.push_back(kRuntimeTable);
     }
-    Status status = CountRows(tables);
-    if (!status.ok()) return status.error();
+    OFU_RETURN_IF_ERROR(CountRows(counted));
   }
-
-  Status status = ReadKernels(*kernels);
-  if (!status.ok()) return status.error();
-
-  if (!nvtx->present) {
-    trace_.notes.push_back(
-        "no NVTX ranges: run with torch.autograd.profiler.emit_nvtx(record_shapes=True) to get GEMM shapes");
-  } else if (!runtime->present) {
-    trace_.notes.push_back("no " + std::string(kRuntimeTable) +
-                           " table: kernels cannot be tied to their launches, so not to NVTX ranges");
-  }
-  if (use_nvtx) {
-    status = ReadGemmRanges(*nvtx);
-    if (!status.ok()) return status.error();
-    if (ranges_.empty()) {
-      trace_.notes.push_back(
-          "no NVTX range names a GEMM op (aten::mm, addmm, ...): run with "
-          "torch.autograd.profiler.emit_nvtx(record_shapes=True) to get GEMM shapes");
-    } else if (!launch_keys_.empty() && kernels->Has("correlationId")) {
-      status = ReadLaunches(*runtime);
-      if (!status.ok()) return status.error();
-      LinkKernels();
-    }
-  }
-
-  status = ReadDevices(*gpu, *cuda_device);
-  if (!status.ok()) return status.error();
+  OFU_RETURN_IF_ERROR(ReadKernels(tables->kernels));
+  OFU_RETURN_IF_ERROR(ReadGemmOps(*tables));
+  OFU_RETURN_IF_ERROR(ReadDevices(tables->gpu, tables->cuda_device));
 
   // Start order; the table is close to it already, and ties keep table order.
   std::stable_sort(trace_.kernels.begin(), trace_.kernels.end(),
                    [](const TraceKernel& a, const TraceKernel& b) { return a.start_us < b.start_us; });
-
-  {
-    Stmt stmt;
-    sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(db_, "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size", -1,
-                           &raw, nullptr) == SQLITE_OK) {
-      stmt.reset(raw);
-      if (sqlite3_step(raw) == SQLITE_ROW) {
-        trace_.bytes_read = static_cast<uint64_t>(std::max<sqlite3_int64>(0, sqlite3_column_int64(raw, 0)));
-      }
-    } else {
-      sqlite3_finalize(raw);
-    }
-  }
+  ReadFileSize();
   if (options_.progress) options_.progress(rows_done_, std::max(rows_done_, rows_total_));
   return std::move(trace_);
+}
+
+// The first statement is where SQLite finds out whether this is a database.
+Status Reader::CheckIsDatabase() {
+  Stmt stmt;
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v2(db_, "SELECT count(*) FROM sqlite_master", -1, &raw, nullptr);
+  stmt.reset(raw);
+  if (rc == SQLITE_OK) rc = sqlite3_step(raw);
+  if (rc != SQLITE_ROW) {
+    const ErrorCode code = CodeFor(rc);
+    return Error{code, source_ + ": " + (code == ErrorCode::kIo ? "cannot read" : "not an SQLite database") +
+                           " (sqlite: " + sqlite3_errmsg(db_) + ")"};
+  }
+  return OkStatus();
+}
+
+// The export's tables this reader uses; only the kernel table must exist.
+Result<ExportTables> Reader::DescribeTables() {
+  ExportTables tables;
+  std::pair<std::string_view, TableInfo*> wanted[] = {
+      {kKernelTable, &tables.kernels}, {kNvtxTable, &tables.nvtx},  {kRuntimeTable, &tables.runtime},
+      {kStringTable, &tables.strings}, {kGpuTable, &tables.gpu}, {kCudaDeviceTable, &tables.cuda_device}};
+  for (auto& [name, info] : wanted) {
+    Result<TableInfo> described = Describe(name);
+    if (!described.ok()) return described.error();
+    *info = std::move(*described);
+    if (info == &tables.kernels && !info->present) {
+      return Malformed("no " + std::string(kKernelTable) + " table: was the trace captured with --trace=cuda?");
+    }
+  }
+  return tables;
+}
+
+// The lookups use StringIds(id, value); without it every name id dangles,
+// which the first kernel would report less clearly. No kernels: no matter.
+Status Reader::CheckStringTable(const TableInfo& strings) {
+  if (strings.present && strings.Has("id") && strings.Has("value")) return OkStatus();
+  Stmt stmt;
+  OFU_RETURN_IF_ERROR(
+      Prepare("SELECT 1 FROM " + Quoted(kKernelTable) + " LIMIT 1", "reading " + std::string(kKernelTable), &stmt));
+  const int rc = sqlite3_step(stmt.get());
+  if (rc == SQLITE_ROW) {
+    return Malformed(strings.present ? "StringIds has no column id or value"
+                                     : "no StringIds table, so kernel names cannot be read");
+  }
+  if (rc != SQLITE_DONE) return SqlError(rc, "reading " + std::string(kKernelTable));
+  return OkStatus();
+}
+
+// GEMM ops from NVTX ranges, tied to kernels through their launches; or a
+// note saying which table is missing for that.
+Status Reader::ReadGemmOps(const ExportTables& tables) {
+  if (!tables.nvtx.present) {
+    trace_.notes.push_back(
+        "no NVTX ranges: run with torch.autograd.profiler.emit_nvtx(record_shapes=True) to get GEMM shapes");
+    return OkStatus();
+  }
+  if (!tables.runtime.present) {
+    trace_.notes.push_back("no " + std::string(kRuntimeTable) +
+                           " table: kernels cannot be tied to their launches, so not to NVTX ranges");
+    return OkStatus();
+  }
+  OFU_RETURN_IF_ERROR(ReadGemmRanges(tables.nvtx));
+  if (ranges_.empty()) {
+    trace_.notes.push_back(
+        "no NVTX range names a GEMM op (aten::mm, addmm, ...): run with "
+        "torch.autograd.profiler.emit_nvtx(record_shapes=True) to get GEMM shapes");
+  } else if (!launch_keys_.empty() && tables.kernels.Has("correlationId")) {
+    OFU_RETURN_IF_ERROR(ReadLaunches(tables.runtime));
+    LinkKernels();
+  }
+  return OkStatus();
+}
+
+// The database's size, for throughput figures; left 0 when SQLite will not say.
+void Reader::ReadFileSize() {
+  Stmt stmt;
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size", -1, &raw,
+                         nullptr) == SQLITE_OK) {
+    stmt.reset(raw);
+    if (sqlite3_step(raw) == SQLITE_ROW) {
+      trace_.bytes_read = static_cast<uint64_t>(std::max<sqlite3_int64>(0, sqlite3_column_int64(raw, 0)));
+    }
+  } else {
+    sqlite3_finalize(raw);
+  }
 }
 
 // Settings for reading a file nobody vouches for.

@@ -76,68 +76,96 @@ std::string Labels(std::initializer_list<std::pair<std::string_view, std::string
   return out + "}";
 }
 
-}  // namespace
+// How the jobs tile the fleet: `groups` groups of GPUs, each running
+// `slots` jobs back to back, `windows` windows in all.
+struct Layout {
+  int groups = 0;
+  int slots = 0;
+  int windows = 0;
+  bool run_regression = false;  // `ofu regress` needs 3 runs on each side
+};
 
-Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::string& out_dir) {
+// The jobs chosen to carry a plant (see fleet_sim.h).
+struct Plants {
+  std::optional<int> regressed;  // OFU drops half-way
+  std::optional<int> switched;   // tensor time moves from HMMA to IMMA half-way
+};
+
+// The counters an agent would export for one GPU, summed from the start.
+struct Counters {
+  double observed = 0, utilized = 0, busy = 0, busy_utilized = 0, tensor = 0;
+  std::optional<double> hmma, imma, dfma;
+};
+using CounterHistory = std::vector<std::vector<Counters>>;  // [gpu][k]: after k windows (k = 0: all zero)
+using GpuStates = std::vector<std::vector<GpuState>>;       // [gpu][window]
+
+Status CheckOptions(const FleetSimOptions& options) {
   if (options.gpus < 1 || options.gpus_per_job < 1 || options.gpus % options.gpus_per_job != 0 || options.jobs < 1 ||
       options.windows_per_job < 4 || !(options.window_s >= 1) || options.window_s != std::floor(options.window_s)) {
     return Error{ErrorCode::kInvalidArgument,
                  "fleet simulation: gpus must be a multiple of gpus_per_job, jobs >= 1, windows_per_job >= 4 and "
                  "window_s a whole number of seconds"};
   }
-  auto specs = GpuSpecDatabase::Embedded();
-  if (!specs.ok()) return specs.error();
-  auto spec = specs->Lookup("h100-sxm5");
-  if (!spec.ok()) return spec.error();
-  const double spec_mhz = (*spec)->SpecClockMhz();
+  return OkStatus();
+}
 
-  std::error_code ec;
-  fs::create_directories(fs::path(out_dir) / "corrections", ec);
-  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: cannot create: {}", out_dir, ec.message())};
+Layout LayoutOf(const FleetSimOptions& options) {
+  Layout layout;
+  layout.groups = options.gpus / options.gpus_per_job;
+  layout.slots = (options.jobs + layout.groups - 1) / layout.groups;
+  layout.windows = layout.slots * options.windows_per_job;
+  layout.run_regression = layout.slots >= 6;
+  return layout;
+}
 
-  FleetTruth truth;
-  truth.options = options;
-  Random random(options.seed);
-  const int groups = options.gpus / options.gpus_per_job;
-  const int slots = (options.jobs + groups - 1) / groups;
-  const int windows = slots * options.windows_per_job;
-  truth.end_s = options.start_s + windows * options.window_s;
-  const bool run_regression = slots >= 6;  // `ofu regress` needs 3 runs on each side
+std::string Hostname(const FleetSimOptions& options, int gpu) {
+  return fmt::format("sim-node-{:03}", gpu / options.gpus_per_job);
+}
 
-  // Jobs: job j runs on group j % groups in slot j / groups.
+// The jobs, into truth.jobs: job j runs on group j % groups in slot j /
+// groups. Group 0 runs one job name when there are runs enough for a
+// regression across runs. Returns the jobs that may carry the other plants.
+std::vector<int> PlanJobs(const FleetSimOptions& options, const Layout& layout, Random& random, FleetTruth& truth) {
   std::vector<int> candidates;
   double nightly_level = 0;
   for (int j = 0; j < options.jobs; ++j) {
     PlantedJob job;
-    const int group = j % groups, slot = j / groups;
+    const int group = j % layout.groups, slot = j / layout.groups;
+    const bool nightly = group == 0 && layout.run_regression;
     job.job_id = fmt::format("sim-{:05}", j + 1);
-    job.job_name = group == 0 && run_regression ? "nightly-finetune" : fmt::format("pretrain-{:05}", j + 1);
+    job.job_name = nightly ? "nightly-finetune" : fmt::format("pretrain-{:05}", j + 1);
     for (int g = 0; g < options.gpus_per_job; ++g) job.gpus.push_back(Uuid(group * options.gpus_per_job + g));
     job.start_s = options.start_s + slot * options.windows_per_job * options.window_s;
     job.end_s = job.start_s + options.windows_per_job * options.window_s;
     job.ofu_level = random.Uniform(0.15, 0.55);
     // Runs of one job name do the same work: the same level, give or take 3 %.
-    if (group == 0 && run_regression) {
+    if (nightly) {
       if (slot == 0) nightly_level = job.ofu_level;
       job.ofu_level = nightly_level * (1 + 0.03 * random.Normal());
     }
     job.reference_precision = random.Uniform() < 0.25 ? "fp8" : "bf16";
     job.correction_file = j % 3 != 2;
     job.factor = job.correction_file ? random.Uniform(0.85, 0.98) : 1.0;
-    if (group == 0 && run_regression && slot >= slots / 2) job.ofu_level *= kRegressionRatio;
-    if (group != 0 || !run_regression) candidates.push_back(j);
+    if (nightly && slot >= layout.slots / 2) job.ofu_level *= kRegressionRatio;
+    if (!nightly) candidates.push_back(j);
     truth.jobs.push_back(job);
   }
-  if (run_regression) {
-    truth.run_regressions.push_back({"nightly-finetune", truth.jobs[static_cast<size_t>((slots / 2) * groups)].job_id,
-                                     kRegressionRatio});
+  if (layout.run_regression) {
+    truth.run_regressions.push_back(
+        {"nightly-finetune", truth.jobs[static_cast<size_t>((layout.slots / 2) * layout.groups)].job_id,
+         kRegressionRatio});
   }
+  return candidates;
+}
+
+// Shuffles the candidates and gives the first four a FLOPs miscalculation
+// each (plant, ratio reported / done); the next two get the regression and
+// the precision switch.
+Plants PlantChanges(std::vector<int> candidates, Random& random, FleetTruth& truth) {
   random.Shuffle(candidates);
-  // (plant, ratio reported / done) for the first four candidates; then the
-  // regression and the precision switch.
   const std::pair<const char*, double> kBugs[] = {
       {"causal_attention_full", 1.6}, {"moe_total_params", 4.5}, {"wrong_precision_peak", 2.0}, {"recomputation", 0.75}};
-  std::optional<int> regressed, switched;
+  Plants plants;
   for (size_t i = 0; i < candidates.size(); ++i) {
     PlantedJob& job = truth.jobs[static_cast<size_t>(candidates[i])];
     if (i < std::size(kBugs)) {
@@ -146,88 +174,118 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
       job.recompute = job.plant == std::string("recomputation");
       if (job.plant == std::string("wrong_precision_peak")) job.reference_precision = "fp8";
     } else if (i == std::size(kBugs)) {
-      regressed = candidates[i];
+      plants.regressed = candidates[i];
     } else if (i == std::size(kBugs) + 1) {
-      switched = candidates[i];
+      plants.switched = candidates[i];
     }
   }
+  return plants;
+}
 
-  // Every window of every GPU.
+// Every window of every GPU; for each job, in job order, its windows' OFU
+// and then its MFU (the draws interleave so, and the files depend on it).
+GpuStates SimulateWindows(const FleetSimOptions& options, const Layout& layout, const Plants& plants, Random& random,
+                          FleetTruth& truth) {
   const int half = options.windows_per_job / 2;
-  std::vector<std::vector<GpuState>> states(static_cast<size_t>(options.gpus), std::vector<GpuState>(static_cast<size_t>(windows)));
-  std::vector<double> ofu_sum(truth.jobs.size(), 0.0);
-  std::vector<int> ofu_count(truth.jobs.size(), 0);
+  GpuStates states(static_cast<size_t>(options.gpus), std::vector<GpuState>(static_cast<size_t>(layout.windows)));
   for (int j = 0; j < options.jobs; ++j) {
     PlantedJob& job = truth.jobs[static_cast<size_t>(j)];
-    const int group = j % groups, first = (j / groups) * options.windows_per_job;
+    const int group = j % layout.groups, first = (j / layout.groups) * options.windows_per_job;
+    double ofu_sum = 0;
+    int ofu_count = 0;
     for (int g = 0; g < options.gpus_per_job; ++g) {
       const int gpu = group * options.gpus_per_job + g;
       for (int w = 0; w < options.windows_per_job; ++w) {
         GpuState& s = states[static_cast<size_t>(gpu)][static_cast<size_t>(first + w)];
         s.job = j;
-        const double level = job.ofu_level * (regressed == j && w >= half ? kRegressionRatio : 1.0);
+        const double level = job.ofu_level * (plants.regressed == j && w >= half ? kRegressionRatio : 1.0);
         s.ofu = std::max(0.0, level * (1 + options.ofu_noise * random.Normal()));
-        s.hmma_share = switched == j && w >= half ? 0.3 : 0.97;
+        s.hmma_share = plants.switched == j && w >= half ? 0.3 : 0.97;
         s.imma_share = 1 - s.hmma_share;
-        ofu_sum[static_cast<size_t>(j)] += s.ofu;
-        ++ofu_count[static_cast<size_t>(j)];
+        ofu_sum += s.ofu;
+        ++ofu_count;
       }
     }
     const double half_end = job.start_s + half * options.window_s;
-    if (regressed == j) truth.regressions.push_back({job.job_id, job.job_name, half_end, kRegressionRatio, "ofu", job.gpus});
-    if (switched == j) {
+    if (plants.regressed == j) {
+      truth.regressions.push_back({job.job_id, job.job_name, half_end, kRegressionRatio, "ofu", job.gpus});
+    }
+    if (plants.switched == j) {
       truth.precision_shifts.push_back({job.job_id, job.job_name, half_end, 1.0, "hmma->imma", job.gpus});
     }
-    job.realised_ofu = ofu_sum[static_cast<size_t>(j)] / ofu_count[static_cast<size_t>(j)];
+    job.realised_ofu = ofu_sum / ofu_count;
     job.expected_mfu = job.realised_ofu * job.factor;
     job.reported_mfu = job.expected_mfu * job.planted_ratio * (1 + options.mfu_noise * random.Normal());
   }
+  return states;
+}
 
-  // The store, through the agent's own writer; and the counters' running sums.
-  truth.store = (fs::path(out_dir) / "history.sqlite").string();
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(truth.store + suffix, ec);
+// What the agent would have made of GPU `gpu`'s window: identity, counters
+// and OFU.
+sinks::GpuWindow WindowOf(const FleetSimOptions& options, const GpuSpec& spec, int gpu, const GpuState& s,
+                          double end_s) {
+  const double spec_mhz = spec.SpecClockMhz();
+  sinks::GpuWindow window;
+  window.identity.key = window.identity.uuid = Uuid(gpu);
+  window.identity.model = "NVIDIA H100 80GB HBM3";
+  window.identity.hostname = Hostname(options, gpu);
+  window.identity.gpu_index = std::to_string(gpu % options.gpus_per_job);
+  window.sku = spec.id;
+  window.architecture = spec.architecture;
+  window.spec_clock_mhz = spec_mhz;
+  OfuWindow& o = window.window;
+  o.start_s = end_s - options.window_s;
+  o.end_s = end_s;
+  o.covered_s = options.window_s;
+  o.sm_clock_mhz = o.sm_clock_min_mhz = o.sm_clock_max_mhz = kClockMhz;
+  o.clock_readings = 1;
+  o.tensor_active = s.ofu * spec_mhz / kClockMhz;
+  o.gr_engine_active = s.job >= 0 ? 0.95 : 0.0;
+  o.ofu = s.ofu;
+  o.busy = s.job >= 0;
+  window.pipes.hmma = *o.tensor_active * s.hmma_share;
+  window.pipes.imma = *o.tensor_active * s.imma_share;
+  if (gpu % 2 == 0) window.pipes.dfma = 0.0;
+  return window;
+}
+
+// `previous` plus one stored window's increments.
+Counters Advance(Counters next, const sinks::StoredWindow& row) {
+  next.observed += row.observed_s;
+  next.utilized += row.utilized_s;
+  next.busy += row.busy_s;
+  next.busy_utilized += row.busy_utilized_s;
+  next.tensor += row.tensor_active_s;
+  if (row.hmma_active_s) next.hmma = next.hmma.value_or(0) + *row.hmma_active_s;
+  if (row.imma_active_s) next.imma = next.imma.value_or(0) + *row.imma_active_s;
+  if (row.dfma_active_s) next.dfma = next.dfma.value_or(0) + *row.dfma_active_s;
+  return next;
+}
+
+// The store at `path`, through the agent's own writer, window by window.
+// Returns the counters' running sums, computed with the store's rule, for
+// the OpenMetrics file.
+Result<CounterHistory> WriteStore(const FleetSimOptions& options, const Layout& layout, const GpuSpec& spec,
+                                  const GpuStates& states, const FleetTruth& truth, const std::string& path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix, ec);
   sources::FakeClock clock(options.start_s);
   sinks::HistoryOptions store_options;
-  store_options.path = truth.store;
+  store_options.path = path;
   store_options.retention_days = 3650;  // keep it all: the data is old on purpose
   store_options.full_resolution_days = 3650;
   auto store = sinks::HistoryStore::Open(store_options, clock);
   if (!store.ok()) return store.error();
 
-  struct Counters {
-    double observed = 0, utilized = 0, busy = 0, busy_utilized = 0, tensor = 0;
-    std::optional<double> hmma, imma, dfma;
-  };
-  // [gpu][k]: counters after k windows (k = 0: the start, all zero).
-  std::vector<std::vector<Counters>> counters(static_cast<size_t>(options.gpus), std::vector<Counters>(1));
-  for (int w = 0; w < windows; ++w) {
+  CounterHistory counters(static_cast<size_t>(options.gpus), std::vector<Counters>(1));
+  for (int w = 0; w < layout.windows; ++w) {
     sinks::WindowBatch batch;
     batch.window_s = options.window_s;
     batch.end_s = options.start_s + (w + 1) * options.window_s;
     batch.notes.push_back(kSynthetic);
     for (int gpu = 0; gpu < options.gpus; ++gpu) {
       const GpuState& s = states[static_cast<size_t>(gpu)][static_cast<size_t>(w)];
-      sinks::GpuWindow window;
-      window.identity.key = window.identity.uuid = Uuid(gpu);
-      window.identity.model = "NVIDIA H100 80GB HBM3";
-      window.identity.hostname = fmt::format("sim-node-{:03}", gpu / options.gpus_per_job);
-      window.identity.gpu_index = std::to_string(gpu % options.gpus_per_job);
-      window.sku = (*spec)->id;
-      window.architecture = (*spec)->architecture;
-      window.spec_clock_mhz = spec_mhz;
-      OfuWindow& o = window.window;
-      o.start_s = batch.end_s - options.window_s;
-      o.end_s = batch.end_s;
-      o.covered_s = options.window_s;
-      o.sm_clock_mhz = o.sm_clock_min_mhz = o.sm_clock_max_mhz = kClockMhz;
-      o.clock_readings = 1;
-      o.tensor_active = s.ofu * spec_mhz / kClockMhz;
-      o.gr_engine_active = s.job >= 0 ? 0.95 : 0.0;
-      o.ofu = s.ofu;
-      o.busy = s.job >= 0;
-      window.pipes.hmma = *o.tensor_active * s.hmma_share;
-      window.pipes.imma = *o.tensor_active * s.imma_share;
-      if (gpu % 2 == 0) window.pipes.dfma = 0.0;
+      sinks::GpuWindow window = WindowOf(options, spec, gpu, s, batch.end_s);
       if (s.job >= 0) {
         const PlantedJob& job = truth.jobs[static_cast<size_t>(s.job)];
         attribution::JobInfo info;
@@ -238,30 +296,24 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
         batch.jobs[window.key()] = info;
       }
       const sinks::StoredWindow row = sinks::RowOfWindow(window, batch.end_s, batch.window_s);
-      Counters next = counters[static_cast<size_t>(gpu)].back();
-      next.observed += row.observed_s;
-      next.utilized += row.utilized_s;
-      next.busy += row.busy_s;
-      next.busy_utilized += row.busy_utilized_s;
-      next.tensor += row.tensor_active_s;
-      if (row.hmma_active_s) next.hmma = next.hmma.value_or(0) + *row.hmma_active_s;
-      if (row.imma_active_s) next.imma = next.imma.value_or(0) + *row.imma_active_s;
-      if (row.dfma_active_s) next.dfma = next.dfma.value_or(0) + *row.dfma_active_s;
-      counters[static_cast<size_t>(gpu)].push_back(next);
+      counters[static_cast<size_t>(gpu)].push_back(Advance(counters[static_cast<size_t>(gpu)].back(), row));
       batch.gpus.push_back(std::move(window));
     }
     clock.SleepS(options.window_s);
     if (Status s = (*store)->Consume(batch); !s.ok()) return s.error();
   }
-  store->reset();
+  return counters;
+}
 
-  // OpenMetrics for backfill: a family's samples together, each series in
-  // time order, timestamps in seconds.
+// OpenMetrics for backfill: a family's samples together, each series in
+// time order, timestamps in seconds.
+std::string OpenMetricsOf(const FleetSimOptions& options, const Layout& layout, const GpuSpec& spec,
+                          const GpuStates& states, const CounterHistory& counters, const FleetTruth& truth) {
   std::string om;
   const auto time_at = [&](int k) { return fmt::format("{:.3f}", options.start_s + k * options.window_s); };
   const auto gpu_labels = [&](int gpu) {
     return Labels({{"uuid", Uuid(gpu)}, {"gpu", std::to_string(gpu % options.gpus_per_job)},
-                   {"instance", fmt::format("sim-node-{:03}", gpu / options.gpus_per_job)}});
+                   {"instance", Hostname(options, gpu)}});
   };
   om += fmt::format("# TYPE ofu_synthetic_fleet gauge\n# HELP ofu_synthetic_fleet {}\n", kSynthetic);
   om += fmt::format("ofu_synthetic_fleet{} 1 {}\n", Labels({{"generator", "ofu-fleet-sim"}, {"seed", std::to_string(options.seed)}}),
@@ -270,43 +322,39 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
     om += fmt::format("# TYPE {} counter\n# HELP {} {} (SYNTHETIC)\n", name, name, name);
     for (int gpu = 0; gpu < options.gpus; ++gpu) {
       const std::string labels = gpu_labels(gpu);
-      for (int k = 0; k <= windows; ++k) {
-        const std::optional<double> v = value_of(counters[static_cast<size_t>(gpu)][static_cast<size_t>(k)]);
-        if (v) om += fmt::format("{}_total{} {} {}\n", name, labels, *v, time_at(k));
+      for (int k = 0; k <= layout.windows; ++k) {
+        if (const std::optional<double> v = value_of(gpu, k)) {
+          om += fmt::format("{}_total{} {} {}\n", name, labels, *v, time_at(k));
+        }
       }
     }
   };
-  using C = const Counters&;
-  counter_family("ofu_utilized_seconds", [](C c) { return std::optional(c.utilized); });
-  counter_family("ofu_observed_seconds", [](C c) { return std::optional(c.observed); });
-  counter_family("ofu_busy_seconds", [](C c) { return std::optional(c.busy); });
-  counter_family("ofu_busy_utilized_seconds", [](C c) { return std::optional(c.busy_utilized); });
-  counter_family("ofu_tensor_active_seconds", [](C c) { return std::optional(c.tensor); });
+  const auto at = [&](int gpu, int k) -> const Counters& {
+    return counters[static_cast<size_t>(gpu)][static_cast<size_t>(k)];
+  };
+  counter_family("ofu_utilized_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).utilized); });
+  counter_family("ofu_observed_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).observed); });
+  counter_family("ofu_busy_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).busy); });
+  counter_family("ofu_busy_utilized_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).busy_utilized); });
+  counter_family("ofu_tensor_active_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).tensor); });
   // A pipe counter exists from the first window that had it (here: from the
   // start for HMMA/IMMA on every GPU, DFMA on even GPUs).
-  const auto pipe = [&](std::optional<double> Counters::*field, int gpu, int k) -> std::optional<double> {
-    const auto& list = counters[static_cast<size_t>(gpu)];
-    if (list.size() > 1 && list[1].*field) return (list[static_cast<size_t>(k)].*field).value_or(0);
-    return std::nullopt;
-  };
   for (auto [name, field] : {std::pair{"ofu_hmma_active_seconds", &Counters::hmma},
                              std::pair{"ofu_imma_active_seconds", &Counters::imma},
                              std::pair{"ofu_dfma_active_seconds", &Counters::dfma}}) {
-    om += fmt::format("# TYPE {} counter\n# HELP {} {} (SYNTHETIC)\n", name, name, name);
-    for (int gpu = 0; gpu < options.gpus; ++gpu) {
-      const std::string labels = gpu_labels(gpu);
-      for (int k = 0; k <= windows; ++k) {
-        if (auto v = pipe(field, gpu, k)) om += fmt::format("{}_total{} {} {}\n", name, labels, *v, time_at(k));
-      }
-    }
+    counter_family(name, [&, field = field](int gpu, int k) -> std::optional<double> {
+      const auto& list = counters[static_cast<size_t>(gpu)];
+      if (list.size() > 1 && list[1].*field) return (at(gpu, k).*field).value_or(0);
+      return std::nullopt;
+    });
   }
   om += "# TYPE ofu_gpu_info gauge\n# HELP ofu_gpu_info The GPU's model, SKU and architecture (SYNTHETIC).\n";
   for (int gpu = 0; gpu < options.gpus; ++gpu) {
     const std::string labels =
         Labels({{"uuid", Uuid(gpu)}, {"gpu", std::to_string(gpu % options.gpus_per_job)},
-                {"instance", fmt::format("sim-node-{:03}", gpu / options.gpus_per_job)},
-                {"model", "NVIDIA H100 80GB HBM3"}, {"sku", (*spec)->id}, {"architecture", (*spec)->architecture}});
-    for (int k = 0; k <= windows; ++k) om += fmt::format("ofu_gpu_info{} 1 {}\n", labels, time_at(k));
+                {"instance", Hostname(options, gpu)},
+                {"model", "NVIDIA H100 80GB HBM3"}, {"sku", spec.id}, {"architecture", spec.architecture}});
+    for (int k = 0; k <= layout.windows; ++k) om += fmt::format("ofu_gpu_info{} 1 {}\n", labels, time_at(k));
   }
   om += "# TYPE ofu_gpu_job_info gauge\n# HELP ofu_gpu_job_info The job on the GPU (SYNTHETIC).\n";
   for (int gpu = 0; gpu < options.gpus; ++gpu) {
@@ -315,8 +363,8 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
       if (std::find(job.gpus.begin(), job.gpus.end(), Uuid(gpu)) == job.gpus.end()) continue;
       const std::string labels =
           Labels({{"uuid", Uuid(gpu)}, {"job_id", job.job_id}, {"user", "synthetic"}, {"job_name", job.job_name},
-                  {"scheduler", "synthetic"}, {"instance", fmt::format("sim-node-{:03}", gpu / options.gpus_per_job)}});
-      for (int k = 1; k <= windows; ++k) {
+                  {"scheduler", "synthetic"}, {"instance", Hostname(options, gpu)}});
+      for (int k = 1; k <= layout.windows; ++k) {
         if (states[static_cast<size_t>(gpu)][static_cast<size_t>(k - 1)].job == j) {
           om += fmt::format("ofu_gpu_job_info{} 1 {}\n", labels, time_at(k));
         }
@@ -324,13 +372,16 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
     }
   }
   om += "# EOF\n";
-  truth.openmetrics = (fs::path(out_dir) / "metrics.om").string();
-  if (Status s = WriteText(truth.openmetrics, om); !s.ok()) return s.error();
+  return om;
+}
 
-  // The MFU log and the corrections.
+// The MFU log (reconcile's --mfu) as CSV, and one correction file per job
+// that has one, into `corrections_dir` (emptied first).
+Result<std::string> WriteCorrections(const FleetSimOptions& options, const FleetTruth& truth,
+                                     const std::string& corrections_dir) {
+  std::error_code ec;
   std::string csv = fmt::format("# {} (seed {})\njob_id,mfu,reference_precision,recompute\n", kSynthetic, options.seed);
-  truth.corrections_dir = (fs::path(out_dir) / "corrections").string();
-  for (const auto& entry : fs::directory_iterator(truth.corrections_dir, ec)) fs::remove(entry.path(), ec);
+  for (const auto& entry : fs::directory_iterator(corrections_dir, ec)) fs::remove(entry.path(), ec);
   for (const PlantedJob& job : truth.jobs) {
     csv += fmt::format("{},{},{},{}\n", job.job_id, job.reported_mfu, job.reference_precision,
                        job.recompute ? "true" : "false");
@@ -343,15 +394,17 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
                              {"precision_mix", json::array({{{"precision", job.reference_precision},
                                                              {"tensor_time_share", 1.0},
                                                              {"relative_rate", rate}}})}};
-    if (Status s = WriteText(fs::path(truth.corrections_dir) / (job.job_id + ".json"), correction.dump(2) + "\n");
+    if (Status s = WriteText(fs::path(corrections_dir) / (job.job_id + ".json"), correction.dump(2) + "\n");
         !s.ok()) {
       return s.error();
     }
   }
-  truth.mfu_log = (fs::path(out_dir) / "mfu.csv").string();
-  if (Status s = WriteText(truth.mfu_log, csv); !s.ok()) return s.error();
+  return csv;
+}
 
-  // The ground truth.
+// ground_truth.json: the options and everything planted.
+std::string GroundTruthJson(const FleetTruth& truth) {
+  const FleetSimOptions& options = truth.options;
   json jobs = json::array();
   for (const PlantedJob& job : truth.jobs) {
     jobs.push_back({{"job_id", job.job_id}, {"job_name", job.job_name}, {"gpus", job.gpus}, {"start_s", job.start_s},
@@ -384,8 +437,44 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
                        {"regressions", changes(truth.regressions)},
                        {"precision_shifts", changes(truth.precision_shifts)},
                        {"run_regressions", runs}};
+  return ground.dump(2) + "\n";
+}
+
+}  // namespace
+
+Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::string& out_dir) {
+  OFU_RETURN_IF_ERROR(CheckOptions(options));
+  auto specs = GpuSpecDatabase::Embedded();
+  if (!specs.ok()) return specs.error();
+  auto spec = specs->Lookup("h100-sxm5");
+  if (!spec.ok()) return spec.error();
+
+  std::error_code ec;
+  fs::create_directories(fs::path(out_dir) / "corrections", ec);
+  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: cannot create: {}", out_dir, ec.message())};
+
+  // The plan and the windows: every random draw, in a fixed order.
+  FleetTruth truth;
+  truth.options = options;
+  Random random(options.seed);
+  const Layout layout = LayoutOf(options);
+  truth.end_s = options.start_s + layout.windows * options.window_s;
+  const Plants plants = PlantChanges(PlanJobs(options, layout, random, truth), random, truth);
+  const GpuStates states = SimulateWindows(options, layout, plants, random, truth);
+
+  // The files.
+  truth.store = (fs::path(out_dir) / "history.sqlite").string();
+  auto counters = WriteStore(options, layout, **spec, states, truth, truth.store);
+  if (!counters.ok()) return counters.error();
+  truth.openmetrics = (fs::path(out_dir) / "metrics.om").string();
+  OFU_RETURN_IF_ERROR(WriteText(truth.openmetrics, OpenMetricsOf(options, layout, **spec, states, *counters, truth)));
+  truth.corrections_dir = (fs::path(out_dir) / "corrections").string();
+  auto mfu_log = WriteCorrections(options, truth, truth.corrections_dir);
+  if (!mfu_log.ok()) return mfu_log.error();
+  truth.mfu_log = (fs::path(out_dir) / "mfu.csv").string();
+  OFU_RETURN_IF_ERROR(WriteText(truth.mfu_log, *mfu_log));
   truth.ground_truth = (fs::path(out_dir) / "ground_truth.json").string();
-  if (Status s = WriteText(truth.ground_truth, ground.dump(2) + "\n"); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(WriteText(truth.ground_truth, GroundTruthJson(truth)));
   return truth;
 }
 

@@ -38,7 +38,7 @@ namespace ofu::sinks {
 
 struct MetricsOptions {
   std::string version;         // ofu_build_info{version}
-  std::string source_name;     // "nvml", "dcgm", "scrape", "replay": ofu_build_info{source}, errors' {source}
+  std::string source_name;     // Source::kind(), e.g. "nvml": ofu_build_info{source}, errors' {source}
   double window_s = 1;         // ofu_window_seconds
   double stale_windows = 3;    // /healthz turns unhealthy after this many windows without data
 };

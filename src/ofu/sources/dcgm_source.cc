@@ -164,6 +164,8 @@ class DcgmSource final : public Source {
     return OkStatus();
   }
 
+  std::string_view kind() const override { return "dcgm"; }
+
   std::string Describe() const override {
     return fmt::format("dcgm ({}, {}{})", lib_->path(),
                        embedded_ ? std::string("embedded hostengine") : "hostengine at " + address_.display,

@@ -127,6 +127,8 @@ class NvmlSource final : public Source {
     return Enumerate();
   }
 
+  std::string_view kind() const override { return "nvml"; }
+
   std::string Describe() const override {
     const std::string_view double_note = nvml_->is_test_double() ? ", TEST DOUBLE: synthetic data" : "";
     return driver_version_.empty()

@@ -20,6 +20,8 @@ class ReplaySource final : public Source {
       : path_(std::move(path)), recording_(std::move(recording)), options_(options), clock_(clock),
         next_index_(recording_.gpus.size(), 0) {}
 
+  std::string_view kind() const override { return "replay"; }
+
   std::string Describe() const override {
     return fmt::format("replay of {} ({} GPUs{})", path_, recording_.gpus.size(),
                        recording_.synthetic.value_or(false) ? ", SYNTHETIC recording" : "");

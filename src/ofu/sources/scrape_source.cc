@@ -37,6 +37,8 @@ class ScrapeSource final : public Source {
     client_.set_read_timeout(0, timeout_us);
   }
 
+  std::string_view kind() const override { return "scrape"; }
+
   std::string Describe() const override { return fmt::format("scrape of {}", url_); }
   bool live() const override { return true; }
 

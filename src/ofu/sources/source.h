@@ -106,6 +106,11 @@ class Source {
  public:
   virtual ~Source() = default;
 
+  // The scheme of the kind that opened it (source_registry.h): "nvml",
+  // "dcgm", "scrape", "replay". Labels the agent's ofu_build_info{source}
+  // and its error counters. Points to static storage.
+  virtual std::string_view kind() const = 0;
+
   // What this is, for people: "nvml (libnvidia-ml.so.1, driver 550.54.15)".
   virtual std::string Describe() const = 0;
 
