@@ -63,8 +63,9 @@ struct HistoryOptions {
   std::optional<std::int64_t> max_page_count;
 };
 
-// The row one GPU window becomes (the counter rules of metrics_state.cc).
-// gpu_id is left 0.
+// The row one GPU window becomes: its counters by the counter rule
+// (window_counters.h), an absent pipe as NULL; its clock, up-ness and flags
+// saying what it lacked. gpu_id is left 0.
 StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s);
 
 class HistoryStore final : public Sink {

@@ -2,7 +2,8 @@
 //
 // It keeps, per GPU, the monotonic counters of docs/prometheus.md §1
 // (utilized, observed, busy, busy-utilized and tensor-active seconds, and
-// HMMA/IMMA/DFMA-active seconds where the source has those pipes), the
+// HMMA/IMMA/DFMA-active seconds where the source has those pipes; each
+// window adds what the counter rule of window_counters.h gives), the
 // gauges of the last window, the GPU's info and up-ness, the job now on it,
 // and per source the error counters; and renders them in Prometheus text or
 // OpenMetrics. The contract (names, labels, what is absent when) is
@@ -32,6 +33,7 @@
 
 #include "ofu/formats/exposition.h"
 #include "ofu/sinks/sink.h"
+#include "ofu/sinks/window_counters.h"
 #include "ofu/sources/clock.h"
 
 namespace ofu::sinks {
@@ -83,10 +85,10 @@ class MetricsState : public Sink {
   struct GpuState {
     std::string uuid, gpu, model, sku, architecture;
     std::string mig_profile, mig_instance;  // empty for a whole GPU
-    double utilized_s = 0, observed_s = 0, busy_s = 0, busy_utilized_s = 0, tensor_active_s = 0;
-    // Per tensor pipe kind: absent until the source first delivers that
-    // pipe's counter for this GPU (then a counter like the others).
-    std::optional<double> hmma_active_s, imma_active_s, dfma_active_s;
+    // Sums of CountersOfWindow (window_counters.h). Per tensor pipe kind:
+    // absent until the source first delivers that pipe's counter for this
+    // GPU in a valid window (then a counter like the others).
+    CounterSeconds counters;
     std::optional<double> ofu, tensor_active, sm_clock_mhz, spec_clock_mhz, last_valid_end_s;
     bool up = false;
     std::optional<attribution::JobInfo> job;
