@@ -80,6 +80,7 @@ class HistoryStore final : public Sink {
   HistoryStore(const HistoryStore&) = delete;
   HistoryStore& operator=(const HistoryStore&) = delete;
 
+  std::string_view name() const override { return "store"; }
   // Writes the batch in one transaction, then runs maintenance when due.
   Status Consume(const WindowBatch& batch) override;
 

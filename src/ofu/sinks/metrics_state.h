@@ -69,6 +69,7 @@ class MetricsState : public Sink {
   // `clock` must outlive the state; it starts the staleness clock now.
   MetricsState(MetricsOptions options, sources::Clock& clock);
 
+  std::string_view name() const override { return "metrics"; }
   Status Consume(const WindowBatch& batch) override;
 
   // New options after a config reload; the counters carry on.
