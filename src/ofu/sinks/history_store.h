@@ -32,9 +32,10 @@
 // The directory must exist: a path in a missing directory is an error naming
 // it (the store is where the user said, or nowhere).
 //
-// Ownership: owns its database connection. Thread-safety: one thread (the
-// agent's sampling thread) calls Consume; readers use ReadHistory, in this or
-// another process.
+// Ownership: owns its database connection. Thread-safety: one thread at a
+// time calls Consume (in the agent, an AsyncSink's worker: a commit may wait
+// on the disk, and must not stall sampling); readers use ReadHistory, in this
+// or another process.
 #pragma once
 
 #include <cstdint>

@@ -107,6 +107,18 @@ Status MetricsState::Consume(const WindowBatch& batch) {
   return OkStatus();
 }
 
+void MetricsState::AddQueuedSink(std::string_view sink) {
+  std::lock_guard lock(mutex_);
+  dropped_windows_.try_emplace(std::string(sink), 0);
+}
+
+void MetricsState::CountDroppedWindow(std::string_view sink) {
+  std::lock_guard lock(mutex_);
+  auto counter = dropped_windows_.find(sink);
+  if (counter == dropped_windows_.end()) counter = dropped_windows_.emplace(std::string(sink), 0).first;
+  ++counter->second;
+}
+
 void MetricsState::Reconfigure(MetricsOptions options) {
   std::lock_guard lock(mutex_);
   options_ = std::move(options);
@@ -199,6 +211,12 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   out.Family("ofu_source_errors", MetricType::kCounter, "GPU-windows in which the source could not read a GPU, by kind.");
   for (const auto& [kind, count] : source_errors_) {
     out.Sample({{"source", options_.source_name}, {"kind", kind}}, static_cast<double>(count));
+  }
+  out.Family("ofu_sink_dropped_windows", MetricType::kCounter,
+             "Windows a sink behind a queue dropped because the queue was full (the sink was slower than the "
+             "sampling), by sink.");
+  for (const auto& [sink, count] : dropped_windows_) {
+    out.Sample({{"sink", sink}}, static_cast<double>(count));
   }
   // Every reason from the start, 0 until it happens: a counter that appears
   // only with its first increment hides that increment from increase().

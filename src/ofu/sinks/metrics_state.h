@@ -13,23 +13,28 @@
 // or when no GPU has answered in that long — a daemon that serves stale
 // values behind a healthy endpoint is what dcgm-exporter's users were burnt by.
 //
-// It also counts the connections the HTTP server (metrics_server.h) closed
+// It counts the windows a sink behind a queue (async_sink.h) dropped
+// (ofu_sink_dropped_windows_total{sink}), so a store that cannot keep up is
+// visible; and the connections the HTTP server (metrics_server.h) closed
 // or refused to protect itself (ofu_http_connections_rejected_total{reason}),
 // so an operator sees an attack or a misconfigured scraper.
 //
-// Thread-safety: Consume (sampling thread), CountRejectedConnection (HTTP
-// thread) and Render/CheckHealth (HTTP thread) may run concurrently; a mutex
-// guards the state, the rejection counters are atomic.
+// Thread-safety: Consume and CountDroppedWindow (sampling thread),
+// CountRejectedConnection (HTTP thread) and Render/CheckHealth (HTTP thread)
+// may run concurrently; a mutex guards the state, the rejection counters are
+// atomic.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ofu/formats/exposition.h"
 #include "ofu/sinks/sink.h"
@@ -78,6 +83,13 @@ class MetricsState : public Sink {
   std::string Render(formats::ExpositionFormat format) const;
   Health CheckHealth() const;
 
+  // Declares a sink behind a queue (async_sink.h): its
+  // ofu_sink_dropped_windows_total{sink} is exported from now on, from 0,
+  // and kept across reloads (a counter never goes back).
+  void AddQueuedSink(std::string_view sink);
+  // Counts one window that sink dropped because its queue was full.
+  void CountDroppedWindow(std::string_view sink);
+
   // Counts one connection the HTTP server closed or refused.
   void CountRejectedConnection(ConnectionRejection reason);
   std::uint64_t RejectedConnections(ConnectionRejection reason) const;
@@ -100,6 +112,7 @@ class MetricsState : public Sink {
   mutable std::mutex mutex_;
   std::map<std::string, GpuState> gpus_;            // by GpuWindow::key()
   std::map<std::string, uint64_t> source_errors_;   // by kind
+  std::map<std::string, uint64_t, std::less<>> dropped_windows_;  // by sink name
   double last_batch_s_;   // clock time of the last batch (start time before the first)
   double last_up_s_;      // clock time of the last batch in which some GPU answered
   std::array<std::atomic<std::uint64_t>, kConnectionRejections> rejected_{};  // by ConnectionRejection
