@@ -14,6 +14,7 @@
 #include "stop_signal.h"
 #include "ofu/agent/agent.h"
 #include "ofu/agent/config.h"
+#include "ofu/agent/queued_sink.h"
 #include "ofu/agent/window_evaluator.h"
 #include "ofu/attribution/chain_attributor.h"
 #include "ofu/attribution/kubelet_plugin.h"
@@ -158,8 +159,11 @@ std::optional<int> RunConfigured(const agent::AgentConfig& config, const AgentAr
       return Fail(opened.error());
     }
   }
+  // A commit may wait on the disk: the store writes on a thread of its own.
+  std::unique_ptr<sinks::AsyncSink> queued_history;
+  if (history) queued_history = agent::QueueSink(std::move(history), *metrics, config.window_s);
   std::vector<sinks::Sink*> sinks = {metrics.get()};
-  if (history) sinks.push_back(history.get());
+  if (queued_history) sinks.push_back(queued_history.get());
 
   std::optional<sinks::WebConfig> web_config;
   if (!config.web_config.empty()) {

@@ -342,6 +342,7 @@ class CountingAttributor : public attribution::Attributor {
 class RecordingSink : public sinks::Sink {
  public:
   explicit RecordingSink(int failures) : failures_(failures) {}
+  std::string_view name() const override { return "store"; }
   Status Consume(const WindowBatch& batch) override {
     batches.push_back(batch);
     if (static_cast<int>(batches.size()) <= failures_) {
@@ -391,10 +392,11 @@ TEST(Agent, AttributesEveryIntervalFeedsEverySinkAndLogsNotesOnce) {
   EXPECT_EQ(healthy.batches[1].jobs.at("GPU-a").job_id, "job1");
   EXPECT_EQ(healthy.batches[2].jobs.at("GPU-a").job_id, "job2");
   // The failing sink did not stop the other one; its error is logged once
-  // for three failing windows, and its recovery once.
+  // for three failing windows, and its recovery once, both under its name.
   EXPECT_EQ(failing.batches.size(), 5u);
-  EXPECT_EQ(std::count(log.begin(), log.end(), "history store: database or disk is full"), 1);
-  EXPECT_EQ(std::count(log.begin(), log.end(), "recovered: history store: database or disk is full"), 1);
+  EXPECT_EQ(std::count(log.begin(), log.end(), "sink store: history store: database or disk is full"), 1);
+  EXPECT_EQ(std::count(log.begin(), log.end(), "recovered: sink store: history store: database or disk is full"),
+            1);
   EXPECT_EQ(std::count(log.begin(), log.end(), "same note every pass"), 1);
 }
 

@@ -59,7 +59,7 @@ Result<bool> Agent::Step() {
   Attribute(batch, **snapshot);
   for (size_t i = 0; i < sinks_.size(); ++i) {
     const Status status = sinks_[i]->Consume(batch);
-    const std::string error = status.ok() ? "" : status.error().message;
+    const std::string error = status.ok() ? "" : fmt::format("sink {}: {}", sinks_[i]->name(), status.error().message);
     if (error == sink_errors_[i]) continue;
     if (!error.empty()) {
       log_(error);

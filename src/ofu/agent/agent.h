@@ -5,8 +5,9 @@
 //
 // Attribution runs every `attribution_interval_s`, not every window (a /proc
 // scan at 10 Hz would cost more than the sampling); between passes the last
-// answer stands. A failing sink is reported through `log` and the others are
-// still fed: a full disk must not stop /metrics. A note or a sink's error is
+// answer stands. A failing sink is reported through `log`, as "sink NAME:
+// error", and the others are still fed: a full disk must not stop /metrics.
+// Sinks that may block come wrapped in an AsyncSink (sinks/async_sink.h). A note or a sink's error is
 // logged when it first appears, not again while it repeats window after
 // window; a sink that works again after failing is logged as recovered.
 //

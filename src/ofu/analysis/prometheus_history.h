@@ -11,7 +11,12 @@
 // Each pair of consecutive scrapes of a GPU becomes one row whose values are
 // the counters' increases (a decrease is a restart of the agent: the new
 // value is the increase); a per-pipe counter the GPU does not export leaves
-// the row's pipe seconds absent. With a job, a row counts when the job's info
+// the row's pipe seconds absent. The counters follow the counter rule of
+// sinks/window_counters.h, as the store's rows do, so the two read alike:
+// windows without data add 0 observed and 0 tensor seconds in both. One
+// difference is inherent to counters: once a pipe's series exists, a scrape
+// interval without that pipe reads as an increase of 0 where the store has
+// NULL; sums, and every ratio built from them, are the same. With a job, a row counts when the job's info
 // series was present on that GPU at the row's end, which is exact attribution
 // per scrape interval, like the store's job intervals. Job intervals (every
 // job's, or the one's) are runs of scrapes showing the job on a GPU, each

@@ -12,6 +12,7 @@
 
 #include "ofu/formats/sqlite_handles.h"
 #include "ofu/sinks/history_columns.h"
+#include "ofu/sinks/window_counters.h"
 
 namespace ofu::sinks {
 namespace {
@@ -139,23 +140,16 @@ StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s) {
   StoredWindow row;
   row.end_s = end_s;
   row.span_s = window_s;
-  // The counters advance together, only over windows with an OFU (docs/prometheus.md).
-  if (w.ofu) {
-    row.observed_s = window_s;
-    row.utilized_s = *w.ofu * window_s;
-    row.tensor_active_s = w.tensor_active.value_or(0) * window_s;
-    if (w.busy) {
-      row.busy_s = window_s;
-      row.busy_utilized_s = *w.ofu * window_s;
-    }
-    const auto pipe_seconds = [&](const std::optional<double>& activity) -> std::optional<double> {
-      if (!activity) return std::nullopt;
-      return *activity * window_s;
-    };
-    row.hmma_active_s = pipe_seconds(gpu.pipes.hmma);
-    row.imma_active_s = pipe_seconds(gpu.pipes.imma);
-    row.dfma_active_s = pipe_seconds(gpu.pipes.dfma);
-  }
+  // The counter rule (window_counters.h); an absent pipe is stored as NULL.
+  const CounterSeconds counters = CountersOfWindow(gpu, window_s);
+  row.observed_s = counters.observed_s;
+  row.utilized_s = counters.utilized_s;
+  row.busy_s = counters.busy_s;
+  row.busy_utilized_s = counters.busy_utilized_s;
+  row.tensor_active_s = counters.tensor_active_s;
+  row.hmma_active_s = counters.hmma_active_s;
+  row.imma_active_s = counters.imma_active_s;
+  row.dfma_active_s = counters.dfma_active_s;
   if (w.sm_clock_mhz) {
     row.clock_mhz = w.sm_clock_mhz;
     row.clock_min_mhz = w.sm_clock_min_mhz.value_or(*w.sm_clock_mhz);

@@ -32,9 +32,10 @@
 // The directory must exist: a path in a missing directory is an error naming
 // it (the store is where the user said, or nowhere).
 //
-// Ownership: owns its database connection. Thread-safety: one thread (the
-// agent's sampling thread) calls Consume; readers use ReadHistory, in this or
-// another process.
+// Ownership: owns its database connection. Thread-safety: one thread at a
+// time calls Consume (in the agent, an AsyncSink's worker: a commit may wait
+// on the disk, and must not stall sampling); readers use ReadHistory, in this
+// or another process.
 #pragma once
 
 #include <cstdint>
@@ -63,8 +64,9 @@ struct HistoryOptions {
   std::optional<std::int64_t> max_page_count;
 };
 
-// The row one GPU window becomes (the counter rules of metrics_state.cc).
-// gpu_id is left 0.
+// The row one GPU window becomes: its counters by the counter rule
+// (window_counters.h), an absent pipe as NULL; its clock, up-ness and flags
+// saying what it lacked. gpu_id is left 0.
 StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s);
 
 class HistoryStore final : public Sink {
@@ -79,6 +81,7 @@ class HistoryStore final : public Sink {
   HistoryStore(const HistoryStore&) = delete;
   HistoryStore& operator=(const HistoryStore&) = delete;
 
+  std::string_view name() const override { return "store"; }
   // Writes the batch in one transaction, then runs maintenance when due.
   Status Consume(const WindowBatch& batch) override;
 

@@ -93,22 +93,9 @@ Status MetricsState::Consume(const WindowBatch& batch) {
     gpu.ofu = w.ofu;
     gpu.tensor_active = w.tensor_active;
     gpu.sm_clock_mhz = w.sm_clock_mhz;
-    if (w.ofu) {
-      // The counters advance together, only over valid windows (docs/prometheus.md).
-      gpu.observed_s += batch.window_s;
-      gpu.utilized_s += *w.ofu * batch.window_s;
-      gpu.tensor_active_s += *w.tensor_active * batch.window_s;
-      if (w.busy) {
-        gpu.busy_s += batch.window_s;
-        gpu.busy_utilized_s += *w.ofu * batch.window_s;
-      }
-      for (auto [activity, total] : {std::pair{&window.pipes.hmma, &gpu.hmma_active_s},
-                                     std::pair{&window.pipes.imma, &gpu.imma_active_s},
-                                     std::pair{&window.pipes.dfma, &gpu.dfma_active_s}}) {
-        if (*activity) *total = total->value_or(0) + **activity * batch.window_s;
-      }
-      gpu.last_valid_end_s = batch.end_s;
-    }
+    // The counter rule (window_counters.h): only valid windows advance them.
+    AddCounters(gpu.counters, CountersOfWindow(window, batch.window_s));
+    if (AdvancesCounters(w)) gpu.last_valid_end_s = batch.end_s;
     auto job = batch.jobs.find(window.key());
     if (job == batch.jobs.end()) {
       gpu.job.reset();
@@ -118,6 +105,18 @@ Status MetricsState::Consume(const WindowBatch& batch) {
   }
   if (any_up) last_up_s_ = now;
   return OkStatus();
+}
+
+void MetricsState::AddQueuedSink(std::string_view sink) {
+  std::lock_guard lock(mutex_);
+  dropped_windows_.try_emplace(std::string(sink), 0);
+}
+
+void MetricsState::CountDroppedWindow(std::string_view sink) {
+  std::lock_guard lock(mutex_);
+  auto counter = dropped_windows_.find(sink);
+  if (counter == dropped_windows_.end()) counter = dropped_windows_.emplace(std::string(sink), 0).first;
+  ++counter->second;
 }
 
 void MetricsState::Reconfigure(MetricsOptions options) {
@@ -145,9 +144,9 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   ExpositionWriter out(format);
   const std::vector<const GpuState*> gpus = Ordered(gpus_);
 
-  const auto counter = [&](std::string_view family, std::string_view help, double GpuState::*field) {
+  const auto counter = [&](std::string_view family, std::string_view help, double CounterSeconds::*field) {
     out.Family(family, MetricType::kCounter, help);
-    for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, gpu->*field);
+    for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, gpu->counters.*field);
   };
   const auto gauge = [&](std::string_view family, std::string_view help,
                          std::optional<double> GpuState::*field) {
@@ -158,29 +157,29 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   };
 
   counter("ofu_utilized_seconds", "Integral of OFU over time, over windows with valid data.",
-          &GpuState::utilized_s);
+          &CounterSeconds::utilized_s);
   counter("ofu_observed_seconds", "Seconds of windows with valid data; utilized/observed is the OFU of any range.",
-          &GpuState::observed_s);
-  counter("ofu_busy_seconds", "Seconds of busy windows with valid data.", &GpuState::busy_s);
+          &CounterSeconds::observed_s);
+  counter("ofu_busy_seconds", "Seconds of busy windows with valid data.", &CounterSeconds::busy_s);
   counter("ofu_busy_utilized_seconds", "Integral of OFU over busy windows with valid data.",
-          &GpuState::busy_utilized_s);
+          &CounterSeconds::busy_utilized_s);
   counter("ofu_tensor_active_seconds", "Integral of tensor pipe activity over windows with valid data.",
-          &GpuState::tensor_active_s);
+          &CounterSeconds::tensor_active_s);
   // A pipe the source never delivered for a GPU has no series for it, not 0.
   const auto pipe_counter = [&](std::string_view family, std::string_view help,
-                                std::optional<double> GpuState::*field) {
+                                std::optional<double> CounterSeconds::*field) {
     out.Family(family, MetricType::kCounter, help);
     for (const GpuState* gpu : gpus) {
-      if (gpu->*field) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *(gpu->*field));
+      if (gpu->counters.*field) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *(gpu->counters.*field));
     }
   };
   pipe_counter("ofu_hmma_active_seconds",
                "Integral of HMMA (fp16/bf16/tf32/fp8) tensor pipe activity over windows with valid data.",
-               &GpuState::hmma_active_s);
+               &CounterSeconds::hmma_active_s);
   pipe_counter("ofu_imma_active_seconds", "Integral of IMMA (integer) tensor pipe activity over windows with valid data.",
-               &GpuState::imma_active_s);
+               &CounterSeconds::imma_active_s);
   pipe_counter("ofu_dfma_active_seconds", "Integral of DFMA (fp64) tensor pipe activity over windows with valid data.",
-               &GpuState::dfma_active_s);
+               &CounterSeconds::dfma_active_s);
   gauge("ofu_ofu_ratio", "OFU of the last window.", &GpuState::ofu);
   gauge("ofu_tensor_active_ratio", "Tensor pipe activity (0..1) of the last window.", &GpuState::tensor_active);
   gauge("ofu_sm_clock_mhz", "Mean SM clock of the last window, MHz.", &GpuState::sm_clock_mhz);
@@ -212,6 +211,12 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   out.Family("ofu_source_errors", MetricType::kCounter, "GPU-windows in which the source could not read a GPU, by kind.");
   for (const auto& [kind, count] : source_errors_) {
     out.Sample({{"source", options_.source_name}, {"kind", kind}}, static_cast<double>(count));
+  }
+  out.Family("ofu_sink_dropped_windows", MetricType::kCounter,
+             "Windows a sink behind a queue dropped because the queue was full (the sink was slower than the "
+             "sampling), by sink.");
+  for (const auto& [sink, count] : dropped_windows_) {
+    out.Sample({{"sink", sink}}, static_cast<double>(count));
   }
   // Every reason from the start, 0 until it happens: a counter that appears
   // only with its first increment hides that increment from increase().

@@ -2,7 +2,8 @@
 //
 // It keeps, per GPU, the monotonic counters of docs/prometheus.md §1
 // (utilized, observed, busy, busy-utilized and tensor-active seconds, and
-// HMMA/IMMA/DFMA-active seconds where the source has those pipes), the
+// HMMA/IMMA/DFMA-active seconds where the source has those pipes; each
+// window adds what the counter rule of window_counters.h gives), the
 // gauges of the last window, the GPU's info and up-ness, the job now on it,
 // and per source the error counters; and renders them in Prometheus text or
 // OpenMetrics. The contract (names, labels, what is absent when) is
@@ -12,26 +13,32 @@
 // or when no GPU has answered in that long — a daemon that serves stale
 // values behind a healthy endpoint is what dcgm-exporter's users were burnt by.
 //
-// It also counts the connections the HTTP server (metrics_server.h) closed
+// It counts the windows a sink behind a queue (async_sink.h) dropped
+// (ofu_sink_dropped_windows_total{sink}), so a store that cannot keep up is
+// visible; and the connections the HTTP server (metrics_server.h) closed
 // or refused to protect itself (ofu_http_connections_rejected_total{reason}),
 // so an operator sees an attack or a misconfigured scraper.
 //
-// Thread-safety: Consume (sampling thread), CountRejectedConnection (HTTP
-// thread) and Render/CheckHealth (HTTP thread) may run concurrently; a mutex
-// guards the state, the rejection counters are atomic.
+// Thread-safety: Consume and CountDroppedWindow (sampling thread),
+// CountRejectedConnection (HTTP thread) and Render/CheckHealth (HTTP thread)
+// may run concurrently; a mutex guards the state, the rejection counters are
+// atomic.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ofu/formats/exposition.h"
 #include "ofu/sinks/sink.h"
+#include "ofu/sinks/window_counters.h"
 #include "ofu/sources/clock.h"
 
 namespace ofu::sinks {
@@ -67,6 +74,7 @@ class MetricsState : public Sink {
   // `clock` must outlive the state; it starts the staleness clock now.
   MetricsState(MetricsOptions options, sources::Clock& clock);
 
+  std::string_view name() const override { return "metrics"; }
   Status Consume(const WindowBatch& batch) override;
 
   // New options after a config reload; the counters carry on.
@@ -74,6 +82,13 @@ class MetricsState : public Sink {
 
   std::string Render(formats::ExpositionFormat format) const;
   Health CheckHealth() const;
+
+  // Declares a sink behind a queue (async_sink.h): its
+  // ofu_sink_dropped_windows_total{sink} is exported from now on, from 0,
+  // and kept across reloads (a counter never goes back).
+  void AddQueuedSink(std::string_view sink);
+  // Counts one window that sink dropped because its queue was full.
+  void CountDroppedWindow(std::string_view sink);
 
   // Counts one connection the HTTP server closed or refused.
   void CountRejectedConnection(ConnectionRejection reason);
@@ -83,10 +98,10 @@ class MetricsState : public Sink {
   struct GpuState {
     std::string uuid, gpu, model, sku, architecture;
     std::string mig_profile, mig_instance;  // empty for a whole GPU
-    double utilized_s = 0, observed_s = 0, busy_s = 0, busy_utilized_s = 0, tensor_active_s = 0;
-    // Per tensor pipe kind: absent until the source first delivers that
-    // pipe's counter for this GPU (then a counter like the others).
-    std::optional<double> hmma_active_s, imma_active_s, dfma_active_s;
+    // Sums of CountersOfWindow (window_counters.h). Per tensor pipe kind:
+    // absent until the source first delivers that pipe's counter for this
+    // GPU in a valid window (then a counter like the others).
+    CounterSeconds counters;
     std::optional<double> ofu, tensor_active, sm_clock_mhz, spec_clock_mhz, last_valid_end_s;
     bool up = false;
     std::optional<attribution::JobInfo> job;
@@ -97,6 +112,7 @@ class MetricsState : public Sink {
   mutable std::mutex mutex_;
   std::map<std::string, GpuState> gpus_;            // by GpuWindow::key()
   std::map<std::string, uint64_t> source_errors_;   // by kind
+  std::map<std::string, uint64_t, std::less<>> dropped_windows_;  // by sink name
   double last_batch_s_;   // clock time of the last batch (start time before the first)
   double last_up_s_;      // clock time of the last batch in which some GPU answered
   std::array<std::atomic<std::uint64_t>, kConnectionRejections> rejected_{};  // by ConnectionRejection
