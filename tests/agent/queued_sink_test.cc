@@ -41,7 +41,9 @@ TEST(QueueSink, DroppedWindowsAreCountedInTheExpositionFromZero) {
     const std::string text = metrics.Render(formats::ExpositionFormat::kPrometheusText);
     const std::string series = "ofu_sink_dropped_windows_total{sink=\"gated\"} ";
     const size_t at = text.find(series);
-    return at == std::string::npos ? std::string("absent") : text.substr(at + series.size(), text.find('\n', at) - at - series.size());
+    if (at == std::string::npos) return std::string("absent");
+    const size_t value = at + series.size();
+    return text.substr(value, text.find('\n', value) - value);
   };
   EXPECT_EQ(dropped(), "0");
   ASSERT_TRUE(queued->Consume(BatchEnding(60)).ok());
