@@ -1,8 +1,9 @@
 // The --source flag and its companions, shared by every command that reads
-// counters (top, record, sources, agent).
+// counters (top, record, agent; sources takes the library flags only).
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -16,10 +17,17 @@ namespace ofu::cli {
 struct SourceFlags {
   std::string source;  // empty: auto-detect
   sources::SourceOptions options;
+  // The flags given on the command line, by long name without dashes
+  // ("source", "window", "clock-readings", "nvml-library", "dcgm-library").
+  // The agent lets these, and only these, override its config file.
+  std::set<std::string> given;
 };
 
-// Adds --source, --window, --clock-readings, --nvml-library, --dcgm-library.
+// Adds --source/-s, --window/-w, --clock-readings and the library flags.
 void AddSourceFlags(CLI::App& command, SourceFlags& flags);
+
+// Adds --nvml-library and --dcgm-library only (`ofu sources`).
+void AddLibraryFlags(CLI::App& command, SourceFlags& flags);
 
 // Opens the --source named, or auto-detects one when none was.
 Result<std::unique_ptr<sources::Source>> OpenSourceFromFlags(const SourceFlags& flags, sources::Clock& clock);
