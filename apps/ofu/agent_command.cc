@@ -51,11 +51,6 @@ Exit status: 0 stopped by a signal or --duration, 1 bad flags or config,
 cannot be bound.
 See docs/agent.md.)";
 
-int Fail(const Error& error) {
-  fmt::print(stderr, "ofu agent: {}\n", error.message);
-  return ExitCodeFor(error.code);
-}
-
 void Log(std::string_view message) { fmt::print(stderr, "ofu agent: {}\n", message); }
 
 // Defaults, then the config file, then the flags given.
@@ -84,8 +79,7 @@ Result<agent::AgentConfig> BuildConfig(const AgentArgs& args) {
 
 }  // namespace
 
-CLI::App* AddAgentCommand(CLI::App& app, AgentArgs& args) {
-  CLI::App& cmd = *app.add_subcommand("agent", "The node daemon: OFU per GPU as Prometheus metrics");
+void AddAgentFlags(CLI::App& cmd, AgentArgs& args) {
   cmd.description(kAgentHelp);
   cmd.add_option("--config,-c", args.config, "TOML config file (docs/agent.md); flags given override it");
   AddSourceFlags(cmd, args.source);
@@ -98,16 +92,15 @@ CLI::App* AddAgentCommand(CLI::App& app, AgentArgs& args) {
   cmd.add_option("--duration", args.duration_s, "Stop after this many seconds (default: run until stopped)")
       ->check(CLI::PositiveNumber);
   cmd.add_flag("--check-config", args.check_config, "Check the config and flags, print the result, and exit");
-  return &cmd;
 }
 
-int RunAgent(const AgentArgs& args) {
+Result<int> RunAgent(const AgentArgs& args) {
   auto config = BuildConfig(args);
-  if (!config.ok()) return Fail(config.error());
+  if (!config.ok()) return config.error();
   auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return Fail(specs.error());
+  if (!specs.ok()) return specs.error();
   if (config->gpu_model) {
-    if (auto known = specs->Lookup(*config->gpu_model); !known.ok()) return Fail(known.error());
+    if (auto known = specs->Lookup(*config->gpu_model); !known.ok()) return known.error();
   }
   if (args.check_config) {
     fmt::print("config ok: source {}, window {} s, listen {}:{}, store {}\n", config->source, config->window_s,
@@ -131,7 +124,7 @@ int RunAgent(const AgentArgs& args) {
   environment.duration_s = args.duration_s;
   sources::SystemClock clock;
   auto ended = agent::Run(*config, *specs, clock, environment);
-  if (!ended.ok()) return Fail(ended.error());
+  if (!ended.ok()) return ended.error();
   return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ofu/core/result.h"
 #include "source_flags.h"
 
 namespace ofu::cli {
@@ -26,11 +27,12 @@ struct AgentArgs {
   bool check_config = false;
 };
 
-CLI::App* AddAgentCommand(CLI::App& app, AgentArgs& args);
+// Adds the command's flags to `cmd`; results land in `args` (command.h).
+void AddAgentFlags(CLI::App& cmd, AgentArgs& args);
 
-// Exit 0 on SIGTERM/SIGINT, --duration or the end of a replay; 1 bad flags
-// or config; 2 the config file or spec database cannot be read; 5 the
-// source or the listen address cannot be opened.
-int RunAgent(const AgentArgs& args);
+// Exit 0 on SIGTERM/SIGINT, --duration or the end of a replay; errors: bad
+// flags or config (exit 1), the config file or spec database cannot be read
+// (2), the source or the listen address cannot be opened (5).
+Result<int> RunAgent(const AgentArgs& args);
 
 }  // namespace ofu::cli

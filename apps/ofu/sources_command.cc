@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exit_codes.h"
+#include "format_flag.h"
 #include "ofu/sources/source_factory.h"
 
 namespace ofu::cli {
@@ -29,20 +30,13 @@ Exit status: 0 when NVML or DCGM works, 5 when neither does.)";
 
 }  // namespace
 
-CLI::App* AddSourcesCommand(CLI::App& app, SourcesArgs& args) {
-  CLI::App* cmd = app.add_subcommand("sources", "Which counter sources work on this machine, and why not");
-  cmd->description(kSourcesHelp);
-  cmd->add_option("--format,-f", args.format, "Output: table or json")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
-  cmd->add_option("--nvml-library", args.source.options.nvml_library,
-                  "NVML library to try (default: libnvidia-ml.so.1)");
-  cmd->add_option("--dcgm-library", args.source.options.dcgm_library,
-                  "DCGM library to try (default: libdcgm.so.4, then libdcgm.so.3)");
-  return cmd;
+void AddSourcesFlags(CLI::App& cmd, SourcesArgs& args) {
+  cmd.description(kSourcesHelp);
+  AddFormatFlag(cmd, args.format, {"table", "json"}, "Output: table or json");
+  AddLibraryFlags(cmd, args.source);
 }
 
-int RunSources(const SourcesArgs& args) {
+Result<int> RunSources(const SourcesArgs& args) {
   sources::SystemClock clock;
   const auto probes = sources::ProbeSources(args.source.options, clock);
   bool live = false;
