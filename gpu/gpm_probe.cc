@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exit_codes.h"
+#include "parse_command_line.h"
 #include "stop_signal.h"
 #include "ofu/sources/nvml_library.h"
 
@@ -564,16 +565,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
   log->add_option("--out,-o", log_options.out, "CSV file ('-': standard output)")->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return ofu::cli::kExitUsage;
-  }
+  if (auto exit_status = ofu::cli::ParseCommandLine(app, argc, argv)) return *exit_status;
   if (metrics_options.last < metrics_options.first) {
     fmt::print(stderr, "ofu-gpm-probe: --last must not be below --first\n");
     return ofu::cli::kExitUsage;

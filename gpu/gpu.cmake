@@ -21,7 +21,7 @@ endif()
 add_executable(ofu-gpm-probe
   ${PROJECT_SOURCE_DIR}/gpu/gpm_probe.cc
   ${PROJECT_SOURCE_DIR}/apps/ofu/stop_signal.cc)
-target_include_directories(ofu-gpm-probe PRIVATE ${PROJECT_SOURCE_DIR}/apps/ofu)  # exit_codes.h, stop_signal.h
+target_include_directories(ofu-gpm-probe PRIVATE ${PROJECT_SOURCE_DIR}/apps/ofu)  # exit_codes.h, parse_command_line.h, stop_signal.h
 target_link_libraries(ofu-gpm-probe PRIVATE
   ofu_sources ofu_core CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
 target_link_options(ofu-gpm-probe PRIVATE -Wl,--as-needed)

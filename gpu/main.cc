@@ -19,6 +19,7 @@
 #include "exit_codes.h"
 #include "harness.h"
 #include "kernel_recorder.h"
+#include "parse_command_line.h"
 #include "ofu/gemm/result_csv.h"
 #include "ofu/gemm/summary.h"
 #include "ofu/gemm/sweep.h"
@@ -171,7 +172,7 @@ int main(int argc, char** argv) {
   app.add_option("--out,-o", args.out, "Result CSV to write ('-': standard output)")->capture_default_str();
   app.add_option("--device,-d", args.device, "CUDA device index")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--gpu-model", args.gpu_model, "Spec database entry to use (SKU id or name); default: the device's name");
-  app.add_option("--spec-db", args.spec_db, "GPU spec database instead of the built-in data/gpu_specs.json");
+  ofu::cli::AddSpecDbFlag(app, args.spec_db);
   app.add_option("--nvml-library", args.nvml_library, "Path of libnvidia-ml.so.1");
   app.add_option("--cupti-library", args.cupti_library, "Path of libcupti.so (default: the CUDA toolkit's)");
   app.add_option("--window", args.window_s, "Counter window in seconds (NVML GPM needs >= 0.1)")
@@ -180,16 +181,7 @@ int main(int argc, char** argv) {
   summary->excludes(sweep);
   summary->excludes(list);
   list->needs(sweep);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return ofu::cli::kExitUsage;
-  }
+  if (auto exit_status = ofu::cli::ParseCommandLine(app, argc, argv)) return *exit_status;
   if (args.summary) return RunSummary(args);
   if (args.list) return RunList(args);
   if (args.sweeps.empty()) {

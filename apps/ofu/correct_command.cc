@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "exit_codes.h"
+#include "format_flag.h"
 #include "spec_db.h"
 #include "ofu/analysis/correction.h"
 #include "ofu/analysis/correction_output.h"
@@ -46,11 +47,6 @@ Exit status: 0 ok, 1 usage, 2 unreadable or malformed trace or recording,
 3 unknown GPU model, 4 no GEMM kernel could be corrected (or the recording
 gives no OFU). See docs/cli.md.)";
 
-int Fail(const Error& error) {
-  fmt::print(stderr, "ofu correct: {}\n", error.message);
-  return ExitCodeFor(error.code);
-}
-
 // Progress on a terminal only: a long read should not look hung, and a pipe
 // should not fill with carriage returns.
 void ShowProgress(uint64_t done, uint64_t total) {
@@ -87,46 +83,42 @@ ChosenGpu ChooseGpu(const GpuSpecDatabase& specs, const formats::KernelTrace& tr
 
 }  // namespace
 
-CLI::App* AddCorrectCommand(CLI::App& app, CorrectArgs& args) {
-  CLI::App* cmd = app.add_subcommand("correct", "Correct OFU for tile padding and precision, from a kernel trace");
-  cmd->description(kCorrectHelp);
-  cmd->add_option("--trace,-t", args.trace, "PyTorch profiler trace (.json or .json.gz) or Nsight Systems SQLite export")
+void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
+  cmd.description(kCorrectHelp);
+  cmd.add_option("--trace,-t", args.trace, "PyTorch profiler trace (.json or .json.gz) or Nsight Systems SQLite export")
       ->required();
-  auto* ofu = cmd->add_option("--ofu", args.ofu, "Measured OFU to correct, as a ratio (0.42)")
+  auto* ofu = cmd.add_option("--ofu", args.ofu, "Measured OFU to correct, as a ratio (0.42)")
                   ->check(CLI::Range(0.0, 10.0));
-  auto* input = cmd->add_option("--input,-i", args.input, "Recording to take the measured OFU from (as ofu report)");
+  auto* input = cmd.add_option("--input,-i", args.input, "Recording to take the measured OFU from (as ofu report)");
   ofu->excludes(input);
   input->excludes(ofu);
-  cmd->add_option("--reference-precision", args.reference_precision,
-                  "Precision the MFU is quoted against (the framework's peak)")
+  cmd.add_option("--reference-precision", args.reference_precision,
+                 "Precision the MFU is quoted against (the framework's peak)")
       ->check(CLI::IsMember({"fp16", "bf16", "tf32", "fp8", "fp4", "int8"}))
       ->capture_default_str();
-  cmd->add_option("--gpu-model", args.gpu_model,
-                  "GPU whose per-precision peaks weigh the mix: a SKU id (h100-sxm5) or a name; default: the "
-                  "trace's device");
-  cmd->add_option("--spec-db", args.spec_db, "GPU spec database to use instead of the built-in data/gpu_specs.json");
-  cmd->add_flag("--strict", args.strict,
-                "With --input: fail (exit 3) when a GPU's model is not in the spec database, instead of taking "
-                "the OFU of the others");
-  cmd->add_option("--tile-orientation", args.orientation,
-                  "swapped: the kernel's M is the framework's N (cuBLAS computing Bt*At for row-major "
-                  "PyTorch); direct: the kernel's M is the framework's M")
+  cmd.add_option("--gpu-model", args.gpu_model,
+                 "GPU whose per-precision peaks weigh the mix: a SKU id (h100-sxm5) or a name; default: the "
+                 "trace's device");
+  AddSpecDbFlag(cmd, args.spec_db);
+  cmd.add_flag("--strict", args.strict,
+               "With --input: fail (exit 3) when a GPU's model is not in the spec database, instead of taking "
+               "the OFU of the others");
+  cmd.add_option("--tile-orientation", args.orientation,
+                 "swapped: the kernel's M is the framework's N (cuBLAS computing Bt*At for row-major "
+                 "PyTorch); direct: the kernel's M is the framework's M")
       ->check(CLI::IsMember({"swapped", "direct"}))
       ->capture_default_str();
-  cmd->add_option("--top", args.top, "Rows in the table of wasteful GEMMs")->check(CLI::Range(0, 10000))->capture_default_str();
-  cmd->add_option("--format,-f", args.format, "Output: table (for people) or json (for programs)")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
-  return cmd;
+  cmd.add_option("--top", args.top, "Rows in the table of wasteful GEMMs")->check(CLI::Range(0, 10000))->capture_default_str();
+  AddFormatFlag(cmd, args.format, {"table", "json"}, "Output: table (for people) or json (for programs)");
 }
 
-int RunCorrect(const CorrectArgs& args) {
+Result<int> RunCorrect(const CorrectArgs& args) {
   auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return Fail(specs.error());
+  if (!specs.ok()) return specs.error();
   const GpuSpec* flag_gpu = nullptr;
   if (args.gpu_model) {
     auto known = specs->Lookup(*args.gpu_model);
-    if (!known.ok()) return Fail(known.error());
+    if (!known.ok()) return known.error();
     flag_gpu = *known;
   }
 
@@ -135,19 +127,19 @@ int RunCorrect(const CorrectArgs& args) {
   std::string ofu_source = "--ofu";
   if (args.input) {
     auto recording = sources::ReadRecordingFile(*args.input);
-    if (!recording.ok()) return Fail(recording.error());
+    if (!recording.ok()) return recording.error();
     analysis::ReportOptions options;
     options.gpu_model = args.gpu_model;
     options.strict = args.strict;
     auto report = analysis::BuildReport(*recording, *specs, options);
-    if (!report.ok()) return Fail(report.error());
+    if (!report.ok()) return report.error();
     if (const analysis::FleetCoverage& c = report->coverage; !c.left_out.empty()) {
       fmt::print(stderr, "ofu correct: the OFU of {} covers {} of its {} GPUs; left out (no OFU): {}\n", *args.input,
                  c.gpus_with_ofu, c.gpus, fmt::join(c.left_out, ", "));
     }
     if (!report->overall.ofu) {
-      return Fail(Error{ErrorCode::kNoData, fmt::format("{}: no OFU could be computed from this recording (see "
-                                                        "`ofu report --input {}`)", *args.input, *args.input)});
+      return Error{ErrorCode::kNoData, fmt::format("{}: no OFU could be computed from this recording (see "
+                                                   "`ofu report --input {}`)", *args.input, *args.input)};
     }
     measured = report->overall.ofu;
     ofu_source = *args.input;
@@ -158,7 +150,7 @@ int RunCorrect(const CorrectArgs& args) {
   if (tty) read_options.progress = ShowProgress;
   auto trace = formats::ReadKernelTrace(args.trace, read_options);
   if (tty) fmt::print(stderr, "\r\033[K");
-  if (!trace.ok()) return Fail(trace.error());
+  if (!trace.ok()) return trace.error();
 
   const ChosenGpu gpu = ChooseGpu(*specs, *trace, flag_gpu);
   analysis::CorrectionOptions options;
@@ -181,8 +173,8 @@ int RunCorrect(const CorrectArgs& args) {
   fmt::print("{}", args.format == "json" ? analysis::RenderCorrectionJson(view)
                                          : analysis::RenderCorrectionTable(view));
   if (!report.factor) {
-    fmt::print(stderr, "ofu correct: {}: no GEMM kernel could be corrected (see the coverage above)\n", args.trace);
-    return kExitNoData;
+    return Error{ErrorCode::kNoData,
+                 fmt::format("{}: no GEMM kernel could be corrected (see the coverage above)", args.trace)};
   }
   return kExitOk;
 }

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ofu/core/result.h"
+
 namespace ofu::cli {
 
 struct CorrectArgs {
@@ -20,14 +22,15 @@ struct CorrectArgs {
   bool strict = false;  // --strict: an unknown model in --input fails (exit 3)
   std::string orientation = "swapped";
   int top = 10;
-  std::string format = "table";
+  std::string format;  // --format; AddFormatFlag sets the default
 };
 
-CLI::App* AddCorrectCommand(CLI::App& app, CorrectArgs& args);
+// Adds the command's flags to `cmd`; results land in `args` (command.h).
+void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args);
 
 // Exit 0 with a factor; 1 usage; 2 unreadable or malformed trace or recording;
 // 3 unknown --gpu-model; 4 no GEMM kernel could be corrected, or the
 // recording gives no OFU.
-int RunCorrect(const CorrectArgs& args);
+Result<int> RunCorrect(const CorrectArgs& args);
 
 }  // namespace ofu::cli

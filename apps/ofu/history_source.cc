@@ -7,7 +7,7 @@
 
 namespace ofu::cli {
 
-void AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_job) {
+HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_job) {
   CLI::Option* store = cmd.add_option("--store", args.store, "The agent's history store (SQLite) to read");
   CLI::Option* prometheus = cmd.add_option(
       "--prometheus", args.prometheus, "Prometheus (query API) that scrapes the agents, e.g. http://prometheus:9090");
@@ -16,6 +16,7 @@ void AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_j
   cmd.add_option("--since", args.since,
                  "Windows ending after this time (Unix seconds, RFC 3339, or -2h, -7d); Prometheus default -1d");
   cmd.add_option("--until", args.until, "Windows ending at or before this time; Prometheus default now");
+  return HistorySourceOptions{store, prometheus};
 }
 
 Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s) {

@@ -23,8 +23,15 @@ struct HistorySourceArgs {
   std::optional<std::string> until;
 };
 
+// The options added, for a command that relates them to its own
+// (`ofu report --input` excludes both).
+struct HistorySourceOptions {
+  CLI::Option* store = nullptr;
+  CLI::Option* prometheus = nullptr;
+};
+
 // Adds --store, --prometheus, --since, --until (and --job when `with_job`).
-void AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_job);
+HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_job);
 
 // Reads the store (all of it unless --since/--until say otherwise) or
 // Prometheus (the last day before `now_s` unless they do). kInvalidArgument

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exit_codes.h"
+#include "format_flag.h"
 #include "ofu/kernels/kernel_name.h"
 
 namespace ofu::cli {
@@ -139,30 +140,23 @@ void PrintTable(const std::vector<Parsed>& all) {
 
 }  // namespace
 
-CLI::App* AddKernelsCommand(CLI::App& app, KernelsArgs& args) {
-  CLI::App* kernels = app.add_subcommand("kernels", "What GEMM kernel names say about tiles and precision");
-  kernels->description(kKernelsHelp);
-  kernels->require_subcommand(1);
-  CLI::App* parse = kernels->add_subcommand("parse", "Read tile, cluster, precision from GEMM kernel names");
+void AddKernelsFlags(CLI::App& cmd, KernelsArgs& args) {
+  cmd.description(kKernelsHelp);
+  cmd.require_subcommand(1);
+  CLI::App* parse = cmd.add_subcommand("parse", "Read tile, cluster, precision from GEMM kernel names");
   parse->description(kParseHelp);
   parse->add_option("names", args.names, "Kernel names; '-' reads them from stdin, one per line")->required();
-  parse->add_option("--format,-f", args.format, "Output: table or json")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
-  return kernels;
+  AddFormatFlag(*parse, args.format, {"table", "json"}, "Output: table or json");
 }
 
-int RunKernels(const KernelsArgs& args) {
+Result<int> RunKernels(const KernelsArgs& args) {
   std::vector<Parsed> all;
   for (std::string& name : CollectNames(args.names)) {
     auto info = kernels::ParseKernelName(name);
     auto kind = kernels::ClassifyKernelName(name);
     all.push_back(Parsed{std::move(name), std::move(info), std::move(kind)});
   }
-  if (all.empty()) {
-    fmt::print(stderr, "ofu kernels parse: no kernel names given (standard input was empty)\n");
-    return kExitUsage;
-  }
+  if (all.empty()) return Error{ErrorCode::kInvalidArgument, "no kernel names given (standard input was empty)"};
   bool all_parsed = true;
   for (const Parsed& parsed : all) all_parsed = all_parsed && parsed.info.ok();
 

@@ -7,18 +7,20 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ofu/core/result.h"
+
 namespace ofu::cli {
 
 struct KernelsArgs {
   std::vector<std::string> names;  // "-" reads names from stdin, one per line
-  std::string format = "table";
+  std::string format;  // --format; AddFormatFlag sets the default
 };
 
-// Adds `kernels` with its one subcommand `parse`.
-CLI::App* AddKernelsCommand(CLI::App& app, KernelsArgs& args);
+// Adds `kernels`' one subcommand `parse` to `cmd`, and its flags.
+void AddKernelsFlags(CLI::App& cmd, KernelsArgs& args);
 
 // Prints every name, parsed or not. Exit 0 when all parsed, 2 when any name
-// could not be read, 1 when no name was given.
-int RunKernels(const KernelsArgs& args);
+// could not be read; kInvalidArgument (exit 1) when no name was given.
+Result<int> RunKernels(const KernelsArgs& args);
 
 }  // namespace ofu::cli

@@ -1,97 +1,110 @@
 // ofu: Overall FLOP Utilization of GPUs, from one node to a fleet.
 //
-// One subcommand per file; this file only wires them up and maps errors to
-// exit statuses (exit_codes.h).
+// The command table: one row per subcommand, each in its own file
+// (command.h). This file adds them to the command line, runs the one asked
+// for, and is the one place where an error becomes a message and an exit
+// status (exit_codes.h).
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "agent_command.h"
+#include "command.h"
 #include "correct_command.h"
 #include "exit_codes.h"
 #include "kernels_command.h"
+#include "parse_command_line.h"
 #include "reconcile_command.h"
 #include "record_command.h"
 #include "regress_command.h"
 #include "report_command.h"
-#include "top_command.h"
 #include "sources_command.h"
+#include "top_command.h"
 
+namespace ofu::cli {
 namespace {
 
-constexpr const char* kAbout = R"(ofu -- how much of your GPUs' tensor-core capacity does useful work.
+std::vector<Command> Commands() {
+  return {
+      MakeCommand("report", "OFU per GPU, per job and overall from a recording or the agent's history",
+                  AddReportFlags, RunReport),
+      MakeCommand("record", "counters from a source into an OpenMetrics recording", AddRecordFlags, RunRecord),
+      MakeCommand("top", "a live terminal view of OFU per GPU", AddTopFlags, RunTop),
+      MakeCommand("sources", "which counter sources (NVML, DCGM, scrape, replay) work here, and why not",
+                  AddSourcesFlags, RunSources),
+      MakeCommand("kernels", "what GEMM kernel names encode (tile, cluster, precision)", AddKernelsFlags,
+                  RunKernels),
+      MakeCommand("agent", "the node daemon: OFU per GPU as Prometheus metrics, /healthz, job attribution",
+                  AddAgentFlags, RunAgent),
+      MakeCommand("correct", "OFU corrected for tile padding and precision, from a kernel trace",
+                  AddCorrectFlags, RunCorrect),
+      MakeCommand("reconcile", "OFU against the MFU applications report, per job, with the likely cause of a gap",
+                  AddReconcileFlags, RunReconcile),
+      MakeCommand("regress", "OFU regressions and precision shifts within jobs and across runs", AddRegressFlags,
+                  RunRegress),
+  };
+}
+
+constexpr const char* kIntro = R"(ofu -- how much of your GPUs' tensor-core capacity does useful work.
 
 OFU (Overall FLOP Utilization) = tensor pipe activity x SM clock / f_spec,
 per GPU, per job and per fleet, with no change to the training code.
 
 Commands:
-  report   OFU per GPU and overall from a recording (dcgm-exporter scrapes,
-           OpenMetrics). Try: ofu report --input FILE
-  record   counters from a source into an OpenMetrics recording.
-           Try: ofu record --duration 5m --out run.om
-  top      a live terminal view of OFU per GPU. Try: ofu top
-  sources  which counter sources (NVML, DCGM, scrape, replay) work here,
-           and why the others do not
-  kernels  what GEMM kernel names encode (tile, cluster, precision).
-           Try: ofu kernels parse nvjet_tst_64x8_64x16_4x1_v_bz_TNT
-  agent    the node daemon: OFU per GPU as Prometheus metrics, /healthz,
-           job attribution. Try: ofu agent --source replay:FILE
-  correct  OFU corrected for tile padding and precision, from a PyTorch
-           profiler or Nsight Systems trace. Try: ofu correct --trace T --ofu 0.4
-  reconcile  OFU against the MFU applications report, per job, with the likely
-           FLOPs-accounting error behind a gap, and fleet r / rho.
-           Try: ofu reconcile --store PATH --mfu mfu.csv
-  regress  OFU regressions (when, how large, which GPUs) within jobs and
-           across runs, and precision shifts. Try: ofu regress --store PATH
+)";
 
-Run 'ofu COMMAND --help' for a command's flags. Docs: docs/cli.md, docs/metrics.md.)";
+constexpr const char* kOutro = R"(
+Try: ofu report --input FILE, ofu top, ofu agent --source replay:FILE.
+Run 'ofu COMMAND --help' for a command's flags and examples.
+Docs: docs/cli.md, docs/metrics.md.)";
+
+// `ofu --help`: the introduction and the table's one-line helps.
+std::string About(const std::vector<Command>& commands) {
+  std::string about = kIntro;
+  for (const Command& command : commands) about += fmt::format("  {:<10} {}\n", command.name, command.help);
+  return about + kOutro;
+}
+
+// "kernels parse" for `ofu kernels parse`: the command and the subcommands
+// under it that were given, as errors name them.
+std::string CommandPath(const CLI::App& command) {
+  std::string path = command.get_name();
+  for (const CLI::App* at = &command; !at->get_subcommands().empty();) {
+    at = at->get_subcommands().front();
+    path += " " + at->get_name();
+  }
+  return path;
+}
+
+// The exit status of a command's outcome; an error is printed first.
+int ExitStatusOf(const CLI::App& command, const Result<int>& outcome) {
+  if (outcome.ok()) return *outcome;
+  fmt::print(stderr, "ofu {}: {}\n", CommandPath(command), outcome.error().message);
+  return ExitCodeFor(outcome.error().code);
+}
 
 }  // namespace
+}  // namespace ofu::cli
 
 int main(int argc, char** argv) {
-  CLI::App app(kAbout, "ofu");
+  using namespace ofu::cli;
+  const std::vector<Command> commands = Commands();
+  CLI::App app(About(commands), "ofu");
   app.set_version_flag("--version", "ofu 0.1.0");
   app.require_subcommand(1);
 
-  ofu::cli::ReportArgs report_args;
-  CLI::App* report = ofu::cli::AddReportCommand(app, report_args);
-  ofu::cli::RecordArgs record_args;
-  CLI::App* record = ofu::cli::AddRecordCommand(app, record_args);
-  ofu::cli::TopArgs top_args;
-  CLI::App* top = ofu::cli::AddTopCommand(app, top_args);
-  ofu::cli::SourcesArgs sources_args;
-  CLI::App* sources = ofu::cli::AddSourcesCommand(app, sources_args);
-  ofu::cli::KernelsArgs kernels_args;
-  CLI::App* kernels = ofu::cli::AddKernelsCommand(app, kernels_args);
-  ofu::cli::AgentArgs agent_args;
-  CLI::App* agent = ofu::cli::AddAgentCommand(app, agent_args);
-  ofu::cli::CorrectArgs correct_args;
-  CLI::App* correct = ofu::cli::AddCorrectCommand(app, correct_args);
-  ofu::cli::ReconcileArgs reconcile_args;
-  CLI::App* reconcile = ofu::cli::AddReconcileCommand(app, reconcile_args);
-  ofu::cli::RegressArgs regress_args;
-  CLI::App* regress = ofu::cli::AddRegressCommand(app, regress_args);
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);  // prints the message and usage
-    return ofu::cli::kExitUsage;
+  std::vector<std::pair<CLI::App*, CommandRun>> runs;
+  for (const Command& command : commands) {
+    CLI::App* sub = app.add_subcommand(command.name, command.help);
+    sub->group("");  // About() lists the commands; CLI11's list would repeat each one's long help
+    runs.emplace_back(sub, command.add_flags(*sub));
   }
-
-  if (report->parsed()) return ofu::cli::RunReport(report_args);
-  if (record->parsed()) return ofu::cli::RunRecord(record_args);
-  if (top->parsed()) return ofu::cli::RunTop(top_args);
-  if (sources->parsed()) return ofu::cli::RunSources(sources_args);
-  if (kernels->parsed()) return ofu::cli::RunKernels(kernels_args);
-  if (agent->parsed()) return ofu::cli::RunAgent(agent_args);
-  if (correct->parsed()) return ofu::cli::RunCorrect(correct_args);
-  if (reconcile->parsed()) return ofu::cli::RunReconcile(reconcile_args);
-  if (regress->parsed()) return ofu::cli::RunRegress(regress_args);
-  return ofu::cli::kExitUsage;
+  if (auto exit_status = ParseCommandLine(app, argc, argv)) return *exit_status;
+  for (const auto& [sub, run] : runs) {
+    if (sub->parsed()) return ExitStatusOf(*sub, run());
+  }
+  return kExitUsage;
 }

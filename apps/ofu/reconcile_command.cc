@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exit_codes.h"
+#include "format_flag.h"
 #include "spec_db.h"
 #include "ofu/analysis/mfu_log.h"
 #include "ofu/analysis/reconcile.h"
@@ -43,40 +44,31 @@ Exit status: 0 ok (flags are findings, not failures), 1 usage, 2 unreadable
 or malformed input, 4 no job has both an OFU and a reported MFU,
 5 Prometheus unreachable. See docs/fleet-analysis.md.)";
 
-int Fail(const Error& error) {
-  fmt::print(stderr, "ofu reconcile: {}\n", error.message);
-  return ExitCodeFor(error.code);
-}
-
 }  // namespace
 
-CLI::App* AddReconcileCommand(CLI::App& app, ReconcileArgs& args) {
-  CLI::App* cmd = app.add_subcommand("reconcile", "OFU vs the MFU applications report, per job, with explanations");
-  cmd->description(kReconcileHelp);
-  AddHistorySourceOptions(*cmd, args.history, /*with_job=*/false);
-  cmd->add_option("--mfu", args.mfu, "MFU log: CSV or JSON lines (job_id, mfu, reference_precision, ...)")->required();
-  cmd->add_option("--corrections", args.corrections,
-                  "Per-job corrections: a directory of <job_id>.json from `ofu correct --format json`, or a CSV");
-  cmd->add_option("--format,-f", args.format, "Output: table (for people), json or csv (for programs)")
-      ->check(CLI::IsMember({"table", "json", "csv"}))
-      ->capture_default_str();
-  cmd->add_option("--tolerance", args.tolerance, "reported/expected within 1 +- this is ok")
+void AddReconcileFlags(CLI::App& cmd, ReconcileArgs& args) {
+  cmd.description(kReconcileHelp);
+  AddHistorySourceOptions(cmd, args.history, /*with_job=*/false);
+  cmd.add_option("--mfu", args.mfu, "MFU log: CSV or JSON lines (job_id, mfu, reference_precision, ...)")->required();
+  cmd.add_option("--corrections", args.corrections,
+                 "Per-job corrections: a directory of <job_id>.json from `ofu correct --format json`, or a CSV");
+  AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
+  cmd.add_option("--tolerance", args.tolerance, "reported/expected within 1 +- this is ok")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  cmd->add_option("--match", args.match, "Relative distance to a characteristic ratio (2x, 0.75x) that matches it")
+  cmd.add_option("--match", args.match, "Relative distance to a characteristic ratio (2x, 0.75x) that matches it")
       ->check(CLI::Range(0.0, 0.5))
       ->capture_default_str();
-  cmd->add_option("--spec-db", args.spec_db, "GPU spec database to use instead of the built-in data/gpu_specs.json");
-  return cmd;
+  AddSpecDbFlag(cmd, args.spec_db);
 }
 
-int RunReconcile(const ReconcileArgs& args) {
+Result<int> RunReconcile(const ReconcileArgs& args) {
   auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return Fail(specs.error());
+  if (!specs.ok()) return specs.error();
   auto inputs = ReadMfuInputs(args.mfu, args.corrections);
-  if (!inputs.ok()) return Fail(inputs.error());
+  if (!inputs.ok()) return inputs.error();
   auto history = LoadFleetHistory(args.history, sources::SystemClock().NowS());
-  if (!history.ok()) return Fail(history.error());
+  if (!history.ok()) return history.error();
   const analysis::StoreReport store = analysis::BuildStoreReport(*history, *specs);
   analysis::ReconcileOptions options;
   options.tolerance = args.tolerance;
@@ -91,8 +83,7 @@ int RunReconcile(const ReconcileArgs& args) {
     fmt::print("{}", analysis::RenderReconcileTable(report));
   }
   if (report.all.jobs == 0) {
-    fmt::print(stderr, "ofu reconcile: no job of {} has an OFU in {} for this range\n", args.mfu, history->path);
-    return kExitNoData;
+    return Error{ErrorCode::kNoData, fmt::format("no job of {} has an OFU in {} for this range", args.mfu, history->path)};
   }
   return kExitOk;
 }

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "history_source.h"
+#include "ofu/core/result.h"
 
 namespace ofu::cli {
 
@@ -16,13 +17,14 @@ struct ReconcileArgs {
   HistorySourceArgs history;
   std::string mfu;
   std::optional<std::string> corrections;
-  std::string format = "table";
+  std::string format;  // --format; AddFormatFlag sets the default
   double tolerance = 0.15;
   double match = 0.15;
   std::optional<std::string> spec_db;
 };
 
-CLI::App* AddReconcileCommand(CLI::App& app, ReconcileArgs& args);
-int RunReconcile(const ReconcileArgs& args);
+// Adds the command's flags to `cmd`; results land in `args` (command.h).
+void AddReconcileFlags(CLI::App& cmd, ReconcileArgs& args);
+Result<int> RunReconcile(const ReconcileArgs& args);
 
 }  // namespace ofu::cli

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exit_codes.h"
+#include "format_flag.h"
 #include "stop_signal.h"
 #include "ofu/sources/recording_writer.h"
 
@@ -63,11 +64,6 @@ struct Summary {
   bool source_ended = false;
 };
 
-int Fail(const Error& error) {
-  fmt::print(stderr, "ofu record: {}\n", error.message);
-  return ExitCodeFor(error.code);
-}
-
 void PrintSummary(const RecordArgs& args, const std::string& source, const Summary& s,
                   const sources::RecordingWriter& writer, double duration_s) {
   if (args.format == "json") {
@@ -118,23 +114,19 @@ Result<double> ParseDuration(std::string_view text) {
   return value * unit;
 }
 
-CLI::App* AddRecordCommand(CLI::App& app, RecordArgs& args) {
-  CLI::App* cmd = app.add_subcommand("record", "Record counters from a source into an OpenMetrics file");
-  cmd->description(kRecordHelp);
-  AddSourceFlags(*cmd, args.source);
-  cmd->add_option("--duration,-d", args.duration, "How long to record: seconds, or 30s, 5m, 1h")->required();
-  cmd->add_option("--out,-o", args.out, "The OpenMetrics file to write (replaced if it exists)")->required();
-  cmd->add_option("--description", args.description,
-                  "What this recording is; stored in its ofu_recording_info line (default: the source)");
-  cmd->add_option("--format,-f", args.format, "Final summary: text (one line on stderr) or json (on stdout)")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
-  return cmd;
+void AddRecordFlags(CLI::App& cmd, RecordArgs& args) {
+  cmd.description(kRecordHelp);
+  AddSourceFlags(cmd, args.source);
+  cmd.add_option("--duration,-d", args.duration, "How long to record: seconds, or 30s, 5m, 1h")->required();
+  cmd.add_option("--out,-o", args.out, "The OpenMetrics file to write (replaced if it exists)")->required();
+  cmd.add_option("--description", args.description,
+                 "What this recording is; stored in its ofu_recording_info line (default: the source)");
+  AddFormatFlag(cmd, args.format, {"text", "json"}, "Final summary: text (one line on stderr) or json (on stdout)");
 }
 
-int RunRecord(const RecordArgs& args) {
+Result<int> RunRecord(const RecordArgs& args) {
   auto duration = ParseDuration(args.duration);
-  if (!duration.ok()) return Fail(duration.error());
+  if (!duration.ok()) return duration.error();
 
   InstallStopSignals();
 
@@ -142,7 +134,7 @@ int RunRecord(const RecordArgs& args) {
   SourceFlags flags = args.source;
   flags.options.pace_replay = false;  // a replay is copied as fast as it reads
   auto source = OpenSourceFromFlags(flags, clock);
-  if (!source.ok()) return Fail(source.error());
+  if (!source.ok()) return source.error();
   const std::string description = (*source)->Describe();
 
   sources::RecordingWriter writer;
@@ -179,18 +171,17 @@ int RunRecord(const RecordArgs& args) {
   if (progress && last_progress != started) fmt::print(stderr, "\n");
 
   if (summary.windows == 0) {
-    if (failure) return Fail(*failure);
-    fmt::print(stderr, "ofu record: {} gave no window{}; nothing written to {}\n", description,
-               summary.interrupted ? " before the signal" : "", args.out);
-    return kExitNoData;
+    if (failure) return *failure;
+    return Error{ErrorCode::kNoData, fmt::format("{} gave no window{}; nothing written to {}", description,
+                                                 summary.interrupted ? " before the signal" : "", args.out)};
   }
   sources::RecordingInfo info;
   info.synthetic = summary.synthetic;
   info.description = args.description.empty() ? fmt::format("ofu record from {}", description) : args.description;
-  if (Status written = writer.WriteFile(info, args.out); !written.ok()) return Fail(written.error());
+  if (Status written = writer.WriteFile(info, args.out); !written.ok()) return written.error();
   PrintSummary(args, description, summary, writer, *duration);
   // A source that broke mid-way: what came before is saved, but the run failed.
-  if (failure) return Fail(*failure);
+  if (failure) return *failure;
   return kExitOk;
 }
 

@@ -19,17 +19,17 @@ struct RecordArgs {
   std::string duration;  // "90", "30s", "5m", "1h"
   std::string out;
   std::string description;
-  std::string format = "text";
+  std::string format;  // --format; AddFormatFlag sets the default
 };
 
-// Registers the subcommand and its flags on `app`; results land in `args`.
-CLI::App* AddRecordCommand(CLI::App& app, RecordArgs& args);
+// Adds the command's flags to `cmd`; results land in `args` (command.h).
+void AddRecordFlags(CLI::App& cmd, RecordArgs& args);
 
 // "90" -> 90, "30s" -> 30, "5m" -> 300, "1.5h" -> 5400 (seconds, > 0).
 // Errors: kInvalidArgument saying the accepted forms.
 Result<double> ParseDuration(std::string_view text);
 
-// Runs it; returns the process exit status (exit_codes.h).
-int RunRecord(const RecordArgs& args);
+// Runs it: the exit status (exit_codes.h), or the error that stopped it.
+Result<int> RunRecord(const RecordArgs& args);
 
 }  // namespace ofu::cli

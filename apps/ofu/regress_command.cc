@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exit_codes.h"
+#include "format_flag.h"
 #include "spec_db.h"
 #include "ofu/analysis/regress.h"
 #include "ofu/analysis/store_report.h"
@@ -34,49 +35,39 @@ Exit status: 0 ok, 1 usage, 2 unreadable input, 4 no job windows in the
 range, 5 Prometheus unreachable, 6 findings with --fail-on-finding.
 See docs/fleet-analysis.md.)";
 
-
-int Fail(const Error& error) {
-  fmt::print(stderr, "ofu regress: {}\n", error.message);
-  return ExitCodeFor(error.code);
-}
-
 }  // namespace
 
-CLI::App* AddRegressCommand(CLI::App& app, RegressArgs& args) {
-  CLI::App* cmd = app.add_subcommand("regress", "OFU regressions and precision shifts in jobs and across runs");
-  cmd->description(kRegressHelp);
-  AddHistorySourceOptions(*cmd, args.history, /*with_job=*/true);
-  cmd->add_option("--format,-f", args.format, "Output: table (for people), json or csv (for programs)")
-      ->check(CLI::IsMember({"table", "json", "csv"}))
-      ->capture_default_str();
-  cmd->add_option("--min-windows", args.min_windows, "Windows on each side of a change")
+void AddRegressFlags(CLI::App& cmd, RegressArgs& args) {
+  cmd.description(kRegressHelp);
+  AddHistorySourceOptions(cmd, args.history, /*with_job=*/true);
+  AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
+  cmd.add_option("--min-windows", args.min_windows, "Windows on each side of a change")
       ->check(CLI::Range(2, 1000000))
       ->capture_default_str();
-  cmd->add_option("--threshold", args.threshold, "Change statistic (mean shift in robust noise units x sqrt(n))")
+  cmd.add_option("--threshold", args.threshold, "Change statistic (mean shift in robust noise units x sqrt(n))")
       ->check(CLI::Range(1.0, 1000.0))
       ->capture_default_str();
-  cmd->add_option("--min-ratio", args.min_ratio, "Smallest OFU change reported, as a ratio (1.25: 25 %)")
+  cmd.add_option("--min-ratio", args.min_ratio, "Smallest OFU change reported, as a ratio (1.25: 25 %)")
       ->check(CLI::Range(1.0, 1000.0))
       ->capture_default_str();
-  cmd->add_option("--min-share-shift", args.min_share_shift, "Smallest change of a pipe's share of tensor time")
+  cmd.add_option("--min-share-shift", args.min_share_shift, "Smallest change of a pipe's share of tensor time")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  cmd->add_option("--min-runs", args.min_runs, "Runs of a job name on each side of a change across runs")
+  cmd.add_option("--min-runs", args.min_runs, "Runs of a job name on each side of a change across runs")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  cmd->add_option("--group", args.group_s, "Seconds within which a job's GPUs' changes are one event")
+  cmd.add_option("--group", args.group_s, "Seconds within which a job's GPUs' changes are one event")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
-  cmd->add_flag("--fail-on-finding", args.fail_on_finding, "Exit 6 when anything is found (for CI and cron)");
-  cmd->add_option("--spec-db", args.spec_db, "GPU spec database to use instead of the built-in data/gpu_specs.json");
-  return cmd;
+  cmd.add_flag("--fail-on-finding", args.fail_on_finding, "Exit 6 when anything is found (for CI and cron)");
+  AddSpecDbFlag(cmd, args.spec_db);
 }
 
-int RunRegress(const RegressArgs& args) {
+Result<int> RunRegress(const RegressArgs& args) {
   auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return Fail(specs.error());
+  if (!specs.ok()) return specs.error();
   auto history = LoadFleetHistory(args.history, sources::SystemClock().NowS());
-  if (!history.ok()) return Fail(history.error());
+  if (!history.ok()) return history.error();
   const analysis::StoreReport store = analysis::BuildStoreReport(*history, *specs);
   analysis::RegressOptions options;
   options.ofu.min_segment = args.min_windows;
@@ -95,10 +86,7 @@ int RunRegress(const RegressArgs& args) {
   } else {
     fmt::print("{}", analysis::RenderRegressTable(report));
   }
-  if (report.series == 0) {
-    fmt::print(stderr, "ofu regress: {}: no job windows in the range\n", history->path);
-    return kExitNoData;
-  }
+  if (report.series == 0) return Error{ErrorCode::kNoData, fmt::format("{}: no job windows in the range", history->path)};
   const bool found = !report.changes.empty() || !report.run_changes.empty() || !report.precision_shifts.empty();
   return found && args.fail_on_finding ? kExitFindings : kExitOk;
 }

@@ -2,17 +2,19 @@
 // and precision shifts (src/ofu/analysis/regress.h; docs/fleet-analysis.md).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
-#include "reconcile_command.h"
+#include "history_source.h"
+#include "ofu/core/result.h"
 
 namespace ofu::cli {
 
 struct RegressArgs {
   HistorySourceArgs history;
-  std::string format = "table";
+  std::string format;  // --format; AddFormatFlag sets the default
   int min_windows = 10;
   double threshold = 6;
   double min_ratio = 1.25;
@@ -23,7 +25,8 @@ struct RegressArgs {
   std::optional<std::string> spec_db;
 };
 
-CLI::App* AddRegressCommand(CLI::App& app, RegressArgs& args);
-int RunRegress(const RegressArgs& args);
+// Adds the command's flags to `cmd`; results land in `args` (command.h).
+void AddRegressFlags(CLI::App& cmd, RegressArgs& args);
+Result<int> RunRegress(const RegressArgs& args);
 
 }  // namespace ofu::cli

@@ -9,11 +9,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "history_source.h"
+#include "ofu/core/result.h"
+
 namespace ofu::cli {
 
 struct ReportArgs {
   std::string input;
-  std::string format = "table";
+  std::string format;  // --format; AddFormatFlag sets the default
   std::optional<std::string> gpu_model;
   double window_s = 60;
   std::optional<double> interval_s;
@@ -25,12 +28,9 @@ struct ReportArgs {
   // not a number fails the read (exit 2) instead of being skipped.
   bool strict = false;
   // --store: the agent's history instead of a recording; --prometheus: the
-  // same history from a Prometheus server that scrapes the agents.
-  std::string store;
-  std::string prometheus;
-  std::optional<std::string> job;
-  std::optional<std::string> since;  // Unix seconds, RFC 3339 or relative ("-2h")
-  std::optional<std::string> until;
+  // same history from a Prometheus server that scrapes the agents; with
+  // --job, --since and --until.
+  HistorySourceArgs history;
   // --html: the self-contained visual report, written to this path.
   std::string html;
   std::optional<std::string> title;  // of the HTML report
@@ -40,10 +40,10 @@ struct ReportArgs {
   std::optional<std::string> corrections;
 };
 
-// Registers the subcommand and its flags on `app`; results land in `args`.
-CLI::App* AddReportCommand(CLI::App& app, ReportArgs& args);
+// Adds the command's flags to `cmd`; results land in `args` (command.h).
+void AddReportFlags(CLI::App& cmd, ReportArgs& args);
 
-// Runs it; returns the process exit status (exit_codes.h).
-int RunReport(const ReportArgs& args);
+// Runs it: the exit status (exit_codes.h), or the error that stopped it.
+Result<int> RunReport(const ReportArgs& args);
 
 }  // namespace ofu::cli

@@ -6,6 +6,20 @@
 #include "ofu/sources/builtin_sources.h"
 
 namespace ofu::cli {
+namespace {
+
+// An option's check that records that the option was given. CLI11 runs
+// checks on values from the command line only, not on defaults.
+CLI::Validator NoteGiven(SourceFlags& flags, const char* name) {
+  return CLI::Validator(
+      [&flags, name](std::string&) {
+        flags.given.insert(name);
+        return std::string();
+      },
+      "");
+}
+
+}  // namespace
 
 void AddSourceFlags(CLI::App& command, SourceFlags& flags) {
   const sources::SourceRegistry registry = sources::BuiltinSourceRegistry();
@@ -13,23 +27,30 @@ void AddSourceFlags(CLI::App& command, SourceFlags& flags) {
       .add_option("--source,-s", flags.source,
                   fmt::format("Where counters come from: {}. Default: {}", registry.Forms(),
                               registry.AutoDetectOrder()))
-      ->type_name("SOURCE");
+      ->type_name("SOURCE")
+      ->check(NoteGiven(flags, "source"));
   command.add_option("--window,-w", flags.options.window_s, "Window length in seconds (at least 0.1)")
       ->check(CLI::Range(kMinWindowS, 3600.0))
+      ->check(NoteGiven(flags, "window"))
       ->capture_default_str();
   command
       .add_option("--clock-readings", flags.options.clock_readings,
                   "SM clock readings per window (NVML); their mean is the window's clock")
       ->check(CLI::Range(1, 1000))
+      ->check(NoteGiven(flags, "clock-readings"))
       ->capture_default_str();
-  AddSourceLibraryFlags(command, flags.options);
+  AddLibraryFlags(command, flags);
 }
 
-void AddSourceLibraryFlags(CLI::App& command, sources::SourceOptions& options) {
-  command.add_option("--nvml-library", options.nvml_library,
-                     "NVML library to load (default: libnvidia-ml.so.1 from the linker's search path)");
-  command.add_option("--dcgm-library", options.dcgm_library,
-                     "DCGM library to load (default: libdcgm.so.4, then libdcgm.so.3)");
+void AddLibraryFlags(CLI::App& command, SourceFlags& flags) {
+  command
+      .add_option("--nvml-library", flags.options.nvml_library,
+                  "NVML library to load (default: libnvidia-ml.so.1 from the linker's search path)")
+      ->check(NoteGiven(flags, "nvml-library"));
+  command
+      .add_option("--dcgm-library", flags.options.dcgm_library,
+                  "DCGM library to load (default: libdcgm.so.4, then libdcgm.so.3)")
+      ->check(NoteGiven(flags, "dcgm-library"));
 }
 
 Result<std::unique_ptr<sources::Source>> OpenSourceFromFlags(const SourceFlags& flags, sources::Clock& clock) {

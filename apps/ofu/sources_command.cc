@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exit_codes.h"
+#include "format_flag.h"
 #include "ofu/sources/builtin_sources.h"
 #include "ofu/sources/sources_listing.h"
 
@@ -27,19 +28,15 @@ Exit status: 0 when an auto-detected source ({}) works, 5 when none does.)";
 
 }  // namespace
 
-CLI::App* AddSourcesCommand(CLI::App& app, SourcesArgs& args) {
+void AddSourcesFlags(CLI::App& cmd, SourcesArgs& args) {
   const sources::SourceRegistry registry = sources::BuiltinSourceRegistry();
-  CLI::App* cmd = app.add_subcommand("sources", "Which counter sources work on this machine, and why not");
-  cmd->description(kSourcesHelpIntro + sources::FormatSourceKindsHelp(registry) +
-                   fmt::format(kSourcesHelpEnd, registry.AutoDetectOrder()));
-  cmd->add_option("--format,-f", args.format, "Output: table or json")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
-  AddSourceLibraryFlags(*cmd, args.source.options);
-  return cmd;
+  cmd.description(kSourcesHelpIntro + sources::FormatSourceKindsHelp(registry) +
+                  fmt::format(kSourcesHelpEnd, registry.AutoDetectOrder()));
+  AddFormatFlag(cmd, args.format, {"table", "json"}, "Output: table or json");
+  AddLibraryFlags(cmd, args.source);
 }
 
-int RunSources(const SourcesArgs& args) {
+Result<int> RunSources(const SourcesArgs& args) {
   sources::SystemClock clock;
   const sources::SourcesListing listing =
       sources::ListSources(sources::BuiltinSourceRegistry(), args.source.options, clock);

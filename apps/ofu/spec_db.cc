@@ -7,6 +7,10 @@
 
 namespace ofu::cli {
 
+void AddSpecDbFlag(CLI::App& cmd, std::optional<std::string>& path) {
+  cmd.add_option("--spec-db", path, "GPU spec database to use instead of the built-in data/gpu_specs.json");
+}
+
 Result<GpuSpecDatabase> LoadSpecDatabase(const std::optional<std::string>& path) {
   if (!path) return GpuSpecDatabase::Embedded();
   std::ifstream file(*path);

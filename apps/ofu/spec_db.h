@@ -5,10 +5,15 @@
 #include <optional>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
 
 namespace ofu::cli {
+
+// Adds --spec-db FILE to `cmd`; `path` stays empty unless it is given.
+void AddSpecDbFlag(CLI::App& cmd, std::optional<std::string>& path);
 
 // Errors: kIo when the file cannot be opened; the parser's kMalformedInput.
 Result<GpuSpecDatabase> LoadSpecDatabase(const std::optional<std::string>& path);

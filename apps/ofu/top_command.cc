@@ -52,18 +52,13 @@ SortOrder ParseSort(const std::string& name) {
   return SortOrder::kOfu;
 }
 
-int Fail(const Error& error) {
-  fmt::print(stderr, "ofu top: {}\n", error.message);
-  return ExitCodeFor(error.code);
-}
-
 // --once: one frame as plain text.
-int RunOnce(const TopArgs& args, const GpuSpecDatabase& specs) {
+Result<int> RunOnce(const TopArgs& args, const GpuSpecDatabase& specs) {
   sources::SystemClock clock;
   SourceFlags flags = args.source;
   flags.options.pace_replay = false;
   auto source = OpenSourceFromFlags(flags, clock);
-  if (!source.ok()) return Fail(source.error());
+  if (!source.ok()) return source.error();
 
   TopModel model(specs, args.history);
   bool ended = false;
@@ -71,7 +66,7 @@ int RunOnce(const TopArgs& args, const GpuSpecDatabase& specs) {
   // frame shows its last window with the whole history behind it.
   do {
     auto next = (*source)->Next();
-    if (!next.ok()) return Fail(next.error());
+    if (!next.ok()) return next.error();
     if (!next->has_value()) {
       ended = true;
       break;
@@ -79,10 +74,7 @@ int RunOnce(const TopArgs& args, const GpuSpecDatabase& specs) {
     model.Add(**next);
   } while (!(*source)->live());
 
-  if (model.windows() == 0) {
-    fmt::print(stderr, "ofu top: {} gave no window\n", (*source)->Describe());
-    return kExitNoData;
-  }
+  if (model.windows() == 0) return Error{ErrorCode::kNoData, fmt::format("{} gave no window", (*source)->Describe())};
   TopFrame frame;
   frame.source = (*source)->Describe();
   frame.sort = ParseSort(args.sort);
@@ -196,7 +188,7 @@ class KeyAnsweringClock final : public sources::Clock {
   Interactive& view_;
 };
 
-int RunInteractive(const TopArgs& args, const GpuSpecDatabase& specs) {
+Result<int> RunInteractive(const TopArgs& args, const GpuSpecDatabase& specs) {
   // Before initscr, so that curses leaves these signals to us.
   InstallStopSignals();
   std::setlocale(LC_ALL, "");  // curses draws UTF-8 (bars, sparkline, "—") only in a UTF-8 locale
@@ -229,36 +221,34 @@ int RunInteractive(const TopArgs& args, const GpuSpecDatabase& specs) {
         view.Add(**next);
       }
     }
-  }  // the terminal is restored here, before any message is printed
-  if (failure) return Fail(*failure);
+  }  // the terminal is restored here, before main prints any message
+  if (failure) return *failure;
   return kExitOk;
 }
 
 }  // namespace
 
-CLI::App* AddTopCommand(CLI::App& app, TopArgs& args) {
-  CLI::App* cmd = app.add_subcommand("top", "A live terminal view of OFU per GPU");
-  cmd->description(kTopHelp);
-  AddSourceFlags(*cmd, args.source);
-  cmd->add_flag("--once", args.once,
-                "Print one frame as plain text and exit (a replay is read to its end and its last window shown)");
-  cmd->add_option("--sort", args.sort, "Initial sort order: ofu, tensor, power or gpu")
+void AddTopFlags(CLI::App& cmd, TopArgs& args) {
+  cmd.description(kTopHelp);
+  AddSourceFlags(cmd, args.source);
+  cmd.add_flag("--once", args.once,
+               "Print one frame as plain text and exit (a replay is read to its end and its last window shown)");
+  cmd.add_option("--sort", args.sort, "Initial sort order: ofu, tensor, power or gpu")
       ->check(CLI::IsMember({"ofu", "tensor", "power", "gpu"}))
       ->capture_default_str();
-  cmd->add_option("--history", args.history, "Windows of OFU history in the sparkline")
+  cmd.add_option("--history", args.history, "Windows of OFU history in the sparkline")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
-  cmd->add_option("--width", args.width, "Columns of the --once output")
+  cmd.add_option("--width", args.width, "Columns of the --once output")
       ->check(CLI::Range(40, 1000))
       ->capture_default_str();
-  cmd->add_option("--proc-root", args.proc_root, "Where procfs is, for process names")->capture_default_str();
-  cmd->add_option("--spec-db", args.spec_db, "GPU spec database to use instead of the built-in data/gpu_specs.json");
-  return cmd;
+  cmd.add_option("--proc-root", args.proc_root, "Where procfs is, for process names")->capture_default_str();
+  AddSpecDbFlag(cmd, args.spec_db);
 }
 
-int RunTop(TopArgs& args) {
+Result<int> RunTop(const TopArgs& args) {
   auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return Fail(specs.error());
+  if (!specs.ok()) return specs.error();
   return args.once ? RunOnce(args, *specs) : RunInteractive(args, *specs);
 }
 

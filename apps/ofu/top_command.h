@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ofu/core/result.h"
 #include "source_flags.h"
 
 namespace ofu::cli {
@@ -27,10 +28,10 @@ struct TopArgs {
   std::optional<std::string> spec_db;
 };
 
-// Registers the subcommand and its flags on `app`; results land in `args`.
-CLI::App* AddTopCommand(CLI::App& app, TopArgs& args);
+// Adds the command's flags to `cmd`; results land in `args` (command.h).
+void AddTopFlags(CLI::App& cmd, TopArgs& args);
 
-// Runs it; returns the process exit status (exit_codes.h).
-int RunTop(TopArgs& args);
+// Runs it: the exit status (exit_codes.h), or the error that stopped it.
+Result<int> RunTop(const TopArgs& args);
 
 }  // namespace ofu::cli

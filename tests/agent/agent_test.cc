@@ -239,6 +239,7 @@ TEST(AgentConfig, ReadsEveryTable) {
 window = 0.5
 source = "dcgm:unix:/run/dcgm.sock"
 gpu_model = "h100-sxm5"
+clock_readings = 4
 
 [http]
 listen = "0.0.0.0:9500"
@@ -262,6 +263,7 @@ user = "svc"
   EXPECT_EQ(config.window_s, 0.5);
   EXPECT_EQ(config.source, "dcgm:unix:/run/dcgm.sock");
   EXPECT_EQ(config.gpu_model, "h100-sxm5");
+  EXPECT_EQ(config.clock_readings, 4);
   EXPECT_EQ(config.listen_host, "0.0.0.0");
   EXPECT_EQ(config.listen_port, 9500);
   EXPECT_EQ(config.web_config, "/etc/ofu/web.yml");
@@ -302,6 +304,7 @@ TEST(AgentConfig, ErrorsNameTheFileLineAndKey) {
             "agent.toml:1: unknown table [metrics] (known: agent, http, store, attribution)");
   EXPECT_NE(error("[http]\nlisten = \"localhost\"\n").find("agent.toml:2: http.listen:"), std::string::npos);
   EXPECT_NE(error("[agent]\nwindow = 0.01\n").find("below the minimum"), std::string::npos);
+  EXPECT_NE(error("[agent]\nclock_readings = 2000\n").find("clock_readings must be in 1..1000"), std::string::npos);
   EXPECT_NE(error("[attribution]\nmethods = [\"lsf\"]\n").find("\"lsf\" is not one of"), std::string::npos);
   EXPECT_NE(error("[agent\nwindow = 1\n").find("agent.toml:1:"), std::string::npos);
   EXPECT_NE(error("[[attribution.static]]\ngpu = \"0\"\n").find("needs gpu and job_id"), std::string::npos);

@@ -151,6 +151,37 @@ TEST_F(AgentCli, CheckConfigAndBadFlags) {
   EXPECT_NE(result.err.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << result.err;
 }
 
+// The agent takes the source flags `ofu top` and `ofu record` take (-s, -w,
+// --clock-readings, the library paths), and a flag given overrides the
+// config file's key while a flag not given leaves it.
+TEST_F(AgentCli, TakesTheSharedSourceFlagsOverItsConfigFile) {
+  const fs::path recording = Write("run.om", R"(# TYPE DCGM_FI_PROF_PIPE_TENSOR_ACTIVE gauge
+DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="0",UUID="GPU-cli",modelName="NVIDIA H100 80GB HBM3"} 0.5 10
+DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="0",UUID="GPU-cli",modelName="NVIDIA H100 80GB HBM3"} 0.5 11
+# EOF
+)");
+  auto result = Ofu(fmt::format("agent --check-config -s 'replay:{}' -w 0.5", recording.string()));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find(fmt::format("config ok: source replay:{}, window 0.5 s,", recording.string())),
+            std::string::npos)
+      << result.out;
+
+  const fs::path config = Write("agent.toml", "[agent]\nwindow = 2\nsource = \"dcgm\"\n");
+  result = Ofu(fmt::format("agent --check-config --config '{}' -w 0.5", config.string()));
+  EXPECT_NE(result.out.find("config ok: source dcgm, window 0.5 s,"), std::string::npos) << result.out << result.err;
+  result = Ofu(fmt::format("agent --check-config --config '{}' --source nvml", config.string()));
+  EXPECT_NE(result.out.find("config ok: source nvml, window 2 s,"), std::string::npos) << result.out << result.err;
+  // The shared cap on --window.
+  EXPECT_EQ(Ofu("agent --check-config -w 7200").exit_code, 1);
+
+  // And it runs on them: the two-sample replay plays for a second and ends.
+  result = Ofu(fmt::format("agent -s 'replay:{}' -w 0.5 --clock-readings 2 --no-store --listen 127.0.0.1:0",
+                           recording.string()));
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("ofu agent: reading replay"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("ofu agent: the source has ended"), std::string::npos) << result.err;
+}
+
 // A TCP connection to 127.0.0.1:port, closed on destruction.
 class LoopbackSocket {
  public:

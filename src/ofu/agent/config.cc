@@ -93,6 +93,7 @@ Status ReadAgent(std::string_view file, const toml::table& t, AgentConfig& c) {
   OFU_RETURN_IF_ERROR(r.Read("source", c.source));
   OFU_RETURN_IF_ERROR(r.Read("gpu_model", gpu_model));
   OFU_RETURN_IF_ERROR(r.Read("busy_threshold", c.busy_threshold));
+  OFU_RETURN_IF_ERROR(r.Read("clock_readings", c.clock_readings));
   OFU_RETURN_IF_ERROR(r.Read("nvml_library", c.nvml_library));
   OFU_RETURN_IF_ERROR(r.Read("dcgm_library", c.dcgm_library));
   c.gpu_model = gpu_model.empty() ? std::nullopt : std::optional<std::string>(gpu_model);
@@ -222,6 +223,9 @@ Status ValidateAgentConfig(const AgentConfig& c) {
   const auto bad = [](std::string what) { return Status(Error{ErrorCode::kInvalidArgument, std::move(what)}); };
   if (!(c.window_s >= kMinWindowS)) return bad(fmt::format("window {} s is below the minimum {} s", c.window_s, kMinWindowS));
   if (!(c.busy_threshold >= 0 && c.busy_threshold <= 1)) return bad("busy_threshold must be in 0..1");
+  if (c.clock_readings < 0 || c.clock_readings > 1000) {
+    return bad("clock_readings must be in 1..1000 (or 0: ten readings a second)");
+  }
   if (!(c.retention_days > 0)) return bad("store.retention_days must be positive");
   if (!(c.attribution_interval_s > 0)) return bad("attribution.interval must be positive");
   static const std::set<std::string> kMethods = {"slurm-mapping", "process", "kubelet", "static"};

@@ -1,10 +1,12 @@
-// The agent's configuration: a TOML file, then command-line flags on top.
+// The agent's configuration: a TOML file, then command-line flags on top
+// (apps/ofu/agent_command.cc: a flag given overrides the file's key).
 //
 //   [agent]
 //   window = 1.0                  # seconds, at least 0.1
 //   source = "auto"               # auto | nvml | dcgm[:ADDRESS] | scrape:URL | replay:FILE
 //   gpu_model = ""                # treat every GPU as this model (SKU id or name)
 //   busy_threshold = 0.01         # a window is busy when engine activity reaches this
+//   clock_readings = 0            # SM clock readings per window (NVML); 0: ten a second
 //   nvml_library = ""             # default libnvidia-ml.so.1
 //   dcgm_library = ""             # default libdcgm.so.4, then .so.3
 //
@@ -56,6 +58,7 @@ struct AgentConfig {
   std::string source = "auto";
   std::optional<std::string> gpu_model;
   double busy_threshold = 0.01;
+  int clock_readings = 0;  // sources::SourceOptions::clock_readings; 0: automatic
   std::string nvml_library;
   std::string dcgm_library;
   // [http]

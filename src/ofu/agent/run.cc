@@ -1,0 +1,146 @@
+#include "ofu/agent/run.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ofu/agent/attribution_setup.h"
+#include "ofu/agent/window_evaluator.h"
+#include "ofu/sinks/history_store.h"
+#include "ofu/sinks/metrics_server.h"
+#include "ofu/sinks/metrics_state.h"
+#include "ofu/sinks/web_config.h"
+#include "ofu/agent/queued_sink.h"
+#include "ofu/sinks/async_sink.h"
+#include "ofu/sources/builtin_sources.h"
+
+namespace ofu::agent {
+namespace {
+
+Result<std::unique_ptr<sources::Source>> OpenConfiguredSource(const AgentConfig& config, sources::Clock& clock) {
+  sources::SourceOptions options;
+  options.window_s = config.window_s;
+  options.clock_readings = config.clock_readings;
+  options.nvml_library = config.nvml_library;
+  options.dcgm_library = config.dcgm_library;
+  options.pace_replay = true;  // a replay plays at the speed it was recorded
+  options.process_interval_s = config.attribution_interval_s;  // only attribution reads them
+  // The registry auto-detects when given an empty text.
+  return sources::BuiltinSourceRegistry().Open(config.source == "auto" ? "" : config.source, options, clock);
+}
+
+// The history store: where the user said, or nowhere. A store the user
+// named that cannot be opened is an error; the default one is skipped, with
+// a note, where its directory does not exist (packages create /var/lib/ofu).
+// Null when there is to be no history.
+Result<std::unique_ptr<sinks::HistoryStore>> OpenHistory(const AgentConfig& config, sources::Clock& clock,
+                                                         const Log& log) {
+  if (config.store_path.empty()) return std::unique_ptr<sinks::HistoryStore>();
+  sinks::HistoryOptions history_options;
+  history_options.path = config.store_path;
+  history_options.retention_days = config.retention_days;
+  auto opened = sinks::HistoryStore::Open(history_options, clock);
+  if (opened.ok()) {
+    log(fmt::format("keeping history in {}", config.store_path));
+    return std::move(*opened);
+  }
+  if (config.store_path == AgentConfig{}.store_path &&
+      !std::filesystem::is_directory(std::filesystem::path(config.store_path).parent_path())) {
+    log(fmt::format("no history: {}", opened.error().message));
+    return std::unique_ptr<sinks::HistoryStore>();
+  }
+  return opened.error();
+}
+
+// One configuration's worth of running: until stop, reload or the end of a
+// finite source. Returns how it ended, or nullopt to reload.
+Result<std::optional<RunEnd>> RunConfigured(const AgentConfig& config, const GpuSpecDatabase& specs,
+                                            std::unique_ptr<sinks::MetricsState>& metrics, sources::Clock& clock,
+                                            double started_s, const RunEnvironment& env) {
+  const Log& log = env.log;
+  auto source = OpenConfiguredSource(config, clock);
+  if (!source.ok()) return source.error();
+  log(fmt::format("reading {} every {} s", (*source)->Describe(), config.window_s));
+
+  sinks::MetricsOptions metrics_options;
+  metrics_options.version = env.version;
+  metrics_options.source_name = (*source)->kind();
+  metrics_options.window_s = config.window_s;
+  // The counters live across reloads: they must never go back.
+  if (metrics) {
+    metrics->Reconfigure(metrics_options);
+  } else {
+    metrics = std::make_unique<sinks::MetricsState>(metrics_options, clock);
+  }
+
+  auto history = OpenHistory(config, clock, log);
+  if (!history.ok()) return history.error();
+  // A commit may wait on the disk: the store writes on a thread of its own.
+  std::unique_ptr<sinks::AsyncSink> queued_history;
+  if (*history) queued_history = QueueSink(std::move(*history), *metrics, config.window_s);
+  std::vector<sinks::Sink*> sinks = {metrics.get()};
+  if (queued_history) sinks.push_back(queued_history.get());
+
+  std::optional<sinks::WebConfig> web_config;
+  if (!config.web_config.empty()) {
+    auto loaded = sinks::LoadWebConfig(config.web_config);
+    if (!loaded.ok()) return loaded.error();
+    web_config = std::move(*loaded);
+  }
+  sinks::MetricsServer server(*metrics);
+  if (Status s = server.Start(config.listen_host, config.listen_port, web_config); !s.ok()) return s.error();
+  log(fmt::format("serving /metrics on {}://{}:{}", web_config && web_config->tls ? "https" : "http",
+                  config.listen_host, server.port()));
+
+  WindowEvaluator evaluator(specs, config.gpu_model, config.busy_threshold);
+  AttributionSetup attribution = BuildAttribution(config, env.executable);
+  for (const std::string& note : attribution.notes) log(note);
+  Agent agent(**source, evaluator, attribution.attributor.get(), sinks, clock, config.attribution_interval_s, log);
+  while (!env.stop_requested()) {
+    if (env.take_reload_request()) {
+      env.notify("RELOADING=1");
+      return std::optional<RunEnd>();
+    }
+    auto stepped = agent.Step();
+    if (!stepped.ok()) return stepped.error();
+    if (!*stepped) {
+      log("the source has ended");
+      return std::optional<RunEnd>(RunEnd::kSourceEnded);
+    }
+    if (agent.windows() == 1) env.notify("READY=1\nSTATUS=serving OFU metrics");
+    if (env.watchdog) env.notify("WATCHDOG=1");
+    if (env.duration_s && clock.NowS() - started_s >= *env.duration_s) {
+      return std::optional<RunEnd>(RunEnd::kDurationReached);
+    }
+  }
+  env.notify("STOPPING=1");
+  return std::optional<RunEnd>(RunEnd::kStopRequested);
+}
+
+}  // namespace
+
+Result<RunEnd> Run(const AgentConfig& config, const GpuSpecDatabase& specs, sources::Clock& clock,
+                   const RunEnvironment& environment) {
+  const double started_s = clock.NowS();
+  std::unique_ptr<sinks::MetricsState> metrics;
+  AgentConfig running = config;
+  while (true) {
+    auto ended = RunConfigured(running, specs, metrics, clock, started_s, environment);
+    if (!ended.ok()) return ended.error();
+    if (*ended) return **ended;
+    // A reload: the new configuration, or the running one when the new one is bad.
+    if (!environment.load_config) continue;
+    auto reloaded = environment.load_config();
+    if (reloaded.ok()) {
+      running = std::move(*reloaded);
+      environment.log("configuration reloaded");
+    } else {
+      environment.log(
+          fmt::format("reload failed, keeping the running configuration: {}", reloaded.error().message));
+    }
+  }
+}
+
+}  // namespace ofu::agent

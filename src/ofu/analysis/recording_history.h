@@ -1,0 +1,22 @@
+// A recording's report as the history the agent would have stored from it,
+// so that `ofu report --input FILE --html` and `--store` build the same page
+// from one kind of input (html_report.h).
+//
+// One StoredGpu per GPU of the report, with ids 1, 2, ... in report order;
+// its uuid is the GPU's UUID, or its key when the recording has none. One
+// StoredWindow per window, made by the store's own rule (sinks::RowOfWindow)
+// with the window's span as its length. No jobs: a recording does not say
+// which job ran.
+//
+// Thread-safety: a pure function of its input.
+#pragma once
+
+#include "ofu/analysis/report.h"
+#include "ofu/sinks/history_reader.h"
+
+namespace ofu::analysis {
+
+// `path` of the result is the report's source name.
+sinks::StoredHistory HistoryOfRecording(const Report& report);
+
+}  // namespace ofu::analysis
