@@ -60,13 +60,12 @@ Result<std::optional<RunEnd>> RunConfigured(const AgentConfig& config, const Gpu
                                             std::unique_ptr<sinks::MetricsState>& metrics, sources::Clock& clock,
                                             double started_s, const RunEnvironment& env) {
   const Log& log = env.log;
-  auto source = OpenConfiguredSource(config, clock);
-  if (!source.ok()) return source.error();
-  log(fmt::format("reading {} every {} s", (*source)->Describe(), config.window_s));
+  OFU_ASSIGN_OR_RETURN(auto source, OpenConfiguredSource(config, clock));
+  log(fmt::format("reading {} every {} s", source->Describe(), config.window_s));
 
   sinks::MetricsOptions metrics_options;
   metrics_options.version = env.version;
-  metrics_options.source_name = (*source)->kind();
+  metrics_options.source_name = source->kind();
   metrics_options.window_s = config.window_s;
   // The counters live across reloads: they must never go back.
   if (metrics) {
@@ -75,37 +74,34 @@ Result<std::optional<RunEnd>> RunConfigured(const AgentConfig& config, const Gpu
     metrics = std::make_unique<sinks::MetricsState>(metrics_options, clock);
   }
 
-  auto history = OpenHistory(config, clock, log);
-  if (!history.ok()) return history.error();
+  OFU_ASSIGN_OR_RETURN(auto history, OpenHistory(config, clock, log));
   // A commit may wait on the disk: the store writes on a thread of its own.
   std::unique_ptr<sinks::AsyncSink> queued_history;
-  if (*history) queued_history = QueueSink(std::move(*history), *metrics, config.window_s);
+  if (history) queued_history = QueueSink(std::move(history), *metrics, config.window_s);
   std::vector<sinks::Sink*> sinks = {metrics.get()};
   if (queued_history) sinks.push_back(queued_history.get());
 
   std::optional<sinks::WebConfig> web_config;
   if (!config.web_config.empty()) {
-    auto loaded = sinks::LoadWebConfig(config.web_config);
-    if (!loaded.ok()) return loaded.error();
-    web_config = std::move(*loaded);
+    OFU_ASSIGN_OR_RETURN(auto loaded, sinks::LoadWebConfig(config.web_config));
+    web_config = std::move(loaded);
   }
   sinks::MetricsServer server(*metrics);
-  if (Status s = server.Start(config.listen_host, config.listen_port, web_config); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(server.Start(config.listen_host, config.listen_port, web_config));
   log(fmt::format("serving /metrics on {}://{}:{}", web_config && web_config->tls ? "https" : "http",
                   config.listen_host, server.port()));
 
   WindowEvaluator evaluator(specs, config.gpu_model, config.busy_threshold);
   AttributionSetup attribution = BuildAttribution(config, env.executable);
   for (const std::string& note : attribution.notes) log(note);
-  Agent agent(**source, evaluator, attribution.attributor.get(), sinks, clock, config.attribution_interval_s, log);
+  Agent agent(*source, evaluator, attribution.attributor.get(), sinks, clock, config.attribution_interval_s, log);
   while (!env.stop_requested()) {
     if (env.take_reload_request()) {
       env.notify("RELOADING=1");
       return std::optional<RunEnd>();
     }
-    auto stepped = agent.Step();
-    if (!stepped.ok()) return stepped.error();
-    if (!*stepped) {
+    OFU_ASSIGN_OR_RETURN(auto stepped, agent.Step());
+    if (!stepped) {
       log("the source has ended");
       return std::optional<RunEnd>(RunEnd::kSourceEnded);
     }
@@ -127,9 +123,8 @@ Result<RunEnd> Run(const AgentConfig& config, const GpuSpecDatabase& specs, sour
   std::unique_ptr<sinks::MetricsState> metrics;
   AgentConfig running = config;
   while (true) {
-    auto ended = RunConfigured(running, specs, metrics, clock, started_s, environment);
-    if (!ended.ok()) return ended.error();
-    if (*ended) return **ended;
+    OFU_ASSIGN_OR_RETURN(auto ended, RunConfigured(running, specs, metrics, clock, started_s, environment));
+    if (ended) return *ended;
     // A reload: the new configuration, or the running one when the new one is bad.
     if (!environment.load_config) continue;
     auto reloaded = environment.load_config();

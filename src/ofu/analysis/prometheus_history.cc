@@ -270,9 +270,8 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
   if (!query.since_s || !query.until_s || *query.until_s <= *query.since_s) {
     return Error{ErrorCode::kInvalidArgument, "a Prometheus report needs a range with since before until"};
   }
-  auto endpoint = ParseEndpoint(url);
-  if (!endpoint.ok()) return endpoint.error();
-  QueryClient client(url, *endpoint, options);
+  OFU_ASSIGN_OR_RETURN(auto endpoint, ParseEndpoint(url));
+  QueryClient client(url, endpoint, options);
   const double until = *query.until_s;
   const long range_s = static_cast<long>(std::ceil(until - *query.since_s));
   const std::string range = fmt::format("[{}s]", range_s);
@@ -286,26 +285,23 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
   const std::string job_selector =
       query.job_id ? fmt::format("ofu_gpu_job_info{{job_id={}}}{}", Quoted(*query.job_id), range)
                    : fmt::format("ofu_gpu_job_info{{uuid!=\"\"}}{}", range);
-  auto jobs = client.Matrix(job_selector, until);
-  if (!jobs.ok()) return jobs.error();
+  OFU_ASSIGN_OR_RETURN(auto jobs, client.Matrix(job_selector, until));
   JobPresence presence;
   if (query.job_id) {
-    presence = PresenceOfJob(*jobs);
+    presence = PresenceOfJob(jobs);
     if (presence.uuid_filter.empty()) return history;  // the job left no trace in the range
   }
 
-  auto info = client.Matrix(fmt::format("ofu_gpu_info{{uuid!=\"\"{}}}{}", presence.uuid_filter, range), until);
-  if (!info.ok()) return info.error();
-  auto counters = client.Matrix(
+  OFU_ASSIGN_OR_RETURN(auto info, client.Matrix(fmt::format("ofu_gpu_info{{uuid!=\"\"{}}}{}", presence.uuid_filter, range), until));
+  OFU_ASSIGN_OR_RETURN(auto counters, client.Matrix(
       fmt::format("{{__name__=~\"ofu_(observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active)"
                   "_seconds_total\"{}}}{}",
                   presence.uuid_filter, range),
-      until);
-  if (!counters.ok()) return counters.error();
+      until));
 
-  const std::map<std::string, int64_t> ids = AddGpus(*info, history);
+  const std::map<std::string, int64_t> ids = AddGpus(info, history);
   std::map<std::string, std::map<std::string, Samples>> by_gpu;  // uuid -> counter name -> samples
-  for (const Series& series : *counters) by_gpu[Label(series, "uuid")][Label(series, "__name__")] = series.samples;
+  for (const Series& series : counters) by_gpu[Label(series, "uuid")][Label(series, "__name__")] = series.samples;
   std::map<std::string, Samples> scrape_times;  // uuid -> its observed samples
   for (const auto& [uuid, counters_of] : by_gpu) {
     auto id = ids.find(uuid);
@@ -314,7 +310,7 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
     auto observed = counters_of.find("ofu_observed_seconds_total");
     scrape_times[uuid] = observed == counters_of.end() ? Samples() : observed->second;
   }
-  AddJobIntervals(*jobs, ids, scrape_times, history);
+  AddJobIntervals(jobs, ids, scrape_times, history);
   SortLikeTheStore(history);
   return history;
 }

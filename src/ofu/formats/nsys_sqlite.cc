@@ -286,8 +286,7 @@ Result<TableInfo> Reader::Describe(std::string_view table) {
 Status Reader::CountRows(const std::vector<std::string_view>& tables) {
   for (std::string_view table : tables) {
     Stmt stmt;
-    Status status = Prepare("SELECT COUNT(*) FROM " + Quoted(table), "counting rows", &stmt);
-    if (!status.ok()) return status;
+    OFU_RETURN_IF_ERROR(Prepare("SELECT COUNT(*) FROM " + Quoted(table), "counting rows", &stmt));
     const int rc = sqlite3_step(stmt.get());
     if (rc != SQLITE_ROW) return SqlError(rc, "counting rows");
     rows_total_ += static_cast<uint64_t>(std::max<sqlite3_int64>(0, sqlite3_column_int64(stmt.get(), 0)));
@@ -304,9 +303,8 @@ void Reader::RowDone() {
 
 Result<std::optional<std::string>> Reader::LookUpString(int64_t id) {
   if (!string_lookup_) {
-    Status status = Prepare("SELECT value FROM " + Quoted(kStringTable) + " WHERE id = ?1",
-                            "reading StringIds", &string_lookup_);
-    if (!status.ok()) return status.error();
+    OFU_RETURN_IF_ERROR(Prepare("SELECT value FROM " + Quoted(kStringTable) + " WHERE id = ?1",
+                            "reading StringIds", &string_lookup_));
   }
   sqlite3_stmt* stmt = string_lookup_.get();
   sqlite3_reset(stmt);
@@ -330,16 +328,15 @@ Result<uint32_t> Reader::KernelNameId(int64_t string_id, int64_t rowid,
                                       const std::optional<int64_t>& correlation) {
   const auto found = name_of_string_id_.find(string_id);
   if (found != name_of_string_id_.end()) return found->second;
-  Result<std::optional<std::string>> name = LookUpString(string_id);
-  if (!name.ok()) return name.error();
-  if (!name->has_value()) {
+  OFU_ASSIGN_OR_RETURN(std::optional<std::string> name, LookUpString(string_id));
+  if (!name.has_value()) {
     return Malformed(RowName(kKernelTable, rowid, correlation) + ": name id " + std::to_string(string_id) +
                      " is not in StringIds");
   }
   // Distinct ids normally mean distinct strings, but intern by value anyway.
   const auto [slot, inserted] =
-      name_index_.try_emplace(**name, static_cast<uint32_t>(trace_.kernel_names.size()));
-  if (inserted) trace_.kernel_names.push_back(**name);
+      name_index_.try_emplace(*name, static_cast<uint32_t>(trace_.kernel_names.size()));
+  if (inserted) trace_.kernel_names.push_back(*name);
   name_of_string_id_.emplace(string_id, slot->second);
   return slot->second;
 }
@@ -391,9 +388,8 @@ Result<KernelColumns> Reader::PlanKernelQuery(const TableInfo& table) const {
 }
 
 Status Reader::ReadKernels(const TableInfo& table) {
-  Result<KernelColumns> columns = PlanKernelQuery(table);
-  if (!columns.ok()) return columns.error();
-  const KernelColumns& c = *columns;
+  OFU_ASSIGN_OR_RETURN(KernelColumns columns, PlanKernelQuery(table));
+  const KernelColumns& c = columns;
   match_process_ = c.pid >= 0;
   if (c.correlation < 0) {
     trace_.notes.push_back(std::string(kKernelTable) +
@@ -401,8 +397,7 @@ Status Reader::ReadKernels(const TableInfo& table) {
   }
 
   Stmt stmt;
-  Status status = Prepare(c.sql, "reading " + std::string(kKernelTable), &stmt);
-  if (!status.ok()) return status;
+  OFU_RETURN_IF_ERROR(Prepare(c.sql, "reading " + std::string(kKernelTable), &stmt));
   sqlite3_stmt* s = stmt.get();
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -411,9 +406,8 @@ Status Reader::ReadKernels(const TableInfo& table) {
     if (c.correlation >= 0 && sqlite3_column_type(s, c.correlation) != SQLITE_NULL) {
       correlation = sqlite3_column_int64(s, c.correlation);
     }
-    Result<TraceKernel> kernel = KernelOfRow(s, c, rowid, correlation);
-    if (!kernel.ok()) return kernel.error();
-    trace_.kernels.push_back(*kernel);
+    OFU_ASSIGN_OR_RETURN(TraceKernel kernel, KernelOfRow(s, c, rowid, correlation));
+    trace_.kernels.push_back(kernel);
     launch_keys_.push_back(LaunchKeyOfRow(s, c, correlation));
     RowDone();
   }
@@ -461,11 +455,10 @@ Result<TraceKernel> Reader::KernelOfRow(sqlite3_stmt* s, const KernelColumns& c,
   } else {
     return null_in(c.has_demangled ? "demangledName" : "shortName");
   }
-  Result<uint32_t> name = KernelNameId(name_string_id, rowid, correlation);
-  if (!name.ok()) return name.error();
+  OFU_ASSIGN_OR_RETURN(uint32_t name, KernelNameId(name_string_id, rowid, correlation));
 
   TraceKernel kernel;
-  kernel.name_id = *name;
+  kernel.name_id = name;
   kernel.start_us = static_cast<double>(start) / 1000.0;
   // The difference as unsigned is exact for end >= start, where the signed
   // one could overflow.
@@ -514,8 +507,7 @@ Status Reader::ReadGemmRanges(const TableInfo& table) {
   sql += has_text_id ? "\"textId\"" : "NULL";
   sql += " FROM " + Quoted(kNvtxTable) + " WHERE \"eventType\" = " + std::to_string(kNvtxPushPopRange);
   Stmt stmt;
-  Status status = Prepare(sql, "reading " + std::string(kNvtxTable), &stmt);
-  if (!status.ok()) return status;
+  OFU_RETURN_IF_ERROR(Prepare(sql, "reading " + std::string(kNvtxTable), &stmt));
 
   sqlite3_stmt* s = stmt.get();
   int rc;
@@ -546,14 +538,13 @@ Status Reader::ReadGemmRanges(const TableInfo& table) {
       if (found != gemm_text_of_text_id_.end()) {
         text_index = found->second;
       } else {
-        Result<std::optional<std::string>> text = LookUpString(text_id);
-        if (!text.ok()) return text.error();
-        if (!text->has_value()) {
+        OFU_ASSIGN_OR_RETURN(std::optional<std::string> text, LookUpString(text_id));
+        if (!text.has_value()) {
           return Malformed(row + ": textId " + std::to_string(text_id) + " is not in StringIds");
         }
-        if (IsGemmOpName(OpNameOf(**text))) {
+        if (IsGemmOpName(OpNameOf(*text))) {
           text_index = static_cast<int64_t>(gemm_texts_.size());
-          gemm_texts_.push_back(std::move(**text));
+          gemm_texts_.push_back(std::move(*text));
         }
         gemm_text_of_text_id_.emplace(text_id, text_index);
       }
@@ -597,8 +588,7 @@ Status Reader::ReadLaunches(const TableInfo& table) {
                           " WHERE \"correlationId\" IN (SELECT \"correlationId\" FROM " + Quoted(kKernelTable) +
                           ") AND \"globalTid\" IS NOT NULL";
   Stmt stmt;
-  Status status = Prepare(sql, "reading " + std::string(kRuntimeTable), &stmt);
-  if (!status.ok()) return status;
+  OFU_RETURN_IF_ERROR(Prepare(sql, "reading " + std::string(kRuntimeTable), &stmt));
   sqlite3_stmt* s = stmt.get();
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -737,8 +727,7 @@ Status Reader::ReadDevices(const TableInfo& gpu, const TableInfo& cuda_device) {
     sql += cuda_device.Has("numMultiprocessors") ? "\"numMultiprocessors\"" : "NULL";
     sql += " FROM " + Quoted(kCudaDeviceTable);
     Stmt stmt;
-    Status status = Prepare(sql, "reading " + std::string(kCudaDeviceTable), &stmt);
-    if (!status.ok()) return status;
+    OFU_RETURN_IF_ERROR(Prepare(sql, "reading " + std::string(kCudaDeviceTable), &stmt));
     int rc;
     while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
       const std::optional<int> cuda_id = IntOrNothing(stmt.get(), 0);
@@ -760,8 +749,7 @@ Status Reader::ReadDevices(const TableInfo& gpu, const TableInfo& cuda_device) {
     }
     sql += " FROM " + Quoted(kGpuTable);
     Stmt stmt;
-    Status status = Prepare(sql, "reading " + std::string(kGpuTable), &stmt);
-    if (!status.ok()) return status;
+    OFU_RETURN_IF_ERROR(Prepare(sql, "reading " + std::string(kGpuTable), &stmt));
     sqlite3_stmt* s = stmt.get();
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -806,10 +794,9 @@ Status Reader::ReadDevices(const TableInfo& gpu, const TableInfo& cuda_device) {
 Result<KernelTrace> Reader::Read() {
   trace_.format = "nsys-sqlite";
   OFU_RETURN_IF_ERROR(CheckIsDatabase());
-  Result<ExportTables> tables = DescribeTables();
-  if (!tables.ok()) return tables.error();
-  OFU_RETURN_IF_ERROR(CheckStringTable(tables->strings));
-  const bool use_nvtx = tables->nvtx.present && tables->runtime.present;
+  OFU_ASSIGN_OR_RETURN(ExportTables tables, DescribeTables());
+  OFU_RETURN_IF_ERROR(CheckStringTable(tables.strings));
+  const bool use_nvtx = tables.nvtx.present && tables.runtime.present;
   if (options_.progress) {
     std::vector<std::string_view> counted = {kKernelTable};
     if (use_nvtx) {
@@ -818,9 +805,9 @@ Result<KernelTrace> Reader::Read() {
     }
     OFU_RETURN_IF_ERROR(CountRows(counted));
   }
-  OFU_RETURN_IF_ERROR(ReadKernels(tables->kernels));
-  OFU_RETURN_IF_ERROR(ReadGemmOps(*tables));
-  OFU_RETURN_IF_ERROR(ReadDevices(tables->gpu, tables->cuda_device));
+  OFU_RETURN_IF_ERROR(ReadKernels(tables.kernels));
+  OFU_RETURN_IF_ERROR(ReadGemmOps(tables));
+  OFU_RETURN_IF_ERROR(ReadDevices(tables.gpu, tables.cuda_device));
 
   // Start order; the table is close to it already, and ties keep table order.
   std::stable_sort(trace_.kernels.begin(), trace_.kernels.end(),
@@ -852,9 +839,8 @@ Result<ExportTables> Reader::DescribeTables() {
       {kKernelTable, &tables.kernels}, {kNvtxTable, &tables.nvtx},  {kRuntimeTable, &tables.runtime},
       {kStringTable, &tables.strings}, {kGpuTable, &tables.gpu}, {kCudaDeviceTable, &tables.cuda_device}};
   for (auto& [name, info] : wanted) {
-    Result<TableInfo> described = Describe(name);
-    if (!described.ok()) return described.error();
-    *info = std::move(*described);
+    OFU_ASSIGN_OR_RETURN(TableInfo described, Describe(name));
+    *info = std::move(described);
     if (info == &tables.kernels && !info->present) {
       return Malformed("no " + std::string(kKernelTable) + " table: was the trace captured with --trace=cuda?");
     }

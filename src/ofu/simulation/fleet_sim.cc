@@ -274,8 +274,7 @@ Result<CounterHistory> WriteStore(const FleetSimOptions& options, const Layout& 
   store_options.path = path;
   store_options.retention_days = 3650;  // keep it all: the data is old on purpose
   store_options.full_resolution_days = 3650;
-  auto store = sinks::HistoryStore::Open(store_options, clock);
-  if (!store.ok()) return store.error();
+  OFU_ASSIGN_OR_RETURN(auto store, sinks::HistoryStore::Open(store_options, clock));
 
   CounterHistory counters(static_cast<size_t>(options.gpus), std::vector<Counters>(1));
   for (int w = 0; w < layout.windows; ++w) {
@@ -300,7 +299,7 @@ Result<CounterHistory> WriteStore(const FleetSimOptions& options, const Layout& 
       batch.gpus.push_back(std::move(window));
     }
     clock.SleepS(options.window_s);
-    if (Status s = (*store)->Consume(batch); !s.ok()) return s.error();
+    OFU_RETURN_IF_ERROR((store)->Consume(batch));
   }
   return counters;
 }
@@ -444,10 +443,8 @@ std::string GroundTruthJson(const FleetTruth& truth) {
 
 Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::string& out_dir) {
   OFU_RETURN_IF_ERROR(CheckOptions(options));
-  auto specs = GpuSpecDatabase::Embedded();
-  if (!specs.ok()) return specs.error();
-  auto spec = specs->Lookup("h100-sxm5");
-  if (!spec.ok()) return spec.error();
+  OFU_ASSIGN_OR_RETURN(auto specs, GpuSpecDatabase::Embedded());
+  OFU_ASSIGN_OR_RETURN(auto spec, specs.Lookup("h100-sxm5"));
 
   std::error_code ec;
   fs::create_directories(fs::path(out_dir) / "corrections", ec);
@@ -464,15 +461,13 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
 
   // The files.
   truth.store = (fs::path(out_dir) / "history.sqlite").string();
-  auto counters = WriteStore(options, layout, **spec, states, truth, truth.store);
-  if (!counters.ok()) return counters.error();
+  OFU_ASSIGN_OR_RETURN(auto counters, WriteStore(options, layout, *spec, states, truth, truth.store));
   truth.openmetrics = (fs::path(out_dir) / "metrics.om").string();
-  OFU_RETURN_IF_ERROR(WriteText(truth.openmetrics, OpenMetricsOf(options, layout, **spec, states, *counters, truth)));
+  OFU_RETURN_IF_ERROR(WriteText(truth.openmetrics, OpenMetricsOf(options, layout, *spec, states, counters, truth)));
   truth.corrections_dir = (fs::path(out_dir) / "corrections").string();
-  auto mfu_log = WriteCorrections(options, truth, truth.corrections_dir);
-  if (!mfu_log.ok()) return mfu_log.error();
+  OFU_ASSIGN_OR_RETURN(auto mfu_log, WriteCorrections(options, truth, truth.corrections_dir));
   truth.mfu_log = (fs::path(out_dir) / "mfu.csv").string();
-  OFU_RETURN_IF_ERROR(WriteText(truth.mfu_log, *mfu_log));
+  OFU_RETURN_IF_ERROR(WriteText(truth.mfu_log, mfu_log));
   truth.ground_truth = (fs::path(out_dir) / "ground_truth.json").string();
   OFU_RETURN_IF_ERROR(WriteText(truth.ground_truth, GroundTruthJson(truth)));
   return truth;

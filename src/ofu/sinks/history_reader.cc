@@ -84,12 +84,11 @@ Status ReadWindows(const Reader& reader, int schema_version, const HistoryQuery&
   constexpr const char* kInJob =
       "(?3 IS NULL OR EXISTS (SELECT 1 FROM jobs j WHERE j.gpu_id = w.gpu_id AND j.job_id = ?3 "
       "AND w.end_s > j.start_s AND (j.end_s IS NULL OR w.end_s <= j.end_s)))";
-  auto stmt = reader.Prepare(
+  OFU_ASSIGN_OR_RETURN(auto stmt, reader.Prepare(
       fmt::format("SELECT {} FROM windows w WHERE w.end_s > ?1 AND w.end_s <= ?2 AND {} ORDER BY gpu_id, end_s",
                   schema_version == 1 ? kWindowColumnsV1 : kWindowColumns, kInJob),
-      "reading windows");
-  if (!stmt.ok()) return stmt.error();
-  sqlite3_stmt* s = stmt->get();
+      "reading windows"));
+  sqlite3_stmt* s = stmt.get();
   BindQuery(s, query);
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW) {
@@ -102,13 +101,12 @@ Status ReadWindows(const Reader& reader, int schema_version, const HistoryQuery&
 
 // The job intervals overlapping (since, until], of the one job or of all.
 Status ReadJobs(const Reader& reader, const HistoryQuery& query, std::vector<StoredJob>& out) {
-  auto stmt = reader.Prepare(
+  OFU_ASSIGN_OR_RETURN(auto stmt, reader.Prepare(
       "SELECT gpu_id, job_id, user, job_name, scheduler, start_s, end_s FROM jobs "
       "WHERE start_s < ?2 AND (end_s IS NULL OR end_s > ?1) AND (?3 IS NULL OR job_id = ?3) "
       "ORDER BY job_id, gpu_id, start_s",
-      "reading job intervals");
-  if (!stmt.ok()) return stmt.error();
-  sqlite3_stmt* s = stmt->get();
+      "reading job intervals"));
+  sqlite3_stmt* s = stmt.get();
   BindQuery(s, query);
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW) {
@@ -132,12 +130,11 @@ Status ReadGpus(const Reader& reader, int schema_version, StoredHistory& history
   std::set<std::int64_t> wanted;
   for (const StoredWindow& w : history.windows) wanted.insert(w.gpu_id);
   for (const StoredJob& j : history.jobs) wanted.insert(j.gpu_id);
-  auto stmt = reader.Prepare(
+  OFU_ASSIGN_OR_RETURN(auto stmt, reader.Prepare(
       fmt::format("SELECT {}, (SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id) FROM gpus ORDER BY id",
                   schema_version < 3 ? kGpuColumnsV2 : kGpuColumns),
-      "reading GPUs");
-  if (!stmt.ok()) return stmt.error();
-  sqlite3_stmt* s = stmt->get();
+      "reading GPUs"));
+  sqlite3_stmt* s = stmt.get();
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW) {
     if (wanted.count(sqlite3_column_int64(s, 0)) == 0) continue;
@@ -161,17 +158,16 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
   }
   sqlite3_busy_timeout(db.get(), 5000);
   Reader reader(path, db.get());
-  Result<int> schema_version = ReadSchemaVersion(reader, db.get(), path);
-  if (!schema_version.ok()) return schema_version.error();
+  OFU_ASSIGN_OR_RETURN(int schema_version, ReadSchemaVersion(reader, db.get(), path));
 
   StoredHistory history;
   history.path = path;
   history.query = query;
   // One read transaction: the three queries see the same committed state.
   if (sqlite3_exec(db.get(), "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return reader.Fail("reading");
-  OFU_RETURN_IF_ERROR(ReadWindows(reader, *schema_version, query, history.windows));
+  OFU_RETURN_IF_ERROR(ReadWindows(reader, schema_version, query, history.windows));
   OFU_RETURN_IF_ERROR(ReadJobs(reader, query, history.jobs));
-  OFU_RETURN_IF_ERROR(ReadGpus(reader, *schema_version, history));
+  OFU_RETURN_IF_ERROR(ReadGpus(reader, schema_version, history));
   sqlite3_exec(db.get(), "COMMIT", nullptr, nullptr, nullptr);
   return history;
 }
