@@ -15,6 +15,7 @@
 #include "report_command.h"
 #include "top_command.h"
 #include "sources_command.h"
+#include "ofu/core/version.h"
 
 namespace {
 
@@ -49,7 +50,7 @@ Run 'ofu COMMAND --help' for a command's flags. Docs: docs/cli.md, docs/metrics.
 
 int main(int argc, char** argv) {
   CLI::App app(kAbout, "ofu");
-  app.set_version_flag("--version", "ofu 0.1.0");
+  app.set_version_flag("--version", fmt::format("ofu {}", ofu::kVersion));
   app.require_subcommand(1);
 
   ofu::cli::ReportArgs report_args;
