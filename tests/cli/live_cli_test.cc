@@ -110,7 +110,7 @@ TEST_F(LiveCli, RecordFromNvmlBackfillsIntoPromtoolAndReplaysToTheSameOfu) {
   EXPECT_NEAR(json["gpus"][1]["ofu"].get<double>(), 0.25 * 1500 / kH100SpecMhz, 1e-6);
   EXPECT_NEAR(json["gpus"][0]["tensor_active"].get<double>(), 0.5, 1e-12);
 
-  if (std::string(OFU_PROMTOOL).empty() || std::string(OFU_PROMTOOL).find("NOTFOUND") != std::string::npos) {
+  if (!ofu::testing::ProgramFound(OFU_PROMTOOL)) {
     GTEST_SKIP() << "promtool not found; scripts/install-deps.sh installs it";
   }
   const fs::path tsdb = dir_ / "tsdb";

@@ -19,8 +19,6 @@ using ofu::testing::RunShell;
 
 const std::string kBundled = std::string(OFU_SOURCE_DIR) + "/data/recordings/synthetic-2xh100-bf16-matmul.om";
 
-bool Have(const std::string& path) { return !path.empty() && path.find("NOTFOUND") == std::string::npos; }
-
 std::size_t Count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
@@ -54,7 +52,7 @@ TEST_F(RecordCli, SixtySecondsOfTheBundledRecordingImportIntoPromtool) {
   EXPECT_EQ(summary["interrupted"], false);
   EXPECT_FALSE(fs::exists(out.string() + fmt::format(".tmp-{}", ::getpid())));
 
-  if (!Have(OFU_PROMTOOL)) GTEST_SKIP() << "promtool not found; scripts/install-deps.sh installs it";
+  if (!ofu::testing::ProgramFound(OFU_PROMTOOL)) GTEST_SKIP() << "promtool not found; scripts/install-deps.sh installs it";
   const fs::path tsdb = dir_ / "tsdb";
   const CommandResult import =
       RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL, out.string(),
