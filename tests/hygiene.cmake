@@ -1,5 +1,16 @@
-# Checks on the test run itself. include()d last from tests/CMakeLists.txt,
-# after every other test is declared.
+# Checks on the tree and on the test run itself. include()d last from
+# tests/CMakeLists.txt, after every other test is declared.
+
+# Formatting: every C++ file is as scripts/format.sh (clang-format with the
+# committed .clang-format) leaves it. Skipped with the reason where there is
+# no clang-format; scripts/install-deps.sh installs it.
+find_program(OFU_CLANG_FORMAT clang-format)
+add_test(NAME Format.ClangFormat
+  COMMAND bash scripts/format.sh --check
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(Format.ClangFormat PROPERTIES
+  SKIP_RETURN_CODE 77
+  ENVIRONMENT "CLANG_FORMAT=${OFU_CLANG_FORMAT}")
 
 # No test leaves a process behind. Tests declared with add_test() get what
 # ofu_test() gives the GoogleTest ones (OFU_TEST_PROPERTIES: the marker in
