@@ -25,8 +25,11 @@ if [ ! -f "$build/compile_commands.json" ]; then
 fi
 
 log="$build/clang-tidy.log"
-"$run_clang_tidy" -p "$build" -quiet -j "$(nproc)" "$files" 2>/dev/null | tee "$log" || true
+# Without colours (it adds them even into a pipe).
+"$run_clang_tidy" -p "$build" -quiet -j "$(nproc)" "$files" 2>/dev/null | sed -u 's/\x1b\[[0-9;]*m//g' | tee "$log" || true
+# A finding in a header is reported once per file that includes it: count each once.
+findings=$(grep -E '^/.*:[0-9]+:[0-9]+: (warning|error): ' "$log" | sort -u || true)
 echo
-echo "tidy: findings per check (full output in $log):"
-grep -oE 'warning: .* \[[a-z0-9.,-]+\]$' "$log" | grep -oE '\[[a-z0-9.,-]+\]$' | sort | uniq -c | sort -rn || true
-! grep -qE '(warning|error): ' "$log"
+echo "tidy: $(grep -c . <<<"$findings" || true) findings; per check (full output in $log):"
+grep -oE '\[[a-z0-9.,-]+\]$' <<<"$findings" | sort | uniq -c | sort -rn || true
+[ -z "$findings" ]
