@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh Debian 12 machine (as root):
 #   make run    install what is needed, build, and run the main job
 #   make test   install what is needed, build, and run every test
-# Also: make bench, make fuzz, make clean.
+# Also: make bench, make fuzz, make format, make tidy, make clean.
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -9,7 +9,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan bench fuzz clean
+.PHONY: all deps build run test test-asan bench fuzz format tidy clean
 
 all: build
 
@@ -46,6 +46,15 @@ fuzz: deps
 	  -DOFU_TESTS=OFF -DOFU_BENCH=OFF
 	cmake --build $(FUZZ_BUILD)
 	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# Lay out every C++ file with clang-format (.clang-format); CTest's
+# Format.ClangFormat checks it.
+format: deps
+	./scripts/format.sh
+
+# clang-tidy (.clang-tidy) over every source file; slow, not part of `make test`.
+tidy: build
+	./scripts/tidy.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -39,6 +39,7 @@
 #include "exit_codes.h"
 #include "parse_command_line.h"
 #include "stop_signal.h"
+#include "ofu/core/version.h"
 #include "ofu/sources/nvml_library.h"
 
 namespace {
@@ -526,7 +527,7 @@ int RunLog(Probe& probe, const LogOptions& options) {
 
 int main(int argc, char** argv) {
   CLI::App app(kAbout, "ofu-gpm-probe");
-  app.set_version_flag("--version", "ofu-gpm-probe 0.1.0");
+  app.set_version_flag("--version", fmt::format("ofu-gpm-probe {}", ofu::kVersion));
   app.require_subcommand(1);
   std::string library;
   unsigned index = 0;

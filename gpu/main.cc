@@ -19,6 +19,7 @@
 #include "exit_codes.h"
 #include "harness.h"
 #include "kernel_recorder.h"
+#include "ofu/core/version.h"
 #include "parse_command_line.h"
 #include "ofu/gemm/result_csv.h"
 #include "ofu/gemm/summary.h"
@@ -163,7 +164,7 @@ int RunSweeps(const Args& args) {
 
 int main(int argc, char** argv) {
   CLI::App app(kAbout, "ofu-gemm");
-  app.set_version_flag("--version", "ofu-gemm 0.1.0");
+  app.set_version_flag("--version", fmt::format("ofu-gemm {}", ofu::kVersion));
   Args args;
   auto* sweep = app.add_option("--sweep,-s", args.sweeps, "Sweep file (TOML; repeatable); see gpu/sweeps/")
                     ->check(CLI::ExistingFile);

@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   clang libclang-rt-dev            # libFuzzer and the sanitizer runtimes
+  clang-format clang-tidy          # scripts/format.sh (checked in CTest), scripts/tidy.sh
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libcpp-httplib-dev               # HTTP: dcgm-exporter scrape source
   libyaml-cpp-dev                  # the agent's web config (TLS, basic auth)

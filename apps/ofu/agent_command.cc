@@ -12,11 +12,10 @@
 #include "ofu/agent/config.h"
 #include "ofu/agent/run.h"
 #include "ofu/sources/clock.h"
+#include "ofu/core/version.h"
 
 namespace ofu::cli {
 namespace {
-
-constexpr const char* kVersion = "0.1.0";
 
 constexpr const char* kAgentHelp = R"(The node daemon: OFU per GPU as Prometheus metrics.
 

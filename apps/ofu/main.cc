@@ -16,6 +16,7 @@
 #include "correct_command.h"
 #include "exit_codes.h"
 #include "kernels_command.h"
+#include "ofu/core/version.h"
 #include "parse_command_line.h"
 #include "reconcile_command.h"
 #include "record_command.h"
@@ -93,7 +94,7 @@ int main(int argc, char** argv) {
   using namespace ofu::cli;
   const std::vector<Command> commands = Commands();
   CLI::App app(About(commands), "ofu");
-  app.set_version_flag("--version", "ofu 0.1.0");
+  app.set_version_flag("--version", fmt::format("ofu {}", ofu::kVersion));
   app.require_subcommand(1);
 
   std::vector<std::pair<CLI::App*, CommandRun>> runs;

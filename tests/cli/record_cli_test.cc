@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/background_process.h"
 #include "support/cli_runner.h"
 
 namespace {
@@ -18,8 +19,6 @@ using ofu::testing::CommandResult;
 using ofu::testing::RunShell;
 
 const std::string kBundled = std::string(OFU_SOURCE_DIR) + "/data/recordings/synthetic-2xh100-bf16-matmul.om";
-
-bool Have(const std::string& path) { return !path.empty() && path.find("NOTFOUND") == std::string::npos; }
 
 std::size_t Count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -54,7 +53,7 @@ TEST_F(RecordCli, SixtySecondsOfTheBundledRecordingImportIntoPromtool) {
   EXPECT_EQ(summary["interrupted"], false);
   EXPECT_FALSE(fs::exists(out.string() + fmt::format(".tmp-{}", ::getpid())));
 
-  if (!Have(OFU_PROMTOOL)) GTEST_SKIP() << "promtool not found; scripts/install-deps.sh installs it";
+  if (!ofu::testing::ProgramFound(OFU_PROMTOOL)) GTEST_SKIP() << "promtool not found; scripts/install-deps.sh installs it";
   const fs::path tsdb = dir_ / "tsdb";
   const CommandResult import =
       RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL, out.string(),
@@ -149,41 +148,72 @@ TEST_F(RecordCli, MissingReplayFileIsBadInput) {
 }
 
 // A live source (a scrape of a static file served on localhost) recorded for
-// an hour, stopped by SIGINT after a few windows: the file is still written.
+// an hour, stopped by SIGINT once two windows are in: the file is still
+// written, with every window recorded. The server counts the scrapes it
+// was asked for, so the test waits for those, not for wall time, and the
+// count says how many windows there must be: one scrape when the source
+// opens, then one per window.
 TEST_F(RecordCli, SigintStopsEarlyAndStillWritesTheFile) {
   if (RunShell("command -v python3", dir_).exit_code != 0) GTEST_SKIP() << "python3 not found";
   Write("metrics", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\",UUID=\"GPU-x\",modelName=\"NVIDIA H100 80GB HBM3\"} 0.5\n"
                    "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\",UUID=\"GPU-x\",modelName=\"NVIDIA H100 80GB HBM3\"} 1830\n");
-  const std::string serve = fmt::format(
-      "cd '{}' && python3 -c \"import http.server,socketserver; "
-      "s=socketserver.TCPServer(('127.0.0.1',0),http.server.SimpleHTTPRequestHandler); "
-      "open('port.tmp','w').write(str(s.server_address[1])); __import__('os').rename('port.tmp','port'); "
-      "s.serve_forever()\" >/dev/null 2>&1 & echo $! > server.pid",
-      dir_.string());
-  ASSERT_EQ(std::system(serve.c_str()), 0);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!fs::exists(dir_ / "port") && std::chrono::steady_clock::now() < deadline) {
+  // Serves the directory it is given on a free loopback port, which it
+  // writes to `port`; appends a line to `scrapes` for each GET before
+  // answering it, so once ofu has exited every request it made is there.
+  constexpr const char* kServer = R"(
+import http.server, os, socketserver, sys
+os.chdir(sys.argv[1])
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        with open('scrapes', 'a') as f:
+            f.write(self.path + '\n')
+        super().do_GET()
+    def log_message(self, *args):
+        pass
+server = socketserver.TCPServer(('127.0.0.1', 0), Handler)
+with open('port.tmp', 'w') as f:
+    f.write(str(server.server_address[1]))
+os.rename('port.tmp', 'port')
+server.serve_forever()
+)";
+  // Stopped (SIGTERM, then SIGKILL) and reaped when the test ends, pass or fail.
+  ofu::testing::BackgroundProcess server;
+  ASSERT_TRUE(server.Start({"python3", "-c", kServer, dir_.string()}, {}, (dir_ / "server.log").string()));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(dir_ / "port") && server.running() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  ASSERT_TRUE(fs::exists(dir_ / "port"));
+  ASSERT_TRUE(fs::exists(dir_ / "port")) << ofu::testing::Slurp(dir_ / "server.log");
   const std::string port = ofu::testing::Slurp(dir_ / "port");
   const fs::path out = dir_ / "live.om";
-  // Sends SIGINT after 2.5 s of 1 s windows.
+  // SIGINT once the server saw 3 scrapes: the opening one and windows 1 and
+  // 2 (gives up waiting after 60 s). ofu has its handler by then: it
+  // installs it before it opens the source.
   const CommandResult run = RunShell(
-      fmt::format("('{}' record --source scrape:http://127.0.0.1:{}/metrics --duration 1h --out '{}' --format json & "
-                  "pid=$!; sleep 2.5; kill -INT $pid; wait $pid)",
-                  OFU_BINARY, port, out.string()),
+      fmt::format("('{}' record --source scrape:http://127.0.0.1:{}/metrics --window 0.5 --duration 1h --out '{}' "
+                  "--format json & pid=$!; n=0; "
+                  "while [ \"$(cat '{}' 2>/dev/null | wc -l)\" -lt 3 ] && [ $n -lt 1200 ]; do "
+                  "sleep 0.05; n=$((n+1)); done; "
+                  "kill -INT $pid; wait $pid)",
+                  OFU_BINARY, port, out.string(), (dir_ / "scrapes").string()),
       dir_);
-  RunShell(fmt::format("kill $(cat '{}')", (dir_ / "server.pid").string()), dir_);
   ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::size_t scrapes = Count(ofu::testing::Slurp(dir_ / "scrapes"), "/metrics\n");
+  ASSERT_GE(scrapes, 3u) << "the recording made too few scrapes within 60 s";
   const auto summary = nlohmann::json::parse(run.out);
   EXPECT_EQ(summary["interrupted"], true);
   EXPECT_EQ(summary["synthetic"], false);
-  EXPECT_GE(summary["windows"].get<int>(), 2);
-  EXPECT_LE(summary["windows"].get<int>(), 4);
+  const auto windows = summary["windows"].get<std::size_t>();
+  EXPECT_GE(windows, 2u);
+  EXPECT_EQ(windows, scrapes - 1);
+  EXPECT_DOUBLE_EQ(summary["seconds"].get<double>(), 0.5 * static_cast<double>(windows));
   const std::string text = ofu::testing::Slurp(out);
   EXPECT_NE(text.find("ofu_recording_info{synthetic=\"false\""), std::string::npos) << text;
-  EXPECT_EQ(Count(text, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{"), summary["windows"].get<std::size_t>());
+  // Every window holds the served values.
+  EXPECT_EQ(Count(text, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{"), windows) << text;
+  EXPECT_EQ(Count(text, "} 0.5 "), windows) << text;
+  EXPECT_EQ(Count(text, "DCGM_FI_DEV_SM_CLOCK{"), windows) << text;
+  EXPECT_EQ(Count(text, "} 1830 "), windows) << text;
   EXPECT_EQ(text.substr(text.size() - 6), "# EOF\n");
 }
 

@@ -77,8 +77,7 @@ class TopTmux : public ofu::testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    const std::string tmux = OFU_TMUX;
-    if (tmux.empty() || tmux.find("NOTFOUND") != std::string::npos) GTEST_SKIP() << "tmux not found";
+    if (!ofu::testing::ProgramFound(OFU_TMUX)) GTEST_SKIP() << "tmux not found";
     socket_ = fmt::format("ofu-top-test-{}", ::getpid());
   }
   void TearDown() override {

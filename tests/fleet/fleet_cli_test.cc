@@ -43,7 +43,7 @@ class FleetCli : public ofu::testing::CliTest {
 };
 
 TEST_F(FleetCli, StoreAndPrometheusGiveTheSameAnswersAndTheyAreThePlantedOnes) {
-  if (std::string(OFU_PROMETHEUS).empty() || std::string(OFU_PROMTOOL).empty()) {
+  if (!ofu::testing::ProgramFound(OFU_PROMETHEUS) || !ofu::testing::ProgramFound(OFU_PROMTOOL)) {
     GTEST_SKIP() << "no prometheus or promtool binary (scripts/install-deps.sh installs the Debian packages)";
   }
   const json truth = Simulate();

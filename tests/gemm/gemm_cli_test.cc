@@ -2,6 +2,7 @@
 // GPU: the no-GPU case hides every device with CUDA_VISIBLE_DEVICES.
 #include <gtest/gtest.h>
 
+#include "ofu/core/version.h"
 #include "support/cli_runner.h"
 
 namespace ofu::testing {
@@ -65,6 +66,12 @@ TEST_F(GemmCliTest, NoCudaDeviceExitsFiveWithAClearMessage) {
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_NE(r.err.find("ofu-gemm: no CUDA device"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--list and --summary work without one"), std::string::npos) << r.err;
+}
+
+TEST_F(GemmCliTest, VersionIsTheProjectVersion) {
+  const CommandResult r = Gemm("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("ofu-gemm ") + ofu::kVersion + "\n");
 }
 
 TEST_F(GemmCliTest, UsageErrorsExitOne) {

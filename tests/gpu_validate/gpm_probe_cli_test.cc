@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/core/version.h"
 #include "support/cli_runner.h"
 
 namespace ofu::testing {
@@ -90,6 +91,12 @@ TEST_F(GpmProbeCliTest, NoGpmOrNoLibraryExitsFive) {
   EXPECT_EQ(no_library.exit_code, 5);
   EXPECT_NE(no_library.err.find("cannot load the NVML library /nonexistent/libnvidia-ml.so.1"), std::string::npos)
       << no_library.err;
+}
+
+TEST_F(GpmProbeCliTest, VersionIsTheProjectVersion) {
+  const CommandResult r = RunShell(fmt::format("'{}' --version", OFU_GPM_PROBE_BINARY), dir_);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("ofu-gpm-probe ") + ofu::kVersion + "\n");
 }
 
 TEST_F(GpmProbeCliTest, UsageErrorsExitOne) {

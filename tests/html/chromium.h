@@ -25,11 +25,8 @@ extern char** environ;
 namespace ofu::testing {
 
 // The browser tests find at configure time (tests/html/tests.cmake); empty
-// or *-NOTFOUND when there is none.
-inline std::string ChromiumPath() {
-  const std::string path = OFU_CHROMIUM;
-  return path.empty() || path.ends_with("-NOTFOUND") ? std::string() : path;
-}
+// when there is none.
+inline std::string ChromiumPath() { return ProgramFound(OFU_CHROMIUM) ? OFU_CHROMIUM : std::string(); }
 
 struct BrowserRun {
   int exit_code = -1;  // -1: killed at the deadline or not started

@@ -3,7 +3,7 @@
 # store written in the test. Chromium is optional here: the rendering tests
 # skip with the reason when none is found (scripts/install-deps.sh installs it).
 find_program(OFU_CHROMIUM NAMES chromium chromium-browser)
-ofu_test(html_test
+ofu_cli_test(html_test
   html/html_report_test.cc
   html/html_render_test.cc
   html/html_report_cli_test.cc)

@@ -117,7 +117,7 @@ scrape_configs:
 };
 
 TEST_F(PrometheusIntegration, ReportFromPrometheusAgreesWithTheStoreAndTheHandValue) {
-  if (std::string(OFU_PROMETHEUS).empty()) {
+  if (!ofu::testing::ProgramFound(OFU_PROMETHEUS)) {
     GTEST_SKIP() << "no prometheus binary (scripts/install-deps.sh installs the Debian package)";
   }
   const fs::path scenario = Write("nvml.json", kNvmlScenario);
@@ -187,7 +187,7 @@ constexpr const char* kMigScenario = R"({
 constexpr double kMigOfu = 46.0 / 76 * 1830 / kSpecMhz;
 
 TEST_F(PrometheusIntegration, MigInstancesWeighTheirSmsThroughPrometheusAndTheStore) {
-  if (std::string(OFU_PROMETHEUS).empty()) {
+  if (!ofu::testing::ProgramFound(OFU_PROMETHEUS)) {
     GTEST_SKIP() << "no prometheus binary (scripts/install-deps.sh installs the Debian package)";
   }
   const fs::path scenario = Write("nvml.json", kMigScenario);

@@ -3,7 +3,11 @@
 // CliTest gives each test its own directory under the system temp dir
 // (removed afterwards), Write() to put input files there, and Ofu() to run
 // the program with arguments (a shell fragment, so quote paths) and capture
-// its exit status, stdout and stderr.
+// its exit status, stdout and stderr. Ofu() exists in test programs that
+// depend on the `ofu` target (ofu_cli_test() in tests/CMakeLists.txt).
+//
+// ProgramFound() tells whether an optional tool that CMake looked for
+// (promtool, prometheus, tmux, chromium) is there.
 #pragma once
 
 #include <sys/wait.h>
@@ -14,6 +18,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -41,6 +46,10 @@ inline CommandResult RunShell(const std::string& command, const std::filesystem:
   return CommandResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
 }
 
+// `path` is what CMake's find_program() gave: the program's path, or
+// "<VARIABLE>-NOTFOUND" (and empty when the variable was never set).
+inline bool ProgramFound(std::string_view path) { return !path.empty() && !path.ends_with("-NOTFOUND"); }
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -59,10 +68,12 @@ class CliTest : public ::testing::Test {
     return path;
   }
 
+#ifdef OFU_BINARY  // test programs declared with ofu_cli_test() (tests/CMakeLists.txt)
   // `args` is pasted into a shell command line after the program path.
   CommandResult Ofu(const std::string& args) {
     return RunShell(fmt::format("'{}' {}", OFU_BINARY, args), dir_);
   }
+#endif
 
   std::filesystem::path dir_;
 };

@@ -12,8 +12,6 @@
 namespace ofu::gemm {
 namespace {
 
-using kernels::Precision;
-
 // A column's name, how a row gives its text, and how its text sets a row.
 // A setter returns an error message (empty: fine).
 struct Column {
