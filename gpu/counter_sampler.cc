@@ -25,7 +25,7 @@ Result<std::unique_ptr<CounterSampler>> CounterSampler::Open(const SamplerOption
   sampler->nvml_ = std::move(nvml);
   const sources::NvmlFunctions& fn = sampler->nvml_->fn();
   if (nvmlReturn_t got = fn.Init(); got != NVML_SUCCESS) {
-    return Error{ErrorCode::kUnavailable, fmt::format("nvmlInit: {}", sampler->nvml_->ErrorString(got))};
+    return Error::Unavailable("nvmlInit: {}", sampler->nvml_->ErrorString(got));
   }
   sampler->nvml_initialized_ = true;
   unsigned count = 0;
@@ -39,7 +39,7 @@ Result<std::unique_ptr<CounterSampler>> CounterSampler::Open(const SamplerOption
     }
   }
   if (sampler->device_ == nullptr) {
-    return Error{ErrorCode::kUnavailable, fmt::format("NVML lists no GPU with the CUDA device's UUID {}", gpu_uuid)};
+    return Error::Unavailable("NVML lists no GPU with the CUDA device's UUID {}", gpu_uuid);
   }
   return sampler;
 }

@@ -6,14 +6,12 @@ namespace ofu::gpu {
 
 Status CudaStatus(cudaError_t code, std::string_view call) {
   if (code == cudaSuccess) return OkStatus();
-  return Error{ErrorCode::kUnavailable,
-               fmt::format("{}: {} ({})", call, cudaGetErrorName(code), cudaGetErrorString(code))};
+  return Error::Unavailable("{}: {} ({})", call, cudaGetErrorName(code), cudaGetErrorString(code));
 }
 
 Status LtStatus(cublasStatus_t code, std::string_view call) {
   if (code == CUBLAS_STATUS_SUCCESS) return OkStatus();
-  return Error{ErrorCode::kUnavailable,
-               fmt::format("{}: {} ({})", call, cublasLtGetStatusName(code), cublasLtGetStatusString(code))};
+  return Error::Unavailable("{}: {} ({})", call, cublasLtGetStatusName(code), cublasLtGetStatusString(code));
 }
 
 }  // namespace ofu::gpu

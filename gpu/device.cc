@@ -26,14 +26,12 @@ Result<CudaDevice> OpenCudaDevice(int index) {
   if (counted != cudaSuccess || count == 0) {
     const std::string why = counted != cudaSuccess ? CudaStatus(counted, "cudaGetDeviceCount").error().message
                                                    : std::string("cudaGetDeviceCount found none");
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("no CUDA device ({}); run the sweep on a machine with an NVIDIA GPU and its driver "
+    return Error::Unavailable("no CUDA device ({}); run the sweep on a machine with an NVIDIA GPU and its driver "
                              "(--list and --summary work without one)",
-                             why)};
+                             why);
   }
   if (index < 0 || index >= count) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("--device {}: this machine has CUDA devices 0 to {}", index, count - 1)};
+    return Error::InvalidArgument("--device {}: this machine has CUDA devices 0 to {}", index, count - 1);
   }
   OFU_RETURN_IF_ERROR(CudaStatus(cudaSetDevice(index), "cudaSetDevice"));
   cudaDeviceProp prop{};

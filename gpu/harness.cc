@@ -26,7 +26,7 @@ void CUDART_CB StampTime(void* data) {
 
 // A skipped case is an error of this kind; others abort the case too but
 // say the harness itself failed.
-Error Skip(std::string reason) { return Error{ErrorCode::kUnavailable, std::move(reason)}; }
+Error Skip(std::string reason) { return Error::Unavailable("{}", std::move(reason)); }
 
 }  // namespace
 

@@ -84,10 +84,9 @@ KernelRecorder::~KernelRecorder() {
 Result<std::unique_ptr<KernelRecorder>> KernelRecorder::Open(const std::vector<std::string>& candidates) {
   auto library = sources::DynamicLibrary::Open(candidates);
   if (!library.ok()) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("cannot load CUPTI ({}); pass --cupti-library PATH (libcupti.so.13 ships with the "
+    return Error::Unavailable("cannot load CUPTI ({}); pass --cupti-library PATH (libcupti.so.13 ships with the "
                              "CUDA toolkit)",
-                             library.error().message)};
+                             library.error().message);
   }
   auto fn = std::make_unique<CuptiFunctions>();
   const sources::DynamicLibrary& lib = **library;
@@ -105,7 +104,7 @@ Result<std::unique_ptr<KernelRecorder>> KernelRecorder::Open(const std::vector<s
       {reinterpret_cast<const void*>(fn->ActivityGetNextRecord), "cuptiActivityGetNextRecord"}};
   for (const auto& [address, name] : required) {
     if (address == nullptr) {
-      return Error{ErrorCode::kUnavailable, fmt::format("{} lacks {}", (*library)->path(), name)};
+      return Error::Unavailable("{} lacks {}", (*library)->path(), name);
     }
   }
   return std::unique_ptr<KernelRecorder>(new KernelRecorder(std::move(library).value(), std::move(fn)));
@@ -116,8 +115,8 @@ Status KernelRecorder::Record() {
     if (got == CUPTI_SUCCESS) return OkStatus();
     const char* text = nullptr;
     if (fn_->GetResultString != nullptr) fn_->GetResultString(got, &text);
-    return Error{ErrorCode::kUnavailable, fmt::format("{}: CUPTI error {} ({})", call, static_cast<int>(got),
-                                                      text != nullptr ? text : "no description")};
+    return Error::Unavailable("{}: CUPTI error {} ({})", call, static_cast<int>(got),
+                                                      text != nullptr ? text : "no description");
   };
   {
     std::lock_guard<std::mutex> lock(Sink().mutex);

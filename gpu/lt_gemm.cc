@@ -178,7 +178,7 @@ Status LtGemm::Build(const gemm::GemmCase& c) {
   cublasLtMatmulPreferenceDestroy(preference);
   OFU_RETURN_IF_ERROR(LtStatus(asked, "cublasLtMatmulAlgoGetHeuristic"));
   if (found == 0) {
-    return Error{ErrorCode::kUnavailable, "cublasLtMatmulAlgoGetHeuristic: no algorithm for this shape, layout and precision"};
+    return Error::Unavailable("cublasLtMatmulAlgoGetHeuristic: no algorithm for this shape, layout and precision");
   }
   algo_ = heuristic.algo;
 

@@ -93,9 +93,8 @@ int RunSummary(const Args& args) {
   if (!rows.ok()) return Fail(rows.error());
   const ofu::gemm::Summary summary = ofu::gemm::Summarize(*rows);
   if (summary.measured == 0) {
-    return Fail(ofu::Error{ofu::ErrorCode::kNoData,
-                           fmt::format("{}: no measured case to summarize ({} rows, {} skipped)", *args.summary,
-                                       rows->size(), summary.skipped)});
+    return Fail(ofu::Error::NoData("{}: no measured case to summarize ({} rows, {} skipped)", *args.summary,
+                                       rows->size(), summary.skipped));
   }
   fmt::print("{}", ofu::gemm::FormatSummary(summary, *args.summary));
   return ofu::cli::kExitOk;
@@ -135,7 +134,7 @@ int RunSweeps(const Args& args) {
   std::ofstream file;
   if (args.out != "-") {
     file.open(args.out, std::ios::binary | std::ios::trunc);
-    if (!file) return Fail(ofu::Error{ofu::ErrorCode::kIo, fmt::format("{}: cannot write the result file", args.out)});
+    if (!file) return Fail(ofu::Error::Io("{}: cannot write the result file", args.out));
   }
   std::ostream& out = args.out == "-" ? std::cout : file;
   fmt::print(stderr, "ofu-gemm: {} ({}, sm_{}{}, CUDA runtime {}, driver API {}), spec {}: {} cases\n", device->name,
@@ -157,7 +156,7 @@ int RunSweeps(const Args& args) {
       fmt::print(stderr, "{}\n", row.note);
     }
   }
-  return out ? ofu::cli::kExitOk : Fail(ofu::Error{ofu::ErrorCode::kIo, fmt::format("{}: write failed", args.out)});
+  return out ? ofu::cli::kExitOk : Fail(ofu::Error::Io("{}: write failed", args.out));
 }
 
 }  // namespace

@@ -21,10 +21,10 @@ Result<std::unique_ptr<PowerLimit>> PowerLimit::Reduce(const std::string& nvml_l
       lib.Function<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*)>({"nvmlDeviceGetPowerManagementLimitConstraints"});
   limit->set_ = lib.Function<nvmlReturn_t (*)(nvmlDevice_t, unsigned)>({"nvmlDeviceSetPowerManagementLimit"});
   if (get == nullptr || get_default == nullptr || constraints == nullptr || limit->set_ == nullptr) {
-    return Error{ErrorCode::kUnavailable, fmt::format("{} lacks the power-management functions", lib.path())};
+    return Error::Unavailable("{} lacks the power-management functions", lib.path());
   }
   const auto fail = [](std::string_view call, nvmlReturn_t got) {
-    return Error{ErrorCode::kUnavailable, fmt::format("{}: NVML {} ({})", call, sources::NvmlReturnName(got), got)};
+    return Error::Unavailable("{}: NVML {} ({})", call, sources::NvmlReturnName(got), got);
   };
   unsigned default_mw = 0, min_mw = 0, max_mw = 0;
   if (nvmlReturn_t got = get(device, &limit->previous_mw_); got != NVML_SUCCESS) return fail("nvmlDeviceGetPowerManagementLimit", got);

@@ -56,7 +56,7 @@ void Log(std::string_view message) { fmt::print(stderr, "ofu agent: {}\n", messa
 Result<agent::AgentConfig> BuildConfig(const AgentArgs& args) {
   agent::AgentConfig config;
   if (args.config) {
-    if (Status s = agent::LoadAgentConfig(*args.config, config); !s.ok()) return s.error();
+    OFU_RETURN_IF_ERROR(agent::LoadAgentConfig(*args.config, config));
   }
   const SourceFlags& source = args.source;
   const auto given = [&source](const char* flag) { return source.given.count(flag) > 0; };
@@ -67,12 +67,12 @@ Result<agent::AgentConfig> BuildConfig(const AgentArgs& args) {
   if (given("dcgm-library")) config.dcgm_library = source.options.dcgm_library;
   if (args.gpu_model) config.gpu_model = *args.gpu_model;
   if (args.listen) {
-    if (Status s = agent::SetListenAddress(*args.listen, config); !s.ok()) return s.error();
+    OFU_RETURN_IF_ERROR(agent::SetListenAddress(*args.listen, config));
   }
   if (args.web_config) config.web_config = *args.web_config;
   if (args.store) config.store_path = *args.store;
   if (args.no_store) config.store_path.clear();
-  if (Status s = agent::ValidateAgentConfig(config); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(agent::ValidateAgentConfig(config));
   return config;
 }
 
@@ -94,16 +94,14 @@ void AddAgentFlags(CLI::App& cmd, AgentArgs& args) {
 }
 
 Result<int> RunAgent(const AgentArgs& args) {
-  auto config = BuildConfig(args);
-  if (!config.ok()) return config.error();
-  auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return specs.error();
-  if (config->gpu_model) {
-    if (auto known = specs->Lookup(*config->gpu_model); !known.ok()) return known.error();
+  OFU_ASSIGN_OR_RETURN(auto config, BuildConfig(args));
+  OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
+  if (config.gpu_model) {
+    OFU_RETURN_IF_ERROR(specs.Lookup(*config.gpu_model));
   }
   if (args.check_config) {
-    fmt::print("config ok: source {}, window {} s, listen {}:{}, store {}\n", config->source, config->window_s,
-               config->listen_host, config->listen_port, config->store_path.empty() ? "off" : config->store_path);
+    fmt::print("config ok: source {}, window {} s, listen {}:{}, store {}\n", config.source, config.window_s,
+               config.listen_host, config.listen_port, config.store_path.empty() ? "off" : config.store_path);
     return kExitOk;
   }
 
@@ -122,8 +120,7 @@ Result<int> RunAgent(const AgentArgs& args) {
   environment.log = Log;
   environment.duration_s = args.duration_s;
   sources::SystemClock clock;
-  auto ended = agent::Run(*config, *specs, clock, environment);
-  if (!ended.ok()) return ended.error();
+  OFU_RETURN_IF_ERROR(agent::Run(config, specs, clock, environment));
   return kExitOk;
 }
 

@@ -113,58 +113,54 @@ void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
 }
 
 Result<int> RunCorrect(const CorrectArgs& args) {
-  auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return specs.error();
+  OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
   const GpuSpec* flag_gpu = nullptr;
   if (args.gpu_model) {
-    auto known = specs->Lookup(*args.gpu_model);
-    if (!known.ok()) return known.error();
-    flag_gpu = *known;
+    OFU_ASSIGN_OR_RETURN(auto known, specs.Lookup(*args.gpu_model));
+    flag_gpu = known;
   }
 
   // The OFU to correct, before the (possibly long) trace read.
   std::optional<double> measured = args.ofu;
   std::string ofu_source = "--ofu";
   if (args.input) {
-    auto recording = sources::ReadRecordingFile(*args.input);
-    if (!recording.ok()) return recording.error();
+    OFU_ASSIGN_OR_RETURN(auto recording, sources::ReadRecordingFile(*args.input));
     analysis::ReportOptions options;
     options.gpu_model = args.gpu_model;
     options.strict = args.strict;
-    auto report = analysis::BuildReport(*recording, *specs, options);
-    if (!report.ok()) return report.error();
-    if (const analysis::FleetCoverage& c = report->coverage; !c.left_out.empty()) {
+    OFU_ASSIGN_OR_RETURN(auto report, analysis::BuildReport(recording, specs, options));
+    if (const analysis::FleetCoverage& c = report.coverage; !c.left_out.empty()) {
       fmt::print(stderr, "ofu correct: the OFU of {} covers {} of its {} GPUs; left out (no OFU): {}\n", *args.input,
                  c.gpus_with_ofu, c.gpus, fmt::join(c.left_out, ", "));
     }
-    if (!report->overall.ofu) {
-      return Error{ErrorCode::kNoData, fmt::format("{}: no OFU could be computed from this recording (see "
-                                                   "`ofu report --input {}`)", *args.input, *args.input)};
+    if (!report.overall.ofu) {
+      return Error::NoData("{}: no OFU could be computed from this recording (see "
+                                                   "`ofu report --input {}`)", *args.input, *args.input);
     }
-    measured = report->overall.ofu;
+    measured = report.overall.ofu;
     ofu_source = *args.input;
   }
 
   formats::TraceReadOptions read_options;
   const bool tty = isatty(STDERR_FILENO) == 1;
   if (tty) read_options.progress = ShowProgress;
-  auto trace = formats::ReadKernelTrace(args.trace, read_options);
-  if (tty) fmt::print(stderr, "\r\033[K");
-  if (!trace.ok()) return trace.error();
+  auto read = formats::ReadKernelTrace(args.trace, read_options);
+  if (tty) fmt::print(stderr, "\r\033[K");  // the progress line goes, whatever the outcome
+  OFU_ASSIGN_OR_RETURN(const formats::KernelTrace trace, std::move(read));
 
-  const ChosenGpu gpu = ChooseGpu(*specs, *trace, flag_gpu);
+  const ChosenGpu gpu = ChooseGpu(specs, trace, flag_gpu);
   analysis::CorrectionOptions options;
   options.gpu = gpu.spec;
   options.reference_precision = *kernels::PrecisionFromName(args.reference_precision);
   options.orientation =
       args.orientation == "direct" ? kernels::TileOrientation::kDirect : kernels::TileOrientation::kSwapped;
   options.max_wasteful = static_cast<size_t>(args.top);
-  analysis::CorrectionReport report = analysis::ComputeCorrection(*trace, options);
+  analysis::CorrectionReport report = analysis::ComputeCorrection(trace, options);
   if (!gpu.note.empty()) report.notes.push_back(gpu.note);
 
   analysis::CorrectionView view;
   view.trace_path = args.trace;
-  view.trace = &*trace;
+  view.trace = &trace;
   view.report = &report;
   view.gpu = gpu.spec;
   view.gpu_origin = gpu.origin;
@@ -173,8 +169,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   fmt::print("{}", args.format == "json" ? analysis::RenderCorrectionJson(view)
                                          : analysis::RenderCorrectionTable(view));
   if (!report.factor) {
-    return Error{ErrorCode::kNoData,
-                 fmt::format("{}: no GEMM kernel could be corrected (see the coverage above)", args.trace)};
+    return Error::NoData("{}: no GEMM kernel could be corrected (see the coverage above)", args.trace);
   }
   return kExitOk;
 }

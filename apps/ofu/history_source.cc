@@ -21,15 +21,14 @@ HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& a
 
 Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s) {
   if (args.store.empty() == args.prometheus.empty()) {
-    return Error{ErrorCode::kInvalidArgument, "give one of --store PATH (the agent's history) or --prometheus URL"};
+    return Error::InvalidArgument("give one of --store PATH (the agent's history) or --prometheus URL");
   }
   sinks::HistoryQuery query;
   query.job_id = args.job;
   for (auto [text, into] : {std::pair{&args.since, &query.since_s}, std::pair{&args.until, &query.until_s}}) {
     if (!*text) continue;
-    auto time = analysis::ParseTimeArgument(**text, now_s);
-    if (!time.ok()) return time.error();
-    *into = *time;
+    OFU_ASSIGN_OR_RETURN(auto time, analysis::ParseTimeArgument(**text, now_s));
+    *into = time;
   }
   if (!args.store.empty()) return sinks::ReadHistory(args.store, query);
   // A Prometheus range must be bounded: the last day unless told.
@@ -40,13 +39,11 @@ Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, dou
 
 Result<MfuInputs> ReadMfuInputs(const std::string& mfu_path, const std::optional<std::string>& corrections_path) {
   MfuInputs inputs;
-  auto log = analysis::ReadMfuLog(mfu_path);
-  if (!log.ok()) return log.error();
-  inputs.log = std::move(*log);
+  OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadMfuLog(mfu_path));
+  inputs.log = std::move(log);
   if (corrections_path) {
-    auto corrections = analysis::ReadCorrections(*corrections_path);
-    if (!corrections.ok()) return corrections.error();
-    inputs.corrections = std::move(*corrections);
+    OFU_ASSIGN_OR_RETURN(auto corrections, analysis::ReadCorrections(*corrections_path));
+    inputs.corrections = std::move(corrections);
   }
   return inputs;
 }

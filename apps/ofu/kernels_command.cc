@@ -156,7 +156,7 @@ Result<int> RunKernels(const KernelsArgs& args) {
     auto kind = kernels::ClassifyKernelName(name);
     all.push_back(Parsed{std::move(name), std::move(info), std::move(kind)});
   }
-  if (all.empty()) return Error{ErrorCode::kInvalidArgument, "no kernel names given (standard input was empty)"};
+  if (all.empty()) return Error::InvalidArgument("no kernel names given (standard input was empty)");
   bool all_parsed = true;
   for (const Parsed& parsed : all) all_parsed = all_parsed && parsed.info.ok();
 

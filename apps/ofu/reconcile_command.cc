@@ -63,18 +63,15 @@ void AddReconcileFlags(CLI::App& cmd, ReconcileArgs& args) {
 }
 
 Result<int> RunReconcile(const ReconcileArgs& args) {
-  auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return specs.error();
-  auto inputs = ReadMfuInputs(args.mfu, args.corrections);
-  if (!inputs.ok()) return inputs.error();
-  auto history = LoadFleetHistory(args.history, sources::SystemClock().NowS());
-  if (!history.ok()) return history.error();
-  const analysis::StoreReport store = analysis::BuildStoreReport(*history, *specs);
+  OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
+  OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(args.mfu, args.corrections));
+  OFU_ASSIGN_OR_RETURN(auto history, LoadFleetHistory(args.history, sources::SystemClock().NowS()));
+  const analysis::StoreReport store = analysis::BuildStoreReport(history, specs);
   analysis::ReconcileOptions options;
   options.tolerance = args.tolerance;
   options.match = args.match;
   const analysis::ReconcileReport report =
-      analysis::Reconcile(*history, store, inputs->log, inputs->corrections, &*specs, options);
+      analysis::Reconcile(history, store, inputs.log, inputs.corrections, &specs, options);
   if (args.format == "json") {
     fmt::print("{}", analysis::RenderReconcileJson(report));
   } else if (args.format == "csv") {
@@ -83,7 +80,7 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
     fmt::print("{}", analysis::RenderReconcileTable(report));
   }
   if (report.all.jobs == 0) {
-    return Error{ErrorCode::kNoData, fmt::format("no job of {} has an OFU in {} for this range", args.mfu, history->path)};
+    return Error::NoData("no job of {} has an OFU in {} for this range", args.mfu, history.path);
   }
   return kExitOk;
 }

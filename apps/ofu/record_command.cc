@@ -96,10 +96,9 @@ void PrintSummary(const RecordArgs& args, const std::string& source, const Summa
 
 Result<double> ParseDuration(std::string_view text) {
   const auto bad = [&] {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("--duration '{}' is not a duration: give seconds (90) or a number with s, m or h "
+    return Error::InvalidArgument("--duration '{}' is not a duration: give seconds (90) or a number with s, m or h "
                              "(30s, 5m, 1.5h), more than 0",
-                             text)};
+                             text);
   };
   double value = 0;
   const char* end = text.data() + text.size();
@@ -125,17 +124,15 @@ void AddRecordFlags(CLI::App& cmd, RecordArgs& args) {
 }
 
 Result<int> RunRecord(const RecordArgs& args) {
-  auto duration = ParseDuration(args.duration);
-  if (!duration.ok()) return duration.error();
+  OFU_ASSIGN_OR_RETURN(auto duration, ParseDuration(args.duration));
 
   InstallStopSignals();
 
   StoppableClock clock;
   SourceFlags flags = args.source;
   flags.options.pace_replay = false;  // a replay is copied as fast as it reads
-  auto source = OpenSourceFromFlags(flags, clock);
-  if (!source.ok()) return source.error();
-  const std::string description = (*source)->Describe();
+  OFU_ASSIGN_OR_RETURN(auto source, OpenSourceFromFlags(flags, clock));
+  const std::string description = (source)->Describe();
 
   sources::RecordingWriter writer;
   Summary summary;
@@ -144,8 +141,8 @@ Result<int> RunRecord(const RecordArgs& args) {
   auto last_progress = std::chrono::steady_clock::now();
   const auto started = last_progress;
   // The tolerance keeps 60 windows of 1 s from needing a 61st to cover 60 s.
-  while (!StopRequested() && summary.seconds + 1e-9 < *duration) {
-    auto next = (*source)->Next();
+  while (!StopRequested() && summary.seconds + 1e-9 < duration) {
+    auto next = (source)->Next();
     if (!next.ok()) {
       failure = next.error();
       break;
@@ -164,7 +161,7 @@ Result<int> RunRecord(const RecordArgs& args) {
     if (progress && now - last_progress >= std::chrono::seconds(1)) {
       last_progress = now;
       fmt::print(stderr, "\rofu record: {} windows, {} GPUs, {:.0f} of {:g} s, {:.0f} s elapsed   ", summary.windows,
-                 summary.gpus, summary.seconds, *duration, std::chrono::duration<double>(now - started).count());
+                 summary.gpus, summary.seconds, duration, std::chrono::duration<double>(now - started).count());
     }
   }
   summary.interrupted = StopRequested();
@@ -172,14 +169,14 @@ Result<int> RunRecord(const RecordArgs& args) {
 
   if (summary.windows == 0) {
     if (failure) return *failure;
-    return Error{ErrorCode::kNoData, fmt::format("{} gave no window{}; nothing written to {}", description,
-                                                 summary.interrupted ? " before the signal" : "", args.out)};
+    return Error::NoData("{} gave no window{}; nothing written to {}", description,
+                                                 summary.interrupted ? " before the signal" : "", args.out);
   }
   sources::RecordingInfo info;
   info.synthetic = summary.synthetic;
   info.description = args.description.empty() ? fmt::format("ofu record from {}", description) : args.description;
-  if (Status written = writer.WriteFile(info, args.out); !written.ok()) return written.error();
-  PrintSummary(args, description, summary, writer, *duration);
+  OFU_RETURN_IF_ERROR(writer.WriteFile(info, args.out));
+  PrintSummary(args, description, summary, writer, duration);
   // A source that broke mid-way: what came before is saved, but the run failed.
   if (failure) return *failure;
   return kExitOk;

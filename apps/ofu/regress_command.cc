@@ -64,11 +64,9 @@ void AddRegressFlags(CLI::App& cmd, RegressArgs& args) {
 }
 
 Result<int> RunRegress(const RegressArgs& args) {
-  auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return specs.error();
-  auto history = LoadFleetHistory(args.history, sources::SystemClock().NowS());
-  if (!history.ok()) return history.error();
-  const analysis::StoreReport store = analysis::BuildStoreReport(*history, *specs);
+  OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
+  OFU_ASSIGN_OR_RETURN(auto history, LoadFleetHistory(args.history, sources::SystemClock().NowS()));
+  const analysis::StoreReport store = analysis::BuildStoreReport(history, specs);
   analysis::RegressOptions options;
   options.ofu.min_segment = args.min_windows;
   options.ofu.threshold = args.threshold;
@@ -78,7 +76,7 @@ Result<int> RunRegress(const RegressArgs& args) {
   options.shares.min_difference = args.min_share_shift;
   options.min_runs = args.min_runs;
   options.group_s = args.group_s;
-  const analysis::RegressReport report = analysis::ScanRegressions(*history, store, options);
+  const analysis::RegressReport report = analysis::ScanRegressions(history, store, options);
   if (args.format == "json") {
     fmt::print("{}", analysis::RenderRegressJson(report));
   } else if (args.format == "csv") {
@@ -86,7 +84,7 @@ Result<int> RunRegress(const RegressArgs& args) {
   } else {
     fmt::print("{}", analysis::RenderRegressTable(report));
   }
-  if (report.series == 0) return Error{ErrorCode::kNoData, fmt::format("{}: no job windows in the range", history->path)};
+  if (report.series == 0) return Error::NoData("{}: no job windows in the range", history.path);
   const bool found = !report.changes.empty() || !report.run_changes.empty() || !report.precision_shifts.empty();
   return found && args.fail_on_finding ? kExitFindings : kExitOk;
 }

@@ -106,11 +106,10 @@ Status WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& histo
     Progress("scanning for regressions");
     view.markers = analysis::MarkersOfRegressions(analysis::ScanRegressions(history, store, {}));
     if (args.mfu) {
-      auto inputs = ReadMfuInputs(*args.mfu, args.corrections);
-      if (!inputs.ok()) return inputs.error();
+      OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(*args.mfu, args.corrections));
       Progress("reconciling OFU with the MFU log");
       view.scatter = analysis::ScatterOfReconciliation(analysis::Reconcile(
-          history, store, inputs->log, inputs->corrections, &specs, analysis::ReconcileOptions{}));
+          history, store, inputs.log, inputs.corrections, &specs, analysis::ReconcileOptions{}));
     }
   } else if (args.mfu) {
     fmt::print(stderr, "ofu report: {} has no jobs, so --mfu has nothing to reconcile\n", source);
@@ -124,14 +123,14 @@ Status WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& histo
     out.close();
     if (!out) {
       std::remove(temporary.c_str());
-      return Error{ErrorCode::kIo, fmt::format("cannot write {}", args.html)};
+      return Error::Io("cannot write {}", args.html);
     }
   }
   std::error_code renamed;
   std::filesystem::rename(temporary, args.html, renamed);
   if (renamed) {
     std::remove(temporary.c_str());
-    return Error{ErrorCode::kIo, fmt::format("cannot write {}: {}", args.html, renamed.message())};
+    return Error::Io("cannot write {}: {}", args.html, renamed.message());
   }
   fmt::print("{}\n", args.html);
   return OkStatus();
@@ -145,12 +144,10 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
   const HistorySourceArgs& source = args.history;
   const std::string& where = source.store.empty() ? source.prometheus : source.store;
   Progress(source.store.empty() ? "querying Prometheus" : "reading the store");
-  Result<sinks::StoredHistory> history = LoadFleetHistory(source, now);
-  if (!history.ok()) return history.error();
-  const analysis::StoreReport report = analysis::BuildStoreReport(*history, specs);
+  OFU_ASSIGN_OR_RETURN(sinks::StoredHistory history, LoadFleetHistory(source, now));
+  const analysis::StoreReport report = analysis::BuildStoreReport(history, specs);
   if (!args.html.empty()) {
-    Status written = WriteHtmlReport(args, *history, report, specs, where, now, /*synthetic=*/false);
-    if (!written.ok()) return written.error();
+    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, history, report, specs, where, now, /*synthetic=*/false));
   }
 
   if (!args.html.empty()) {
@@ -162,15 +159,14 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
   } else {
     fmt::print("{}", analysis::RenderTable(report));
   }
-  if (history->windows.empty()) {
-    return Error{ErrorCode::kNoData,
-                 fmt::format("{}: no windows{}{} in the {}", where,
+  if (history.windows.empty()) {
+    return Error::NoData("{}: no windows{}{} in the {}", where,
                              source.job ? fmt::format(" of job {}", *source.job) : "",
                              source.since || source.until ? " in that time range" : "",
-                             source.store.empty() ? "server" : "store")};
+                             source.store.empty() ? "server" : "store");
   }
   if (!report.report.overall.ofu) {
-    return Error{ErrorCode::kNoData, fmt::format("{}: no stored window has an OFU (see the notes above)", where)};
+    return Error::NoData("{}: no stored window has an OFU (see the notes above)", where);
   }
   return kExitOk;
 }
@@ -220,20 +216,17 @@ Result<int> RunReport(const ReportArgs& args) {
   const HistorySourceArgs& history = args.history;
   const int given = !args.input.empty() + !history.store.empty() + !history.prometheus.empty();
   if (given != 1) {
-    return Error{ErrorCode::kInvalidArgument,
-                 "give one of --input FILE (a recording), --store PATH (the agent's history) or --prometheus URL"};
+    return Error::InvalidArgument("give one of --input FILE (a recording), --store PATH (the agent's history) or --prometheus URL");
   }
   if (!args.input.empty() && (history.job || history.since || history.until)) {
-    return Error{ErrorCode::kInvalidArgument, "--job, --since and --until go with --store or --prometheus, not --input"};
+    return Error::InvalidArgument("--job, --since and --until go with --store or --prometheus, not --input");
   }
-  auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return specs.error();
-  if (args.input.empty()) return RunHistoryReport(args, *specs);
+  OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
+  if (args.input.empty()) return RunHistoryReport(args, specs);
   if (args.gpu_model) {
-    if (auto known = specs->Lookup(*args.gpu_model); !known.ok()) return known.error();
+    OFU_RETURN_IF_ERROR(specs.Lookup(*args.gpu_model));
   }
-  auto recording = LoadRecording(args);
-  if (!recording.ok()) return recording.error();
+  OFU_ASSIGN_OR_RETURN(auto recording, LoadRecording(args));
 
   analysis::ReportOptions options;
   options.windows.window_s = args.window_s;
@@ -241,31 +234,29 @@ Result<int> RunReport(const ReportArgs& args) {
   options.windows.busy_threshold = args.busy_threshold;
   options.gpu_model = args.gpu_model;
   options.strict = args.strict;
-  auto report = analysis::BuildReport(*recording, *specs, options);
-  if (!report.ok()) return report.error();
+  OFU_ASSIGN_OR_RETURN(auto report, analysis::BuildReport(recording, specs, options));
 
   if (!args.html.empty()) {
     sources::SystemClock clock;
-    const sinks::StoredHistory stored = analysis::HistoryOfRecording(*report);
-    Status written = WriteHtmlReport(args, stored, analysis::BuildStoreReport(stored, *specs), *specs, args.input,
-                                     clock.NowS(), report->synthetic.value_or(false));
-    if (!written.ok()) return written.error();
+    const sinks::StoredHistory stored = analysis::HistoryOfRecording(report);
+    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, stored, analysis::BuildStoreReport(stored, specs), specs, args.input,
+                                     clock.NowS(), report.synthetic.value_or(false)));
   } else if (args.format == "json") {
-    fmt::print("{}", analysis::RenderJson(*report));
+    fmt::print("{}", analysis::RenderJson(report));
   } else if (args.format == "csv") {
-    fmt::print("{}", analysis::RenderCsv(*report));
+    fmt::print("{}", analysis::RenderCsv(report));
   } else {
-    fmt::print("{}", analysis::RenderTable(*report));
+    fmt::print("{}", analysis::RenderTable(report));
   }
-  if (report->gpus.empty()) {
-    return Error{ErrorCode::kNoData, fmt::format("{}: no GPU counters found (read {} samples, none from "
+  if (report.gpus.empty()) {
+    return Error::NoData("{}: no GPU counters found (read {} samples, none from "
                                                  "dcgm-exporter metrics ofu knows)",
-                                                 args.input, recording->samples_read)};
+                                                 args.input, recording.samples_read);
   }
-  if (!report->overall.ofu) {
-    return Error{ErrorCode::kNoData, fmt::format("{}: no GPU has both tensor activity and SM clock with a known "
+  if (!report.overall.ofu) {
+    return Error::NoData("{}: no GPU has both tensor activity and SM clock with a known "
                                                  "model, so no OFU could be computed (see the notes above)",
-                                                 args.input)};
+                                                 args.input);
   }
   return kExitOk;
 }

@@ -14,7 +14,7 @@ void AddSpecDbFlag(CLI::App& cmd, std::optional<std::string>& path) {
 Result<GpuSpecDatabase> LoadSpecDatabase(const std::optional<std::string>& path) {
   if (!path) return GpuSpecDatabase::Embedded();
   std::ifstream file(*path);
-  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open spec database", *path)};
+  if (!file) return Error::Io("{}: cannot open spec database", *path);
   std::stringstream text;
   text << file.rdbuf();
   return GpuSpecDatabase::Parse(text.str(), *path);

@@ -57,26 +57,24 @@ Result<int> RunOnce(const TopArgs& args, const GpuSpecDatabase& specs) {
   sources::SystemClock clock;
   SourceFlags flags = args.source;
   flags.options.pace_replay = false;
-  auto source = OpenSourceFromFlags(flags, clock);
-  if (!source.ok()) return source.error();
+  OFU_ASSIGN_OR_RETURN(auto source, OpenSourceFromFlags(flags, clock));
 
   TopModel model(specs, args.history);
   bool ended = false;
   // A live source gives one window; a replay is read to its end so the
   // frame shows its last window with the whole history behind it.
   do {
-    auto next = (*source)->Next();
-    if (!next.ok()) return next.error();
-    if (!next->has_value()) {
+    OFU_ASSIGN_OR_RETURN(auto next, (source)->Next());
+    if (!next.has_value()) {
       ended = true;
       break;
     }
-    model.Add(**next);
-  } while (!(*source)->live());
+    model.Add(*next);
+  } while (!(source)->live());
 
-  if (model.windows() == 0) return Error{ErrorCode::kNoData, fmt::format("{} gave no window", (*source)->Describe())};
+  if (model.windows() == 0) return Error::NoData("{} gave no window", (source)->Describe());
   TopFrame frame;
-  frame.source = (*source)->Describe();
+  frame.source = (source)->Describe();
   frame.sort = ParseSort(args.sort);
   frame.width = args.width;
   frame.ended = ended;
@@ -247,9 +245,8 @@ void AddTopFlags(CLI::App& cmd, TopArgs& args) {
 }
 
 Result<int> RunTop(const TopArgs& args) {
-  auto specs = LoadSpecDatabase(args.spec_db);
-  if (!specs.ok()) return specs.error();
-  return args.once ? RunOnce(args, *specs) : RunInteractive(args, *specs);
+  OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
+  return args.once ? RunOnce(args, specs) : RunInteractive(args, specs);
 }
 
 }  // namespace ofu::cli

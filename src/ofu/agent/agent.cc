@@ -51,12 +51,11 @@ void Agent::LogNew(std::vector<std::string> notes, std::set<std::string>& last) 
 }
 
 Result<bool> Agent::Step() {
-  auto snapshot = source_.Next();
-  if (!snapshot.ok()) return snapshot.error();
-  if (!*snapshot) return false;
-  sinks::WindowBatch batch = evaluator_.Evaluate(**snapshot);
+  OFU_ASSIGN_OR_RETURN(auto snapshot, source_.Next());
+  if (!snapshot) return false;
+  sinks::WindowBatch batch = evaluator_.Evaluate(*snapshot);
   LogNew(batch.notes, last_source_notes_);
-  Attribute(batch, **snapshot);
+  Attribute(batch, *snapshot);
   for (size_t i = 0; i < sinks_.size(); ++i) {
     const Status status = sinks_[i]->Consume(batch);
     const std::string error = status.ok() ? "" : fmt::format("sink {}: {}", sinks_[i]->name(), status.error().message);

@@ -16,7 +16,7 @@ namespace ofu::agent {
 namespace {
 
 Error ConfigError(std::string_view file, const toml::source_region& where, std::string_view what) {
-  return Error{ErrorCode::kInvalidArgument, fmt::format("{}:{}: {}", file, where.begin.line, what)};
+  return Error::InvalidArgument("{}:{}: {}", file, where.begin.line, what);
 }
 
 // Reads one table's keys into fields; rejects keys it does not know.
@@ -161,8 +161,7 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source_name
   try {
     root = toml::parse(toml_text, source_name);
   } catch (const toml::parse_error& e) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("{}:{}: {}", source_name, e.source().begin.line, e.description())};
+    return Error::InvalidArgument("{}:{}: {}", source_name, e.source().begin.line, e.description());
   }
   for (const auto& [key, node] : root) {
     const std::string name(key.str());
@@ -187,14 +186,14 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source_name
     if (!status.ok()) return status;
   }
   if (Status valid = ValidateAgentConfig(config); !valid.ok()) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", source_name, valid.error().message)};
+    return Error::InvalidArgument("{}: {}", source_name, valid.error().message);
   }
   return OkStatus();
 }
 
 Status LoadAgentConfig(const std::string& path, AgentConfig& config) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
+  if (!file) return Error::Io("{}: cannot open: {}", path, std::strerror(errno));
   std::stringstream text;
   text << file.rdbuf();
   return ParseAgentConfig(text.str(), path, config);
@@ -203,7 +202,7 @@ Status LoadAgentConfig(const std::string& path, AgentConfig& config) {
 Status SetListenAddress(std::string_view address, AgentConfig& config) {
   const size_t colon = address.rfind(':');
   if (colon == std::string_view::npos) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("listen address {:?} is not host:port", address)};
+    return Error::InvalidArgument("listen address {:?} is not host:port", address);
   }
   std::string_view host = address.substr(0, colon);
   const std::string_view port_text = address.substr(colon + 1);
@@ -211,8 +210,7 @@ Status SetListenAddress(std::string_view address, AgentConfig& config) {
   int port = -1;
   const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 0 || port > 65535 || host.empty()) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("listen address {:?} is not host:port with a port in 0..65535", address)};
+    return Error::InvalidArgument("listen address {:?} is not host:port with a port in 0..65535", address);
   }
   config.listen_host = std::string(host);
   config.listen_port = port;
@@ -220,7 +218,7 @@ Status SetListenAddress(std::string_view address, AgentConfig& config) {
 }
 
 Status ValidateAgentConfig(const AgentConfig& c) {
-  const auto bad = [](std::string what) { return Status(Error{ErrorCode::kInvalidArgument, std::move(what)}); };
+  const auto bad = [](std::string what) { return Status(Error::InvalidArgument("{}", std::move(what))); };
   if (!(c.window_s >= kMinWindowS)) return bad(fmt::format("window {} s is below the minimum {} s", c.window_s, kMinWindowS));
   if (!(c.busy_threshold >= 0 && c.busy_threshold <= 1)) return bad("busy_threshold must be in 0..1");
   if (c.clock_readings < 0 || c.clock_readings > 1000) {

@@ -18,9 +18,8 @@ namespace {
 using nlohmann::json;
 
 Error Malformed(const std::string& name, int line, std::string_view field, const std::string& what) {
-  return Error{ErrorCode::kMalformedInput,
-               line > 0 ? fmt::format("{}:{}: field '{}': {}", name, line, field, what)
-                        : fmt::format("{}: field '{}': {}", name, field, what)};
+  return Error::MalformedInput("{}", line > 0 ? fmt::format("{}:{}: field '{}': {}", name, line, field, what)
+                        : fmt::format("{}: field '{}': {}", name, field, what));
 }
 
 std::string_view Trim(std::string_view text) {
@@ -175,10 +174,10 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 
 Result<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::kIo, fmt::format("{}: cannot open", path)};
+  if (!in) return Error::Io("{}: cannot open", path);
   std::stringstream text;
   text << in.rdbuf();
-  if (in.bad()) return Error{ErrorCode::kIo, fmt::format("{}: cannot read", path)};
+  if (in.bad()) return Error::Io("{}: cannot read", path);
   return text.str();
 }
 
@@ -203,7 +202,7 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
     for (const auto& [number, line] : lines) {
       const json object = json::parse(line, nullptr, /*allow_exceptions=*/false);
       if (object.is_discarded() || !object.is_object()) {
-        return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: not a JSON object", name, number)};
+        return Error::MalformedInput("{}:{}: not a JSON object", name, number);
       }
       std::map<std::string, std::string> fields;
       for (const auto& [key, value] : object.items()) {
@@ -213,9 +212,9 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
     }
     return log;
   }
-  if (lines.empty()) return Error{ErrorCode::kMalformedInput, fmt::format("{}: empty (no CSV header)", name)};
+  if (lines.empty()) return Error::MalformedInput("{}: empty (no CSV header)", name);
   auto header = SplitCsv(lines.front().second);
-  if (!header) return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: unterminated quote", name, lines.front().first)};
+  if (!header) return Error::MalformedInput("{}:{}: unterminated quote", name, lines.front().first);
   for (std::string& column : *header) column = Lower(column);
   for (const char* required : {"job_id", "mfu", "reference_precision"}) {
     if (std::find(header->begin(), header->end(), required) == header->end()) {
@@ -225,10 +224,10 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
   for (size_t i = 1; i < lines.size(); ++i) {
     const auto& [number, line] = lines[i];
     auto cells = SplitCsv(line);
-    if (!cells) return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: unterminated quote", name, number)};
+    if (!cells) return Error::MalformedInput("{}:{}: unterminated quote", name, number);
     if (cells->size() > header->size()) {
-      return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: {} fields, the header has {}", name, number,
-                                                           cells->size(), header->size())};
+      return Error::MalformedInput("{}:{}: {} fields, the header has {}", name, number,
+                                                           cells->size(), header->size());
     }
     std::map<std::string, std::string> fields;
     for (size_t c = 0; c < cells->size(); ++c) fields[(*header)[c]] = (*cells)[c];
@@ -245,8 +244,8 @@ Result<MfuLog> ReadMfuLog(const std::string& path) {
 Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::string& name) {
   const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return Error{ErrorCode::kMalformedInput, fmt::format("{}: not a JSON object (expected `ofu correct --format json` "
-                                                         "output)", name)};
+    return Error::MalformedInput("{}: not a JSON object (expected `ofu correct --format json` "
+                                                         "output)", name);
   }
   JobCorrection out;
   out.origin = name;
@@ -288,9 +287,9 @@ Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::stri
 Result<std::map<std::string, JobCorrection>> ParseCorrectionCsv(std::string_view text, const std::string& name) {
   std::map<std::string, JobCorrection> out;
   const auto lines = Lines(text);
-  if (lines.empty()) return Error{ErrorCode::kMalformedInput, fmt::format("{}: empty (no CSV header)", name)};
+  if (lines.empty()) return Error::MalformedInput("{}: empty (no CSV header)", name);
   auto header = SplitCsv(lines.front().second);
-  if (!header) return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: unterminated quote", name, lines.front().first)};
+  if (!header) return Error::MalformedInput("{}:{}: unterminated quote", name, lines.front().first);
   for (std::string& column : *header) column = Lower(column);
   for (const char* required : {"job_id", "factor"}) {
     if (std::find(header->begin(), header->end(), required) == header->end()) {
@@ -301,7 +300,7 @@ Result<std::map<std::string, JobCorrection>> ParseCorrectionCsv(std::string_view
     const auto& [number, line] = lines[i];
     auto cells = SplitCsv(line);
     if (!cells || cells->size() > header->size()) {
-      return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: not a CSV row of the header's columns", name, number)};
+      return Error::MalformedInput("{}:{}: not a CSV row of the header's columns", name, number);
     }
     std::map<std::string, std::string> fields;
     for (size_t c = 0; c < cells->size(); ++c) fields[(*header)[c]] = (*cells)[c];
@@ -336,7 +335,7 @@ Result<std::map<std::string, JobCorrection>> ReadCorrections(const std::string& 
     for (const auto& entry : fs::directory_iterator(path, ec)) {
       if (entry.path().extension() == ".json") files.push_back(entry.path());
     }
-    if (ec) return Error{ErrorCode::kIo, fmt::format("{}: cannot list: {}", path, ec.message())};
+    if (ec) return Error::Io("{}: cannot list: {}", path, ec.message());
     std::sort(files.begin(), files.end());
     for (const fs::path& file : files) {
       OFU_ASSIGN_OR_RETURN(auto text, ReadFile(file.string()));

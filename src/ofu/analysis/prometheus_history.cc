@@ -25,8 +25,7 @@ Result<Endpoint> ParseEndpoint(const std::string& url) {
   const size_t scheme_end = url.find("://");
   const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
   if ((scheme != "http" && scheme != "https") || url.size() == scheme_end + 3) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("Prometheus URL '{}' must be http(s)://host[:port][/path], e.g. http://prometheus:9090", url)};
+    return Error::InvalidArgument("Prometheus URL '{}' must be http(s)://host[:port][/path], e.g. http://prometheus:9090", url);
   }
   const size_t slash = url.find('/', scheme_end + 3);
   Endpoint endpoint{url.substr(0, slash), slash == std::string::npos ? "" : url.substr(slash)};
@@ -54,8 +53,7 @@ class QueryClient {
     const httplib::Params params = {{"query", promql}, {"time", fmt::format("{:.3f}", time_s)}};
     auto response = client_.Post((endpoint_.base_path + "/api/v1/query").c_str(), params);
     if (!response) {
-      return Error{ErrorCode::kUnavailable,
-                   fmt::format("{}: cannot query Prometheus: {}", url_, httplib::to_string(response.error()))};
+      return Error::Unavailable("{}: cannot query Prometheus: {}", url_, httplib::to_string(response.error()));
     }
     json body = json::parse(response->body, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded() || !body.is_object()) {
@@ -63,26 +61,25 @@ class QueryClient {
                    fmt::format("{}: HTTP {} and not the query API's JSON", url_, response->status)};
     }
     if (body.value("status", "") != "success") {
-      return Error{ErrorCode::kMalformedInput,
-                   fmt::format("{}: query {} failed: {}: {}", url_, promql, body.value("errorType", "error"),
-                               body.value("error", "(no message)"))};
+      return Error::MalformedInput("{}: query {} failed: {}: {}", url_, promql, body.value("errorType", "error"),
+                               body.value("error", "(no message)"));
     }
     const json& data = body["data"];
     if (!data.is_object() || data.value("resultType", "") != "matrix" || !data["result"].is_array()) {
-      return Error{ErrorCode::kMalformedInput, fmt::format("{}: query {} did not return a matrix", url_, promql)};
+      return Error::MalformedInput("{}: query {} did not return a matrix", url_, promql);
     }
     std::vector<Series> out;
     for (const json& item : data["result"]) {
       Series series;
       if (!item.is_object() || !item["metric"].is_object() || !item["values"].is_array()) {
-        return Error{ErrorCode::kMalformedInput, fmt::format("{}: a series in the answer has no metric or values", url_)};
+        return Error::MalformedInput("{}: a series in the answer has no metric or values", url_);
       }
       for (const auto& [name, value] : item["metric"].items()) {
         if (value.is_string()) series.labels[name] = value.get<std::string>();
       }
       for (const json& pair : item["values"]) {
         if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_string()) {
-          return Error{ErrorCode::kMalformedInput, fmt::format("{}: a sample is not [time, \"value\"]", url_)};
+          return Error::MalformedInput("{}: a sample is not [time, \"value\"]", url_);
         }
         series.samples.emplace_back(pair[0].get<double>(), std::strtod(pair[1].get<std::string>().c_str(), nullptr));
       }
@@ -268,7 +265,7 @@ void SortLikeTheStore(sinks::StoredHistory& history) {
 Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
                                                    const PrometheusQueryOptions& options) {
   if (!query.since_s || !query.until_s || *query.until_s <= *query.since_s) {
-    return Error{ErrorCode::kInvalidArgument, "a Prometheus report needs a range with since before until"};
+    return Error::InvalidArgument("a Prometheus report needs a range with since before until");
   }
   OFU_ASSIGN_OR_RETURN(auto endpoint, ParseEndpoint(url));
   QueryClient client(url, endpoint, options);

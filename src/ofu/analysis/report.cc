@@ -74,7 +74,7 @@ Status ResolveSpec(GpuReport& gpu, const GpuSpecDatabase& specs, bool strict) {
 Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDatabase& specs,
                            const ReportOptions& options) {
   if (!(options.windows.window_s >= kMinWindowS)) {
-    return Error{ErrorCode::kInvalidArgument, fmt::format("the window length must be at least {} s", kMinWindowS)};
+    return Error::InvalidArgument("the window length must be at least {} s", kMinWindowS);
   }
   Report report;
   report.source_name = recording.source_name;

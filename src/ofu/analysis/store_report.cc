@@ -321,9 +321,8 @@ Result<double> ParseTimeArgument(std::string_view text, double now_s) {
   }
   if (auto seconds = ParseNumber(text)) return *seconds;
   if (auto time = ParseRfc3339(text)) return *time;
-  return Error{ErrorCode::kInvalidArgument,
-               fmt::format("time {:?} is not Unix seconds, RFC 3339 (2026-11-21T10:00:00Z) or relative (-2h, "
-                           "-30m, -7d)", text)};
+  return Error::InvalidArgument("time {:?} is not Unix seconds, RFC 3339 (2026-11-21T10:00:00Z) or relative (-2h, "
+                           "-30m, -7d)", text);
 }
 
 }  // namespace ofu::analysis

@@ -43,8 +43,7 @@ Result<Attribution> ChainAttributor::Attribute(const std::vector<GpuRef>& gpus) 
     remaining = std::move(still);
   }
   if (!methods_.empty() && errors.size() == methods_.size()) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("every attribution method failed: {}", fmt::join(errors, "; "))};
+    return Error::Unavailable("every attribution method failed: {}", fmt::join(errors, "; "));
   }
   return out;
 }

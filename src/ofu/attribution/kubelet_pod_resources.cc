@@ -68,13 +68,12 @@ Result<Attribution> KubeletPodResourcesAttributor::Attribute(const std::vector<G
   v1::ListPodResourcesResponse response;
   const grpc::Status status = client_->stub->List(&context, request, &response);
   if (!status.ok()) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("kubelet pod-resources API at unix:{} failed ({}: {}); check that "
+    return Error::Unavailable("kubelet pod-resources API at unix:{} failed ({}: {}); check that "
                              "the kubelet runs on this node, that the socket exists and that the "
                              "agent can reach it (mount /var/lib/kubelet/pod-resources into its "
                              "pod, run it as root)",
                              options_.socket_path, static_cast<int>(status.error_code()),
-                             status.error_message())};
+                             status.error_message());
   }
 
   // uuid -> every (job id, job) claiming it, sorted by job id.

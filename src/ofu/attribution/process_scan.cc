@@ -140,10 +140,9 @@ Result<Attribution> ProcessScanAttributor::Attribute(const std::vector<GpuRef>& 
   struct stat info {};
   const bool exists = ::stat(options_.proc_root.c_str(), &info) == 0;
   if (!exists || !S_ISDIR(info.st_mode)) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("process scan: {} is not a readable directory ({}); in a "
+    return Error::Unavailable("process scan: {} is not a readable directory ({}); in a "
                              "container, mount the host's /proc and point proc_root at it",
-                             options_.proc_root, exists ? "not a directory" : std::strerror(errno))};
+                             options_.proc_root, exists ? "not a directory" : std::strerror(errno));
   }
 
   Attribution out;

@@ -53,16 +53,14 @@ Result<Attribution> SlurmMappingDirAttributor::Attribute(const std::vector<GpuRe
           dir_));
       return out;
     }
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("cannot read the Slurm mapping directory {}: {}; check the path "
+    return Error::Unavailable("cannot read the Slurm mapping directory {}: {}; check the path "
                              "and that the agent may read it",
-                             dir_, std::strerror(errno))};
+                             dir_, std::strerror(errno));
   }
   if (!S_ISDIR(info.st_mode)) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("the Slurm mapping directory {} is not a directory; point the "
+    return Error::Unavailable("the Slurm mapping directory {} is not a directory; point the "
                              "agent at the directory the prolog writes",
-                             dir_)};
+                             dir_);
   }
 
   for (const GpuRef& gpu : gpus) {
@@ -71,10 +69,9 @@ Result<Attribution> SlurmMappingDirAttributor::Attribute(const std::vector<GpuRe
     const FileRead file = ReadSmallFile(path, 64 * 1024);
     if (file.status == FileStatus::kMissing) continue;  // no job on this GPU
     if (file.status == FileStatus::kDenied) {
-      return Error{ErrorCode::kUnavailable,
-                   fmt::format("cannot read {}: {}; the prolog must leave the mapping files "
+      return Error::Unavailable("cannot read {}: {}; the prolog must leave the mapping files "
                                "readable by the agent",
-                               path, file.error)};
+                               path, file.error);
     }
     if (file.status != FileStatus::kOk) {
       out.notes.push_back(fmt::format("cannot read {}: {}", path, file.error));

@@ -65,7 +65,7 @@ std::optional<std::string> GpuInstanceProfile(std::string_view name) {
 }
 
 Error SpecError(std::string_view source, const std::string& what) {
-  return Error{ErrorCode::kMalformedInput, fmt::format("{}: {}", source, what)};
+  return Error::MalformedInput("{}: {}", source, what);
 }
 
 // Reads one SKU entry; `where` is e.g. "skus[3]" for error messages.
@@ -212,11 +212,10 @@ Result<const GpuSpec*> GpuSpecDatabase::Lookup(std::string_view model_or_id) con
       if (NormalizeModelName(alias) == wanted) return &spec;
     }
   }
-  return Error{ErrorCode::kUnknownModel,
-               fmt::format("unknown GPU model \"{}\": it is not an id or alias in {}. "
+  return Error::UnknownModel("unknown GPU model \"{}\": it is not an id or alias in {}. "
                            "Add the SKU (or this name to its \"aliases\") there, or pass "
                            "--gpu-model with a known SKU id",
-                           model_or_id, source_name_)};
+                           model_or_id, source_name_);
 }
 
 }  // namespace ofu

@@ -120,10 +120,11 @@ inline Status OkStatus() { return Ok{}; }
 }  // namespace ofu
 
 // In a function returning Status or any Result: returns the error `expr`
-// gives, and goes on otherwise. `expr` is a Status.
+// gives, and goes on otherwise. `expr` is a Status or a Result whose value
+// is not needed.
 #define OFU_RETURN_IF_ERROR(expr)                            \
   do {                                                       \
-    if (::ofu::Status ofu_status_ = (expr); !ofu_status_.ok()) { \
+    if (auto ofu_status_ = (expr); !ofu_status_.ok()) {         \
       return ofu_status_.error();                            \
     }                                                        \
   } while (false)

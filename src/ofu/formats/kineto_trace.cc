@@ -205,7 +205,7 @@ class Scanner {
   bool Fail(std::string_view what) { return FailAt(Offset(), what); }
   bool FailAt(std::uint64_t offset, std::string_view what) {
     if (!error_) {
-      error_ = Error{ErrorCode::kMalformedInput, fmt::format("{}: byte {}: {}", name_, offset, what)};
+      error_ = Error::MalformedInput("{}: byte {}: {}", name_, offset, what);
     }
     return false;
   }
@@ -967,12 +967,12 @@ Result<KernelTrace> ReadKinetoTrace(const std::string& path, const TraceReadOpti
                                     const KinetoReadTuning& tuning) {
   std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: cannot read: {}", path, ec.message())};
+  if (ec) return Error::Io("{}: cannot read: {}", path, ec.message());
   errno = 0;
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) {
-    return Error{ErrorCode::kIo, fmt::format("{}: cannot open: {}", path,
-                                             errno != 0 ? std::strerror(errno) : "out of memory")};
+    return Error::Io("{}: cannot open: {}", path,
+                                             errno != 0 ? std::strerror(errno) : "out of memory");
   }
   GzFileSource source(file);
   gzbuffer(file, kGzBufferBytes);

@@ -203,7 +203,7 @@ class Reader {
   void ReadFileSize();
 
   Error Malformed(const std::string& what) const {
-    return Error{ErrorCode::kMalformedInput, source_ + ": " + what};
+    return Error::MalformedInput("{}", source_ + ": " + what);
   }
   Error SqlError(int rc, std::string_view doing) const {
     return Error{CodeFor(rc), source_ + ": " + std::string(doing) + ": " + sqlite3_errmsg(db_)};
@@ -263,17 +263,15 @@ Result<TableInfo> Reader::Describe(std::string_view table) {
   TableInfo info;
   Stmt stmt;
   const std::string doing = "reading the schema";
-  Status status = Prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
-                          doing, &stmt);
-  if (!status.ok()) return status.error();
+  OFU_RETURN_IF_ERROR(
+      Prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE", doing, &stmt));
   sqlite3_bind_text(stmt.get(), 1, table.data(), static_cast<int>(table.size()), SQLITE_TRANSIENT);
   int rc = sqlite3_step(stmt.get());
   if (rc == SQLITE_DONE) return info;
   if (rc != SQLITE_ROW) return SqlError(rc, doing);
   info.present = true;
 
-  status = Prepare("SELECT name FROM pragma_table_info(?1)", doing, &stmt);
-  if (!status.ok()) return status.error();
+  OFU_RETURN_IF_ERROR(Prepare("SELECT name FROM pragma_table_info(?1)", doing, &stmt));
   sqlite3_bind_text(stmt.get(), 1, table.data(), static_cast<int>(table.size()), SQLITE_TRANSIENT);
   while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
     const unsigned char* name = sqlite3_column_text(stmt.get(), 0);
@@ -920,8 +918,7 @@ Result<KernelTrace> ReadNsysSqlite(const std::string& path, const TraceReadOptio
   const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
   Db db(raw);  // sqlite3_open_v2 allocates a handle even when it fails
   if (rc != SQLITE_OK) {
-    return Error{ErrorCode::kIo,
-                 path + ": cannot open (sqlite: " + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)) + ")"};
+    return Error::Io("{}", path + ": cannot open (sqlite: " + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)) + ")");
   }
   Harden(db.get());
   Reader reader(db.get(), path, options);
@@ -934,20 +931,19 @@ Result<KernelTrace> ParseNsysSqliteImage(std::string_view bytes, std::string_vie
   const int rc = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE, nullptr);
   Db db(raw);
   if (rc != SQLITE_OK) {
-    return Error{ErrorCode::kUnavailable, source + ": cannot open an in-memory SQLite database (sqlite: " +
-                                              (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)) + ")"};
+    return Error::Unavailable("{}", source + ": cannot open an in-memory SQLite database (sqlite: " +
+                                              (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)) + ")");
   }
   if (!bytes.empty()) {
     // SQLite owns (and frees) the copy; read-only, so it is never resized.
     auto* image = static_cast<unsigned char*>(sqlite3_malloc64(bytes.size()));
-    if (image == nullptr) return Error{ErrorCode::kIo, source + ": out of memory for the database image"};
+    if (image == nullptr) return Error::Io("{}", source + ": out of memory for the database image");
     std::memcpy(image, bytes.data(), bytes.size());
     const auto size = static_cast<sqlite3_int64>(bytes.size());
     const int drc = sqlite3_deserialize(db.get(), "main", image, size, size,
                                         SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
     if (drc != SQLITE_OK) {
-      return Error{ErrorCode::kMalformedInput,
-                   source + ": not an SQLite database image (sqlite: " + sqlite3_errmsg(db.get()) + ")"};
+      return Error::MalformedInput("{}", source + ": not an SQLite database image (sqlite: " + sqlite3_errmsg(db.get()) + ")");
     }
   }
   Harden(db.get());

@@ -333,8 +333,7 @@ class LineParser {
   bool Parse(std::string_view line);
 
   Error error() const {
-    return Error{ErrorCode::kMalformedInput,
-                 std::string(source_name_) + ":" + std::to_string(stats_.lines) + ": " + reason_};
+    return Error::MalformedInput("{}", std::string(source_name_) + ":" + std::to_string(stats_.lines) + ": " + reason_);
   }
 
   const ReadStats& stats() const { return stats_; }
@@ -668,7 +667,7 @@ std::string_view LineParser::UnescapeHelp(std::string_view raw) {
 Result<ReadStats> ReadPrometheusText(std::istream& in, std::string_view source_name,
                                      TextVisitor& visitor, const ParseOptions& options) {
   if (in.fail()) {
-    return Error{ErrorCode::kIo, std::string(source_name) + ": stream is not readable"};
+    return Error::Io("{}", std::string(source_name) + ": stream is not readable");
   }
   LineParser parser(source_name, visitor, options);
   constexpr std::size_t kBufferBytes = kChunkBytes + kMaxLineBytes;
@@ -682,8 +681,8 @@ Result<ReadStats> ReadPrometheusText(std::istream& in, std::string_view source_n
     in.read(buffer.get() + carried, static_cast<std::streamsize>(wanted));
     const auto got = static_cast<std::size_t>(in.gcount());
     if (in.bad()) {
-      return Error{ErrorCode::kIo, std::string(source_name) + ": read failed after " +
-                                       std::to_string(bytes + got) + " bytes"};
+      return Error::Io("{}", std::string(source_name) + ": read failed after " +
+                                       std::to_string(bytes + got) + " bytes");
     }
     bytes += got;
 

@@ -14,7 +14,7 @@ namespace ofu::formats {
 
 Result<KernelTrace> ReadKernelTrace(const std::string& path, const TraceReadOptions& options) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
+  if (!file) return Error::Io("{}: cannot open: {}", path, std::strerror(errno));
   constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
   char head[16] = {};
   file.read(head, sizeof head);

@@ -98,9 +98,8 @@ CaseResult SkippedCase(const GemmCase& c, std::string gpu_model, std::string rea
 Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec) {
   const Measurement& measured = run.measurement;
   if (measured.iterations <= 0 || !(measured.elapsed_s > 0)) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("{}: the steady loop needs iterations > 0 and a positive time (got {} in {} s)",
-                             DescribeCase(run.gemm_case), measured.iterations, measured.elapsed_s)};
+    return Error::InvalidArgument("{}: the steady loop needs iterations > 0 and a positive time (got {} in {} s)",
+                             DescribeCase(run.gemm_case), measured.iterations, measured.elapsed_s);
   }
   CaseResult row = SkippedCase(run.gemm_case, run.gpu_model, "");
   row.note = run.note;

@@ -232,8 +232,7 @@ Result<std::vector<Record>> SplitCsv(std::string_view text, std::string_view sou
         ++i;
         for (;;) {
           if (i >= text.size()) {
-            return Error{ErrorCode::kMalformedInput,
-                         fmt::format("{}:{}: a quoted field is not closed", source_name, quote_line)};
+            return Error::MalformedInput("{}:{}: a quoted field is not closed", source_name, quote_line);
           }
           const char ch = text[i++];
           if (ch == '"') {
@@ -248,16 +247,14 @@ Result<std::vector<Record>> SplitCsv(std::string_view text, std::string_view sou
           field += ch;
         }
         if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
-          return Error{ErrorCode::kMalformedInput,
-                       fmt::format("{}:{}: text after a closing quote (field {})", source_name, line,
-                                   record.fields.size() + 1)};
+          return Error::MalformedInput("{}:{}: text after a closing quote (field {})", source_name, line,
+                                   record.fields.size() + 1);
         }
       } else {
         while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
           if (text[i] == '"') {
-            return Error{ErrorCode::kMalformedInput,
-                         fmt::format("{}:{}: a quote inside an unquoted field (field {})", source_name, line,
-                                     record.fields.size() + 1)};
+            return Error::MalformedInput("{}:{}: a quote inside an unquoted field (field {})", source_name, line,
+                                     record.fields.size() + 1);
           }
           field += text[i++];
         }
@@ -311,7 +308,7 @@ std::string ResultCsvRow(const CaseResult& row) {
 Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::string_view source_name) {
   OFU_ASSIGN_OR_RETURN(auto records, SplitCsv(text, source_name));
   if (records.empty()) {
-    return Error{ErrorCode::kMalformedInput, fmt::format("{}: empty file: expected a header line", source_name)};
+    return Error::MalformedInput("{}: empty file: expected a header line", source_name);
   }
   const std::vector<Column> columns = Columns();
   const Record& header = records.front();
@@ -322,8 +319,7 @@ Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::strin
     for (const Column& c : columns) {
       if (c.name != header.fields[f]) continue;
       if (seen.count(c.name) > 0) {
-        return Error{ErrorCode::kMalformedInput,
-                     fmt::format("{}:{}: column '{}' appears twice", source_name, header.line, c.name)};
+        return Error::MalformedInput("{}:{}: column '{}' appears twice", source_name, header.line, c.name);
       }
       seen[c.name] = f;
       field_column[f] = &c;
@@ -331,26 +327,23 @@ Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::strin
   }
   for (const Column& c : columns) {
     if (c.required && seen.count(c.name) == 0) {
-      return Error{ErrorCode::kMalformedInput,
-                   fmt::format("{}:{}: the header lacks required column '{}' (is this an ofu-gemm result file?)",
-                               source_name, header.line, c.name)};
+      return Error::MalformedInput("{}:{}: the header lacks required column '{}' (is this an ofu-gemm result file?)",
+                               source_name, header.line, c.name);
     }
   }
   std::vector<CaseResult> rows;
   for (std::size_t r = 1; r < records.size(); ++r) {
     const Record& record = (records)[r];
     if (record.fields.size() != header.fields.size()) {
-      return Error{ErrorCode::kMalformedInput,
-                   fmt::format("{}:{}: {} fields where the header has {}", source_name, record.line,
-                               record.fields.size(), header.fields.size())};
+      return Error::MalformedInput("{}:{}: {} fields where the header has {}", source_name, record.line,
+                               record.fields.size(), header.fields.size());
     }
     CaseResult row;
     for (std::size_t f = 0; f < record.fields.size(); ++f) {
       if (field_column[f] == nullptr) continue;
       const std::string problem = field_column[f]->set(record.fields[f], row);
       if (!problem.empty()) {
-        return Error{ErrorCode::kMalformedInput,
-                     fmt::format("{}:{}: column '{}': {}", source_name, record.line, field_column[f]->name, problem)};
+        return Error::MalformedInput("{}:{}: column '{}': {}", source_name, record.line, field_column[f]->name, problem);
       }
     }
     rows.push_back(std::move(row));
@@ -360,10 +353,10 @@ Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::strin
 
 Result<std::vector<CaseResult>> ReadResultCsvFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::kIo, fmt::format("{}: cannot open the result file", path)};
+  if (!in) return Error::Io("{}: cannot open the result file", path);
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) return Error{ErrorCode::kIo, fmt::format("{}: cannot read the result file", path)};
+  if (in.bad()) return Error::Io("{}: cannot read the result file", path);
   return ParseResultCsv(text.str(), path);
 }
 

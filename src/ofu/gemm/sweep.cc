@@ -15,7 +15,7 @@ namespace {
 using kernels::Precision;
 
 Error SweepError(std::string_view file, const toml::source_region& where, std::string_view what) {
-  return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: {}", file, where.begin.line, what)};
+  return Error::MalformedInput("{}:{}: {}", file, where.begin.line, what);
 }
 
 // Reads the fields of one table (the file's top level or a [[group]]),
@@ -110,7 +110,7 @@ class FieldReader {
 Result<int64_t> ReadDimension(const toml::node& node) {
   auto v = node.value_exact<int64_t>();
   if (!v || *v < 1 || *v > kMaxDimension) {
-    return Error{ErrorCode::kMalformedInput, fmt::format("expected a size from 1 to {}", kMaxDimension)};
+    return Error::MalformedInput("expected a size from 1 to {}", kMaxDimension);
   }
   return *v;
 }
@@ -122,13 +122,13 @@ struct Shape {
 Result<Shape> ReadShape(const toml::node& node) {
   const toml::array* triple = node.as_array();
   if (triple == nullptr || triple->size() != 3) {
-    return Error{ErrorCode::kMalformedInput, "expected [M, N, K]"};
+    return Error::MalformedInput("expected [M, N, K]");
   }
   Shape shape;
   int64_t* dims[3] = {&shape.m, &shape.n, &shape.k};
   for (std::size_t i = 0; i < 3; ++i) {
     auto dim = ReadDimension(*triple->get(i));
-    if (!dim.ok()) return Error{ErrorCode::kMalformedInput, fmt::format("[M, N, K]: {}", dim.error().message)};
+    if (!dim.ok()) return Error::MalformedInput("[M, N, K]: {}", dim.error().message);
     *dims[i] = *dim;
   }
   return shape;
@@ -138,9 +138,8 @@ Result<Precision> ReadPrecision(const toml::node& node) {
   auto text = node.value<std::string>();
   std::optional<Precision> precision = text ? kernels::PrecisionFromName(*text) : std::nullopt;
   if (!precision || !IsSweepPrecision(*precision)) {
-    return Error{ErrorCode::kMalformedInput,
-                 fmt::format("{} is not a sweep precision (expected fp16, bf16, tf32, fp8, fp4 or fp32)",
-                             text ? "'" + *text + "'" : std::string("a non-string"))};
+    return Error::MalformedInput("{} is not a sweep precision (expected fp16, bf16, tf32, fp8, fp4 or fp32)",
+                             text ? "'" + *text + "'" : std::string("a non-string"));
   }
   return *precision;
 }
@@ -148,7 +147,7 @@ Result<Precision> ReadPrecision(const toml::node& node) {
 Result<std::string> ReadLayout(const toml::node& node) {
   auto text = node.value<std::string>();
   if (!text || (*text != "nn" && *text != "nt" && *text != "tn" && *text != "tt")) {
-    return Error{ErrorCode::kMalformedInput, "expected a layout: nn, nt, tn or tt (the ops of A and B)"};
+    return Error::MalformedInput("expected a layout: nn, nt, tn or tt (the ops of A and B)");
   }
   return *text;
 }
@@ -156,7 +155,7 @@ Result<std::string> ReadLayout(const toml::node& node) {
 Result<double> ReadFraction(const toml::node& node) {
   auto v = node.value<double>();
   if (!v || !(*v > 0.1 && *v < 1.0)) {
-    return Error{ErrorCode::kMalformedInput, "expected a fraction of the default power limit, above 0.1 and below 1"};
+    return Error::MalformedInput("expected a fraction of the default power limit, above 0.1 and below 1");
   }
   return *v;
 }
@@ -259,7 +258,7 @@ Result<Sweep> ParseSweep(std::string_view toml_text, std::string_view source_nam
   try {
     root = toml::parse(toml_text, source_name);
   } catch (const toml::parse_error& e) {
-    return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: {}", source_name, e.source().begin.line, e.description())};
+    return Error::MalformedInput("{}:{}: {}", source_name, e.source().begin.line, e.description());
   }
   Sweep sweep;
   sweep.source_name = std::string(source_name);
@@ -272,12 +271,11 @@ Result<Sweep> ParseSweep(std::string_view toml_text, std::string_view source_nam
   const toml::node* groups = fields.Get("group");
   OFU_RETURN_IF_ERROR(fields.RejectUnknown());
   if (sweep.name.empty()) {
-    return Error{ErrorCode::kMalformedInput, fmt::format("{}:1: field 'name' is missing or empty", source_name)};
+    return Error::MalformedInput("{}:1: field 'name' is missing or empty", source_name);
   }
   const toml::array* group_array = groups != nullptr ? groups->as_array() : nullptr;
   if (group_array == nullptr || group_array->empty()) {
-    return Error{ErrorCode::kMalformedInput,
-                 fmt::format("{}:1: no [[group]] tables: a sweep needs at least one", source_name)};
+    return Error::MalformedInput("{}:1: no [[group]] tables: a sweep needs at least one", source_name);
   }
   for (std::size_t i = 0; i < group_array->size(); ++i) {
     const toml::table* table = group_array->get(i)->as_table();
@@ -289,10 +287,10 @@ Result<Sweep> ParseSweep(std::string_view toml_text, std::string_view source_nam
 
 Result<Sweep> ReadSweepFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{ErrorCode::kIo, fmt::format("{}: cannot open the sweep file", path)};
+  if (!in) return Error::Io("{}: cannot open the sweep file", path);
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) return Error{ErrorCode::kIo, fmt::format("{}: cannot read the sweep file", path)};
+  if (in.bad()) return Error::Io("{}: cannot read the sweep file", path);
   return ParseSweep(text.str(), path);
 }
 

@@ -27,13 +27,12 @@ Result<PaddedGemm> PadGemm(const GemmProblem& problem, const TileShape& tile) {
   if (tile.tile_m <= 0 || tile.tile_n <= 0 || tile.tile_k < 0 || tile.cluster_m <= 0 || tile.cluster_n <= 0 ||
       tile.tile_m > kMaxStep || tile.tile_n > kMaxStep || tile.tile_k > kMaxStep || tile.cluster_m > kMaxStep ||
       tile.cluster_n > kMaxStep) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("tile {}x{}x{} with cluster {}x{} is not a usable tile", tile.tile_m, tile.tile_n,
-                             tile.tile_k, tile.cluster_m, tile.cluster_n)};
+    return Error::InvalidArgument("tile {}x{}x{} with cluster {}x{} is not a usable tile", tile.tile_m, tile.tile_n,
+                             tile.tile_k, tile.cluster_m, tile.cluster_n);
   }
   for (int64_t size : {problem.m, problem.n, problem.k, problem.batch}) {
     if (size < 0 || size > (int64_t{1} << 53)) {
-      return Error{ErrorCode::kInvalidArgument, fmt::format("GEMM size {} is out of range", size)};
+      return Error::InvalidArgument("GEMM size {} is out of range", size);
     }
   }
   PaddedGemm padded;

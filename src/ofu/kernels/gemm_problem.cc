@@ -15,7 +15,7 @@ using Dims = std::vector<int64_t>;
 constexpr int64_t kMaxElements = int64_t{1} << 53;
 
 Error Bad(std::string_view op, std::string reason) {
-  return Error{ErrorCode::kMalformedInput, fmt::format("{}: {}", op, reason)};
+  return Error::MalformedInput("{}: {}", op, reason);
 }
 
 // Product of dims[begin, end), or nullopt when it passes kMaxElements.

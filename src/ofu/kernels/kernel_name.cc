@@ -14,7 +14,7 @@ namespace {
 
 using Tokens = std::vector<std::string_view>;
 
-Error Unparsed(std::string reason) { return Error{ErrorCode::kMalformedInput, std::move(reason)}; }
+Error Unparsed(std::string reason) { return Error::MalformedInput("{}", std::move(reason)); }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsLower(char c) { return c >= 'a' && c <= 'z'; }

@@ -60,7 +60,7 @@ Status WriteText(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   out.close();
-  if (!out) return Error{ErrorCode::kIo, fmt::format("{}: cannot write", path.string())};
+  if (!out) return Error::Io("{}: cannot write", path.string());
   return OkStatus();
 }
 
@@ -102,9 +102,8 @@ using GpuStates = std::vector<std::vector<GpuState>>;       // [gpu][window]
 Status CheckOptions(const FleetSimOptions& options) {
   if (options.gpus < 1 || options.gpus_per_job < 1 || options.gpus % options.gpus_per_job != 0 || options.jobs < 1 ||
       options.windows_per_job < 4 || !(options.window_s >= 1) || options.window_s != std::floor(options.window_s)) {
-    return Error{ErrorCode::kInvalidArgument,
-                 "fleet simulation: gpus must be a multiple of gpus_per_job, jobs >= 1, windows_per_job >= 4 and "
-                 "window_s a whole number of seconds"};
+    return Error::InvalidArgument("fleet simulation: gpus must be a multiple of gpus_per_job, jobs >= 1, windows_per_job >= 4 and "
+                 "window_s a whole number of seconds");
   }
   return OkStatus();
 }
@@ -393,10 +392,7 @@ Result<std::string> WriteCorrections(const FleetSimOptions& options, const Fleet
                              {"precision_mix", json::array({{{"precision", job.reference_precision},
                                                              {"tensor_time_share", 1.0},
                                                              {"relative_rate", rate}}})}};
-    if (Status s = WriteText(fs::path(corrections_dir) / (job.job_id + ".json"), correction.dump(2) + "\n");
-        !s.ok()) {
-      return s.error();
-    }
+    OFU_RETURN_IF_ERROR(WriteText(fs::path(corrections_dir) / (job.job_id + ".json"), correction.dump(2) + "\n"));
   }
   return csv;
 }
@@ -448,7 +444,7 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
 
   std::error_code ec;
   fs::create_directories(fs::path(out_dir) / "corrections", ec);
-  if (ec) return Error{ErrorCode::kIo, fmt::format("{}: cannot create: {}", out_dir, ec.message())};
+  if (ec) return Error::Io("{}: cannot create: {}", out_dir, ec.message());
 
   // The plan and the windows: every random draw, in a fixed order.
   FleetTruth truth;

@@ -24,7 +24,7 @@ class Reader {
   Reader(const std::string& path, sqlite3* db) : path_(path), db_(db) {}
 
   Error Fail(const char* doing) const {
-    return Error{ErrorCode::kIo, fmt::format("history store {}: {}: {}", path_, doing, sqlite3_errmsg(db_))};
+    return Error::Io("history store {}: {}: {}", path_, doing, sqlite3_errmsg(db_));
   }
 
   Result<Stmt> Prepare(const std::string& sql, const char* doing) const {
@@ -55,8 +55,7 @@ Result<int> ReadSchemaVersion(const Reader& reader, sqlite3* db, const std::stri
   if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &raw, nullptr) != SQLITE_OK) {
     const int code = sqlite3_errcode(db);
     if (code == SQLITE_NOTADB || code == SQLITE_ERROR) {
-      return Error{ErrorCode::kMalformedInput,
-                   fmt::format("history store {}: not an ofu history store ({})", path, sqlite3_errmsg(db))};
+      return Error::MalformedInput("history store {}: not an ofu history store ({})", path, sqlite3_errmsg(db));
     }
     return reader.Fail("reading the schema version");
   }
@@ -68,10 +67,9 @@ Result<int> ReadSchemaVersion(const Reader& reader, sqlite3* db, const std::stri
     if (version == std::to_string(known)) schema_version = known;
   }
   if (schema_version == 0) {
-    return Error{ErrorCode::kMalformedInput,
-                 fmt::format("history store {}: schema version {}, this ofu reads versions {} to {}", path,
+    return Error::MalformedInput("history store {}: schema version {}, this ofu reads versions {} to {}", path,
                              version.empty() ? "(none)" : version, kOldestReadableSchemaVersion,
-                             kHistorySchemaVersion)};
+                             kHistorySchemaVersion);
   }
   return schema_version;
 }
@@ -153,8 +151,8 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
   const int rc = sqlite3_open_v2(path.c_str(), &raw_db, SQLITE_OPEN_READONLY, nullptr);
   Db db(raw_db);
   if (rc != SQLITE_OK) {
-    return Error{ErrorCode::kIo, fmt::format("history store {}: cannot open: {}", path,
-                                             raw_db != nullptr ? sqlite3_errmsg(raw_db) : sqlite3_errstr(rc))};
+    return Error::Io("history store {}: cannot open: {}", path,
+                                             raw_db != nullptr ? sqlite3_errmsg(raw_db) : sqlite3_errstr(rc));
   }
   sqlite3_busy_timeout(db.get(), 5000);
   Reader reader(path, db.get());

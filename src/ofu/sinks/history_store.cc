@@ -203,18 +203,17 @@ Status HistoryStore::PrepareWindowStatements() {
 }
 
 Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const HistoryOptions& options, sources::Clock& clock) {
-  if (options.path.empty()) return Error{ErrorCode::kInvalidArgument, "history store: no path given"};
+  if (options.path.empty()) return Error::InvalidArgument("history store: no path given");
   if (!(options.downsampled_span_s > 0) || !(options.retention_days > 0) || !(options.full_resolution_days >= 0)) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("history store {}: retention and downsampling spans must be positive", options.path)};
+    return Error::InvalidArgument("history store {}: retention and downsampling spans must be positive", options.path);
   }
   // SQLite would create the file but not its directory; say which is missing.
   const std::filesystem::path dir = std::filesystem::path(options.path).parent_path();
   std::error_code ec;
   if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
-    return Error{ErrorCode::kIo, fmt::format("history store {}: directory {} does not exist (create it, or "
+    return Error::Io("history store {}: directory {} does not exist (create it, or "
                                              "choose another --store, or --no-store)",
-                                             options.path, dir.string())};
+                                             options.path, dir.string());
   }
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(options.path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
@@ -225,7 +224,7 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const HistoryOptions& o
     return error;
   }
   std::unique_ptr<HistoryStore> store(new HistoryStore(options, clock, db));
-  if (Status s = store->Initialize(); !s.ok()) return s.error();
+  OFU_RETURN_IF_ERROR(store->Initialize());
   return store;
 }
 
@@ -248,11 +247,11 @@ Status HistoryStore::Exec(const char* sql, const char* doing) {
 Error HistoryStore::WriteError(const char* doing) const {
   const int code = sqlite3_extended_errcode(db_) & 0xff;
   if (code == SQLITE_FULL) {
-    return Error{ErrorCode::kIo, fmt::format("history store {}: database or disk is full; windows are not being "
+    return Error::Io("history store {}: database or disk is full; windows are not being "
                                              "kept, metrics still are",
-                                             options_.path)};
+                                             options_.path);
   }
-  return Error{ErrorCode::kIo, fmt::format("history store {}: {}: {}", options_.path, doing, sqlite3_errmsg(db_))};
+  return Error::Io("history store {}: {}: {}", options_.path, doing, sqlite3_errmsg(db_));
 }
 
 Status HistoryStore::SetMaxPageCount(std::int64_t pages) {
@@ -271,17 +270,17 @@ Status HistoryStore::Initialize() {
     Stmt stmt(raw);
     if (sqlite3_step(raw) != SQLITE_ROW) return WriteError("setting WAL mode");
     if (ColumnText(raw, 0) != "wal") {
-      return Error{ErrorCode::kIo, fmt::format("history store {}: the file system does not allow WAL mode "
-                                               "(journal mode is {})", options_.path, ColumnText(raw, 0))};
+      return Error::Io("history store {}: the file system does not allow WAL mode "
+                                               "(journal mode is {})", options_.path, ColumnText(raw, 0));
     }
   }
   // NORMAL: a kill -9 keeps every committed batch in WAL mode (see the header).
-  if (Status s = Exec("PRAGMA synchronous=NORMAL", "setting synchronous"); !s.ok()) return s;
+  OFU_RETURN_IF_ERROR(Exec("PRAGMA synchronous=NORMAL", "setting synchronous"));
   if (options_.max_page_count) {
-    if (Status s = SetMaxPageCount(*options_.max_page_count); !s.ok()) return s;
+    OFU_RETURN_IF_ERROR(SetMaxPageCount(*options_.max_page_count));
   }
 
-  if (Status s = Exec("BEGIN IMMEDIATE", "starting the schema transaction"); !s.ok()) return s;
+  OFU_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE", "starting the schema transaction"));
   auto fail = [this](Error error) -> Status {
     if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     return error;
@@ -299,9 +298,8 @@ Status HistoryStore::Initialize() {
     sqlite3_stmt* raw = nullptr;
     if (sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &raw, nullptr) !=
         SQLITE_OK) {
-      return fail(Error{ErrorCode::kMalformedInput,
-                        fmt::format("history store {}: the file is an SQLite database but not an ofu history "
-                                    "store (no meta table)", options_.path)});
+      return fail(Error::MalformedInput("history store {}: the file is an SQLite database but not an ofu history "
+                                    "store (no meta table)", options_.path));
     }
     Stmt stmt(raw);
     if (sqlite3_step(raw) == SQLITE_ROW) version = ColumnText(raw, 0);
@@ -313,10 +311,9 @@ Status HistoryStore::Initialize() {
     if (from_1 || version == "2") {
       if (Status s = Exec(kUpgradeFrom2, "upgrading the schema from version 2"); !s.ok()) return fail(s.error());
     } else if (version != std::to_string(kHistorySchemaVersion)) {
-      return fail(Error{ErrorCode::kMalformedInput,
-                        fmt::format("history store {}: schema version {}, this ofu reads versions {} to {}",
+      return fail(Error::MalformedInput("history store {}: schema version {}, this ofu reads versions {} to {}",
                                     options_.path, version.value_or("(none)"), kOldestReadableSchemaVersion,
-                                    kHistorySchemaVersion)});
+                                    kHistorySchemaVersion));
     }
   } else {
     const std::string create = fmt::format(
@@ -349,7 +346,7 @@ Status HistoryStore::Initialize() {
 
 Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, StoredGpu>& gpus,
                                 std::map<std::int64_t, OpenJob>& open_jobs) {
-  if (Status s = PrepareWindowStatements(); !s.ok()) return s;
+  OFU_RETURN_IF_ERROR(PrepareWindowStatements());
   WindowStatements& st = *statements_;
   const double window_start_s = batch.end_s - batch.window_s;
   for (const GpuWindow& window : batch.gpus) {
@@ -497,7 +494,7 @@ Status HistoryStore::Maintain(double newest_end_s) {
   {
     const std::string sql = fmt::format("DELETE FROM windows WHERE end_s <= ?1 AND (flags & {}) = 0",
                                         static_cast<unsigned>(kHistoryDownsampled));
-    if (Status s = run(sql.c_str(), limit, "downsampling"); !s.ok()) return s;
+    OFU_RETURN_IF_ERROR(run(sql.c_str(), limit, "downsampling"));
   }
   const std::string select_existing = fmt::format("SELECT {} FROM windows WHERE gpu_id = ?1 AND end_s = ?2",
                                                   kWindowColumns);

@@ -66,7 +66,7 @@ void ForEachListItem(std::string_view value, Each each) {
   }
 }
 
-Error Malformed(std::string message) { return Error{ErrorCode::kMalformedInput, std::move(message)}; }
+Error Malformed(std::string message) { return Error::MalformedInput("{}", std::move(message)); }
 
 // The origin-form path of a request target: without query or fragment;
 // for absolute-form (RFC 9112 §3.2.2) without scheme and authority.

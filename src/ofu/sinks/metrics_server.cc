@@ -205,13 +205,13 @@ class MetricsServer::Loop {
     epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
     wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (epoll_fd_ < 0 || wake_fd_ < 0) {
-      return Error{ErrorCode::kUnavailable, fmt::format("cannot set up the HTTP event loop: {}", std::strerror(errno))};
+      return Error::Unavailable("cannot set up the HTTP event loop: {}", std::strerror(errno));
     }
     epoll_event listener{EPOLLIN, {.u64 = kListenerId}};
     epoll_event wake{EPOLLIN, {.u64 = kWakeId}};
     if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &listener) != 0 ||
         ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &wake) != 0) {
-      return Error{ErrorCode::kUnavailable, fmt::format("cannot set up the HTTP event loop: {}", std::strerror(errno))};
+      return Error::Unavailable("cannot set up the HTTP event loop: {}", std::strerror(errno));
     }
     thread_ = std::thread([this] { Run(); });
     if (auth_) auth_thread_ = std::thread([this] { RunAuth(); });
@@ -946,8 +946,7 @@ namespace {
 // A listening socket on host:port, non-blocking; port 0 picks one.
 Result<int> Listen(const std::string& host, int port) {
   const auto fail = [&](std::string_view why) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("cannot listen on {}:{} ({})", host, port, why)};
+    return Error::Unavailable("cannot listen on {}:{} ({})", host, port, why);
   };
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -1000,7 +999,7 @@ MetricsServer::~MetricsServer() { Stop(); }
 std::size_t MetricsServer::open_connections() const { return loop_ ? loop_->open_connections() : 0; }
 
 Status MetricsServer::Start(const std::string& listen_address, int port, const std::optional<WebConfig>& web_config) {
-  if (loop_) return Error{ErrorCode::kInvalidArgument, "the metrics server is already started"};
+  if (loop_) return Error::InvalidArgument("the metrics server is already started");
 
   SslCtxPtr ctx;
   if (web_config && web_config->tls) {
@@ -1008,8 +1007,7 @@ Status MetricsServer::Start(const std::string& listen_address, int port, const s
     ctx.reset(SSL_CTX_new(TLS_server_method()));
     std::string tls_error;
     if (!ctx || !SetUpTls(*ctx, *web_config->tls, tls_error)) {
-      return Error{ErrorCode::kUnavailable,
-                   "cannot serve TLS: " + (tls_error.empty() ? OpenSslErrors() : tls_error)};
+      return Error::Unavailable("{}", "cannot serve TLS: " + (tls_error.empty() ? OpenSslErrors() : tls_error));
     }
   }
   std::unique_ptr<BasicAuthenticator> auth;

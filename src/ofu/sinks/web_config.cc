@@ -45,23 +45,21 @@ class Parser {
 
   Result<WebConfig> Parse(std::string_view text) {
     if (text.size() > kMaxConfigBytes) {
-      return Error{ErrorCode::kMalformedInput,
-                   fmt::format("{}: {} bytes is too large for a web config (limit {})", source_,
-                               text.size(), kMaxConfigBytes)};
+      return Error::MalformedInput("{}: {} bytes is too large for a web config (limit {})", source_,
+                               text.size(), kMaxConfigBytes);
     }
     try {
       const YAML::Node root = YAML::Load(std::string(text));
       return ParseRoot(root);
     } catch (const YAML::Exception& e) {
       const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
-      return Error{ErrorCode::kMalformedInput,
-                   fmt::format("{}:{}: not valid YAML: {}", source_, line, e.msg)};
+      return Error::MalformedInput("{}:{}: not valid YAML: {}", source_, line, e.msg);
     }
   }
 
  private:
   Error At(const YAML::Node& node, std::string_view message) const {
-    return Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: {}", source_, LineOf(node), message)};
+    return Error::MalformedInput("{}:{}: {}", source_, LineOf(node), message);
   }
 
   // Keys of a mapping, in order, rejecting duplicates: yaml-cpp keeps
@@ -202,8 +200,8 @@ class Parser {
 Status CheckReadable(const std::string& path, std::string_view field, std::string_view source_name) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    return Error{ErrorCode::kIo, fmt::format("{}: tls_server_config.{} '{}' cannot be read", source_name, field,
-                                             path)};
+    return Error::Io("{}: tls_server_config.{} '{}' cannot be read", source_name, field,
+                                             path);
   }
   return OkStatus();
 }
@@ -253,10 +251,10 @@ Status CheckWebConfigFiles(const WebConfig& config, std::string_view source_name
 
 Result<WebConfig> LoadWebConfig(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open the web config", path)};
+  if (!file) return Error::Io("{}: cannot open the web config", path);
   std::string text(kMaxConfigBytes + 1, '\0');
   file.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (file.bad()) return Error{ErrorCode::kIo, fmt::format("{}: read failed", path)};
+  if (file.bad()) return Error::Io("{}: read failed", path);
   text.resize(static_cast<std::size_t>(file.gcount()));
   OFU_ASSIGN_OR_RETURN(auto config, ParseWebConfig(text, path, std::filesystem::path(path).parent_path().string()));
   OFU_RETURN_IF_ERROR(CheckWebConfigFiles(config, path));

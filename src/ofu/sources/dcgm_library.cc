@@ -20,8 +20,7 @@ std::vector<std::string> DcgmLibrary::Candidates(const std::string& option) {
 Result<std::unique_ptr<DcgmLibrary>> DcgmLibrary::Load(const std::vector<std::string>& candidates) {
   auto opened = DynamicLibrary::Open(candidates);
   if (!opened.ok()) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("cannot load the DCGM library ({}); {}", opened.error().message, kInstallHint)};
+    return Error::Unavailable("cannot load the DCGM library ({}); {}", opened.error().message, kInstallHint);
   }
   std::unique_ptr<DcgmLibrary> dcgm(new DcgmLibrary(std::move(*opened)));
   const DynamicLibrary& lib = *dcgm->library_;
@@ -56,9 +55,8 @@ Result<std::unique_ptr<DcgmLibrary>> DcgmLibrary::Load(const std::vector<std::st
     missing = "dcgmStartEmbedded_v2";
   }
   if (!missing.empty()) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("{} does not export {}: it is not a DCGM library ofu can use; {}", lib.path(), missing,
-                             kInstallHint)};
+    return Error::Unavailable("{} does not export {}: it is not a DCGM library ofu can use; {}", lib.path(), missing,
+                             kInstallHint);
   }
   return dcgm;
 }

@@ -148,17 +148,16 @@ class DcgmSource final : public Source {
 
   Status Start() {
     if (dcgm::Return rc = lib_->init(); rc != dcgm::kOk) {
-      return Error{ErrorCode::kUnavailable,
-                   fmt::format("dcgmInit failed in {}: {}; reinstall DCGM (datacenter-gpu-manager) or pass "
+      return Error::Unavailable("dcgmInit failed in {}: {}; reinstall DCGM (datacenter-gpu-manager) or pass "
                                "--dcgm-library PATH",
-                               lib_->path(), lib_->ErrorText(rc))};
+                               lib_->path(), lib_->ErrorText(rc));
     }
     if (auto failure = Connect(address_.kind == AddressKind::kLocalOrEmbedded)) {
-      return Error{ErrorCode::kUnavailable, failure->message};
+      return Error::Unavailable("{}", failure->message);
     }
     if (auto failure = SetUp()) {
       Disconnect();
-      return Error{ErrorCode::kUnavailable, failure->message};
+      return Error::Unavailable("{}", failure->message);
     }
     window_end_s_ = clock_.NowS();
     return OkStatus();
@@ -795,7 +794,7 @@ class DcgmSource final : public Source {
 Result<std::unique_ptr<Source>> OpenDcgmSource(std::string_view address, const SourceOptions& options, Clock& clock) {
   Address parsed = ParseAddress(address);
   if (parsed.kind == AddressKind::kUnixSocket && parsed.target.empty()) {
-    return Error{ErrorCode::kInvalidArgument, "dcgm:unix: needs a socket path, e.g. dcgm:unix:/run/dcgm.sock"};
+    return Error::InvalidArgument("dcgm:unix: needs a socket path, e.g. dcgm:unix:/run/dcgm.sock");
   }
   OFU_ASSIGN_OR_RETURN(auto lib, DcgmLibrary::Load(DcgmLibrary::Candidates(options.dcgm_library)));
   auto source = std::make_unique<DcgmSource>(std::move(lib), std::move(parsed), options, clock);

@@ -16,8 +16,8 @@ Result<std::unique_ptr<DynamicLibrary>> DynamicLibrary::Open(const std::vector<s
     const char* why = dlerror();
     reasons += fmt::format("{}{}", reasons.empty() ? "" : "; ", why != nullptr ? why : path);
   }
-  if (candidates.empty()) return Error{ErrorCode::kUnavailable, "no library path to try"};
-  return Error{ErrorCode::kUnavailable, reasons};
+  if (candidates.empty()) return Error::Unavailable("no library path to try");
+  return Error::Unavailable("{}", reasons);
 }
 
 DynamicLibrary::~DynamicLibrary() { dlclose(handle_); }

@@ -20,15 +20,14 @@ Result<ExactCycleWindow> DeriveExactCycles(const CycleCounters& before, const Cy
   const double elapsed = after.sm_cycles_elapsed - before.sm_cycles_elapsed;
   const double tensor = after.tensor_cycles_active - before.tensor_cycles_active;
   if (!(dt_s > 0) || sm_count <= 0) {
-    return Error{ErrorCode::kNoData, fmt::format("cannot use cycle counters: dt {} s, {} SMs", dt_s, sm_count)};
+    return Error::NoData("cannot use cycle counters: dt {} s, {} SMs", dt_s, sm_count);
   }
   if (!(elapsed > 0) || !(tensor >= 0) || tensor > elapsed) {
-    return Error{ErrorCode::kNoData,
-                 fmt::format("cycle counters are not usable this window (elapsed +{}, tensor +{}): reset or wrapped",
-                             elapsed, tensor)};
+    return Error::NoData("cycle counters are not usable this window (elapsed +{}, tensor +{}): reset or wrapped",
+                             elapsed, tensor);
   }
   if (!reference_clock_mhz || !(*reference_clock_mhz > 0)) {
-    return Error{ErrorCode::kNoData, "no SM clock reading to check the cycle counters against"};
+    return Error::NoData("no SM clock reading to check the cycle counters against");
   }
   const double cycles_per_s = elapsed / dt_s;
   const double clock_hz = *reference_clock_mhz * 1e6;
@@ -41,10 +40,9 @@ Result<ExactCycleWindow> DeriveExactCycles(const CycleCounters& before, const Cy
     window.basis = CycleBasis::kPerSmAverage;
     window.sm_clock_mhz = cycles_per_s / 1e6;
   } else {
-    return Error{ErrorCode::kNoData,
-                 fmt::format("elapsed cycles advance at {:.4g}/s, which fits neither {} SMs x {:.0f} MHz nor one SM "
+    return Error::NoData("elapsed cycles advance at {:.4g}/s, which fits neither {} SMs x {:.0f} MHz nor one SM "
                              "at that clock",
-                             cycles_per_s, sm_count, *reference_clock_mhz)};
+                             cycles_per_s, sm_count, *reference_clock_mhz);
   }
   return window;
 }

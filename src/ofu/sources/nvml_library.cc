@@ -63,10 +63,9 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path) 
   const std::string target = path.empty() ? kDefaultLibrary : path;
   auto opened = DynamicLibrary::Open({target});
   if (!opened.ok()) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("cannot load the NVML library {} ({}); install the NVIDIA driver, or pass "
+    return Error::Unavailable("cannot load the NVML library {} ({}); install the NVIDIA driver, or pass "
                              "--nvml-library PATH to point at libnvidia-ml.so.1",
-                             target, opened.error().message)};
+                             target, opened.error().message);
   }
   std::unique_ptr<NvmlLibrary> nvml(new NvmlLibrary(std::move(opened).value()));
   NvmlFunctions& f = nvml->fn_;
@@ -105,10 +104,9 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path) 
   r.Optional(f.GpmMigSampleGet, {"nvmlGpmMigSampleGet"});
 
   if (!r.missing().empty()) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("the NVML library {} does not export {}: the driver is too old for GPM (R520 or later "
+    return Error::Unavailable("the NVML library {} does not export {}: the driver is too old for GPM (R520 or later "
                              "is needed); update the driver or use --source dcgm",
-                             target, r.missing())};
+                             target, r.missing());
   }
   return nvml;
 }

@@ -114,10 +114,9 @@ class NvmlSource final : public Source {
   Status Start() {
     const nvmlReturn_t init = fn().Init();
     if (init != NVML_SUCCESS) {
-      return Error{ErrorCode::kUnavailable,
-                   fmt::format("nvmlInit failed in {}: {}; check that the NVIDIA driver is loaded (nvidia-smi) "
+      return Error::Unavailable("nvmlInit failed in {}: {}; check that the NVIDIA driver is loaded (nvidia-smi) "
                                "and matches the library",
-                               nvml_->path(), nvml_->ErrorString(init))};
+                               nvml_->path(), nvml_->ErrorString(init));
     }
     initialized_ = true;
     if (fn().SystemGetDriverVersion != nullptr) {
@@ -188,20 +187,17 @@ class NvmlSource final : public Source {
     unsigned count = 0;
     const nvmlReturn_t counted = fn().DeviceGetCount(&count);
     if (counted != NVML_SUCCESS) {
-      return Error{ErrorCode::kUnavailable,
-                   fmt::format("NVML cannot count the GPUs: {}", nvml_->ErrorString(counted))};
+      return Error::Unavailable("NVML cannot count the GPUs: {}", nvml_->ErrorString(counted));
     }
     if (count == 0) {
-      return Error{ErrorCode::kUnavailable,
-                   fmt::format("NVML ({}) sees no GPU on this machine; check nvidia-smi", nvml_->path())};
+      return Error::Unavailable("NVML ({}) sees no GPU on this machine; check nvidia-smi", nvml_->path());
     }
     for (unsigned index = 0; index < count; ++index) AddDevice(index, previous);
     const bool any_gpm = std::any_of(devices_.begin(), devices_.end(), [](const Device& d) { return d.gpm; });
     if (!any_gpm) {
-      return Error{ErrorCode::kUnavailable,
-                   fmt::format("none of the {} GPUs supports NVML GPM (GPM needs Hopper or later); use --source "
+      return Error::Unavailable("none of the {} GPUs supports NVML GPM (GPM needs Hopper or later); use --source "
                                "dcgm",
-                               count)};
+                               count);
     }
     return OkStatus();
   }

@@ -111,18 +111,18 @@ Status RecordingWriter::WriteFile(const RecordingInfo& info, const std::string& 
   const std::string temporary = fmt::format("{}.tmp-{}", path, ::getpid());
   {
     std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot create: {}", temporary, std::strerror(errno))};
+    if (!file) return Error::Io("{}: cannot create: {}", temporary, std::strerror(errno));
     Write(info, file);
     file.flush();
     if (!file) {
       std::remove(temporary.c_str());
-      return Error{ErrorCode::kIo, fmt::format("{}: write failed: {}", temporary, std::strerror(errno))};
+      return Error::Io("{}: write failed: {}", temporary, std::strerror(errno));
     }
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
     const int saved = errno;
     std::remove(temporary.c_str());
-    return Error{ErrorCode::kIo, fmt::format("{}: cannot rename {} to it: {}", path, temporary, std::strerror(saved))};
+    return Error::Io("{}: cannot rename {} to it: {}", path, temporary, std::strerror(saved));
   }
   return OkStatus();
 }

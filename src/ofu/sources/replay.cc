@@ -143,7 +143,7 @@ class RecordingBuilder final : public formats::TextVisitor {
   };
 
   void Fail(std::size_t line, const std::string& what) {
-    error_ = Error{ErrorCode::kMalformedInput, fmt::format("{}:{}: {}", source_name_, line, what)};
+    error_ = Error::MalformedInput("{}:{}: {}", source_name_, line, what);
   }
 
   void ReadRecordingInfo(std::span<const formats::Label> labels) {
@@ -304,10 +304,9 @@ class RecordingBuilder final : public formats::TextVisitor {
     for (std::size_t i = 0; i < points.size(); ++i) {
       const Point& p = points[i];
       if (i > 0 && points[i - 1].time_s == p.time_s && points[i - 1].field == p.field) {
-        return Error{ErrorCode::kMalformedInput,
-                     fmt::format("{}:{}: a second {} value for the same GPU at the same instant (first on line {})",
+        return Error::MalformedInput("{}:{}: a second {} value for the same GPU at the same instant (first on line {})",
                                  source_name_, std::max(p.line, points[i - 1].line), DescribeField(p.field),
-                                 std::min(p.line, points[i - 1].line))};
+                                 std::min(p.line, points[i - 1].line));
       }
       if (samples.empty() || samples.back().time_s != p.time_s) {
         samples.emplace_back();
@@ -347,7 +346,7 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
 
 Result<Recording> ReadRecordingFile(const std::string& path, const RecordingOptions& options) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) return Error{ErrorCode::kIo, fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
+  if (!file) return Error::Io("{}: cannot open: {}", path, std::strerror(errno));
   return ReadRecording(file, path, options);
 }
 

@@ -20,8 +20,7 @@ struct Url {
 
 Result<Url> ParseUrl(const std::string& url) {
   if (url.rfind(kScheme, 0) != 0 || url.size() == kScheme.size()) {
-    return Error{ErrorCode::kInvalidArgument,
-                 fmt::format("scrape URL '{}' must start with http:// (e.g. http://node1:9400/metrics)", url)};
+    return Error::InvalidArgument("scrape URL '{}' must start with http:// (e.g. http://node1:9400/metrics)", url);
   }
   const std::size_t slash = url.find('/', kScheme.size());
   if (slash == std::string::npos) return Url{url, "/metrics"};
@@ -46,11 +45,10 @@ class ScrapeSource final : public Source {
   Result<Recording> Scrape() {
     auto response = client_.Get(path_);
     if (!response) {
-      return Error{ErrorCode::kUnavailable,
-                   fmt::format("{}: {}", url_, httplib::to_string(response.error()))};
+      return Error::Unavailable("{}: {}", url_, httplib::to_string(response.error()));
     }
     if (response->status != 200) {
-      return Error{ErrorCode::kUnavailable, fmt::format("{}: HTTP status {}", url_, response->status)};
+      return Error::Unavailable("{}: HTTP status {}", url_, response->status);
     }
     std::istringstream body(response->body);
     OFU_ASSIGN_OR_RETURN(auto recording, ReadRecording(body, url_));
@@ -124,13 +122,11 @@ Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string& url, const S
   auto first = source->Scrape();
   if (!first.ok()) {
     if (first.error().code == ErrorCode::kMalformedInput) return first.error();
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("{}; is dcgm-exporter running there? (default port 9400)", first.error().message)};
+    return Error::Unavailable("{}; is dcgm-exporter running there? (default port 9400)", first.error().message);
   }
   if (first->gpus.empty()) {
-    return Error{ErrorCode::kUnavailable,
-                 fmt::format("{}: answered, but with no GPU metrics ofu knows (read {} samples)", url,
-                             first->samples_read)};
+    return Error::Unavailable("{}: answered, but with no GPU metrics ofu knows (read {} samples)", url,
+                             first->samples_read);
   }
   for (const auto& gpu : first->gpus) source->Remember(gpu.identity);
   return std::unique_ptr<Source>(std::move(source));
