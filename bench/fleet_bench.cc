@@ -124,7 +124,8 @@ void BM_ReconcileJson(benchmark::State& state) {
   const auto history = History(jobs);
   const auto specs = *GpuSpecDatabase::Embedded();
   const auto store = analysis::BuildStoreReport(history, specs);
-  const auto report = analysis::Reconcile(history, store, *analysis::ParseMfuLog(MfuCsv(jobs), "mfu.csv"), {}, &specs, {});
+  const auto report = analysis::Reconcile(history, store, *analysis::ParseMfuLog(MfuCsv(jobs), "mfu.csv"), {}, &specs,
+                                          {});
   for (auto _ : state) {
     auto json = analysis::RenderReconcileJson(report);
     benchmark::DoNotOptimize(json);

@@ -107,12 +107,11 @@ int FormatLaunch(char* out, std::size_t size, std::uint64_t i) {
       "    }\n"
       "  }",
       kind.op, static_cast<unsigned long long>(ts), static_cast<unsigned>(i % 1000),
-      static_cast<unsigned long long>(external_id), static_cast<unsigned long long>(i), kind.dims,
-      kind.types, static_cast<unsigned long long>(i / 3), static_cast<unsigned long long>(ts + 5),
-      static_cast<unsigned>(i % 1000), static_cast<unsigned long long>(external_id),
-      static_cast<unsigned long long>(correlation), kind.kernel, static_cast<unsigned long long>(ts + 30),
-      static_cast<unsigned>(i % 1000), static_cast<unsigned long long>(external_id),
-      static_cast<unsigned long long>(correlation));
+      static_cast<unsigned long long>(external_id), static_cast<unsigned long long>(i), kind.dims, kind.types,
+      static_cast<unsigned long long>(i / 3), static_cast<unsigned long long>(ts + 5), static_cast<unsigned>(i % 1000),
+      static_cast<unsigned long long>(external_id), static_cast<unsigned long long>(correlation), kind.kernel,
+      static_cast<unsigned long long>(ts + 30), static_cast<unsigned>(i % 1000),
+      static_cast<unsigned long long>(external_id), static_cast<unsigned long long>(correlation));
 }
 
 // Writes the trace to both files a piece at a time.
@@ -182,8 +181,8 @@ void ReadOne(benchmark::State& state, const std::string& path) {
   }
   if (kernels != files.kernels) state.SkipWithError("wrong kernel count");
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * files.bytes));
-  state.counters["kernels/s"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * kernels), benchmark::Counter::kIsRate);
+  state.counters["kernels/s"] = benchmark::Counter(static_cast<double>(state.iterations() * kernels),
+                                                   benchmark::Counter::kIsRate);
   state.counters["trace_MB"] = static_cast<double>(files.bytes) / 1e6;
   state.counters["stored_MB"] = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
   state.counters["peak_rss_MiB"] = PeakRssMiB();

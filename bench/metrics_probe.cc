@@ -49,9 +49,7 @@ double Percentile(std::vector<double> v, double q) {
   return v[std::min(i, v.size() - 1)];
 }
 
-double WallNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double WallNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 // The value of the first line starting with `prefix` (a sample of GPU 0).
 bool FindValue(const std::string& body, const std::string& prefix, double* value) {
@@ -212,9 +210,10 @@ int Hostile(const std::string& host, int port, int connections, int peers, doubl
   }
   stop.store(true);
   attacker.join();
-  std::printf("hostile%s: %d connections from %d peers (half trickling), closed by the agent and reopened %ld "
-              "times, failed connects %ld\n",
-              tls ? " (TLS)" : "", connections, peers, reopened.load(), failed_connects.load());
+  std::printf(
+      "hostile%s: %d connections from %d peers (half trickling), closed by the agent and reopened %ld "
+      "times, failed connects %ld\n",
+      tls ? " (TLS)" : "", connections, peers, reopened.load(), failed_connects.load());
   std::printf("requests %zu errors %d  latency ms: p50 %.3f p99 %.3f max %.3f\n", latencies_ms.size(), errors,
               Percentile(latencies_ms, 0.5), Percentile(latencies_ms, 0.99), Percentile(latencies_ms, 1.0));
   std::istringstream lines(body);
@@ -233,7 +232,8 @@ int main(int argc, char** argv) {
   if ((mode == "load" && argc == 6) || (mode == "freshness" && argc == 5)) {
     httplib::Client client(argv[2], std::atoi(argv[3]));
     client.set_read_timeout(5, 0);
-    return mode == "load" ? Load(client, std::atof(argv[4]), std::atof(argv[5])) : Freshness(client, std::atof(argv[4]));
+    return mode == "load" ? Load(client, std::atof(argv[4]), std::atof(argv[5]))
+                          : Freshness(client, std::atof(argv[4]));
   }
   if (mode == "hostile" && (argc == 8 || (argc == 9 && std::string(argv[8]) == "tls"))) {
     return Hostile(argv[2], std::atoi(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]), std::atof(argv[6]),

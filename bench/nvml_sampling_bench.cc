@@ -56,8 +56,8 @@ void BM_NvmlWindow10Hz(benchmark::State& state) {
   }
   const double gpu_seconds = static_cast<double>(state.iterations()) * options.window_s * gpus;
   // Inverted rate: CPU seconds per GPU-second ("u" = µs).
-  state.counters["cpu_per_gpu_s"] =
-      benchmark::Counter(gpu_seconds, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["cpu_per_gpu_s"] = benchmark::Counter(gpu_seconds,
+                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   source = ofu::Error{ofu::ErrorCode::kUnavailable, "closed"};  // close NVML before the double goes
   dlclose(fake);
 }

@@ -46,9 +46,14 @@ constexpr std::array<Family, 20> kFamilies = {{
     {"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "Total number of NVLink bandwidth counters for all lanes.", false},
     {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active.", true},
     {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "Ratio of cycles the tensor (HMMA) pipe is active.", true},
-    {"DCGM_FI_PROF_DRAM_ACTIVE", "Ratio of cycles the device memory interface is active sending or receiving data.", true},
-    {"DCGM_FI_PROF_PCIE_TX_BYTES", "The rate of data transmitted over the PCIe bus - including both protocol headers and data payloads - in bytes per second.", false},
-    {"DCGM_FI_PROF_PCIE_RX_BYTES", "The rate of data received over the PCIe bus - including both protocol headers and data payloads - in bytes per second.", false},
+    {"DCGM_FI_PROF_DRAM_ACTIVE", "Ratio of cycles the device memory interface is active sending or receiving data.",
+     true},
+    {"DCGM_FI_PROF_PCIE_TX_BYTES",
+     "The rate of data transmitted over the PCIe bus - including both protocol headers and data payloads - in bytes per second.",
+     false},
+    {"DCGM_FI_PROF_PCIE_RX_BYTES",
+     "The rate of data received over the PCIe bus - including both protocol headers and data payloads - in bytes per second.",
+     false},
 }};
 
 // A fixed pseudo-random sequence, so every run parses the same bytes.
@@ -94,14 +99,12 @@ std::string MakeDcgmExporterText(std::size_t target_bytes) {
       text += " gauge\n";
       for (int gpu = 0; gpu < kGpus; ++gpu) {
         const std::uint32_t r = random.Next();
-        const int written =
-            family.fractional
-                ? std::snprintf(line, sizeof line, "%s{%s} %f %lld\n", family.name,
-                                label_sets[gpu].c_str(), (r % 1'000'000) / 1e6,
-                                static_cast<long long>(timestamp_ms))
-                : std::snprintf(line, sizeof line, "%s{%s} %u %lld\n", family.name,
-                                label_sets[gpu].c_str(), r % 100'000,
-                                static_cast<long long>(timestamp_ms));
+        const int written = family.fractional ? std::snprintf(line, sizeof line, "%s{%s} %f %lld\n", family.name,
+                                                              label_sets[gpu].c_str(), (r % 1'000'000) / 1e6,
+                                                              static_cast<long long>(timestamp_ms))
+                                              : std::snprintf(line, sizeof line, "%s{%s} %u %lld\n", family.name,
+                                                              label_sets[gpu].c_str(), r % 100'000,
+                                                              static_cast<long long>(timestamp_ms));
         text.append(line, static_cast<std::size_t>(written));
       }
     }
@@ -131,8 +134,7 @@ class CountingVisitor : public ofu::formats::TextVisitor {
 
 void ReportThroughput(benchmark::State& state, std::size_t bytes, std::size_t samples) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
-  state.counters["samples/s"] =
-      benchmark::Counter(static_cast<double>(samples), benchmark::Counter::kIsRate);
+  state.counters["samples/s"] = benchmark::Counter(static_cast<double>(samples), benchmark::Counter::kIsRate);
   state.counters["file_MB"] = static_cast<double>(bytes) / 1e6;
 }
 

@@ -60,7 +60,6 @@ int main(int argc, char** argv) {
       "{\"file\":%s, \"bytes\":%zu, \"samples\":%zu, \"seconds\":%.6f, \"mb_per_s\":%.1f, "
       "\"samples_per_s\":%.0f}\n",
       JsonString(path).c_str(), result->bytes, result->samples, seconds,
-      static_cast<double>(result->bytes) / 1e6 / seconds,
-      static_cast<double>(result->samples) / seconds);
+      static_cast<double>(result->bytes) / 1e6 / seconds, static_cast<double>(result->samples) / seconds);
   return 0;
 }

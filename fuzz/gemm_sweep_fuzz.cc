@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (sweep->cases.empty() || sweep->cases.size() > ofu::gemm::kMaxCases) std::abort();
   for (const auto& c : sweep->cases) {
-    if (c.m < 1 || c.n < 1 || c.k < 1 || c.m > ofu::gemm::kMaxDimension || c.min_seconds < ofu::gemm::kMinSteadySeconds) {
+    if (c.m < 1 || c.n < 1 || c.k < 1 || c.m > ofu::gemm::kMaxDimension ||
+        c.min_seconds < ofu::gemm::kMinSteadySeconds) {
       std::abort();
     }
     (void)ofu::gemm::DescribeCase(c);

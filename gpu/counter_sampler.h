@@ -36,8 +36,8 @@
 namespace ofu::gpu {
 
 struct SamplerOptions {
-  std::string nvml_library;     // empty: libnvidia-ml.so.1
-  double window_s = 0.25;       // NVML GPM needs >= 0.1 s between samples
+  std::string nvml_library;  // empty: libnvidia-ml.so.1
+  double window_s = 0.25;    // NVML GPM needs >= 0.1 s between samples
   int source_clock_readings = 10;
   double clock_period_s = 0.01;
 };

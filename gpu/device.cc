@@ -26,9 +26,10 @@ Result<CudaDevice> OpenCudaDevice(int index) {
   if (counted != cudaSuccess || count == 0) {
     const std::string why = counted != cudaSuccess ? CudaStatus(counted, "cudaGetDeviceCount").error().message
                                                    : std::string("cudaGetDeviceCount found none");
-    return Error::Unavailable("no CUDA device ({}); run the sweep on a machine with an NVIDIA GPU and its driver "
-                             "(--list and --summary work without one)",
-                             why);
+    return Error::Unavailable(
+        "no CUDA device ({}); run the sweep on a machine with an NVIDIA GPU and its driver "
+        "(--list and --summary work without one)",
+        why);
   }
   if (index < 0 || index >= count) {
     return Error::InvalidArgument("--device {}: this machine has CUDA devices 0 to {}", index, count - 1);

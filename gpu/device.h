@@ -16,8 +16,8 @@ namespace ofu::gpu {
 
 struct CudaDevice {
   int index = 0;
-  std::string name;          // as CUDA names it, e.g. "NVIDIA H100 80GB HBM3"
-  std::string uuid;          // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as NVML writes it
+  std::string name;  // as CUDA names it, e.g. "NVIDIA H100 80GB HBM3"
+  std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as NVML writes it
   int compute_major = 0, compute_minor = 0;
   int sm_count = 0;
   std::size_t memory_bytes = 0;

@@ -16,12 +16,12 @@
 namespace ofu::gpu {
 
 enum class FillKind {
-  kFloat32,       // fp32 and tf32 operands
+  kFloat32,  // fp32 and tf32 operands
   kFloat16,
   kBfloat16,
   kFp8E4M3,
-  kRandomBytes,   // packed NVFP4 (E2M1) pairs: every bit pattern is finite
-  kScaleOne,      // UE4M3 block scales of 1.0 (0x38), one byte each
+  kRandomBytes,  // packed NVFP4 (E2M1) pairs: every bit pattern is finite
+  kScaleOne,     // UE4M3 block scales of 1.0 (0x38), one byte each
 };
 
 // Fills `count` elements (bytes for kRandomBytes and kScaleOne) at `data`.

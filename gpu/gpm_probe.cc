@@ -32,15 +32,15 @@
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "exit_codes.h"
-#include "parse_command_line.h"
-#include "stop_signal.h"
 #include "ofu/core/version.h"
 #include "ofu/sources/nvml_library.h"
+#include "parse_command_line.h"
+#include "stop_signal.h"
 
 namespace {
 
@@ -61,8 +61,8 @@ Exit status: 0 ok, 1 usage, 5 NVML, the device or GPM unavailable.
 See docs/gpu-validation.md.)";
 
 // The metrics `log` asks for every interval.
-constexpr unsigned kLogMetrics[] = {NVML_GPM_METRIC_ANY_TENSOR_UTIL, NVML_GPM_METRIC_HMMA_TENSOR_UTIL,
-                                    NVML_GPM_METRIC_IMMA_TENSOR_UTIL, NVML_GPM_METRIC_SM_UTIL,
+constexpr unsigned kLogMetrics[] = {NVML_GPM_METRIC_ANY_TENSOR_UTIL,   NVML_GPM_METRIC_HMMA_TENSOR_UTIL,
+                                    NVML_GPM_METRIC_IMMA_TENSOR_UTIL,  NVML_GPM_METRIC_SM_UTIL,
                                     NVML_GPM_METRIC_SM_CYCLES_ELAPSED, NVML_GPM_METRIC_SM_CYCLES_ACTIVE,
                                     NVML_GPM_METRIC_MMA_CYCLES_ACTIVE};
 constexpr const char* kLogMetricColumns[] = {
@@ -71,12 +71,8 @@ constexpr const char* kLogMetricColumns[] = {
 static_assert(std::size(kLogMetrics) == std::size(kLogMetricColumns));
 constexpr double kClockReadSpacingS = 0.01;
 
-double WallS() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-double SteadyS() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double WallS() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+double SteadyS() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 struct Failure {
   int exit_code;
@@ -102,9 +98,9 @@ class Probe {
     probe->initialized_ = true;
     unsigned count = 0;
     if (const nvmlReturn_t got = fn.DeviceGetCount(&count); got != NVML_SUCCESS || index >= count) {
-      failure = {ofu::cli::kExitUnavailable,
-                 got != NVML_SUCCESS ? fmt::format("nvmlDeviceGetCount: {}", probe->nvml_->ErrorString(got))
-                                     : fmt::format("no NVML device {} ({} found)", index, count)};
+      failure = {ofu::cli::kExitUnavailable, got != NVML_SUCCESS
+                                                 ? fmt::format("nvmlDeviceGetCount: {}", probe->nvml_->ErrorString(got))
+                                                 : fmt::format("no NVML device {} ({} found)", index, count)};
       return nullptr;
     }
     probe->count_ = count;
@@ -193,12 +189,12 @@ ordered_json DeviceInfo(const Probe& probe, nvmlDevice_t device) {
                       ? ordered_json(attributes.multiprocessorCount)
                       : ordered_json();
   unsigned mhz = 0;
-  d["max_sm_clock_mhz"] =
-      fn.DeviceGetMaxClockInfo != nullptr && fn.DeviceGetMaxClockInfo(device, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS
-          ? ordered_json(mhz)
-          : ordered_json();
-  d["sm_clock_mhz"] =
-      fn.DeviceGetClockInfo(device, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS ? ordered_json(mhz) : ordered_json();
+  d["max_sm_clock_mhz"] = fn.DeviceGetMaxClockInfo != nullptr &&
+                                  fn.DeviceGetMaxClockInfo(device, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS
+                              ? ordered_json(mhz)
+                              : ordered_json();
+  d["sm_clock_mhz"] = fn.DeviceGetClockInfo(device, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS ? ordered_json(mhz)
+                                                                                         : ordered_json();
   unsigned current = 0, pending = 0;
   d["mig_mode"] = fn.DeviceGetMigMode != nullptr && fn.DeviceGetMigMode(device, &current, &pending) == NVML_SUCCESS
                       ? ordered_json(current)

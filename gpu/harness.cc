@@ -36,7 +36,8 @@ Result<std::unique_ptr<Harness>> Harness::Open(const CudaDevice& device, const G
   std::unique_ptr<Harness> harness(new Harness(device, spec, options, clock));
   harness->recorder_ = std::move(recorder);
   OFU_RETURN_IF_ERROR(LtStatus(cublasLtCreate(&harness->lt_), "cublasLtCreate"));
-  OFU_RETURN_IF_ERROR(CudaStatus(cudaStreamCreateWithFlags(&harness->stream_, cudaStreamNonBlocking), "cudaStreamCreate"));
+  OFU_RETURN_IF_ERROR(CudaStatus(cudaStreamCreateWithFlags(&harness->stream_, cudaStreamNonBlocking),
+                                 "cudaStreamCreate"));
   OFU_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&harness->start_), "cudaEventCreate"));
   OFU_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&harness->stop_), "cudaEventCreate"));
   return harness;

@@ -84,15 +84,17 @@ KernelRecorder::~KernelRecorder() {
 Result<std::unique_ptr<KernelRecorder>> KernelRecorder::Open(const std::vector<std::string>& candidates) {
   auto library = sources::DynamicLibrary::Open(candidates);
   if (!library.ok()) {
-    return Error::Unavailable("cannot load CUPTI ({}); pass --cupti-library PATH (libcupti.so.13 ships with the "
-                             "CUDA toolkit)",
-                             library.error().message);
+    return Error::Unavailable(
+        "cannot load CUPTI ({}); pass --cupti-library PATH (libcupti.so.13 ships with the "
+        "CUDA toolkit)",
+        library.error().message);
   }
   auto fn = std::make_unique<CuptiFunctions>();
   const sources::DynamicLibrary& lib = **library;
   fn->ActivityEnable = lib.Function<decltype(fn->ActivityEnable)>({"cuptiActivityEnable"});
   fn->ActivityDisable = lib.Function<decltype(fn->ActivityDisable)>({"cuptiActivityDisable"});
-  fn->ActivityRegisterCallbacks = lib.Function<decltype(fn->ActivityRegisterCallbacks)>({"cuptiActivityRegisterCallbacks"});
+  fn->ActivityRegisterCallbacks =
+      lib.Function<decltype(fn->ActivityRegisterCallbacks)>({"cuptiActivityRegisterCallbacks"});
   fn->ActivityFlushAll = lib.Function<decltype(fn->ActivityFlushAll)>({"cuptiActivityFlushAll"});
   fn->ActivityGetNextRecord = lib.Function<decltype(fn->ActivityGetNextRecord)>({"cuptiActivityGetNextRecord"});
   fn->GetResultString = lib.Function<decltype(fn->GetResultString)>({"cuptiGetResultString"});
@@ -116,7 +118,7 @@ Status KernelRecorder::Record() {
     const char* text = nullptr;
     if (fn_->GetResultString != nullptr) fn_->GetResultString(got, &text);
     return Error::Unavailable("{}: CUPTI error {} ({})", call, static_cast<int>(got),
-                                                      text != nullptr ? text : "no description");
+                              text != nullptr ? text : "no description");
   };
   {
     std::lock_guard<std::mutex> lock(Sink().mutex);
@@ -124,7 +126,8 @@ Status KernelRecorder::Record() {
     Sink().kernels.clear();
   }
   if (!registered_) {
-    if (Status s = check(fn_->ActivityRegisterCallbacks(BufferRequested, BufferCompleted), "cuptiActivityRegisterCallbacks");
+    if (Status s = check(fn_->ActivityRegisterCallbacks(BufferRequested, BufferCompleted),
+                         "cuptiActivityRegisterCallbacks");
         !s.ok()) {
       return s;
     }

@@ -55,7 +55,9 @@ std::pair<std::optional<int>, std::optional<int>> TwoDims(std::string_view text)
 // The enum names of the toolkit's header, generated at configure time.
 std::string_view TileName(uint32_t id) {
   switch (id) {
-#define OFU_LT_TILE(name, text) case name: return text;
+#define OFU_LT_TILE(name, text) \
+  case name:                    \
+    return text;
 #define OFU_LT_STAGE(name, text)
 #define OFU_LT_CLUSTER(name, text)
 #include "cublaslt_ids.inc"
@@ -69,7 +71,9 @@ std::string_view TileName(uint32_t id) {
 std::string_view StageName(uint32_t id) {
   switch (id) {
 #define OFU_LT_TILE(name, text)
-#define OFU_LT_STAGE(name, text) case name: return text;
+#define OFU_LT_STAGE(name, text) \
+  case name:                     \
+    return text;
 #define OFU_LT_CLUSTER(name, text)
 #include "cublaslt_ids.inc"
 #undef OFU_LT_TILE
@@ -83,7 +87,9 @@ std::string_view ClusterName(uint32_t id) {
   switch (id) {
 #define OFU_LT_TILE(name, text)
 #define OFU_LT_STAGE(name, text)
-#define OFU_LT_CLUSTER(name, text) case name: return text;
+#define OFU_LT_CLUSTER(name, text) \
+  case name:                       \
+    return text;
 #include "cublaslt_ids.inc"
 #undef OFU_LT_TILE
 #undef OFU_LT_STAGE
@@ -138,20 +144,28 @@ Status LtGemm::Build(const gemm::GemmCase& c) {
     // Packed fp4 is filled byte by byte.
     return static_cast<std::size_t>(static_cast<double>(ld * cols) * (bytes_per_element < 1 ? bytes_per_element : 1));
   };
-  OFU_RETURN_IF_ERROR(CudaStatus(FillDevice(a_, elements(lda, a_cols, types.bytes_per_element), types.fill, 1, stream_), "fill A"));
-  OFU_RETURN_IF_ERROR(CudaStatus(FillDevice(b_, elements(ldb, b_cols, types.bytes_per_element), types.fill, 2, stream_), "fill B"));
+  OFU_RETURN_IF_ERROR(CudaStatus(FillDevice(a_, elements(lda, a_cols, types.bytes_per_element), types.fill, 1, stream_),
+                                 "fill A"));
+  OFU_RETURN_IF_ERROR(CudaStatus(FillDevice(b_, elements(ldb, b_cols, types.bytes_per_element), types.fill, 2, stream_),
+                                 "fill B"));
 
   OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescCreate(&op_, types.compute, CUDA_R_32F), "cublasLtMatmulDescCreate"));
   const cublasOperation_t op_a = transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_b = transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)), "set TRANSA"));
-  OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof(op_b)), "set TRANSB"));
+  OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)),
+                               "set TRANSA"));
+  OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof(op_b)),
+                               "set TRANSB"));
   if (c.precision == Precision::kFp4) {
     // One UE4M3 scale per 16 elements along K, in cuBLASLt's tiled layout:
     // rows padded to 128, scale columns to 4.
     const cublasLtMatmulMatrixScale_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
-    OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof(mode)), "set A_SCALE_MODE"));
-    OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof(mode)), "set B_SCALE_MODE"));
+    OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode,
+                                                                sizeof(mode)),
+                                 "set A_SCALE_MODE"));
+    OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode,
+                                                                sizeof(mode)),
+                                 "set B_SCALE_MODE"));
     const int64_t k_blocks = RoundUp((c.k + 15) / 16, 4);
     const auto a_scales = static_cast<std::size_t>(RoundUp(c.m, 128) * k_blocks);
     const auto b_scales = static_cast<std::size_t>(RoundUp(c.n, 128) * k_blocks);
@@ -159,18 +173,29 @@ Status LtGemm::Build(const gemm::GemmCase& c) {
     OFU_RETURN_IF_ERROR(Allocate(&b_scale_, static_cast<double>(b_scales), "B's scales"));
     OFU_RETURN_IF_ERROR(CudaStatus(FillDevice(a_scale_, a_scales, FillKind::kScaleOne, 0, stream_), "fill A's scales"));
     OFU_RETURN_IF_ERROR(CudaStatus(FillDevice(b_scale_, b_scales, FillKind::kScaleOne, 0, stream_), "fill B's scales"));
-    OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale_, sizeof(a_scale_)), "set A_SCALE_POINTER"));
-    OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale_, sizeof(b_scale_)), "set B_SCALE_POINTER"));
+    OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale_,
+                                                                sizeof(a_scale_)),
+                                 "set A_SCALE_POINTER"));
+    OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale_,
+                                                                sizeof(b_scale_)),
+                                 "set B_SCALE_POINTER"));
   }
 
-  OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatrixLayoutCreate(&a_layout_, types.ab, static_cast<uint64_t>(a_rows), static_cast<uint64_t>(a_cols), lda), "layout A"));
-  OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatrixLayoutCreate(&b_layout_, types.ab, static_cast<uint64_t>(b_rows), static_cast<uint64_t>(b_cols), ldb), "layout B"));
-  OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatrixLayoutCreate(&d_layout_, types.d, static_cast<uint64_t>(c.m), static_cast<uint64_t>(c.n), ldd), "layout D"));
+  OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatrixLayoutCreate(&a_layout_, types.ab, static_cast<uint64_t>(a_rows),
+                                                          static_cast<uint64_t>(a_cols), lda),
+                               "layout A"));
+  OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatrixLayoutCreate(&b_layout_, types.ab, static_cast<uint64_t>(b_rows),
+                                                          static_cast<uint64_t>(b_cols), ldb),
+                               "layout B"));
+  OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatrixLayoutCreate(&d_layout_, types.d, static_cast<uint64_t>(c.m),
+                                                          static_cast<uint64_t>(c.n), ldd),
+                               "layout D"));
 
   cublasLtMatmulPreference_t preference = nullptr;
   OFU_RETURN_IF_ERROR(LtStatus(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate"));
   const std::size_t workspace = kWorkspaceBytes;
-  cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace));
+  cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                       sizeof(workspace));
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
   const cublasStatus_t asked = cublasLtMatmulAlgoGetHeuristic(handle_, op_, a_layout_, b_layout_, d_layout_, d_layout_,
@@ -197,14 +222,15 @@ Status LtGemm::Build(const gemm::GemmCase& c) {
     tiling_.cluster_m = cm;
     tiling_.cluster_n = cn;
   }
-  if (auto splits = AlgoConfig<int32_t>(algo_, CUBLASLT_ALGO_CONFIG_SPLITK_NUM); splits && *splits > 1) split_k_ = *splits;
+  if (auto splits = AlgoConfig<int32_t>(algo_, CUBLASLT_ALGO_CONFIG_SPLITK_NUM); splits && *splits > 1)
+    split_k_ = *splits;
   return CudaStatus(cudaStreamSynchronize(stream_), "fill operands");
 }
 
 Status LtGemm::Enqueue(int64_t iterations) {
   for (int64_t i = 0; i < iterations; ++i) {
-    const cublasStatus_t ran = cublasLtMatmul(handle_, op_, &alpha_, a_, a_layout_, b_, b_layout_, &beta_, d_, d_layout_,
-                                              d_, d_layout_, &algo_, workspace_, kWorkspaceBytes, stream_);
+    const cublasStatus_t ran = cublasLtMatmul(handle_, op_, &alpha_, a_, a_layout_, b_, b_layout_, &beta_, d_,
+                                              d_layout_, d_, d_layout_, &algo_, workspace_, kWorkspaceBytes, stream_);
     if (ran != CUBLAS_STATUS_SUCCESS) return LtStatus(ran, "cublasLtMatmul");
   }
   return OkStatus();

@@ -12,18 +12,18 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "device.h"
 #include "exit_codes.h"
 #include "harness.h"
 #include "kernel_recorder.h"
 #include "ofu/core/version.h"
-#include "parse_command_line.h"
 #include "ofu/gemm/result_csv.h"
 #include "ofu/gemm/summary.h"
 #include "ofu/gemm/sweep.h"
+#include "parse_command_line.h"
 #include "spec_db.h"
 
 namespace {
@@ -94,7 +94,7 @@ int RunSummary(const Args& args) {
   const ofu::gemm::Summary summary = ofu::gemm::Summarize(*rows);
   if (summary.measured == 0) {
     return Fail(ofu::Error::NoData("{}: no measured case to summarize ({} rows, {} skipped)", *args.summary,
-                                       rows->size(), summary.skipped));
+                                   rows->size(), summary.skipped));
   }
   fmt::print("{}", ofu::gemm::FormatSummary(summary, *args.summary));
   return ofu::cli::kExitOk;
@@ -168,10 +168,12 @@ int main(int argc, char** argv) {
   auto* sweep = app.add_option("--sweep,-s", args.sweeps, "Sweep file (TOML; repeatable); see gpu/sweeps/")
                     ->check(CLI::ExistingFile);
   auto* list = app.add_flag("--list,--dry-run", args.list, "Print the cases the sweeps expand to; needs no GPU");
-  auto* summary = app.add_option("--summary", args.summary, "Summarize a result CSV (errors per precision); needs no GPU");
+  auto* summary = app.add_option("--summary", args.summary,
+                                 "Summarize a result CSV (errors per precision); needs no GPU");
   app.add_option("--out,-o", args.out, "Result CSV to write ('-': standard output)")->capture_default_str();
   app.add_option("--device,-d", args.device, "CUDA device index")->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--gpu-model", args.gpu_model, "Spec database entry to use (SKU id or name); default: the device's name");
+  app.add_option("--gpu-model", args.gpu_model,
+                 "Spec database entry to use (SKU id or name); default: the device's name");
   ofu::cli::AddSpecDbFlag(app, args.spec_db);
   app.add_option("--nvml-library", args.nvml_library, "Path of libnvidia-ml.so.1");
   app.add_option("--cupti-library", args.cupti_library, "Path of libcupti.so (default: the CUDA toolkit's)");

@@ -1,7 +1,7 @@
 // ofu-fleet-sim: a SYNTHETIC GPU fleet with planted problems, for testing and
 // demonstrating `ofu reconcile` and `ofu regress` (src/ofu/simulation/fleet_sim.h).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "ofu/simulation/fleet_sim.h"
 
@@ -42,7 +42,9 @@ int main(int argc, char** argv) {
   app.add_option("--out,-o", out, "Directory to write into (created if missing)")->required();
   app.add_option("--seed", options.seed, "Random seed")->capture_default_str();
   app.add_option("--gpus", options.gpus, "GPUs in the fleet (a multiple of --gpus-per-job)")->capture_default_str();
-  app.add_option("--gpus-per-job", options.gpus_per_job, "GPUs per job")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--gpus-per-job", options.gpus_per_job, "GPUs per job")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--jobs", options.jobs, "Jobs")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--windows-per-job", options.windows_per_job, "Windows each job runs")->capture_default_str();
   app.add_option("--window", options.window_s, "Window length, whole seconds")->capture_default_str();

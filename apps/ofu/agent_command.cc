@@ -7,12 +7,12 @@
 #include <fmt/format.h>
 
 #include "exit_codes.h"
-#include "spec_db.h"
-#include "stop_signal.h"
 #include "ofu/agent/config.h"
 #include "ofu/agent/run.h"
-#include "ofu/sources/clock.h"
 #include "ofu/core/version.h"
+#include "ofu/sources/clock.h"
+#include "spec_db.h"
+#include "stop_signal.h"
 
 namespace ofu::cli {
 namespace {

@@ -10,12 +10,12 @@
 
 #include "exit_codes.h"
 #include "format_flag.h"
-#include "spec_db.h"
 #include "ofu/analysis/correction.h"
 #include "ofu/analysis/correction_output.h"
 #include "ofu/analysis/report.h"
 #include "ofu/formats/trace_file.h"
 #include "ofu/sources/replay.h"
+#include "spec_db.h"
 
 namespace ofu::cli {
 namespace {
@@ -87,8 +87,8 @@ void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
   cmd.description(kCorrectHelp);
   cmd.add_option("--trace,-t", args.trace, "PyTorch profiler trace (.json or .json.gz) or Nsight Systems SQLite export")
       ->required();
-  auto* ofu = cmd.add_option("--ofu", args.ofu, "Measured OFU to correct, as a ratio (0.42)")
-                  ->check(CLI::Range(0.0, 10.0));
+  auto* ofu =
+      cmd.add_option("--ofu", args.ofu, "Measured OFU to correct, as a ratio (0.42)")->check(CLI::Range(0.0, 10.0));
   auto* input = cmd.add_option("--input,-i", args.input, "Recording to take the measured OFU from (as ofu report)");
   ofu->excludes(input);
   input->excludes(ofu);
@@ -108,7 +108,9 @@ void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
                  "PyTorch); direct: the kernel's M is the framework's M")
       ->check(CLI::IsMember({"swapped", "direct"}))
       ->capture_default_str();
-  cmd.add_option("--top", args.top, "Rows in the table of wasteful GEMMs")->check(CLI::Range(0, 10000))->capture_default_str();
+  cmd.add_option("--top", args.top, "Rows in the table of wasteful GEMMs")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
   AddFormatFlag(cmd, args.format, {"table", "json"}, "Output: table (for people) or json (for programs)");
 }
 
@@ -134,8 +136,10 @@ Result<int> RunCorrect(const CorrectArgs& args) {
                  c.gpus_with_ofu, c.gpus, fmt::join(c.left_out, ", "));
     }
     if (!report.overall.ofu) {
-      return Error::NoData("{}: no OFU could be computed from this recording (see "
-                                                   "`ofu report --input {}`)", *args.input, *args.input);
+      return Error::NoData(
+          "{}: no OFU could be computed from this recording (see "
+          "`ofu report --input {}`)",
+          *args.input, *args.input);
     }
     measured = report.overall.ofu;
     ofu_source = *args.input;
@@ -152,8 +156,8 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   analysis::CorrectionOptions options;
   options.gpu = gpu.spec;
   options.reference_precision = *kernels::PrecisionFromName(args.reference_precision);
-  options.orientation =
-      args.orientation == "direct" ? kernels::TileOrientation::kDirect : kernels::TileOrientation::kSwapped;
+  options.orientation = args.orientation == "direct" ? kernels::TileOrientation::kDirect
+                                                     : kernels::TileOrientation::kSwapped;
   options.max_wasteful = static_cast<size_t>(args.top);
   analysis::CorrectionReport report = analysis::ComputeCorrection(trace, options);
   if (!gpu.note.empty()) report.notes.push_back(gpu.note);
@@ -166,8 +170,8 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   view.gpu_origin = gpu.origin;
   view.ofu = measured;
   view.ofu_source = ofu_source;
-  fmt::print("{}", args.format == "json" ? analysis::RenderCorrectionJson(view)
-                                         : analysis::RenderCorrectionTable(view));
+  fmt::print("{}",
+             args.format == "json" ? analysis::RenderCorrectionJson(view) : analysis::RenderCorrectionTable(view));
   if (!report.factor) {
     return Error::NoData("{}: no GEMM kernel could be corrected (see the coverage above)", args.trace);
   }

@@ -83,8 +83,8 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
   out["gemm"] = parsed.kind.gemm;
   if (!parsed.info.ok()) {
     out["reason"] = parsed.info.error().message;
-    for (const char* key : {"family", "tile_m", "tile_n", "tile_k", "stages", "cluster_m", "cluster_n",
-                            "precision", "tensor_core", "split_k", "two_cta"}) {
+    for (const char* key : {"family", "tile_m", "tile_n", "tile_k", "stages", "cluster_m", "cluster_n", "precision",
+                            "tensor_core", "split_k", "two_cta"}) {
       out[key] = nullptr;
     }
     out["tensor_core"] = OrNull(parsed.kind.tensor_core);  // what the name says of a GEMM it does not fully give
@@ -111,14 +111,14 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
 std::string Show(const std::optional<int>& value) { return value ? fmt::format("{}", *value) : "-"; }
 
 void PrintTable(const std::vector<Parsed>& all) {
-  fmt::print("{:<10} {:<12} {:>6} {:>7} {:<9} {:<7} {:<12} {}\n", "family", "tile", "stages", "cluster",
-             "precision", "tensor", "flags", "name");
+  fmt::print("{:<10} {:<12} {:>6} {:>7} {:<9} {:<7} {:<12} {}\n", "family", "tile", "stages", "cluster", "precision",
+             "tensor", "flags", "name");
   for (const Parsed& parsed : all) {
     if (!parsed.info.ok()) {
-      const std::string_view kind = !parsed.kind.gemm              ? "not a GEMM"
-                                    : !parsed.kind.tensor_core     ? "a GEMM"
-                                    : *parsed.kind.tensor_core     ? "a GEMM on tensor cores"
-                                                                   : "a GEMM on CUDA cores (simt)";
+      const std::string_view kind = !parsed.kind.gemm          ? "not a GEMM"
+                                    : !parsed.kind.tensor_core ? "a GEMM"
+                                    : *parsed.kind.tensor_core ? "a GEMM on tensor cores"
+                                                               : "a GEMM on CUDA cores (simt)";
       fmt::print("{:<10} {}\n{:<10} reason: {}\n{:<10} name says: {}\n", "unparsed", parsed.name, "",
                  parsed.info.error().message, "", kind);
       continue;

@@ -13,7 +13,7 @@ namespace ofu::cli {
 
 struct KernelsArgs {
   std::vector<std::string> names;  // "-" reads names from stdin, one per line
-  std::string format;  // --format; AddFormatFlag sets the default
+  std::string format;              // --format; AddFormatFlag sets the default
 };
 
 // Adds `kernels`' one subcommand `parse` to `cmd`, and its flags.

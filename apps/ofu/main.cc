@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "agent_command.h"
 #include "command.h"
@@ -30,18 +30,17 @@ namespace {
 
 std::vector<Command> Commands() {
   return {
-      MakeCommand("report", "OFU per GPU, per job and overall from a recording or the agent's history",
-                  AddReportFlags, RunReport),
+      MakeCommand("report", "OFU per GPU, per job and overall from a recording or the agent's history", AddReportFlags,
+                  RunReport),
       MakeCommand("record", "counters from a source into an OpenMetrics recording", AddRecordFlags, RunRecord),
       MakeCommand("top", "a live terminal view of OFU per GPU", AddTopFlags, RunTop),
       MakeCommand("sources", "which counter sources (NVML, DCGM, scrape, replay) work here, and why not",
                   AddSourcesFlags, RunSources),
-      MakeCommand("kernels", "what GEMM kernel names encode (tile, cluster, precision)", AddKernelsFlags,
-                  RunKernels),
+      MakeCommand("kernels", "what GEMM kernel names encode (tile, cluster, precision)", AddKernelsFlags, RunKernels),
       MakeCommand("agent", "the node daemon: OFU per GPU as Prometheus metrics, /healthz, job attribution",
                   AddAgentFlags, RunAgent),
-      MakeCommand("correct", "OFU corrected for tile padding and precision, from a kernel trace",
-                  AddCorrectFlags, RunCorrect),
+      MakeCommand("correct", "OFU corrected for tile padding and precision, from a kernel trace", AddCorrectFlags,
+                  RunCorrect),
       MakeCommand("reconcile", "OFU against the MFU applications report, per job, with the likely cause of a gap",
                   AddReconcileFlags, RunReconcile),
       MakeCommand("regress", "OFU regressions and precision shifts within jobs and across runs", AddRegressFlags,

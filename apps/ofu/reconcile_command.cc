@@ -4,11 +4,11 @@
 
 #include "exit_codes.h"
 #include "format_flag.h"
-#include "spec_db.h"
 #include "ofu/analysis/mfu_log.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/sources/clock.h"
+#include "spec_db.h"
 
 namespace ofu::cli {
 namespace {
@@ -70,8 +70,8 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
   analysis::ReconcileOptions options;
   options.tolerance = args.tolerance;
   options.match = args.match;
-  const analysis::ReconcileReport report =
-      analysis::Reconcile(history, store, inputs.log, inputs.corrections, &specs, options);
+  const analysis::ReconcileReport report = analysis::Reconcile(history, store, inputs.log, inputs.corrections, &specs,
+                                                               options);
   if (args.format == "json") {
     fmt::print("{}", analysis::RenderReconcileJson(report));
   } else if (args.format == "csv") {

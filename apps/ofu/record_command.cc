@@ -12,8 +12,8 @@
 
 #include "exit_codes.h"
 #include "format_flag.h"
-#include "stop_signal.h"
 #include "ofu/sources/recording_writer.h"
+#include "stop_signal.h"
 
 namespace ofu::cli {
 namespace {
@@ -96,9 +96,10 @@ void PrintSummary(const RecordArgs& args, const std::string& source, const Summa
 
 Result<double> ParseDuration(std::string_view text) {
   const auto bad = [&] {
-    return Error::InvalidArgument("--duration '{}' is not a duration: give seconds (90) or a number with s, m or h "
-                             "(30s, 5m, 1.5h), more than 0",
-                             text);
+    return Error::InvalidArgument(
+        "--duration '{}' is not a duration: give seconds (90) or a number with s, m or h "
+        "(30s, 5m, 1.5h), more than 0",
+        text);
   };
   double value = 0;
   const char* end = text.data() + text.size();
@@ -170,7 +171,7 @@ Result<int> RunRecord(const RecordArgs& args) {
   if (summary.windows == 0) {
     if (failure) return *failure;
     return Error::NoData("{} gave no window{}; nothing written to {}", description,
-                                                 summary.interrupted ? " before the signal" : "", args.out);
+                         summary.interrupted ? " before the signal" : "", args.out);
   }
   sources::RecordingInfo info;
   info.synthetic = summary.synthetic;

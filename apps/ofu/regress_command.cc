@@ -4,10 +4,10 @@
 
 #include "exit_codes.h"
 #include "format_flag.h"
-#include "spec_db.h"
 #include "ofu/analysis/regress.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/sources/clock.h"
+#include "spec_db.h"
 
 namespace ofu::cli {
 namespace {

@@ -14,10 +14,9 @@
 #include "exit_codes.h"
 #include "format_flag.h"
 #include "history_source.h"
-#include "spec_db.h"
 #include "ofu/analysis/html_report.h"
-#include "ofu/analysis/recording_history.h"
 #include "ofu/analysis/reconcile.h"
+#include "ofu/analysis/recording_history.h"
 #include "ofu/analysis/regress.h"
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/report_output.h"
@@ -26,6 +25,7 @@
 #include "ofu/sinks/history_reader.h"
 #include "ofu/sources/clock.h"
 #include "ofu/sources/replay.h"
+#include "spec_db.h"
 
 namespace ofu::cli {
 namespace {
@@ -91,14 +91,14 @@ void Progress(const char* what) {
 // (the regression scan) and scatter (the reconciliation, with --mfu).
 // `store` is BuildStoreReport of `history`.
 Status WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& history, const analysis::StoreReport& store,
-                    const GpuSpecDatabase& specs, const std::string& source, double now_s, bool synthetic) {
+                       const GpuSpecDatabase& specs, const std::string& source, double now_s, bool synthetic) {
   Progress("building the HTML report");
   analysis::HtmlReportOptions options;
   options.source = source;
   options.synthetic = synthetic;
   options.generated_at_s = now_s;
-  options.title =
-      args.title.value_or(args.history.job ? fmt::format("OFU report: job {}", *args.history.job) : "OFU report");
+  options.title = args.title.value_or(args.history.job ? fmt::format("OFU report: job {}", *args.history.job)
+                                                       : "OFU report");
   analysis::HtmlReportView view = analysis::BuildHtmlReportView(history, store, options);
 
   // The analyses that need jobs: a recording has none.
@@ -108,8 +108,8 @@ Status WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& histo
     if (args.mfu) {
       OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(*args.mfu, args.corrections));
       Progress("reconciling OFU with the MFU log");
-      view.scatter = analysis::ScatterOfReconciliation(analysis::Reconcile(
-          history, store, inputs.log, inputs.corrections, &specs, analysis::ReconcileOptions{}));
+      view.scatter = analysis::ScatterOfReconciliation(
+          analysis::Reconcile(history, store, inputs.log, inputs.corrections, &specs, analysis::ReconcileOptions{}));
     }
   } else if (args.mfu) {
     fmt::print(stderr, "ofu report: {} has no jobs, so --mfu has nothing to reconcile\n", source);
@@ -161,9 +161,9 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
   }
   if (history.windows.empty()) {
     return Error::NoData("{}: no windows{}{} in the {}", where,
-                             source.job ? fmt::format(" of job {}", *source.job) : "",
-                             source.since || source.until ? " in that time range" : "",
-                             source.store.empty() ? "server" : "store");
+                         source.job ? fmt::format(" of job {}", *source.job) : "",
+                         source.since || source.until ? " in that time range" : "",
+                         source.store.empty() ? "server" : "store");
   }
   if (!report.report.overall.ofu) {
     return Error::NoData("{}: no stored window has an OFU (see the notes above)", where);
@@ -175,18 +175,19 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
 
 void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
   cmd.description(kReportHelp);
-  CLI::Option* input =
-      cmd.add_option("--input,-i", args.input, "Recording to read: Prometheus text or OpenMetrics; - for stdin");
+  CLI::Option* input = cmd.add_option("--input,-i", args.input,
+                                      "Recording to read: Prometheus text or OpenMetrics; - for stdin");
   // --store or --prometheus instead of --input, with --job, --since, --until.
   const HistorySourceOptions history = AddHistorySourceOptions(cmd, args.history, /*with_job=*/true);
   input->excludes(history.store)->excludes(history.prometheus);
-  CLI::Option* html = cmd.add_option(
-      "--html", args.html, "Write the visual report (one self-contained HTML file) here instead of printing the text report");
+  CLI::Option* html =
+      cmd.add_option("--html", args.html,
+                     "Write the visual report (one self-contained HTML file) here instead of printing the text report");
   cmd.add_option("--title", args.title, "With --html: the page's title")->needs(html);
   CLI::Option* mfu = cmd.add_option("--mfu", args.mfu,
                                     "With --html and --store/--prometheus: the MFU log to plot OFU against (see "
                                     "ofu reconcile)")
-                        ->needs(html);
+                         ->needs(html);
   cmd.add_option("--corrections", args.corrections, "With --mfu: per-job corrections (see ofu reconcile)")->needs(mfu);
   AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
   cmd.add_option("--gpu-model", args.gpu_model,
@@ -216,7 +217,8 @@ Result<int> RunReport(const ReportArgs& args) {
   const HistorySourceArgs& history = args.history;
   const int given = !args.input.empty() + !history.store.empty() + !history.prometheus.empty();
   if (given != 1) {
-    return Error::InvalidArgument("give one of --input FILE (a recording), --store PATH (the agent's history) or --prometheus URL");
+    return Error::InvalidArgument(
+        "give one of --input FILE (a recording), --store PATH (the agent's history) or --prometheus URL");
   }
   if (!args.input.empty() && (history.job || history.since || history.until)) {
     return Error::InvalidArgument("--job, --since and --until go with --store or --prometheus, not --input");
@@ -240,7 +242,7 @@ Result<int> RunReport(const ReportArgs& args) {
     sources::SystemClock clock;
     const sinks::StoredHistory stored = analysis::HistoryOfRecording(report);
     OFU_RETURN_IF_ERROR(WriteHtmlReport(args, stored, analysis::BuildStoreReport(stored, specs), specs, args.input,
-                                     clock.NowS(), report.synthetic.value_or(false)));
+                                        clock.NowS(), report.synthetic.value_or(false)));
   } else if (args.format == "json") {
     fmt::print("{}", analysis::RenderJson(report));
   } else if (args.format == "csv") {
@@ -249,14 +251,16 @@ Result<int> RunReport(const ReportArgs& args) {
     fmt::print("{}", analysis::RenderTable(report));
   }
   if (report.gpus.empty()) {
-    return Error::NoData("{}: no GPU counters found (read {} samples, none from "
-                                                 "dcgm-exporter metrics ofu knows)",
-                                                 args.input, recording.samples_read);
+    return Error::NoData(
+        "{}: no GPU counters found (read {} samples, none from "
+        "dcgm-exporter metrics ofu knows)",
+        args.input, recording.samples_read);
   }
   if (!report.overall.ofu) {
-    return Error::NoData("{}: no GPU has both tensor activity and SM clock with a known "
-                                                 "model, so no OFU could be computed (see the notes above)",
-                                                 args.input);
+    return Error::NoData(
+        "{}: no GPU has both tensor activity and SM clock with a known "
+        "model, so no OFU could be computed (see the notes above)",
+        args.input);
   }
   return kExitOk;
 }

@@ -38,8 +38,8 @@ void AddSourcesFlags(CLI::App& cmd, SourcesArgs& args) {
 
 Result<int> RunSources(const SourcesArgs& args) {
   sources::SystemClock clock;
-  const sources::SourcesListing listing =
-      sources::ListSources(sources::BuiltinSourceRegistry(), args.source.options, clock);
+  const sources::SourcesListing listing = sources::ListSources(sources::BuiltinSourceRegistry(), args.source.options,
+                                                               clock);
   fmt::print("{}", args.format == "json" ? sources::FormatSourcesJson(listing) : sources::FormatSourcesTable(listing));
   return listing.any_auto_detected ? kExitOk : kExitUnavailable;
 }

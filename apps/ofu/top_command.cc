@@ -14,10 +14,10 @@
 #include <fmt/format.h>
 
 #include "exit_codes.h"
-#include "stop_signal.h"
-#include "spec_db.h"
 #include "ofu/core/gpu_spec.h"
 #include "process_names.h"
+#include "spec_db.h"
+#include "stop_signal.h"
 #include "top_view.h"
 
 namespace ofu::cli {
@@ -145,7 +145,8 @@ class Interactive {
   void HandleKeys(double seconds) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     while (!quit()) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                              std::chrono::steady_clock::now());
       if (left.count() <= 0) return;
       const int key = screen_.Key(static_cast<int>(std::min<long long>(left.count(), kKeyPollMs)));
       if (key == ERR) continue;

@@ -23,7 +23,7 @@ struct TopArgs {
   bool once = false;
   std::string sort = "ofu";
   std::size_t history = 60;
-  std::size_t width = 100;        // --once only; the terminal's width otherwise
+  std::size_t width = 100;  // --once only; the terminal's width otherwise
   std::string proc_root = "/proc";
   std::optional<std::string> spec_db;
 };

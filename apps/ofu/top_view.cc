@@ -22,9 +22,7 @@ std::string Percent(std::optional<double> ratio) {
   return ratio ? fmt::format("{:.1f} %", *ratio * 100) : std::string(kAbsent);
 }
 
-std::string Number(std::optional<double> value) {
-  return value ? fmt::format("{:.0f}", *value) : std::string(kAbsent);
-}
+std::string Number(std::optional<double> value) { return value ? fmt::format("{:.0f}", *value) : std::string(kAbsent); }
 
 // The bar is full at 100 %; the figure beside it is never clamped.
 std::string Bar(std::optional<double> ofu) {

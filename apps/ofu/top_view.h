@@ -32,7 +32,7 @@ namespace ofu::cli {
 enum class SortOrder { kOfu, kTensor, kPower, kGpuIndex };
 
 std::string_view SortOrderName(SortOrder order);  // "OFU", "tensor", "power", "GPU"
-SortOrder NextSortOrder(SortOrder order);          // OFU -> tensor -> power -> GPU -> OFU
+SortOrder NextSortOrder(SortOrder order);         // OFU -> tensor -> power -> GPU -> OFU
 // For a key: 'o', 't', 'p', 'g'; nullopt for any other.
 std::optional<SortOrder> SortOrderForKey(int key);
 
@@ -51,9 +51,9 @@ class TopModel {
   // One GPU of the latest window, with what was derived for it.
   struct Gpu {
     const sources::GpuReading* reading = nullptr;
-    std::optional<double> ofu;            // absent: no tensor, no clock, or unknown model
-    std::optional<double> spec_clock_mhz;  // absent: unknown model
-    std::string model_problem;            // why the model is unknown, if it is
+    std::optional<double> ofu;                                   // absent: no tensor, no clock, or unknown model
+    std::optional<double> spec_clock_mhz;                        // absent: unknown model
+    std::string model_problem;                                   // why the model is unknown, if it is
     const std::deque<std::optional<double>>* history = nullptr;  // oldest first
   };
   // The GPUs of the latest window in `order` (ties by position).
@@ -86,11 +86,11 @@ struct TopLine {
 };
 
 struct TopFrame {
-  std::string source;       // Source::Describe()
+  std::string source;  // Source::Describe()
   SortOrder sort = SortOrder::kOfu;
-  std::size_t width = 100;  // columns
-  bool interactive = false; // adds the key help and the end-of-replay note
-  bool ended = false;       // a replay reached its end
+  std::size_t width = 100;   // columns
+  bool interactive = false;  // adds the key help and the end-of-replay note
+  bool ended = false;        // a replay reached its end
   // The name of a process; given an injected reader so the view stays pure.
   std::function<std::string(std::uint32_t pid)> process_name;
 };

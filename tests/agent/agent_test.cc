@@ -72,12 +72,17 @@ TEST(MetricsState, CountersAdvanceOnlyOverValidWindows) {
   MetricsState state({"0.1.0", "nvml", 2.0, 3}, clock);
   // GPU a: OFU 0.5 busy (2 s), then 0.25 idle (2 s), then no OFU (no clock).
   // GPU b: OFU 0.8 busy, then lost twice.
-  ASSERT_TRUE(state.Consume(Batch(1002, 2, {Gpu("GPU-a", "0", 0.5, 0.4, true), Gpu("GPU-b", "1", 0.8, 0.7, true)})).ok());
-  ASSERT_TRUE(state.Consume(Batch(1004, 2, {Gpu("GPU-a", "0", 0.25, 0.2, false),
-                                            Gpu("GPU-b", "1", std::nullopt, std::nullopt, false, sources::GpuHealth::kLost)}))
+  ASSERT_TRUE(
+      state.Consume(Batch(1002, 2, {Gpu("GPU-a", "0", 0.5, 0.4, true), Gpu("GPU-b", "1", 0.8, 0.7, true)})).ok());
+  ASSERT_TRUE(state
+                  .Consume(Batch(1004, 2,
+                                 {Gpu("GPU-a", "0", 0.25, 0.2, false),
+                                  Gpu("GPU-b", "1", std::nullopt, std::nullopt, false, sources::GpuHealth::kLost)}))
                   .ok());
-  ASSERT_TRUE(state.Consume(Batch(1006, 2, {Gpu("GPU-a", "0", std::nullopt, 0.3, true),
-                                            Gpu("GPU-b", "1", std::nullopt, std::nullopt, false, sources::GpuHealth::kLost)}))
+  ASSERT_TRUE(state
+                  .Consume(Batch(1006, 2,
+                                 {Gpu("GPU-a", "0", std::nullopt, 0.3, true),
+                                  Gpu("GPU-b", "1", std::nullopt, std::nullopt, false, sources::GpuHealth::kLost)}))
                   .ok());
   auto m = Parse(state.Render(formats::ExpositionFormat::kPrometheusText));
   const auto at = [&](const std::string& name, const char* labels) { return m.at(name + labels); };
@@ -98,7 +103,8 @@ TEST(MetricsState, CountersAdvanceOnlyOverValidWindows) {
   EXPECT_DOUBLE_EQ(at("ofu_gpu_up", kGpuB), 0);
   EXPECT_DOUBLE_EQ(m.at("ofu_source_errors_total{source=nvml,kind=gpu_lost}"), 2);
   EXPECT_DOUBLE_EQ(at("ofu_window_seconds", kGpuA), 2);
-  EXPECT_DOUBLE_EQ(m.at("ofu_gpu_info{uuid=GPU-a,gpu=0,model=NVIDIA H100 80GB HBM3,sku=h100-sxm5,architecture=hopper}"), 1);
+  EXPECT_DOUBLE_EQ(m.at("ofu_gpu_info{uuid=GPU-a,gpu=0,model=NVIDIA H100 80GB HBM3,sku=h100-sxm5,architecture=hopper}"),
+                   1);
   EXPECT_DOUBLE_EQ(m.at("ofu_build_info{version=0.1.0,source=nvml}"), 1);
 }
 
@@ -148,9 +154,11 @@ TEST(MetricsState, UnhealthyAfterThreeWindowsWithoutData) {
   // Windows keep coming but every GPU is lost: unhealthy too, after 3 windows.
   for (int i = 0; i < 4; ++i) {
     clock.SleepS(1);
-    ASSERT_TRUE(state.Consume(Batch(105 + i, 1, {Gpu("GPU-a", "0", std::nullopt, std::nullopt, false,
-                                                      sources::GpuHealth::kUnavailable)}))
-                    .ok());
+    ASSERT_TRUE(
+        state
+            .Consume(Batch(105 + i, 1,
+                           {Gpu("GPU-a", "0", std::nullopt, std::nullopt, false, sources::GpuHealth::kUnavailable)}))
+            .ok());
   }
   const sinks::Health down = state.CheckHealth();
   EXPECT_FALSE(down.healthy);
@@ -258,7 +266,8 @@ interval = 30
 gpu = "0"
 job_id = "pool-a"
 user = "svc"
-)", "agent.toml", config);
+)",
+                                                "agent.toml", config);
   ASSERT_TRUE(status.ok()) << status.error().message;
   EXPECT_EQ(config.window_s, 0.5);
   EXPECT_EQ(config.source, "dcgm:unix:/run/dcgm.sock");
@@ -334,7 +343,8 @@ class CountingAttributor : public attribution::Attributor {
   Result<attribution::Attribution> Attribute(const std::vector<attribution::GpuRef>& gpus) override {
     ++calls;
     attribution::Attribution answer;
-    for (const auto& gpu : gpus) answer.jobs[gpu.uuid] = attribution::JobInfo{fmt::format("job{}", calls), "", "", "static", "", "", ""};
+    for (const auto& gpu : gpus)
+      answer.jobs[gpu.uuid] = attribution::JobInfo{fmt::format("job{}", calls), "", "", "static", "", "", ""};
     answer.notes.push_back("same note every pass");
     return answer;
   }
@@ -398,8 +408,7 @@ TEST(Agent, AttributesEveryIntervalFeedsEverySinkAndLogsNotesOnce) {
   // for three failing windows, and its recovery once, both under its name.
   EXPECT_EQ(failing.batches.size(), 5u);
   EXPECT_EQ(std::count(log.begin(), log.end(), "sink store: history store: database or disk is full"), 1);
-  EXPECT_EQ(std::count(log.begin(), log.end(), "recovered: sink store: history store: database or disk is full"),
-            1);
+  EXPECT_EQ(std::count(log.begin(), log.end(), "recovered: sink store: history store: database or disk is full"), 1);
   EXPECT_EQ(std::count(log.begin(), log.end(), "same note every pass"), 1);
 }
 

@@ -55,8 +55,7 @@ TEST(BuildAttribution, StaticWithoutLabelsIsLeftOutWithANoteWhenTheUserListedIt)
   config.attribution_methods = {"slurm-mapping", "static"};
   const AttributionSetup chosen = BuildAttribution(config, "/opt/ofu/bin/ofu");
   ASSERT_EQ(chosen.notes.size(), 1u);
-  EXPECT_EQ(chosen.notes[0],
-            "attribution method \"static\" has no [[attribution.static]] labels, so it labels no GPU");
+  EXPECT_EQ(chosen.notes[0], "attribution method \"static\" has no [[attribution.static]] labels, so it labels no GPU");
   EXPECT_EQ(chosen.attributor->Describe(), "chain: slurm mapping directory /run/ofu/job-map");
 }
 

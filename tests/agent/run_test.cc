@@ -147,8 +147,7 @@ TEST_F(RunTest, AReloadTakesTheNewConfigurationAndKeepsTheCounters) {
   EXPECT_EQ(notified_, (std::vector<std::string>{kReady, "WATCHDOG=1", "WATCHDOG=1", "RELOADING=1", kReady,
                                                  "WATCHDOG=1", "WATCHDOG=1", "STOPPING=1"}));
   // Two windows of 1 s before the reload and two after: 4 s observed.
-  EXPECT_NE(metrics.find("ofu_observed_seconds_total{uuid=\"GPU-run\",gpu=\"0\"} 4\n"), std::string::npos)
-      << metrics;
+  EXPECT_NE(metrics.find("ofu_observed_seconds_total{uuid=\"GPU-run\",gpu=\"0\"} 4\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("job_id=\"second\""), std::string::npos) << metrics;
   EXPECT_EQ(metrics.find("job_id=\"first\""), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("ofu_build_info{version=\"test\",source=\"replay\"} 1"), std::string::npos) << metrics;
@@ -195,8 +194,9 @@ TEST_F(RunTest, RunsWithoutHistoryWhereTheDefaultStoreHasNoDirectory) {
   if (fs::exists(fs::path(config.store_path).parent_path())) GTEST_SKIP() << "/var/lib/ofu exists here";
   auto ended = agent::Run(config, specs_, clock_, environment_);
   ASSERT_TRUE(ended.ok()) << ended.error().message;
-  EXPECT_TRUE(std::any_of(log_.begin(), log_.end(), [](const std::string& line) { return line.rfind("no history: ", 0) == 0; }))
-      << Log();
+  EXPECT_TRUE(std::any_of(log_.begin(), log_.end(), [](const std::string& line) {
+    return line.rfind("no history: ", 0) == 0;
+  })) << Log();
 }
 
 TEST_F(RunTest, ErrorsBeforeTheFirstWindow) {

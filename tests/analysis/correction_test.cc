@@ -89,11 +89,12 @@ TEST(Correction, MixedPrecisionWeighsKernelsAsThePipesSeeThem) {
   // bf16 4096^3 with 128x128x64 tiles: no padding, pipe time X·4096 (X = 2·4096·4096).
   // fp8 _scaled_mm 4096x4097x4096 on 128x256x128 tiles: kernel M 4097 -> 4224,
   // executed X·4224 at twice the rate, so pipe time X·2112 (useful X·2048.5).
-  const KernelTrace trace =
-      TraceBuilder()
-          .Kernel("nvjet_tst_128x128_64x4_1x1_v_bz_TNT", 800, "aten::mm", {{4096, 4096}, {4096, 4096}})
-          .Kernel("nvjet_qqtst_128x256_128x4_1x1_v_bz_TNN", 450, "aten::_scaled_mm", {{4096, 4096}, {4096, 4097}, {}, {}})
-          .Build();
+  const KernelTrace trace = TraceBuilder()
+                                .Kernel("nvjet_tst_128x128_64x4_1x1_v_bz_TNT", 800, "aten::mm",
+                                        {{4096, 4096}, {4096, 4096}})
+                                .Kernel("nvjet_qqtst_128x256_128x4_1x1_v_bz_TNN", 450, "aten::_scaled_mm",
+                                        {{4096, 4096}, {4096, 4097}, {}, {}})
+                                .Build();
   CorrectionOptions options;
   options.gpu = &H100();
   const CorrectionReport report = ComputeCorrection(trace, options);
@@ -139,8 +140,7 @@ TEST(Correction, ClusterChosenAtRunTimeComesFromTheLaunchOrIsAssumed) {
       "epi_tma";
   // Kernel M 4097 (framework N) on 128-wide tiles: 4224 without a cluster;
   // with a launch cluster 2x1 the step is 256: 4352.
-  const KernelTrace assumed =
-      TraceBuilder().Kernel(name, 100, "aten::mm", {{4096, 4096}, {4096, 4097}}).Build();
+  const KernelTrace assumed = TraceBuilder().Kernel(name, 100, "aten::mm", {{4096, 4096}, {4096, 4097}}).Build();
   const CorrectionReport a = ComputeCorrection(assumed, CorrectionOptions{});
   EXPECT_DOUBLE_EQ(*a.factor, 4097.0 / 4224.0);
   bool noted = false;
@@ -155,13 +155,13 @@ TEST(Correction, ClusterChosenAtRunTimeComesFromTheLaunchOrIsAssumed) {
 TEST(Correction, CoverageCountsWhatIsLeftOutAndSimtShare) {
   const KernelTrace trace =
       TraceBuilder()
-          .Kernel("nvjet_tst_128x128_64x4_1x1_v_bz_TNT", 100, "aten::mm", {{128, 128}, {128, 128}})  // corrected
+          .Kernel("nvjet_tst_128x128_64x4_1x1_v_bz_TNT", 100, "aten::mm", {{128, 128}, {128, 128}})         // corrected
           .Kernel("ampere_sgemm_128x64_nn", 300, "aten::mm", {{512, 512}, {512, 512}}, {"float", "float"})  // SIMT
           .Kernel("void at::native::vectorized_elementwise_kernel<4>(int)", 20, "aten::addmm",
-                  {{128}, {128, 128}, {128, 128}})                  // launched by a GEMM op, name not read
-          .Kernel("nvjet_tst_64x8_64x16_4x1_v_bz_TNT", 30)          // GEMM name, no op linked
+                  {{128}, {128, 128}, {128, 128}})          // launched by a GEMM op, name not read
+          .Kernel("nvjet_tst_64x8_64x16_4x1_v_bz_TNT", 30)  // GEMM name, no op linked
           .Kernel("nvjet_sss_128x64_64x4_1x1_v_bz_NNT", 40, "aten::mm", {{64, 64}, {64, 64}})  // engine unknown
-          .Kernel("void at::native::softmax_kernel(float*)", 500)   // not a GEMM at all
+          .Kernel("void at::native::softmax_kernel(float*)", 500)                              // not a GEMM at all
           .Build();
   const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
   const Coverage& c = report.coverage;
@@ -193,15 +193,16 @@ TEST(Correction, SimtGemmsWithoutATileCountAsSimtShare) {
       "cublasGemvParams<cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, "
       "cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParams<cublasGemvTensorStridedBatched<float const>, "
       "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>)";
-  const KernelTrace trace =
-      TraceBuilder()
-          .Kernel(gemv, 30)                                                   // parsed: SIMT, no tile, no op
-          .Kernel("void mylib::xsgemm_batched_kernel<float>(float*)", 70)      // not read; the name says SIMT
-          .Kernel("void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>"
-                  "(dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel::Params)",
-                  50)                                                         // not read; a GEMM, unit unknown
-          .Kernel("void at::native::softmax_kernel(float*)", 500)             // not a GEMM at all
-          .Build();
+  const KernelTrace trace = TraceBuilder()
+                                .Kernel(gemv, 30)  // parsed: SIMT, no tile, no op
+                                .Kernel("void mylib::xsgemm_batched_kernel<float>(float*)",
+                                        70)  // not read; the name says SIMT
+                                .Kernel(
+                                    "void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>"
+                                    "(dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel::Params)",
+                                    50)  // not read; a GEMM, unit unknown
+                                .Kernel("void at::native::softmax_kernel(float*)", 500)  // not a GEMM at all
+                                .Build();
   const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
   const Coverage& c = report.coverage;
   EXPECT_EQ(c.kernels, 4);

@@ -33,7 +33,8 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   h100.identity.hostname = "node1";
   h100.model = "NVIDIA H100 80GB HBM3";
   h100.spec = *specs.Lookup("h100-sxm5");
-  h100.windowed.windows = {Window(0, 10, 0.5, 0.6, 1800, true), Window(10, 20, std::nullopt, std::nullopt, 1700, false)};
+  h100.windowed.windows = {Window(0, 10, 0.5, 0.6, 1800, true),
+                           Window(10, 20, std::nullopt, std::nullopt, 1700, false)};
   GpuReport mystery;  // no UUID in the recording, a model the database lacks, no clock
   mystery.identity.key = "node1/1";
   mystery.identity.gpu_index = "1";

@@ -46,8 +46,7 @@ TEST(ChainAttributor, FirstAnswerPerGpuAndErrorsBecomeNotes) {
   second.notes = {"two jobs on GPU-1"};
   third.jobs = {{"GPU-1", Job("99")}, {"GPU-2", Job("22")}};
   std::vector<std::unique_ptr<Attributor>> methods;
-  methods.push_back(std::make_unique<Scripted>(
-      "broken", Error{ErrorCode::kUnavailable, "socket gone"}, &asked));
+  methods.push_back(std::make_unique<Scripted>("broken", Error{ErrorCode::kUnavailable, "socket gone"}, &asked));
   methods.push_back(std::make_unique<Scripted>("second", second, &asked));
   methods.push_back(std::make_unique<Scripted>("third", third, &asked));
   ChainAttributor chain(std::move(methods));
@@ -60,8 +59,8 @@ TEST(ChainAttributor, FirstAnswerPerGpuAndErrorsBecomeNotes) {
   EXPECT_EQ(got->jobs.at("GPU-2"), Job("22"));
   EXPECT_THAT(got->notes, ElementsAre("broken: socket gone", "second: two jobs on GPU-1"));
   // The third method is asked only about what is still open.
-  EXPECT_THAT(asked, ElementsAre("broken:GPU-1", "broken:GPU-2", "broken:GPU-3", "second:GPU-1",
-                                 "second:GPU-2", "second:GPU-3", "third:GPU-2", "third:GPU-3"));
+  EXPECT_THAT(asked, ElementsAre("broken:GPU-1", "broken:GPU-2", "broken:GPU-3", "second:GPU-1", "second:GPU-2",
+                                 "second:GPU-3", "third:GPU-2", "third:GPU-3"));
 }
 
 TEST(ChainAttributor, StopsAskingOnceEveryGpuHasAJob) {
@@ -90,14 +89,13 @@ TEST(ChainAttributor, ErrorOnlyWhenEveryMethodFails) {
 TEST(StaticAttributor, ByUuidOrIndexUuidFirst) {
   JobInfo service = Job("inference-svc", "");
   service.user = "ops";
-  StaticAttributor method(
-      {{"GPU-x", service}, {"0", Job("by-index-0", "")}, {"1", Job("bench", "custom")}});
+  StaticAttributor method({{"GPU-x", service}, {"0", Job("by-index-0", "")}, {"1", Job("bench", "custom")}});
   EXPECT_EQ(method.Describe(), "static labels (3 entries)");
   const Result<Attribution> got = method.Attribute({{"GPU-x", 0, {}}, {"GPU-y", 1, {}}, {"GPU-z", 2, {}}});
   ASSERT_TRUE(got.ok());
   ASSERT_EQ(got->jobs.size(), 2u);
   JobInfo want_x = service;
-  want_x.scheduler = "static";  // filled in when the entry has none
+  want_x.scheduler = "static";               // filled in when the entry has none
   EXPECT_EQ(got->jobs.at("GPU-x"), want_x);  // the uuid key wins over index 0
   EXPECT_EQ(got->jobs.at("GPU-y"), Job("bench", "custom"));
   EXPECT_TRUE(got->notes.empty());

@@ -105,11 +105,25 @@ JobInfo Pod(std::string ns, std::string name, std::string container) {
 TEST(PodResourcesProto, WireFormatMatchesTheKubelet) {
   using namespace std::string_literals;
   // ContainerDevices{resource_name=1:"nvidia.com/gpu", device_ids=2:"GPU-1"}: 2+14+2+5 = 23 bytes.
-  const std::string devices = "\x0a\x0e" "nvidia.com/gpu" "\x12\x05" "GPU-1";
+  const std::string devices =
+      "\x0a\x0e"
+      "nvidia.com/gpu"
+      "\x12\x05"
+      "GPU-1";
   // ContainerResources{name=1:"c", devices=2:<23 bytes>}: 3+2+23 = 28 bytes.
-  const std::string container = "\x0a\x01" "c" "\x12\x17"s + devices;
+  const std::string container =
+      "\x0a\x01"
+      "c"
+      "\x12\x17"s +
+      devices;
   // PodResources{name=1:"p", namespace=2:"n", containers=3:<28 bytes>}: 3+3+2+28 = 36 bytes.
-  const std::string pod = "\x0a\x01" "p" "\x12\x01" "n" "\x1a\x1c"s + container;
+  const std::string pod =
+      "\x0a\x01"
+      "p"
+      "\x12\x01"
+      "n"
+      "\x1a\x1c"s +
+      container;
   // ListPodResourcesResponse{pod_resources=1:<36 bytes>}.
   const std::string response = "\x0a\x24"s + pod;
   ASSERT_EQ(devices.size(), 23u);
@@ -144,9 +158,8 @@ TEST_F(KubeletTest, PodsWithGpusAndOneWithout) {
       {"ml", "elsewhere", {{"x", {{"nvidia.com/gpu", {"GPU-zzz"}}}}}},
   });
   auto method = Method();
-  const std::vector<GpuRef> gpus = {{"GPU-aaa", 0, {}}, {"GPU-bbb", 1, {}}, {"GPU-ccc", 2, {}},
-                                    {"GPU-ddd", 3, {}}, {"MIG-eee", 4, {}}, {"GPU-fff", 5, {}},
-                                    {"GPU-ggg", 6, {}}};
+  const std::vector<GpuRef> gpus = {{"GPU-aaa", 0, {}}, {"GPU-bbb", 1, {}}, {"GPU-ccc", 2, {}}, {"GPU-ddd", 3, {}},
+                                    {"MIG-eee", 4, {}}, {"GPU-fff", 5, {}}, {"GPU-ggg", 6, {}}};
   const Result<Attribution> got = method.Attribute(gpus);
   ASSERT_TRUE(got.ok()) << got.error().message;
   EXPECT_TRUE(got->notes.empty());

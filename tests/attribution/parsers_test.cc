@@ -36,36 +36,40 @@ TEST(CgroupPath, SlurmCgroupV2) {
 }
 
 TEST(CgroupPath, KubernetesCgroupfsDriver) {
-  ExpectJob("11:devices:/kubepods/burstable/pod74c13223-5a00-11e9-b385-42010a80018d/"
-            "34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376",
-            "kubernetes", "74c13223-5a00-11e9-b385-42010a80018d",
-            "34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376");
+  ExpectJob(
+      "11:devices:/kubepods/burstable/pod74c13223-5a00-11e9-b385-42010a80018d/"
+      "34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376",
+      "kubernetes", "74c13223-5a00-11e9-b385-42010a80018d",
+      "34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376");
   // Guaranteed pods sit right under kubepods.
   ExpectJob("3:memory:/kubepods/pod0a1b2c3d-0000-4000-8000-00000000abcd/beef", "kubernetes",
             "0a1b2c3d-0000-4000-8000-00000000abcd", "beef");
 }
 
 TEST(CgroupPath, KubernetesSystemdDriverRestoresDashes) {
-  ExpectJob("0::/kubepods.slice/kubepods-burstable.slice/"
-            "kubepods-burstable-pod1f5e3a2b_4c6d_4e8f_9a0b_1c2d3e4f5a6b.slice/"
-            "cri-containerd-abc123.scope",
-            "kubernetes", "1f5e3a2b-4c6d-4e8f-9a0b-1c2d3e4f5a6b", "abc123");
-  ExpectJob("0::/kubepods.slice/kubepods-pod1f5e3a2b_4c6d_4e8f_9a0b_1c2d3e4f5a6c.slice/"
-            "crio-0f.scope",
-            "kubernetes", "1f5e3a2b-4c6d-4e8f-9a0b-1c2d3e4f5a6c", "0f");
+  ExpectJob(
+      "0::/kubepods.slice/kubepods-burstable.slice/"
+      "kubepods-burstable-pod1f5e3a2b_4c6d_4e8f_9a0b_1c2d3e4f5a6b.slice/"
+      "cri-containerd-abc123.scope",
+      "kubernetes", "1f5e3a2b-4c6d-4e8f-9a0b-1c2d3e4f5a6b", "abc123");
+  ExpectJob(
+      "0::/kubepods.slice/kubepods-pod1f5e3a2b_4c6d_4e8f_9a0b_1c2d3e4f5a6c.slice/"
+      "crio-0f.scope",
+      "kubernetes", "1f5e3a2b-4c6d-4e8f-9a0b-1c2d3e4f5a6c", "0f");
   // The pod's own cgroup (no container below it yet).
-  ExpectJob("0::/kubepods.slice/kubepods-besteffort.slice/"
-            "kubepods-besteffort-pod1f5e3a2b_4c6d_4e8f_9a0b_1c2d3e4f5a6d.slice",
-            "kubernetes", "1f5e3a2b-4c6d-4e8f-9a0b-1c2d3e4f5a6d", "");
+  ExpectJob(
+      "0::/kubepods.slice/kubepods-besteffort.slice/"
+      "kubepods-besteffort-pod1f5e3a2b_4c6d_4e8f_9a0b_1c2d3e4f5a6d.slice",
+      "kubernetes", "1f5e3a2b-4c6d-4e8f-9a0b-1c2d3e4f5a6d", "");
 }
 
 TEST(CgroupPath, NoJob) {
   for (const char* line : {
            "0::/user.slice/user-1000.slice/session-3.scope",
            "0::/system.slice/docker-0123abcd.scope",
-           "0::/job_123/step_0",                      // job_ outside a Slurm root
-           "0::/slurm/uid_1/job_/step_0",             // no digits
-           "0::/slurm/uid_1/job_12a/step_0",          // not all digits
+           "0::/job_123/step_0",              // job_ outside a Slurm root
+           "0::/slurm/uid_1/job_/step_0",     // no digits
+           "0::/slurm/uid_1/job_12a/step_0",  // not all digits
            "11:devices:/kubepods/burstable/podnot-a-uid/abc",
            "0::/kubepods.slice/kubepods-burstable.slice",
            "0::/system.slice/pod74c13223-5a00-11e9-b385-42010a80018d",  // no kubepods
@@ -106,8 +110,7 @@ TEST(ProcFiles, SlurmEnvironOldSpellingAndAbsence) {
 }
 
 TEST(ProcFiles, StatusRealUid) {
-  EXPECT_EQ(ParseStatusUid("Name:\tpython\nUmask:\t0022\nUid:\t1001\t0\t1001\t1001\nGid:\t5\n"),
-            1001u);
+  EXPECT_EQ(ParseStatusUid("Name:\tpython\nUmask:\t0022\nUid:\t1001\t0\t1001\t1001\nGid:\t5\n"), 1001u);
   EXPECT_FALSE(ParseStatusUid("Name:\tpython\n").has_value());
   EXPECT_FALSE(ParseStatusUid("Uid:\tabc\t1\n").has_value());
   EXPECT_FALSE(ParseStatusUid("Uid:\n").has_value());

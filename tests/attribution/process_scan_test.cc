@@ -27,8 +27,7 @@ constexpr const char* kPasswd =
 std::string Status(int uid) { return fmt::format("Name:\tpython\nUid:\t{0}\t{0}\t{0}\t{0}\n", uid); }
 
 // A fake process: the files given are written, the others do not exist.
-void Process(const TempTree& tree, int pid, const std::string& cgroup, const std::string& environ,
-             int uid) {
+void Process(const TempTree& tree, int pid, const std::string& cgroup, const std::string& environ, int uid) {
   const std::string dir = fmt::format("proc/{}/", pid);
   tree.Write(dir + "cgroup", cgroup);
   if (!environ.empty()) tree.Write(dir + "environ", environ);
@@ -53,8 +52,7 @@ TEST(ProcessScan, SlurmKubernetesAndEnvironFallback) {
   // No job in the cgroup: SLURM_JOB_ID from the environment; uid 1002 has no name.
   Process(tree, 300, "0::/user.slice/user-1002.slice/session-4.scope\n",
           "SLURM_JOB_ID=555\0SLURM_JOB_NAME=interactive\0"s, 1002);
-  const std::vector<GpuRef> gpus = {
-      {"GPU-0", 0, {100}}, {"GPU-1", 1, {200}}, {"GPU-2", 2, {300}}, {"GPU-3", 3, {}}};
+  const std::vector<GpuRef> gpus = {{"GPU-0", 0, {100}}, {"GPU-1", 1, {200}}, {"GPU-2", 2, {300}}, {"GPU-3", 3, {}}};
 
   auto method = Scanner(tree);
   const Result<Attribution> got = method.Attribute(gpus);
@@ -102,8 +100,7 @@ TEST(ProcessScan, SeveralJobsOnOneGpuMostPidsThenSmallestId) {
   Process(tree, 601, slurm(10), "SLURM_JOB_ID=10\0"s, 0);
   Process(tree, 602, slurm(9), "SLURM_JOB_ID=9\0"s, 0);
   auto method = Scanner(tree);
-  const Result<Attribution> got =
-      method.Attribute({{"GPU-most", 0, {503, 501, 502}}, {"GPU-tie", 1, {601, 602}}});
+  const Result<Attribution> got = method.Attribute({{"GPU-most", 0, {503, 501, 502}}, {"GPU-tie", 1, {601, 602}}});
   ASSERT_TRUE(got.ok());
   ASSERT_EQ(got->jobs.size(), 2u);
   // 77 has two processes; the user comes from the one whose environment has it.

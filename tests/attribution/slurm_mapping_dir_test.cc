@@ -44,9 +44,8 @@ TEST(SlurmMappingDir, OneFilePerGpuIndexLastLineWins) {
   tree.Write("map/notes.txt", "999\n");  // not a GPU index: ignored
   SlurmMappingDirAttributor method(tree.str() + "/map");
   const std::vector<GpuRef> gpus = {
-      {"GPU-a", 0, {}}, {"GPU-b", 1, {}}, {"GPU-c", 2, {}},
-      {"GPU-d", 3, {}}, {"GPU-e", 4, {}},  // no file
-      {"GPU-f", -1, {}},                   // index unknown
+      {"GPU-a", 0, {}},  {"GPU-b", 1, {}}, {"GPU-c", 2, {}}, {"GPU-d", 3, {}}, {"GPU-e", 4, {}},  // no file
+      {"GPU-f", -1, {}},                                                                          // index unknown
   };
   const Result<Attribution> got = method.Attribute(gpus);
   ASSERT_TRUE(got.ok()) << got.error().message;
@@ -79,8 +78,7 @@ TEST(SlurmMappingDir, NotADirectoryIsAnError) {
 
 // Runs a deploy/slurm script with exactly the given environment.
 int RunScript(const std::string& script, const std::string& env) {
-  const std::string command = fmt::format("env -i {} sh '{}/deploy/slurm/{}' 2>/dev/null", env,
-                                          OFU_SOURCE_DIR, script);
+  const std::string command = fmt::format("env -i {} sh '{}/deploy/slurm/{}' 2>/dev/null", env, OFU_SOURCE_DIR, script);
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -126,7 +124,7 @@ TEST(SlurmScripts, PrologAndEpilogKeepTheDirectory) {
 TEST(SlurmScripts, NothingToDoStillSucceeds) {
   TempTree tree;
   const std::string dir = "OFU_JOB_MAP_DIR=" + tree.str() + "/map";
-  EXPECT_EQ(RunScript("prolog.sh", dir + " SLURM_JOB_ID=42"), 0);  // a job without GPUs
+  EXPECT_EQ(RunScript("prolog.sh", dir + " SLURM_JOB_ID=42"), 0);   // a job without GPUs
   EXPECT_EQ(RunScript("prolog.sh", dir + " SLURM_JOB_GPUS=0"), 0);  // no job id
   EXPECT_FALSE(tree.Exists("map"));
   EXPECT_EQ(RunScript("epilog.sh", dir + " SLURM_JOB_ID=42"), 0);  // directory never made

@@ -21,10 +21,8 @@ class TempTree {
   TempTree() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     // Short: unix socket paths must fit in 108 bytes.
-    const std::size_t test = std::hash<std::string>{}(std::string(info->test_suite_name()) + "." +
-                                                      info->name());
-    path_ = std::filesystem::temp_directory_path() /
-            fmt::format("ofu-attr-{}-{}", ::getpid(), test % 100000);
+    const std::size_t test = std::hash<std::string>{}(std::string(info->test_suite_name()) + "." + info->name());
+    path_ = std::filesystem::temp_directory_path() / fmt::format("ofu-attr-{}-{}", ::getpid(), test % 100000);
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

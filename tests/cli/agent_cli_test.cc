@@ -34,9 +34,10 @@ constexpr const char* kNvmlScenario = R"({
                "clocks": [1830], "gpm": [{"1": 90, "5": 50}]}]})";
 
 std::string ConfigWithJob(const std::string& job) {
-  return fmt::format("[attribution]\nmethods = [\"static\"]\ninterval = 0.1\n"
-                     "[[attribution.static]]\ngpu = \"0\"\njob_id = \"{}\"\n",
-                     job);
+  return fmt::format(
+      "[attribution]\nmethods = [\"static\"]\ninterval = 0.1\n"
+      "[[attribution.static]]\ngpu = \"0\"\njob_id = \"{}\"\n",
+      job);
 }
 
 // A unix datagram socket standing in for systemd's NOTIFY_SOCKET.
@@ -96,10 +97,10 @@ TEST_F(AgentCli, NotifiesSystemdAndReloadsItsConfigOnSighup) {
   const int port = ofu::testing::FreeLoopbackPort();
   BackgroundProcess agent;
   ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--config", config.string(), "--source", "nvml", "--nvml-library",
-                           OFU_FAKE_NVML_PATH, "--listen", fmt::format("127.0.0.1:{}", port), "--no-store",
-                           "--window", "0.2"},
-                          {"OFU_FAKE_NVML_SCENARIO=" + scenario.string(), "NOTIFY_SOCKET=" + (dir_ / "notify.sock").string(),
-                           "WATCHDOG_USEC=2000000"},
+                           OFU_FAKE_NVML_PATH, "--listen", fmt::format("127.0.0.1:{}", port), "--no-store", "--window",
+                           "0.2"},
+                          {"OFU_FAKE_NVML_SCENARIO=" + scenario.string(),
+                           "NOTIFY_SOCKET=" + (dir_ / "notify.sock").string(), "WATCHDOG_USEC=2000000"},
                           (dir_ / "agent.log").string()));
   std::string messages = notify.ReceiveUntil("READY=1", 10);
   ASSERT_NE(messages.find("READY=1"), std::string::npos) << messages << ofu::testing::Slurp(dir_ / "agent.log");
@@ -212,8 +213,8 @@ TEST_F(AgentCli, ScrapesAnswerWhileSlowClientsHoldConnections) {
   const fs::path scenario = Write("nvml.json", kNvmlScenario);
   const int port = ofu::testing::FreeLoopbackPort();
   BackgroundProcess agent;
-  ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--source", "nvml", "--nvml-library", OFU_FAKE_NVML_PATH,
-                           "--listen", fmt::format("127.0.0.1:{}", port), "--no-store", "--window", "0.2"},
+  ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--source", "nvml", "--nvml-library", OFU_FAKE_NVML_PATH, "--listen",
+                           fmt::format("127.0.0.1:{}", port), "--no-store", "--window", "0.2"},
                           {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
   ASSERT_TRUE(WaitForMetric(port, "ofu_gpu_up", 10)) << ofu::testing::Slurp(dir_ / "agent.log");
 
@@ -273,8 +274,8 @@ TEST_F(AgentCli, AttributesGpusToPodsThroughTheKubeletPlugin) {
   const int port = ofu::testing::FreeLoopbackPort();
   BackgroundProcess agent;
   ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--config", config.string(), "--source", "nvml", "--nvml-library",
-                           OFU_FAKE_NVML_PATH, "--listen", fmt::format("127.0.0.1:{}", port), "--no-store",
-                           "--window", "0.2"},
+                           OFU_FAKE_NVML_PATH, "--listen", fmt::format("127.0.0.1:{}", port), "--no-store", "--window",
+                           "0.2"},
                           {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
   // No kubelet yet: the reason in the log, GPU metrics, no job.
   const std::string missing = "kubelet pod-resources socket " + socket.string() + " does not exist";

@@ -152,7 +152,8 @@ void WriteNsysExport(const std::filesystem::path& path) {
     INSERT INTO NVTX_EVENTS VALUES
       (100000, 150000, 59, NULL, 'aten::mm, seq = 1, op_id = 5, sizes = [[4096, 4096], [4096, 4096]], input_op_ids = []', {tid}, NULL),
       (300000, 350000, 59, NULL, 'aten::_scaled_mm, seq = 2, op_id = 9, sizes = [[4096, 4096], [4096, 4097], [], []], input_op_ids = []', {tid}, NULL);
-  )sql", fmt::arg("pid", int64_t{77} << 24), fmt::arg("tid", kTid));
+  )sql",
+                                      fmt::arg("pid", int64_t{77} << 24), fmt::arg("tid", kTid));
   char* error = nullptr;
   EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
   sqlite3_free(error);
@@ -183,7 +184,8 @@ TEST_F(CorrectCli, NsightExportGivesTheSameFactor) {
 // So 5336 of 7189 us of GEMM time ran on CUDA cores, and with no shapes
 // nothing can be corrected (exit 4, factor null).
 TEST_F(CorrectCli, RealA100TraceShowsItsGemmsRanOnCudaCores) {
-  const auto result = Ofu("correct --trace '" OFU_TEST_DATA_DIR "/kineto/hta-alexnet-a100.json.gz' --ofu 0.3 --format json");
+  const auto result = Ofu("correct --trace '" OFU_TEST_DATA_DIR
+                          "/kineto/hta-alexnet-a100.json.gz' --ofu 0.3 --format json");
   EXPECT_EQ(result.exit_code, 4) << result.err;
   const auto json = nlohmann::json::parse(result.out);
   EXPECT_EQ(json["gpu"]["sku"], "a100");  // the model name as the trace spells it

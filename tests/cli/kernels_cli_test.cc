@@ -10,7 +10,7 @@ namespace {
 
 class KernelsCli : public ofu::testing::CliTest {};
 
-constexpr const char* kKeys[] = {"family", "tile_m",    "tile_n",    "tile_k",      "stages",  "cluster_m",
+constexpr const char* kKeys[] = {"family",    "tile_m",    "tile_n",      "tile_k",  "stages", "cluster_m",
                                  "cluster_n", "precision", "tensor_core", "split_k", "two_cta"};
 
 TEST_F(KernelsCli, JsonHasEveryKeyWithNullsAndExitsTwoOnUnparsed) {
@@ -47,8 +47,9 @@ TEST_F(KernelsCli, JsonHasEveryKeyWithNullsAndExitsTwoOnUnparsed) {
 }
 
 TEST_F(KernelsCli, AllParsedExitsZero) {
-  auto result = Ofu("kernels parse --format json nvjet_tst_64x8_64x16_4x1_v_bz_splitK_TNT "
-                    "cutlass3x_sm90_tensorop_gemm_f16_f16_f32_f16_f32_128x128x64_0x0x1_0_ntn_align8");
+  auto result =
+      Ofu("kernels parse --format json nvjet_tst_64x8_64x16_4x1_v_bz_splitK_TNT "
+          "cutlass3x_sm90_tensorop_gemm_f16_f16_f32_f16_f32_128x128x64_0x0x1_0_ntn_align8");
   EXPECT_EQ(result.exit_code, 0) << result.err;
   const auto json = nlohmann::json::parse(result.out);
   ASSERT_EQ(json.size(), 2u);
@@ -67,10 +68,11 @@ TEST_F(KernelsCli, TableReadsNamesFromStdinAndShowsTheReason) {
 }
 
 TEST_F(KernelsCli, UnparsedGemmSaysWhatItsNameTellsAndUnknownFlagsAreKept) {
-  auto result = Ofu("kernels parse --format json "
-                    "'void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(int)' "
-                    "'void mylib::xsgemm_batched_kernel<float>(float*)' "
-                    "nvjet_tst_64x8_64x16_4x1_v_bz_fooBar_TNT flash_fwd_kernel");
+  auto result =
+      Ofu("kernels parse --format json "
+          "'void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(int)' "
+          "'void mylib::xsgemm_batched_kernel<float>(float*)' "
+          "nvjet_tst_64x8_64x16_4x1_v_bz_fooBar_TNT flash_fwd_kernel");
   EXPECT_EQ(result.exit_code, 2) << result.err;
   const auto json = nlohmann::json::parse(result.out);
   ASSERT_EQ(json.size(), 4u);
@@ -86,8 +88,9 @@ TEST_F(KernelsCli, UnparsedGemmSaysWhatItsNameTellsAndUnknownFlagsAreKept) {
   EXPECT_EQ(json[2]["unknown_flags"], nlohmann::json::array({"fooBar"}));
   EXPECT_EQ(json[3]["gemm"], false);
 
-  auto table = Ofu("kernels parse 'void mylib::xsgemm_batched_kernel<float>(float*)' "
-                   "nvjet_tst_64x8_64x16_4x1_v_bz_fooBar_TNT");
+  auto table =
+      Ofu("kernels parse 'void mylib::xsgemm_batched_kernel<float>(float*)' "
+          "nvjet_tst_64x8_64x16_4x1_v_bz_fooBar_TNT");
   EXPECT_EQ(table.exit_code, 2) << table.err;
   EXPECT_NE(table.out.find("name says: a GEMM on CUDA cores (simt)"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("fooBar?"), std::string::npos) << table.out;

@@ -59,8 +59,7 @@ class LiveCli : public ofu::testing::CliTest {
     const fs::path dcgm = Write("dcgm.json", dcgm_scenario);
     return RunShell(fmt::format("OFU_FAKE_NVML_SCENARIO='{}' OFU_FAKE_DCGM_SCENARIO='{}' '{}' {} "
                                 "--nvml-library '{}' --dcgm-library '{}'",
-                                nvml.string(), dcgm.string(), OFU_BINARY, args, OFU_FAKE_NVML_PATH,
-                                OFU_FAKE_DCGM_PATH),
+                                nvml.string(), dcgm.string(), OFU_BINARY, args, OFU_FAKE_NVML_PATH, OFU_FAKE_DCGM_PATH),
                     dir_);
   }
 
@@ -83,9 +82,9 @@ class LiveCli : public ofu::testing::CliTest {
     if (!ofu::testing::ProgramFound(OFU_PROMTOOL)) return std::nullopt;
     const fs::path tsdb = dir_ / "tsdb";
     fs::remove_all(tsdb);
-    const CommandResult import = RunShell(
-        fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL, recording.string(), tsdb.string()),
-        dir_);
+    const CommandResult import = RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'",
+                                                      OFU_PROMTOOL, recording.string(), tsdb.string()),
+                                          dir_);
     EXPECT_EQ(import.exit_code, 0) << import.out << import.err;
     fs::create_directories(tsdb / "wal");  // `promtool tsdb dump` wants one
     const CommandResult dump = RunShell(fmt::format("'{}' tsdb dump '{}'", OFU_PROMTOOL, tsdb.string()), dir_);
@@ -111,7 +110,8 @@ TEST_F(LiveCli, SourcesReportsBothLibrariesAvailable) {
 }
 
 TEST_F(LiveCli, TopOnceAutoDetectsNvmlAndShowsEachGpusOfu) {
-  const CommandResult result = OfuLive(kNvmlTwoGpus, kDcgmOneGpu, "top --once --width 160 --window 0.2 --clock-readings 2");
+  const CommandResult result = OfuLive(kNvmlTwoGpus, kDcgmOneGpu,
+                                       "top --once --width 160 --window 0.2 --clock-readings 2");
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("nvml ("), std::string::npos) << result.out;
   // 0.5 x 1830 / 1829.945 = 50.0 %; 0.25 x 1500 / 1829.945 = 20.5 %.
@@ -136,10 +136,10 @@ TEST_F(LiveCli, AutoDetectFallsThroughToDcgmWhenNvmlHasNoGpm) {
 // what the windows hold; the exact count is checked on a fake clock below.
 TEST_F(LiveCli, RecordFromNvmlBackfillsIntoPromtoolAndReplaysToTheSameOfu) {
   const fs::path out = dir_ / "live.om";
-  const CommandResult run = OfuLive(
-      kNvmlTwoGpus, kDcgmOneGpu,
-      fmt::format("record --source nvml --window 0.5 --clock-readings 2 --duration 2s --out '{}' --format json",
-                  out.string()));
+  const CommandResult run =
+      OfuLive(kNvmlTwoGpus, kDcgmOneGpu,
+              fmt::format("record --source nvml --window 0.5 --clock-readings 2 --duration 2s --out '{}' --format json",
+                          out.string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto summary = nlohmann::json::parse(run.out);
   // The first window is exactly 0.5 s, every one at least that: 2 to 4 windows.

@@ -29,12 +29,14 @@ std::size_t Count(const std::string& text, const std::string& what) {
 // Synthetic: one H100 SXM5 at tensor 0.5 and 1830 MHz for `seconds` s, from
 // an instant that is a multiple of 60 s.
 std::string SteadyH100(int seconds) {
-  std::string text = "# TYPE ofu_recording info\nofu_recording_info{synthetic=\"true\",description=\"steady\"} 1 1699999981\n";
+  std::string text =
+      "# TYPE ofu_recording info\nofu_recording_info{synthetic=\"true\",description=\"steady\"} 1 1699999981\n";
   const std::string labels = R"(gpu="0",UUID="GPU-test-0",modelName="NVIDIA H100 80GB HBM3",Hostname="node-a")";
   for (int t = 1; t <= seconds; ++t) {
     text += fmt::format("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{{{}}} 0.5 {}\n", labels, 1699999980 + t);
   }
-  for (int t = 1; t <= seconds; ++t) text += fmt::format("DCGM_FI_DEV_SM_CLOCK{{{}}} 1830 {}\n", labels, 1699999980 + t);
+  for (int t = 1; t <= seconds; ++t)
+    text += fmt::format("DCGM_FI_DEV_SM_CLOCK{{{}}} 1830 {}\n", labels, 1699999980 + t);
   return text + "# EOF\n";
 }
 
@@ -42,8 +44,8 @@ class RecordCli : public ofu::testing::CliTest {};
 
 TEST_F(RecordCli, SixtySecondsOfTheBundledRecordingImportIntoPromtool) {
   const fs::path out = dir_ / "rec.om";
-  const CommandResult run =
-      Ofu(fmt::format("record --source 'replay:{}' --duration 1m --out '{}' --format json", kBundled, out.string()));
+  const CommandResult run = Ofu(fmt::format("record --source 'replay:{}' --duration 1m --out '{}' --format json",
+                                            kBundled, out.string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto summary = nlohmann::json::parse(run.out);
   EXPECT_EQ(summary["windows"], 60);  // 1 s apart: 60 windows cover 60 s
@@ -53,12 +55,12 @@ TEST_F(RecordCli, SixtySecondsOfTheBundledRecordingImportIntoPromtool) {
   EXPECT_EQ(summary["interrupted"], false);
   EXPECT_FALSE(fs::exists(out.string() + fmt::format(".tmp-{}", ::getpid())));
 
-  if (!ofu::testing::ProgramFound(OFU_PROMTOOL)) GTEST_SKIP() << "promtool not found; scripts/install-deps.sh installs it";
+  if (!ofu::testing::ProgramFound(OFU_PROMTOOL))
+    GTEST_SKIP() << "promtool not found; scripts/install-deps.sh installs it";
   const fs::path tsdb = dir_ / "tsdb";
-  const CommandResult import =
-      RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL, out.string(),
-                           tsdb.string()),
-               dir_);
+  const CommandResult import = RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL,
+                                                    out.string(), tsdb.string()),
+                                        dir_);
   ASSERT_EQ(import.exit_code, 0) << import.out << import.err;
   fs::create_directories(tsdb / "wal");  // `promtool tsdb dump` wants one
   const CommandResult dump = RunShell(fmt::format("'{}' tsdb dump '{}'", OFU_PROMTOOL, tsdb.string()), dir_);
@@ -70,7 +72,8 @@ TEST_F(RecordCli, SixtySecondsOfTheBundledRecordingImportIntoPromtool) {
 
 TEST_F(RecordCli, TheWholeRecordingReportsTheSameOverallOfuAsTheOriginal) {
   const fs::path out = dir_ / "all.om";
-  const CommandResult run = Ofu(fmt::format("record --source 'replay:{}' --duration 1h --out '{}'", kBundled, out.string()));
+  const CommandResult run = Ofu(fmt::format("record --source 'replay:{}' --duration 1h --out '{}'", kBundled,
+                                            out.string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   // The replay ends long before an hour; the summary says so.
   EXPECT_NE(run.err.find("the source ended after"), std::string::npos) << run.err;
@@ -89,9 +92,9 @@ TEST_F(RecordCli, TheWholeRecordingReportsTheSameOverallOfuAsTheOriginal) {
 TEST_F(RecordCli, HandComputedOfuSurvivesTheRecording) {
   const fs::path input = Write("steady.om", SteadyH100(120));
   const fs::path out = dir_ / "steady-copy.om";
-  ASSERT_EQ(Ofu(fmt::format("record --source 'replay:{}' --duration 120 --out '{}'", input.string(), out.string()))
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      Ofu(fmt::format("record --source 'replay:{}' --duration 120 --out '{}'", input.string(), out.string())).exit_code,
+      0);
   const CommandResult report = Ofu(fmt::format("report --input '{}' --format json", out.string()));
   ASSERT_EQ(report.exit_code, 0) << report.err;
   // f_spec = 989.4 TFLOPS / (132 SMs x 4096 FLOP/clk) = 1829.945 MHz, so
@@ -118,8 +121,8 @@ TEST_F(RecordCli, ADescriptionIsStored) {
 
 TEST_F(RecordCli, BadDurationIsAUsageErrorThatSaysTheForms) {
   for (const char* bad : {"5x", "0", "-3s", "m", ""}) {
-    const CommandResult run =
-        Ofu(fmt::format("record --source 'replay:{}' --duration '{}' --out '{}'", kBundled, bad, (dir_ / "x.om").string()));
+    const CommandResult run = Ofu(fmt::format("record --source 'replay:{}' --duration '{}' --out '{}'", kBundled, bad,
+                                              (dir_ / "x.om").string()));
     EXPECT_EQ(run.exit_code, 1) << bad;
     EXPECT_NE(run.err.find("30s, 5m, 1.5h"), std::string::npos) << bad << ": " << run.err;
   }
@@ -133,17 +136,17 @@ TEST_F(RecordCli, UnknownSourceIsAUsageError) {
 }
 
 TEST_F(RecordCli, UnavailableSourceExitsFive) {
-  const CommandResult run = Ofu(fmt::format("record --source nvml --nvml-library /nonexistent/libnvidia-ml.so.1 "
-                                            "--duration 5 --out '{}'",
-                                            (dir_ / "x.om").string()));
+  const CommandResult run =
+      Ofu(fmt::format("record --source nvml --nvml-library /nonexistent/libnvidia-ml.so.1 "
+                      "--duration 5 --out '{}'",
+                      (dir_ / "x.om").string()));
   EXPECT_EQ(run.exit_code, 5) << run.err;
   EXPECT_FALSE(fs::exists(dir_ / "x.om"));
 }
 
 TEST_F(RecordCli, MissingReplayFileIsBadInput) {
-  const CommandResult run =
-      Ofu(fmt::format("record --source 'replay:{}' --duration 5 --out '{}'", (dir_ / "nope.om").string(),
-                      (dir_ / "x.om").string()));
+  const CommandResult run = Ofu(fmt::format("record --source 'replay:{}' --duration 5 --out '{}'",
+                                            (dir_ / "nope.om").string(), (dir_ / "x.om").string()));
   EXPECT_EQ(run.exit_code, 2) << run.err;
 }
 
@@ -155,8 +158,9 @@ TEST_F(RecordCli, MissingReplayFileIsBadInput) {
 // opens, then one per window.
 TEST_F(RecordCli, SigintStopsEarlyAndStillWritesTheFile) {
   if (RunShell("command -v python3", dir_).exit_code != 0) GTEST_SKIP() << "python3 not found";
-  Write("metrics", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\",UUID=\"GPU-x\",modelName=\"NVIDIA H100 80GB HBM3\"} 0.5\n"
-                   "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\",UUID=\"GPU-x\",modelName=\"NVIDIA H100 80GB HBM3\"} 1830\n");
+  Write("metrics",
+        "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\",UUID=\"GPU-x\",modelName=\"NVIDIA H100 80GB HBM3\"} 0.5\n"
+        "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\",UUID=\"GPU-x\",modelName=\"NVIDIA H100 80GB HBM3\"} 1830\n");
   // Serves the directory it is given on a free loopback port, which it
   // writes to `port`; appends a line to `scrapes` for each GET before
   // answering it, so once ofu has exited every request it made is there.

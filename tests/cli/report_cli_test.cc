@@ -29,8 +29,7 @@ class ReportCli : public ofu::testing::CliTest {};
 std::string SteadyH100(double tensor, double clock_mhz, int seconds) {
   std::string text;
   for (int t = 1; t <= seconds; ++t) {
-    const std::string labels =
-        R"(gpu="0",UUID="GPU-test-0",modelName="NVIDIA H100 80GB HBM3",Hostname="node-a")";
+    const std::string labels = R"(gpu="0",UUID="GPU-test-0",modelName="NVIDIA H100 80GB HBM3",Hostname="node-a")";
     text += fmt::format("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{{{}}} {} {}\n", labels, tensor, 1699999980 + t);
     text += fmt::format("DCGM_FI_DEV_SM_CLOCK{{{}}} {} {}\n", labels, clock_mhz, 1699999980 + t);
   }
@@ -80,8 +79,9 @@ TEST_F(ReportCli, AbsentFiguresAreNullNotZero) {
   // Tensor activity but no clock: OFU is unknown, and the exit says nothing was computed.
   std::string text;
   for (int t = 1; t <= 10; ++t) {
-    text += fmt::format("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{{UUID=\"GPU-x\",modelName=\"NVIDIA H100 80GB HBM3\"}} 0.4 {}\n",
-                        1699999980 + t);
+    text +=
+        fmt::format("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{{UUID=\"GPU-x\",modelName=\"NVIDIA H100 80GB HBM3\"}} 0.4 {}\n",
+                    1699999980 + t);
   }
   const CommandResult run = Ofu(fmt::format("report --input '{}' --format json", Write("noclock.prom", text).string()));
   EXPECT_EQ(run.exit_code, 4) << run.err;
@@ -107,8 +107,7 @@ TEST_F(ReportCli, MalformedLineNamesFileAndLineAndExitsTwo) {
 std::string SteadyGpu(int index, const std::string& uuid, const std::string& model, double tensor, double clock_mhz,
                       int seconds) {
   std::string text;
-  const std::string labels =
-      fmt::format(R"(gpu="{}",UUID="{}",modelName="{}",Hostname="node-a")", index, uuid, model);
+  const std::string labels = fmt::format(R"(gpu="{}",UUID="{}",modelName="{}",Hostname="node-a")", index, uuid, model);
   for (int t = 1; t <= seconds; ++t) {
     text += fmt::format("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{{{}}} {} {}\n", labels, tensor, 1699999980 + t);
     text += fmt::format("DCGM_FI_DEV_SM_CLOCK{{{}}} {} {}\n", labels, clock_mhz, 1699999980 + t);
@@ -334,7 +333,8 @@ TEST_F(ReportCli, BundledRecordingSaysItIsSyntheticAndShowsTheGap) {
 // one second whose tensor activity is such a text only loses that second.
 TEST_F(ReportCli, ValuesThatAreNotNumbersDoNotStopTheReport) {
   std::string text = SteadyH100(0.5, 1830, 60);
-  text += "DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{gpu=\"0\",UUID=\"GPU-test-0\"} ERROR - FAILED TO CONVERT TO STRING\n";
+  text +=
+      "DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{gpu=\"0\",UUID=\"GPU-test-0\"} ERROR - FAILED TO CONVERT TO STRING\n";
   const std::string tensor_at_30 = "} 0.5 1700000010\n";  // second 30 of the minute
   const std::size_t at = text.find(tensor_at_30);
   ASSERT_NE(at, std::string::npos);
@@ -345,7 +345,6 @@ TEST_F(ReportCli, ValuesThatAreNotNumbersDoNotStopTheReport) {
   const auto gpu = nlohmann::json::parse(run.out)["gpus"][0];
   EXPECT_NEAR(gpu["ofu"].get<double>(), 0.5, 0.01);
 }
-
 
 // --- One scrape per GPU family (tests/data/scrapes, sources in its README) ---
 //
@@ -360,8 +359,7 @@ TEST_F(ReportCli, ValuesThatAreNotNumbersDoNotStopTheReport) {
 class ReportScrapes : public ReportCli {
  protected:
   nlohmann::json ReportJson(const std::string& file, int expected_exit) {
-    const CommandResult run =
-        Ofu(fmt::format("report --format json --input '" OFU_TEST_DATA_DIR "/scrapes/{}'", file));
+    const CommandResult run = Ofu(fmt::format("report --format json --input '" OFU_TEST_DATA_DIR "/scrapes/{}'", file));
     EXPECT_EQ(run.exit_code, expected_exit) << file << ": " << run.err;
     return nlohmann::json::parse(run.out, nullptr, false);
   }
@@ -401,13 +399,11 @@ TEST_F(ReportScrapes, AmpereRealA800WithMigAndErrorValues) {
   EXPECT_NEAR(j["overall"]["seconds"].get<double>(), 30 * (7 + 3 * 28.0 / 108), 1e-9);
   ASSERT_EQ(j["notes"].size(), 1u);
   const std::string note = j["notes"][0];
-  EXPECT_NE(note.find("ampere-a800-mig.prom:210: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION"), std::string::npos)
-      << note;
+  EXPECT_NE(note.find("ampere-a800-mig.prom:210: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION"), std::string::npos) << note;
   EXPECT_NE(note.find("10 such samples skipped"), std::string::npos) << note;
 
   // --strict: all or nothing, as before (exit 2 at the line).
-  const CommandResult strict =
-      Ofu("report --strict --input '" OFU_TEST_DATA_DIR "/scrapes/ampere-a800-mig.prom'");
+  const CommandResult strict = Ofu("report --strict --input '" OFU_TEST_DATA_DIR "/scrapes/ampere-a800-mig.prom'");
   EXPECT_EQ(strict.exit_code, 2);
   EXPECT_NE(strict.err.find("ampere-a800-mig.prom:210:"), std::string::npos) << strict.err;
 }

@@ -53,8 +53,8 @@ TEST_F(ReportStoreCli, JobReportOverTwoGpusInJson) {
   EXPECT_NEAR(j["overall"]["ofu"].get<double>(), 216.0 / 420, 1e-12);
   ASSERT_EQ(j["jobs"].size(), 1u);
   const auto& job = j["jobs"][0];
-  for (const char* key : {"job_id", "user", "job_name", "scheduler", "gpus", "gpu_hours", "ofu", "active_ofu",
-                          "observed_hours"}) {
+  for (const char* key :
+       {"job_id", "user", "job_name", "scheduler", "gpus", "gpu_hours", "ofu", "active_ofu", "observed_hours"}) {
     EXPECT_TRUE(job.contains(key)) << key;
   }
   EXPECT_EQ(job["job_id"], "J1");
@@ -68,9 +68,10 @@ TEST_F(ReportStoreCli, JobReportOverTwoGpusInJson) {
 TEST_F(ReportStoreCli, SinceAndUntilClipWindowsAndGpuHours) {
   const std::string store = WriteJobStore();
   // T0 + 120 as RFC 3339 and T0 + 240 as Unix seconds.
-  const CommandResult run = Ofu(fmt::format("report --store '{}' --job J1 --since 2026-09-21T14:15:00Z "
-                                            "--until {} --format json",
-                                            store, kJobT0 + 240));
+  const CommandResult run =
+      Ofu(fmt::format("report --store '{}' --job J1 --since 2026-09-21T14:15:00Z "
+                      "--until {} --format json",
+                      store, kJobT0 + 240));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j["source"]["since_s"].get<double>(), kJobT0 + 120);
@@ -214,9 +215,10 @@ TEST_F(ReportStoreCli, KillNineLosesAtMostTheWindowInFlightAndTheAgentAppendsAft
   const std::string store = (dir_ / "history.sqlite").string();
   const std::string log = (dir_ / "agent.log").string();
 
-  std::vector<std::string> args = {OFU_BINARY, "agent", "--config", config.string(), "--source",
-                                   "replay:" + part1.string(), "--window", "0.125", "--listen", "127.0.0.1:0",
-                                   "--store", store};
+  std::vector<std::string> args = {OFU_BINARY,      "agent",    "--config",
+                                   config.string(), "--source", "replay:" + part1.string(),
+                                   "--window",      "0.125",    "--listen",
+                                   "127.0.0.1:0",   "--store",  store};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -9,8 +9,9 @@
 
 namespace {
 
-constexpr const char* kNoLibraries = "--nvml-library /nonexistent/libnvidia-ml.so.1 "
-                                     "--dcgm-library /nonexistent/libdcgm.so.4";
+constexpr const char* kNoLibraries =
+    "--nvml-library /nonexistent/libnvidia-ml.so.1 "
+    "--dcgm-library /nonexistent/libdcgm.so.4";
 
 class SourcesCli : public ofu::testing::CliTest {};
 

@@ -107,8 +107,9 @@ TEST_F(TopViewTest, SparklineIsARingBufferOfOfuLevels) {
   TopModel model(specs_, 3);
   // OFU at 1829.95 MHz (f_spec exactly) is the tensor activity itself.
   const double f_spec = 989.4e6 / (132.0 * 4096.0);
-  for (std::optional<double> tensor : {std::optional<double>(0.9), std::optional<double>(0.0),
-                                       std::optional<double>(0.5), std::optional<double>(), std::optional<double>(1.0)}) {
+  for (std::optional<double> tensor :
+       {std::optional<double>(0.9), std::optional<double>(0.0), std::optional<double>(0.5), std::optional<double>(),
+        std::optional<double>(1.0)}) {
     model.Add(Snap({Gpu("0", tensor, f_spec)}));
   }
   // Last three: 0.5 -> round(3.5) = level 4 (▅), absent (·), 1.0 -> █.

@@ -25,10 +25,10 @@ TEST(Summarizer, TimeWeightsOfuAndSeparatesBusyWindows) {
   s.Add(MakeWindow(30, 0.0, 1830, 0.0, false));
   const Summary sum = s.Finish();
   EXPECT_DOUBLE_EQ(sum.seconds, 90);
-  EXPECT_DOUBLE_EQ(*sum.ofu, 24.0 / 90.0);        // (0.4*60 + 0*30) / 90
+  EXPECT_DOUBLE_EQ(*sum.ofu, 24.0 / 90.0);  // (0.4*60 + 0*30) / 90
   EXPECT_DOUBLE_EQ(*sum.active_ofu, 0.4);
   EXPECT_DOUBLE_EQ(*sum.idle_fraction, 30.0 / 90.0);
-  EXPECT_DOUBLE_EQ(*sum.p50, 0.2);                // midway between the two windows
+  EXPECT_DOUBLE_EQ(*sum.p50, 0.2);  // midway between the two windows
   EXPECT_DOUBLE_EQ(*sum.p10, 0.04);
   EXPECT_DOUBLE_EQ(*sum.p90, 0.36);
   EXPECT_EQ(sum.windows, 2);

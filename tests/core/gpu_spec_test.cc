@@ -49,16 +49,16 @@ TEST(GpuSpec, SpecClockIsDerivedFromThePeak) {
   // 989.4e12 / (132 * 4096) Hz = 1829.95 MHz, not NVML's 1980 MHz maximum.
   EXPECT_NEAR(Sku("h100-sxm5").SpecClockMhz(), 1829.95, 0.01);
   EXPECT_NEAR(Sku("h200-sxm").SpecClockMhz(), 1829.95, 0.01);
-  EXPECT_NEAR(Sku("a100").SpecClockMhz(), 1410.6, 0.1);     // 312e12 / (108 * 2048)
-  EXPECT_NEAR(Sku("h100-pcie").SpecClockMhz(), 1619.0, 0.1);  // 756e12 / (114 * 4096)
-  EXPECT_NEAR(Sku("h100-nvl").SpecClockMhz(), 1544.4, 0.1);   // 835e12 / (132 * 4096)
-  EXPECT_NEAR(Sku("l40s").SpecClockMhz(), 2489.5, 0.1);       // 362e12 / (142 * 1024)
-  EXPECT_NEAR(Sku("b200").SpecClockMhz(), 1855.7, 0.1);       // 2250e12 / (148 * 8192)
-  EXPECT_NEAR(Sku("t4").SpecClockMhz(), 1586.9, 0.1);         // 65e12 / (40 * 1024): FP16 is T4's basis
-  EXPECT_NEAR(Sku("v100-sxm2").SpecClockMhz(), 1525.9, 0.1);  // 125e12 / (80 * 1024)
-  EXPECT_NEAR(Sku("a10g").SpecClockMhz(), 1709.0, 0.1);       // 70e12 / (80 * 512)
-  EXPECT_NEAR(Sku("l40").SpecClockMhz(), 2489.5, 0.1);        // 181e12 / (142 * 512)
-  EXPECT_NEAR(Sku("h20").SpecClockMhz(), 463.2, 0.1);         // 148e12 / (78 * 4096): see its notes
+  EXPECT_NEAR(Sku("a100").SpecClockMhz(), 1410.6, 0.1);                    // 312e12 / (108 * 2048)
+  EXPECT_NEAR(Sku("h100-pcie").SpecClockMhz(), 1619.0, 0.1);               // 756e12 / (114 * 4096)
+  EXPECT_NEAR(Sku("h100-nvl").SpecClockMhz(), 1544.4, 0.1);                // 835e12 / (132 * 4096)
+  EXPECT_NEAR(Sku("l40s").SpecClockMhz(), 2489.5, 0.1);                    // 362e12 / (142 * 1024)
+  EXPECT_NEAR(Sku("b200").SpecClockMhz(), 1855.7, 0.1);                    // 2250e12 / (148 * 8192)
+  EXPECT_NEAR(Sku("t4").SpecClockMhz(), 1586.9, 0.1);                      // 65e12 / (40 * 1024): FP16 is T4's basis
+  EXPECT_NEAR(Sku("v100-sxm2").SpecClockMhz(), 1525.9, 0.1);               // 125e12 / (80 * 1024)
+  EXPECT_NEAR(Sku("a10g").SpecClockMhz(), 1709.0, 0.1);                    // 70e12 / (80 * 512)
+  EXPECT_NEAR(Sku("l40").SpecClockMhz(), 2489.5, 0.1);                     // 181e12 / (142 * 512)
+  EXPECT_NEAR(Sku("h20").SpecClockMhz(), 463.2, 0.1);                      // 148e12 / (78 * 4096): see its notes
   EXPECT_NEAR(Sku("rtx-pro-6000-blackwell").SpecClockMhz(), 2597.2, 0.1);  // 2000e12 / (188 * 4096), FP4
 }
 
@@ -119,7 +119,7 @@ TEST(GpuSpec, EveryAliasAndIdFindsItsOwnSku) {
 TEST(GpuSpec, ModelNamesMatchThroughTheAliasList) {
   EXPECT_EQ(Sku("NVIDIA H100 80GB HBM3").id, "h100-sxm5");
   EXPECT_EQ(Sku("NVIDIA H800").id, "h100-sxm5");
-  EXPECT_EQ(Sku("H100 80GB HBM3").id, "h100-sxm5");           // older drivers drop "NVIDIA "
+  EXPECT_EQ(Sku("H100 80GB HBM3").id, "h100-sxm5");               // older drivers drop "NVIDIA "
   EXPECT_EQ(Sku("  nvidia   h100 80gb  HBM3 ").id, "h100-sxm5");  // case and spacing
   EXPECT_EQ(Sku("NVIDIA A100-SXM4-80GB").id, "a100");
   EXPECT_EQ(Sku("NVIDIA H100 PCIe").id, "h100-pcie");
@@ -130,7 +130,7 @@ TEST(GpuSpec, RealModelNamesOfEveryFamilyResolve) {
   // Spellings as nvidia-smi --query-gpu=name, dcgm-exporter's modelName and
   // torch.cuda.get_device_name() give them (sources in each SKU's alias_sources).
   const std::vector<std::pair<std::string, std::string>> names = {
-      {"Tesla T4", "t4"},  // f_spec = 65e12 / (40 SMs x 1024 FLOP/clk) = 1586.9 MHz
+      {"Tesla T4", "t4"},   // f_spec = 65e12 / (40 SMs x 1024 FLOP/clk) = 1586.9 MHz
       {"NVIDIA T4", "t4"},  // folds to the id
       {"Tesla V100-SXM2-32GB", "v100-sxm2"},
       {"Tesla V100-SXM2-16GB", "v100-sxm2"},

@@ -8,9 +8,7 @@ namespace {
 // H100 SXM5: f_spec = 989.4 TFLOPS / (132 SMs * 4096 FLOP/clk) = 1829.95 MHz.
 constexpr OfuScale kH100{989.4e6 / (132.0 * 4096.0), 1.0};
 
-TEST(OfuMath, HalfTensorAtSpecClockIsHalf) {
-  EXPECT_NEAR(ComputeOfu(0.5, 1830, kH100), 0.500, 0.001);
-}
+TEST(OfuMath, HalfTensorAtSpecClockIsHalf) { EXPECT_NEAR(ComputeOfu(0.5, 1830, kH100), 0.500, 0.001); }
 
 TEST(OfuMath, FullTensorAtMaxBoostExceedsOneAndIsNotClamped) {
   // 1980 / 1829.95 = 1.08200

@@ -134,8 +134,8 @@ void Reset(json scenario) {
       FakeGpu gpu{g.value("name", ""), g.value("uuid", ""), g.value("pci_bus_id", ""), g.contains("mig"), {}};
       if (gpu.mig) {
         for (const auto& m : g["mig"]) {
-          gpu.instances.push_back(
-              {m.value("gi", 0u), m.value("profile", ""), m.contains("reads") ? m["reads"] : json::array()});
+          gpu.instances.push_back({m.value("gi", 0u), m.value("profile", ""),
+                                   m.contains("reads") ? m["reads"] : json::array()});
         }
       }
       s.gpus.push_back(std::move(gpu));
@@ -143,12 +143,21 @@ void Reset(json scenario) {
   } else {
     s.gpus.push_back({"NVIDIA H100 80GB HBM3", "GPU-fake-0", "00000000:18:00.0", false, {}});
   }
-  s.record = {{"connect_attempts", 0},  {"last_address", ""},   {"last_unix_socket", -1},
-              {"last_timeout_ms", 0},   {"embedded_starts", 0}, {"update_all_fields", 0},
-              {"reads", 0},             {"watch_update_us", 0}, {"watch_keep_age_s", 0.0},
-              {"watched_fields", json::array()}, {"watches", json::array()},
-              {"group_gpus", json::array()},     {"group_entities", json::array()},
-              {"hierarchy_calls", 0},            {"connected", false}};
+  s.record = {{"connect_attempts", 0},
+              {"last_address", ""},
+              {"last_unix_socket", -1},
+              {"last_timeout_ms", 0},
+              {"embedded_starts", 0},
+              {"update_all_fields", 0},
+              {"reads", 0},
+              {"watch_update_us", 0},
+              {"watch_keep_age_s", 0.0},
+              {"watched_fields", json::array()},
+              {"watches", json::array()},
+              {"group_gpus", json::array()},
+              {"group_entities", json::array()},
+              {"hierarchy_calls", 0},
+              {"connected", false}};
 }
 
 void EnsureScenario() {
@@ -410,10 +419,10 @@ d::Return dcgmEntitiesGetLatestValues(d::Handle, d::GroupEntityPair* entities, u
   State& s = S();
   if (d::Return rc = IfDropped(); rc != d::kOk) return rc;
   const bool identity = (flags & d::kLiveData) != 0;
-  const bool instances_only =
-      entity_count > 0 && std::all_of(entities, entities + entity_count, [](const d::GroupEntityPair& e) {
-        return e.entityGroupId == d::kEntityGpuInstance;
-      });
+  const bool instances_only = entity_count > 0 &&
+                              std::all_of(entities, entities + entity_count, [](const d::GroupEntityPair& e) {
+                                return e.entityGroupId == d::kEntityGpuInstance;
+                              });
   const bool advances = !identity && !instances_only;
   const int read = instances_only ? std::max(0, s.reads - 1) : s.reads;
   if (advances && read == IntOr("drop_at_read", -1) && !s.record.contains("dropped_once")) {
@@ -464,8 +473,8 @@ d::Return dcgmEntitiesGetLatestValues(d::Handle, d::GroupEntityPair* entities, u
         continue;
       }
       const bool blank = paused && IsProfilingField(v.fieldId);
-      const std::optional<double> scripted =
-          is_instance ? ScriptedInstance(read, *instance, v.fieldId) : Scripted(read, gpu, v.fieldId);
+      const std::optional<double> scripted = is_instance ? ScriptedInstance(read, *instance, v.fieldId)
+                                                         : Scripted(read, gpu, v.fieldId);
       SetNumber(v, blank ? std::nullopt : scripted);
     }
   }

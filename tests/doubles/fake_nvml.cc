@@ -349,22 +349,20 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t handle, unsigned* 
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   return Sequence(device->spec, "power_mw", device->power_reads++, *milliwatts) ? NVML_SUCCESS
-                                                                                 : NVML_ERROR_NOT_SUPPORTED;
+                                                                                : NVML_ERROR_NOT_SUPPORTED;
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t handle, unsigned long long* mj) {
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
-  return Sequence(device->spec, "energy_mj", device->energy_reads++, *mj) ? NVML_SUCCESS
-                                                                            : NVML_ERROR_NOT_SUPPORTED;
+  return Sequence(device->spec, "energy_mj", device->energy_reads++, *mj) ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t handle, unsigned long long* reasons) {
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
-  return Sequence(device->spec, "clock_event_reasons", device->reason_reads++, *reasons)
-             ? NVML_SUCCESS
-             : NVML_ERROR_NOT_SUPPORTED;
+  return Sequence(device->spec, "clock_event_reasons", device->reason_reads++, *reasons) ? NVML_SUCCESS
+                                                                                         : NVML_ERROR_NOT_SUPPORTED;
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t handle, unsigned* count,
@@ -403,8 +401,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t handle, uns
   return NVML_SUCCESS;
 }
 
-FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t handle, unsigned index,
-                                                             nvmlDevice_t* mig) {
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t handle, unsigned index, nvmlDevice_t* mig) {
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   if (index >= device->migs.size()) return NVML_ERROR_NOT_FOUND;

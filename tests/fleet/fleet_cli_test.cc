@@ -155,7 +155,8 @@ TEST_F(FleetCli, ExitCodesAndErrorsThatNameTheLine) {
   auto nodata = RunShell(fmt::format("'{}' reconcile {} --mfu '{}'", OFU_BINARY, store, other.string()), dir_);
   EXPECT_EQ(nodata.exit_code, 4) << nodata.err;
   // Table output names the flags; --fail-on-finding turns findings into 6.
-  auto table = RunShell(fmt::format("'{}' reconcile {} --mfu '{}'", OFU_BINARY, store, (fleet / "mfu.csv").string()), dir_);
+  auto table = RunShell(fmt::format("'{}' reconcile {} --mfu '{}'", OFU_BINARY, store, (fleet / "mfu.csv").string()),
+                        dir_);
   EXPECT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("moe_total_params"), std::string::npos);
   EXPECT_NE(table.out.find("Spearman rho"), std::string::npos);

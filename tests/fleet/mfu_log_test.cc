@@ -31,7 +31,7 @@ TEST(MfuLog, CsvWithHeaderInAnyOrderOptionalFieldsAndComments) {
   EXPECT_EQ(log->jobs[1].job_id, "job,2");
   EXPECT_DOUBLE_EQ(log->jobs[1].mfu, 1.3);  // above 1 is kept: that is what a FLOPs bug looks like
   EXPECT_EQ(log->jobs[1].reference_precision, Precision::kFp8);
-  EXPECT_FALSE(log->jobs[1].recompute);       // empty cell: absent, not false
+  EXPECT_FALSE(log->jobs[1].recompute);  // empty cell: absent, not false
   EXPECT_FALSE(log->jobs[1].tokens_per_s);
 }
 
@@ -56,15 +56,18 @@ TEST(MfuLog, ErrorsNameFileLineAndField) {
   };
   EXPECT_EQ(message("job_id,mfu,reference_precision\na,0.4,bf16\nb,abc,bf16\n", "m.csv"),
             "m.csv:3: field 'mfu': 'abc' is not a number");
-  EXPECT_EQ(message("job_id,mfu\na,0.4\n", "m.csv"), "m.csv:1: field 'reference_precision': no such column in the header");
+  EXPECT_EQ(message("job_id,mfu\na,0.4\n", "m.csv"),
+            "m.csv:1: field 'reference_precision': no such column in the header");
   EXPECT_EQ(message("job_id,mfu,reference_precision\na,0.4,bf17\n", "m.csv"),
             "m.csv:2: field 'reference_precision': 'bf17' is not a precision (bf16, fp16, tf32, fp8, fp4, fp32, int8)");
   EXPECT_EQ(message("job_id,mfu,reference_precision\na,0.4,bf16\na,0.5,bf16\n", "m.csv"),
             "m.csv:3: field 'job_id': job a is listed twice");
   EXPECT_EQ(message("job_id,mfu,reference_precision,recompute\na,0.4,bf16,maybe\n", "m.csv"),
             "m.csv:2: field 'recompute': 'maybe' is not true or false");
-  EXPECT_EQ(message("job_id,mfu,reference_precision\na,-0.1,bf16\n", "m.csv"), "m.csv:2: field 'mfu': -0.1 is negative");
-  EXPECT_EQ(message("{\"job_id\": \"a\", \"mfu\": 0.3}\n", "m.jsonl"), "m.jsonl:1: field 'reference_precision': missing");
+  EXPECT_EQ(message("job_id,mfu,reference_precision\na,-0.1,bf16\n", "m.csv"),
+            "m.csv:2: field 'mfu': -0.1 is negative");
+  EXPECT_EQ(message("{\"job_id\": \"a\", \"mfu\": 0.3}\n", "m.jsonl"),
+            "m.jsonl:1: field 'reference_precision': missing");
   EXPECT_EQ(message("{\"job_id\": \"a\",\n", "m.jsonl"), "m.jsonl:1: not a JSON object");
 }
 

@@ -31,12 +31,11 @@ std::string Describe(const KernelTrace& trace) {
   std::ostringstream out;
   out << "format " << trace.format << " bytes " << trace.bytes_read << "\n";
   for (const TraceKernel& k : trace.kernels) {
-    out << "kernel " << trace.NameOf(k) << " start " << k.start_us << " dur " << k.duration_us
-        << " device " << k.device << " stream " << k.stream;
+    out << "kernel " << trace.NameOf(k) << " start " << k.start_us << " dur " << k.duration_us << " device " << k.device
+        << " stream " << k.stream;
     if (k.grid) out << " grid " << k.grid->x << "," << k.grid->y << "," << k.grid->z;
     if (k.block) out << " block " << k.block->x << "," << k.block->y << "," << k.block->z;
-    out << " op " << (k.op ? static_cast<int64_t>(*k.op) : -1) << " link " << static_cast<int>(k.link)
-        << "\n";
+    out << " op " << (k.op ? static_cast<int64_t>(*k.op) : -1) << " link " << static_cast<int>(k.link) << "\n";
   }
   for (const FrameworkOp& op : trace.ops) {
     out << "op " << op.name << " start " << op.start_us << " dur " << op.duration_us << " dims";
@@ -58,9 +57,8 @@ std::string Describe(const KernelTrace& trace) {
 }
 
 KernelTrace ParseOk(const std::string& text, std::size_t chunk_bytes = 0) {
-  Result<KernelTrace> result = chunk_bytes == 0
-                                   ? ParseKinetoTrace(text, "mem.json")
-                                   : ParseKinetoTrace(text, "mem.json", KinetoReadTuning{chunk_bytes});
+  Result<KernelTrace> result = chunk_bytes == 0 ? ParseKinetoTrace(text, "mem.json")
+                                                : ParseKinetoTrace(text, "mem.json", KinetoReadTuning{chunk_bytes});
   EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
   return result.ok() ? std::move(result).value() : KernelTrace{};
 }
@@ -169,8 +167,7 @@ TEST(KinetoTraceTest, LinksKernelToMmByExternalId) {
 }
 
 TEST(KinetoTraceTest, KernelWithoutArgsKeepsOptionalFieldsAbsent) {
-  const KernelTrace trace =
-      ParseOk(Trace(R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 0})"));
+  const KernelTrace trace = ParseOk(Trace(R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 0})"));
   ASSERT_EQ(trace.kernels.size(), 1u);
   EXPECT_EQ(trace.kernels[0].device, -1);
   EXPECT_EQ(trace.kernels[0].stream, -1);
@@ -341,8 +338,10 @@ TEST(KinetoTraceTest, EventLargerThanTheChunkGrowsTheBuffer) {
   std::string dims = "[1, 2]";
   for (int i = 0; i < 20'000; ++i) dims += ", [3, 4]";
   const std::string events = R"({"ph": "X", "cat": "cpu_op", "name": "aten::bmm", "pid": 1, "tid": 1,
-   "ts": 10, "dur": 100, "args": {"External id": 5, "Input Dims": [)" + dims + R"(]}},
-  {"ph": "X", "cat": "kernel", "name": ")" + long_name + R"(", "ts": 20, "dur": 1,
+   "ts": 10, "dur": 100, "args": {"External id": 5, "Input Dims": [)" +
+                             dims + R"(]}},
+  {"ph": "X", "cat": "kernel", "name": ")" +
+                             long_name + R"(", "ts": 20, "dur": 1,
    "args": {"External id": 5}},
   {"ph": "X", "cat": "kernel", "name": "small", "ts": 30, "dur": 1, "args": {"External id": 5}})";
   const std::string text = Trace(events);
@@ -481,16 +480,14 @@ TEST(KinetoTraceTest, MissingTraceEventsIsMalformed) {
 
 TEST(KinetoTraceTest, KernelWithBadTimesIsMalformed) {
   // Each event starts at byte 17.
-  EXPECT_EQ(ParseError(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon", "dur": 1}]})")
-                .message,
-            "bad.json: byte 17: a kernel event's \"ts\" is not a number");
+  EXPECT_EQ(
+      ParseError(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon", "dur": 1}]})").message,
+      "bad.json: byte 17: a kernel event's \"ts\" is not a number");
   EXPECT_EQ(ParseError(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1}]})").message,
             "bad.json: byte 17: a kernel event has no \"dur\"");
-  EXPECT_EQ(ParseError(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": -2}]})")
-                .message,
+  EXPECT_EQ(ParseError(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": -2}]})").message,
             "bad.json: byte 17: a kernel event has a negative \"dur\"");
-  EXPECT_EQ(ParseError(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "dur": 2}]})")
-                .message,
+  EXPECT_EQ(ParseError(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "dur": 2}]})").message,
             "bad.json: byte 17: a cpu_op event has no \"ts\"");
 }
 
@@ -501,13 +498,11 @@ TEST(KinetoTraceTest, InvalidEventJsonIsMalformed) {
   EXPECT_EQ(error.message.rfind("bad.json: byte 30: the event is not valid JSON", 0), 0u) << error.message;
   // Mismatched brackets balance by count but are still caught.
   EXPECT_EQ(ParseError(R"({"traceEvents": [{"a": [1}]]})").message.rfind("bad.json: byte 17: ", 0), 0u);
-  EXPECT_EQ(ParseError(R"({"traceEvents": [1]})").message,
-            "bad.json: byte 17: an event is not a JSON object");
+  EXPECT_EQ(ParseError(R"({"traceEvents": [1]})").message, "bad.json: byte 17: an event is not a JSON object");
 }
 
 TEST(KinetoTraceTest, TextAfterTheObjectIsMalformed) {
-  EXPECT_EQ(ParseError(R"({"traceEvents": []} x)").message,
-            "bad.json: byte 20: text after the top-level object");
+  EXPECT_EQ(ParseError(R"({"traceEvents": []} x)").message, "bad.json: byte 20: text after the top-level object");
   EXPECT_EQ(ParseError(R"({"traceEvents": [] "x": 1})").message,
             "bad.json: byte 19: expected ',' or '}' after a value");
 }

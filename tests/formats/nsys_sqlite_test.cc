@@ -98,8 +98,7 @@ class NsysSqliteTest : public ::testing::Test {
         "gridX, gridY, gridZ, blockX, blockY, blockZ";
     std::string values = std::to_string(k.start) + ", " + std::to_string(k.end) + ", " + std::to_string(k.device) +
                          ", 1, " + std::to_string(k.stream) + ", " + std::to_string(k.correlation) + ", " +
-                         std::to_string(k.pid) + ", " + std::to_string(k.name) + ", " +
-                         std::to_string(k.short_name);
+                         std::to_string(k.pid) + ", " + std::to_string(k.name) + ", " + std::to_string(k.short_name);
     for (int64_t v : k.grid) values += ", " + std::to_string(v);
     for (int64_t v : k.block) values += ", " + std::to_string(v);
     if (with_cluster) {
@@ -114,15 +113,16 @@ class NsysSqliteTest : public ::testing::Test {
          std::to_string(correlation) + ", 3)");
   }
   void AddRange(int64_t start, int64_t end, int64_t global_tid, const std::string& text) {
-    Exec("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (" + std::to_string(start) +
-         ", " + std::to_string(end) + ", 59, '" + text + "', " + std::to_string(global_tid) + ")");
+    Exec("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (" + std::to_string(start) + ", " +
+         std::to_string(end) + ", 59, '" + text + "', " + std::to_string(global_tid) + ")");
   }
 
   // StringIds 1..3 and the kernel table; the usual start of a test.
   void BasicSchema(bool with_cluster = true) {
     Exec(kStrings);
-    Exec("INSERT INTO StringIds VALUES (1, 'void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm>(Params)'), "
-         "(2, 'Kernel2'), (3, 'cudaLaunchKernel_v7000'), (4, 'elementwise_kernel')");
+    Exec(
+        "INSERT INTO StringIds VALUES (1, 'void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm>(Params)'), "
+        "(2, 'Kernel2'), (3, 'cudaLaunchKernel_v7000'), (4, 'elementwise_kernel')");
     Exec(with_cluster ? kKernelWithClusters : kKernelWithoutClusters);
   }
 
@@ -139,8 +139,13 @@ class NsysSqliteTest : public ::testing::Test {
 TEST_F(NsysSqliteTest, ReadsKernelsWithClusterColumns) {
   BasicSchema();
   AddKernel({.start = 3'000'000, .end = 3'012'500, .device = 1, .stream = 13, .correlation = 11});
-  AddKernel({.start = 1'000'000, .end = 1'004'000, .correlation = 10, .name = 4, .grid = {64, 2, 3},
-             .block = {128, 2, 1}, .cluster = "0, 0, 0"});
+  AddKernel({.start = 1'000'000,
+             .end = 1'004'000,
+             .correlation = 10,
+             .name = 4,
+             .grid = {64, 2, 3},
+             .block = {128, 2, 1},
+             .cluster = "0, 0, 0"});
   AddKernel({.start = 5'000'000, .end = 5'000'000, .correlation = 12, .cluster = "NULL, NULL, NULL"});
   const Result<KernelTrace> trace = Read();
   ASSERT_TRUE(trace.ok()) << trace.error().message;
@@ -195,9 +200,10 @@ TEST_F(NsysSqliteTest, OlderSchemaWithoutClusterColumns) {
 TEST_F(NsysSqliteTest, ShortNameWhenThereIsNoDemangledName) {
   Exec(kStrings);
   Exec("INSERT INTO StringIds VALUES (2, 'Kernel2')");
-  Exec("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, "
-       "streamId INTEGER, correlationId INTEGER, shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, "
-       "blockX INTEGER, blockY INTEGER, blockZ INTEGER)");
+  Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, "
+      "streamId INTEGER, correlationId INTEGER, shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, "
+      "blockX INTEGER, blockY INTEGER, blockZ INTEGER)");
   Exec("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10000, 11000, 0, 7, 5, 2, 1, 1, 1, 32, 1, 1)");
   const Result<KernelTrace> trace = Read();
   ASSERT_TRUE(trace.ok()) << trace.error().message;
@@ -210,8 +216,7 @@ TEST_F(NsysSqliteTest, DemangledNamePreferredOverShortName) {
   AddKernel({.start = 1, .end = 2, .correlation = 1, .name = 1, .short_name = 2});
   const Result<KernelTrace> trace = Read();
   ASSERT_TRUE(trace.ok()) << trace.error().message;
-  EXPECT_EQ(trace->NameOf(trace->kernels[0]),
-            "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm>(Params)");
+  EXPECT_EQ(trace->NameOf(trace->kernels[0]), "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm>(Params)");
 }
 
 // The shape of an emit_nvtx(record_shapes=True) trace: aten::matmul around
@@ -222,17 +227,19 @@ TEST_F(NsysSqliteTest, InnermostGemmRangeGivesTheOpAndItsSizes) {
   Exec(kNvtx);
   const int64_t main_thread = Tid(100, 101);
   const int64_t other_thread = Tid(100, 102);
-  AddRange(10'000, 90'000, main_thread, "aten::matmul, seq = 3, op_id = 40, sizes = [[64, 1024], [1024, 512]], "
-                                        "input_op_ids = [(0,-1), (39,0)]");
-  AddRange(20'000, 60'000, main_thread, "aten::mm, seq = 4, op_id = 41, sizes = [[64, 1024], [1024, 512]], "
-                                        "input_op_ids = [(0,-1), (39,0)]");
+  AddRange(10'000, 90'000, main_thread,
+           "aten::matmul, seq = 3, op_id = 40, sizes = [[64, 1024], [1024, 512]], "
+           "input_op_ids = [(0,-1), (39,0)]");
+  AddRange(20'000, 60'000, main_thread,
+           "aten::mm, seq = 4, op_id = 41, sizes = [[64, 1024], [1024, 512]], "
+           "input_op_ids = [(0,-1), (39,0)]");
   AddRange(30'000, 40'000, main_thread, "aten::empty, op_id = 42, sizes = [[], [], [], [], [], []]");
   // Another thread's GEMM range around the same time must not be used.
   AddRange(0, 1'000'000, other_thread, "aten::addmm, seq = 9, op_id = 50, sizes = [[8], [4, 8], [8, 8]]");
-  AddLaunch(45'000, main_thread, 21);   // inside mm (and matmul)
-  AddLaunch(35'000, main_thread, 22);   // inside empty inside mm: still mm
-  AddLaunch(70'000, main_thread, 23);   // inside matmul only
-  AddLaunch(95'000, main_thread, 24);   // inside nothing on its own thread
+  AddLaunch(45'000, main_thread, 21);  // inside mm (and matmul)
+  AddLaunch(35'000, main_thread, 22);  // inside empty inside mm: still mm
+  AddLaunch(70'000, main_thread, 23);  // inside matmul only
+  AddLaunch(95'000, main_thread, 24);  // inside nothing on its own thread
   AddKernel({.start = 100'000, .end = 110'000, .correlation = 21});
   AddKernel({.start = 110'000, .end = 111'000, .correlation = 22, .name = 4});
   AddKernel({.start = 120'000, .end = 130'000, .correlation = 23});
@@ -267,12 +274,15 @@ TEST_F(NsysSqliteTest, RangeTextThroughTextId) {
   BasicSchema();
   Exec(kRuntime);
   Exec(kNvtx);
-  Exec("INSERT INTO StringIds VALUES (20, 'aten::addmm, seq = 12, op_id = 34, sizes = [[1024], [64, 1024], "
-       "[1024, 1024], [], []], input_op_ids = [(0,-1), (33,0), (0,-1)]'), (21, 'aten::relu, op_id = 35')");
+  Exec(
+      "INSERT INTO StringIds VALUES (20, 'aten::addmm, seq = 12, op_id = 34, sizes = [[1024], [64, 1024], "
+      "[1024, 1024], [], []], input_op_ids = [(0,-1), (33,0), (0,-1)]'), (21, 'aten::relu, op_id = 35')");
   const int64_t thread = Tid(100, 101);
-  Exec("INSERT INTO NVTX_EVENTS (start, end, eventType, textId, globalTid) VALUES "
-       "(1000, 9000, 59, 20, " + std::to_string(thread) + "), (2000, 3000, 59, 21, " + std::to_string(thread) +
-       "), (10000, 19000, 59, 20, " + std::to_string(thread) + ")");
+  Exec(
+      "INSERT INTO NVTX_EVENTS (start, end, eventType, textId, globalTid) VALUES "
+      "(1000, 9000, 59, 20, " +
+      std::to_string(thread) + "), (2000, 3000, 59, 21, " + std::to_string(thread) + "), (10000, 19000, 59, 20, " +
+      std::to_string(thread) + ")");
   AddLaunch(2500, thread, 1);   // in relu inside addmm: addmm
   AddLaunch(12000, thread, 2);  // the second addmm range (same textId)
   AddKernel({.start = 20000, .end = 21000, .correlation = 1});
@@ -349,9 +359,13 @@ TEST_F(NsysSqliteTest, StartEndRangesAndOtherEventTypesAreIgnored) {
   Exec(kRuntime);
   Exec(kNvtx);
   const int64_t thread = Tid(100, 101);
-  Exec("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES "
-       "(0, 10000, 60, 'aten::mm, sizes = [[1, 2], [2, 3]]', " + std::to_string(thread) + "), "
-       "(0, NULL, 59, 'aten::mm, sizes = [[1, 2], [2, 3]]', " + std::to_string(thread) + ")");
+  Exec(
+      "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES "
+      "(0, 10000, 60, 'aten::mm, sizes = [[1, 2], [2, 3]]', " +
+      std::to_string(thread) +
+      "), "
+      "(0, NULL, 59, 'aten::mm, sizes = [[1, 2], [2, 3]]', " +
+      std::to_string(thread) + ")");
   AddLaunch(5'000, thread, 1);
   AddKernel({.start = 20'000, .end = 21'000, .correlation = 1});
   const Result<KernelTrace> trace = Read();
@@ -373,9 +387,10 @@ TEST_F(NsysSqliteTest, MissingKernelTable) {
 
 TEST_F(NsysSqliteTest, MissingRequiredColumn) {
   Exec(kStrings);
-  Exec("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, "
-       "correlationId INTEGER, demangledName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, "
-       "blockX INTEGER, blockY INTEGER, blockZ INTEGER)");
+  Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, "
+      "correlationId INTEGER, demangledName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, "
+      "blockX INTEGER, blockY INTEGER, blockZ INTEGER)");
   const Result<KernelTrace> trace = Read();
   ASSERT_FALSE(trace.ok());
   EXPECT_EQ(trace.error().code, ErrorCode::kMalformedInput);
@@ -427,9 +442,10 @@ TEST_F(NsysSqliteTest, EndBeforeStart) {
 TEST_F(NsysSqliteTest, NullInRequiredColumn) {
   Exec(kStrings);
   Exec("INSERT INTO StringIds VALUES (1, 'k')");
-  Exec("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, "
-       "correlationId INTEGER, demangledName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, "
-       "blockX INTEGER, blockY INTEGER, blockZ INTEGER)");
+  Exec(
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, "
+      "correlationId INTEGER, demangledName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, "
+      "blockX INTEGER, blockY INTEGER, blockZ INTEGER)");
   Exec("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, NULL, 7, 3, 1, 1, 1, 1, 1, 1, 1)");
   const Result<KernelTrace> trace = Read();
   ASSERT_FALSE(trace.ok());
@@ -459,15 +475,18 @@ TEST_F(NsysSqliteTest, FileThatDoesNotExist) {
 
 TEST_F(NsysSqliteTest, DevicesFromTargetInfoTables) {
   BasicSchema();
-  Exec("CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation TEXT, "
-       "smCount INTEGER, cuDevice INTEGER, computeMajor INTEGER, computeMinor INTEGER)");
-  Exec("CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER NOT NULL, pid INTEGER NOT NULL, "
-       "uuid TEXT, numMultiprocessors INTEGER)");
+  Exec(
+      "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation TEXT, "
+      "smCount INTEGER, cuDevice INTEGER, computeMajor INTEGER, computeMinor INTEGER)");
+  Exec(
+      "CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER NOT NULL, pid INTEGER NOT NULL, "
+      "uuid TEXT, numMultiprocessors INTEGER)");
   // GPU 5 is CUDA device 1 (by the mapping); GPU 4 has no mapping and says
   // cuDevice 0; GPU 4 appears twice (two VMs' view) and is kept once.
-  Exec("INSERT INTO TARGET_INFO_GPU VALUES (0, 5, 'NVIDIA H100 80GB HBM3', '0000:18:00.0', NULL, NULL, 9, 0), "
-       "(0, 4, 'NVIDIA H100 80GB HBM3', '0000:2a:00.0', 132, 0, 9, 0), "
-       "(1, 4, 'NVIDIA H100 80GB HBM3', '0000:2a:00.0', 132, 0, 9, 0)");
+  Exec(
+      "INSERT INTO TARGET_INFO_GPU VALUES (0, 5, 'NVIDIA H100 80GB HBM3', '0000:18:00.0', NULL, NULL, 9, 0), "
+      "(0, 4, 'NVIDIA H100 80GB HBM3', '0000:2a:00.0', 132, 0, 9, 0), "
+      "(1, 4, 'NVIDIA H100 80GB HBM3', '0000:2a:00.0', 132, 0, 9, 0)");
   Exec("INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (5, 1, 1234, 'GPU-x', 132)");
   AddKernel({.start = 1, .end = 2, .correlation = 1});
   const Result<KernelTrace> trace = Read();
@@ -484,8 +503,9 @@ TEST_F(NsysSqliteTest, DevicesFromTargetInfoTables) {
 
 TEST_F(NsysSqliteTest, DevicesFromCudaDeviceTableAlone) {
   BasicSchema();
-  Exec("CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER NOT NULL, pid INTEGER NOT NULL, "
-       "uuid TEXT, numMultiprocessors INTEGER)");
+  Exec(
+      "CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER NOT NULL, pid INTEGER NOT NULL, "
+      "uuid TEXT, numMultiprocessors INTEGER)");
   Exec("INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (0, 0, 1, 'GPU-a', 108), (1, 1, 1, 'GPU-b', 108)");
   const Result<KernelTrace> trace = Read();
   ASSERT_TRUE(trace.ok()) << trace.error().message;

@@ -72,8 +72,8 @@ class Recorder : public TextVisitor {
     samples.push_back(std::move(copy));
   }
   void OnMetadata(const TextMetadata& metadata) override {
-    metadata_seen.push_back(RecordedMetadata{metadata.kind, std::string(metadata.family),
-                                             std::string(metadata.text), metadata.line});
+    metadata_seen.push_back(RecordedMetadata{metadata.kind, std::string(metadata.family), std::string(metadata.text),
+                                             metadata.line});
   }
   void OnNonNumericSample(const NonNumericSample& sample) override {
     RecordedNonNumeric copy;
@@ -159,8 +159,7 @@ void ExpectSameResults(const Parsed& view, const Parsed& stream) {
 }
 
 // Parses with both entry points, checks they agree and returns one result.
-Parsed Parse(std::string_view text, const ParseOptions& options = {},
-             std::string_view name = "test.prom") {
+Parsed Parse(std::string_view text, const ParseOptions& options = {}, std::string_view name = "test.prom") {
   Parsed view = ParseView(text, options, name);
   std::istringstream in{std::string(text)};
   const Parsed stream = ParseStream(in, options, name);
@@ -192,8 +191,7 @@ TEST(PrometheusTextReference, EverySampleOfTheDcgmExporterFile) {
   const RecordedSample& a100 = parsed.samples[0];
   EXPECT_EQ(a100.line, 3u);
   EXPECT_EQ(a100.name, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE");
-  EXPECT_THAT(a100.labels, ElementsAre(Pair("gpu", "0"),
-                                       Pair("UUID", "GPU-34319582-d595-d1c7-d1d2-179bcfa61660"),
+  EXPECT_THAT(a100.labels, ElementsAre(Pair("gpu", "0"), Pair("UUID", "GPU-34319582-d595-d1c7-d1d2-179bcfa61660"),
                                        Pair("device", "nvidia0"), Pair("Hostname", "ub20-a100-k8s")));
   EXPECT_DOUBLE_EQ(a100.value, 0.929260);
   EXPECT_FALSE(a100.timestamp_s.has_value());
@@ -201,8 +199,7 @@ TEST(PrometheusTextReference, EverySampleOfTheDcgmExporterFile) {
   const RecordedSample& mig = parsed.samples[1];
   EXPECT_EQ(mig.line, 4u);
   EXPECT_EQ(mig.name, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE");
-  EXPECT_THAT(mig.labels, ElementsAre(Pair("gpu", "0"),
-                                      Pair("UUID", "GPU-34319582-d595-d1c7-d1d2-179bcfa61660"),
+  EXPECT_THAT(mig.labels, ElementsAre(Pair("gpu", "0"), Pair("UUID", "GPU-34319582-d595-d1c7-d1d2-179bcfa61660"),
                                       Pair("device", "nvidia0"), Pair("GPU_I_PROFILE", "1g.5gb"),
                                       Pair("GPU_I_ID", "13"), Pair("Hostname", "ub20-a100-k8s")));
   EXPECT_DOUBLE_EQ(mig.value, 0.930433);
@@ -211,26 +208,23 @@ TEST(PrometheusTextReference, EverySampleOfTheDcgmExporterFile) {
   const RecordedSample& h100 = parsed.samples[2];
   EXPECT_EQ(h100.line, 6u);
   EXPECT_EQ(h100.name, "DCGM_FI_DEV_SM_CLOCK");
-  EXPECT_THAT(h100.labels,
-              ElementsAre(Pair("gpu", "0"), Pair("UUID", "GPU-927d7444-b45a-7c49-8402-5e686e46a026"),
-                          Pair("pci_bus_id", "00000000:00:09.0"), Pair("device", "nvidia0"),
-                          Pair("modelName", "NVIDIA H100 80GB HBM3"), Pair("Hostname", "6d6d7dc3ce21"),
-                          Pair("DCGM_FI_DRIVER_VERSION", "535.183.01")));
+  EXPECT_THAT(h100.labels, ElementsAre(Pair("gpu", "0"), Pair("UUID", "GPU-927d7444-b45a-7c49-8402-5e686e46a026"),
+                                       Pair("pci_bus_id", "00000000:00:09.0"), Pair("device", "nvidia0"),
+                                       Pair("modelName", "NVIDIA H100 80GB HBM3"), Pair("Hostname", "6d6d7dc3ce21"),
+                                       Pair("DCGM_FI_DRIVER_VERSION", "535.183.01")));
   EXPECT_EQ(h100.value, 345.0);
   EXPECT_FALSE(h100.timestamp_s.has_value());
 
   const RecordedSample& pod = parsed.samples[3];
   EXPECT_EQ(pod.line, 8u);
   EXPECT_EQ(pod.name, "DCGM_FI_PROF_GR_ENGINE_ACTIVE");
-  EXPECT_THAT(pod.labels,
-              ElementsAre(Pair("gpu", "0"), Pair("UUID", "GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77"),
-                          Pair("pci_bus_id", "00000000:1A:00.0"), Pair("device", "nvidia0"),
-                          Pair("modelName", "NVIDIA H100 80GB HBM3"), Pair("GPU_I_PROFILE", "1g.10gb"),
-                          Pair("GPU_I_ID", "7"), Pair("Hostname", "gsrh100-074"),
-                          Pair("DCGM_FI_DRIVER_VERSION", "535.129.03"),
-                          Pair("container", "kserve-container"),
-                          Pair("namespace", "model-playground-stg"),
-                          Pair("pod", "text-embedding-predictor-00008-deployment-57946f6c67-vdtjl")));
+  EXPECT_THAT(pod.labels, ElementsAre(Pair("gpu", "0"), Pair("UUID", "GPU-58e8f5ea-13cc-013a-d88f-2bcf5ae8bc77"),
+                                      Pair("pci_bus_id", "00000000:1A:00.0"), Pair("device", "nvidia0"),
+                                      Pair("modelName", "NVIDIA H100 80GB HBM3"), Pair("GPU_I_PROFILE", "1g.10gb"),
+                                      Pair("GPU_I_ID", "7"), Pair("Hostname", "gsrh100-074"),
+                                      Pair("DCGM_FI_DRIVER_VERSION", "535.129.03"),
+                                      Pair("container", "kserve-container"), Pair("namespace", "model-playground-stg"),
+                                      Pair("pod", "text-embedding-predictor-00008-deployment-57946f6c67-vdtjl")));
   EXPECT_EQ(pod.value, 0.0);
   EXPECT_FALSE(pod.timestamp_s.has_value());
 }
@@ -254,8 +248,7 @@ TEST(PrometheusTextLabels, EscapesAreUnescaped) {
   ASSERT_TRUE(parsed.stats) << parsed.message();
   ASSERT_EQ(parsed.samples.size(), 1u);
   EXPECT_THAT(parsed.samples[0].labels,
-              ElementsAre(Pair("a", "x\\y"), Pair("b", "say \"hi\""), Pair("c", "l1\nl2"),
-                          Pair("d", "plain")));
+              ElementsAre(Pair("a", "x\\y"), Pair("b", "say \"hi\""), Pair("c", "l1\nl2"), Pair("d", "plain")));
 }
 
 // Many escaped values in one line: each lives in the scratch buffer, and the
@@ -304,8 +297,7 @@ TEST(PrometheusTextLabels, ValuesKeepSpacesCommasBracesAndUtf8) {
   const Parsed parsed = Parse("m{a=\"x, y} = z\",b=\"H100 \xC3\xA9\xE2\x82\xAC\"} 1\n");
   ASSERT_TRUE(parsed.stats) << parsed.message();
   ASSERT_EQ(parsed.samples.size(), 1u);
-  EXPECT_THAT(parsed.samples[0].labels,
-              ElementsAre(Pair("a", "x, y} = z"), Pair("b", "H100 \xC3\xA9\xE2\x82\xAC")));
+  EXPECT_THAT(parsed.samples[0].labels, ElementsAre(Pair("a", "x, y} = z"), Pair("b", "H100 \xC3\xA9\xE2\x82\xAC")));
 }
 
 TEST(PrometheusTextLabels, MetricNamesMayHaveColons) {
@@ -326,11 +318,24 @@ TEST(PrometheusTextValues, FloatsAsGoParsesThem) {
   };
   const double inf = std::numeric_limits<double>::infinity();
   const Case cases[] = {
-      {"0.929260", 0.929260}, {"345", 345},         {"1e3", 1000},     {"-2.5E-2", -0.025},
-      {"+7", 7},              {".5", 0.5},          {"5.", 5},         {"0x1p3", 8},
-      {"-0x1.8p1", -3},       {"+Inf", inf},        {"-Inf", -inf},    {"Inf", inf},
-      {"inf", inf},           {"+infinity", inf},   {"-INFINITY", -inf}, {"1e-400", 0},
-      {"4.9e-324", 4.9e-324}, {"1.7976931348623157e308", 1.7976931348623157e308},
+      {"0.929260", 0.929260},
+      {"345", 345},
+      {"1e3", 1000},
+      {"-2.5E-2", -0.025},
+      {"+7", 7},
+      {".5", 0.5},
+      {"5.", 5},
+      {"0x1p3", 8},
+      {"-0x1.8p1", -3},
+      {"+Inf", inf},
+      {"-Inf", -inf},
+      {"Inf", inf},
+      {"inf", inf},
+      {"+infinity", inf},
+      {"-INFINITY", -inf},
+      {"1e-400", 0},
+      {"4.9e-324", 4.9e-324},
+      {"1.7976931348623157e308", 1.7976931348623157e308},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.token);
@@ -368,8 +373,8 @@ double SecondsOf(std::string_view line, TimestampUnit unit = TimestampUnit::kAut
 TEST(PrometheusTextTimestamps, AutomaticRule) {
   EXPECT_EQ(TimestampOf("m 1\n"), std::nullopt);
   EXPECT_DOUBLE_EQ(SecondsOf("m 1 1700000000123\n"), 1700000000.123);  // 0.0.4 milliseconds
-  EXPECT_EQ(SecondsOf("m 1 1700000000\n"), 1700000000.0);             // integer seconds
-  EXPECT_EQ(SecondsOf("m 1 1700000000.250\n"), 1700000000.25);        // OpenMetrics seconds
+  EXPECT_EQ(SecondsOf("m 1 1700000000\n"), 1700000000.0);              // integer seconds
+  EXPECT_EQ(SecondsOf("m 1 1700000000.250\n"), 1700000000.25);         // OpenMetrics seconds
   EXPECT_EQ(SecondsOf("m 1 1.7e9\n"), 1.7e9);
   EXPECT_EQ(SecondsOf("m 1 99999999999\n"), 99999999999.0);  // just under 1e11: seconds
   EXPECT_EQ(SecondsOf("m 1 100000000000\n"), 100000000.0);   // 1e11: milliseconds
@@ -406,12 +411,11 @@ TEST(PrometheusTextMetadata, OpenMetricsFileWithUnitsExemplarsAndEof) {
   EXPECT_EQ(parsed.stats->lines, 9u);
   EXPECT_EQ(parsed.stats->samples, 4u);
 
-  EXPECT_THAT(parsed.metadata,
-              ElementsAre(RecordedMetadata{MetadataKind::kType, "gpu_energy_joules", "counter", 1},
-                          RecordedMetadata{MetadataKind::kUnit, "gpu_energy_joules", "joules", 2},
-                          RecordedMetadata{MetadataKind::kHelp, "gpu_energy_joules",
-                                           "Energy used by the GPU since boot.", 3},
-                          RecordedMetadata{MetadataKind::kType, "gpu_info", "info", 6}));
+  EXPECT_THAT(parsed.metadata, ElementsAre(RecordedMetadata{MetadataKind::kType, "gpu_energy_joules", "counter", 1},
+                                           RecordedMetadata{MetadataKind::kUnit, "gpu_energy_joules", "joules", 2},
+                                           RecordedMetadata{MetadataKind::kHelp, "gpu_energy_joules",
+                                                            "Energy used by the GPU since boot.", 3},
+                                           RecordedMetadata{MetadataKind::kType, "gpu_info", "info", 6}));
 
   ASSERT_EQ(parsed.samples.size(), 4u);
   EXPECT_EQ(parsed.samples[0].name, "gpu_energy_joules_total");
@@ -440,7 +444,8 @@ TEST(PrometheusTextMetadata, AllKnownTypes) {
 }
 
 TEST(PrometheusTextMetadata, HelpTextIsUnescapedLeniently) {
-  const Parsed parsed = Parse(R"(# HELP m First\nsecond \\ back \"q\" and \t kept)" "\n");
+  const Parsed parsed = Parse(R"(# HELP m First\nsecond \\ back \"q\" and \t kept)"
+                              "\n");
   ASSERT_TRUE(parsed.stats) << parsed.message();
   ASSERT_EQ(parsed.metadata.size(), 1u);
   EXPECT_EQ(parsed.metadata[0].text, "First\nsecond \\ back \"q\" and \\t kept");
@@ -478,8 +483,7 @@ TEST(PrometheusTextEof, TextAfterEofIsAnError) {
 // Line ends and file shapes
 
 TEST(PrometheusTextLines, CrlfLineEnds) {
-  const Parsed parsed =
-      Parse("# TYPE a gauge\r\na 1\r\nb{x=\"y\"} 2 1700000000000\r\n\r\n# EOF\r\n");
+  const Parsed parsed = Parse("# TYPE a gauge\r\na 1\r\nb{x=\"y\"} 2 1700000000000\r\n\r\n# EOF\r\n");
   ASSERT_TRUE(parsed.stats) << parsed.message();
   EXPECT_TRUE(parsed.stats->saw_eof_marker);
   EXPECT_EQ(parsed.stats->lines, 5u);
@@ -536,8 +540,8 @@ TEST(PrometheusTextLines, LinesAcrossChunkBoundaries) {
   std::size_t next_index = 0;
   auto add_plain = [&] {
     const std::string series = std::to_string(next_index);
-    text += "chunk_test{series=\"" + series + "\",pad=\"" + std::string(next_index % 61, 'x') +
-            "\"} " + series + ".5 " + std::to_string(1700000000000 + next_index) + "\n";
+    text += "chunk_test{series=\"" + series + "\",pad=\"" + std::string(next_index % 61, 'x') + "\"} " + series +
+            ".5 " + std::to_string(1700000000000 + next_index) + "\n";
     expected.emplace_back(series, static_cast<double>(next_index) + 0.5);
     ++next_index;
   };
@@ -746,8 +750,8 @@ ParseOptions ReportNonNumeric() {
 
 // The default stays Prometheus' answer: the line stops the read.
 TEST(PrometheusTextNonNumeric, ByDefaultTheLineIsAnError) {
-  const Parsed parsed =
-      Parse("m{gpu=\"0\"} 1\nm{gpu=\"1\"} ERROR - FAILED TO CONVERT TO STRING\nm{gpu=\"2\"} 3\n", {}, "x.prom");
+  const Parsed parsed = Parse("m{gpu=\"0\"} 1\nm{gpu=\"1\"} ERROR - FAILED TO CONVERT TO STRING\nm{gpu=\"2\"} 3\n", {},
+                              "x.prom");
   ASSERT_TRUE(parsed.error);
   EXPECT_EQ(parsed.message(), R"(x.prom:2: invalid sample value "ERROR")");
   EXPECT_EQ(parsed.samples.size(), 1u);
@@ -773,12 +777,11 @@ TEST(PrometheusTextNonNumeric, ReportedWithTheRestOfTheLineAndTheReadGoesOn) {
   EXPECT_EQ(parsed.stats->samples, 3u);
   EXPECT_EQ(parsed.stats->non_numeric_samples, 3u);
   ASSERT_EQ(parsed.non_numeric.size(), 3u);
-  EXPECT_EQ(parsed.non_numeric[0],
-            (RecordedNonNumeric{"DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION",
-                                {{"gpu", "0"}, {"UUID", "GPU-1f02"}, {"GPU_I_ID", "3"}},
-                                "ERROR - FAILED TO CONVERT TO STRING",
-                                false,
-                                2}));
+  EXPECT_EQ(parsed.non_numeric[0], (RecordedNonNumeric{"DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION",
+                                                       {{"gpu", "0"}, {"UUID", "GPU-1f02"}, {"GPU_I_ID", "3"}},
+                                                       "ERROR - FAILED TO CONVERT TO STRING",
+                                                       false,
+                                                       2}));
   EXPECT_EQ(parsed.non_numeric[1], (RecordedNonNumeric{"DCGM_FI_DEV_CUDA_VISIBLE_DEVICES_STR",
                                                        {{"gpu", "0"}, {"note", "a \"b\""}},
                                                        "MIG-GPU-66068b5a/3",

@@ -108,27 +108,24 @@ constexpr const char* kHead = "sweep,group,m,n,k,precision,layout,mfu\n";
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, ResultCsvErrorTest,
-    ::testing::Values(BadCsv{"", "r.csv: empty file"},
-                      BadCsv{"sweep,group,m,n,k,precision\n", "lacks required column 'layout'"},
-                      BadCsv{"sweep,group,m,n,k,precision,layout,m\n", "column 'm' appears twice"},
-                      BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,1,2,3,bf16,tn,abc\n",
-                             "r.csv:2: column 'mfu': 'abc' is not a number"},
-                      BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,1,2,3,bf16,tn,nan\n",
-                             "r.csv:2: column 'mfu': 'nan' is not a number"},
-                      BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,-1,2,3,bf16,tn,\n",
-                             "r.csv:2: column 'm': '-1' is not a size"},
-                      BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,1,2,3,fp9,tn,\n",
-                             "r.csv:2: column 'precision': 'fp9'"},
-                      BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,1,2,3,bf16,xx,\n",
-                             "column 'layout': 'xx' is not a layout"},
-                      BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,1,2,3,bf16,tn\n",
-                             "r.csv:2: 7 fields where the header has 8"},
-                      BadCsv{"sweep,group,m,n,k,precision,layout,mfu\n\"s,g,1,2,3,bf16,tn,\n",
-                             "r.csv:2: a quoted field is not closed"},
-                      BadCsv{"sweep,group,m,n,k,precision,layout,mfu\n\"s\"x,g,1,2,3,bf16,tn,\n",
-                             "r.csv:2: text after a closing quote"},
-                      BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns\"x,g,1,2,3,bf16,tn,\n",
-                             "a quote inside an unquoted field"}));
+    ::testing::Values(
+        BadCsv{"", "r.csv: empty file"}, BadCsv{"sweep,group,m,n,k,precision\n", "lacks required column 'layout'"},
+        BadCsv{"sweep,group,m,n,k,precision,layout,m\n", "column 'm' appears twice"},
+        BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,1,2,3,bf16,tn,abc\n",
+               "r.csv:2: column 'mfu': 'abc' is not a number"},
+        BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,1,2,3,bf16,tn,nan\n",
+               "r.csv:2: column 'mfu': 'nan' is not a number"},
+        BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,-1,2,3,bf16,tn,\n",
+               "r.csv:2: column 'm': '-1' is not a size"},
+        BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,1,2,3,fp9,tn,\n", "r.csv:2: column 'precision': 'fp9'"},
+        BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,1,2,3,bf16,xx,\n", "column 'layout': 'xx' is not a layout"},
+        BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns,g,1,2,3,bf16,tn\n",
+               "r.csv:2: 7 fields where the header has 8"},
+        BadCsv{"sweep,group,m,n,k,precision,layout,mfu\n\"s,g,1,2,3,bf16,tn,\n",
+               "r.csv:2: a quoted field is not closed"},
+        BadCsv{"sweep,group,m,n,k,precision,layout,mfu\n\"s\"x,g,1,2,3,bf16,tn,\n",
+               "r.csv:2: text after a closing quote"},
+        BadCsv{"sweep,group,m,n,k,precision,layout,mfu\ns\"x,g,1,2,3,bf16,tn,\n", "a quote inside an unquoted field"}));
 
 TEST(ResultCsvTest, ErrorLineCountsLineBreaksInsideQuotes) {
   const std::string text = std::string(kHead) + "\"a\nb\",g,1,2,3,bf16,tn,\ns,g,1,2,3,bf16,tn,bad\n";

@@ -83,7 +83,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadSweep{"name = \"x\"\n[[group]]\nsquare = [512]\nprecisions = [\"fp9\"]\n",
                  "bad.toml:4: group 1: field 'precisions': 'fp9' is not a sweep precision"},
-        BadSweep{"name = \"x\"\n[[group]]\nsquare = [512]\nprecisions = [\"int8\"]\n", "'int8' is not a sweep precision"},
+        BadSweep{"name = \"x\"\n[[group]]\nsquare = [512]\nprecisions = [\"int8\"]\n",
+                 "'int8' is not a sweep precision"},
         BadSweep{"name = \"x\"\n[[group]]\nsquare = [512]\nprecisions = [\"fp8\"]\nlayouts = [\"nn\"]\n",
                  "precision fp8 takes only layout \"tn\""},
         BadSweep{"name = \"x\"\nmin_seconds = 1\n[[group]]\nsquare = [512]\nprecisions = [\"bf16\"]\n",
@@ -94,12 +95,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadSweep{"name = \"x\"\n[[group]]\nprecisions = [\"bf16\"]\n", "no shapes"},
         BadSweep{"name = \"x\"\n[[group]]\nshapes = [[1, 2]]\nprecisions = [\"bf16\"]\n",
                  "bad.toml:3: group 1: field 'shapes': expected [M, N, K]"},
-        BadSweep{"name = \"x\"\n[[group]]\nsquare = [0]\nprecisions = [\"bf16\"]\n", "expected a size from 1 to 1048576"},
+        BadSweep{"name = \"x\"\n[[group]]\nsquare = [0]\nprecisions = [\"bf16\"]\n",
+                 "expected a size from 1 to 1048576"},
         BadSweep{"name = \"x\"\n[[group]]\nsquare = [512]\nprecisions = [\"bf16\"]\npower_limit_fractions = [0.5]\n",
                  "needs clock_study = true"},
         BadSweep{"[[group]]\nsquare = [512]\nprecisions = [\"bf16\"]\n", "field 'name' is missing"},
-        BadSweep{"name = \"x\"\n", "no [[group]] tables"},
-        BadSweep{"name = \"x\"\n[[group]\n", "bad.toml:2:"}));
+        BadSweep{"name = \"x\"\n", "no [[group]] tables"}, BadSweep{"name = \"x\"\n[[group]\n", "bad.toml:2:"}));
 
 TEST(SweepTest, MissingFileIsAnIoError) {
   auto sweep = ReadSweepFile("/nonexistent/sweep.toml");

@@ -72,8 +72,7 @@ TEST_F(GpmProbeCliTest, LogWritesOneRowPerInterval) {
   EXPECT_NE(csv.find(",clock_mean_mhz,clock_last_mhz,clock_min_mhz,clock_max_mhz,clock_readings,test_double\n"),
             std::string::npos);
   // GPM 5 = 50 (rc 0), 7 = 49, 9 and 2 not supported (rc 3), 248, 249 (rc 3), 250, clock 1755; flagged a double.
-  EXPECT_NE(csv.find(",50,0,49,0,,3,,3,23166000000,0,,3,11583000000,0,1755,1755,1755,1755,"), std::string::npos)
-      << csv;
+  EXPECT_NE(csv.find(",50,0,49,0,,3,,3,23166000000,0,,3,11583000000,0,1755,1755,1755,1755,"), std::string::npos) << csv;
   const auto rows = std::count(csv.begin(), csv.end(), '\n') - 1;
   EXPECT_GE(rows, 3) << csv;
   EXPECT_LE(rows, 5) << csv;

@@ -38,8 +38,13 @@ struct BrowserRun {
 inline BrowserRun RunChromium(const std::vector<std::string>& extra_args, const std::filesystem::path& scratch,
                               std::chrono::seconds deadline = std::chrono::seconds(60)) {
   std::filesystem::create_directories(scratch / "profile");
-  std::vector<std::string> argv = {ChromiumPath(), "--headless", "--no-sandbox", "--disable-gpu",
-                                   "--disable-dev-shm-usage", "--no-first-run", "--disable-extensions",
+  std::vector<std::string> argv = {ChromiumPath(),
+                                   "--headless",
+                                   "--no-sandbox",
+                                   "--disable-gpu",
+                                   "--disable-dev-shm-usage",
+                                   "--no-first-run",
+                                   "--disable-extensions",
                                    "--user-data-dir=" + (scratch / "profile").string()};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> args;
@@ -76,7 +81,7 @@ inline BrowserRun RunChromium(const std::vector<std::string>& extra_args, const 
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (!run.timed_out && WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-  ::kill(-pid, SIGKILL);  // helpers left in its group, if any
+  ::kill(-pid, SIGKILL);                                        // helpers left in its group, if any
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // they release the profile dir
   run.out = Slurp(out_path);
   run.err = Slurp(err_path);

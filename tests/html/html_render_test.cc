@@ -53,7 +53,8 @@ ofu::analysis::HtmlReportView SyntheticView() {
   view.scatter->pearson_r = 0.78;
   view.scatter->spearman_rho = 0.74;
   view.scatter->points = {{"J1", 0.41, 0.43, false, ""},
-                          {"J2", 0.30, 0.52, true, "reported MFU above what the hardware did: causal attention counted in full"},
+                          {"J2", 0.30, 0.52, true,
+                           "reported MFU above what the hardware did: causal attention counted in full"},
                           {"J3", 0.25, 0.24, false, ""},
                           {"J4", 0.50, 0.21, true, "far below: recomputation counted by OFU, not MFU"},
                           {kHostileJob, 0.2, 0.21, false, ""}};
@@ -116,9 +117,9 @@ TEST_F(HtmlRender, DrawsEverySectionWithoutScriptErrors) {
 
 TEST_F(HtmlRender, ScreenshotIsAPng) {
   const fs::path png = dir_ / "report.png";
-  const auto run = ofu::testing::RunChromium(
-      {"--screenshot=" + png.string(), "--window-size=1400,1800", "--hide-scrollbars", "file://" + page_.string()},
-      dir_ / "shot");
+  const auto run = ofu::testing::RunChromium({"--screenshot=" + png.string(), "--window-size=1400,1800",
+                                              "--hide-scrollbars", "file://" + page_.string()},
+                                             dir_ / "shot");
   ASSERT_FALSE(run.timed_out) << run.err;
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_TRUE(fs::exists(png)) << run.err;

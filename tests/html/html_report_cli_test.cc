@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/sinks/history_store.h"
 #include "html/html_test_support.h"
+#include "ofu/sinks/history_store.h"
 #include "sinks/history_fixture.h"
 #include "support/cli_runner.h"
 
@@ -73,12 +73,13 @@ TEST_F(HtmlReportCli, StoreToPageWithJobAndGpuTimelines) {
 // regression across runs.
 TEST_F(HtmlReportCli, SimulatedFleetPageShowsWhatWasPlantedAndNothingElse) {
   const fs::path fleet = dir_ / "fleet";
-  const CommandResult simulated = ofu::testing::RunShell(fmt::format("'{}' --out '{}' --seed 7", OFU_FLEET_SIM, fleet.string()), dir_);
+  const CommandResult simulated =
+      ofu::testing::RunShell(fmt::format("'{}' --out '{}' --seed 7", OFU_FLEET_SIM, fleet.string()), dir_);
   ASSERT_EQ(simulated.exit_code, 0) << simulated.err;
   const fs::path out = dir_ / "fleet.html";
-  const CommandResult run =
-      Ofu(fmt::format("report --store '{}' --html '{}' --mfu '{}' --corrections '{}'", (fleet / "history.sqlite").string(),
-                      out.string(), (fleet / "mfu.csv").string(), (fleet / "corrections").string()));
+  const CommandResult run = Ofu(fmt::format("report --store '{}' --html '{}' --mfu '{}' --corrections '{}'",
+                                            (fleet / "history.sqlite").string(), out.string(),
+                                            (fleet / "mfu.csv").string(), (fleet / "corrections").string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json data = DataOf(ofu::testing::Slurp(out));
   ASSERT_TRUE(data.is_object());
@@ -121,9 +122,8 @@ TEST_F(HtmlReportCli, MfuNeedsHtml) {
 TEST_F(HtmlReportCli, EmptyRangeStillWritesThePageAndExitsNoData) {
   const std::string store = WriteJobStore();
   const fs::path out = dir_ / "empty.html";
-  const CommandResult run =
-      Ofu(fmt::format("report --store '{}' --since {} --html '{}' --title 'Last week'", store, kJobT0 + 3600,
-                      out.string()));
+  const CommandResult run = Ofu(fmt::format("report --store '{}' --since {} --html '{}' --title 'Last week'", store,
+                                            kJobT0 + 3600, out.string()));
   EXPECT_EQ(run.exit_code, 4) << run.err;
   EXPECT_NE(run.err.find("no windows"), std::string::npos) << run.err;
   const nlohmann::json data = DataOf(ofu::testing::Slurp(out));
@@ -135,16 +135,17 @@ TEST_F(HtmlReportCli, EmptyRangeStillWritesThePageAndExitsNoData) {
 
 TEST_F(HtmlReportCli, UnwritablePathIsAnIoError) {
   const std::string store = WriteJobStore();
-  const CommandResult run =
-      Ofu(fmt::format("report --store '{}' --html '{}'", store, (dir_ / "missing" / "r.html").string()));
+  const CommandResult run = Ofu(fmt::format("report --store '{}' --html '{}'", store,
+                                            (dir_ / "missing" / "r.html").string()));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("cannot write"), std::string::npos) << run.err;
 }
 
 TEST_F(HtmlReportCli, RecordingToPage) {
   const fs::path out = dir_ / "recording.html";
-  const CommandResult run = Ofu(fmt::format("report --input '{}/recordings/synthetic-2xh100-bf16-matmul.om' --html '{}'",
-                                            OFU_SOURCE_DIR "/data", out.string()));
+  const CommandResult run =
+      Ofu(fmt::format("report --input '{}/recordings/synthetic-2xh100-bf16-matmul.om' --html '{}'",
+                      OFU_SOURCE_DIR "/data", out.string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json data = DataOf(ofu::testing::Slurp(out));
   ASSERT_TRUE(data.is_object());

@@ -73,7 +73,7 @@ TEST(HtmlReportBuckets, SumsPerBucketAndGapsStayGaps) {
   StoredHistory history;
   history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3")};
   history.windows = {Row(1, 1001, 0.5, 1), Row(1, 1002, 0.25, 1), Row(1, 1015, 0, 0),
-                     Row(1, 1045, 0.9, 1), Row(1, 1054, 0.3, 1), Row(1, 1055, 0.1, 1)};
+                     Row(1, 1045, 0.9, 1), Row(1, 1054, 0.3, 1),  Row(1, 1055, 0.1, 1)};
   const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(8));
   EXPECT_EQ(view.bucket_s, 10);
   EXPECT_DOUBLE_EQ(*view.start_s, 1000);
@@ -268,7 +268,8 @@ TEST(HtmlReportRender, PageIsSelfContained) {
   StoredHistory history;
   history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3")};
   history.windows = {Row(1, 1001, 0.5, 1)};
-  const std::string html = RenderHtmlReport(BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(500)));
+  const std::string html = RenderHtmlReport(BuildHtmlReportView(history, BuildStoreReport(history, Specs()),
+                                                                Options(500)));
   for (const char* external : {"src=", "href=", "@import", "url(", "fetch(", "XMLHttpRequest", "<link", "<img"}) {
     EXPECT_EQ(html.find(external), std::string::npos) << external;
   }

@@ -53,8 +53,8 @@ inline sinks::StoredGpu Gpu(std::int64_t id, const std::string& sku, const std::
   return gpu;
 }
 
-inline sinks::StoredJob Job(std::int64_t gpu_id, const std::string& job_id, double start_s,
-                            std::optional<double> end_s, const std::string& user = "alice") {
+inline sinks::StoredJob Job(std::int64_t gpu_id, const std::string& job_id, double start_s, std::optional<double> end_s,
+                            const std::string& user = "alice") {
   sinks::StoredJob job;
   job.gpu_id = gpu_id;
   job.job_id = job_id;

@@ -56,18 +56,17 @@ constexpr double kSpecMhz = 989.4e12 / (132 * 4096.0) / 1e6;
 // Both GPUs observed for the same windows: the job's OFU is their mean.
 constexpr double kJobOfu = (0.5 * 1830 + 0.25 * 1500) / 2 / kSpecMhz;
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double Now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 class PrometheusIntegration : public ofu::testing::CliTest {
  protected:
   // Starts `ofu agent` on the NVML double with `scenario`, plus `extra`
   // flags, and waits until its /healthz answers 200.
-  void StartAgent(BackgroundProcess& agent, const fs::path& scenario, int port,
-                  const std::vector<std::string>& extra) {
-    std::vector<std::string> argv = {OFU_BINARY, "agent", "--source", "nvml", "--nvml-library", OFU_FAKE_NVML_PATH,
-                                     "--listen", fmt::format("127.0.0.1:{}", port)};
+  void StartAgent(BackgroundProcess& agent, const fs::path& scenario, int port, const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {OFU_BINARY,       "agent",
+                                     "--source",       "nvml",
+                                     "--nvml-library", OFU_FAKE_NVML_PATH,
+                                     "--listen",       fmt::format("127.0.0.1:{}", port)};
     argv.insert(argv.end(), extra.begin(), extra.end());
     ASSERT_TRUE(agent.Start(argv, {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
     httplib::Client client("127.0.0.1", port);
@@ -147,15 +146,14 @@ TEST_F(PrometheusIntegration, ReportFromPrometheusAgreesWithTheStoreAndTheHandVa
   const double until = Now();
   EXPECT_EQ(agent.Stop(), 0) << ofu::testing::Slurp(dir_ / "agent.log");
 
-  auto from_store = ofu::testing::RunShell(fmt::format("'{}' report --store '{}' --job job-42 --format json", OFU_BINARY,
-                                         store.string()),
-                             dir_);
+  auto from_store = ofu::testing::RunShell(
+      fmt::format("'{}' report --store '{}' --job job-42 --format json", OFU_BINARY, store.string()), dir_);
   ASSERT_EQ(from_store.exit_code, 0) << from_store.err;
-  auto from_prometheus =
-      ofu::testing::RunShell(fmt::format("'{}' report --prometheus http://127.0.0.1:{} --job job-42 --since {:.3f} --until {:.3f} "
-                           "--format json",
-                           OFU_BINARY, prometheus_port, since - 5, until),
-               dir_);
+  auto from_prometheus = ofu::testing::RunShell(
+      fmt::format("'{}' report --prometheus http://127.0.0.1:{} --job job-42 --since {:.3f} --until {:.3f} "
+                  "--format json",
+                  OFU_BINARY, prometheus_port, since - 5, until),
+      dir_);
   ASSERT_EQ(from_prometheus.exit_code, 0) << from_prometheus.err;
   const auto store_json = nlohmann::json::parse(from_store.out);
   const auto prometheus_json = nlohmann::json::parse(from_prometheus.out);

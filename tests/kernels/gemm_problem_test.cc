@@ -44,9 +44,7 @@ TEST(GemmProblem, MatmulCases) {
   EXPECT_EQ(Must("aten::matmul", {{5, 16, 32}, {5, 32, 8}}), (GemmProblem{16, 8, 32, 5}));
 }
 
-TEST(GemmProblem, ZeroSizedIsValid) {
-  EXPECT_EQ(Must("aten::mm", {{0, 16}, {16, 32}}), (GemmProblem{0, 32, 16, 1}));
-}
+TEST(GemmProblem, ZeroSizedIsValid) { EXPECT_EQ(Must("aten::mm", {{0, 16}, {16, 32}}), (GemmProblem{0, 32, 16, 1})); }
 
 TEST(GemmProblem, BadShapesAreErrorsThatSayWhy) {
   const auto error = [](std::string_view op, const Dims& dims) {

@@ -23,8 +23,22 @@ namespace {
 
 // The columns of kernel-names-real.tsv, in order.
 enum Column {
-  kName, kExpected, kFamily, kTileM, kTileN, kTileK, kStages, kClusterM, kClusterN,
-  kPrecision, kTensorCore, kSplitK, kTwoCta, kGpu, kSource, kColumns,
+  kName,
+  kExpected,
+  kFamily,
+  kTileM,
+  kTileN,
+  kTileK,
+  kStages,
+  kClusterM,
+  kClusterN,
+  kPrecision,
+  kTensorCore,
+  kSplitK,
+  kTwoCta,
+  kGpu,
+  kSource,
+  kColumns,
 };
 
 struct Row {

@@ -99,9 +99,10 @@ void ExpectUnparsed(const std::string& name, const std::string& reason_part) {
 }
 
 TEST(KernelName, UnknownNamesAreUnparsedWithAReason) {
-  ExpectUnparsed("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-                 "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
-                 "no GEMM kernel identifier");
+  ExpectUnparsed(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+      "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+      "no GEMM kernel identifier");
   ExpectUnparsed("flash_fwd_kernel", "not a GEMM kernel family");
   ExpectUnparsed("", "empty kernel name");
   ExpectUnparsed("nvjet_", "at least 8");
@@ -132,8 +133,8 @@ TEST(KernelName, Cutlass3RuntimeClusterIsAbsent) {
 }
 
 TEST(KernelName, Cutlass3ExplicitStagesAnd2Sm) {
-  const auto result = ParseKernelName(
-      "cutlass3x_sm100_tensorop_gemm_e4m3_e4m3_f32_bf16_bf16_256x128x128_2x1x1_4_tnn_align16_2sm");
+  const auto result =
+      ParseKernelName("cutlass3x_sm100_tensorop_gemm_e4m3_e4m3_f32_bf16_bf16_256x128x128_2x1x1_4_tnn_align16_2sm");
   ASSERT_TRUE(result.ok()) << result.error().message;
   EXPECT_EQ(result->stages, 4);
   EXPECT_EQ(result->cluster_m, 2);
@@ -142,7 +143,8 @@ TEST(KernelName, Cutlass3ExplicitStagesAnd2Sm) {
 }
 
 TEST(KernelName, Cutlass3MixedInputHasNoPrecision) {
-  const auto result = ParseKernelName("cutlass3x_sm90_tensorop_gemm_bf16_s8_f32_bf16_bf16_128x128x64_1x1x1_0_tnn_align8");
+  const auto result =
+      ParseKernelName("cutlass3x_sm90_tensorop_gemm_bf16_s8_f32_bf16_bf16_128x128x64_1x1x1_0_tnn_align8");
   ASSERT_TRUE(result.ok()) << result.error().message;
   EXPECT_EQ(result->precision, std::nullopt);
   EXPECT_EQ(result->tensor_core, true);
@@ -226,7 +228,6 @@ TEST(KernelName, WrapperWithTwoDifferentKernelsIsUnparsed) {
   ExpectUnparsed("void f<ampere_sgemm_128x64_nn, ampere_sgemm_64x64_nn>()", "two different");
 }
 
-
 // --- families and rules added for names from real traces (kernel-names-real.tsv
 // checks the public names; these pin the rules with names built to isolate one) ---
 
@@ -238,10 +239,11 @@ TEST(KernelName, NvjetScheduleAndEpilogueFlagsLeaveTheTileAndSplit) {
     int tile_m, tile_n, stages, cluster_m, cluster_n;
     Precision precision;
   };
-  for (const Case& c : {Case{"nvjet_tst_256x128_64x4_1x2_h_bz_coopA_NNT", 256, 128, 4, 1, 2, Precision::kBf16},
-                        Case{"nvjet_sm90_tst_192x208_64x4_2x1_v_bz_coopB_bias_TNT", 192, 208, 4, 2, 1, Precision::kBf16},
-                        Case{"nvjet_sm90_qqtst_128x128_128x6_1x2_h_bz_ovscale_TNT", 128, 128, 6, 1, 2, Precision::kFp8},
-                        Case{"nvjet_tst_128x128_64x4_2x1_v_bz_algo2_TNT", 128, 128, 4, 2, 1, Precision::kBf16}}) {
+  for (const Case& c :
+       {Case{"nvjet_tst_256x128_64x4_1x2_h_bz_coopA_NNT", 256, 128, 4, 1, 2, Precision::kBf16},
+        Case{"nvjet_sm90_tst_192x208_64x4_2x1_v_bz_coopB_bias_TNT", 192, 208, 4, 2, 1, Precision::kBf16},
+        Case{"nvjet_sm90_qqtst_128x128_128x6_1x2_h_bz_ovscale_TNT", 128, 128, 6, 1, 2, Precision::kFp8},
+        Case{"nvjet_tst_128x128_64x4_2x1_v_bz_algo2_TNT", 128, 128, 4, 2, 1, Precision::kBf16}}) {
     SCOPED_TRACE(c.name);
     const auto result = ParseKernelName(c.name);
     ASSERT_TRUE(result.ok()) << result.error().message;
@@ -393,13 +395,14 @@ TEST(KernelClassification, UnreadNamesSayWhatTheyCan) {
 }
 
 TEST(KernelClassification, HelpersAndQualifiersNamedAfterGemmAreNotGemms) {
-  for (const char* name : {"void at::cuda::detail::prepare_grouped_gemm_data<float>(int)",
-                           "void cudnn::gemm::computeOffsetsKernel(cudnn::gemm::ComputeOffsetsParams)",
-                           "dpsk::grouped_gemm::cuda::utils::fill_tensormaps_kernel(CUtensorMap_st, int)",
-                           "void splitKreduce_kernel<float, float, float>(cublasSplitKParams<float>, float const*)",
-                           "void cutlass::Kernel<cutlass::reduction::kernel::ReduceSplitK<cutlass::MatrixShape<4, 128>>>"
-                           "(cutlass::gemm::GemmCoord)",
-                           "triton_poi_fused_add_cos_sin_0", "flash_fwd_kernel", ""}) {
+  for (const char* name :
+       {"void at::cuda::detail::prepare_grouped_gemm_data<float>(int)",
+        "void cudnn::gemm::computeOffsetsKernel(cudnn::gemm::ComputeOffsetsParams)",
+        "dpsk::grouped_gemm::cuda::utils::fill_tensormaps_kernel(CUtensorMap_st, int)",
+        "void splitKreduce_kernel<float, float, float>(cublasSplitKParams<float>, float const*)",
+        "void cutlass::Kernel<cutlass::reduction::kernel::ReduceSplitK<cutlass::MatrixShape<4, 128>>>"
+        "(cutlass::gemm::GemmCoord)",
+        "triton_poi_fused_add_cos_sin_0", "flash_fwd_kernel", ""}) {
     SCOPED_TRACE(name);
     const KernelClass kind = ClassifyKernelName(name);
     EXPECT_FALSE(kind.gemm);

@@ -64,8 +64,7 @@ TEST(AsyncSink, AFullQueueDropsTheOldestAndCountsEveryDrop) {
   EXPECT_EQ(sink->dropped_windows(), 0u);
   const Status full = sink->Consume(BatchEnding(4));  // drops 2: queue 3 4
   ASSERT_FALSE(full.ok());
-  EXPECT_EQ(full.error().message,
-            "queue full (2 windows): dropping the oldest; the sink is slower than the sampling");
+  EXPECT_EQ(full.error().message, "queue full (2 windows): dropping the oldest; the sink is slower than the sampling");
   EXPECT_FALSE(sink->Consume(BatchEnding(5)).ok());  // drops 3: queue 4 5
   EXPECT_EQ(sink->dropped_windows(), 2u);
   EXPECT_EQ(drops, 2);
@@ -156,8 +155,8 @@ TEST(AsyncSink, ErrorsSurfaceAWindowLateUnderTheWrappedSinksName) {
   const Status late = sink->Consume(BatchEnding(2));  // the status of window 1
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.error().message, "cannot write the window at 1");
-  EXPECT_TRUE(sink->Flush().ok());                   // window 2 was written
-  EXPECT_TRUE(sink->Consume(BatchEnding(3)).ok());   // and that is what Consume says now
+  EXPECT_TRUE(sink->Flush().ok());                  // window 2 was written
+  EXPECT_TRUE(sink->Consume(BatchEnding(3)).ok());  // and that is what Consume says now
 }
 
 }  // namespace

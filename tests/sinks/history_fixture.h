@@ -22,11 +22,11 @@ namespace ofu::sinks {
 // Readable failures: gtest prints a StoredWindow field by field.
 inline void PrintTo(const StoredWindow& w, std::ostream* os) {
   auto opt = [](const std::optional<double>& v) { return v ? std::to_string(*v) : std::string("null"); };
-  *os << "{gpu_id " << w.gpu_id << ", end_s " << std::to_string(w.end_s) << ", span_s " << w.span_s
-      << ", observed_s " << w.observed_s << ", utilized_s " << w.utilized_s << ", busy_s " << w.busy_s
-      << ", busy_utilized_s " << w.busy_utilized_s << ", tensor_active_s " << w.tensor_active_s << ", clock_mhz "
-      << opt(w.clock_mhz) << " [" << opt(w.clock_min_mhz) << ", " << opt(w.clock_max_mhz) << "] x"
-      << w.clock_windows << ", up_s " << w.up_s << ", flags " << w.flags << "}";
+  *os << "{gpu_id " << w.gpu_id << ", end_s " << std::to_string(w.end_s) << ", span_s " << w.span_s << ", observed_s "
+      << w.observed_s << ", utilized_s " << w.utilized_s << ", busy_s " << w.busy_s << ", busy_utilized_s "
+      << w.busy_utilized_s << ", tensor_active_s " << w.tensor_active_s << ", clock_mhz " << opt(w.clock_mhz) << " ["
+      << opt(w.clock_min_mhz) << ", " << opt(w.clock_max_mhz) << "] x" << w.clock_windows << ", up_s " << w.up_s
+      << ", flags " << w.flags << "}";
 }
 
 }  // namespace ofu::sinks
@@ -107,8 +107,8 @@ inline void WriteTwoGpuJob(sinks::HistoryStore& store) {
     if (k >= 1 && k <= 4) jobs["GPU-1"] = "J1";
     const bool busy0 = k <= 3, busy1 = k >= 1 && k <= 4;
     sinks::GpuWindow w1 = gpu1[k] ? H100Window("GPU-1", "1", gpu1[k], busy1) : LostWindow("GPU-1", "1");
-    const Status s = store.Consume(
-        Batch(kJobT0 + 60.0 * (k + 1), 60, {H100Window("GPU-0", "0", gpu0[k], busy0), w1}, jobs));
+    const Status s = store.Consume(Batch(kJobT0 + 60.0 * (k + 1), 60, {H100Window("GPU-0", "0", gpu0[k], busy0), w1},
+                                         jobs));
     ASSERT_TRUE(s.ok()) << s.error().message;
   }
 }

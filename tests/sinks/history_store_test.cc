@@ -38,8 +38,7 @@ class HistoryStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           fmt::format("ofu-store-{}-{}", ::getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           fmt::format("ofu-store-{}-{}", ::getpid(), ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     options_.path = (dir_ / "history.sqlite").string();
@@ -58,9 +57,7 @@ class HistoryStoreTest : public ::testing::Test {
     return history.ok() ? *history : StoredHistory{};
   }
 
-  double Count(const std::string& table) {
-    return QueryNumber(options_.path, "SELECT count(*) FROM " + table);
-  }
+  double Count(const std::string& table) { return QueryNumber(options_.path, "SELECT count(*) FROM " + table); }
 
   // Writes one window of GPU-0, then runs `sql` on the file to make it what
   // an older agent wrote.
@@ -107,7 +104,7 @@ TEST_F(HistoryStoreTest, WindowsAreWrittenAndReadBackExactly) {
   valid.end_s = 1002;
   valid.span_s = 2;
   valid.observed_s = 2;
-  valid.utilized_s = 1.0;       // 0.5 x 2 s
+  valid.utilized_s = 1.0;  // 0.5 x 2 s
   valid.busy_s = 2;
   valid.busy_utilized_s = 1.0;
   valid.tensor_active_s = 1.5;  // 0.75 x 2 s
@@ -268,15 +265,14 @@ TEST_F(HistoryStoreTest, DownsamplingKeepsOfuExactlyAndReducesRows) {
   const StoredHistory after = Read(old);
   using W = StoredWindow;
   EXPECT_NEAR(Ratio(after, &W::utilized_s, &W::observed_s), Ratio(before, &W::utilized_s, &W::observed_s), 1e-12);
-  EXPECT_NEAR(Ratio(after, &W::busy_utilized_s, &W::busy_s), Ratio(before, &W::busy_utilized_s, &W::busy_s),
+  EXPECT_NEAR(Ratio(after, &W::busy_utilized_s, &W::busy_s), Ratio(before, &W::busy_utilized_s, &W::busy_s), 1e-12);
+  EXPECT_NEAR(Ratio(after, &W::tensor_active_s, &W::observed_s), Ratio(before, &W::tensor_active_s, &W::observed_s),
               1e-12);
-  EXPECT_NEAR(Ratio(after, &W::tensor_active_s, &W::observed_s),
-              Ratio(before, &W::tensor_active_s, &W::observed_s), 1e-12);
   EXPECT_NEAR(Ratio(after, &W::up_s, &W::span_s), Ratio(before, &W::up_s, &W::span_s), 1e-12);
   const StoredHistory middle_after = Read(middle);
   EXPECT_EQ(middle_after.windows.size(), 2u * 10);
-  EXPECT_NEAR(Ratio(middle_after, &W::utilized_s, &W::observed_s),
-              Ratio(middle_before, &W::utilized_s, &W::observed_s), 1e-12);
+  EXPECT_NEAR(Ratio(middle_after, &W::utilized_s, &W::observed_s), Ratio(middle_before, &W::utilized_s, &W::observed_s),
+              1e-12);
 
   // The report from the downsampled rows: the same OFU, active OFU, tensor activity and idle share.
   const auto report_after = ofu::analysis::BuildStoreReport(after, *specs);
@@ -306,9 +302,9 @@ TEST_F(HistoryStoreTest, FullDiskRollsBackTheBatchAndRecovers) {
   const auto full = Batch(6, 1, many, {{"GPU-00000000-0000-4000-8000-000000000000", "J"}});
   const ofu::Status failed = store->Consume(full);
   ASSERT_FALSE(failed.ok());
-  EXPECT_EQ(failed.error().message,
-            "history store " + options_.path + ": database or disk is full; windows are not being kept, metrics "
-            "still are");
+  EXPECT_EQ(failed.error().message, "history store " + options_.path +
+                                        ": database or disk is full; windows are not being kept, metrics "
+                                        "still are");
   // Nothing of the batch was kept.
   EXPECT_EQ(Count("windows"), 5);
   EXPECT_EQ(Count("gpus"), 1);
@@ -402,11 +398,11 @@ TEST_F(HistoryStoreTest, PipeSecondsAreStoredWhereTheSourceHasThemAndNullElsewhe
 
 TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
   // What a version 1 agent wrote: no pipe columns, no MIG columns.
-  ASSERT_NO_FATAL_FAILURE(MakeOldStore(
-      "ALTER TABLE windows DROP COLUMN hmma_active_s; ALTER TABLE windows DROP COLUMN imma_active_s;"
-      "ALTER TABLE windows DROP COLUMN dfma_active_s;"
-      "ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
-      "UPDATE meta SET value = '1' WHERE key = 'schema_version'"));
+  ASSERT_NO_FATAL_FAILURE(
+      MakeOldStore("ALTER TABLE windows DROP COLUMN hmma_active_s; ALTER TABLE windows DROP COLUMN imma_active_s;"
+                   "ALTER TABLE windows DROP COLUMN dfma_active_s;"
+                   "ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
+                   "UPDATE meta SET value = '1' WHERE key = 'schema_version'"));
   StoredHistory old = Read();
   ASSERT_EQ(old.windows.size(), 1u);
   EXPECT_DOUBLE_EQ(old.windows[0].utilized_s, 1.0);
@@ -459,7 +455,8 @@ TEST_F(HistoryStoreTest, JobReportOverTwoGpusIsTheHandComputedOne) {
   EXPECT_NEAR(job.observed_hours, 420.0 / 3600, 1e-12);
   // The lost window is said, not hidden.
   bool said = false;
-  for (const auto& p : all.report.gpus[1].problems) said = said || p.find("did not answer for 60 s") != std::string::npos;
+  for (const auto& p : all.report.gpus[1].problems)
+    said = said || p.find("did not answer for 60 s") != std::string::npos;
   EXPECT_TRUE(said);
 
   HistoryQuery clipped;

@@ -77,9 +77,9 @@ TEST(HttpRequestHead, ContentLengthAndTransferEncoding) {
   ASSERT_TRUE(chunked.ok());
   EXPECT_TRUE(chunked->has_transfer_encoding);
 
-  for (const char* bad : {"Content-Length: 12\r\nContent-Length: 13", "Content-Length: 12, 13", "Content-Length: -1",
-                          "Content-Length: 0x10", "Content-Length: ", "Content-Length: 1 2",
-                          "Content-Length: 9999999999999999999999"}) {
+  for (const char* bad :
+       {"Content-Length: 12\r\nContent-Length: 13", "Content-Length: 12, 13", "Content-Length: -1",
+        "Content-Length: 0x10", "Content-Length: ", "Content-Length: 1 2", "Content-Length: 9999999999999999999999"}) {
     auto parsed = ParseRequestHead(std::string("POST / HTTP/1.1\r\n") + bad + "\r\n\r\n");
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.error().code, ErrorCode::kMalformedInput);
@@ -89,19 +89,19 @@ TEST(HttpRequestHead, ContentLengthAndTransferEncoding) {
 
 TEST(HttpRequestHead, RefusesWhatReadersCouldTakeDifferently) {
   const char* bad[] = {
-      "GET / HTTP/1.1\r\nHost : x\r\n\r\n",           // whitespace before the colon
+      "GET / HTTP/1.1\r\nHost : x\r\n\r\n",            // whitespace before the colon
       "GET / HTTP/1.1\r\nX-A: 1\r\n  folded\r\n\r\n",  // obsolete line folding
       "GET / HTTP/1.1\r\nX-A: 1\r2\r\n\r\n",           // bare CR
       "GET / HTTP/1.1\r\nX-A: 1\x01\r\n\r\n",          // control character in a value
       "GET / HTTP/1.1\r\nNoColon\r\n\r\n",
       "GET / HTTP/1.1\r\n: empty name\r\n\r\n",
-      "GET  / HTTP/1.1\r\n\r\n",                       // two spaces
+      "GET  / HTTP/1.1\r\n\r\n",  // two spaces
       "GET / HTTP/1.1 \r\n\r\n",
       "GET /\x7f HTTP/1.1\r\n\r\n",
       "G(T / HTTP/1.1\r\n\r\n",
       "GET / HTTP/1\r\n\r\n",
       "GET / FTP/1.1\r\n\r\n",
-      "GET / HTTP/1.1\r\n",                            // no empty line
+      "GET / HTTP/1.1\r\n",  // no empty line
       "\r\n",
   };
   for (const char* head : bad) {

@@ -32,8 +32,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sinks/web_test_support.h"
 #include <httplib.h>
+#include "sinks/web_test_support.h"
 
 #include "ofu/sources/clock.h"
 
@@ -55,7 +55,7 @@ using ofu::testing::TempDir;
 // A self-signed P-256 certificate for CN=localhost and its key, as PEM files.
 bool WriteSelfSignedCertificate(const std::string& cert_path, const std::string& key_path) {
   std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"),
-                                                           EVP_PKEY_free);
+                                                          EVP_PKEY_free);
   std::unique_ptr<X509, decltype(&X509_free)> cert(X509_new(), X509_free);
   if (!key || !cert) return false;
   X509_set_version(cert.get(), 2);
@@ -64,8 +64,7 @@ bool WriteSelfSignedCertificate(const std::string& cert_path, const std::string&
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), 3600);
   X509_set_pubkey(cert.get(), key.get());
   X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("localhost"), -1, -1,
-                             0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
   X509_set_issuer_name(cert.get(), name);
   if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0) return false;
 
@@ -136,8 +135,7 @@ TEST_F(MetricsServerTest, ServesOpenMetricsToPrometheus) {
   auto response = Plain().Get("/metrics", {{"Accept", kPrometheusAccept}});
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 200);
-  EXPECT_EQ(response->get_header_value("Content-Type"),
-            "application/openmetrics-text; version=1.0.0; charset=utf-8");
+  EXPECT_EQ(response->get_header_value("Content-Type"), "application/openmetrics-text; version=1.0.0; charset=utf-8");
   EXPECT_THAT(response->body, HasSubstr("# TYPE ofu_utilized_seconds counter\n"));
   EXPECT_THAT(response->body, EndsWith("# EOF\n"));
 
@@ -371,7 +369,8 @@ class RawClient {
   bool ClosedWithin(double seconds) {
     const auto deadline = std::chrono::steady_clock::now() + Seconds(seconds);
     while (true) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                              std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
       pollfd p{fd_, POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) return false;
@@ -440,8 +439,7 @@ class MetricsServerAbuseTest : public MetricsServerTest {
 
   // TLS with a fresh self-signed certificate in dir_.
   std::optional<WebConfig> TlsConfig() {
-    if (dir_.path().empty() ||
-        !WriteSelfSignedCertificate(dir_.path() + "/server.crt", dir_.path() + "/server.key")) {
+    if (dir_.path().empty() || !WriteSelfSignedCertificate(dir_.path() + "/server.crt", dir_.path() + "/server.key")) {
       return std::nullopt;
     }
     auto config = ParseWebConfig("tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n", "web.yml",
@@ -543,8 +541,7 @@ TEST_F(MetricsServerAbuseTest, PerPeerCapClosesTheOldestAndCountsThem) {
     clients.push_back(std::make_unique<RawClient>(server.port(), "127.0.0.2"));
     ASSERT_TRUE(clients.back()->connected());
     ASSERT_TRUE(WaitUntil(
-        [&] { return server.open_connections() + Rejected(ConnectionRejection::kPerPeerLimit) == clients.size(); },
-        5));
+        [&] { return server.open_connections() + Rejected(ConnectionRejection::kPerPeerLimit) == clients.size(); }, 5));
   }
   EXPECT_EQ(server.open_connections(), 4u);
   EXPECT_EQ(Rejected(ConnectionRejection::kPerPeerLimit), 6u);
@@ -613,7 +610,7 @@ TEST_F(MetricsServerAbuseTest, HeaderDeadlineIsTotalNotPerRead) {
   EXPECT_GT(seconds, 0.8);
   EXPECT_LT(seconds, 3.0);
   EXPECT_TRUE(idle.ClosedWithin(2));
-  EXPECT_TRUE(kept.ClosedWithin(2));  // idle after its answer: keep_alive_timeout_s
+  EXPECT_TRUE(kept.ClosedWithin(2));                              // idle after its answer: keep_alive_timeout_s
   EXPECT_EQ(Rejected(ConnectionRejection::kHeaderDeadline), 2u);  // the kept-alive one is not counted
 
   std::string body;

@@ -35,7 +35,8 @@ TEST(WebConfigTest, ParsesTlsAndUsersAndResolvesRelativePathsAgainstBaseDir) {
       "  key_file: /etc/ofu/server.key\n"
       "  min_version: TLS13\n"
       "basic_auth_users:\n"
-      "  alice: " + std::string(kGoHashOfFakepassword) + "\n";
+      "  alice: " +
+      std::string(kGoHashOfFakepassword) + "\n";
   auto config = ParseWebConfig(text, "web.yml", "/etc/ofu/conf.d");
   ASSERT_TRUE(config.ok()) << config.error().message;
   ASSERT_TRUE(config->tls.has_value());
@@ -64,8 +65,8 @@ TEST(WebConfigTest, UnknownKeyIsAnErrorNamingKeyAndLine) {
 }
 
 TEST(WebConfigTest, UnimplementedSecuritySettingFailsClosed) {
-  auto config = ParseWebConfig(
-      "tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n  client_ca_file: ca.crt\n", "web.yml", "");
+  auto config = ParseWebConfig("tls_server_config:\n  cert_file: a.crt\n  key_file: a.key\n  client_ca_file: ca.crt\n",
+                               "web.yml", "");
   ASSERT_FALSE(config.ok());
   EXPECT_THAT(config.error().message, HasSubstr("web.yml:4:"));
   EXPECT_THAT(config.error().message, HasSubstr("client_ca_file is not supported"));
@@ -108,8 +109,8 @@ TEST(WebConfigTest, RejectsWhatIsNotABcryptHashWithoutPrintingIt) {
   EXPECT_THAT(config.error().message, HasSubstr("web.yml:2: basic_auth_users.alice: not a bcrypt hash"));
   EXPECT_THAT(config.error().message, ::testing::Not(HasSubstr("plaintext-secret")));
 
-  auto duplicate = ParseWebConfig("basic_auth_users:\n  a: " + std::string(kGoHashOfFakepassword) + "\n  a: " +
-                                      std::string(kGoHashOfFakepassword) + "\n",
+  auto duplicate = ParseWebConfig("basic_auth_users:\n  a: " + std::string(kGoHashOfFakepassword) +
+                                      "\n  a: " + std::string(kGoHashOfFakepassword) + "\n",
                                   "web.yml", "");
   ASSERT_FALSE(duplicate.ok());
   EXPECT_THAT(duplicate.error().message, HasSubstr("web.yml:3: basic_auth_users: duplicate key 'a'"));
@@ -119,7 +120,8 @@ TEST(WebConfigTest, LoadResolvesAgainstTheFilesDirectoryAndChecksFiles) {
   TempDir dir;
   ASSERT_FALSE(dir.path().empty());
   dir.Write("server.crt", "not checked here");
-  const std::string path = dir.Write("web.yml", "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n");
+  const std::string path = dir.Write("web.yml",
+                                     "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n");
 
   auto missing = LoadWebConfig(path);
   ASSERT_FALSE(missing.ok());
@@ -155,7 +157,7 @@ TEST(BasicAuthenticatorTest, CachesSuccessOnlyAndNeverLetsAWrongPasswordThrough)
 
   EXPECT_FALSE(auth.Check("alice", "wrong"));
   EXPECT_FALSE(auth.Check("alice", "wrong"));
-  EXPECT_EQ(auth.bcrypt_runs(), 3u);  // failures are computed every time
+  EXPECT_EQ(auth.bcrypt_runs(), 3u);              // failures are computed every time
   EXPECT_FALSE(auth.Check("bob", "s3cret"));      // alice's password is not bob's
   EXPECT_FALSE(auth.Check("mallory", "s3cret"));  // unknown user, still a bcrypt
   EXPECT_EQ(auth.bcrypt_runs(), 5u);
@@ -182,9 +184,9 @@ TEST(BasicAuthorizationTest, DecodesBasicCredentials) {
   EXPECT_FALSE(ParseBasicAuthorization("").has_value());
   EXPECT_FALSE(ParseBasicAuthorization("Bearer YTpi").has_value());
   EXPECT_FALSE(ParseBasicAuthorization("BasicYTpi").has_value());
-  EXPECT_FALSE(ParseBasicAuthorization("Basic YTpi=").has_value());   // length not a multiple of 4
-  EXPECT_FALSE(ParseBasicAuthorization("Basic Y T p").has_value());   // not the alphabet
-  EXPECT_FALSE(ParseBasicAuthorization("Basic YWJj").has_value());    // "abc": no colon
+  EXPECT_FALSE(ParseBasicAuthorization("Basic YTpi=").has_value());  // length not a multiple of 4
+  EXPECT_FALSE(ParseBasicAuthorization("Basic Y T p").has_value());  // not the alphabet
+  EXPECT_FALSE(ParseBasicAuthorization("Basic YWJj").has_value());   // "abc": no colon
   EXPECT_FALSE(ParseBasicAuthorization("Basic ====").has_value());
 }
 

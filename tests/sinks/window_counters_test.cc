@@ -43,7 +43,7 @@ TEST(CountersOfWindow, AValidWindowAdvancesEveryCounterTogether) {
   EXPECT_EQ(c.tensor_active_s, 1.5);  // 0.75 x 2 s
   EXPECT_EQ(c.busy_s, 2);
   EXPECT_EQ(c.busy_utilized_s, 1.0);
-  EXPECT_EQ(c.hmma_active_s, 1.2);    // 0.6 x 2 s
+  EXPECT_EQ(c.hmma_active_s, 1.2);  // 0.6 x 2 s
   EXPECT_EQ(c.imma_active_s, std::nullopt);
   EXPECT_EQ(c.dfma_active_s, 0.0);
 
@@ -139,9 +139,9 @@ TEST(CounterRule, TheExpositionCountsNoTensorSecondsForAWindowWithoutTensorData)
   EXPECT_EQ(m.at("ofu_tensor_active_seconds_total" + a), 0.8);  // 0.4 x 2 s
   EXPECT_EQ(m.at("ofu_busy_seconds_total" + a), 2);
   EXPECT_EQ(m.at("ofu_busy_utilized_seconds_total" + a), 1.0);
-  EXPECT_EQ(m.at("ofu_hmma_active_seconds_total" + a), 0.6);    // 0.3 x 2 s
+  EXPECT_EQ(m.at("ofu_hmma_active_seconds_total" + a), 0.6);  // 0.3 x 2 s
   EXPECT_EQ(m.at("ofu_last_window_timestamp_seconds" + a), 1002);
-  EXPECT_EQ(m.count("ofu_tensor_active_ratio" + a), 0u);        // the last window had none: absent
+  EXPECT_EQ(m.count("ofu_tensor_active_ratio" + a), 0u);  // the last window had none: absent
   // GPU b: counters from the start at 0 (nothing observed is a fact), no pipe series, no timestamp.
   EXPECT_EQ(m.at("ofu_observed_seconds_total" + b), 0);
   EXPECT_EQ(m.at("ofu_tensor_active_seconds_total" + b), 0);

@@ -104,7 +104,8 @@ TEST_F(DcgmSourceTest, SteadyLoadMapsEveryFieldWithItsUnit) {
                                             {{"1004", 0.25}, {"100", 1410}}})})}});
   auto source = Open();
   ASSERT_NE(source, nullptr);
-  EXPECT_EQ(source->Describe(), std::string("dcgm (") + OFU_FAKE_DCGM_PATH + ", hostengine at 127.0.0.1:5555, TEST DOUBLE: synthetic data)");
+  EXPECT_EQ(source->Describe(), std::string("dcgm (") + OFU_FAKE_DCGM_PATH +
+                                    ", hostengine at 127.0.0.1:5555, TEST DOUBLE: synthetic data)");
   EXPECT_EQ(source->kind(), "dcgm");
   const json state = fake_.State();
   EXPECT_EQ(state["last_address"], "127.0.0.1:5555");
@@ -198,9 +199,9 @@ TEST_F(DcgmSourceTest, ProfilingPausedLeavesTensorAbsentAndNotesOnce) {
 TEST_F(DcgmSourceTest, HostengineRestartIsUnavailableThenReconnectsWithBackoff) {
   // Reads 0, 1 succeed; read 2 loses the connection; the first 2 connects
   // after that fail. Values per read tell which read a window got.
-  Load({{"reads", json::array({json::array({{{"1004", 0.1}, {"100", 1000}}}),
-                               json::array({{{"1004", 0.2}, {"100", 1000}}}),
-                               json::array({{{"1004", 0.3}, {"100", 1000}}})})},
+  Load({{"reads",
+         json::array({json::array({{{"1004", 0.1}, {"100", 1000}}}), json::array({{{"1004", 0.2}, {"100", 1000}}}),
+                      json::array({{{"1004", 0.3}, {"100", 1000}}})})},
         {"drop_at_read", 2},
         {"failed_connects", 2}});
   auto source = Open();
@@ -379,10 +380,10 @@ TEST_F(DcgmSourceTest, ExactCyclesFromSummedCountersAndInconsistentOnes) {
   auto read = [](double elapsed, double tensor) {
     return json::array({{{"1004", 0.5}, {"100", 1755}, {"1084", elapsed}, {"1086", tensor}}});
   };
-  Load({{"reads", json::array({read(1e12, 2e11),                    // first: nothing to difference
-                               read(1237600000000, 295040000000),  // +237.6e9, +95.04e9 -> 0.4 at 1800 MHz
-                               read(1100000000000, 300000000000),  // elapsed went backwards
-                               read(1337600000000, 359400000000),  // +237.6e9, +59.4e9 -> 0.25
+  Load({{"reads", json::array({read(1e12, 2e11),                        // first: nothing to difference
+                               read(1237600000000, 295040000000),       // +237.6e9, +95.04e9 -> 0.4 at 1800 MHz
+                               read(1100000000000, 300000000000),       // elapsed went backwards
+                               read(1337600000000, 359400000000),       // +237.6e9, +59.4e9 -> 0.25
                                read(1337700000000, 359400000000)})}});  // +1e8/s fits no basis
   auto source = Open();
   ASSERT_NE(source, nullptr);
@@ -425,30 +426,25 @@ TEST_F(DcgmSourceTest, ExactCyclesFromSummedCountersAndInconsistentOnes) {
 // H100 without MIG. DCGM numbers the instances' entities 0 and 1 (gpu 0 x 8
 // + index); their NVML GPU instance ids are 2 and 9, and those name them.
 json MigScenario() {
-  return {{"gpus", json::array({{{"name", "NVIDIA A100-SXM4-80GB"},
-                                 {"uuid", "GPU-a100"},
-                                 {"pci_bus_id", "00000000:07:00.0"},
-                                 {"mig", json::array({{{"gi", 2},
-                                                       {"profile", "3g.40gb"},
-                                                       {"reads", json::array({{{"1004", 0.3}, {"1002", 0.6}},
-                                                                              {{"1004", 0.35}, {"1002", 0.7}}})}},
-                                                      {{"gi", 9},
-                                                       {"profile", "1g.10gb"},
-                                                       {"reads", json::array({{{"1004", 0.75}}})}}})}},
-                                {{"name", "NVIDIA H100 80GB HBM3"},
-                                 {"uuid", "GPU-h100"},
-                                 {"pci_bus_id", "00000000:18:00.0"}}})},
-          // Per read: the A100's GPU entity (its own 1004 is the whole GPU's
-          // and is not reported), then the H100.
-          {"reads", json::array({json::array({{{"100", 1410},
-                                               {"113", 1410},
-                                               {"112", 1},
-                                               {"155", 250},
-                                               {"156", 9000},
-                                               {"1004", 0.2}},
-                                              {{"1004", 0.5}, {"100", 1755}, {"155", 600}}}),
-                                 json::array({{{"100", 1275}, {"113", 1410}, {"112", 1}, {"1004", 0.2}},
-                                              {{"1004", 0.5}, {"100", 1755}, {"155", 600}}})})}};
+  return {
+      {"gpus",
+       json::array(
+           {{{"name", "NVIDIA A100-SXM4-80GB"},
+             {"uuid", "GPU-a100"},
+             {"pci_bus_id", "00000000:07:00.0"},
+             {"mig",
+              json::array({{{"gi", 2},
+                            {"profile", "3g.40gb"},
+                            {"reads", json::array({{{"1004", 0.3}, {"1002", 0.6}}, {{"1004", 0.35}, {"1002", 0.7}}})}},
+                           {{"gi", 9}, {"profile", "1g.10gb"}, {"reads", json::array({{{"1004", 0.75}}})}}})}},
+            {{"name", "NVIDIA H100 80GB HBM3"}, {"uuid", "GPU-h100"}, {"pci_bus_id", "00000000:18:00.0"}}})},
+      // Per read: the A100's GPU entity (its own 1004 is the whole GPU's
+      // and is not reported), then the H100.
+      {"reads",
+       json::array({json::array({{{"100", 1410}, {"113", 1410}, {"112", 1}, {"155", 250}, {"156", 9000}, {"1004", 0.2}},
+                                 {{"1004", 0.5}, {"100", 1755}, {"155", 600}}}),
+                    json::array({{{"100", 1275}, {"113", 1410}, {"112", 1}, {"1004", 0.2}},
+                                 {{"1004", 0.5}, {"100", 1755}, {"155", 600}}})})}};
 }
 
 TEST_F(DcgmSourceTest, MigInstancesAreDevicesOfTheirOwnWithTheParentsClock) {
@@ -586,7 +582,7 @@ TEST_F(DcgmSourceTest, LibraryWithoutTheMigHierarchyLeavesTheGpuWholeWithAProble
   EXPECT_NE(a100.problem.find("MIG is on, and this DCGM library"), std::string::npos) << a100.problem;
   EXPECT_NE(a100.problem.find("cannot enumerate its GPU instances"), std::string::npos);
   EXPECT_NE(a100.problem.find("dcgmGetGpuInstanceHierarchy"), std::string::npos);
-  EXPECT_FALSE(a100.sample.tensor_active);  // the whole GPU's 0.2 cannot be told apart by instance
+  EXPECT_FALSE(a100.sample.tensor_active);    // the whole GPU's 0.2 cannot be told apart by instance
   EXPECT_EQ(a100.sample.sm_clock_mhz, 1410);  // its device fields still flow
   EXPECT_EQ(a100.sample.power_w, 250);
   EXPECT_FALSE(HasNote(s, "profiling paused"));
@@ -621,8 +617,7 @@ TEST_F(DcgmSourceTest, MigWithNoInstanceOrARefusedHierarchySaysWhatToDo) {
   ASSERT_EQ(s.gpus.size(), 2u);
   EXPECT_EQ(s.gpus[0].identity.key, "GPU-a100");
   EXPECT_EQ(s.gpus[0].health, GpuHealth::kNoPermission);
-  EXPECT_NE(s.gpus[0].problem.find("did not list its GPU instances (This operation requires root"),
-            std::string::npos)
+  EXPECT_NE(s.gpus[0].problem.find("did not list its GPU instances (This operation requires root"), std::string::npos)
       << s.gpus[0].problem;
   EXPECT_NE(s.gpus[0].problem.find("runs as root"), std::string::npos);
   EXPECT_EQ(s.gpus[1].health, GpuHealth::kOk);

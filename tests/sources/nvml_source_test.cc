@@ -161,7 +161,7 @@ TEST_F(NvmlSourceTest, WindowsEndOnTheGridWhateverTheCallerSpends) {
   const Snapshot shortened = NextOk(*source);
   EXPECT_DOUBLE_EQ(shortened.time_s, 1002.0);
   EXPECT_DOUBLE_EQ(shortened.window_s, 1.0);  // GPM covers 1001..1002
-  clock_.SleepS(2.5);  // 1004.5: two whole windows missed
+  clock_.SleepS(2.5);                         // 1004.5: two whole windows missed
   const Snapshot late = NextOk(*source);
   EXPECT_DOUBLE_EQ(late.time_s, 1005.0);
   EXPECT_DOUBLE_EQ(late.window_s, 3.0);

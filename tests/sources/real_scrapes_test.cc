@@ -95,8 +95,8 @@ TEST(RealScrapes, VoltaTeslaV100Sxm2) {
 // Turing: a Tesla T4 in Ericsson's CNCF AI conformance evidence, with
 // profiling fields on.
 TEST(RealScrapes, TuringTeslaT4) {
-  const Recording r =
-      ReadAndCheck("turing-tesla-t4.prom", {{"GPU-6d5c0ac5-74d7-3130-46f1-e93ed57f469a", "Tesla T4", "", ""}});
+  const Recording r = ReadAndCheck("turing-tesla-t4.prom",
+                                   {{"GPU-6d5c0ac5-74d7-3130-46f1-e93ed57f469a", "Tesla T4", "", ""}});
   EXPECT_EQ(r.samples_read, 20u);
   ASSERT_EQ(r.gpus.size(), 1u);
   EXPECT_EQ(r.gpus[0].identity.pci_bus_id, "00000000:37:00.0");
@@ -143,8 +143,8 @@ TEST(RealScrapes, AmpereA800WithMigInstances) {
 // Ada: an RTX 4000 Ada in Akamai's LKE AI conformance evidence, with
 // Kubernetes pod labels (pod_uid empty).
 TEST(RealScrapes, AdaRtx4000AdaGeneration) {
-  const Recording r = ReadAndCheck(
-      "ada-rtx-4000-ada.prom", {{"GPU-a8394b51-c086-568a-9f1a-c1e1c934c44c", "NVIDIA RTX 4000 Ada Generation", "", ""}});
+  const Recording r = ReadAndCheck("ada-rtx-4000-ada.prom", {{"GPU-a8394b51-c086-568a-9f1a-c1e1c934c44c",
+                                                              "NVIDIA RTX 4000 Ada Generation", "", ""}});
   EXPECT_EQ(r.samples_read, 25u);
   ASSERT_EQ(r.gpus.size(), 1u);
   EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].tensor_active, 0.0);

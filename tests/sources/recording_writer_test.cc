@@ -100,7 +100,7 @@ TEST(RecordingWriterTest, AbsentStaysAbsentAndMigIdentityRoundTrips) {
   mig.identity.mig_profile = "1g.10gb";
   mig.identity.mig_instance = "7";
   mig.sample.tensor_active = 0.125;
-  mig.sample.sm_clock_mhz = 1755;  // its own clock, so nothing is lent from the parent
+  mig.sample.sm_clock_mhz = 1755;             // its own clock, so nothing is lent from the parent
   GpuReading empty = Gpu("GPU-q", "1", 100);  // no value at all: writes nothing
   s.gpus = {whole, mig, empty};
 
@@ -165,7 +165,7 @@ TEST(RecordingWriterTest, EachFamilyIsContiguousWithOneTypeLine) {
     if (name != current) families.push_back(current = name);
   }
   EXPECT_EQ(families, (std::vector<std::string>{"ofu_recording_info", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
-                                                 "DCGM_FI_DEV_SM_CLOCK"}));
+                                                "DCGM_FI_DEV_SM_CLOCK"}));
   // Labels in a fixed order: gpu, UUID, pci_bus_id, device, modelName, Hostname.
   EXPECT_NE(text.find("DCGM_FI_DEV_SM_CLOCK{gpu=\"1\",UUID=\"GPU-b\",pci_bus_id=\"00000000:18:00.0\","
                       "device=\"nvidia1\",modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"node-a\"} 1003 3\n"),

@@ -26,7 +26,8 @@ DCGM_FI_DEV_SM_CLOCK{gpu="0",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3"} 183
 class ReplaySourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = fs::temp_directory_path() / ("ofu-replay-source-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".om");
+    path_ = fs::temp_directory_path() /
+            ("ofu-replay-source-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".om");
     std::ofstream(path_) << kTwoGpus;
   }
   void TearDown() override { fs::remove(path_); }

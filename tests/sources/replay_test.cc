@@ -213,7 +213,8 @@ TEST(Replay, ASampleWithoutGpuIdentityIsAnError) {
 
 TEST(Replay, TimestampsBeyondTheYear5138AreAnError) {
   // Found by fuzzing: such times overflowed the window arithmetic.
-  auto r = Read("DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1700000001\nDCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1e300\n");
+  auto r =
+      Read("DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1700000001\nDCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 1e300\n");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message.rfind("test.prom:2: timestamp", 0), 0u) << r.error().message;
 }
@@ -363,7 +364,8 @@ TEST(ReplayLeniency, NotesShowOddBytesEscapedAndLongValuesCut) {
 }
 
 TEST(ReplayLeniency, RecordingInfoWithATextValueStillSaysWhatTheRecordingIs) {
-  auto r = Read("ofu_recording_info{synthetic=\"true\",description=\"made up\"} yes\nDCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1\n");
+  auto r = Read(
+      "ofu_recording_info{synthetic=\"true\",description=\"made up\"} yes\nDCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1\n");
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->synthetic, std::optional<bool>(true));
   EXPECT_TRUE(r->notes.empty());
@@ -412,9 +414,9 @@ TEST(ReplayLeniency, DcgmExporter1xNamesAreRead) {
 }
 
 TEST(ReplayLeniency, MalformedSyntaxStillStopsTheReadNamingTheLine) {
-  for (const char* bad : {"DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\" ERROR\n",        // label set not closed
-                                "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-\\a\"} 1830\n",      // bad escape
-                                "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 later\n"}) {  // bad timestamp
+  for (const char* bad : {"DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\" ERROR\n",           // label set not closed
+                          "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-\\a\"} 1830\n",         // bad escape
+                          "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1830 later\n"}) {  // bad timestamp
     SCOPED_TRACE(bad);
     auto r = Read(std::string("DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION{UUID=\"GPU-a\"} ERROR - FAILED TO CONVERT TO "
                               "STRING\n") +

@@ -16,7 +16,8 @@ namespace ofu::sources {
 namespace {
 
 // Synthetic dcgm-exporter body: two GPUs, no timestamps (as the exporter serves).
-constexpr const char* kBody = R"(# HELP DCGM_FI_PROF_PIPE_TENSOR_ACTIVE Ratio of cycles the tensor (HMMA) pipe is active.
+constexpr const char* kBody =
+    R"(# HELP DCGM_FI_PROF_PIPE_TENSOR_ACTIVE Ratio of cycles the tensor (HMMA) pipe is active.
 # TYPE DCGM_FI_PROF_PIPE_TENSOR_ACTIVE gauge
 DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="0",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="n1"} 0.625
 DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu="1",UUID="GPU-b",modelName="NVIDIA H100 80GB HBM3",Hostname="n1"} 0.125
@@ -135,8 +136,9 @@ TEST_F(ScrapeSourceTest, NonNumericValuesAreNotedOnceAndTheScrapeGoesOn) {
   EXPECT_EQ((*first)->gpus[0].sample.tensor_active, 0.625);
   ASSERT_EQ((*first)->notes.size(), 1u);
   EXPECT_EQ((*first)->notes[0],
-            Url() + ":8: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION: value 'ERROR - FAILED TO CONVERT TO STRING' is not a "
-                    "number; 1 such sample skipped (family not used by ofu)");
+            Url() +
+                ":8: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION: value 'ERROR - FAILED TO CONVERT TO STRING' is not a "
+                "number; 1 such sample skipped (family not used by ofu)");
 
   auto second = (*source)->Next();
   ASSERT_TRUE(second.ok() && second->has_value());

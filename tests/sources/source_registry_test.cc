@@ -96,9 +96,9 @@ TEST(AutoDetectSource, SaysWhatWasTriedAndWhyEachFailed) {
 
 TEST(BuiltinSources, OpenedSourceIsOfTheKindItWasOpenedAs) {
   FakeClock clock(0);
-  auto source = BuiltinSourceRegistry().Open(
-      std::string("replay:") + OFU_SOURCE_DIR + "/data/recordings/synthetic-2xh100-bf16-matmul.om", SourceOptions{},
-      clock);
+  auto source = BuiltinSourceRegistry().Open(std::string("replay:") + OFU_SOURCE_DIR +
+                                                 "/data/recordings/synthetic-2xh100-bf16-matmul.om",
+                                             SourceOptions{}, clock);
   ASSERT_TRUE(source.ok()) << source.error().message;
   EXPECT_EQ((*source)->kind(), "replay");
 }

@@ -70,9 +70,7 @@ class CliTest : public ::testing::Test {
 
 #ifdef OFU_BINARY  // test programs declared with ofu_cli_test() (tests/CMakeLists.txt)
   // `args` is pasted into a shell command line after the program path.
-  CommandResult Ofu(const std::string& args) {
-    return RunShell(fmt::format("'{}' {}", OFU_BINARY, args), dir_);
-  }
+  CommandResult Ofu(const std::string& args) { return RunShell(fmt::format("'{}' {}", OFU_BINARY, args), dir_); }
 #endif
 
   std::filesystem::path dir_;

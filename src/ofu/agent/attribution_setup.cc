@@ -33,8 +33,7 @@ AttributionSetup BuildAttribution(const AgentConfig& config, const std::filesyst
       for (const StaticLabel& label : config.static_labels) labels[label.gpu] = label.job;
       methods.push_back(std::make_unique<attribution::StaticAttributor>(std::move(labels)));
     } else if (method == "static" && !default_methods) {
-      setup.notes.push_back(
-          "attribution method \"static\" has no [[attribution.static]] labels, so it labels no GPU");
+      setup.notes.push_back("attribution method \"static\" has no [[attribution.static]] labels, so it labels no GPU");
     }
   }
   setup.attributor = std::make_unique<attribution::ChainAttributor>(std::move(methods));

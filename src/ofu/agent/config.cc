@@ -133,7 +133,8 @@ Status ReadAttribution(std::string_view file, const toml::table& t, AgentConfig&
   const toml::node* labels = t.get("static");
   if (labels == nullptr) return OkStatus();
   const toml::array* array = labels->as_array();
-  if (array == nullptr) return ConfigError(file, labels->source(), "attribution.static: expected [[attribution.static]] tables");
+  if (array == nullptr)
+    return ConfigError(file, labels->source(), "attribution.static: expected [[attribution.static]] tables");
   c.static_labels.clear();
   for (const toml::node& item : *array) {
     const toml::table* entry = item.as_table();
@@ -219,7 +220,8 @@ Status SetListenAddress(std::string_view address, AgentConfig& config) {
 
 Status ValidateAgentConfig(const AgentConfig& c) {
   const auto bad = [](std::string what) { return Status(Error::InvalidArgument("{}", std::move(what))); };
-  if (!(c.window_s >= kMinWindowS)) return bad(fmt::format("window {} s is below the minimum {} s", c.window_s, kMinWindowS));
+  if (!(c.window_s >= kMinWindowS))
+    return bad(fmt::format("window {} s is below the minimum {} s", c.window_s, kMinWindowS));
   if (!(c.busy_threshold >= 0 && c.busy_threshold <= 1)) return bad("busy_threshold must be in 0..1");
   if (c.clock_readings < 0 || c.clock_readings > 1000) {
     return bad("clock_readings must be in 1..1000 (or 0: ten readings a second)");

@@ -7,13 +7,13 @@
 #include <fmt/format.h>
 
 #include "ofu/agent/attribution_setup.h"
+#include "ofu/agent/queued_sink.h"
 #include "ofu/agent/window_evaluator.h"
+#include "ofu/sinks/async_sink.h"
 #include "ofu/sinks/history_store.h"
 #include "ofu/sinks/metrics_server.h"
 #include "ofu/sinks/metrics_state.h"
 #include "ofu/sinks/web_config.h"
-#include "ofu/agent/queued_sink.h"
-#include "ofu/sinks/async_sink.h"
 #include "ofu/sources/builtin_sources.h"
 
 namespace ofu::agent {
@@ -25,7 +25,7 @@ Result<std::unique_ptr<sources::Source>> OpenConfiguredSource(const AgentConfig&
   options.clock_readings = config.clock_readings;
   options.nvml_library = config.nvml_library;
   options.dcgm_library = config.dcgm_library;
-  options.pace_replay = true;  // a replay plays at the speed it was recorded
+  options.pace_replay = true;                                  // a replay plays at the speed it was recorded
   options.process_interval_s = config.attribution_interval_s;  // only attribution reads them
   // The registry auto-detects when given an empty text.
   return sources::BuiltinSourceRegistry().Open(config.source == "auto" ? "" : config.source, options, clock);
@@ -132,8 +132,7 @@ Result<RunEnd> Run(const AgentConfig& config, const GpuSpecDatabase& specs, sour
       running = std::move(*reloaded);
       environment.log("configuration reloaded");
     } else {
-      environment.log(
-          fmt::format("reload failed, keeping the running configuration: {}", reloaded.error().message));
+      environment.log(fmt::format("reload failed, keeping the running configuration: {}", reloaded.error().message));
     }
   }
 }

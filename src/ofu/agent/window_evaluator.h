@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
-#include "ofu/sinks/window_batch.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/sinks/window_batch.h"
 #include "ofu/sources/source.h"
 
 namespace ofu::agent {

@@ -26,8 +26,7 @@ class RateTable {
     if (gpu_ != nullptr) {
       auto bf16 = gpu_->precisions.find("bf16");
       auto own = gpu_->precisions.find(std::string(kernels::PrecisionName(p)));
-      if (bf16 != gpu_->precisions.end() && own != gpu_->precisions.end() &&
-          bf16->second.flops_per_clock_per_sm > 0) {
+      if (bf16 != gpu_->precisions.end() && own != gpu_->precisions.end() && bf16->second.flops_per_clock_per_sm > 0) {
         rate = own->second.flops_per_clock_per_sm / bf16->second.flops_per_clock_per_sm;
         from_spec = true;
       }
@@ -57,8 +56,7 @@ class LeftOutCounter {
   void Add(std::string_view reason, double time_us, const std::string& name, std::string_view detail = {}) {
     auto [it, inserted] = index_.try_emplace(std::string(reason), rows_.size());
     if (inserted) {
-      rows_.push_back(LeftOut{std::string(reason), 0, 0,
-                              detail.empty() ? name : fmt::format("{} ({})", name, detail)});
+      rows_.push_back(LeftOut{std::string(reason), 0, 0, detail.empty() ? name : fmt::format("{} ({})", name, detail)});
     }
     rows_[it->second].kernels += 1;
     rows_[it->second].time_us += time_us;
@@ -95,13 +93,13 @@ std::string Advice(const PaddedGemm& padded, kernels::TileOrientation orientatio
     const PaddedDim* dim;
     bool rows;  // the framework's M: its rows are usually tokens
   };
-  std::vector<Named> dims = {{swapped ? "N" : "M", &padded.m, !swapped},
-                             {swapped ? "M" : "N", &padded.n, swapped},
-                             {"K", &padded.k, false}};
+  std::vector<Named> dims = {
+      {swapped ? "N" : "M", &padded.m, !swapped}, {swapped ? "M" : "N", &padded.n, swapped}, {"K", &padded.k, false}};
   const auto ratio = [](const PaddedDim& d) {
     return d.size == 0 ? 1.0 : static_cast<double>(d.padded) / static_cast<double>(d.size);
   };
-  std::stable_sort(dims.begin(), dims.end(), [&](const Named& a, const Named& b) { return ratio(*a.dim) > ratio(*b.dim); });
+  std::stable_sort(dims.begin(), dims.end(),
+                   [&](const Named& a, const Named& b) { return ratio(*a.dim) > ratio(*b.dim); });
   std::vector<std::string> parts;
   for (const Named& named : dims) {
     const PaddedDim& d = *named.dim;
@@ -174,8 +172,7 @@ class CorrectionBuilder {
     if (kernel.name_id >= trace_.kernel_names.size()) return;  // a reader bug; never index past
     const std::string& name = trace_.kernel_names[kernel.name_id];
     const Result<KernelInfo>& info = names_.Info(kernel.name_id);
-    const formats::FrameworkOp* op =
-        kernel.op && *kernel.op < trace_.ops.size() ? &trace_.ops[*kernel.op] : nullptr;
+    const formats::FrameworkOp* op = kernel.op && *kernel.op < trace_.ops.size() ? &trace_.ops[*kernel.op] : nullptr;
     // A name not read in full may still say it is a GEMM, and on which unit.
     const kernels::KernelClass* unread = info.ok() ? nullptr : &names_.Class(kernel.name_id);
     if (unread != nullptr && !unread->gemm && op == nullptr) return;  // neither named nor launched as a GEMM
@@ -323,8 +320,9 @@ class CorrectionBuilder {
                          return a.tensor_time_share > b.tensor_time_share;
                        });
     } else if (coverage.gemm_kernels == 0) {
-      report_.notes.push_back("no GEMM kernels in the trace (none named like a cuBLAS/CUTLASS GEMM, none "
-                              "launched by a GEMM op)");
+      report_.notes.push_back(
+          "no GEMM kernels in the trace (none named like a cuBLAS/CUTLASS GEMM, none "
+          "launched by a GEMM op)");
     } else {
       report_.notes.push_back("no GEMM kernel could be corrected; see why under 'left out'");
     }
@@ -358,16 +356,22 @@ class CorrectionBuilder {
       notes.push_back(fmt::format("{} kernel(s) name no tile K: K is not padded for them", unknown_tile_k_));
     }
     if (launch_cluster_ > 0) {
-      notes.push_back(fmt::format("{} kernel(s) take their cluster from the launch (x as M, y as N; "
-                                  "not yet checked on hardware)", launch_cluster_));
+      notes.push_back(
+          fmt::format("{} kernel(s) take their cluster from the launch (x as M, y as N; "
+                      "not yet checked on hardware)",
+                      launch_cluster_));
     }
     if (assumed_cluster_ > 0) {
-      notes.push_back(fmt::format("{} kernel(s) choose their cluster at run time and the trace does not "
-                                  "record it: assumed 1x1, so cluster padding is not counted", assumed_cluster_));
+      notes.push_back(
+          fmt::format("{} kernel(s) choose their cluster at run time and the trace does not "
+                      "record it: assumed 1x1, so cluster padding is not counted",
+                      assumed_cluster_));
     }
     if (split_k_ > 0) {
-      notes.push_back(fmt::format("{} split-K kernel(s): the split count is unknown, so K is padded once "
-                                  "(a lower bound on the waste)", split_k_));
+      notes.push_back(
+          fmt::format("{} split-K kernel(s): the split count is unknown, so K is padded once "
+                      "(a lower bound on the waste)",
+                      split_k_));
     }
   }
 

@@ -48,7 +48,7 @@ struct CorrectionOptions {
   kernels::TileOrientation orientation = kernels::TileOrientation::kSwapped;
   const GpuSpec* gpu = nullptr;  // tensor rates per precision; null: generic ratios
   kernels::Precision reference_precision = kernels::Precision::kBf16;
-  size_t max_wasteful = 10;      // rows of the advice table
+  size_t max_wasteful = 10;  // rows of the advice table
 };
 
 struct PrecisionShare {
@@ -92,7 +92,7 @@ struct Coverage {
 };
 
 struct CorrectionReport {
-  std::optional<double> factor;  // absent when no kernel could be corrected
+  std::optional<double> factor;               // absent when no kernel could be corrected
   std::vector<PrecisionShare> precision_mix;  // largest share first
   std::optional<double> mfu_scale;            // Σ w_p · R_p / R_ref
   kernels::Precision reference_precision = kernels::Precision::kBf16;

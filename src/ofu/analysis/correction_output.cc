@@ -48,9 +48,9 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
                   {"format", view.trace->format},
                   {"kernels", view.trace->kernels.size()},
                   {"bytes_read", view.trace->bytes_read}};
-  out["gpu"] = view.gpu ? json{{"sku", view.gpu->id}, {"name", view.gpu->name}, {"rates", "spec"},
-                               {"from", view.gpu_origin}}
-                        : json{{"sku", nullptr}, {"name", nullptr}, {"rates", "generic"}, {"from", nullptr}};
+  out["gpu"] = view.gpu
+                   ? json{{"sku", view.gpu->id}, {"name", view.gpu->name}, {"rates", "spec"}, {"from", view.gpu_origin}}
+                   : json{{"sku", nullptr}, {"name", nullptr}, {"rates", "generic"}, {"from", nullptr}};
   out["reference_precision"] = kernels::PrecisionName(r.reference_precision);
   out["factor"] = Optional(r.factor);
   out["ofu"] = Optional(view.ofu);
@@ -130,10 +130,9 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
     }
     line("Precision mix", mix + "  (share of tensor time)");
   }
-  line("GEMMs on CUDA cores",
-       r.non_tensor_gemm_share
-           ? fmt::format("{} of GEMM time ({} kernels; not in OFU)", Percent(*r.non_tensor_gemm_share), c.simt_kernels)
-           : std::string("—"));
+  line("GEMMs on CUDA cores", r.non_tensor_gemm_share ? fmt::format("{} of GEMM time ({} kernels; not in OFU)",
+                                                                    Percent(*r.non_tensor_gemm_share), c.simt_kernels)
+                                                      : std::string("—"));
   if (view.ofu) {
     line("OFU", fmt::format("{:.3f}  (from {})", *view.ofu, view.ofu_source));
     const std::optional<double> corrected = view.CorrectedOfu();

@@ -30,10 +30,10 @@ struct CorrectionView {
   std::string trace_path;
   const formats::KernelTrace* trace = nullptr;
   const CorrectionReport* report = nullptr;
-  const GpuSpec* gpu = nullptr;   // whose rates were used; null: generic
-  std::string gpu_origin;         // "--gpu-model", "the trace", "the recording"
-  std::optional<double> ofu;      // the measured OFU to correct
-  std::string ofu_source;         // "--ofu" or the recording's path
+  const GpuSpec* gpu = nullptr;  // whose rates were used; null: generic
+  std::string gpu_origin;        // "--gpu-model", "the trace", "the recording"
+  std::optional<double> ofu;     // the measured OFU to correct
+  std::string ofu_source;        // "--ofu" or the recording's path
 
   std::optional<double> CorrectedOfu() const;
   std::optional<double> PredictedMfu() const;

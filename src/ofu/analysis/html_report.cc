@@ -63,8 +63,7 @@ class BucketSums {
 // The rows of `rows` (in end_s order) that belong to `job`: the store's rule
 // (history_reader.h) is that a row belongs to a job when its end lies inside
 // the job's interval (start_s, end_s] on that GPU.
-std::pair<GpuRows::const_iterator, GpuRows::const_iterator> RowsInInterval(const GpuRows& rows,
-                                                                            const StoredJob& job) {
+std::pair<GpuRows::const_iterator, GpuRows::const_iterator> RowsInInterval(const GpuRows& rows, const StoredJob& job) {
   auto first = std::upper_bound(rows.begin(), rows.end(), job.start_s,
                                 [](double t, const StoredWindow* row) { return t < row->end_s; });
   auto last = job.end_s ? std::upper_bound(first, rows.end(), *job.end_s,
@@ -173,8 +172,8 @@ ShareByGpu AddGpusAndSkus(const sinks::StoredHistory& history, const StoreReport
 
 // Per job: the rows of its GPUs inside its intervals, all GPUs together;
 // the heaviest jobs' timelines go into the view.
-void AddJobs(const sinks::StoredHistory& history, const StoreReport& totals, RowsByGpu& rows_of,
-             ShareByGpu& share_of, const HtmlReportOptions& options, HtmlReportView& view) {
+void AddJobs(const sinks::StoredHistory& history, const StoreReport& totals, RowsByGpu& rows_of, ShareByGpu& share_of,
+             const HtmlReportOptions& options, HtmlReportView& view) {
   std::map<std::string, BucketSums> job_buckets;
   for (const StoredJob& job : history.jobs) {
     auto [it, added] = job_buckets.try_emplace(job.job_id, view.bucket_s);
@@ -199,8 +198,8 @@ double ChooseBucketSeconds(double range_s, double longest_row_s, std::size_t max
   // Up to two buckets go to the alignment of the grid at the range's ends.
   const double buckets = static_cast<double>(std::max<std::size_t>(max_points, 3) - 2);
   const double at_least = std::max({range_s / buckets, longest_row_s, 1e-9});
-  static constexpr double kSteps[] = {1,    2,    5,    10,   15,    30,    60,    120,   300,
-                                      600,  900,  1800, 3600, 7200,  10800, 21600, 43200, 86400};
+  static constexpr double kSteps[] = {1,   2,   5,    10,   15,   30,    60,    120,   300,
+                                      600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
   for (double step : kSteps) {
     if (step >= at_least) return step;
   }
@@ -296,7 +295,10 @@ json ViewJson(const HtmlReportView& view) {
   for (const SkuDistribution& sku : view.skus) {
     json box = nullptr;
     if (sku.box) {
-      box = {{"min", sku.box->min}, {"q1", sku.box->q1}, {"median", sku.box->median}, {"q3", sku.box->q3},
+      box = {{"min", sku.box->min},
+             {"q1", sku.box->q1},
+             {"median", sku.box->median},
+             {"q3", sku.box->q3},
              {"max", sku.box->max}};
     }
     j["skus"].push_back({{"sku", sku.sku},
@@ -393,8 +395,7 @@ std::string RenderHtmlReport(const HtmlReportView& view) {
       "<script>\n{}</script>\n"
       "<script type=\"application/json\" id=\"ofu-data\">{}</script>\n"
       "<script>\n{}</script>\n</body>\n</html>\n",
-      EscapeHtml(view.title), html::kReportCss, html::kErrorTrapJs,
-      ScriptSafeJson(ViewJson(view)), html::kReportJs);
+      EscapeHtml(view.title), html::kReportCss, html::kErrorTrapJs, ScriptSafeJson(ViewJson(view)), html::kReportJs);
 }
 
 MfuScatter ScatterOfReconciliation(const ReconcileReport& report) {
@@ -412,7 +413,8 @@ MfuScatter ScatterOfReconciliation(const ReconcileReport& report) {
   scatter.pearson_r = report.all.pearson_r;
   scatter.spearman_rho = report.all.spearman_rho;
   scatter.mean_abs_error = report.all.mean_absolute_error;
-  scatter.note = fmt::format("MFU reported in {}; expected MFU from OFU at each job's reference precision", report.mfu_log);
+  scatter.note = fmt::format("MFU reported in {}; expected MFU from OFU at each job's reference precision",
+                             report.mfu_log);
   if (report.unflagged.pearson_r) {
     scatter.note += fmt::format("; without the {} flagged jobs r = {:.2f}", report.all.jobs - report.unflagged.jobs,
                                 *report.unflagged.pearson_r);

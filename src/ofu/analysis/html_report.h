@@ -80,7 +80,7 @@ struct JobTimeline {
   std::string job_name;
   int gpus = 0;
   double gpu_hours = 0;
-  std::optional<double> ofu;  // the job's OFU over the range (store_report.h JobTotals)
+  std::optional<double> ofu;          // the job's OFU over the range (store_report.h JobTotals)
   std::vector<TimelinePoint> points;  // over all its GPUs together
 };
 
@@ -95,10 +95,10 @@ struct BoxSummary {
 };
 
 struct SkuDistribution {
-  std::string sku;    // empty: GPUs whose model is not in the spec database
-  std::string model;  // the first model name seen with this SKU
-  int gpus = 0;       // every GPU of the SKU in the range, with or without OFU
-  std::vector<double> gpu_ofu;   // OFU of each GPU that has one, ascending
+  std::string sku;                // empty: GPUs whose model is not in the spec database
+  std::string model;              // the first model name seen with this SKU
+  int gpus = 0;                   // every GPU of the SKU in the range, with or without OFU
+  std::vector<double> gpu_ofu;    // OFU of each GPU that has one, ascending
   std::optional<BoxSummary> box;  // of gpu_ofu; absent when it is empty
   // Observed hours of stored rows by the row's OFU (kOfuBins bins). A
   // downsampled row falls in the bin of its mean.
@@ -121,7 +121,7 @@ struct MfuScatter {
   std::optional<double> pearson_r;
   std::optional<double> spearman_rho;
   std::optional<double> mean_abs_error;  // |reported - expected| averaged, 0-1
-  std::string note;  // where the MFU came from, the reference precision, ...
+  std::string note;                      // where the MFU came from, the reference precision, ...
 };
 
 // A change found by the regression scan (regress.h fills these). Drawn on
@@ -142,8 +142,8 @@ struct HtmlReportOptions {
   std::string title = "OFU report";
   // What was read, for people: a store path or a Prometheus URL.
   std::string source;
-  double generated_at_s = 0;  // epoch seconds; injected, no clock here
-  bool synthetic = false;     // the data is made up: the page says so on top
+  double generated_at_s = 0;                // epoch seconds; injected, no clock here
+  bool synthetic = false;                   // the data is made up: the page says so on top
   std::size_t max_points_per_series = 500;  // at least 3
   std::size_t max_gpu_timelines = 128;
   std::size_t max_job_timelines = 100;
@@ -164,8 +164,8 @@ struct HtmlReportView {
   double observed_hours = 0;
   int gpus_total = 0;  // in the range, drawn or not
   int jobs_total = 0;
-  std::vector<GpuTimeline> gpus;  // drawn ones, in store order
-  std::vector<JobTimeline> jobs;  // drawn ones, by job id
+  std::vector<GpuTimeline> gpus;      // drawn ones, in store order
+  std::vector<JobTimeline> jobs;      // drawn ones, by job id
   std::vector<SkuDistribution> skus;  // by SKU id, unknown models last
   std::vector<std::string> notes;     // data-quality problems, for people
 

@@ -19,7 +19,7 @@ using nlohmann::json;
 
 Error Malformed(const std::string& name, int line, std::string_view field, const std::string& what) {
   return Error::MalformedInput("{}", line > 0 ? fmt::format("{}:{}: field '{}': {}", name, line, field, what)
-                        : fmt::format("{}: field '{}': {}", name, field, what));
+                                              : fmt::format("{}: field '{}': {}", name, field, what));
 }
 
 std::string_view Trim(std::string_view text) {
@@ -124,8 +124,7 @@ class FieldReader {
 };
 
 // Typed checks shared by the CSV and JSON lines readers: one row's fields as text.
-Result<ReportedMfu> RowFromFields(const std::map<std::string, std::string>& fields, const std::string& name,
-                                  int line) {
+Result<ReportedMfu> RowFromFields(const std::map<std::string, std::string>& fields, const std::string& name, int line) {
   const FieldReader reader(name, line);
   const auto get = [&](const char* key) -> std::optional<std::string> {
     auto it = fields.find(key);
@@ -144,8 +143,8 @@ Result<ReportedMfu> RowFromFields(const std::map<std::string, std::string>& fiel
   if (!precision_text) return Malformed(name, line, "reference_precision", "missing");
   OFU_ASSIGN_OR_RETURN(auto precision, reader.Precision("reference_precision", *precision_text));
   row.reference_precision = precision;
-  for (auto [key, into] : {std::pair{"model_flops_per_token", &row.model_flops_per_token},
-                           std::pair{"tokens_per_s", &row.tokens_per_s}}) {
+  for (auto [key, into] :
+       {std::pair{"model_flops_per_token", &row.model_flops_per_token}, std::pair{"tokens_per_s", &row.tokens_per_s}}) {
     if (auto text = get(key)) {
       OFU_ASSIGN_OR_RETURN(auto value, reader.Number(key, text));
       if (value < 0) return Malformed(name, line, key, fmt::format("{} is negative", value));
@@ -226,8 +225,7 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
     auto cells = SplitCsv(line);
     if (!cells) return Error::MalformedInput("{}:{}: unterminated quote", name, number);
     if (cells->size() > header->size()) {
-      return Error::MalformedInput("{}:{}: {} fields, the header has {}", name, number,
-                                                           cells->size(), header->size());
+      return Error::MalformedInput("{}:{}: {} fields, the header has {}", name, number, cells->size(), header->size());
     }
     std::map<std::string, std::string> fields;
     for (size_t c = 0; c < cells->size(); ++c) fields[(*header)[c]] = (*cells)[c];
@@ -244,8 +242,10 @@ Result<MfuLog> ReadMfuLog(const std::string& path) {
 Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::string& name) {
   const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return Error::MalformedInput("{}: not a JSON object (expected `ofu correct --format json` "
-                                                         "output)", name);
+    return Error::MalformedInput(
+        "{}: not a JSON object (expected `ofu correct --format json` "
+        "output)",
+        name);
   }
   JobCorrection out;
   out.origin = name;
@@ -261,7 +261,8 @@ Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::stri
   OFU_RETURN_IF_ERROR(number("mfu_scale", out.mfu_scale));
   if (doc.contains("reference_precision") && !doc["reference_precision"].is_null()) {
     if (!doc["reference_precision"].is_string()) return Malformed(name, 0, "reference_precision", "not a string");
-    OFU_ASSIGN_OR_RETURN(auto precision, FieldReader(name, 0).Precision("reference_precision", doc["reference_precision"].get<std::string>()));
+    OFU_ASSIGN_OR_RETURN(auto precision, FieldReader(name, 0).Precision("reference_precision",
+                                                                        doc["reference_precision"].get<std::string>()));
     out.reference_precision = precision;
   }
   if (doc.contains("precision_mix")) {
@@ -273,7 +274,8 @@ Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::stri
         return Malformed(name, 0, "precision_mix",
                          "each entry needs precision (text), tensor_time_share and relative_rate (numbers)");
       }
-      OFU_ASSIGN_OR_RETURN(auto precision, FieldReader(name, 0).Precision("precision_mix.precision", item["precision"].get<std::string>()));
+      OFU_ASSIGN_OR_RETURN(auto precision, FieldReader(name, 0).Precision("precision_mix.precision",
+                                                                          item["precision"].get<std::string>()));
       const double share = item["tensor_time_share"].get<double>(), rate = item["relative_rate"].get<double>();
       if (!std::isfinite(share) || share < 0 || share > 1 || !std::isfinite(rate) || rate <= 0) {
         return Malformed(name, 0, "precision_mix", "a share outside 0..1 or a rate that is not positive");

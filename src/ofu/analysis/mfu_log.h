@@ -60,7 +60,7 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name);
 Result<MfuLog> ReadMfuLog(const std::string& path);
 
 struct JobCorrection {
-  std::optional<double> factor;     // useful / executed tensor work; absent: not measured
+  std::optional<double> factor;  // useful / executed tensor work; absent: not measured
   // Σ_p w_p · R_p / R_ref for `reference_precision`, the precision the trace
   // was corrected against; absent when the trace gave no mix.
   std::optional<double> mfu_scale;
@@ -82,6 +82,5 @@ Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::stri
 Result<std::map<std::string, JobCorrection>> ParseCorrectionCsv(std::string_view text, const std::string& name);
 // A directory of <job_id>.json or a .csv file, by what `path` is.
 Result<std::map<std::string, JobCorrection>> ReadCorrections(const std::string& path);
-
 
 }  // namespace ofu::analysis

@@ -25,7 +25,8 @@ Result<Endpoint> ParseEndpoint(const std::string& url) {
   const size_t scheme_end = url.find("://");
   const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
   if ((scheme != "http" && scheme != "https") || url.size() == scheme_end + 3) {
-    return Error::InvalidArgument("Prometheus URL '{}' must be http(s)://host[:port][/path], e.g. http://prometheus:9090", url);
+    return Error::InvalidArgument(
+        "Prometheus URL '{}' must be http(s)://host[:port][/path], e.g. http://prometheus:9090", url);
   }
   const size_t slash = url.find('/', scheme_end + 3);
   Endpoint endpoint{url.substr(0, slash), slash == std::string::npos ? "" : url.substr(slash)};
@@ -62,7 +63,7 @@ class QueryClient {
     }
     if (body.value("status", "") != "success") {
       return Error::MalformedInput("{}: query {} failed: {}: {}", url_, promql, body.value("errorType", "error"),
-                               body.value("error", "(no message)"));
+                                   body.value("error", "(no message)"));
     }
     const json& data = body["data"];
     if (!data.is_object() || data.value("resultType", "") != "matrix" || !data["result"].is_array()) {
@@ -279,9 +280,9 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
 
   // Which GPUs carried which job at which scrape times. With a job, only its
   // GPUs are asked for; without, every job's info series (for per-job totals).
-  const std::string job_selector =
-      query.job_id ? fmt::format("ofu_gpu_job_info{{job_id={}}}{}", Quoted(*query.job_id), range)
-                   : fmt::format("ofu_gpu_job_info{{uuid!=\"\"}}{}", range);
+  const std::string job_selector = query.job_id
+                                       ? fmt::format("ofu_gpu_job_info{{job_id={}}}{}", Quoted(*query.job_id), range)
+                                       : fmt::format("ofu_gpu_job_info{{uuid!=\"\"}}{}", range);
   OFU_ASSIGN_OR_RETURN(auto jobs, client.Matrix(job_selector, until));
   JobPresence presence;
   if (query.job_id) {
@@ -289,12 +290,16 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
     if (presence.uuid_filter.empty()) return history;  // the job left no trace in the range
   }
 
-  OFU_ASSIGN_OR_RETURN(auto info, client.Matrix(fmt::format("ofu_gpu_info{{uuid!=\"\"{}}}{}", presence.uuid_filter, range), until));
-  OFU_ASSIGN_OR_RETURN(auto counters, client.Matrix(
-      fmt::format("{{__name__=~\"ofu_(observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active)"
-                  "_seconds_total\"{}}}{}",
-                  presence.uuid_filter, range),
-      until));
+  OFU_ASSIGN_OR_RETURN(
+      auto info, client.Matrix(fmt::format("ofu_gpu_info{{uuid!=\"\"{}}}{}", presence.uuid_filter, range), until));
+  OFU_ASSIGN_OR_RETURN(
+      auto counters,
+      client.Matrix(
+          fmt::format(
+              "{{__name__=~\"ofu_(observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active)"
+              "_seconds_total\"{}}}{}",
+              presence.uuid_filter, range),
+          until));
 
   const std::map<std::string, int64_t> ids = AddGpus(info, history);
   std::map<std::string, std::map<std::string, Samples>> by_gpu;  // uuid -> counter name -> samples

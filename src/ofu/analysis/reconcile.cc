@@ -100,8 +100,10 @@ json FitJson(const FitStatistics& fit) {
 std::optional<double> PearsonR(std::span<const double> x, std::span<const double> y) {
   const size_t n = std::min(x.size(), y.size());
   if (n < 3) return std::nullopt;
-  const double mx = std::accumulate(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n), 0.0) / static_cast<double>(n);
-  const double my = std::accumulate(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(n), 0.0) / static_cast<double>(n);
+  const double mx = std::accumulate(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n), 0.0) /
+                    static_cast<double>(n);
+  const double my = std::accumulate(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(n), 0.0) /
+                    static_cast<double>(n);
   double sxy = 0, sxx = 0, syy = 0;
   for (size_t i = 0; i < n; ++i) {
     sxy += (x[i] - mx) * (y[i] - my);
@@ -125,24 +127,31 @@ Classification ClassifyRatio(double ratio, std::optional<bool> recompute, const 
   if (std::abs(ratio - 1) <= t) return {"ok", "reported MFU matches what the hardware did", {}};
   if (ratio > 1) {
     if (ratio >= 100) {
-      return {"units", fmt::format("reported MFU is {} what the hardware did: a unit error (GFLOPs printed as "
-                                   "TFLOPs is 1000x)", times), {}};
+      return {"units",
+              fmt::format("reported MFU is {} what the hardware did: a unit error (GFLOPs printed as "
+                          "TFLOPs is 1000x)",
+                          times),
+              {}};
     }
     if (Near(ratio, 2, m)) {
       return {"wrong_precision_peak",
               fmt::format("reported MFU is {} what the hardware did, the ratio of two precisions' peaks: the MFU "
-                          "divides by the wrong precision's peak (e.g. the bf16 peak for an fp8 run)", times),
-              {"causal attention counted in full, at long sequences", "MoE counted by total parameters (2x total/active)"}};
+                          "divides by the wrong precision's peak (e.g. the bf16 peak for an fp8 run)",
+                          times),
+              {"causal attention counted in full, at long sequences",
+               "MoE counted by total parameters (2x total/active)"}};
     }
     if (ratio < 2 * (1 - m)) {
       return {"causal_attention_full",
               fmt::format("reported MFU is {} what the hardware did: FLOPs over-counted, most likely causal "
-                          "attention counted in full (it should be halved)", times),
+                          "attention counted in full (it should be halved)",
+                          times),
               {"sliding-window attention counted as full attention", "recomputation counted (HFU reported as MFU)"}};
     }
     return {"moe_total_params",
             fmt::format("reported MFU is {} what the hardware did: FLOPs over-counted, most likely an MoE model "
-                        "counted by total instead of active parameters (ratio = total / active)", times),
+                        "counted by total instead of active parameters (ratio = total / active)",
+                        times),
             {"several over-counts compounded (causal attention and wrong peak)"}};
   }
   if (ratio < 1) {
@@ -156,14 +165,15 @@ Classification ClassifyRatio(double ratio, std::optional<bool> recompute, const 
     if (Near(ratio, 0.5, m)) {
       return {"wrong_precision_peak",
               fmt::format("reported MFU is {} what the hardware did, the ratio of two precisions' peaks: the MFU "
-                          "divides by a peak 2x too high (e.g. the fp8 peak for a bf16 run)", times),
+                          "divides by a peak 2x too high (e.g. the fp8 peak for a bf16 run)",
+                          times),
               {"FLOPs under-counted by the application"}};
     }
   }
   return {"under_counted",
           fmt::format("reported MFU is {} what the hardware did: FLOPs under-counted by the application "
-                      "(attention or some layers left out){}", times,
-                      recompute == true ? "" : ", or recomputation not declared"),
+                      "(attention or some layers left out){}",
+                      times, recompute == true ? "" : ", or recomputation not declared"),
           {}};
 }
 
@@ -222,9 +232,10 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
             job.throughput_mfu = *reported.model_flops_per_token * *reported.tokens_per_s /
                                  (job.gpus * p->second.peak_tflops * 1e12);
             if (std::abs(*job.throughput_mfu / std::max(job.reported_mfu, 1e-12) - 1) > options.tolerance) {
-              job.notes.push_back(fmt::format("the log's own figures disagree: model FLOPs/token x tokens/s gives "
-                                              "MFU {:.3f}, the log says {:.3f}", *job.throughput_mfu,
-                                              job.reported_mfu));
+              job.notes.push_back(
+                  fmt::format("the log's own figures disagree: model FLOPs/token x tokens/s gives "
+                              "MFU {:.3f}, the log says {:.3f}",
+                              *job.throughput_mfu, job.reported_mfu));
             }
           }
         }
@@ -262,8 +273,8 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
 std::string RenderReconcileTable(const ReconcileReport& report) {
   std::string out = fmt::format("OFU vs reported MFU: {} jobs from {} against {}\n\n", report.jobs.size(),
                                 report.mfu_log, report.source);
-  out += fmt::format("{:<16} {:>4} {:>7} {:>7} {:>9} {:>9} {:>9} {:>7}  {}\n", "JOB", "GPUS", "OFU", "CORR",
-                     "EXPECTED", "REPORTED", "RESIDUAL", "RATIO", "FLAG");
+  out += fmt::format("{:<16} {:>4} {:>7} {:>7} {:>9} {:>9} {:>9} {:>7}  {}\n", "JOB", "GPUS", "OFU", "CORR", "EXPECTED",
+                     "REPORTED", "RESIDUAL", "RATIO", "FLAG");
   for (const ReconciledJob& job : report.jobs) {
     out += fmt::format("{:<16} {:>4} {:>7} {:>7} {:>9} {:>9.3f} {:>9} {:>7}  {}\n", job.job_id, job.gpus,
                        Optional(job.ofu), Optional(job.corrected_ofu), Optional(job.expected_mfu), job.reported_mfu,

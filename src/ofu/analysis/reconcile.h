@@ -91,14 +91,14 @@ struct FitStatistics {
 };
 
 struct ReconcileReport {
-  std::string source;    // the store path or Prometheus URL
-  std::string mfu_log;   // its path
+  std::string source;   // the store path or Prometheus URL
+  std::string mfu_log;  // its path
   ReconcileOptions options;
-  std::vector<ReconciledJob> jobs;  // in the MFU log's order
-  FitStatistics all;                // jobs with both figures
-  FitStatistics unflagged;          // the same without flagged jobs
-  int jobs_without_mfu = 0;         // in the OFU data, not in the log
-  std::map<std::string, int> flags; // flag -> jobs
+  std::vector<ReconciledJob> jobs;   // in the MFU log's order
+  FitStatistics all;                 // jobs with both figures
+  FitStatistics unflagged;           // the same without flagged jobs
+  int jobs_without_mfu = 0;          // in the OFU data, not in the log
+  std::map<std::string, int> flags;  // flag -> jobs
 };
 
 // `specs` may be null (no throughput_mfu then). `history` gives each job's

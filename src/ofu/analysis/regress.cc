@@ -64,7 +64,8 @@ std::vector<std::vector<const GpuChange*>> Group(std::vector<GpuChange>& changes
     if (!current.empty()) groups.push_back(std::move(current));
     if (!by_direction) break;
   }
-  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.front()->time_s < b.front()->time_s; });
+  std::sort(groups.begin(), groups.end(),
+            [](const auto& a, const auto& b) { return a.front()->time_s < b.front()->time_s; });
   return groups;
 }
 
@@ -296,8 +297,9 @@ RegressReport ScanRegressions(const sinks::StoredHistory& history, const StoreRe
 }
 
 std::string RenderRegressTable(const RegressReport& report) {
-  std::string out = fmt::format("Regressions in {}: {} (job, GPU) timelines, {} windows, {} job names with enough runs\n",
-                                report.source, report.series, report.windows, report.job_names);
+  std::string out =
+      fmt::format("Regressions in {}: {} (job, GPU) timelines, {} windows, {} job names with enough runs\n",
+                  report.source, report.series, report.windows, report.job_names);
   out += "\nOFU changes within jobs:\n";
   if (report.changes.empty()) out += "  none\n";
   for (const OfuChange& c : report.changes) {
@@ -342,24 +344,40 @@ std::string RenderRegressJson(const RegressReport& report) {
   out["job_names"] = report.job_names;
   json changes = json::array();
   for (const OfuChange& c : report.changes) {
-    changes.push_back({{"job_id", c.job_id}, {"job_name", c.job_name}, {"time_s", c.time_s}, {"time", Rfc3339(c.time_s)},
-                       {"before", c.before}, {"after", c.after}, {"ratio", c.ratio}, {"statistic", c.statistic},
+    changes.push_back({{"job_id", c.job_id},
+                       {"job_name", c.job_name},
+                       {"time_s", c.time_s},
+                       {"time", Rfc3339(c.time_s)},
+                       {"before", c.before},
+                       {"after", c.after},
+                       {"ratio", c.ratio},
+                       {"statistic", c.statistic},
                        {"gpus", c.gpus}});
   }
   out["changes"] = changes;
   json runs = json::array();
   for (const RunChange& c : report.run_changes) {
-    runs.push_back({{"job_name", c.job_name}, {"first_job_id", c.first_job_id}, {"time_s", c.time_s},
-                    {"time", Rfc3339(c.time_s)}, {"before", c.before}, {"after", c.after}, {"ratio", c.ratio},
-                    {"runs_before", c.runs_before}, {"runs_after", c.runs_after}});
+    runs.push_back({{"job_name", c.job_name},
+                    {"first_job_id", c.first_job_id},
+                    {"time_s", c.time_s},
+                    {"time", Rfc3339(c.time_s)},
+                    {"before", c.before},
+                    {"after", c.after},
+                    {"ratio", c.ratio},
+                    {"runs_before", c.runs_before},
+                    {"runs_after", c.runs_after}});
   }
   out["run_changes"] = runs;
   json shifts = json::array();
   for (const PrecisionShift& s : report.precision_shifts) {
     json pipes = json::array();
     for (const PipeShift& p : s.pipes) pipes.push_back({{"pipe", p.pipe}, {"before", p.before}, {"after", p.after}});
-    shifts.push_back({{"job_id", s.job_id}, {"job_name", s.job_name}, {"time_s", s.time_s}, {"time", Rfc3339(s.time_s)},
-                      {"pipes", pipes}, {"gpus", s.gpus}});
+    shifts.push_back({{"job_id", s.job_id},
+                      {"job_name", s.job_name},
+                      {"time_s", s.time_s},
+                      {"time", Rfc3339(s.time_s)},
+                      {"pipes", pipes},
+                      {"gpus", s.gpus}});
   }
   out["precision_shifts"] = shifts;
   out["notes"] = report.notes;

@@ -65,10 +65,10 @@ std::vector<ChangePoint> DetectChanges(std::span<const double> values, const Cha
 double RobustNoise(std::span<const double> values);
 
 struct RegressOptions {
-  ChangeOptions ofu;                                   // per-GPU OFU timelines
-  ChangeOptions shares{10, 6, 1.0, 0.2, 8};            // precision shares
-  int min_runs = 3;                                    // per side, across runs
-  double group_s = 900;                                // one event across GPUs
+  ChangeOptions ofu;                         // per-GPU OFU timelines
+  ChangeOptions shares{10, 6, 1.0, 0.2, 8};  // precision shares
+  int min_runs = 3;                          // per side, across runs
+  double group_s = 900;                      // one event across GPUs
 };
 
 struct OfuChange {
@@ -77,7 +77,7 @@ struct OfuChange {
   double time_s = 0;  // end of the last window before the change (median over GPUs)
   double before = 0;
   double after = 0;
-  double ratio = 0;   // after / before: 0.4 is a 2.5x drop
+  double ratio = 0;  // after / before: 0.4 is a 2.5x drop
   double statistic = 0;
   std::vector<std::string> gpus;  // UUIDs
 };

@@ -36,7 +36,7 @@ struct ReportOptions {
 
 struct GpuReport {
   GpuIdentity identity;
-  std::string model;          // the model used: the override, else the data's
+  std::string model;              // the model used: the override, else the data's
   const GpuSpec* spec = nullptr;  // into the database; null when the model is unknown
   // Its share of the physical GPU (gpu_share.h): 1 for a whole GPU; absent
   // without a spec or for a MIG profile the database does not list.
@@ -49,9 +49,9 @@ struct GpuReport {
 // What the overall figures stand for. A device (GPU or MIG instance) is in
 // them when it has a share (so a SKU) and at least one window with an OFU.
 struct FleetCoverage {
-  int gpus = 0;              // devices in the input
-  int gpus_with_ofu = 0;     // of them, in the overall figures
-  double gpu_seconds = 0;    // their seconds with an OFU, weighted by share (= overall.seconds)
+  int gpus = 0;            // devices in the input
+  int gpus_with_ofu = 0;   // of them, in the overall figures
+  double gpu_seconds = 0;  // their seconds with an OFU, weighted by share (= overall.seconds)
   // Seconds of data (windows with tensor activity or a clock reading) that
   // the overall figures do not include, unweighted: devices left out, and
   // windows of included devices that lack a counter.

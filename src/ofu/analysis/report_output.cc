@@ -135,7 +135,8 @@ std::string CoverageLine(const FleetCoverage& c) {
   std::string line = fmt::format("overall covers {} of {} GPUs, {:.0f} GPU-seconds", c.gpus_with_ofu, c.gpus,
                                  c.gpu_seconds);
   if (!c.left_out.empty()) line += fmt::format("; left out: {}", fmt::join(c.left_out, ", "));
-  if (c.seconds_left_out > 0) line += fmt::format(" ({:.0f} s of data without an OFU, see the notes)", c.seconds_left_out);
+  if (c.seconds_left_out > 0)
+    line += fmt::format(" ({:.0f} s of data without an OFU, see the notes)", c.seconds_left_out);
   return line + "\n";
 }
 
@@ -144,20 +145,22 @@ std::string ReportTable(const Report& r, std::string out) {
   std::size_t label_width = 7;  // "overall"
   for (const auto& g : r.gpus) label_width = std::max(label_width, GpuLabel(g.identity).size());
   constexpr std::string_view kRow = "{:<{}} {:<10} {:>6} {:>7} {:>6} {:>7} {:>7} {:>5} {:>8} {:>5}\n";
-  out += fmt::format(kRow, "GPU", label_width, "SKU", "OFU", "active", "tensor", "SM MHz", "f_spec", "idle", "seconds", "gaps");
+  out += fmt::format(kRow, "GPU", label_width, "SKU", "OFU", "active", "tensor", "SM MHz", "f_spec", "idle", "seconds",
+                     "gaps");
   for (const auto& g : r.gpus) {
     const Summary& s = g.summary;
-    out += fmt::format(kRow, GpuLabel(g.identity), label_width, g.spec ? g.spec->id : "?", Ratio(s.ofu), Ratio(s.active_ofu),
-                       Ratio(s.tensor_active), Mhz(s.sm_clock_mhz),
+    out += fmt::format(kRow, GpuLabel(g.identity), label_width, g.spec ? g.spec->id : "?", Ratio(s.ofu),
+                       Ratio(s.active_ofu), Ratio(s.tensor_active), Mhz(s.sm_clock_mhz),
                        g.spec ? Mhz(g.spec->SpecClockMhz()) : "-", Fraction(s.idle_fraction),
                        fmt::format("{:.0f}", s.seconds), g.windowed.gaps.size());
   }
   const Summary& o = r.overall;
-  out += fmt::format(kRow, "overall", label_width, "", Ratio(o.ofu), Ratio(o.active_ofu), Ratio(o.tensor_active), "", "",
-                     Fraction(o.idle_fraction), fmt::format("{:.0f}", o.seconds), "");
+  out += fmt::format(kRow, "overall", label_width, "", Ratio(o.ofu), Ratio(o.active_ofu), Ratio(o.tensor_active), "",
+                     "", Fraction(o.idle_fraction), fmt::format("{:.0f}", o.seconds), "");
   out += CoverageLine(r.coverage);
-  if (o.p50) out += fmt::format("\nwindow OFU over all GPUs ({:g} s windows): p10 {:.3f}  p50 {:.3f}  p90 {:.3f}\n",
-                                r.window_s, *o.p10, *o.p50, *o.p90);
+  if (o.p50)
+    out += fmt::format("\nwindow OFU over all GPUs ({:g} s windows): p10 {:.3f}  p50 {:.3f}  p90 {:.3f}\n", r.window_s,
+                       *o.p10, *o.p50, *o.p90);
   for (const auto& note : r.notes) out += fmt::format("note: {}\n", note);
   for (const auto& g : r.gpus) {
     for (const auto& problem : g.problems) out += fmt::format("note: {}: {}\n", GpuLabel(g.identity), problem);
@@ -240,13 +243,12 @@ std::string RenderCsv(const Report& r) {
   std::string out =
       "gpu,uuid,model,sku,seconds,ofu,active_ofu,p10,p50,p90,tensor_active,sm_clock_mhz,spec_clock_mhz,"
       "idle_fraction,gaps\n";
-  auto row = [&out](const std::string& name, const std::string& uuid, const std::string& model,
-                    const std::string& sku, const Summary& s, const std::optional<double>& spec_clock,
-                    const std::string& gaps) {
+  auto row = [&out](const std::string& name, const std::string& uuid, const std::string& model, const std::string& sku,
+                    const Summary& s, const std::optional<double>& spec_clock, const std::string& gaps) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", CsvField(name), CsvField(uuid),
-                       CsvField(model), sku, s.seconds, CsvNumber(s.ofu), CsvNumber(s.active_ofu),
-                       CsvNumber(s.p10), CsvNumber(s.p50), CsvNumber(s.p90), CsvNumber(s.tensor_active),
-                       CsvNumber(s.sm_clock_mhz), CsvNumber(spec_clock), CsvNumber(s.idle_fraction), gaps);
+                       CsvField(model), sku, s.seconds, CsvNumber(s.ofu), CsvNumber(s.active_ofu), CsvNumber(s.p10),
+                       CsvNumber(s.p50), CsvNumber(s.p90), CsvNumber(s.tensor_active), CsvNumber(s.sm_clock_mhz),
+                       CsvNumber(spec_clock), CsvNumber(s.idle_fraction), gaps);
   };
   for (const auto& g : r.gpus) {
     row(g.identity.key, g.identity.uuid, g.model, g.spec ? g.spec->id : "", g.summary,

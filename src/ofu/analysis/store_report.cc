@@ -129,8 +129,10 @@ GpuReport GpuOfStored(const StoredGpu& stored, const GpuSpecDatabase& specs) {
     gpu.share = GpuShare(*gpu.spec, gpu.identity);
     if (!gpu.share) gpu.problems.push_back(WhyNoGpuShare(*gpu.spec, gpu.identity));
   } else {
-    gpu.problems.push_back(fmt::format("stored SKU {} is not in this spec database: f_spec not shown, "
-                                       "the stored OFU stands", stored.sku));
+    gpu.problems.push_back(
+        fmt::format("stored SKU {} is not in this spec database: f_spec not shown, "
+                    "the stored OFU stands",
+                    stored.sku));
     // Its stored OFU is still good; a whole GPU weighs 1, a MIG slice of an
     // unknown SKU has no known share.
     if (!IsMigInstance(gpu.identity)) gpu.share = 1.0;
@@ -176,9 +178,10 @@ void AddRowsOfGpu(const std::vector<const StoredWindow*>& rows, bool sku_known, 
   if (!gpu.windowed.gaps.empty()) {
     double seconds = 0;
     for (const Gap& gap : gpu.windowed.gaps) seconds += gap.seconds();
-    gpu.problems.push_back(fmt::format("{} gap(s) in the history, {} in all (the agent was not running): "
-                                       "excluded, not filled",
-                                       gpu.windowed.gaps.size(), DescribeSeconds(seconds)));
+    gpu.problems.push_back(
+        fmt::format("{} gap(s) in the history, {} in all (the agent was not running): "
+                    "excluded, not filled",
+                    gpu.windowed.gaps.size(), DescribeSeconds(seconds)));
   }
 }
 
@@ -321,8 +324,10 @@ Result<double> ParseTimeArgument(std::string_view text, double now_s) {
   }
   if (auto seconds = ParseNumber(text)) return *seconds;
   if (auto time = ParseRfc3339(text)) return *time;
-  return Error::InvalidArgument("time {:?} is not Unix seconds, RFC 3339 (2026-11-21T10:00:00Z) or relative (-2h, "
-                           "-30m, -7d)", text);
+  return Error::InvalidArgument(
+      "time {:?} is not Unix seconds, RFC 3339 (2026-11-21T10:00:00Z) or relative (-2h, "
+      "-30m, -7d)",
+      text);
 }
 
 }  // namespace ofu::analysis

@@ -30,8 +30,8 @@ namespace ofu::attribution {
 
 // The job on a GPU. Empty strings are unknown values.
 struct JobInfo {
-  std::string job_id;     // Slurm job id, Kubernetes pod UID or "<namespace>/<pod>", or configured
-  std::string user;       // user name, or the uid in decimal when no name is known
+  std::string job_id;  // Slurm job id, Kubernetes pod UID or "<namespace>/<pod>", or configured
+  std::string user;    // user name, or the uid in decimal when no name is known
   std::string job_name;
   std::string scheduler;  // "slurm" | "kubernetes" | "static"
   // Kubernetes only.

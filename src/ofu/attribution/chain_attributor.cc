@@ -7,8 +7,7 @@
 
 namespace ofu::attribution {
 
-ChainAttributor::ChainAttributor(std::vector<std::unique_ptr<Attributor>> methods)
-    : methods_(std::move(methods)) {}
+ChainAttributor::ChainAttributor(std::vector<std::unique_ptr<Attributor>> methods) : methods_(std::move(methods)) {}
 
 std::string ChainAttributor::Describe() const {
   std::vector<std::string> names;

@@ -30,21 +30,23 @@ Result<Attribution> KubeletPluginAttributor::Attribute(const std::vector<GpuRef>
   if (client_ == nullptr) {
     struct stat info {};
     if (::stat(options_.socket_path.c_str(), &info) != 0) {
-      return Error::Unavailable("kubelet pod-resources socket {} does not exist; no kubelet on this "
-                               "node, or its directory is not mounted into the agent's pod",
-                               options_.socket_path);
+      return Error::Unavailable(
+          "kubelet pod-resources socket {} does not exist; no kubelet on this "
+          "node, or its directory is not mounted into the agent's pod",
+          options_.socket_path);
     }
     auto library = sources::DynamicLibrary::Open(plugin_paths_);
     if (!library.ok()) {
-      return Error::Unavailable("the kubelet client plugin did not load ({}); it is built beside ofu "
-                               "as {}",
-                               library.error().message, kKubeletPluginFileName);
+      return Error::Unavailable(
+          "the kubelet client plugin did not load ({}); it is built beside ofu "
+          "as {}",
+          library.error().message, kKubeletPluginFileName);
     }
     auto create = (*library)->Function<CreateKubeletAttributorFn>({kKubeletPluginSymbol});
     Attributor* client = create == nullptr ? nullptr : create(kKubeletPluginAbiVersion, &options_);
     if (client == nullptr) {
-      return Error::Unavailable("{} is not an ofu kubelet plugin of this build (ABI {})",
-                               (*library)->path(), kKubeletPluginAbiVersion);
+      return Error::Unavailable("{} is not an ofu kubelet plugin of this build (ABI {})", (*library)->path(),
+                                kKubeletPluginAbiVersion);
     }
     library_ = std::move(*library);
     client_.reset(client);

@@ -45,8 +45,7 @@ struct KubeletPodResourcesAttributor::Client {
   std::unique_ptr<v1::PodResourcesLister::Stub> stub;
 };
 
-KubeletPodResourcesAttributor::KubeletPodResourcesAttributor(KubeletOptions options)
-    : options_(std::move(options)) {}
+KubeletPodResourcesAttributor::KubeletPodResourcesAttributor(KubeletOptions options) : options_(std::move(options)) {}
 
 KubeletPodResourcesAttributor::~KubeletPodResourcesAttributor() = default;
 
@@ -57,8 +56,7 @@ std::string KubeletPodResourcesAttributor::Describe() const {
 Result<Attribution> KubeletPodResourcesAttributor::Attribute(const std::vector<GpuRef>& gpus) {
   if (!client_) {
     client_ = std::make_unique<Client>();
-    client_->channel =
-        grpc::CreateChannel("unix:" + options_.socket_path, grpc::InsecureChannelCredentials());
+    client_->channel = grpc::CreateChannel("unix:" + options_.socket_path, grpc::InsecureChannelCredentials());
     client_->stub = v1::PodResourcesLister::NewStub(client_->channel);
   }
   grpc::ClientContext context;
@@ -68,12 +66,12 @@ Result<Attribution> KubeletPodResourcesAttributor::Attribute(const std::vector<G
   v1::ListPodResourcesResponse response;
   const grpc::Status status = client_->stub->List(&context, request, &response);
   if (!status.ok()) {
-    return Error::Unavailable("kubelet pod-resources API at unix:{} failed ({}: {}); check that "
-                             "the kubelet runs on this node, that the socket exists and that the "
-                             "agent can reach it (mount /var/lib/kubelet/pod-resources into its "
-                             "pod, run it as root)",
-                             options_.socket_path, static_cast<int>(status.error_code()),
-                             status.error_message());
+    return Error::Unavailable(
+        "kubelet pod-resources API at unix:{} failed ({}: {}); check that "
+        "the kubelet runs on this node, that the socket exists and that the "
+        "agent can reach it (mount /var/lib/kubelet/pod-resources into its "
+        "pod, run it as root)",
+        options_.socket_path, static_cast<int>(status.error_code()), status.error_message());
   }
 
   // uuid -> every (job id, job) claiming it, sorted by job id.
@@ -104,9 +102,10 @@ Result<Attribution> KubeletPodResourcesAttributor::Attribute(const std::vector<G
     if (jobs.size() > 1) {
       std::vector<std::string> ids;
       for (const auto& [id, job] : jobs) ids.push_back(id);
-      out.notes.push_back(fmt::format("GPU {} is shared by pods {}: attributed to {}, the first "
-                                      "by namespace/name",
-                                      uuid, fmt::join(ids, ", "), ids.front()));
+      out.notes.push_back(
+          fmt::format("GPU {} is shared by pods {}: attributed to {}, the first "
+                      "by namespace/name",
+                      uuid, fmt::join(ids, ", "), ids.front()));
     }
     out.jobs.emplace(uuid, std::move(jobs.begin()->second));
   }

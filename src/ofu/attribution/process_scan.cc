@@ -90,10 +90,10 @@ class Scan {
 
   void AddDeniedNote() {
     if (denied_ == 0) return;
-    notes.push_back(fmt::format(
-        "permission denied reading {} file(s) under {} (first: {}): run the agent as root, or "
-        "with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, to see other users' processes",
-        denied_, options_.proc_root, first_denied_));
+    notes.push_back(
+        fmt::format("permission denied reading {} file(s) under {} (first: {}): run the agent as root, or "
+                    "with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, to see other users' processes",
+                    denied_, options_.proc_root, first_denied_));
   }
 
  private:
@@ -129,20 +129,18 @@ struct Candidate {
 
 }  // namespace
 
-ProcessScanAttributor::ProcessScanAttributor(ProcessScanOptions options)
-    : options_(std::move(options)) {}
+ProcessScanAttributor::ProcessScanAttributor(ProcessScanOptions options) : options_(std::move(options)) {}
 
-std::string ProcessScanAttributor::Describe() const {
-  return fmt::format("process scan of {}", options_.proc_root);
-}
+std::string ProcessScanAttributor::Describe() const { return fmt::format("process scan of {}", options_.proc_root); }
 
 Result<Attribution> ProcessScanAttributor::Attribute(const std::vector<GpuRef>& gpus) {
   struct stat info {};
   const bool exists = ::stat(options_.proc_root.c_str(), &info) == 0;
   if (!exists || !S_ISDIR(info.st_mode)) {
-    return Error::Unavailable("process scan: {} is not a readable directory ({}); in a "
-                             "container, mount the host's /proc and point proc_root at it",
-                             options_.proc_root, exists ? "not a directory" : std::strerror(errno));
+    return Error::Unavailable(
+        "process scan: {} is not a readable directory ({}); in a "
+        "container, mount the host's /proc and point proc_root at it",
+        options_.proc_root, exists ? "not a directory" : std::strerror(errno));
   }
 
   Attribution out;
@@ -182,10 +180,10 @@ Result<Attribution> ProcessScanAttributor::Attribute(const std::vector<GpuRef>& 
       for (const auto& [key, candidate] : jobs) {
         counts.push_back(fmt::format("{} {}: {} process(es)", key.first, key.second, candidate.pids));
       }
-      out.notes.push_back(fmt::format(
-          "GPU {} runs processes of {} jobs ({}): attributed to {}, the job with the most "
-          "processes (ties: smallest job id)",
-          gpu.uuid, jobs.size(), fmt::join(counts, ", "), best->first.job.job_id));
+      out.notes.push_back(
+          fmt::format("GPU {} runs processes of {} jobs ({}): attributed to {}, the job with the most "
+                      "processes (ties: smallest job id)",
+                      gpu.uuid, jobs.size(), fmt::join(counts, ", "), best->first.job.job_id));
     }
     out.jobs.emplace(gpu.uuid, best->first.job);
   }

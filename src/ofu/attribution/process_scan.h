@@ -35,7 +35,7 @@
 namespace ofu::attribution {
 
 struct ProcessScanOptions {
-  std::string proc_root = "/proc";         // tests point it at a fake tree
+  std::string proc_root = "/proc";          // tests point it at a fake tree
   std::string passwd_path = "/etc/passwd";  // uid -> user name; missing is fine
 };
 

@@ -38,29 +38,29 @@ std::vector<std::string> ParseMappingFile(std::string_view content) {
 
 SlurmMappingDirAttributor::SlurmMappingDirAttributor(std::string dir) : dir_(std::move(dir)) {}
 
-std::string SlurmMappingDirAttributor::Describe() const {
-  return fmt::format("slurm mapping directory {}", dir_);
-}
+std::string SlurmMappingDirAttributor::Describe() const { return fmt::format("slurm mapping directory {}", dir_); }
 
 Result<Attribution> SlurmMappingDirAttributor::Attribute(const std::vector<GpuRef>& gpus) {
   Attribution out;
   struct stat info {};
   if (::stat(dir_.c_str(), &info) != 0) {
     if (errno == ENOENT) {
-      out.notes.push_back(fmt::format(
-          "mapping directory {} does not exist yet: no GPU job has started since boot, or the "
-          "Slurm prolog (deploy/slurm/prolog.sh) is not installed or writes elsewhere",
-          dir_));
+      out.notes.push_back(
+          fmt::format("mapping directory {} does not exist yet: no GPU job has started since boot, or the "
+                      "Slurm prolog (deploy/slurm/prolog.sh) is not installed or writes elsewhere",
+                      dir_));
       return out;
     }
-    return Error::Unavailable("cannot read the Slurm mapping directory {}: {}; check the path "
-                             "and that the agent may read it",
-                             dir_, std::strerror(errno));
+    return Error::Unavailable(
+        "cannot read the Slurm mapping directory {}: {}; check the path "
+        "and that the agent may read it",
+        dir_, std::strerror(errno));
   }
   if (!S_ISDIR(info.st_mode)) {
-    return Error::Unavailable("the Slurm mapping directory {} is not a directory; point the "
-                             "agent at the directory the prolog writes",
-                             dir_);
+    return Error::Unavailable(
+        "the Slurm mapping directory {} is not a directory; point the "
+        "agent at the directory the prolog writes",
+        dir_);
   }
 
   for (const GpuRef& gpu : gpus) {
@@ -69,9 +69,10 @@ Result<Attribution> SlurmMappingDirAttributor::Attribute(const std::vector<GpuRe
     const FileRead file = ReadSmallFile(path, 64 * 1024);
     if (file.status == FileStatus::kMissing) continue;  // no job on this GPU
     if (file.status == FileStatus::kDenied) {
-      return Error::Unavailable("cannot read {}: {}; the prolog must leave the mapping files "
-                               "readable by the agent",
-                               path, file.error);
+      return Error::Unavailable(
+          "cannot read {}: {}; the prolog must leave the mapping files "
+          "readable by the agent",
+          path, file.error);
     }
     if (file.status != FileStatus::kOk) {
       out.notes.push_back(fmt::format("cannot read {}: {}", path, file.error));
@@ -80,9 +81,8 @@ Result<Attribution> SlurmMappingDirAttributor::Attribute(const std::vector<GpuRe
     std::vector<std::string> ids = ParseMappingFile(file.content);
     if (ids.empty()) continue;
     if (ids.size() > 1) {
-      out.notes.push_back(fmt::format(
-          "GPU {} ({}) is shared by jobs {}: attributed to {}, the last line of {}", gpu.index,
-          gpu.uuid, fmt::join(ids, ", "), ids.back(), path));
+      out.notes.push_back(fmt::format("GPU {} ({}) is shared by jobs {}: attributed to {}, the last line of {}",
+                                      gpu.index, gpu.uuid, fmt::join(ids, ", "), ids.back(), path));
     }
     JobInfo job;
     job.job_id = ids.back();

@@ -11,7 +11,7 @@ namespace {
 
 FileRead Failure(int err) {
   FileRead read;
-  read.status = (err == ENOENT || err == ESRCH)  ? FileStatus::kMissing
+  read.status = (err == ENOENT || err == ESRCH)   ? FileStatus::kMissing
                 : (err == EACCES || err == EPERM) ? FileStatus::kDenied
                                                   : FileStatus::kFailed;
   read.error = std::strerror(err);

@@ -13,9 +13,7 @@ StaticAttributor::StaticAttributor(std::map<std::string, JobInfo> by_uuid_or_ind
   }
 }
 
-std::string StaticAttributor::Describe() const {
-  return fmt::format("static labels ({} entries)", labels_.size());
-}
+std::string StaticAttributor::Describe() const { return fmt::format("static labels ({} entries)", labels_.size()); }
 
 Result<Attribution> StaticAttributor::Attribute(const std::vector<GpuRef>& gpus) {
   Attribution out;

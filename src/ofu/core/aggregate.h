@@ -41,9 +41,9 @@ struct Summary {
   std::optional<double> sm_clock_max_mhz;
   std::optional<double> power_w;
   std::optional<std::uint64_t> clock_event_reasons;
-  int windows = 0;                // windows with a valid OFU
-  int windows_without_clock = 0;  // tensor data but no clock reading
-  int windows_without_tensor = 0; // clock readings but no tensor data
+  int windows = 0;                 // windows with a valid OFU
+  int windows_without_clock = 0;   // tensor data but no clock reading
+  int windows_without_tensor = 0;  // clock readings but no tensor data
 };
 
 class Summarizer {

@@ -8,9 +8,10 @@
 namespace ofu {
 
 std::vector<std::string> ClockEventReasonNames(std::uint64_t mask) {
-  static constexpr std::array<std::string_view, 8> kNames = {
-      "gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown",
-      "sync_boost", "sw_thermal", "hw_thermal", "hw_power_brake"};
+  static constexpr std::array<std::string_view, 8> kNames = {"gpu_idle",     "applications_clocks_setting",
+                                                             "sw_power_cap", "hw_slowdown",
+                                                             "sync_boost",   "sw_thermal",
+                                                             "hw_thermal",   "hw_power_brake"};
   std::vector<std::string> names;
   for (unsigned bit = 0; bit < 64; ++bit) {
     const std::uint64_t flag = std::uint64_t{1} << bit;

@@ -21,10 +21,11 @@ std::string WhyNoGpuShare(const GpuSpec& spec, const GpuIdentity& identity) {
     return "a MIG instance that names no profile (no GPU_I_PROFILE): its share of the GPU is unknown, so it is "
            "left out of the overall and job figures";
   }
-  return fmt::format("MIG profile {} is not listed for {} in the spec database (\"mig_profiles\" in "
-                     "data/gpu_specs.json): its share of the GPU is unknown, so it is left out of the overall "
-                     "and job figures",
-                     identity.mig_profile, spec.id);
+  return fmt::format(
+      "MIG profile {} is not listed for {} in the spec database (\"mig_profiles\" in "
+      "data/gpu_specs.json): its share of the GPU is unknown, so it is left out of the overall "
+      "and job figures",
+      identity.mig_profile, spec.id);
 }
 
 }  // namespace ofu

@@ -69,8 +69,8 @@ Error SpecError(std::string_view source, const std::string& what) {
 }
 
 // Reads one SKU entry; `where` is e.g. "skus[3]" for error messages.
-Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architectures,
-                         std::string_view source, const std::string& where) {
+Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architectures, std::string_view source,
+                         const std::string& where) {
   GpuSpec spec;
   try {
     spec.id = j.at("id").get<std::string>();
@@ -79,9 +79,8 @@ Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architec
     spec.sm_count = j.at("sm_count").get<int>();
     spec.basis_precision = j.at("basis_precision").get<std::string>();
     for (const auto& [precision, figures] : j.at("precisions").items()) {
-      spec.precisions[precision] = PrecisionSpec{
-          figures.at("flops_per_clock_per_sm").get<double>(),
-          figures.at("peak_tflops").get<double>()};
+      spec.precisions[precision] = PrecisionSpec{figures.at("flops_per_clock_per_sm").get<double>(),
+                                                 figures.at("peak_tflops").get<double>()};
     }
     spec.aliases = j.at("aliases").get<std::vector<std::string>>();
     spec.source = j.at("source").get<std::string>();
@@ -93,16 +92,16 @@ Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architec
     if (j.contains("mig_profiles")) {
       for (const auto& [profile, sms] : j.at("mig_profiles").items()) {
         if (!sms.is_number_integer()) {
-          return SpecError(source, fmt::format("{} ({}): mig_profiles[\"{}\"] must be a whole number of SMs",
-                                               where, spec.id, profile));
+          return SpecError(source, fmt::format("{} ({}): mig_profiles[\"{}\"] must be a whole number of SMs", where,
+                                               spec.id, profile));
         }
         spec.mig_profile_sms[profile] = sms.get<int>();
       }
     }
     spec.mig_source = j.value("mig_source", "");
     if (!architectures.contains(spec.architecture)) {
-      return SpecError(source, fmt::format("{} ({}): architecture \"{}\" is not under \"architectures\"",
-                                           where, spec.id, spec.architecture));
+      return SpecError(source, fmt::format("{} ({}): architecture \"{}\" is not under \"architectures\"", where,
+                                           spec.id, spec.architecture));
     }
     const auto& arch = architectures.at(spec.architecture);
     spec.k_arch = arch.at("k_arch").get<double>();
@@ -115,13 +114,12 @@ Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architec
   }
   auto basis = spec.precisions.find(spec.basis_precision);
   if (basis == spec.precisions.end()) {
-    return SpecError(source, fmt::format("{} ({}): basis_precision \"{}\" is not among its precisions",
-                                         where, spec.id, spec.basis_precision));
+    return SpecError(source, fmt::format("{} ({}): basis_precision \"{}\" is not among its precisions", where, spec.id,
+                                         spec.basis_precision));
   }
   for (const auto& [precision, figures] : spec.precisions) {
     if (figures.flops_per_clock_per_sm <= 0 || figures.peak_tflops <= 0) {
-      return SpecError(source, fmt::format("{} ({}): precision {} needs positive figures",
-                                           where, spec.id, precision));
+      return SpecError(source, fmt::format("{} ({}): precision {} needs positive figures", where, spec.id, precision));
     }
   }
   if (!(spec.peak_tolerance > 0 && spec.peak_tolerance <= 0.1)) {
@@ -176,8 +174,8 @@ Result<GpuSpecDatabase> GpuSpecDatabase::Parse(std::string_view json_text, std::
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     return SpecError(source_name, fmt::format("not valid JSON: {}", e.what()));
   }
-  if (!root.is_object() || !root.contains("skus") || !root["skus"].is_array() ||
-      !root.contains("architectures") || !root["architectures"].is_object()) {
+  if (!root.is_object() || !root.contains("skus") || !root["skus"].is_array() || !root.contains("architectures") ||
+      !root["architectures"].is_object()) {
     return SpecError(source_name, "expected an object with \"architectures\" and a \"skus\" array");
   }
   GpuSpecDatabase db;
@@ -191,8 +189,8 @@ Result<GpuSpecDatabase> GpuSpecDatabase::Parse(std::string_view json_text, std::
     for (const auto& name : names) {
       auto [it, inserted] = owner_of_name.emplace(NormalizeModelName(name), spec.id);
       if (!inserted && it->second != spec.id) {
-        return SpecError(source_name, fmt::format("name \"{}\" is listed for both {} and {}",
-                                                  name, it->second, spec.id));
+        return SpecError(source_name,
+                         fmt::format("name \"{}\" is listed for both {} and {}", name, it->second, spec.id));
       }
     }
     db.skus_.push_back(std::move(spec));
@@ -200,9 +198,7 @@ Result<GpuSpecDatabase> GpuSpecDatabase::Parse(std::string_view json_text, std::
   return db;
 }
 
-Result<GpuSpecDatabase> GpuSpecDatabase::Embedded() {
-  return Parse(EmbeddedGpuSpecsJson(), kSpecFileInRepo);
-}
+Result<GpuSpecDatabase> GpuSpecDatabase::Embedded() { return Parse(EmbeddedGpuSpecsJson(), kSpecFileInRepo); }
 
 Result<const GpuSpec*> GpuSpecDatabase::Lookup(std::string_view model_or_id) const {
   const std::string wanted = NormalizeModelName(model_or_id);
@@ -212,10 +208,11 @@ Result<const GpuSpec*> GpuSpecDatabase::Lookup(std::string_view model_or_id) con
       if (NormalizeModelName(alias) == wanted) return &spec;
     }
   }
-  return Error::UnknownModel("unknown GPU model \"{}\": it is not an id or alias in {}. "
-                           "Add the SKU (or this name to its \"aliases\") there, or pass "
-                           "--gpu-model with a known SKU id",
-                           model_or_id, source_name_);
+  return Error::UnknownModel(
+      "unknown GPU model \"{}\": it is not an id or alias in {}. "
+      "Add the SKU (or this name to its \"aliases\") there, or pass "
+      "--gpu-model with a known SKU id",
+      model_or_id, source_name_);
 }
 
 }  // namespace ofu

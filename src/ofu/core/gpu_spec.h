@@ -47,12 +47,12 @@ struct GpuSpec {
   std::string name;          // e.g. "H100 SXM5"
   std::string architecture;  // e.g. "hopper"
   int sm_count = 0;
-  std::string basis_precision;                  // precision f_spec is derived from
+  std::string basis_precision;                      // precision f_spec is derived from
   std::map<std::string, PrecisionSpec> precisions;  // keyed "tf32", "bf16", ...
-  std::vector<std::string> aliases;             // model names as drivers report them
-  double k_arch = 1.0;       // tensor clock-domain factor of the architecture
+  std::vector<std::string> aliases;                 // model names as drivers report them
+  double k_arch = 1.0;                              // tensor clock-domain factor of the architecture
   std::string k_arch_source;
-  std::string source;        // where the figures come from
+  std::string source;  // where the figures come from
   std::string notes;
   // How far (relative) a precision's implied clock may stray from f_spec: the
   // rounding of the vendor's figures. 0.01 unless the file says otherwise,

@@ -60,9 +60,7 @@ struct Error {
   }
 
   // The same error with `context` in front: "reading run.om: line 3: ...".
-  Error WithContext(std::string_view context) const {
-    return {code, fmt::format("{}: {}", context, message)};
-  }
+  Error WithContext(std::string_view context) const { return {code, fmt::format("{}: {}", context, message)}; }
 };
 
 namespace result_internal {
@@ -77,8 +75,8 @@ namespace result_internal {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}          // NOLINT: implicit on purpose
-  Result(Error error) : state_(std::move(error)) {}      // NOLINT: implicit on purpose
+  Result(T value) : state_(std::move(value)) {}      // NOLINT: implicit on purpose
+  Result(Error error) : state_(std::move(error)) {}  // NOLINT: implicit on purpose
 
   bool ok() const { return std::holds_alternative<T>(state_); }
   explicit operator bool() const { return ok(); }
@@ -122,11 +120,11 @@ inline Status OkStatus() { return Ok{}; }
 // In a function returning Status or any Result: returns the error `expr`
 // gives, and goes on otherwise. `expr` is a Status or a Result whose value
 // is not needed.
-#define OFU_RETURN_IF_ERROR(expr)                            \
-  do {                                                       \
-    if (auto ofu_status_ = (expr); !ofu_status_.ok()) {         \
-      return ofu_status_.error();                            \
-    }                                                        \
+#define OFU_RETURN_IF_ERROR(expr)                       \
+  do {                                                  \
+    if (auto ofu_status_ = (expr); !ofu_status_.ok()) { \
+      return ofu_status_.error();                       \
+    }                                                   \
   } while (false)
 
 // In a function returning Status or any Result:
@@ -134,8 +132,7 @@ inline Status OkStatus() { return Ok{}; }
 //   OFU_ASSIGN_OR_RETURN(existing_variable, Parse(text));
 // evaluates the Result once; on an error returns it, else moves its value
 // into the left-hand side.
-#define OFU_ASSIGN_OR_RETURN(lhs, expr) \
-  OFU_ASSIGN_OR_RETURN_IMPL_(OFU_RESULT_CONCAT_(ofu_result_, __LINE__), lhs, expr)
+#define OFU_ASSIGN_OR_RETURN(lhs, expr) OFU_ASSIGN_OR_RETURN_IMPL_(OFU_RESULT_CONCAT_(ofu_result_, __LINE__), lhs, expr)
 #define OFU_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                               \
   if (!tmp.ok()) return tmp.error();               \

@@ -26,22 +26,22 @@ namespace ofu {
 // Every numeric counter a sample can carry. The order is the order of
 // output columns and recordings; append only.
 enum class CounterField {
-  kTensorActive,     // any tensor pipe (DCGM 1004, GPM 5 ANY_TENSOR_UTIL)
-  kGrEngineActive,   // graphics/compute engine (DCGM 1001, GPM 1)
-  kSmActive,         // SM has a warp resident (DCGM 1002, GPM 2)
-  kSmOccupancy,      // resident warps / max warps (DCGM 1003, GPM 3)
-  kDramActive,       // DRAM interface busy (DCGM 1005, GPM 10)
-  kFp64Active,       // FP64 pipe (DCGM 1006, GPM 11)
-  kFp32Active,       // FP32 pipe (DCGM 1007, GPM 12)
-  kFp16Active,       // FP16 pipe, non-tensor (DCGM 1008, GPM 13)
-  kImmaActive,       // integer tensor (DCGM 1013, GPM 9)
-  kHmmaActive,       // half/bf16/tf32/fp8 tensor (DCGM 1014, GPM 7)
-  kDfmaActive,       // FP64 tensor DFMA (DCGM 1015, GPM 6)
-  kDmmaActive,       // FP64 tensor DMMA (GPM 8; no DCGM field)
-  kSmClockMhz,       // SM clock, MHz (DCGM 100)
-  kMaxSmClockMhz,    // maximum SM clock, MHz (DCGM 113)
-  kPowerW,           // board power, W (DCGM 155)
-  kEnergyMj,         // energy since driver load, mJ (DCGM 156)
+  kTensorActive,       // any tensor pipe (DCGM 1004, GPM 5 ANY_TENSOR_UTIL)
+  kGrEngineActive,     // graphics/compute engine (DCGM 1001, GPM 1)
+  kSmActive,           // SM has a warp resident (DCGM 1002, GPM 2)
+  kSmOccupancy,        // resident warps / max warps (DCGM 1003, GPM 3)
+  kDramActive,         // DRAM interface busy (DCGM 1005, GPM 10)
+  kFp64Active,         // FP64 pipe (DCGM 1006, GPM 11)
+  kFp32Active,         // FP32 pipe (DCGM 1007, GPM 12)
+  kFp16Active,         // FP16 pipe, non-tensor (DCGM 1008, GPM 13)
+  kImmaActive,         // integer tensor (DCGM 1013, GPM 9)
+  kHmmaActive,         // half/bf16/tf32/fp8 tensor (DCGM 1014, GPM 7)
+  kDfmaActive,         // FP64 tensor DFMA (DCGM 1015, GPM 6)
+  kDmmaActive,         // FP64 tensor DMMA (GPM 8; no DCGM field)
+  kSmClockMhz,         // SM clock, MHz (DCGM 100)
+  kMaxSmClockMhz,      // maximum SM clock, MHz (DCGM 113)
+  kPowerW,             // board power, W (DCGM 155)
+  kEnergyMj,           // energy since driver load, mJ (DCGM 156)
   kClockEventReasons,  // bitmask (DCGM 112)
 };
 
@@ -57,7 +57,6 @@ struct CounterFieldInfo {
 // All fields, in CounterField order.
 std::span<const CounterFieldInfo> AllCounterFields();
 const CounterFieldInfo& InfoFor(CounterField field);
-
 
 struct CounterSample {
   double time_s = 0;
@@ -90,13 +89,13 @@ void SetField(CounterSample& sample, CounterField field, std::optional<double> v
 // the GPU UUID, plus "/gi<N>" for a MIG GPU instance.
 struct GpuIdentity {
   std::string key;
-  std::string uuid;        // may be empty when the source gives none
-  std::string model;       // as the driver names it, e.g. "NVIDIA H100 80GB HBM3"
+  std::string uuid;   // may be empty when the source gives none
+  std::string model;  // as the driver names it, e.g. "NVIDIA H100 80GB HBM3"
   std::string hostname;
-  std::string gpu_index;   // the driver's index on its host, as text
+  std::string gpu_index;  // the driver's index on its host, as text
   std::string pci_bus_id;
-  std::string mig_profile;  // e.g. "1g.10gb"; empty for a whole GPU
-  std::string mig_instance; // GPU instance id; empty for a whole GPU
+  std::string mig_profile;   // e.g. "1g.10gb"; empty for a whole GPU
+  std::string mig_instance;  // GPU instance id; empty for a whole GPU
 };
 
 }  // namespace ofu

@@ -82,8 +82,8 @@ std::vector<double> TimesWith(std::span<const CounterSample> samples, Field fiel
 
 // Adds a time-weighted activity field into the window sums.
 template <typename Field, typename AddFn>
-void AddActivity(std::span<const CounterSample> samples, Field field, double interval,
-                 const WindowOptions& options, std::vector<Gap>* gaps, WindowMap& windows, AddFn add) {
+void AddActivity(std::span<const CounterSample> samples, Field field, double interval, const WindowOptions& options,
+                 std::vector<Gap>* gaps, WindowMap& windows, AddFn add) {
   const std::vector<double> times = TimesWith(samples, field);
   const std::vector<Coverage> cover = CoverSamples(times, interval, options.gap_factor, gaps);
   std::size_t next = 0;

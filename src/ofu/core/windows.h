@@ -42,7 +42,7 @@ inline constexpr double kMaxIntervalS = 3600;
 inline constexpr double kMinWindowS = 0.1;
 
 struct WindowOptions {
-  double window_s = 60;               // at least kMinWindowS
+  double window_s = 60;              // at least kMinWindowS
   std::optional<double> interval_s;  // nominal sampling interval; measured when absent
   double fallback_interval_s = 30;   // when it cannot be measured (one sample): dcgm-exporter's default
   double gap_factor = 3;
@@ -52,16 +52,16 @@ struct WindowOptions {
 };
 
 struct OfuWindow {
-  double start_s = 0;   // exclusive
-  double end_s = 0;     // inclusive
-  double covered_s = 0; // seconds of tensor data inside the window
+  double start_s = 0;    // exclusive
+  double end_s = 0;      // inclusive
+  double covered_s = 0;  // seconds of tensor data inside the window
   std::optional<double> tensor_active;
   std::optional<double> gr_engine_active;
   std::optional<double> sm_clock_mhz;  // mean of the readings
   std::optional<double> sm_clock_min_mhz;
   std::optional<double> sm_clock_max_mhz;
   int clock_readings = 0;
-  std::optional<double> power_w;       // mean of the readings
+  std::optional<double> power_w;                     // mean of the readings
   std::optional<std::uint64_t> clock_event_reasons;  // OR of the readings
   std::optional<double> ofu;
   bool busy = false;
@@ -76,8 +76,8 @@ struct Gap {
 struct WindowedGpu {
   std::vector<OfuWindow> windows;  // in time order; only windows with some data
   std::vector<Gap> gaps;
-  double interval_s = 0;           // the nominal interval used
-  bool interval_assumed = false;   // true when the data could not tell it
+  double interval_s = 0;          // the nominal interval used
+  bool interval_assumed = false;  // true when the data could not tell it
 };
 
 // `samples` must be sorted by time_s. Windows with neither tensor activity

@@ -47,7 +47,9 @@ class ExpositionWriter {
   // Starts a family; its samples follow.
   void Family(std::string_view family, MetricType type, std::string_view help);
   // One sample of the current family (labels in the order given).
-  void Sample(LabelPairs labels, double value) { Sample(std::span<const LabelPair>(labels.begin(), labels.size()), value); }
+  void Sample(LabelPairs labels, double value) {
+    Sample(std::span<const LabelPair>(labels.begin(), labels.size()), value);
+  }
   // The same, for a label set built at run time.
   void Sample(std::span<const LabelPair> labels, double value);
   // The text, with `# EOF` for OpenMetrics. The writer is spent afterwards.

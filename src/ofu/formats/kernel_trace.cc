@@ -7,8 +7,8 @@ namespace ofu::formats {
 bool IsGemmOpName(std::string_view op_name) {
   constexpr std::string_view kPrefix = "aten::";
   if (op_name.substr(0, kPrefix.size()) == kPrefix) op_name.remove_prefix(kPrefix.size());
-  static constexpr std::array<std::string_view, 7> kGemmOps = {
-      "mm", "addmm", "bmm", "baddbmm", "linear", "_scaled_mm", "matmul"};
+  static constexpr std::array<std::string_view, 7> kGemmOps = {"mm",     "addmm",      "bmm",   "baddbmm",
+                                                               "linear", "_scaled_mm", "matmul"};
   for (std::string_view gemm : kGemmOps) {
     if (op_name == gemm) return true;
   }

@@ -34,19 +34,19 @@ struct Dim3 {
 
 // How a kernel was tied to its framework op.
 enum class OpLink : uint8_t {
-  kNone,               // no GEMM op found for it
-  kExternalId,         // Kineto: the kernel's "External id" names a GEMM cpu_op
-  kCorrelationNesting, // Kineto: launch found by "correlation", then the
-                       // innermost GEMM cpu_op on the launching thread around it
-  kNvtxNesting,        // Nsight: the innermost GEMM NVTX range around the launch
+  kNone,                // no GEMM op found for it
+  kExternalId,          // Kineto: the kernel's "External id" names a GEMM cpu_op
+  kCorrelationNesting,  // Kineto: launch found by "correlation", then the
+                        // innermost GEMM cpu_op on the launching thread around it
+  kNvtxNesting,         // Nsight: the innermost GEMM NVTX range around the launch
 };
 
 struct TraceKernel {
-  uint32_t name_id = 0;      // index into KernelTrace::kernel_names
+  uint32_t name_id = 0;  // index into KernelTrace::kernel_names
   double start_us = 0;
   double duration_us = 0;
-  int32_t device = -1;       // -1: the trace does not say
-  int64_t stream = -1;       // -1: the trace does not say
+  int32_t device = -1;  // -1: the trace does not say
+  int64_t stream = -1;  // -1: the trace does not say
   std::optional<Dim3> grid;
   std::optional<Dim3> block;
   std::optional<Dim3> cluster;  // launch cluster; only Nsight exports carry it
@@ -82,9 +82,7 @@ struct KernelTrace {
   uint64_t bytes_read = 0;         // uncompressed bytes of trace text (Kineto)
   std::vector<std::string> notes;  // what the reader could not do, for a person
 
-  const std::string& NameOf(const TraceKernel& kernel) const {
-    return kernel_names[kernel.name_id];
-  }
+  const std::string& NameOf(const TraceKernel& kernel) const { return kernel_names[kernel.name_id]; }
 };
 
 struct TraceReadOptions {

@@ -134,8 +134,7 @@ constexpr std::array<bool, 256> MakeStructural() {
 constexpr std::array<bool, 256> kStructural = MakeStructural();
 
 bool IsScalarByte(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
-         c == '+' || c == '.';
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '+' || c == '.';
 }
 
 // A window on the text: bytes [0, end_) of buf_ are the text from offset
@@ -415,16 +414,13 @@ class EventReader {
   KernelTrace Finish(std::uint64_t bytes_read);
 
  private:
-  bool ReadKernel(std::string_view name, const simdjson::dom::element* ts,
-                  const simdjson::dom::element* dur, const simdjson::dom::element* args,
-                  std::string* what);
-  bool ReadCpuOp(std::string_view name, const simdjson::dom::element* ts,
-                 const simdjson::dom::element* dur, const simdjson::dom::element* pid,
-                 const simdjson::dom::element* tid, const simdjson::dom::element* args,
-                 std::string* what);
+  bool ReadKernel(std::string_view name, const simdjson::dom::element* ts, const simdjson::dom::element* dur,
+                  const simdjson::dom::element* args, std::string* what);
+  bool ReadCpuOp(std::string_view name, const simdjson::dom::element* ts, const simdjson::dom::element* dur,
+                 const simdjson::dom::element* pid, const simdjson::dom::element* tid,
+                 const simdjson::dom::element* args, std::string* what);
   bool ReadLaunch(const simdjson::dom::element* ts, const simdjson::dom::element* pid,
-                  const simdjson::dom::element* tid, const simdjson::dom::element* args,
-                  std::string* what);
+                  const simdjson::dom::element* tid, const simdjson::dom::element* args, std::string* what);
   std::uint32_t ThreadOf(const simdjson::dom::element* pid, const simdjson::dom::element* tid);
   std::uint32_t InternKernelName(std::string_view name);
   void Link(KernelTrace& trace);
@@ -445,8 +441,8 @@ class EventReader {
 };
 
 // Reads a required time field ("ts" or "dur") of a kept event.
-bool RequireTime(const simdjson::dom::element* field, std::string_view field_name,
-                 std::string_view kind, double* out, std::string* what) {
+bool RequireTime(const simdjson::dom::element* field, std::string_view field_name, std::string_view kind, double* out,
+                 std::string* what) {
   if (field == nullptr) {
     *what = fmt::format("a {} event has no \"{}\"", kind, field_name);
     return false;
@@ -520,17 +516,14 @@ bool EventReader::Read(std::string_view json, std::string* what) {
       // Only GEMM ops are kept; the rest are not checked further.
       if (!has_name || !IsGemmOpName(name)) return true;
       return ReadCpuOp(name, ts_p, dur_p, pid_p, tid_p, args_p, what);
-    case EventKind::kLaunch:
-      return ReadLaunch(ts_p, pid_p, tid_p, args_p, what);
-    case EventKind::kOther:
-      return true;
+    case EventKind::kLaunch: return ReadLaunch(ts_p, pid_p, tid_p, args_p, what);
+    case EventKind::kOther: return true;
   }
   return true;
 }
 
-bool EventReader::ReadKernel(std::string_view name, const simdjson::dom::element* ts,
-                             const simdjson::dom::element* dur, const simdjson::dom::element* args,
-                             std::string* what) {
+bool EventReader::ReadKernel(std::string_view name, const simdjson::dom::element* ts, const simdjson::dom::element* dur,
+                             const simdjson::dom::element* args, std::string* what) {
   TraceKernel kernel;
   if (!RequireTime(ts, "ts", "kernel", &kernel.start_us, what)) return false;
   if (!RequireTime(dur, "dur", "kernel", &kernel.duration_us, what)) return false;
@@ -567,10 +560,9 @@ bool EventReader::ReadKernel(std::string_view name, const simdjson::dom::element
   return true;
 }
 
-bool EventReader::ReadCpuOp(std::string_view name, const simdjson::dom::element* ts,
-                            const simdjson::dom::element* dur, const simdjson::dom::element* pid,
-                            const simdjson::dom::element* tid, const simdjson::dom::element* args,
-                            std::string* what) {
+bool EventReader::ReadCpuOp(std::string_view name, const simdjson::dom::element* ts, const simdjson::dom::element* dur,
+                            const simdjson::dom::element* pid, const simdjson::dom::element* tid,
+                            const simdjson::dom::element* args, std::string* what) {
   PendingOp pending;
   FrameworkOp& op = pending.op;
   if (!RequireTime(ts, "ts", "cpu_op", &op.start_us, what)) return false;
@@ -621,8 +613,7 @@ bool EventReader::ReadCpuOp(std::string_view name, const simdjson::dom::element*
 }
 
 bool EventReader::ReadLaunch(const simdjson::dom::element* ts, const simdjson::dom::element* pid,
-                             const simdjson::dom::element* tid, const simdjson::dom::element* args,
-                             std::string* what) {
+                             const simdjson::dom::element* tid, const simdjson::dom::element* args, std::string* what) {
   simdjson::dom::element correlation;
   std::int64_t id;
   if (args == nullptr || (*args)["correlation"].get(correlation) || correlation.get_int64().get(id)) {
@@ -753,9 +744,8 @@ class OpNesting {
     const auto [first, last] = ranges_[thread];
     const auto begin = order_.begin() + static_cast<std::ptrdiff_t>(first);
     const auto end = order_.begin() + static_cast<std::ptrdiff_t>(last);
-    const auto after = std::upper_bound(begin, end, t, [&](double time, std::uint32_t op) {
-      return time < ops_[op].op.start_us;
-    });
+    const auto after = std::upper_bound(begin, end, t,
+                                        [&](double time, std::uint32_t op) { return time < ops_[op].op.start_us; });
     if (after == begin) return std::nullopt;
     auto pos = static_cast<std::int64_t>(after - order_.begin()) - 1;
     while (pos >= 0) {
@@ -771,7 +761,7 @@ class OpNesting {
 
   const std::vector<PendingOp>& ops_;
   std::vector<std::uint32_t> order_;
-  std::vector<std::int64_t> parent_;  // position in order_, -1 for none
+  std::vector<std::int64_t> parent_;                         // position in order_, -1 for none
   std::vector<std::pair<std::size_t, std::size_t>> ranges_;  // by thread: [first, last) in order_
 };
 
@@ -799,9 +789,10 @@ void EventReader::Link(KernelTrace& trace) {
       }
     }
     if (!op && ids.correlation != kNoId) {
-      const auto launch = std::lower_bound(
-          launches_.begin(), launches_.end(), ids.correlation,
-          [](const Launch& l, std::int64_t correlation) { return l.correlation < correlation; });
+      const auto launch = std::lower_bound(launches_.begin(), launches_.end(), ids.correlation,
+                                           [](const Launch& l, std::int64_t correlation) {
+                                             return l.correlation < correlation;
+                                           });
       if (launch != launches_.end() && launch->correlation == ids.correlation) {
         op = nesting.Innermost(launch->thread, launch->start_us);
         if (op) {
@@ -838,13 +829,13 @@ void EventReader::Link(KernelTrace& trace) {
     trace.notes.push_back(fmt::format("none of the {} CPU ops is a GEMM op (aten::mm, addmm, bmm, ...)",
                                       cpu_ops_seen_));
   }
-  trace.notes.push_back(fmt::format(
-      "{} of {} kernels are linked to a GEMM op ({} by External id, {} by correlation and nesting)",
-      by_external_id + by_nesting, kernels_.size(), by_external_id, by_nesting));
+  trace.notes.push_back(
+      fmt::format("{} of {} kernels are linked to a GEMM op ({} by External id, {} by correlation and nesting)",
+                  by_external_id + by_nesting, kernels_.size(), by_external_id, by_nesting));
   if (without_dims > 0) {
-    trace.notes.push_back(fmt::format(
-        "{} of {} linked GEMM ops have no \"Input Dims\"; record the trace with record_shapes=True",
-        without_dims, trace.ops.size()));
+    trace.notes.push_back(
+        fmt::format("{} of {} linked GEMM ops have no \"Input Dims\"; record the trace with record_shapes=True",
+                    without_dims, trace.ops.size()));
   }
 }
 
@@ -971,8 +962,7 @@ Result<KernelTrace> ReadKinetoTrace(const std::string& path, const TraceReadOpti
   errno = 0;
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) {
-    return Error::Io("{}: cannot open: {}", path,
-                                             errno != 0 ? std::strerror(errno) : "out of memory");
+    return Error::Io("{}: cannot open: {}", path, errno != 0 ? std::strerror(errno) : "out of memory");
   }
   GzFileSource source(file);
   gzbuffer(file, kGzBufferBytes);

@@ -29,7 +29,7 @@ constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
 constexpr std::string_view kStringTable = "StringIds";
 constexpr std::string_view kGpuTable = "TARGET_INFO_GPU";
 constexpr std::string_view kCudaDeviceTable = "TARGET_INFO_CUDA_DEVICE";
-constexpr int64_t kNvtxPushPopRange = 59;   // ENUM_NSYS_EVENT_TYPE
+constexpr int64_t kNvtxPushPopRange = 59;  // ENUM_NSYS_EVENT_TYPE
 constexpr uint64_t kProgressEveryRows = 1 << 16;
 
 using Db = SqliteDb;
@@ -42,10 +42,8 @@ ErrorCode CodeFor(int rc) {
     case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
     case SQLITE_NOMEM:
-    case SQLITE_FULL:
-      return ErrorCode::kIo;
-    default:
-      return ErrorCode::kMalformedInput;
+    case SQLITE_FULL: return ErrorCode::kIo;
+    default: return ErrorCode::kMalformedInput;
   }
 }
 
@@ -78,9 +76,7 @@ std::string_view Trim(std::string_view s) {
 // --- PyTorch's NVTX range text ------------------------------------------------
 
 // The op name: the text before the first ','.
-std::string_view OpNameOf(std::string_view text) {
-  return Trim(text.substr(0, text.find(',')));
-}
+std::string_view OpNameOf(std::string_view text) { return Trim(text.substr(0, text.find(','))); }
 
 void SkipSpaces(std::string_view& s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -202,9 +198,7 @@ class Reader {
   Status ReadGemmOps(const ExportTables& tables);
   void ReadFileSize();
 
-  Error Malformed(const std::string& what) const {
-    return Error::MalformedInput("{}", source_ + ": " + what);
-  }
+  Error Malformed(const std::string& what) const { return Error::MalformedInput("{}", source_ + ": " + what); }
   Error SqlError(int rc, std::string_view doing) const {
     return Error{CodeFor(rc), source_ + ": " + std::string(doing) + ": " + sqlite3_errmsg(db_)};
   }
@@ -239,10 +233,10 @@ class Reader {
 
   std::vector<std::string> gemm_texts_;
   std::unordered_map<int64_t, int64_t> gemm_text_of_text_id_;  // -1: not a GEMM
-  std::vector<GemmRange> ranges_;        // sorted by thread, start, end desc
-  std::vector<int64_t> range_parent_;    // enclosing range on the thread, or -1
-  std::vector<int64_t> op_of_range_;     // index into trace_.ops, or -1
-  std::vector<Launch> launches_;         // sorted by correlation id, process
+  std::vector<GemmRange> ranges_;                              // sorted by thread, start, end desc
+  std::vector<int64_t> range_parent_;                          // enclosing range on the thread, or -1
+  std::vector<int64_t> op_of_range_;                           // index into trace_.ops, or -1
+  std::vector<Launch> launches_;                               // sorted by correlation id, process
   bool match_process_ = false;
 
   uint64_t rows_done_ = 0;
@@ -263,8 +257,8 @@ Result<TableInfo> Reader::Describe(std::string_view table) {
   TableInfo info;
   Stmt stmt;
   const std::string doing = "reading the schema";
-  OFU_RETURN_IF_ERROR(
-      Prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE", doing, &stmt));
+  OFU_RETURN_IF_ERROR(Prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 COLLATE NOCASE", doing,
+                              &stmt));
   sqlite3_bind_text(stmt.get(), 1, table.data(), static_cast<int>(table.size()), SQLITE_TRANSIENT);
   int rc = sqlite3_step(stmt.get());
   if (rc == SQLITE_DONE) return info;
@@ -301,8 +295,8 @@ void Reader::RowDone() {
 
 Result<std::optional<std::string>> Reader::LookUpString(int64_t id) {
   if (!string_lookup_) {
-    OFU_RETURN_IF_ERROR(Prepare("SELECT value FROM " + Quoted(kStringTable) + " WHERE id = ?1",
-                            "reading StringIds", &string_lookup_));
+    OFU_RETURN_IF_ERROR(Prepare("SELECT value FROM " + Quoted(kStringTable) + " WHERE id = ?1", "reading StringIds",
+                                &string_lookup_));
   }
   sqlite3_stmt* stmt = string_lookup_.get();
   sqlite3_reset(stmt);
@@ -312,8 +306,8 @@ Result<std::optional<std::string>> Reader::LookUpString(int64_t id) {
   if (rc != SQLITE_ROW) return SqlError(rc, "reading StringIds");
   const unsigned char* text = sqlite3_column_text(stmt, 0);
   if (text == nullptr) return std::optional<std::string>();
-  return std::optional<std::string>(
-      std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(sqlite3_column_bytes(stmt, 0))));
+  return std::optional<std::string>(std::string(reinterpret_cast<const char*>(text),
+                                                static_cast<std::size_t>(sqlite3_column_bytes(stmt, 0))));
 }
 
 std::string RowName(std::string_view table, int64_t rowid, const std::optional<int64_t>& correlation) {
@@ -322,8 +316,7 @@ std::string RowName(std::string_view table, int64_t rowid, const std::optional<i
   return out;
 }
 
-Result<uint32_t> Reader::KernelNameId(int64_t string_id, int64_t rowid,
-                                      const std::optional<int64_t>& correlation) {
+Result<uint32_t> Reader::KernelNameId(int64_t string_id, int64_t rowid, const std::optional<int64_t>& correlation) {
   const auto found = name_of_string_id_.find(string_id);
   if (found != name_of_string_id_.end()) return found->second;
   OFU_ASSIGN_OR_RETURN(std::optional<std::string> name, LookUpString(string_id));
@@ -332,8 +325,7 @@ Result<uint32_t> Reader::KernelNameId(int64_t string_id, int64_t rowid,
                      " is not in StringIds");
   }
   // Distinct ids normally mean distinct strings, but intern by value anyway.
-  const auto [slot, inserted] =
-      name_index_.try_emplace(*name, static_cast<uint32_t>(trace_.kernel_names.size()));
+  const auto [slot, inserted] = name_index_.try_emplace(*name, static_cast<uint32_t>(trace_.kernel_names.size()));
   if (inserted) trace_.kernel_names.push_back(*name);
   name_of_string_id_.emplace(string_id, slot->second);
   return slot->second;
@@ -436,8 +428,8 @@ Result<TraceKernel> Reader::KernelOfRow(sqlite3_stmt* s, const KernelColumns& c,
   const int64_t start = sqlite3_column_int64(s, c.start);
   const int64_t end = sqlite3_column_int64(s, c.end);
   if (end < start) {
-    return Malformed(RowName(kKernelTable, rowid, correlation) + ": end " + std::to_string(end) +
-                     " is before start " + std::to_string(start));
+    return Malformed(RowName(kKernelTable, rowid, correlation) + ": end " + std::to_string(end) + " is before start " +
+                     std::to_string(start));
   }
   const int64_t device = sqlite3_column_int64(s, c.device);
   if (device < 0 || device > std::numeric_limits<int32_t>::max()) {
@@ -581,8 +573,7 @@ Status Reader::ReadLaunches(const TableInfo& table) {
   }
   // Only the calls that launched a kernel in this file; the rest (copies,
   // synchronisations, ...) would only cost memory.
-  const std::string sql = "SELECT rowid, \"correlationId\", \"globalTid\", \"start\" FROM " +
-                          Quoted(kRuntimeTable) +
+  const std::string sql = "SELECT rowid, \"correlationId\", \"globalTid\", \"start\" FROM " + Quoted(kRuntimeTable) +
                           " WHERE \"correlationId\" IN (SELECT \"correlationId\" FROM " + Quoted(kKernelTable) +
                           ") AND \"globalTid\" IS NOT NULL";
   Stmt stmt;
@@ -607,14 +598,13 @@ Status Reader::ReadLaunches(const TableInfo& table) {
 }
 
 std::optional<std::size_t> Reader::InnermostGemmRange(uint64_t thread, int64_t t_ns) const {
-  const auto by_thread = std::equal_range(
-      ranges_.begin(), ranges_.end(), thread, [](const auto& a, const auto& b) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(a)>, GemmRange>) {
-          return a.thread < b;
-        } else {
-          return a < b.thread;
-        }
-      });
+  const auto by_thread = std::equal_range(ranges_.begin(), ranges_.end(), thread, [](const auto& a, const auto& b) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, GemmRange>) {
+      return a.thread < b;
+    } else {
+      return a < b.thread;
+    }
+  });
   // The last range on the thread that starts at or before t; if it ended
   // before t, the range around t (if any) encloses it, so walk outwards.
   const auto after = std::upper_bound(by_thread.first, by_thread.second, t_ns,
@@ -637,8 +627,8 @@ uint32_t Reader::OpFor(std::size_t range_index) {
   op.name = std::string(OpNameOf(text));
   ParseSizes(text, &op.input_dims);
   op.start_us = static_cast<double>(range.start_ns) / 1000.0;
-  op.duration_us =
-      static_cast<double>(static_cast<uint64_t>(range.end_ns) - static_cast<uint64_t>(range.start_ns)) / 1000.0;
+  op.duration_us = static_cast<double>(static_cast<uint64_t>(range.end_ns) - static_cast<uint64_t>(range.start_ns)) /
+                   1000.0;
   const auto index = static_cast<uint32_t>(trace_.ops.size());
   trace_.ops.push_back(std::move(op));
   op_of_range_[range_index] = index;
@@ -654,14 +644,14 @@ void Reader::LinkKernels() {
       ++without_launch;
       continue;
     }
-    const auto same_id = std::equal_range(
-        launches_.begin(), launches_.end(), key.correlation_id, [](const auto& a, const auto& b) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Launch>) {
-            return a.correlation_id < b;
-          } else {
-            return a < b.correlation_id;
-          }
-        });
+    const auto same_id = std::equal_range(launches_.begin(), launches_.end(), key.correlation_id,
+                                          [](const auto& a, const auto& b) {
+                                            if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Launch>) {
+                                              return a.correlation_id < b;
+                                            } else {
+                                              return a < b.correlation_id;
+                                            }
+                                          });
     const Launch* launch = nullptr;
     if (match_process_ && key.has_process) {
       for (auto it = same_id.first; it != same_id.second; ++it) {
@@ -834,8 +824,8 @@ Status Reader::CheckIsDatabase() {
 Result<ExportTables> Reader::DescribeTables() {
   ExportTables tables;
   std::pair<std::string_view, TableInfo*> wanted[] = {
-      {kKernelTable, &tables.kernels}, {kNvtxTable, &tables.nvtx},  {kRuntimeTable, &tables.runtime},
-      {kStringTable, &tables.strings}, {kGpuTable, &tables.gpu}, {kCudaDeviceTable, &tables.cuda_device}};
+      {kKernelTable, &tables.kernels}, {kNvtxTable, &tables.nvtx}, {kRuntimeTable, &tables.runtime},
+      {kStringTable, &tables.strings}, {kGpuTable, &tables.gpu},   {kCudaDeviceTable, &tables.cuda_device}};
   for (auto& [name, info] : wanted) {
     OFU_ASSIGN_OR_RETURN(TableInfo described, Describe(name));
     *info = std::move(described);
@@ -851,8 +841,8 @@ Result<ExportTables> Reader::DescribeTables() {
 Status Reader::CheckStringTable(const TableInfo& strings) {
   if (strings.present && strings.Has("id") && strings.Has("value")) return OkStatus();
   Stmt stmt;
-  OFU_RETURN_IF_ERROR(
-      Prepare("SELECT 1 FROM " + Quoted(kKernelTable) + " LIMIT 1", "reading " + std::string(kKernelTable), &stmt));
+  OFU_RETURN_IF_ERROR(Prepare("SELECT 1 FROM " + Quoted(kKernelTable) + " LIMIT 1",
+                              "reading " + std::string(kKernelTable), &stmt));
   const int rc = sqlite3_step(stmt.get());
   if (rc == SQLITE_ROW) {
     return Malformed(strings.present ? "StringIds has no column id or value"
@@ -932,7 +922,7 @@ Result<KernelTrace> ParseNsysSqliteImage(std::string_view bytes, std::string_vie
   Db db(raw);
   if (rc != SQLITE_OK) {
     return Error::Unavailable("{}", source + ": cannot open an in-memory SQLite database (sqlite: " +
-                                              (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)) + ")");
+                                        (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)) + ")");
   }
   if (!bytes.empty()) {
     // SQLite owns (and frees) the copy; read-only, so it is never resized.
@@ -943,7 +933,8 @@ Result<KernelTrace> ParseNsysSqliteImage(std::string_view bytes, std::string_vie
     const int drc = sqlite3_deserialize(db.get(), "main", image, size, size,
                                         SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
     if (drc != SQLITE_OK) {
-      return Error::MalformedInput("{}", source + ": not an SQLite database image (sqlite: " + sqlite3_errmsg(db.get()) + ")");
+      return Error::MalformedInput("{}", source + ": not an SQLite database image (sqlite: " +
+                                             sqlite3_errmsg(db.get()) + ")");
     }
   }
   Harden(db.get());

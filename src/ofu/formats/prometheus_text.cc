@@ -65,15 +65,11 @@ constexpr std::array<unsigned char, 256> MakeCharClasses() {
 
 constexpr std::array<unsigned char, 256> kCharClasses = MakeCharClasses();
 
-bool HasClass(char c, CharClass cls) {
-  return (kCharClasses[static_cast<unsigned char>(c)] & cls) != 0;
-}
+bool HasClass(char c, CharClass cls) { return (kCharClasses[static_cast<unsigned char>(c)] & cls) != 0; }
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHexDigit(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 bool IsMetricName(std::string_view s) {
   if (s.empty() || !HasClass(s[0], kMetricNameStart)) return false;
@@ -126,8 +122,7 @@ bool IsValidUtf8(std::string_view s) {
     }
     // Overlong encodings, UTF-16 surrogates and values past U+10FFFF.
     constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code_point < kSmallest[length] || code_point > 0x10FFFF ||
-        (code_point >= 0xD800 && code_point <= 0xDFFF)) {
+    if (code_point < kSmallest[length] || code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) {
       return false;
     }
     i += length;
@@ -185,9 +180,8 @@ bool IsUnderflow(std::string_view digits, char exponent_mark) {
   if (first_nonzero == std::string_view::npos) return true;  // all zeros
   // Place of the first significant digit: >= 0 left of the point. A hex
   // digit is four binary places, the unit of a 'p' exponent.
-  const long long place = first_nonzero < point
-                              ? static_cast<long long>(point - first_nonzero) - 1
-                              : -static_cast<long long>(first_nonzero - point);
+  const long long place = first_nonzero < point ? static_cast<long long>(point - first_nonzero) - 1
+                                                : -static_cast<long long>(first_nonzero - point);
   const long long digit_weight = exponent_mark == 'e' ? 1 : 4;
   return place * digit_weight + exponent < 0;
 }
@@ -270,19 +264,16 @@ std::optional<double> ParseTimestamp(std::string_view token, TimestampUnit unit)
     return std::nullopt;
   }
   switch (unit) {
-    case TimestampUnit::kMilliseconds:
-      return value / 1000;
-    case TimestampUnit::kSeconds:
-      return value;
-    case TimestampUnit::kAuto:
-      break;
+    case TimestampUnit::kMilliseconds: return value / 1000;
+    case TimestampUnit::kSeconds: return value;
+    case TimestampUnit::kAuto: break;
   }
   return integer && std::fabs(value) >= kMillisecondsThreshold ? value / 1000 : value;
 }
 
 bool IsKnownMetricType(std::string_view type) {
-  constexpr std::string_view kTypes[] = {"counter", "gauge",   "histogram", "summary",       "untyped",
-                                         "unknown", "info",    "stateset",  "gaugehistogram"};
+  constexpr std::string_view kTypes[] = {"counter", "gauge", "histogram", "summary",       "untyped",
+                                         "unknown", "info",  "stateset",  "gaugehistogram"};
   for (const std::string_view known : kTypes) {
     if (type == known) return true;
   }
@@ -291,12 +282,9 @@ bool IsKnownMetricType(std::string_view type) {
 
 const char* MetadataKeyword(MetadataKind kind) {
   switch (kind) {
-    case MetadataKind::kHelp:
-      return "HELP";
-    case MetadataKind::kType:
-      return "TYPE";
-    case MetadataKind::kUnit:
-      return "UNIT";
+    case MetadataKind::kHelp: return "HELP";
+    case MetadataKind::kType: return "TYPE";
+    case MetadataKind::kUnit: return "UNIT";
   }
   return "?";
 }
@@ -502,8 +490,7 @@ bool LineParser::ParseLabels(Cursor& c) {
 }
 
 // From just after the opening quote to just after the closing one.
-bool LineParser::ParseLabelValue(Cursor& c, std::string_view label_name,
-                                 std::string_view& value) {
+bool LineParser::ParseLabelValue(Cursor& c, std::string_view label_name, std::string_view& value) {
   const char* start = c.pos;
   bool has_escape = false;
   bool has_non_ascii = false;
@@ -550,17 +537,10 @@ bool LineParser::UnescapeLabelValue(std::string_view raw, std::string_view& valu
     }
     const char escaped = raw[++i];
     switch (escaped) {
-      case '\\':
-        scratch_ += '\\';
-        break;
-      case '"':
-        scratch_ += '"';
-        break;
-      case 'n':
-        scratch_ += '\n';
-        break;
-      default:
-        return Fail("unknown escape \\" + Printable(escaped) + " in label value");
+      case '\\': scratch_ += '\\'; break;
+      case '"': scratch_ += '"'; break;
+      case 'n': scratch_ += '\n'; break;
+      default: return Fail("unknown escape \\" + Printable(escaped) + " in label value");
     }
   }
   value = std::string_view(scratch_).substr(start);
@@ -664,8 +644,8 @@ std::string_view LineParser::UnescapeHelp(std::string_view raw) {
 
 }  // namespace
 
-Result<ReadStats> ReadPrometheusText(std::istream& in, std::string_view source_name,
-                                     TextVisitor& visitor, const ParseOptions& options) {
+Result<ReadStats> ReadPrometheusText(std::istream& in, std::string_view source_name, TextVisitor& visitor,
+                                     const ParseOptions& options) {
   if (in.fail()) {
     return Error::Io("{}", std::string(source_name) + ": stream is not readable");
   }
@@ -681,15 +661,15 @@ Result<ReadStats> ReadPrometheusText(std::istream& in, std::string_view source_n
     in.read(buffer.get() + carried, static_cast<std::streamsize>(wanted));
     const auto got = static_cast<std::size_t>(in.gcount());
     if (in.bad()) {
-      return Error::Io("{}", std::string(source_name) + ": read failed after " +
-                                       std::to_string(bytes + got) + " bytes");
+      return Error::Io("{}",
+                       std::string(source_name) + ": read failed after " + std::to_string(bytes + got) + " bytes");
     }
     bytes += got;
 
     const char* pos = buffer.get();
     const char* end = buffer.get() + carried + got;
-    while (const auto* newline =
-               static_cast<const char*>(std::memchr(pos, '\n', static_cast<std::size_t>(end - pos)))) {
+    while (const auto* newline = static_cast<const char*>(std::memchr(pos, '\n',
+                                                                      static_cast<std::size_t>(end - pos)))) {
       if (!parser.Parse(std::string_view(pos, static_cast<std::size_t>(newline - pos)))) {
         return parser.error();
       }
@@ -715,8 +695,8 @@ Result<ReadStats> ReadPrometheusText(std::istream& in, std::string_view source_n
   return stats;
 }
 
-Result<ReadStats> ReadPrometheusText(std::string_view text, std::string_view source_name,
-                                     TextVisitor& visitor, const ParseOptions& options) {
+Result<ReadStats> ReadPrometheusText(std::string_view text, std::string_view source_name, TextVisitor& visitor,
+                                     const ParseOptions& options) {
   LineParser parser(source_name, visitor, options);
   const std::size_t bytes = text.size();
   while (!text.empty()) {

@@ -70,8 +70,8 @@ struct Label {
 };
 
 struct TextSample {
-  std::string_view name;              // the series name as written, e.g. DCGM_FI_DEV_SM_CLOCK
-  std::span<const Label> labels;      // in file order
+  std::string_view name;          // the series name as written, e.g. DCGM_FI_DEV_SM_CLOCK
+  std::span<const Label> labels;  // in file order
   double value = 0;
   std::optional<double> timestamp_s;  // seconds since the epoch, when the line has one
   std::size_t line = 0;               // 1-based
@@ -124,16 +124,16 @@ struct ReadStats {
   std::size_t lines = 0;
   std::size_t samples = 0;              // handed to OnSample
   std::size_t non_numeric_samples = 0;  // handed to OnNonNumericSample
-  bool saw_eof_marker = false;  // "# EOF" (OpenMetrics) was present
+  bool saw_eof_marker = false;          // "# EOF" (OpenMetrics) was present
 };
 
 // Reads all of `in`, calling `visitor` for each sample and metadata line.
 // `source_name` is used only in error messages (usually the file path).
-Result<ReadStats> ReadPrometheusText(std::istream& in, std::string_view source_name,
-                                     TextVisitor& visitor, const ParseOptions& options = {});
+Result<ReadStats> ReadPrometheusText(std::istream& in, std::string_view source_name, TextVisitor& visitor,
+                                     const ParseOptions& options = {});
 
 // The same over a buffer already in memory (used by fuzzing and tests).
-Result<ReadStats> ReadPrometheusText(std::string_view text, std::string_view source_name,
-                                     TextVisitor& visitor, const ParseOptions& options = {});
+Result<ReadStats> ReadPrometheusText(std::string_view text, std::string_view source_name, TextVisitor& visitor,
+                                     const ParseOptions& options = {});
 
 }  // namespace ofu::formats

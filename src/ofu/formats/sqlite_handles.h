@@ -28,9 +28,9 @@ using SqliteStmt = std::unique_ptr<sqlite3_stmt, SqliteFinalizer>;
 // Column `i` as text; "" for NULL.
 inline std::string ColumnText(sqlite3_stmt* s, int i) {
   const unsigned char* text = sqlite3_column_text(s, i);
-  return text == nullptr ? std::string()
-                         : std::string(reinterpret_cast<const char*>(text),
-                                       static_cast<std::size_t>(sqlite3_column_bytes(s, i)));
+  return text == nullptr
+             ? std::string()
+             : std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(sqlite3_column_bytes(s, i)));
 }
 
 // Column `i` as a double; absent for NULL.

@@ -8,8 +8,8 @@ namespace {
 bool Matches(const std::optional<int>& a, const std::optional<int>& b) { return !a || !b || *a == *b; }
 
 bool SharesTile(const Tiling& a, const Tiling& b) {
-  return (a.tile_m && b.tile_m) || (a.tile_n && b.tile_n) || (a.tile_k && b.tile_k) ||
-         (a.cluster_m && b.cluster_m) || (a.cluster_n && b.cluster_n) || (a.stages && b.stages);
+  return (a.tile_m && b.tile_m) || (a.tile_n && b.tile_n) || (a.tile_k && b.tile_k) || (a.cluster_m && b.cluster_m) ||
+         (a.cluster_n && b.cluster_n) || (a.stages && b.stages);
 }
 
 Tiling Transposed(const Tiling& t) {

@@ -48,34 +48,34 @@ struct CaseResult {
   std::string gpu;                      // model name as the driver gives it
 
   // The kernel.
-  std::string kernel_name;               // empty: no CUPTI record
-  std::string kernel_family;             // the parser's family; empty when unparsed
-  std::optional<bool> tensor_core;       // from the name
-  Tiling algorithm_tiling;               // cuBLASLt's algorithm attributes
-  Tiling name_tiling;                    // the kernel-name parser's
+  std::string kernel_name;          // empty: no CUPTI record
+  std::string kernel_family;        // the parser's family; empty when unparsed
+  std::optional<bool> tensor_core;  // from the name
+  Tiling algorithm_tiling;          // cuBLASLt's algorithm attributes
+  Tiling name_tiling;               // the kernel-name parser's
   TileCheck tile_check = TileCheck::kUnknown;
-  std::string correction_tiling;         // "name", "name+algorithm-cluster", "algorithm" or empty
+  std::string correction_tiling;  // "name", "name+algorithm-cluster", "algorithm" or empty
 
   // The steady loop, timed with CUDA events.
   int64_t iterations = 0;
   double elapsed_s = 0;
   double time_per_iteration_us = 0;
   double achieved_tflops = 0;
-  std::optional<double> peak_tflops;     // the spec database's dense peak of the precision
-  std::optional<double> mfu;             // achieved / peak
+  std::optional<double> peak_tflops;  // the spec database's dense peak of the precision
+  std::optional<double> mfu;          // achieved / peak
 
   // Counters over the windows that lie wholly inside the loop.
   int windows = 0;
-  std::optional<double> tensor_active;         // ofu's NVML source
-  std::optional<double> sm_clock_mhz;          // oversampled by the harness
-  std::optional<double> sm_clock_point_mhz;    // one reading per window
-  std::optional<double> source_clock_mhz;      // the clock the source used
-  std::optional<double> padding_factor;        // U / E
-  std::optional<double> ofu_raw;               // as ofu reports it live
-  std::optional<double> ofu_point;             // with one clock reading per window
-  std::optional<double> ofu_oversampled;       // with the harness's oversampled clock
-  std::optional<double> ofu_exact;             // from cycle counters, where they exist
-  std::optional<double> ofu_corrected;         // ofu_raw * padding_factor
+  std::optional<double> tensor_active;       // ofu's NVML source
+  std::optional<double> sm_clock_mhz;        // oversampled by the harness
+  std::optional<double> sm_clock_point_mhz;  // one reading per window
+  std::optional<double> source_clock_mhz;    // the clock the source used
+  std::optional<double> padding_factor;      // U / E
+  std::optional<double> ofu_raw;             // as ofu reports it live
+  std::optional<double> ofu_point;           // with one clock reading per window
+  std::optional<double> ofu_oversampled;     // with the harness's oversampled clock
+  std::optional<double> ofu_exact;           // from cycle counters, where they exist
+  std::optional<double> ofu_corrected;       // ofu_raw * padding_factor
   std::optional<double> err_raw_pp, err_point_pp, err_oversampled_pp, err_exact_pp, err_corrected_pp;
 
   std::string note;  // why something is absent or the case was skipped

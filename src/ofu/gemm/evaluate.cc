@@ -99,7 +99,7 @@ Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec) {
   const Measurement& measured = run.measurement;
   if (measured.iterations <= 0 || !(measured.elapsed_s > 0)) {
     return Error::InvalidArgument("{}: the steady loop needs iterations > 0 and a positive time (got {} in {} s)",
-                             DescribeCase(run.gemm_case), measured.iterations, measured.elapsed_s);
+                                  DescribeCase(run.gemm_case), measured.iterations, measured.elapsed_s);
   }
   CaseResult row = SkippedCase(run.gemm_case, run.gpu_model, "");
   row.note = run.note;
@@ -113,7 +113,8 @@ Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec) {
     if (info.ok()) {
       row.kernel_family = std::string(kernels::FamilyName(info->family));
       row.tensor_core = info->tensor_core;
-      row.name_tiling = Tiling{info->tile_m, info->tile_n, info->tile_k, info->stages, info->cluster_m, info->cluster_n};
+      row.name_tiling = Tiling{info->tile_m, info->tile_n,    info->tile_k,
+                               info->stages, info->cluster_m, info->cluster_n};
       if (info->split_k) AddNote(row.note, "split-K kernel: K is padded once, a lower bound on the executed work");
     } else {
       AddNote(row.note, "kernel name not parsed: " + info.error().message);
@@ -123,7 +124,8 @@ Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec) {
 
   // True MFU, from the loop's own timing.
   const GemmCase& c = run.gemm_case;
-  const double useful_per_iteration = 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
+  const double useful_per_iteration = 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) *
+                                      static_cast<double>(c.k);
   row.iterations = measured.iterations;
   row.elapsed_s = measured.elapsed_s;
   row.time_per_iteration_us = measured.elapsed_s / static_cast<double>(measured.iterations) * 1e6;

@@ -24,7 +24,9 @@ struct Column {
 std::string FormatNumber(double value) { return fmt::format("{}", value); }
 
 std::string FormatOptional(const std::optional<double>& value) { return value ? FormatNumber(*value) : std::string(); }
-std::string FormatOptional(const std::optional<int>& value) { return value ? fmt::format("{}", *value) : std::string(); }
+std::string FormatOptional(const std::optional<int>& value) {
+  return value ? fmt::format("{}", *value) : std::string();
+}
 std::string FormatOptional(const std::optional<bool>& value) {
   return value ? std::string(*value ? "true" : "false") : std::string();
 }
@@ -149,8 +151,8 @@ std::vector<Column> Columns() {
                      }});
   const std::pair<std::string_view, Tiling R::*> sides[] = {{"algo", &R::algorithm_tiling}, {"name", &R::name_tiling}};
   const std::pair<std::string_view, std::optional<int> Tiling::*> fields[] = {
-      {"tile_m", &Tiling::tile_m},   {"tile_n", &Tiling::tile_n},       {"tile_k", &Tiling::tile_k},
-      {"stages", &Tiling::stages},   {"cluster_m", &Tiling::cluster_m}, {"cluster_n", &Tiling::cluster_n}};
+      {"tile_m", &Tiling::tile_m}, {"tile_n", &Tiling::tile_n},       {"tile_k", &Tiling::tile_k},
+      {"stages", &Tiling::stages}, {"cluster_m", &Tiling::cluster_m}, {"cluster_n", &Tiling::cluster_n}};
   // Column names must outlive the table: they come from a fixed list.
   static constexpr std::string_view kTileNames[2][6] = {
       {"algo_tile_m", "algo_tile_n", "algo_tile_k", "algo_stages", "algo_cluster_m", "algo_cluster_n"},
@@ -160,7 +162,8 @@ std::vector<Column> Columns() {
   }
   c.push_back(Column{"tile_check", false, [](const R& r) { return std::string(TileCheckName(r.tile_check)); },
                      [](std::string_view text, R& r) {
-                       auto check = text.empty() ? std::optional<TileCheck>(TileCheck::kUnknown) : TileCheckFromName(text);
+                       auto check = text.empty() ? std::optional<TileCheck>(TileCheck::kUnknown)
+                                                 : TileCheckFromName(text);
                        if (!check) return fmt::format("'{}' is not agree, swapped, disagree or unknown", text);
                        r.tile_check = *check;
                        return std::string();
@@ -248,13 +251,13 @@ Result<std::vector<Record>> SplitCsv(std::string_view text, std::string_view sou
         }
         if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
           return Error::MalformedInput("{}:{}: text after a closing quote (field {})", source_name, line,
-                                   record.fields.size() + 1);
+                                       record.fields.size() + 1);
         }
       } else {
         while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
           if (text[i] == '"') {
             return Error::MalformedInput("{}:{}: a quote inside an unquoted field (field {})", source_name, line,
-                                     record.fields.size() + 1);
+                                         record.fields.size() + 1);
           }
           field += text[i++];
         }
@@ -328,7 +331,7 @@ Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::strin
   for (const Column& c : columns) {
     if (c.required && seen.count(c.name) == 0) {
       return Error::MalformedInput("{}:{}: the header lacks required column '{}' (is this an ofu-gemm result file?)",
-                               source_name, header.line, c.name);
+                                   source_name, header.line, c.name);
     }
   }
   std::vector<CaseResult> rows;
@@ -336,14 +339,15 @@ Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::strin
     const Record& record = (records)[r];
     if (record.fields.size() != header.fields.size()) {
       return Error::MalformedInput("{}:{}: {} fields where the header has {}", source_name, record.line,
-                               record.fields.size(), header.fields.size());
+                                   record.fields.size(), header.fields.size());
     }
     CaseResult row;
     for (std::size_t f = 0; f < record.fields.size(); ++f) {
       if (field_column[f] == nullptr) continue;
       const std::string problem = field_column[f]->set(record.fields[f], row);
       if (!problem.empty()) {
-        return Error::MalformedInput("{}:{}: column '{}': {}", source_name, record.line, field_column[f]->name, problem);
+        return Error::MalformedInput("{}:{}: column '{}': {}", source_name, record.line, field_column[f]->name,
+                                     problem);
       }
     }
     rows.push_back(std::move(row));

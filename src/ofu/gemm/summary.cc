@@ -30,7 +30,8 @@ std::optional<double> ErrorWithTile(const CaseResult& row, const kernels::TileSh
 
 // An alternative explains the error when it meets the goal or halves it.
 bool Explains(std::optional<double> alternative_pp, double error_pp) {
-  return alternative_pp && (std::abs(*alternative_pp) <= kGoalPp || std::abs(*alternative_pp) <= std::abs(error_pp) / 2);
+  return alternative_pp &&
+         (std::abs(*alternative_pp) <= kGoalPp || std::abs(*alternative_pp) <= std::abs(error_pp) / 2);
 }
 
 std::string Tile(const kernels::TileShape& s) {
@@ -40,7 +41,8 @@ std::string Tile(const kernels::TileShape& s) {
 std::string Stat(const ErrorStats& s, double value) { return s.cases > 0 ? fmt::format("{:.2f}", value) : "-"; }
 
 std::string CaseName(const CaseResult& row) {
-  std::string text = fmt::format("{}x{}x{} {} {}", row.m, row.n, row.k, kernels::PrecisionName(row.precision), row.layout);
+  std::string text = fmt::format("{}x{}x{} {} {}", row.m, row.n, row.k, kernels::PrecisionName(row.precision),
+                                 row.layout);
   if (row.power_limit_w) text += fmt::format(" @{:.0f} W", *row.power_limit_w);
   return text;
 }
@@ -99,7 +101,8 @@ Exceedance Explain(const CaseResult& row) {
   }
   if (row.err_exact_pp && std::abs(*row.err_exact_pp) <= kGoalPp) {
     e.reason = "clock";
-    e.detail = fmt::format("exact-cycle OFU is within {:+.2f} pp: the sampled clock misses the mean", *row.err_exact_pp);
+    e.detail = fmt::format("exact-cycle OFU is within {:+.2f} pp: the sampled clock misses the mean",
+                           *row.err_exact_pp);
     return e;
   }
   std::vector<double> clocks;
@@ -116,7 +119,8 @@ Exceedance Explain(const CaseResult& row) {
   }
   if (row.time_per_iteration_us > 0 && row.time_per_iteration_us < kLaunchGapIterationUs) {
     e.reason = "launch gaps";
-    e.detail = fmt::format("{:.1f} µs per iteration: launch overhead and the loop's edges weigh", row.time_per_iteration_us);
+    e.detail = fmt::format("{:.1f} µs per iteration: launch overhead and the loop's edges weigh",
+                           row.time_per_iteration_us);
     return e;
   }
   e.reason = "unexplained";
@@ -188,9 +192,11 @@ std::string FormatSummary(const Summary& summary, const std::string& source_name
   out += "(p95 by linear interpolation between closest ranks; goal: corrected max <= 1 pp)\n\n";
   out += fmt::format("{:<10} {:<12} {:>6} {:>8} {:>8} {:>8}\n", "precision", "estimate", "cases", "max", "mean", "p95");
   for (const PrecisionSummary& p : summary.precisions) {
-    const std::pair<const char*, const ErrorStats*> estimates[] = {
-        {"raw", &p.raw}, {"corrected", &p.corrected}, {"exact-cycle", &p.exact}, {"point-clock", &p.point},
-        {"oversampled", &p.oversampled}};
+    const std::pair<const char*, const ErrorStats*> estimates[] = {{"raw", &p.raw},
+                                                                   {"corrected", &p.corrected},
+                                                                   {"exact-cycle", &p.exact},
+                                                                   {"point-clock", &p.point},
+                                                                   {"oversampled", &p.oversampled}};
     for (const auto& [name, stats] : estimates) {
       const bool always = std::string_view(name) == "raw" || std::string_view(name) == "corrected";
       if (!always && stats->cases == 0) continue;

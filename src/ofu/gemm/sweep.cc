@@ -95,7 +95,8 @@ class FieldReader {
   Status RejectUnknown() const {
     for (const auto& [key, node] : table_) {
       const std::string name(key.str());
-      if (known_.count(name) == 0) return SweepError(file_, node.source(), fmt::format("{}unknown key '{}'", context_, name));
+      if (known_.count(name) == 0)
+        return SweepError(file_, node.source(), fmt::format("{}unknown key '{}'", context_, name));
     }
     return OkStatus();
   }
@@ -139,7 +140,7 @@ Result<Precision> ReadPrecision(const toml::node& node) {
   std::optional<Precision> precision = text ? kernels::PrecisionFromName(*text) : std::nullopt;
   if (!precision || !IsSweepPrecision(*precision)) {
     return Error::MalformedInput("{} is not a sweep precision (expected fp16, bf16, tf32, fp8, fp4 or fp32)",
-                             text ? "'" + *text + "'" : std::string("a non-string"));
+                                 text ? "'" + *text + "'" : std::string("a non-string"));
   }
   return *precision;
 }
@@ -192,15 +193,18 @@ Status ReadGroup(std::string_view file, const toml::table& table, std::size_t in
   for (int64_t size : square) squares.push_back(Shape{size, size, size});
   shapes.insert(shapes.begin(), squares.begin(), squares.end());
   if (shapes.empty()) {
-    return SweepError(file, table.source(), fmt::format("group {} ('{}'): no shapes (give 'square' or 'shapes')", index + 1, base.group));
+    return SweepError(file, table.source(),
+                      fmt::format("group {} ('{}'): no shapes (give 'square' or 'shapes')", index + 1, base.group));
   }
   if (precisions.empty()) {
-    return SweepError(file, table.source(), fmt::format("group {} ('{}'): field 'precisions' is missing or empty", index + 1, base.group));
+    return SweepError(file, table.source(),
+                      fmt::format("group {} ('{}'): field 'precisions' is missing or empty", index + 1, base.group));
   }
   if (layouts.empty()) layouts.push_back("tn");
   if (!fractions.empty() && !base.clock_study) {
     return SweepError(file, table.source(),
-                      fmt::format("group {} ('{}'): field 'power_limit_fractions' needs clock_study = true", index + 1, base.group));
+                      fmt::format("group {} ('{}'): field 'power_limit_fractions' needs clock_study = true", index + 1,
+                                  base.group));
   }
   for (Precision precision : precisions) {
     const bool narrow = precision == Precision::kFp8 || precision == Precision::kFp4;
@@ -279,7 +283,8 @@ Result<Sweep> ParseSweep(std::string_view toml_text, std::string_view source_nam
   }
   for (std::size_t i = 0; i < group_array->size(); ++i) {
     const toml::table* table = group_array->get(i)->as_table();
-    if (table == nullptr) return SweepError(source_name, group_array->get(i)->source(), "field 'group': expected [[group]] tables");
+    if (table == nullptr)
+      return SweepError(source_name, group_array->get(i)->source(), "field 'group': expected [[group]] tables");
     OFU_RETURN_IF_ERROR(ReadGroup(source_name, *table, i, sweep, defaults, sweep.cases));
   }
   return sweep;

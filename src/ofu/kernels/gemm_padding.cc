@@ -28,7 +28,7 @@ Result<PaddedGemm> PadGemm(const GemmProblem& problem, const TileShape& tile) {
       tile.tile_m > kMaxStep || tile.tile_n > kMaxStep || tile.tile_k > kMaxStep || tile.cluster_m > kMaxStep ||
       tile.cluster_n > kMaxStep) {
     return Error::InvalidArgument("tile {}x{}x{} with cluster {}x{} is not a usable tile", tile.tile_m, tile.tile_n,
-                             tile.tile_k, tile.cluster_m, tile.cluster_n);
+                                  tile.tile_k, tile.cluster_m, tile.cluster_n);
   }
   for (int64_t size : {problem.m, problem.n, problem.k, problem.batch}) {
     if (size < 0 || size > (int64_t{1} << 53)) {
@@ -43,8 +43,8 @@ Result<PaddedGemm> PadGemm(const GemmProblem& problem, const TileShape& tile) {
   const double batch = static_cast<double>(problem.batch);
   padded.useful_flops = 2.0 * batch * static_cast<double>(problem.m) * static_cast<double>(problem.n) *
                         static_cast<double>(problem.k);
-  padded.executed_flops = 2.0 * batch * static_cast<double>(padded.m.padded) *
-                          static_cast<double>(padded.n.padded) * static_cast<double>(padded.k.padded);
+  padded.executed_flops = 2.0 * batch * static_cast<double>(padded.m.padded) * static_cast<double>(padded.n.padded) *
+                          static_cast<double>(padded.k.padded);
   return padded;
 }
 

@@ -42,8 +42,8 @@ struct TileShape {
 struct PaddedDim {
   int64_t size = 0;
   int64_t padded = 0;
-  int64_t step = 0;     // tile × cluster (1 when not padded)
-  int64_t tile = 0;     // the tile alone
+  int64_t step = 0;  // tile × cluster (1 when not padded)
+  int64_t tile = 0;  // the tile alone
   int64_t cluster = 1;
 };
 

@@ -14,9 +14,7 @@ using Dims = std::vector<int64_t>;
 // Sizes beyond this make FLOP counts inexact in a double; no real GEMM is near.
 constexpr int64_t kMaxElements = int64_t{1} << 53;
 
-Error Bad(std::string_view op, std::string reason) {
-  return Error::MalformedInput("{}: {}", op, reason);
-}
+Error Bad(std::string_view op, std::string reason) { return Error::MalformedInput("{}: {}", op, reason); }
 
 // Product of dims[begin, end), or nullopt when it passes kMaxElements.
 std::optional<int64_t> Product(const Dims& dims, size_t begin, size_t end) {
@@ -62,7 +60,8 @@ Result<GemmProblem> Linear(std::string_view op, const Dims& x, const Dims& w) {
   if (x.empty() || w.size() != 2) {
     return Bad(op, fmt::format("expected input [..., k] and weight [n, k], got {} and {}", x, w));
   }
-  if (x.back() != w[1]) return Bad(op, fmt::format("input's last dimension {} differs from weight's {}", x.back(), w[1]));
+  if (x.back() != w[1])
+    return Bad(op, fmt::format("input's last dimension {} differs from weight's {}", x.back(), w[1]));
   auto m = Product(x, 0, x.size() - 1);
   if (!m) return Bad(op, "sizes too large");
   return Checked(op, GemmProblem{*m, w[0], w[1], 1});

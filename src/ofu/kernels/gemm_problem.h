@@ -38,8 +38,7 @@ struct GemmProblem {
 // the above, too few inputs, a rank the op does not take, inner dimensions
 // that disagree, a negative size, or sizes whose product passes 2^53.
 // A zero-sized GEMM is valid (m, n or k 0: no work).
-Result<GemmProblem> GemmProblemFromOp(std::string_view op_name,
-                                      const std::vector<std::vector<int64_t>>& input_dims);
+Result<GemmProblem> GemmProblemFromOp(std::string_view op_name, const std::vector<std::vector<int64_t>>& input_dims);
 
 // The precision of a PyTorch dtype as the profiler names it ("c10::BFloat16",
 // "c10::Half", "float", "c10::Float8_e4m3fn", "signed char", ...). Absent

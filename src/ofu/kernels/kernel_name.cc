@@ -75,14 +75,12 @@ struct TypeCode {
   std::optional<Precision> precision;  // nullopt: a real type with no OFU precision (void, f64)
 };
 constexpr std::array<TypeCode, 22> kTypeCodes = {{
-    {"bf16", Precision::kBf16}, {"tf32", Precision::kTf32}, {"fp16", Precision::kFp16},
-    {"fp32", Precision::kFp32}, {"e4m3", Precision::kFp8},  {"e5m2", Precision::kFp8},
-    {"e2m1", Precision::kFp4},  {"int8", Precision::kInt8}, {"void", std::nullopt},
-    {"fp8", Precision::kFp8},   {"fp4", Precision::kFp4},   {"f16", Precision::kFp16},
-    {"f32", Precision::kFp32},  {"f64", std::nullopt},      {"f8", Precision::kFp8},
-    {"s8", Precision::kInt8},   {"u8", Precision::kInt8},   {"i8", Precision::kInt8},
-    {"s32", std::nullopt},      {"e2m3", std::nullopt},     {"e3m2", std::nullopt},
-    {"int32", std::nullopt},
+    {"bf16", Precision::kBf16}, {"tf32", Precision::kTf32}, {"fp16", Precision::kFp16}, {"fp32", Precision::kFp32},
+    {"e4m3", Precision::kFp8},  {"e5m2", Precision::kFp8},  {"e2m1", Precision::kFp4},  {"int8", Precision::kInt8},
+    {"void", std::nullopt},     {"fp8", Precision::kFp8},   {"fp4", Precision::kFp4},   {"f16", Precision::kFp16},
+    {"f32", Precision::kFp32},  {"f64", std::nullopt},      {"f8", Precision::kFp8},    {"s8", Precision::kInt8},
+    {"u8", Precision::kInt8},   {"i8", Precision::kInt8},   {"s32", std::nullopt},      {"e2m3", std::nullopt},
+    {"e3m2", std::nullopt},     {"int32", std::nullopt},
 }};
 
 // The type code at the start of `token`, or nullptr.
@@ -136,17 +134,19 @@ Result<KernelInfo> ParseNvjet(Tokens t, KernelInfo info) {
   // Newer cuBLAS names carry the target architecture after the prefix.
   if (t.size() > 1 && StartsWith(t[1], "sm") && ParseNumber(t[1].substr(2))) t.erase(t.begin() + 1);
   if (t.size() < 8) {
-    return Unparsed(fmt::format("nvjet: expected at least 8 '_'-separated fields "
-                                "(nvjet_<types>_<TM>x<TN>_<TK>x<stages>_<CM>x<CN>_<v|h>_<bz|badd>_<ops>), found {}",
-                                t.size()));
+    return Unparsed(
+        fmt::format("nvjet: expected at least 8 '_'-separated fields "
+                    "(nvjet_<types>_<TM>x<TN>_<TK>x<stages>_<CM>x<CN>_<v|h>_<bz|badd>_<ops>), found {}",
+                    t.size()));
   }
   // Three letters read as AB, compute, D (tst: bf16 in, fp32 compute, bf16
   // out); five as A, B, C, compute, D (qqtst: fp8 in, bf16 out). Inferred.
   const std::string_view types = t[1];
   if (types.size() != 3 && types.size() != 5) {
-    return Unparsed(fmt::format("nvjet: type field {} has {} letters; known layouts have 3 (AB, compute, D) "
-                                "or 5 (A, B, C, compute, D)",
-                                Quote(types), types.size()));
+    return Unparsed(
+        fmt::format("nvjet: type field {} has {} letters; known layouts have 3 (AB, compute, D) "
+                    "or 5 (A, B, C, compute, D)",
+                    Quote(types), types.size()));
   }
   std::vector<Precision> letters;
   for (const char c : types) {
@@ -172,7 +172,8 @@ Result<KernelInfo> ParseNvjet(Tokens t, KernelInfo info) {
     info.two_cta = true;
     ++i;
   }
-  if (t[i] != "v" && t[i] != "h") return Unparsed(fmt::format("nvjet: expected 'v' or 'h' after the cluster, found {}", Quote(t[i])));
+  if (t[i] != "v" && t[i] != "h")
+    return Unparsed(fmt::format("nvjet: expected 'v' or 'h' after the cluster, found {}", Quote(t[i])));
   ++i;
   if (i >= t.size() || (t[i] != "bz" && t[i] != "badd")) {
     return Unparsed(fmt::format("nvjet: expected 'bz' or 'badd' after '{}', found {}", t[i - 1],
@@ -192,9 +193,10 @@ Result<KernelInfo> ParseNvjet(Tokens t, KernelInfo info) {
     } else if (t[i] == "2cta") {
       info.two_cta = true;
     } else if (t[i] == "streamK" || t[i] == "streamk") {
-      return Unparsed(fmt::format("nvjet: unknown flag {}: a stream-K kernel splits K in a way the name does not "
-                                  "give (known: splitK, 2cta, coopA, coopB, bias, ovscale, algo<N>)",
-                                  Quote(t[i])));
+      return Unparsed(
+          fmt::format("nvjet: unknown flag {}: a stream-K kernel splits K in a way the name does not "
+                      "give (known: splitK, 2cta, coopA, coopB, bias, ovscale, algo<N>)",
+                      Quote(t[i])));
     } else if (t[i].empty()) {
       return Unparsed("nvjet: an empty flag ('__') between beta and the operand layouts");
     } else if (!IsScheduleOrEpilogueFlag(t[i])) {
@@ -227,7 +229,8 @@ Result<KernelInfo> ParseXmma(const Tokens& t, KernelFamily family, KernelInfo in
   const std::string_view fname = FamilyName(family);
   std::size_t gemm = 1;
   while (gemm < t.size() && t[gemm] != "gemm") ++gemm;
-  if (gemm + 1 >= t.size()) return Unparsed(fmt::format("{}: no 'gemm' field followed by types: not a GEMM kernel", fname));
+  if (gemm + 1 >= t.size())
+    return Unparsed(fmt::format("{}: no 'gemm' field followed by types: not a GEMM kernel", fname));
   // cuDNN's implicit-GEMM convolutions may name their indexing mode first.
   std::size_t first_type = gemm + 1;
   if (t[first_type] == "indexed" && first_type + 1 < t.size()) ++first_type;
@@ -283,10 +286,10 @@ Result<KernelInfo> ParseXmma(const Tokens& t, KernelFamily family, KernelInfo in
 // <kind letters>[<mma shape>][<math type>]<operation>, e.g. s16816gemm,
 // h884gemm, sgemm, gcgemm, s1688tf32gemm, scudnn, s1688cudnn, s1688dgrad.
 struct MmaToken {
-  std::string_view kind;          // accumulator (s, h, i, d) or complex kind (c, gc, z)
-  std::string_view shape;         // digits after the kind: a tensor-core MMA shape (1688, 16816, ...)
-  bool has_mma_shape = false;     // !shape.empty()
-  const TypeCode* math = nullptr; // the type the MMA runs in, when it differs from A's (tf32)
+  std::string_view kind;           // accumulator (s, h, i, d) or complex kind (c, gc, z)
+  std::string_view shape;          // digits after the kind: a tensor-core MMA shape (1688, 16816, ...)
+  bool has_mma_shape = false;      // !shape.empty()
+  const TypeCode* math = nullptr;  // the type the MMA runs in, when it differs from A's (tf32)
 };
 std::optional<MmaToken> ParseMmaToken(std::string_view token, std::initializer_list<std::string_view> operations) {
   bool known = false;
@@ -388,7 +391,8 @@ Result<KernelInfo> ParseLegacy(const Tokens& t, KernelInfo info) {
     if (t[i] == "splitK") info.split_k = true;
     if (t[i] != "stages" || i + 1 >= t.size()) continue;
     const auto k_stages = ParseDims<2>(t[i + 1]);
-    if (!k_stages) return Unparsed(fmt::format("{}: expected <TK>x<stages> after 'stages', found {}", fname, Quote(t[i + 1])));
+    if (!k_stages)
+      return Unparsed(fmt::format("{}: expected <TK>x<stages> after 'stages', found {}", fname, Quote(t[i + 1])));
     info.tile_k = (*k_stages)[0];
     info.stages = (*k_stages)[1];
   }
@@ -430,9 +434,10 @@ Result<KernelInfo> ParseCutlass2(const Tokens& t, KernelInfo info) {
   if (i < t.size() && WholeType(t[i]) != nullptr) ++i;  // C's element type: not an input
   const auto mma = i < t.size() ? ParseMmaToken(t[i], {"gemm", "fprop", "dgrad", "wgrad"}) : std::nullopt;
   if (!mma) {
-    return Unparsed(fmt::format("cutlass2: expected a GEMM or convolution field like s16816gemm or s1688fprop, "
-                                "found {}",
-                                Quote(i < t.size() ? t[i] : "")));
+    return Unparsed(
+        fmt::format("cutlass2: expected a GEMM or convolution field like s16816gemm or s1688fprop, "
+                    "found {}",
+                    Quote(i < t.size() ? t[i] : "")));
   }
   // Between the MMA field and the tile: epilogue or iterator words (relu,
   // optimized, ...) and A's element type.
@@ -487,8 +492,10 @@ Result<KernelInfo> ParseCutlass3(const Tokens& t, KernelInfo info) {
   const auto tile = ParseDims<3>(t[i]);
   const auto cluster = ParseDims<3>(t[i + 1]);
   const auto stages = ParseNumber(t[i + 2]);
-  if (!cluster) return Unparsed(fmt::format("cutlass3: expected cluster <CM>x<CN>x<CK> after the tile, found {}", Quote(t[i + 1])));
-  if (!stages) return Unparsed(fmt::format("cutlass3: expected a stage count after the cluster, found {}", Quote(t[i + 2])));
+  if (!cluster)
+    return Unparsed(fmt::format("cutlass3: expected cluster <CM>x<CN>x<CK> after the tile, found {}", Quote(t[i + 1])));
+  if (!stages)
+    return Unparsed(fmt::format("cutlass3: expected a stage count after the cluster, found {}", Quote(t[i + 2])));
   for (std::size_t j = i + 3; j < t.size(); ++j) {
     if (t[j] == "2sm") info.two_cta = true;
     if (t[j] == "splitk" || t[j] == "splitK") info.split_k = true;
@@ -551,8 +558,8 @@ const FamilyPrefix* FindFamily(std::string_view identifier) {
 // One name in a demangled or mangled kernel signature.
 struct Identifier {
   std::string_view text;
-  bool qualifier = false;      // followed by "::": a namespace or class, not a kernel or type
-  std::size_t end = 0;         // index just past it in the name
+  bool qualifier = false;  // followed by "::": a namespace or class, not a kernel or type
+  std::size_t end = 0;     // index just past it in the name
 };
 
 // The length-prefixed identifiers of an Itanium-mangled name (_ZN7cutlass13device_kernelI...E).
@@ -688,7 +695,8 @@ Result<KernelInfo> ParseUntiled(std::string_view name, const Identifier& functio
   // internal::gemvx::kernel<...>: the arguments follow the function name.
   std::size_t after = function.end;
   if (function.qualifier) after = name.find('<', after);
-  const std::string_view arguments = after == std::string_view::npos ? std::string_view() : TemplateArguments(name, after);
+  const std::string_view arguments = after == std::string_view::npos ? std::string_view()
+                                                                     : TemplateArguments(name, after);
   info.precision = TemplatePrecision(arguments);
   if (!info.precision) {
     // The letter the name gives: sgemm_largek, magma_sgemm..., fermiSgemm...
@@ -715,10 +723,11 @@ Result<std::string_view> FindGemmIdentifier(const std::vector<Identifier>& ids, 
     found = id.text;
   }
   if (found.empty()) {
-    return Unparsed(fmt::format("no GEMM kernel identifier in this {} name (looked for nvjet_, sm90_xmma_, sm100_, "
-                                "sm80_xmma_, ampere_, turing_, volta_, cutlass_, cutlass3x_ and the cuBLAS, MAGMA "
-                                "and cuDNN SIMT kernels)",
-                                what));
+    return Unparsed(
+        fmt::format("no GEMM kernel identifier in this {} name (looked for nvjet_, sm90_xmma_, sm100_, "
+                    "sm80_xmma_, ampere_, turing_, volta_, cutlass_, cutlass3x_ and the cuBLAS, MAGMA "
+                    "and cuDNN SIMT kernels)",
+                    what));
   }
   return found;
 }
@@ -754,7 +763,8 @@ std::vector<std::string> Words(std::string_view identifier) {
   std::string word;
   for (std::size_t i = 0; i < identifier.size(); ++i) {
     const char c = identifier[i];
-    const bool boundary = c == '_' || (IsUpper(c) && i > 0 && (IsLower(identifier[i - 1]) || IsDigit(identifier[i - 1])));
+    const bool boundary = c == '_' ||
+                          (IsUpper(c) && i > 0 && (IsLower(identifier[i - 1]) || IsDigit(identifier[i - 1])));
     if (boundary && !word.empty()) {
       words.push_back(word);
       word.clear();
@@ -770,9 +780,10 @@ std::vector<std::string> Words(std::string_view identifier) {
 // preparation, shapes, swizzles and copies that CUTLASS and its users name
 // after the GEMM they serve).
 bool NamesAGemm(std::string_view identifier) {
-  static constexpr std::array<std::string_view, 13> kHelperWords = {
-      "prepare", "data", "shape", "coord", "swizzle", "transpose", "fill",
-      "tensormaps", "offsets", "indices", "reduce", "copy", "params"};
+  static constexpr std::array<std::string_view, 13> kHelperWords = {"prepare", "data",      "shape",  "coord",
+                                                                    "swizzle", "transpose", "fill",   "tensormaps",
+                                                                    "offsets", "indices",   "reduce", "copy",
+                                                                    "params"};
   bool gemm = false;
   for (const std::string& word : Words(identifier)) {
     for (const std::string_view helper : kHelperWords) {
@@ -786,7 +797,8 @@ bool NamesAGemm(std::string_view identifier) {
 // Whether tensor cores run a GEMM, as far as its name tells.
 std::optional<bool> TensorCoreFromName(std::string_view name, const std::vector<Identifier>& ids) {
   bool tensor = false;
-  for (const std::string_view mark : {"TensorOp", "tensorop", "Umma", "UMMA", "Gmma", "GMMA", "wgmma", "_MMA_", "HMMA"}) {
+  for (const std::string_view mark :
+       {"TensorOp", "tensorop", "Umma", "UMMA", "Gmma", "GMMA", "wgmma", "_MMA_", "HMMA"}) {
     tensor = tensor || Contains(name, mark);
   }
   bool simt = Contains(name, "simt") || Contains(name, "Simt");
@@ -841,18 +853,19 @@ Result<KernelInfo> ParseKernelName(std::string_view name) {
   }
   const FamilyPrefix* family = FindFamily(identifier);
   if (family == nullptr) {
-    return Unparsed("not a GEMM kernel family ofu reads (nvjet_, sm90_xmma_, sm100_, sm80_xmma_, ampere_, "
-                    "turing_, volta_, cutlass_, cutlass3x_, and the cuBLAS, MAGMA and cuDNN SIMT kernels)");
+    return Unparsed(
+        "not a GEMM kernel family ofu reads (nvjet_, sm90_xmma_, sm100_, sm80_xmma_, ampere_, "
+        "turing_, volta_, cutlass_, cutlass3x_, and the cuBLAS, MAGMA and cuDNN SIMT kernels)");
   }
   KernelInfo info;
   info.identifier = std::string(identifier);
   OFU_ASSIGN_OR_RETURN(auto result, ParseFamily(Split(identifier, '_'), family->family, std::move(info)));
   // A zero that survived the family rules (which turn the documented
   // run-time zeros into absent fields) is not a size ofu can compute with.
-  for (const auto& [field, value] : {std::pair{"tile_m", result.tile_m}, std::pair{"tile_n", result.tile_n},
-                                     std::pair{"tile_k", result.tile_k}, std::pair{"stages", result.stages},
-                                     std::pair{"cluster_m", result.cluster_m},
-                                     std::pair{"cluster_n", result.cluster_n}}) {
+  for (const auto& [field, value] :
+       {std::pair{"tile_m", result.tile_m}, std::pair{"tile_n", result.tile_n}, std::pair{"tile_k", result.tile_k},
+        std::pair{"stages", result.stages}, std::pair{"cluster_m", result.cluster_m},
+        std::pair{"cluster_n", result.cluster_n}}) {
     if (value == 0) return Unparsed(fmt::format("{}: {} is 0 in the name", FamilyName(result.family), field));
   }
   return result;

@@ -122,8 +122,21 @@
 namespace ofu::kernels {
 
 enum class KernelFamily {
-  kNvjet, kSm90Xmma, kSm100, kSm80Xmma, kAmpere, kCutlass2, kCutlass3,
-  kVolta, kTuring, kGemv, kGemmk1, kSgemmLargeK, kMagma, kCudnnSgemm, kFermi,
+  kNvjet,
+  kSm90Xmma,
+  kSm100,
+  kSm80Xmma,
+  kAmpere,
+  kCutlass2,
+  kCutlass3,
+  kVolta,
+  kTuring,
+  kGemv,
+  kGemmk1,
+  kSgemmLargeK,
+  kMagma,
+  kCudnnSgemm,
+  kFermi,
 };
 
 // Input (A/B operand) precision, the one the tensor pipes see.

@@ -40,7 +40,8 @@ class Random {
   }
   template <typename T>
   void Shuffle(std::vector<T>& v) {  // Fisher-Yates
-    for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[static_cast<size_t>(Uniform() * static_cast<double>(i))]);
+    for (size_t i = v.size(); i > 1; --i)
+      std::swap(v[i - 1], v[static_cast<size_t>(Uniform() * static_cast<double>(i))]);
   }
 
  private:
@@ -102,8 +103,9 @@ using GpuStates = std::vector<std::vector<GpuState>>;       // [gpu][window]
 Status CheckOptions(const FleetSimOptions& options) {
   if (options.gpus < 1 || options.gpus_per_job < 1 || options.gpus % options.gpus_per_job != 0 || options.jobs < 1 ||
       options.windows_per_job < 4 || !(options.window_s >= 1) || options.window_s != std::floor(options.window_s)) {
-    return Error::InvalidArgument("fleet simulation: gpus must be a multiple of gpus_per_job, jobs >= 1, windows_per_job >= 4 and "
-                 "window_s a whole number of seconds");
+    return Error::InvalidArgument(
+        "fleet simulation: gpus must be a multiple of gpus_per_job, jobs >= 1, windows_per_job >= 4 and "
+        "window_s a whole number of seconds");
   }
   return OkStatus();
 }
@@ -150,9 +152,9 @@ std::vector<int> PlanJobs(const FleetSimOptions& options, const Layout& layout, 
     truth.jobs.push_back(job);
   }
   if (layout.run_regression) {
-    truth.run_regressions.push_back(
-        {"nightly-finetune", truth.jobs[static_cast<size_t>((layout.slots / 2) * layout.groups)].job_id,
-         kRegressionRatio});
+    truth.run_regressions.push_back({"nightly-finetune",
+                                     truth.jobs[static_cast<size_t>((layout.slots / 2) * layout.groups)].job_id,
+                                     kRegressionRatio});
   }
   return candidates;
 }
@@ -162,8 +164,10 @@ std::vector<int> PlanJobs(const FleetSimOptions& options, const Layout& layout, 
 // the precision switch.
 Plants PlantChanges(std::vector<int> candidates, Random& random, FleetTruth& truth) {
   random.Shuffle(candidates);
-  const std::pair<const char*, double> kBugs[] = {
-      {"causal_attention_full", 1.6}, {"moe_total_params", 4.5}, {"wrong_precision_peak", 2.0}, {"recomputation", 0.75}};
+  const std::pair<const char*, double> kBugs[] = {{"causal_attention_full", 1.6},
+                                                  {"moe_total_params", 4.5},
+                                                  {"wrong_precision_peak", 2.0},
+                                                  {"recomputation", 0.75}};
   Plants plants;
   for (size_t i = 0; i < candidates.size(); ++i) {
     PlantedJob& job = truth.jobs[static_cast<size_t>(candidates[i])];
@@ -310,12 +314,13 @@ std::string OpenMetricsOf(const FleetSimOptions& options, const Layout& layout, 
   std::string om;
   const auto time_at = [&](int k) { return fmt::format("{:.3f}", options.start_s + k * options.window_s); };
   const auto gpu_labels = [&](int gpu) {
-    return Labels({{"uuid", Uuid(gpu)}, {"gpu", std::to_string(gpu % options.gpus_per_job)},
+    return Labels({{"uuid", Uuid(gpu)},
+                   {"gpu", std::to_string(gpu % options.gpus_per_job)},
                    {"instance", Hostname(options, gpu)}});
   };
   om += fmt::format("# TYPE ofu_synthetic_fleet gauge\n# HELP ofu_synthetic_fleet {}\n", kSynthetic);
-  om += fmt::format("ofu_synthetic_fleet{} 1 {}\n", Labels({{"generator", "ofu-fleet-sim"}, {"seed", std::to_string(options.seed)}}),
-                    time_at(0));
+  om += fmt::format("ofu_synthetic_fleet{} 1 {}\n",
+                    Labels({{"generator", "ofu-fleet-sim"}, {"seed", std::to_string(options.seed)}}), time_at(0));
   const auto counter_family = [&](const char* name, auto value_of) {
     om += fmt::format("# TYPE {} counter\n# HELP {} {} (SYNTHETIC)\n", name, name, name);
     for (int gpu = 0; gpu < options.gpus; ++gpu) {
@@ -337,9 +342,9 @@ std::string OpenMetricsOf(const FleetSimOptions& options, const Layout& layout, 
   counter_family("ofu_tensor_active_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).tensor); });
   // A pipe counter exists from the first window that had it (here: from the
   // start for HMMA/IMMA on every GPU, DFMA on even GPUs).
-  for (auto [name, field] : {std::pair{"ofu_hmma_active_seconds", &Counters::hmma},
-                             std::pair{"ofu_imma_active_seconds", &Counters::imma},
-                             std::pair{"ofu_dfma_active_seconds", &Counters::dfma}}) {
+  for (auto [name, field] :
+       {std::pair{"ofu_hmma_active_seconds", &Counters::hmma}, std::pair{"ofu_imma_active_seconds", &Counters::imma},
+        std::pair{"ofu_dfma_active_seconds", &Counters::dfma}}) {
     counter_family(name, [&, field = field](int gpu, int k) -> std::optional<double> {
       const auto& list = counters[static_cast<size_t>(gpu)];
       if (list.size() > 1 && list[1].*field) return (at(gpu, k).*field).value_or(0);
@@ -348,10 +353,12 @@ std::string OpenMetricsOf(const FleetSimOptions& options, const Layout& layout, 
   }
   om += "# TYPE ofu_gpu_info gauge\n# HELP ofu_gpu_info The GPU's model, SKU and architecture (SYNTHETIC).\n";
   for (int gpu = 0; gpu < options.gpus; ++gpu) {
-    const std::string labels =
-        Labels({{"uuid", Uuid(gpu)}, {"gpu", std::to_string(gpu % options.gpus_per_job)},
-                {"instance", Hostname(options, gpu)},
-                {"model", "NVIDIA H100 80GB HBM3"}, {"sku", spec.id}, {"architecture", spec.architecture}});
+    const std::string labels = Labels({{"uuid", Uuid(gpu)},
+                                       {"gpu", std::to_string(gpu % options.gpus_per_job)},
+                                       {"instance", Hostname(options, gpu)},
+                                       {"model", "NVIDIA H100 80GB HBM3"},
+                                       {"sku", spec.id},
+                                       {"architecture", spec.architecture}});
     for (int k = 0; k <= layout.windows; ++k) om += fmt::format("ofu_gpu_info{} 1 {}\n", labels, time_at(k));
   }
   om += "# TYPE ofu_gpu_job_info gauge\n# HELP ofu_gpu_job_info The job on the GPU (SYNTHETIC).\n";
@@ -359,9 +366,12 @@ std::string OpenMetricsOf(const FleetSimOptions& options, const Layout& layout, 
     for (int j = 0; j < options.jobs; ++j) {
       const PlantedJob& job = truth.jobs[static_cast<size_t>(j)];
       if (std::find(job.gpus.begin(), job.gpus.end(), Uuid(gpu)) == job.gpus.end()) continue;
-      const std::string labels =
-          Labels({{"uuid", Uuid(gpu)}, {"job_id", job.job_id}, {"user", "synthetic"}, {"job_name", job.job_name},
-                  {"scheduler", "synthetic"}, {"instance", Hostname(options, gpu)}});
+      const std::string labels = Labels({{"uuid", Uuid(gpu)},
+                                         {"job_id", job.job_id},
+                                         {"user", "synthetic"},
+                                         {"job_name", job.job_name},
+                                         {"scheduler", "synthetic"},
+                                         {"instance", Hostname(options, gpu)}});
       for (int k = 1; k <= layout.windows; ++k) {
         if (states[static_cast<size_t>(gpu)][static_cast<size_t>(k - 1)].job == j) {
           om += fmt::format("ofu_gpu_job_info{} 1 {}\n", labels, time_at(k));
@@ -385,13 +395,13 @@ Result<std::string> WriteCorrections(const FleetSimOptions& options, const Fleet
                        job.recompute ? "true" : "false");
     if (!job.correction_file) continue;
     const double rate = job.reference_precision == "fp8" ? 2.0 : 1.0;
-    const json correction = {{"synthetic", kSynthetic},
-                             {"reference_precision", job.reference_precision},
-                             {"factor", job.factor},
-                             {"mfu_scale", 1.0},
-                             {"precision_mix", json::array({{{"precision", job.reference_precision},
-                                                             {"tensor_time_share", 1.0},
-                                                             {"relative_rate", rate}}})}};
+    const json correction = {
+        {"synthetic", kSynthetic},
+        {"reference_precision", job.reference_precision},
+        {"factor", job.factor},
+        {"mfu_scale", 1.0},
+        {"precision_mix",
+         json::array({{{"precision", job.reference_precision}, {"tensor_time_share", 1.0}, {"relative_rate", rate}}})}};
     OFU_RETURN_IF_ERROR(WriteText(fs::path(corrections_dir) / (job.job_id + ".json"), correction.dump(2) + "\n"));
   }
   return csv;
@@ -402,18 +412,31 @@ std::string GroundTruthJson(const FleetTruth& truth) {
   const FleetSimOptions& options = truth.options;
   json jobs = json::array();
   for (const PlantedJob& job : truth.jobs) {
-    jobs.push_back({{"job_id", job.job_id}, {"job_name", job.job_name}, {"gpus", job.gpus}, {"start_s", job.start_s},
-                    {"end_s", job.end_s}, {"ofu_level", job.ofu_level}, {"realised_ofu", job.realised_ofu},
-                    {"factor", job.factor}, {"correction_file", job.correction_file},
-                    {"reference_precision", job.reference_precision}, {"recompute", job.recompute},
-                    {"expected_mfu", job.expected_mfu}, {"reported_mfu", job.reported_mfu}, {"plant", job.plant},
+    jobs.push_back({{"job_id", job.job_id},
+                    {"job_name", job.job_name},
+                    {"gpus", job.gpus},
+                    {"start_s", job.start_s},
+                    {"end_s", job.end_s},
+                    {"ofu_level", job.ofu_level},
+                    {"realised_ofu", job.realised_ofu},
+                    {"factor", job.factor},
+                    {"correction_file", job.correction_file},
+                    {"reference_precision", job.reference_precision},
+                    {"recompute", job.recompute},
+                    {"expected_mfu", job.expected_mfu},
+                    {"reported_mfu", job.reported_mfu},
+                    {"plant", job.plant},
                     {"planted_ratio", job.planted_ratio}});
   }
   const auto changes = [](const std::vector<PlantedChange>& list) {
     json out = json::array();
     for (const PlantedChange& c : list) {
-      out.push_back({{"job_id", c.job_id}, {"job_name", c.job_name}, {"time_s", c.time_s}, {"ratio", c.ratio},
-                     {"what", c.what}, {"gpus", c.gpus}});
+      out.push_back({{"job_id", c.job_id},
+                     {"job_name", c.job_name},
+                     {"time_s", c.time_s},
+                     {"ratio", c.ratio},
+                     {"what", c.what},
+                     {"gpus", c.gpus}});
     }
     return out;
   };
@@ -423,10 +446,16 @@ std::string GroundTruthJson(const FleetTruth& truth) {
   }
   const json ground = {{"synthetic", kSynthetic},
                        {"generator", "ofu-fleet-sim"},
-                       {"options", {{"seed", options.seed}, {"gpus", options.gpus}, {"gpus_per_job", options.gpus_per_job},
-                                    {"jobs", options.jobs}, {"windows_per_job", options.windows_per_job},
-                                    {"window_s", options.window_s}, {"start_s", options.start_s},
-                                    {"ofu_noise", options.ofu_noise}, {"mfu_noise", options.mfu_noise}}},
+                       {"options",
+                        {{"seed", options.seed},
+                         {"gpus", options.gpus},
+                         {"gpus_per_job", options.gpus_per_job},
+                         {"jobs", options.jobs},
+                         {"windows_per_job", options.windows_per_job},
+                         {"window_s", options.window_s},
+                         {"start_s", options.start_s},
+                         {"ofu_noise", options.ofu_noise},
+                         {"mfu_noise", options.mfu_noise}}},
                        {"end_s", truth.end_s},
                        {"jobs", jobs},
                        {"regressions", changes(truth.regressions)},

@@ -38,10 +38,10 @@ struct FleetSimOptions {
   int gpus_per_job = 4;
   int jobs = 24;
   int windows_per_job = 120;
-  double window_s = 60;          // whole seconds keep timestamps exact
-  double start_s = 1790000000;   // 2026-09-21T14:13:20Z
-  double ofu_noise = 0.03;       // relative, per window
-  double mfu_noise = 0.03;       // relative, per job
+  double window_s = 60;         // whole seconds keep timestamps exact
+  double start_s = 1790000000;  // 2026-09-21T14:13:20Z
+  double ofu_noise = 0.03;      // relative, per window
+  double mfu_noise = 0.03;      // relative, per job
 };
 
 struct PlantedJob {
@@ -51,23 +51,23 @@ struct PlantedJob {
   double start_s = 0;
   double end_s = 0;
   double ofu_level = 0;
-  double realised_ofu = 0;        // mean over its windows
-  double factor = 1;              // tile-quantization factor (1: no correction file)
+  double realised_ofu = 0;  // mean over its windows
+  double factor = 1;        // tile-quantization factor (1: no correction file)
   bool correction_file = false;
   std::string reference_precision;  // "bf16" or "fp8"
   bool recompute = false;
-  double expected_mfu = 0;        // realised_ofu × factor × scale (scale is 1 here)
+  double expected_mfu = 0;  // realised_ofu × factor × scale (scale is 1 here)
   double reported_mfu = 0;
-  std::string plant = "none";     // or a reconcile flag (reconcile.h)
-  double planted_ratio = 1;       // reported / expected before the MFU noise
+  std::string plant = "none";  // or a reconcile flag (reconcile.h)
+  double planted_ratio = 1;    // reported / expected before the MFU noise
 };
 
 struct PlantedChange {
   std::string job_id;
   std::string job_name;
-  double time_s = 0;     // end of the last window before the change
-  double ratio = 0;      // after / before (OFU)
-  std::string what;      // "ofu" or "hmma->imma"
+  double time_s = 0;  // end of the last window before the change
+  double ratio = 0;   // after / before (OFU)
+  std::string what;   // "ofu" or "hmma->imma"
   std::vector<std::string> gpus;
 };
 

@@ -68,8 +68,8 @@ Result<int> ReadSchemaVersion(const Reader& reader, sqlite3* db, const std::stri
   }
   if (schema_version == 0) {
     return Error::MalformedInput("history store {}: schema version {}, this ofu reads versions {} to {}", path,
-                             version.empty() ? "(none)" : version, kOldestReadableSchemaVersion,
-                             kHistorySchemaVersion);
+                                 version.empty() ? "(none)" : version, kOldestReadableSchemaVersion,
+                                 kHistorySchemaVersion);
   }
   return schema_version;
 }
@@ -82,10 +82,12 @@ Status ReadWindows(const Reader& reader, int schema_version, const HistoryQuery&
   constexpr const char* kInJob =
       "(?3 IS NULL OR EXISTS (SELECT 1 FROM jobs j WHERE j.gpu_id = w.gpu_id AND j.job_id = ?3 "
       "AND w.end_s > j.start_s AND (j.end_s IS NULL OR w.end_s <= j.end_s)))";
-  OFU_ASSIGN_OR_RETURN(auto stmt, reader.Prepare(
-      fmt::format("SELECT {} FROM windows w WHERE w.end_s > ?1 AND w.end_s <= ?2 AND {} ORDER BY gpu_id, end_s",
-                  schema_version == 1 ? kWindowColumnsV1 : kWindowColumns, kInJob),
-      "reading windows"));
+  OFU_ASSIGN_OR_RETURN(
+      auto stmt,
+      reader.Prepare(
+          fmt::format("SELECT {} FROM windows w WHERE w.end_s > ?1 AND w.end_s <= ?2 AND {} ORDER BY gpu_id, end_s",
+                      schema_version == 1 ? kWindowColumnsV1 : kWindowColumns, kInJob),
+          "reading windows"));
   sqlite3_stmt* s = stmt.get();
   BindQuery(s, query);
   int step;
@@ -99,11 +101,11 @@ Status ReadWindows(const Reader& reader, int schema_version, const HistoryQuery&
 
 // The job intervals overlapping (since, until], of the one job or of all.
 Status ReadJobs(const Reader& reader, const HistoryQuery& query, std::vector<StoredJob>& out) {
-  OFU_ASSIGN_OR_RETURN(auto stmt, reader.Prepare(
-      "SELECT gpu_id, job_id, user, job_name, scheduler, start_s, end_s FROM jobs "
-      "WHERE start_s < ?2 AND (end_s IS NULL OR end_s > ?1) AND (?3 IS NULL OR job_id = ?3) "
-      "ORDER BY job_id, gpu_id, start_s",
-      "reading job intervals"));
+  OFU_ASSIGN_OR_RETURN(
+      auto stmt, reader.Prepare("SELECT gpu_id, job_id, user, job_name, scheduler, start_s, end_s FROM jobs "
+                                "WHERE start_s < ?2 AND (end_s IS NULL OR end_s > ?1) AND (?3 IS NULL OR job_id = ?3) "
+                                "ORDER BY job_id, gpu_id, start_s",
+                                "reading job intervals"));
   sqlite3_stmt* s = stmt.get();
   BindQuery(s, query);
   int step;
@@ -128,10 +130,12 @@ Status ReadGpus(const Reader& reader, int schema_version, StoredHistory& history
   std::set<std::int64_t> wanted;
   for (const StoredWindow& w : history.windows) wanted.insert(w.gpu_id);
   for (const StoredJob& j : history.jobs) wanted.insert(j.gpu_id);
-  OFU_ASSIGN_OR_RETURN(auto stmt, reader.Prepare(
-      fmt::format("SELECT {}, (SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id) FROM gpus ORDER BY id",
-                  schema_version < 3 ? kGpuColumnsV2 : kGpuColumns),
-      "reading GPUs"));
+  OFU_ASSIGN_OR_RETURN(
+      auto stmt,
+      reader.Prepare(
+          fmt::format("SELECT {}, (SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id) FROM gpus ORDER BY id",
+                      schema_version < 3 ? kGpuColumnsV2 : kGpuColumns),
+          "reading GPUs"));
   sqlite3_stmt* s = stmt.get();
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW) {
@@ -152,7 +156,7 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
   Db db(raw_db);
   if (rc != SQLITE_OK) {
     return Error::Io("history store {}: cannot open: {}", path,
-                                             raw_db != nullptr ? sqlite3_errmsg(raw_db) : sqlite3_errstr(rc));
+                     raw_db != nullptr ? sqlite3_errmsg(raw_db) : sqlite3_errstr(rc));
   }
   sqlite3_busy_timeout(db.get(), 5000);
   Reader reader(path, db.get());

@@ -69,8 +69,8 @@ struct StoredGpu {
   std::string sku;  // empty when the model is unknown
   std::string architecture;
   std::string hostname;
-  std::string mig_profile;   // "3g.40gb" for a MIG GPU instance; empty for a whole GPU
-  std::string mig_instance;  // its GPU instance id; empty for a whole GPU
+  std::string mig_profile;           // "3g.40gb" for a MIG GPU instance; empty for a whole GPU
+  std::string mig_instance;          // its GPU instance id; empty for a whole GPU
   std::optional<double> last_end_s;  // end of its newest stored window, in the whole store
 };
 
@@ -104,8 +104,8 @@ struct StoredJob {
   std::string user;
   std::string job_name;
   std::string scheduler;
-  double start_s = 0;               // exclusive
-  std::optional<double> end_s;      // inclusive; absent while the job runs
+  double start_s = 0;           // exclusive
+  std::optional<double> end_s;  // inclusive; absent while the job runs
 
   friend bool operator==(const StoredJob&, const StoredJob&) = default;
 };

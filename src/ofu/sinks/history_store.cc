@@ -179,8 +179,7 @@ HistoryStore::~HistoryStore() {
 Status HistoryStore::PrepareWindowStatements() {
   if (statements_ != nullptr) return OkStatus();
   auto statements = std::make_unique<WindowStatements>();
-  for (auto [sql, stmt] : {std::pair{"BEGIN IMMEDIATE", &statements->begin},
-                           std::pair{"COMMIT", &statements->commit},
+  for (auto [sql, stmt] : {std::pair{"BEGIN IMMEDIATE", &statements->begin}, std::pair{"COMMIT", &statements->commit},
                            std::pair{"INSERT INTO gpus(uuid, gpu_index, model, sku, architecture, hostname, "
                                      "mig_profile, mig_instance) "
                                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(uuid) DO UPDATE SET "
@@ -211,9 +210,10 @@ Result<std::unique_ptr<HistoryStore>> HistoryStore::Open(const HistoryOptions& o
   const std::filesystem::path dir = std::filesystem::path(options.path).parent_path();
   std::error_code ec;
   if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
-    return Error::Io("history store {}: directory {} does not exist (create it, or "
-                                             "choose another --store, or --no-store)",
-                                             options.path, dir.string());
+    return Error::Io(
+        "history store {}: directory {} does not exist (create it, or "
+        "choose another --store, or --no-store)",
+        options.path, dir.string());
   }
   sqlite3* db = nullptr;
   const int rc = sqlite3_open_v2(options.path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
@@ -247,9 +247,10 @@ Status HistoryStore::Exec(const char* sql, const char* doing) {
 Error HistoryStore::WriteError(const char* doing) const {
   const int code = sqlite3_extended_errcode(db_) & 0xff;
   if (code == SQLITE_FULL) {
-    return Error::Io("history store {}: database or disk is full; windows are not being "
-                                             "kept, metrics still are",
-                                             options_.path);
+    return Error::Io(
+        "history store {}: database or disk is full; windows are not being "
+        "kept, metrics still are",
+        options_.path);
   }
   return Error::Io("history store {}: {}: {}", options_.path, doing, sqlite3_errmsg(db_));
 }
@@ -270,8 +271,10 @@ Status HistoryStore::Initialize() {
     Stmt stmt(raw);
     if (sqlite3_step(raw) != SQLITE_ROW) return WriteError("setting WAL mode");
     if (ColumnText(raw, 0) != "wal") {
-      return Error::Io("history store {}: the file system does not allow WAL mode "
-                                               "(journal mode is {})", options_.path, ColumnText(raw, 0));
+      return Error::Io(
+          "history store {}: the file system does not allow WAL mode "
+          "(journal mode is {})",
+          options_.path, ColumnText(raw, 0));
     }
   }
   // NORMAL: a kill -9 keeps every committed batch in WAL mode (see the header).
@@ -298,8 +301,10 @@ Status HistoryStore::Initialize() {
     sqlite3_stmt* raw = nullptr;
     if (sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &raw, nullptr) !=
         SQLITE_OK) {
-      return fail(Error::MalformedInput("history store {}: the file is an SQLite database but not an ofu history "
-                                    "store (no meta table)", options_.path));
+      return fail(
+          Error::MalformedInput("history store {}: the file is an SQLite database but not an ofu history "
+                                "store (no meta table)",
+                                options_.path));
     }
     Stmt stmt(raw);
     if (sqlite3_step(raw) == SQLITE_ROW) version = ColumnText(raw, 0);
@@ -312,8 +317,8 @@ Status HistoryStore::Initialize() {
       if (Status s = Exec(kUpgradeFrom2, "upgrading the schema from version 2"); !s.ok()) return fail(s.error());
     } else if (version != std::to_string(kHistorySchemaVersion)) {
       return fail(Error::MalformedInput("history store {}: schema version {}, this ofu reads versions {} to {}",
-                                    options_.path, version.value_or("(none)"), kOldestReadableSchemaVersion,
-                                    kHistorySchemaVersion));
+                                        options_.path, version.value_or("(none)"), kOldestReadableSchemaVersion,
+                                        kHistorySchemaVersion));
     }
   } else {
     const std::string create = fmt::format(
@@ -388,9 +393,8 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
     const auto job = batch.jobs.find(window.key());
     auto open = open_jobs.find(gpu.id);
     if (open != open_jobs.end() &&
-        (job == batch.jobs.end() ||
-         !SameJob(job->second, open->second.job_id, open->second.user, open->second.job_name,
-                  open->second.scheduler))) {
+        (job == batch.jobs.end() || !SameJob(job->second, open->second.job_id, open->second.user, open->second.job_name,
+                                             open->second.scheduler))) {
       sqlite3_stmt* s = st.close_job.get();
       sqlite3_reset(s);
       sqlite3_bind_int64(s, 1, open->second.rowid);
@@ -473,8 +477,8 @@ Status HistoryStore::Maintain(double newest_end_s) {
   const double limit = std::floor((newest_end_s - options_.full_resolution_days * kSecondsPerDay) / span) * span;
   std::map<std::pair<std::int64_t, double>, StoredWindow> sums;
   {
-    const std::string sql = fmt::format("SELECT {} FROM windows WHERE end_s <= ?1 AND (flags & {}) = 0",
-                                        kWindowColumns, static_cast<unsigned>(kHistoryDownsampled));
+    const std::string sql = fmt::format("SELECT {} FROM windows WHERE end_s <= ?1 AND (flags & {}) = 0", kWindowColumns,
+                                        static_cast<unsigned>(kHistoryDownsampled));
     sqlite3_stmt* raw = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) return WriteError("downsampling");
     Stmt stmt(raw);

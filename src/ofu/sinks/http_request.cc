@@ -13,9 +13,7 @@ bool IsTokenChar(char c) {
   return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
-bool IsToken(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), IsTokenChar);
-}
+bool IsToken(std::string_view text) { return !text.empty() && std::all_of(text.begin(), text.end(), IsTokenChar); }
 
 // A field value's characters (RFC 9110 §5.5): visible ASCII, space, tab and
 // obs-text; no other control character, in particular no CR, LF or NUL.
@@ -27,9 +25,8 @@ bool IsFieldValueChar(char c) {
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return Lower(x) == Lower(y);
-         });
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return Lower(x) == Lower(y); });
 }
 
 std::string_view TrimWhitespace(std::string_view text) {
@@ -151,8 +148,9 @@ std::string HttpRequestHead::JoinedField(std::string_view name) const {
 }
 
 std::size_t HttpRequestHead::CountField(std::string_view name) const {
-  return static_cast<std::size_t>(std::count_if(
-      fields.begin(), fields.end(), [name](const auto& field) { return EqualsIgnoreCase(field.first, name); }));
+  return static_cast<std::size_t>(std::count_if(fields.begin(), fields.end(), [name](const auto& field) {
+    return EqualsIgnoreCase(field.first, name);
+  }));
 }
 
 bool HttpRequestHead::KeepAlive() const {

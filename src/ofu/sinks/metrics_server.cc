@@ -52,15 +52,15 @@ constexpr std::uint64_t kListenerId = 0;
 constexpr std::uint64_t kWakeId = 1;
 
 constexpr int kListenBacklog = 128;
-constexpr int kAcceptBatch = 64;            // accepts per wake-up, so one busy listener cannot starve the rest
-constexpr std::size_t kReadChunk = 4096;    // bytes per read of a request head
-constexpr int kFdReserve = 64;              // descriptors of RLIMIT_NOFILE left to the rest of the agent
-constexpr auto kAcceptPause = std::chrono::milliseconds(100);  // after EMFILE: no accepts for this long
-constexpr auto kLinger = std::chrono::seconds(2);              // lingering close: see StartLinger
-constexpr std::size_t kLingerBytes = 1 << 20;                  // ... and at most this much discarded
-constexpr auto kSweepInterval = std::chrono::milliseconds(50); // deadlines are checked at most this often
-constexpr std::size_t kMaxAuthQueue = 8;    // uncached credentials awaiting bcrypt; more: 503
-constexpr int kTlsRecordHeader = 5;         // type, version (2), length (2)
+constexpr int kAcceptBatch = 64;          // accepts per wake-up, so one busy listener cannot starve the rest
+constexpr std::size_t kReadChunk = 4096;  // bytes per read of a request head
+constexpr int kFdReserve = 64;            // descriptors of RLIMIT_NOFILE left to the rest of the agent
+constexpr auto kAcceptPause = std::chrono::milliseconds(100);   // after EMFILE: no accepts for this long
+constexpr auto kLinger = std::chrono::seconds(2);               // lingering close: see StartLinger
+constexpr std::size_t kLingerBytes = 1 << 20;                   // ... and at most this much discarded
+constexpr auto kSweepInterval = std::chrono::milliseconds(50);  // deadlines are checked at most this often
+constexpr std::size_t kMaxAuthQueue = 8;                        // uncached credentials awaiting bcrypt; more: 503
+constexpr int kTlsRecordHeader = 5;                             // type, version (2), length (2)
 // AwaitFirstRecord waits for at most this much of the first record: a
 // ClientHello is well under 2 KiB even with post-quantum key shares, and
 // SO_RCVLOWAT must stay below half the receive buffer, where Linux clamps it.
@@ -99,8 +99,8 @@ bool SetUpTls(SSL_CTX& ctx, const TlsServerConfig& tls, std::string& error) {
   SSL_CTX_set_options(&ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
   // Non-blocking writes resume with the same buffer, possibly partially;
   // idle connections give their 16 KiB record buffers back.
-  SSL_CTX_set_mode(&ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-                             SSL_MODE_RELEASE_BUFFERS);
+  SSL_CTX_set_mode(&ctx,
+                   SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
   // No server-side session cache: by default it keeps up to 20,480 TLS 1.2
   // sessions, memory that any client can fill. Resumption still works
   // through stateless tickets.
@@ -251,11 +251,11 @@ class MetricsServer::Loop {
     bool kept_alive = false;  // an earlier response was sent on it
     bool got_bytes = false;   // some of the current request has arrived
     bool closed = false;
-    std::string in;           // received and not yet consumed
-    std::string out;          // the response being written
+    std::string in;   // received and not yet consumed
+    std::string out;  // the response being written
     std::size_t out_offset = 0;
-    bool close_after = false;  // close (lingering) once `out` is written
-    std::size_t lingered = 0;  // bytes discarded while lingering
+    bool close_after = false;                // close (lingering) once `out` is written
+    std::size_t lingered = 0;                // bytes discarded while lingering
     std::optional<HttpRequestHead> request;  // while authenticating
     std::uint32_t interest = EPOLLIN;
     bool waiting = false;
@@ -323,7 +323,8 @@ class MetricsServer::Loop {
   }
 
   static TimePoint After(double seconds) {
-    return SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
+    return SteadyClock::now() +
+           std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
   }
 
   void Sweep(TimePoint now) {
@@ -350,8 +351,8 @@ class MetricsServer::Loop {
         case Phase::kHandshake: Close(*c, ConnectionRejection::kTlsHandshakeDeadline); break;
         case Phase::kReadingHead:
           // An idle kept-alive connection timing out is the normal end of one.
-          Close(*c, c->kept_alive && !c->got_bytes ? std::nullopt
-                                                   : std::optional(ConnectionRejection::kHeaderDeadline));
+          Close(*c,
+                c->kept_alive && !c->got_bytes ? std::nullopt : std::optional(ConnectionRejection::kHeaderDeadline));
           break;
         case Phase::kWriting: Close(*c, ConnectionRejection::kWriteDeadline); break;
         case Phase::kLingering:
@@ -976,9 +977,9 @@ Result<int> Listen(const std::string& host, int port) {
     last_errno = errno;
     ::close(fd);
   }
-  return fail(last_errno == EADDRINUSE ? "address in use"
-                                       : fmt::format("{}; address in use, or not an address of this host?",
-                                                     std::strerror(last_errno)));
+  return fail(last_errno == EADDRINUSE
+                  ? "address in use"
+                  : fmt::format("{}; address in use, or not an address of this host?", std::strerror(last_errno)));
 }
 
 int BoundPort(int fd) {
@@ -1017,7 +1018,7 @@ Status MetricsServer::Start(const std::string& listen_address, int port, const s
   // Each connection is a descriptor: stay below the process's limit.
   if (rlimit files{}; ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
     const auto room = files.rlim_cur > static_cast<rlim_t>(2 * kFdReserve) ? files.rlim_cur - kFdReserve
-                                                                             : files.rlim_cur / 2;
+                                                                           : files.rlim_cur / 2;
     limits_.max_connections = std::min<std::size_t>(limits_.max_connections, static_cast<std::size_t>(room));
   }
   limits_.max_connections = std::max<std::size_t>(limits_.max_connections, 1);

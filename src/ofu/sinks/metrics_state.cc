@@ -38,9 +38,9 @@ std::vector<const State*> Ordered(const std::map<std::string, State>& gpus) {
 }
 
 constexpr ConnectionRejection kAllRejections[] = {
-    ConnectionRejection::kPerPeerLimit,         ConnectionRejection::kTotalLimit,
-    ConnectionRejection::kHeaderDeadline,       ConnectionRejection::kTlsHandshakeDeadline,
-    ConnectionRejection::kTlsHandshakeFailed,   ConnectionRejection::kWriteDeadline,
+    ConnectionRejection::kPerPeerLimit,       ConnectionRejection::kTotalLimit,
+    ConnectionRejection::kHeaderDeadline,     ConnectionRejection::kTlsHandshakeDeadline,
+    ConnectionRejection::kTlsHandshakeFailed, ConnectionRejection::kWriteDeadline,
     ConnectionRejection::kBadRequest};
 static_assert(std::size(kAllRejections) == kConnectionRejections);
 
@@ -134,7 +134,8 @@ Health MetricsState::CheckHealth() const {
   }
   if (now - last_up_s_ > limit) {
     return {false, fmt::format("no GPU has answered for {:.1f} s (limit {:.1f} s); see ofu_gpu_up and "
-                               "ofu_source_errors_total", now - last_up_s_, limit)};
+                               "ofu_source_errors_total",
+                               now - last_up_s_, limit)};
   }
   return {true, ""};
 }
@@ -148,8 +149,7 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
     out.Family(family, MetricType::kCounter, help);
     for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, gpu->counters.*field);
   };
-  const auto gauge = [&](std::string_view family, std::string_view help,
-                         std::optional<double> GpuState::*field) {
+  const auto gauge = [&](std::string_view family, std::string_view help, std::optional<double> GpuState::*field) {
     out.Family(family, MetricType::kGauge, help);
     for (const GpuState* gpu : gpus) {
       if (gpu->*field) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *(gpu->*field));
@@ -176,7 +176,8 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   pipe_counter("ofu_hmma_active_seconds",
                "Integral of HMMA (fp16/bf16/tf32/fp8) tensor pipe activity over windows with valid data.",
                &CounterSeconds::hmma_active_s);
-  pipe_counter("ofu_imma_active_seconds", "Integral of IMMA (integer) tensor pipe activity over windows with valid data.",
+  pipe_counter("ofu_imma_active_seconds",
+               "Integral of IMMA (integer) tensor pipe activity over windows with valid data.",
                &CounterSeconds::imma_active_s);
   pipe_counter("ofu_dfma_active_seconds", "Integral of DFMA (fp64) tensor pipe activity over windows with valid data.",
                &CounterSeconds::dfma_active_s);
@@ -192,23 +193,31 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   out.Family("ofu_gpu", MetricType::kInfo,
              "The GPU's model, spec-database SKU and architecture; a MIG instance's profile and instance id.");
   for (const GpuState* gpu : gpus) {
-    std::vector<formats::LabelPair> labels = {{"uuid", gpu->uuid}, {"gpu", gpu->gpu}, {"model", gpu->model},
-                                                    {"sku", gpu->sku}, {"architecture", gpu->architecture}};
+    std::vector<formats::LabelPair> labels = {{"uuid", gpu->uuid},
+                                              {"gpu", gpu->gpu},
+                                              {"model", gpu->model},
+                                              {"sku", gpu->sku},
+                                              {"architecture", gpu->architecture}};
     // Whole GPUs carry no MIG labels (an empty label is no label in Prometheus).
     if (!gpu->mig_profile.empty()) labels.push_back({"mig_profile", gpu->mig_profile});
     if (!gpu->mig_instance.empty()) labels.push_back({"mig_instance", gpu->mig_instance});
     out.Sample(labels, 1);
   }
-  out.Family("ofu_gpu_up", MetricType::kGauge, "1 when the GPU answered in the last window, 0 when lost or unreachable.");
+  out.Family("ofu_gpu_up", MetricType::kGauge,
+             "1 when the GPU answered in the last window, 0 when lost or unreachable.");
   for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, gpu->up ? 1 : 0);
   out.Family("ofu_gpu_job", MetricType::kInfo, "The job running on the GPU now; join on uuid.");
   for (const GpuState* gpu : gpus) {
     if (!gpu->job) continue;
-    out.Sample({{"uuid", gpu->uuid}, {"job_id", gpu->job->job_id}, {"user", gpu->job->user},
-                {"job_name", gpu->job->job_name}, {"scheduler", gpu->job->scheduler}},
+    out.Sample({{"uuid", gpu->uuid},
+                {"job_id", gpu->job->job_id},
+                {"user", gpu->job->user},
+                {"job_name", gpu->job->job_name},
+                {"scheduler", gpu->job->scheduler}},
                1);
   }
-  out.Family("ofu_source_errors", MetricType::kCounter, "GPU-windows in which the source could not read a GPU, by kind.");
+  out.Family("ofu_source_errors", MetricType::kCounter,
+             "GPU-windows in which the source could not read a GPU, by kind.");
   for (const auto& [kind, count] : source_errors_) {
     out.Sample({{"source", options_.source_name}, {"kind", kind}}, static_cast<double>(count));
   }

@@ -44,10 +44,10 @@
 namespace ofu::sinks {
 
 struct MetricsOptions {
-  std::string version;         // ofu_build_info{version}
-  std::string source_name;     // Source::kind(), e.g. "nvml": ofu_build_info{source}, errors' {source}
-  double window_s = 1;         // ofu_window_seconds
-  double stale_windows = 3;    // /healthz turns unhealthy after this many windows without data
+  std::string version;       // ofu_build_info{version}
+  std::string source_name;   // Source::kind(), e.g. "nvml": ofu_build_info{source}, errors' {source}
+  double window_s = 1;       // ofu_window_seconds
+  double stale_windows = 3;  // /healthz turns unhealthy after this many windows without data
 };
 
 // Why the HTTP server closed or refused a connection; the {reason} label of
@@ -110,11 +110,11 @@ class MetricsState : public Sink {
   MetricsOptions options_;
   sources::Clock& clock_;
   mutable std::mutex mutex_;
-  std::map<std::string, GpuState> gpus_;            // by GpuWindow::key()
-  std::map<std::string, uint64_t> source_errors_;   // by kind
+  std::map<std::string, GpuState> gpus_;                          // by GpuWindow::key()
+  std::map<std::string, uint64_t> source_errors_;                 // by kind
   std::map<std::string, uint64_t, std::less<>> dropped_windows_;  // by sink name
-  double last_batch_s_;   // clock time of the last batch (start time before the first)
-  double last_up_s_;      // clock time of the last batch in which some GPU answered
+  double last_batch_s_;  // clock time of the last batch (start time before the first)
+  double last_up_s_;     // clock time of the last batch in which some GPU answered
   std::array<std::atomic<std::uint64_t>, kConnectionRejections> rejected_{};  // by ConnectionRejection
 };
 

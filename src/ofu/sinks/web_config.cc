@@ -24,9 +24,15 @@ constexpr std::size_t kMaxConfigBytes = 1 << 20;
 // to do instead. Listed so the error can say "not supported" rather than
 // "unknown": the file is valid for other exporters.
 constexpr std::string_view kUnsupportedTopLevel[] = {"http_server_config", "rate_limit", "auth_excluded_paths"};
-constexpr std::string_view kUnsupportedTls[] = {
-    "cert", "key", "client_ca", "client_ca_file", "client_allowed_sans", "max_version",
-    "cipher_suites", "prefer_server_cipher_suites", "curve_preferences"};
+constexpr std::string_view kUnsupportedTls[] = {"cert",
+                                                "key",
+                                                "client_ca",
+                                                "client_ca_file",
+                                                "client_allowed_sans",
+                                                "max_version",
+                                                "cipher_suites",
+                                                "prefer_server_cipher_suites",
+                                                "curve_preferences"};
 
 bool Contains(const std::string_view* begin, const std::string_view* end, std::string_view key) {
   return std::find(begin, end, key) != end;
@@ -40,13 +46,12 @@ int LineOf(const YAML::Node& node) {
 
 class Parser {
  public:
-  Parser(std::string_view source_name, const std::string& base_dir)
-      : source_(source_name), base_dir_(base_dir) {}
+  Parser(std::string_view source_name, const std::string& base_dir) : source_(source_name), base_dir_(base_dir) {}
 
   Result<WebConfig> Parse(std::string_view text) {
     if (text.size() > kMaxConfigBytes) {
-      return Error::MalformedInput("{}: {} bytes is too large for a web config (limit {})", source_,
-                               text.size(), kMaxConfigBytes);
+      return Error::MalformedInput("{}: {} bytes is too large for a web config (limit {})", source_, text.size(),
+                                   kMaxConfigBytes);
     }
     try {
       const YAML::Node root = YAML::Load(std::string(text));
@@ -64,8 +69,7 @@ class Parser {
 
   // Keys of a mapping, in order, rejecting duplicates: yaml-cpp keeps
   // either silently, and which password counts must not be a guess.
-  Result<std::vector<std::pair<YAML::Node, YAML::Node>>> Entries(const YAML::Node& map,
-                                                                 std::string_view what) const {
+  Result<std::vector<std::pair<YAML::Node, YAML::Node>>> Entries(const YAML::Node& map, std::string_view what) const {
     std::vector<std::pair<YAML::Node, YAML::Node>> entries;
     std::set<std::string> seen;
     for (const auto& entry : map) {
@@ -100,7 +104,8 @@ class Parser {
         config.basic_auth_users = std::move(users);
       } else if (Contains(std::begin(kUnsupportedTopLevel), std::end(kUnsupportedTopLevel), name)) {
         return At(key, fmt::format("'{}' is not supported by ofu; remove it (ofu refuses to serve with "
-                                   "settings it would ignore)", name));
+                                   "settings it would ignore)",
+                                   name));
       } else {
         return At(key, fmt::format("unknown key '{}' (known: tls_server_config, basic_auth_users)", name));
       }
@@ -130,8 +135,8 @@ class Parser {
         } else if (version == "TLS13") {
           tls.min_version = TlsVersion::kTls13;
         } else {
-          return At(field_value, fmt::format("tls_server_config.min_version '{}': ofu accepts TLS12 or TLS13",
-                                             version));
+          return At(field_value,
+                    fmt::format("tls_server_config.min_version '{}': ofu accepts TLS12 or TLS13", version));
         }
       } else if (name == "client_auth_type") {
         OFU_ASSIGN_OR_RETURN(auto type, String(field, field_value));
@@ -139,11 +144,13 @@ class Parser {
         // certificates, which ofu does not implement.
         if (type != "NoClientCert") {
           return At(field_value, fmt::format("tls_server_config.client_auth_type '{}' is not supported by ofu "
-                                             "(only NoClientCert); use basic_auth_users", type));
+                                             "(only NoClientCert); use basic_auth_users",
+                                             type));
         }
       } else if (Contains(std::begin(kUnsupportedTls), std::end(kUnsupportedTls), name)) {
         return At(field, fmt::format("tls_server_config.{} is not supported by ofu; remove it (ofu refuses "
-                                     "to serve with settings it would ignore)", name));
+                                     "to serve with settings it would ignore)",
+                                     name));
       } else {
         return At(field, fmt::format("unknown key 'tls_server_config.{}'", name));
       }
@@ -167,7 +174,8 @@ class Parser {
         // The hash itself stays out of the message: it is a secret.
         return At(hash.IsNull() ? user : hash,
                   fmt::format("basic_auth_users.{}: not a bcrypt hash ($2a$, $2b$ or $2y$, cost 04-31, 60 "
-                              "characters); make one with htpasswd -nBC 10 \"\" | tr -d ':\\n'", name));
+                              "characters); make one with htpasswd -nBC 10 \"\" | tr -d ':\\n'",
+                              name));
       }
       users[name] = hash.Scalar();
     }
@@ -200,8 +208,7 @@ class Parser {
 Status CheckReadable(const std::string& path, std::string_view field, std::string_view source_name) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    return Error::Io("{}: tls_server_config.{} '{}' cannot be read", source_name, field,
-                                             path);
+    return Error::Io("{}: tls_server_config.{} '{}' cannot be read", source_name, field, path);
   }
   return OkStatus();
 }

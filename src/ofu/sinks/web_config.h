@@ -38,21 +38,20 @@ namespace ofu::sinks {
 enum class TlsVersion { kTls12, kTls13 };
 
 struct TlsServerConfig {
-  std::string cert_file;  // PEM certificate (chain), resolved against the config's directory
-  std::string key_file;   // PEM private key, resolved likewise
+  std::string cert_file;                        // PEM certificate (chain), resolved against the config's directory
+  std::string key_file;                         // PEM private key, resolved likewise
   TlsVersion min_version = TlsVersion::kTls12;  // exporter-toolkit's default
 };
 
 struct WebConfig {
-  std::optional<TlsServerConfig> tls;                  // absent: plain HTTP
-  std::map<std::string, std::string> basic_auth_users; // user -> bcrypt hash; empty: no auth
+  std::optional<TlsServerConfig> tls;                   // absent: plain HTTP
+  std::map<std::string, std::string> basic_auth_users;  // user -> bcrypt hash; empty: no auth
 };
 
 // Parses the text of a web config. `source_name` names it in errors;
 // relative cert/key paths are joined to `base_dir` (unchanged when it is
 // empty). Touches no file: see CheckWebConfigFiles.
-Result<WebConfig> ParseWebConfig(std::string_view text, std::string_view source_name,
-                                 const std::string& base_dir);
+Result<WebConfig> ParseWebConfig(std::string_view text, std::string_view source_name, const std::string& base_dir);
 
 // Checks that the files the config names can be opened for reading.
 Status CheckWebConfigFiles(const WebConfig& config, std::string_view source_name);

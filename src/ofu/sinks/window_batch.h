@@ -29,12 +29,12 @@ struct TensorPipes {
 
 struct GpuWindow {
   GpuIdentity identity;
-  std::string sku;            // spec-database id; empty when the model is unknown
-  std::string architecture;   // empty when the model is unknown
+  std::string sku;           // spec-database id; empty when the model is unknown
+  std::string architecture;  // empty when the model is unknown
   std::optional<double> spec_clock_mhz;
   sources::GpuHealth health = sources::GpuHealth::kOk;
-  std::string problem;        // why health is not ok, for people
-  OfuWindow window;           // window.ofu is set only when the window is valid
+  std::string problem;  // why health is not ok, for people
+  OfuWindow window;     // window.ofu is set only when the window is valid
   TensorPipes pipes;
 
   // The GPU answered (valid data or not); false when lost or unreachable.

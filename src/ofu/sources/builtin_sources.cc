@@ -21,9 +21,8 @@ SourceKind::ProbeFunction ProbeByOpening(SourceKind::OpenFunction open) {
 
 // A kind that works wherever it is pointed: its probe says how to point it.
 SourceKind::ProbeFunction AlwaysAvailable(std::string how_to_use) {
-  return [how_to_use = std::move(how_to_use)](const SourceOptions&, Clock&) -> Result<std::string> {
-    return how_to_use;
-  };
+  return
+      [how_to_use = std::move(how_to_use)](const SourceOptions&, Clock&) -> Result<std::string> { return how_to_use; };
 }
 
 SourceKind NvmlKind() {

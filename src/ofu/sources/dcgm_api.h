@@ -62,7 +62,7 @@ using FieldGroup = std::uintptr_t;
 inline constexpr double kFp64Blank = 140737488355328.0;  // 2^47
 inline constexpr std::int64_t kInt64Blank = 0x7ffffffffffffff0;
 
-inline constexpr int kMaxDevices = 32;       // DCGM_MAX_NUM_DEVICES (DCGM >= 2)
+inline constexpr int kMaxDevices = 32;        // DCGM_MAX_NUM_DEVICES (DCGM >= 2)
 inline constexpr int kMaxStringLength = 256;  // DCGM_MAX_STR_LENGTH
 inline constexpr int kMaxBlobLength = 4096;   // DCGM_MAX_BLOB_LENGTH
 inline constexpr int kDefaultPort = 5555;     // DCGM_HE_PORT_NUMBER
@@ -162,7 +162,7 @@ static_assert(sizeof(ConnectV2Params) == 16, "dcgmConnectV2Params_v2 layout");
 // instance is its own numbering (gpuId x the GPU's maximum GPU instances +
 // index, in DcgmCacheManager.cpp); the GPU instance id that NVML and
 // dcgm-exporter's GPU_I_ID label use is info.nvmlInstanceId.
-inline constexpr int kMaxTotalInstancesPerGpu = 14;  // DCGM_MAX_TOTAL_INSTANCES_PER_GPU
+inline constexpr int kMaxTotalInstancesPerGpu = 14;                               // DCGM_MAX_TOTAL_INSTANCES_PER_GPU
 inline constexpr int kMaxHierarchyInfo = kMaxDevices * kMaxTotalInstancesPerGpu;  // DCGM_MAX_HIERARCHY_INFO
 
 // dcgmMigEntityInfo_t

@@ -56,7 +56,7 @@ Result<std::unique_ptr<DcgmLibrary>> DcgmLibrary::Load(const std::vector<std::st
   }
   if (!missing.empty()) {
     return Error::Unavailable("{} does not export {}: it is not a DCGM library ofu can use; {}", lib.path(), missing,
-                             kInstallHint);
+                              kInstallHint);
   }
   return dcgm;
 }

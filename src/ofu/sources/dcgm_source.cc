@@ -108,7 +108,7 @@ struct Failure {
 
 // One device ofu reports: a whole GPU, or one MIG GPU instance of a GPU.
 struct Gpu {
-  unsigned int id = 0;  // DCGM's gpuId (the parent GPU's, for a MIG instance)
+  unsigned int id = 0;                          // DCGM's gpuId (the parent GPU's, for a MIG instance)
   std::optional<unsigned int> instance_entity;  // DCGM's DCGM_FE_GPU_I entity id, for a MIG instance
   GpuIdentity identity;
   std::optional<int> sm_count;
@@ -118,7 +118,7 @@ struct Gpu {
   // cannot be told apart by instance.
   GpuHealth mig_health = GpuHealth::kOk;
   std::string mig_problem;
-  bool paused = false;               // profiling paused last window
+  bool paused = false;  // profiling paused last window
   std::optional<CycleCounters> last_cycles;
   double last_cycles_time_s = 0;
   bool cycle_problem_noted = false;  // one note per run of failures
@@ -148,9 +148,10 @@ class DcgmSource final : public Source {
 
   Status Start() {
     if (dcgm::Return rc = lib_->init(); rc != dcgm::kOk) {
-      return Error::Unavailable("dcgmInit failed in {}: {}; reinstall DCGM (datacenter-gpu-manager) or pass "
-                               "--dcgm-library PATH",
-                               lib_->path(), lib_->ErrorText(rc));
+      return Error::Unavailable(
+          "dcgmInit failed in {}: {}; reinstall DCGM (datacenter-gpu-manager) or pass "
+          "--dcgm-library PATH",
+          lib_->path(), lib_->ErrorText(rc));
     }
     if (auto failure = Connect(address_.kind == AddressKind::kLocalOrEmbedded)) {
       return Error::Unavailable("{}", failure->message);
@@ -417,10 +418,11 @@ class DcgmSource final : public Source {
     std::string cannot_list;  // why no MIG-mode GPU's instances could be listed
     GpuHealth cannot_list_health = GpuHealth::kNotSupported;
     if (!lib_->CanEnumerateMig()) {
-      cannot_list = fmt::format("MIG is on, and this DCGM library ({}) cannot enumerate its GPU instances (it does not "
-                                "export dcgmGetGpuInstanceHierarchy and dcgmGroupAddEntity); install DCGM 3 or 4 "
-                                "(datacenter-gpu-manager) to read them",
-                                lib_->path());
+      cannot_list = fmt::format(
+          "MIG is on, and this DCGM library ({}) cannot enumerate its GPU instances (it does not "
+          "export dcgmGetGpuInstanceHierarchy and dcgmGroupAddEntity); install DCGM 3 or 4 "
+          "(datacenter-gpu-manager) to read them",
+          lib_->path());
     } else {
       auto hierarchy = std::make_unique<dcgm::MigHierarchyV2>();
       hierarchy->version = dcgm::kMigHierarchyVersion2;
@@ -430,9 +432,10 @@ class DcgmSource final : public Source {
       }
       if (rc != dcgm::kOk) {
         if (rc == dcgm::kNoPermission || rc == dcgm::kRequiresRoot) cannot_list_health = GpuHealth::kNoPermission;
-        cannot_list = fmt::format("MIG is on, and {} did not list its GPU instances ({}); DCGM reads MIG instances "
-                                  "only when the hostengine runs as root",
-                                  where, lib_->ErrorText(rc));
+        cannot_list = fmt::format(
+            "MIG is on, and {} did not list its GPU instances ({}); DCGM reads MIG instances "
+            "only when the hostengine runs as root",
+            where, lib_->ErrorText(rc));
       } else {
         const unsigned listed = std::min<unsigned>(hierarchy->count, dcgm::kMaxHierarchyInfo);
         for (unsigned i = 0; i < listed; ++i) {
@@ -440,7 +443,8 @@ class DcgmSource final : public Source {
           // Compute instances (DCGM_FE_GPU_CI) share their GPU instance's
           // SMs' counters; a GPU instance is the unit NVML GPM and
           // dcgm-exporter's GPU_I_ID name.
-          if (entry.entity.entityGroupId != dcgm::kEntityGpuInstance || entry.parent.entityGroupId != dcgm::kEntityGpu) {
+          if (entry.entity.entityGroupId != dcgm::kEntityGpuInstance ||
+              entry.parent.entityGroupId != dcgm::kEntityGpu) {
             continue;
           }
           auto parent = std::find_if(whole.begin(), whole.end(),
@@ -487,9 +491,9 @@ class DcgmSource final : public Source {
     unsigned short fields[] = {dcgm::kFieldName};
     std::vector<dcgm::FieldValueV2> values(entities.size(), dcgm::FieldValueV2{});
     for (auto& v : values) v.version = dcgm::kFieldValueVersion2;
-    const dcgm::Return rc =
-        lib_->entities_get_latest_values(handle_, entities.data(), static_cast<unsigned>(entities.size()), fields,
-                                         1, dcgm::kLiveData, values.data());
+    const dcgm::Return rc = lib_->entities_get_latest_values(handle_, entities.data(),
+                                                             static_cast<unsigned>(entities.size()), fields, 1,
+                                                             dcgm::kLiveData, values.data());
     for (Gpu& instance : instances) {
       if (rc == dcgm::kOk) {
         for (const auto& v : values) {
@@ -561,8 +565,7 @@ class DcgmSource final : public Source {
                      std::vector<unsigned short>& read) {
     std::vector<unsigned short> ids = fields;
     dcgm::FieldGroup fg = 0;
-    dcgm::Return rc =
-        lib_->field_group_create(handle_, static_cast<int>(ids.size()), ids.data(), name.c_str(), &fg);
+    dcgm::Return rc = lib_->field_group_create(handle_, static_cast<int>(ids.size()), ids.data(), name.c_str(), &fg);
     if (rc != dcgm::kOk) return rc;
     const auto update_us = static_cast<long long>(std::llround(options_.window_s * 1e6));
     rc = lib_->watch_fields(handle_, group, fg, update_us, options_.window_s * kKeepWindows, 0);
@@ -583,9 +586,10 @@ class DcgmSource final : public Source {
     unsigned short fields[] = {dcgm::kFieldName, dcgm::kFieldUuid, dcgm::kFieldPciBusId, dcgm::kFieldMigMode};
     std::vector<dcgm::FieldValueV2> values(entities.size() * std::size(fields), dcgm::FieldValueV2{});
     for (auto& v : values) v.version = dcgm::kFieldValueVersion2;
-    const dcgm::Return rc =
-        lib_->entities_get_latest_values(handle_, entities.data(), static_cast<unsigned>(entities.size()), fields,
-                                         static_cast<unsigned>(std::size(fields)), dcgm::kLiveData, values.data());
+    const dcgm::Return rc = lib_->entities_get_latest_values(handle_, entities.data(),
+                                                             static_cast<unsigned>(entities.size()), fields,
+                                                             static_cast<unsigned>(std::size(fields)), dcgm::kLiveData,
+                                                             values.data());
     for (Gpu& gpu : gpus) {
       if (rc == dcgm::kOk) {
         for (const auto& v : values) {
@@ -625,9 +629,10 @@ class DcgmSource final : public Source {
     if (connected_) embedded_mode_ = embedded_;
     Disconnect();
     backoff_.Failed(clock_.NowS());
-    unavailable_reason_ = fmt::format("{}; retrying with back-off (next attempt in {:.0f} s); if it persists, start "
-                                      "nv-hostengine (systemctl start nvidia-dcgm)",
-                                      reason, backoff_.next_try_s() - clock_.NowS());
+    unavailable_reason_ = fmt::format(
+        "{}; retrying with back-off (next attempt in {:.0f} s); if it persists, start "
+        "nv-hostengine (systemctl start nvidia-dcgm)",
+        reason, backoff_.next_try_s() - clock_.NowS());
     for (Gpu& gpu : gpus_) {
       gpu.paused = false;
       gpu.last_cycles.reset();
@@ -692,8 +697,9 @@ class DcgmSource final : public Source {
       reading.sample = CounterSample{};
       reading.sample.time_s = end_s;
       reading.health = GpuHealth::kLost;
-      reading.problem = "DCGM reports the GPU lost (GPU_IS_LOST: it fell off the bus); check dmesg for Xid errors, "
-                        "then reset or reseat it";
+      reading.problem =
+          "DCGM reports the GPU lost (GPU_IS_LOST: it fell off the bus); check dmesg for Xid errors, "
+          "then reset or reseat it";
       gpu.paused = false;
       gpu.last_cycles.reset();
       return reading;
@@ -712,9 +718,10 @@ class DcgmSource final : public Source {
       // The device answers but every profiling counter is blank: another
       // profiler holds them. A gap, not idle tensor cores.
       if (!gpu.paused) {
-        notes.push_back(fmt::format("profiling paused on GPU {}: another profiler (such as Nsight) holds the "
-                                    "counters; tensor activity is absent until it lets go",
-                                    gpu.identity.key));
+        notes.push_back(
+            fmt::format("profiling paused on GPU {}: another profiler (such as Nsight) holds the "
+                        "counters; tensor activity is absent until it lets go",
+                        gpu.identity.key));
       }
       gpu.paused = true;
       gpu.last_cycles.reset();
@@ -748,8 +755,8 @@ class DcgmSource final : public Source {
         reading.clock_readings = 1;
         gpu.cycle_problem_noted = false;
       } else if (!gpu.cycle_problem_noted) {
-        notes.push_back(fmt::format("GPU {}: exact-cycle mode off ({}); using the point SM clock",
-                                    gpu.identity.key, exact.error().message));
+        notes.push_back(fmt::format("GPU {}: exact-cycle mode off ({}); using the point SM clock", gpu.identity.key,
+                                    exact.error().message));
         gpu.cycle_problem_noted = true;
       }
     }
@@ -767,7 +774,7 @@ class DcgmSource final : public Source {
   bool connected_ = false;
   bool embedded_ = false;
   bool embedded_mode_ = false;  // what to restart after a loss
-  dcgm::GpuGroup group_ = 0;  // every GPU
+  dcgm::GpuGroup group_ = 0;    // every GPU
   bool have_group_ = false;
   dcgm::GpuGroup instance_group_ = 0;  // the MIG GPU instances, when there are any
   bool have_instance_group_ = false;
@@ -780,8 +787,8 @@ class DcgmSource final : public Source {
   std::string instance_profiling_problem_;
   int sessions_ = 0;
 
-  std::vector<unsigned int> gpu_ids_;  // DCGM's gpuIds, the GPU entities read each window
-  std::vector<Gpu> gpus_;              // the devices reported: whole GPUs and MIG instances
+  std::vector<unsigned int> gpu_ids_;                // DCGM's gpuIds, the GPU entities read each window
+  std::vector<Gpu> gpus_;                            // the devices reported: whole GPUs and MIG instances
   std::vector<dcgm::FieldValueV2> values_;           // reused: one 4 KiB record per GPU and field
   std::vector<dcgm::FieldValueV2> instance_values_;  // likewise per MIG instance and field
   double window_end_s_ = 0;

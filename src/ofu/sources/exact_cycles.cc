@@ -24,7 +24,7 @@ Result<ExactCycleWindow> DeriveExactCycles(const CycleCounters& before, const Cy
   }
   if (!(elapsed > 0) || !(tensor >= 0) || tensor > elapsed) {
     return Error::NoData("cycle counters are not usable this window (elapsed +{}, tensor +{}): reset or wrapped",
-                             elapsed, tensor);
+                         elapsed, tensor);
   }
   if (!reference_clock_mhz || !(*reference_clock_mhz > 0)) {
     return Error::NoData("no SM clock reading to check the cycle counters against");
@@ -40,9 +40,10 @@ Result<ExactCycleWindow> DeriveExactCycles(const CycleCounters& before, const Cy
     window.basis = CycleBasis::kPerSmAverage;
     window.sm_clock_mhz = cycles_per_s / 1e6;
   } else {
-    return Error::NoData("elapsed cycles advance at {:.4g}/s, which fits neither {} SMs x {:.0f} MHz nor one SM "
-                             "at that clock",
-                             cycles_per_s, sm_count, *reference_clock_mhz);
+    return Error::NoData(
+        "elapsed cycles advance at {:.4g}/s, which fits neither {} SMs x {:.0f} MHz nor one SM "
+        "at that clock",
+        cycles_per_s, sm_count, *reference_clock_mhz);
   }
   return window;
 }

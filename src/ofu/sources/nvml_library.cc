@@ -63,9 +63,10 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path) 
   const std::string target = path.empty() ? kDefaultLibrary : path;
   auto opened = DynamicLibrary::Open({target});
   if (!opened.ok()) {
-    return Error::Unavailable("cannot load the NVML library {} ({}); install the NVIDIA driver, or pass "
-                             "--nvml-library PATH to point at libnvidia-ml.so.1",
-                             target, opened.error().message);
+    return Error::Unavailable(
+        "cannot load the NVML library {} ({}); install the NVIDIA driver, or pass "
+        "--nvml-library PATH to point at libnvidia-ml.so.1",
+        target, opened.error().message);
   }
   std::unique_ptr<NvmlLibrary> nvml(new NvmlLibrary(std::move(opened).value()));
   NvmlFunctions& f = nvml->fn_;
@@ -104,9 +105,10 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path) 
   r.Optional(f.GpmMigSampleGet, {"nvmlGpmMigSampleGet"});
 
   if (!r.missing().empty()) {
-    return Error::Unavailable("the NVML library {} does not export {}: the driver is too old for GPM (R520 or later "
-                             "is needed); update the driver or use --source dcgm",
-                             target, r.missing());
+    return Error::Unavailable(
+        "the NVML library {} does not export {}: the driver is too old for GPM (R520 or later "
+        "is needed); update the driver or use --source dcgm",
+        target, r.missing());
   }
   return nvml;
 }

@@ -114,9 +114,10 @@ class NvmlSource final : public Source {
   Status Start() {
     const nvmlReturn_t init = fn().Init();
     if (init != NVML_SUCCESS) {
-      return Error::Unavailable("nvmlInit failed in {}: {}; check that the NVIDIA driver is loaded (nvidia-smi) "
-                               "and matches the library",
-                               nvml_->path(), nvml_->ErrorString(init));
+      return Error::Unavailable(
+          "nvmlInit failed in {}: {}; check that the NVIDIA driver is loaded (nvidia-smi) "
+          "and matches the library",
+          nvml_->path(), nvml_->ErrorString(init));
     }
     initialized_ = true;
     if (fn().SystemGetDriverVersion != nullptr) {
@@ -130,9 +131,8 @@ class NvmlSource final : public Source {
 
   std::string Describe() const override {
     const std::string_view double_note = nvml_->is_test_double() ? ", TEST DOUBLE: synthetic data" : "";
-    return driver_version_.empty()
-               ? fmt::format("nvml ({}{})", nvml_->path(), double_note)
-               : fmt::format("nvml ({}, driver {}{})", nvml_->path(), driver_version_, double_note);
+    return driver_version_.empty() ? fmt::format("nvml ({}{})", nvml_->path(), double_note)
+                                   : fmt::format("nvml ({}, driver {}{})", nvml_->path(), driver_version_, double_note);
   }
 
   bool live() const override { return true; }
@@ -195,9 +195,10 @@ class NvmlSource final : public Source {
     for (unsigned index = 0; index < count; ++index) AddDevice(index, previous);
     const bool any_gpm = std::any_of(devices_.begin(), devices_.end(), [](const Device& d) { return d.gpm; });
     if (!any_gpm) {
-      return Error::Unavailable("none of the {} GPUs supports NVML GPM (GPM needs Hopper or later); use --source "
-                               "dcgm",
-                               count);
+      return Error::Unavailable(
+          "none of the {} GPUs supports NVML GPM (GPM needs Hopper or later); use --source "
+          "dcgm",
+          count);
     }
     return OkStatus();
   }
@@ -252,9 +253,7 @@ class NvmlSource final : public Source {
     support.version = NVML_GPM_SUPPORT_VERSION;
     const nvmlReturn_t queried = fn().GpmQueryDeviceSupport(gpu.handle, &support);
     switch (Classify(queried)) {
-      case Outcome::kOk:
-        gpu.gpm = support.isSupportedDevice != 0;
-        break;
+      case Outcome::kOk: gpu.gpm = support.isSupportedDevice != 0; break;
       case Outcome::kNoPermission:
         gpu.gpm = true;  // supported or not, sampling will say; the fix is the same
         gpu.health = GpuHealth::kNoPermission;
@@ -264,9 +263,7 @@ class NvmlSource final : public Source {
         gpu.health = GpuHealth::kLost;
         gpu.problem = kLostAdvice;
         break;
-      default:
-        gpu.gpm = false;
-        break;
+      default: gpu.gpm = false; break;
     }
     if (!gpu.gpm && gpu.health == GpuHealth::kOk) {
       gpu.health = GpuHealth::kNotSupported;
@@ -558,15 +555,15 @@ class NvmlSource final : public Source {
     if (device.health != GpuHealth::kLost && !device.gpu_instance) {
       std::optional<unsigned> milliwatts;
       if (fn().DeviceGetPowerUsage != nullptr &&
-          !Optional<unsigned>(device, [&](unsigned* v) { return fn().DeviceGetPowerUsage(h, v); }, milliwatts)) {
+          !Optional<unsigned>(
+              device, [&](unsigned* v) { return fn().DeviceGetPowerUsage(h, v); }, milliwatts)) {
         return false;
       }
       if (milliwatts) sample.power_w = *milliwatts / 1000.0;
       std::optional<unsigned long long> millijoules;
       if (fn().DeviceGetTotalEnergyConsumption != nullptr &&
           !Optional<unsigned long long>(
-              device, [&](unsigned long long* v) { return fn().DeviceGetTotalEnergyConsumption(h, v); },
-              millijoules)) {
+              device, [&](unsigned long long* v) { return fn().DeviceGetTotalEnergyConsumption(h, v); }, millijoules)) {
         return false;
       }
       if (millijoules) sample.energy_mj = static_cast<double>(*millijoules);
@@ -670,9 +667,10 @@ class NvmlSource final : public Source {
                                    reading.sample.sm_clock_mhz);
     if (!exact.ok()) {
       if (!device.cycles_note_given) {
-        notes_.push_back(fmt::format("{}: GPM cycle counters not used, keeping the sampled clock and tensor "
-                                     "utilization: {}",
-                                     device.identity.key, exact.error().message));
+        notes_.push_back(
+            fmt::format("{}: GPM cycle counters not used, keeping the sampled clock and tensor "
+                        "utilization: {}",
+                        device.identity.key, exact.error().message));
         device.cycles_note_given = true;
       }
       return;

@@ -85,9 +85,10 @@ void RecordingWriter::Add(const Snapshot& snapshot) {
 void RecordingWriter::Write(const RecordingInfo& info, std::ostream& out) const {
   std::string description;
   formats::AppendEscapedLabelValue(description, info.description);
-  fmt::print(out, "# TYPE ofu_recording info\n"
-                  "# HELP ofu_recording What this recording is and how it was made.\n"
-                  "ofu_recording_info{{synthetic=\"{}\",description=\"{}\"}} 1 {}\n",
+  fmt::print(out,
+             "# TYPE ofu_recording info\n"
+             "# HELP ofu_recording What this recording is and how it was made.\n"
+             "ofu_recording_info{{synthetic=\"{}\",description=\"{}\"}} 1 {}\n",
              info.synthetic ? "true" : "false", description, info.time_s.value_or(first_time_s_.value_or(0)));
   std::string line;
   for (std::size_t f = 0; f < families_.size(); ++f) {

@@ -86,9 +86,9 @@ class RecordingWriter {
 
   std::uint32_t SeriesFor(const GpuReading& gpu, std::size_t position);
 
-  std::vector<std::string> series_labels_;                    // rendered "{gpu=\"0\",...}"
+  std::vector<std::string> series_labels_;                       // rendered "{gpu=\"0\",...}"
   std::unordered_map<std::string, std::uint32_t> series_index_;  // by identity key
-  std::vector<std::vector<Point>> families_;                  // indexed by CounterField
+  std::vector<std::vector<Point>> families_;                     // indexed by CounterField
   std::size_t samples_ = 0;
   std::size_t skipped_values_ = 0;
   std::optional<double> first_time_s_;

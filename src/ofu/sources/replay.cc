@@ -186,9 +186,8 @@ class RecordingBuilder final : public formats::TextVisitor {
     const Timing timing = s.timestamp_s ? Timing::kStamped : Timing::kUnstamped;
     if (timing_ == Timing::kUnknown) timing_ = timing;
     if (timing != timing_) {
-      Fail(s.line, timing_ == Timing::kStamped
-                       ? "sample has no timestamp, but earlier samples have one"
-                       : "sample has a timestamp, but earlier samples have none");
+      Fail(s.line, timing_ == Timing::kStamped ? "sample has no timestamp, but earlier samples have one"
+                                               : "sample has a timestamp, but earlier samples have none");
       return std::nullopt;
     }
     if (s.timestamp_s) {
@@ -305,8 +304,8 @@ class RecordingBuilder final : public formats::TextVisitor {
       const Point& p = points[i];
       if (i > 0 && points[i - 1].time_s == p.time_s && points[i - 1].field == p.field) {
         return Error::MalformedInput("{}:{}: a second {} value for the same GPU at the same instant (first on line {})",
-                                 source_name_, std::max(p.line, points[i - 1].line), DescribeField(p.field),
-                                 std::min(p.line, points[i - 1].line));
+                                     source_name_, std::max(p.line, points[i - 1].line), DescribeField(p.field),
+                                     std::min(p.line, points[i - 1].line));
       }
       if (samples.empty() || samples.back().time_s != p.time_s) {
         samples.emplace_back();
@@ -338,8 +337,8 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
   // Non-numeric values are decided here, where it is known which families
   // matter, never by the reader.
   formats::ParseOptions parse = options.parse;
-  parse.non_numeric_values =
-      options.strict_values ? formats::NonNumericValues::kError : formats::NonNumericValues::kReport;
+  parse.non_numeric_values = options.strict_values ? formats::NonNumericValues::kError
+                                                   : formats::NonNumericValues::kReport;
   OFU_ASSIGN_OR_RETURN(auto stats, formats::ReadPrometheusText(in, source_name, builder, parse));
   return builder.Finish(stats.lines);
 }

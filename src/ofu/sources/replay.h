@@ -52,7 +52,7 @@ namespace ofu::sources {
 struct RecordingOptions {
   std::optional<ValueScale> activity_scale;  // overrides the per-metric scale of activity fields
   double untimestamped_interval_s = 30;      // dcgm-exporter's default scrape interval
-  formats::ParseOptions parse;  // its non_numeric_values is not used: see above
+  formats::ParseOptions parse;               // its non_numeric_values is not used: see above
   // Refuse a value that is not a number, in any family, as Prometheus does
   // (`ofu report --strict`): kMalformedInput naming file and line.
   bool strict_values = false;
@@ -65,15 +65,15 @@ struct GpuRecording {
 
 struct Recording {
   std::string source_name;
-  std::vector<GpuRecording> gpus;  // in order of first appearance
-  bool timestamps_assumed = false; // the file had none; see untimestamped_interval_s
+  std::vector<GpuRecording> gpus;   // in order of first appearance
+  bool timestamps_assumed = false;  // the file had none; see untimestamped_interval_s
   double assumed_interval_s = 0;
-  std::optional<bool> synthetic;   // from ofu_recording_info; absent when not stated
-  std::string description;         // from ofu_recording_info
+  std::optional<bool> synthetic;  // from ofu_recording_info; absent when not stated
+  std::string description;        // from ofu_recording_info
   std::size_t lines = 0;
-  std::size_t samples_read = 0;    // every sample line
-  std::size_t samples_used = 0;    // lines that carried a counter ofu uses
-  std::size_t blank_values = 0;    // DCGM blanks and NaN, kept absent
+  std::size_t samples_read = 0;        // every sample line
+  std::size_t samples_used = 0;        // lines that carried a counter ofu uses
+  std::size_t blank_values = 0;        // DCGM blanks and NaN, kept absent
   std::size_t non_numeric_values = 0;  // samples whose value is not a number, skipped
   // For people, in order of first line; each names the source and a line:
   // "dcgm.prom:210: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION: value 'ERROR -
@@ -82,8 +82,7 @@ struct Recording {
   std::vector<std::string> notes;
 };
 
-Result<Recording> ReadRecording(std::istream& in, std::string_view source_name,
-                                const RecordingOptions& options = {});
+Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, const RecordingOptions& options = {});
 
 // The same for the file at `path`; kIo "<path>: cannot open: <why>" when it
 // cannot be opened.

@@ -17,7 +17,10 @@ constexpr double kMaxPaceS = 10;
 class ReplaySource final : public Source {
  public:
   ReplaySource(std::string path, Recording recording, const SourceOptions& options, Clock& clock)
-      : path_(std::move(path)), recording_(std::move(recording)), options_(options), clock_(clock),
+      : path_(std::move(path)),
+        recording_(std::move(recording)),
+        options_(options),
+        clock_(clock),
         next_index_(recording_.gpus.size(), 0) {}
 
   std::string_view kind() const override { return "replay"; }
@@ -97,8 +100,7 @@ class ReplaySource final : public Source {
 
 }  // namespace
 
-Result<std::unique_ptr<Source>> OpenReplaySource(const std::string& path, const SourceOptions& options,
-                                                 Clock& clock) {
+Result<std::unique_ptr<Source>> OpenReplaySource(const std::string& path, const SourceOptions& options, Clock& clock) {
   OFU_ASSIGN_OR_RETURN(auto recording, ReadRecordingFile(path));
   return std::unique_ptr<Source>(new ReplaySource(path, std::move(recording), options, clock));
 }

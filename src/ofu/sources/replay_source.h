@@ -21,7 +21,6 @@
 
 namespace ofu::sources {
 
-Result<std::unique_ptr<Source>> OpenReplaySource(const std::string& path, const SourceOptions& options,
-                                                 Clock& clock);
+Result<std::unique_ptr<Source>> OpenReplaySource(const std::string& path, const SourceOptions& options, Clock& clock);
 
 }  // namespace ofu::sources

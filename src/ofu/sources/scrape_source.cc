@@ -115,8 +115,7 @@ class ScrapeSource final : public Source {
 
 }  // namespace
 
-Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string& url, const SourceOptions& options,
-                                                 Clock& clock) {
+Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string& url, const SourceOptions& options, Clock& clock) {
   OFU_ASSIGN_OR_RETURN(auto parts, ParseUrl(url));
   auto source = std::make_unique<ScrapeSource>(url, parts, options, clock);
   auto first = source->Scrape();
@@ -126,7 +125,7 @@ Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string& url, const S
   }
   if (first->gpus.empty()) {
     return Error::Unavailable("{}: answered, but with no GPU metrics ofu knows (read {} samples)", url,
-                             first->samples_read);
+                              first->samples_read);
   }
   for (const auto& gpu : first->gpus) source->Remember(gpu.identity);
   return std::unique_ptr<Source>(std::move(source));

@@ -25,7 +25,6 @@ namespace ofu::sources {
 
 // `url`: http://host[:port]/path. Errors: kInvalidArgument for a URL that
 // is not http://; kUnavailable when the first scrape fails.
-Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string& url, const SourceOptions& options,
-                                                 Clock& clock);
+Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string& url, const SourceOptions& options, Clock& clock);
 
 }  // namespace ofu::sources

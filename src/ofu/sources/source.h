@@ -37,10 +37,10 @@ namespace ofu::sources {
 
 enum class GpuHealth {
   kOk,
-  kLost,           // fell off the bus (NVML GPU_IS_LOST, DCGM GPU lost); others continue
-  kNoPermission,   // the counters need privileges this process lacks
-  kNotSupported,   // this GPU cannot give the counters (e.g. no GPM before Hopper)
-  kUnavailable,    // the library, driver or daemon is gone for now; retried
+  kLost,          // fell off the bus (NVML GPU_IS_LOST, DCGM GPU lost); others continue
+  kNoPermission,  // the counters need privileges this process lacks
+  kNotSupported,  // this GPU cannot give the counters (e.g. no GPM before Hopper)
+  kUnavailable,   // the library, driver or daemon is gone for now; retried
 };
 std::string_view HealthName(GpuHealth health);  // "ok", "lost", ...
 
@@ -63,13 +63,13 @@ struct GpuProcess {
 struct GpuReading {
   GpuIdentity identity;
   GpuHealth health = GpuHealth::kOk;
-  std::string problem;        // empty when ok: what went wrong and what to do
-  CounterSample sample;       // the window's values, time_s = window end
+  std::string problem;   // empty when ok: what went wrong and what to do
+  CounterSample sample;  // the window's values, time_s = window end
   ClockBasis clock_basis = ClockBasis::kNone;
-  int clock_readings = 0;     // readings behind sample.sm_clock_mhz
+  int clock_readings = 0;  // readings behind sample.sm_clock_mhz
   std::optional<double> sm_clock_min_mhz;
   std::optional<double> sm_clock_max_mhz;
-  std::optional<int> sm_count;    // from the driver, where it says
+  std::optional<int> sm_count;  // from the driver, where it says
   std::vector<GpuProcess> processes;
 };
 
@@ -86,7 +86,7 @@ inline constexpr double kClockReadingIntervalS = 0.1;
 
 // Knobs of every source; each source reads the ones that concern it.
 struct SourceOptions {
-  double window_s = 1;              // at least kMinWindowS (windows.h)
+  double window_s = 1;  // at least kMinWindowS (windows.h)
   // SM clock readings per window (NVML). 0: one per kClockReadingIntervalS
   // of window, at least one, so the clock is read ten times a second
   // whatever the window (ten per 1 s window, one per 100 ms window).
@@ -96,10 +96,10 @@ struct SourceOptions {
   // only for attribution, every attribution interval; `ofu top` shows them
   // every window.
   double process_interval_s = 0;
-  std::string nvml_library;         // empty: "libnvidia-ml.so.1"
-  std::string dcgm_library;         // empty: "libdcgm.so.4", then "libdcgm.so.3"
-  bool pace_replay = false;         // replay sleeps one window per snapshot (for `top`)
-  double scrape_timeout_s = 5;      // HTTP scrape
+  std::string nvml_library;     // empty: "libnvidia-ml.so.1"
+  std::string dcgm_library;     // empty: "libdcgm.so.4", then "libdcgm.so.3"
+  bool pace_replay = false;     // replay sleeps one window per snapshot (for `top`)
+  double scrape_timeout_s = 5;  // HTTP scrape
 };
 
 class Source {

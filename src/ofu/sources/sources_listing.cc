@@ -21,8 +21,9 @@ std::string FormatSourcesTable(const SourcesListing& listing) {
     out += fmt::format("{:<7} {:<11} {}\n", probe.name, probe.available ? "available" : "unavailable", probe.detail);
   }
   if (!listing.any_auto_detected) {
-    out += "\nNo live source on this machine: ofu can still replay recordings "
-           "(ofu report --input FILE, ofu top --source replay:FILE).\n";
+    out +=
+        "\nNo live source on this machine: ofu can still replay recordings "
+        "(ofu report --input FILE, ofu top --source replay:FILE).\n";
   }
   return out;
 }

@@ -18,9 +18,9 @@
 namespace ofu::sources {
 
 struct SourceProbe {
-  std::string name;        // the kind's scheme: "nvml", "dcgm", "scrape", "replay"
+  std::string name;  // the kind's scheme: "nvml", "dcgm", "scrape", "replay"
   bool available = false;
-  std::string detail;      // what was found, or why it is unavailable and what to do
+  std::string detail;  // what was found, or why it is unavailable and what to do
 };
 
 struct SourcesListing {
