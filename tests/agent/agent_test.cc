@@ -12,8 +12,8 @@
 #include "ofu/agent/agent.h"
 #include "ofu/agent/config.h"
 #include "ofu/agent/window_evaluator.h"
-#include "ofu/formats/prometheus_text.h"
 #include "ofu/sinks/metrics_state.h"
+#include "support/exposition.h"
 
 namespace ofu {
 namespace {
@@ -21,24 +21,7 @@ namespace {
 using sinks::GpuWindow;
 using sinks::MetricsState;
 using sinks::WindowBatch;
-
-// The exposition parsed back: "name{label=value,...}" -> value, labels in file order.
-std::map<std::string, double> Parse(const std::string& text) {
-  struct Collect : formats::TextVisitor {
-    std::map<std::string, double> values;
-    void OnSample(const formats::TextSample& s) override {
-      std::string key(s.name);
-      key += '{';
-      for (size_t i = 0; i < s.labels.size(); ++i) {
-        key += (i ? "," : "") + std::string(s.labels[i].name) + "=" + std::string(s.labels[i].value);
-      }
-      values[key + '}'] = s.value;
-    }
-  } collect;
-  auto read = formats::ReadPrometheusText(text, "metrics", collect);
-  EXPECT_TRUE(read.ok()) << (read.ok() ? "" : read.error().message) << "\n" << text;
-  return collect.values;
-}
+using testing::ParseExposition;
 
 GpuWindow Gpu(const std::string& uuid, const std::string& index, std::optional<double> ofu,
               std::optional<double> tensor, bool busy, sources::GpuHealth health = sources::GpuHealth::kOk) {
@@ -84,7 +67,7 @@ TEST(MetricsState, CountersAdvanceOnlyOverValidWindows) {
                                  {Gpu("GPU-a", "0", std::nullopt, 0.3, true),
                                   Gpu("GPU-b", "1", std::nullopt, std::nullopt, false, sources::GpuHealth::kLost)}))
                   .ok());
-  auto m = Parse(state.Render(formats::ExpositionFormat::kPrometheusText));
+  auto m = ParseExposition(state.Render(formats::ExpositionFormat::kPrometheusText));
   const auto at = [&](const std::string& name, const char* labels) { return m.at(name + labels); };
   // a: utilized 0.5·2 + 0.25·2 = 1.5 over 4 observed seconds; busy 2 s at 0.5.
   EXPECT_DOUBLE_EQ(at("ofu_utilized_seconds_total", kGpuA), 1.5);
@@ -114,7 +97,7 @@ TEST(MetricsState, JobInfoFollowsTheGpuAndDisappears) {
   WindowBatch batch = Batch(1, 1, {Gpu("GPU-a", "0", 0.5, 0.5, true)});
   batch.jobs["GPU-a"] = attribution::JobInfo{"1234", "alice", "train", "slurm", "", "", ""};
   ASSERT_TRUE(state.Consume(batch).ok());
-  auto m = Parse(state.Render(formats::ExpositionFormat::kPrometheusText));
+  auto m = ParseExposition(state.Render(formats::ExpositionFormat::kPrometheusText));
   EXPECT_DOUBLE_EQ(m.at("ofu_gpu_job_info{uuid=GPU-a,job_id=1234,user=alice,job_name=train,scheduler=slurm}"), 1);
   // The job label never lands on the per-GPU series.
   for (const auto& [key, value] : m) {
@@ -123,7 +106,7 @@ TEST(MetricsState, JobInfoFollowsTheGpuAndDisappears) {
     }
   }
   ASSERT_TRUE(state.Consume(Batch(2, 1, {Gpu("GPU-a", "0", 0.5, 0.5, true)})).ok());
-  m = Parse(state.Render(formats::ExpositionFormat::kPrometheusText));
+  m = ParseExposition(state.Render(formats::ExpositionFormat::kPrometheusText));
   for (const auto& [key, value] : m) EXPECT_EQ(key.rfind("ofu_gpu_job_info", 0), std::string::npos) << key;
 }
 
@@ -138,7 +121,7 @@ TEST(MetricsState, OpenMetricsNamesFamiliesAndEnds) {
   EXPECT_NE(text.find("ofu_gpu_info{"), std::string::npos);
   EXPECT_TRUE(text.size() >= 6 && text.compare(text.size() - 6, 6, "# EOF\n") == 0);
   // And the reader takes it back (it knows OpenMetrics).
-  EXPECT_DOUBLE_EQ(Parse(text).at(std::string("ofu_observed_seconds_total") + kGpuA), 1);
+  EXPECT_DOUBLE_EQ(ParseExposition(text).at(std::string("ofu_observed_seconds_total") + kGpuA), 1);
 }
 
 TEST(MetricsState, UnhealthyAfterThreeWindowsWithoutData) {
@@ -177,7 +160,7 @@ TEST(MetricsState, PipeCountersAdvanceWhereTheSourceHasThemAndAreAbsentElsewhere
   ASSERT_TRUE(state.Consume(Batch(1002, 2, {a, Gpu("GPU-b", "1", 0.8, 0.7, true)})).ok());
   ASSERT_TRUE(state.Consume(Batch(1004, 2, {a, Gpu("GPU-b", "1", 0.8, 0.7, true)})).ok());
   ASSERT_TRUE(state.Consume(Batch(1006, 2, {a_invalid, Gpu("GPU-b", "1", 0.8, 0.7, true)})).ok());
-  auto m = Parse(state.Render(formats::ExpositionFormat::kPrometheusText));
+  auto m = ParseExposition(state.Render(formats::ExpositionFormat::kPrometheusText));
   // a: 0.3 × 2 s × 2 valid windows = 1.2; 0.1 × 4 = 0.4.
   EXPECT_DOUBLE_EQ(m.at(std::string("ofu_hmma_active_seconds_total") + kGpuA), 1.2);
   EXPECT_DOUBLE_EQ(m.at(std::string("ofu_imma_active_seconds_total") + kGpuA), 0.4);

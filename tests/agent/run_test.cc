@@ -88,6 +88,16 @@ class RunTest : public ::testing::Test {
     return response && response->status == 200 ? response->body : "";
   }
 
+  // Stops the agent once `windows` windows are in, keeping its last /metrics
+  // in `metrics`, scraped while the server still runs.
+  void StopAfterWindowsAndScrape(int windows, std::string& metrics) {
+    environment_.stop_requested = [this, windows, &metrics] {
+      if (windows_ < windows) return false;
+      metrics = Scrape();
+      return true;
+    };
+  }
+
   fs::path dir_;
   GpuSpecDatabase specs_ = *GpuSpecDatabase::Embedded();
   sources::FakeClock clock_{1000};
@@ -135,11 +145,7 @@ TEST_F(RunTest, AReloadTakesTheNewConfigurationAndKeepsTheCounters) {
   environment_.take_reload_request = [&] { return windows_ == 2 && reloads++ == 0; };
   environment_.load_config = [this] { return Result<AgentConfig>(Config(10, "second")); };
   std::string metrics;
-  environment_.stop_requested = [&] {
-    if (windows_ < 4) return false;
-    metrics = Scrape();
-    return true;
-  };
+  StopAfterWindowsAndScrape(4, metrics);
   auto ended = agent::Run(Config(10), specs_, clock_, environment_);
   ASSERT_TRUE(ended.ok()) << ended.error().message;
   EXPECT_EQ(*ended, RunEnd::kStopRequested);
@@ -160,11 +166,7 @@ TEST_F(RunTest, ABadReloadKeepsTheRunningConfiguration) {
     return Result<AgentConfig>(Error{ErrorCode::kInvalidArgument, "agent.toml:2: unknown key agent.windwo"});
   };
   std::string metrics;
-  environment_.stop_requested = [&] {
-    if (windows_ < 2) return false;
-    metrics = Scrape();
-    return true;
-  };
+  StopAfterWindowsAndScrape(2, metrics);
   auto ended = agent::Run(Config(10), specs_, clock_, environment_);
   ASSERT_TRUE(ended.ok()) << ended.error().message;
   EXPECT_TRUE(Logged("reload failed, keeping the running configuration: agent.toml:2: unknown key agent.windwo"))

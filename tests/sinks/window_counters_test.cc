@@ -13,16 +13,17 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "ofu/formats/prometheus_text.h"
 #include "ofu/sinks/history_reader.h"
 #include "ofu/sinks/history_store.h"
 #include "ofu/sinks/metrics_state.h"
 #include "sinks/history_fixture.h"
+#include "support/exposition.h"
 
 namespace ofu::sinks {
 namespace {
 
 namespace fs = std::filesystem;
+using ::ofu::testing::ParseExposition;
 
 // An H100 window of 2 s with a clock reading; tensor activity and OFU as given.
 GpuWindow Window(const std::string& uuid, std::optional<double> ofu, std::optional<double> tensor, bool busy) {
@@ -95,24 +96,6 @@ TEST(AddCounters, APipeIsAbsentUntilItsFirstPart) {
   EXPECT_EQ(total.hmma_active_s, 0.25);  // an absent part adds nothing
 }
 
-// The exposition parsed back: "name{label=value,...}" -> value.
-std::map<std::string, double> Parse(const std::string& text) {
-  struct Collect : formats::TextVisitor {
-    std::map<std::string, double> values;
-    void OnSample(const formats::TextSample& s) override {
-      std::string key(s.name);
-      key += '{';
-      for (size_t i = 0; i < s.labels.size(); ++i) {
-        key += (i ? "," : "") + std::string(s.labels[i].name) + "=" + std::string(s.labels[i].value);
-      }
-      values[key + '}'] = s.value;
-    }
-  } collect;
-  auto read = formats::ReadPrometheusText(text, "metrics", collect);
-  EXPECT_TRUE(read.ok()) << (read.ok() ? "" : read.error().message) << "\n" << text;
-  return collect.values;
-}
-
 // Three 2 s windows. GPU a: valid (OFU 0.5, tensor 0.4, busy, HMMA 0.3), then
 // no tensor data (a clock, no OFU), then an OFU without tensor activity (built
 // by hand). GPU b: never any tensor data.
@@ -131,7 +114,7 @@ TEST(CounterRule, TheExpositionCountsNoTensorSecondsForAWindowWithoutTensorData)
   sources::FakeClock clock(1000);
   MetricsState state({"0.1.0", "nvml", 2.0, 3}, clock);
   for (const WindowBatch& batch : Batches()) ASSERT_TRUE(state.Consume(batch).ok());
-  const auto m = Parse(state.Render(formats::ExpositionFormat::kPrometheusText));
+  const auto m = ParseExposition(state.Render(formats::ExpositionFormat::kPrometheusText));
   const std::string a = "{uuid=GPU-a,gpu=0}", b = "{uuid=GPU-b,gpu=1}";
   // GPU a: the first window only.
   EXPECT_EQ(m.at("ofu_observed_seconds_total" + a), 2);
