@@ -1,6 +1,10 @@
 #include "ofu/core/gpu_spec.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
 
 #include <set>
 #include <string>
@@ -221,6 +225,41 @@ TEST(GpuSpec, ParsesAMinimalFile) {
   // 20e12 / (10 * 1000) Hz = 2000 MHz
   EXPECT_DOUBLE_EQ((*db->Lookup("Test GPU"))->SpecClockMhz(), 2000.0);
   EXPECT_NE(db->Lookup("other").error().message.find("mine.json"), std::string::npos);
+}
+
+// The "add a GPU" recipe of docs/ARCHITECTURE.md, followed once: one more
+// object in data/gpu_specs.json's "skus" (here a SYNTHETIC one, added to the
+// file's text in memory) is all a new GPU needs; its model name then resolves
+// and its f_spec follows from the basis precision's peak.
+TEST(GpuSpec, AddingASkuToTheSpecFileIsAllANewGpuNeeds) {
+  std::ifstream file(std::string(OFU_SOURCE_DIR) + "/data/gpu_specs.json");
+  ASSERT_TRUE(file) << "data/gpu_specs.json";
+  std::stringstream text;
+  text << file.rdbuf();
+  nlohmann::json spec_file = nlohmann::json::parse(text.str());
+  const size_t skus_before = spec_file["skus"].size();
+  spec_file["skus"].push_back({
+      {"id", "x100-example"},
+      {"name", "X100 Example (synthetic)"},
+      {"architecture", "hopper"},
+      {"sm_count", 100},
+      {"basis_precision", "bf16"},
+      {"precisions", {{"bf16", {{"flops_per_clock_per_sm", 2048}, {"peak_tflops", 409.6}}}}},
+      {"aliases", {"NVIDIA X100 Example"}},
+      {"alias_sources", "synthetic, for the recipe test"},
+      {"source", "synthetic, for the recipe test"},
+  });
+
+  auto db = GpuSpecDatabase::Parse(spec_file.dump(), "gpu_specs.json + x100");
+  ASSERT_TRUE(db.ok()) << db.error().message;
+  EXPECT_EQ(db->skus().size(), skus_before + 1);
+  auto added = db->Lookup("NVIDIA X100 Example");
+  ASSERT_TRUE(added.ok()) << added.error().message;
+  EXPECT_EQ((*added)->id, "x100-example");
+  // 409.6e12 / (100 SMs x 2048 FLOP/clk) = 2.0e9 Hz
+  EXPECT_DOUBLE_EQ((*added)->SpecClockMhz(), 2000.0);
+  // The SKUs already there still resolve as before.
+  EXPECT_EQ((*db->Lookup("NVIDIA H100 80GB HBM3"))->id, Sku("NVIDIA H100 80GB HBM3").id);
 }
 
 TEST(GpuSpec, MalformedFilesAreErrorsNamingWhatIsWrong) {
