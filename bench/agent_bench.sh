@@ -9,10 +9,12 @@
 #      from 50 loopback addresses trickle or idle and reconnect once a second
 #      when closed (`metrics_probe hostile`), with the agent's CPU over the
 #      attack and its peak RSS; over plain HTTP and over TLS (stalled handshakes).
-# Usage: bench/agent_bench.sh BUILD [SECONDS]. Record the output in docs/BENCHMARKS.md.
+# Usage: bench/agent_bench.sh BUILD [SECONDS] [idle]. Record the output in docs/BENCHMARKS.md.
+# With `idle`, only the two idle runs of 1. (bench/compare_builds.sh uses it).
 set -euo pipefail
 build=${1:-build}
 seconds=${2:-60}
+only_idle=${3:-}
 ofu=${OFU:-$build/apps/ofu/ofu}  # OFU=...: another agent binary (e.g. an older build) with this build's double and probe
 nvml=$(ls "$build"/doubles/libnvidia-ml.so.1)
 probe=$build/bench/metrics_probe
@@ -69,6 +71,7 @@ print(f'agent {\"$label\"}: {wall:.1f} s wall, CPU {user+sys:.2f} s = {100*(user
 
 run_agent "with store, idle" no --store "$work/history.sqlite"
 run_agent "without store, idle" no --no-store
+[ "$only_idle" = idle ] && exit 0
 run_agent "with store, 100 requests/s for 20 s" load --store "$work/history2.sqlite"
 run_agent "with store, 1,000 slow connections" hostile --store "$work/history3.sqlite"
 run_agent "with store, 1,000 slow connections, TLS" hostile-tls --store "$work/history4.sqlite" \

@@ -33,6 +33,8 @@ void AddAgentFlags(CLI::App& cmd, AgentArgs& args);
 // Exit 0 on SIGTERM/SIGINT, --duration or the end of a replay; errors: bad
 // flags or config (exit 1), the config file or spec database cannot be read
 // (2), the source or the listen address cannot be opened (5).
+// Threads: agent::Run (ofu/agent/run.h) starts the HTTP server's and the
+// store queue's threads and joins them before it returns.
 Result<int> RunAgent(const AgentArgs& args);
 
 }  // namespace ofu::cli

@@ -11,6 +11,10 @@
 // a status that reports a finding rather than a failure: exit_codes.h), and
 // an Error otherwise. main prints the error as "ofu foo: <message>" and maps
 // its code to the exit status, once for every command (exit_codes.h).
+//
+// Thread-safety, for every header in apps/ofu: flags are added, parsed and
+// run on main's thread. A command that starts threads of its own (the agent,
+// through the library) says so in its header.
 #pragma once
 
 #include <functional>

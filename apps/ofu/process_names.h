@@ -1,5 +1,7 @@
 // Names of processes, from <proc-root>/PID/comm (Linux procfs). The root is
 // injectable so tests use a fake tree.
+//
+// Thread-safety: reads only procfs; callable from any thread.
 #pragma once
 
 #include <cstdint>

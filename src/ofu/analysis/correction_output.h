@@ -15,6 +15,8 @@
 //                  "kernel_m","kernel_n","kernel_k": {"size","padded","step","tile","cluster"}}],
 //    "notes": [...]}
 // Ratios are numbers in 0..1; an absent figure is null, never 0.
+//
+// Thread-safety: pure functions of their arguments, callable from any thread.
 #pragma once
 
 #include <optional>

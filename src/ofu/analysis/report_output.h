@@ -18,6 +18,8 @@
 //   [{"job_id","user","job_name","scheduler","gpus","gpus_left_out","gpu_hours","ofu",
 //     "active_ofu","observed_hours"}]
 // The table lists the jobs under the GPUs; the CSV has no jobs.
+//
+// Thread-safety: pure functions of their arguments, callable from any thread.
 #pragma once
 
 #include <string>

@@ -1,5 +1,7 @@
 // Names of the clock event ("throttle") reason bits that NVML and DCGM
 // field 112 report, in bit order.
+//
+// Thread-safety: a pure function, callable from any thread.
 #pragma once
 
 #include <cstdint>

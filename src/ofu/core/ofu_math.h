@@ -6,6 +6,8 @@
 // f_spec the clock behind the vendor's quoted peak (GpuSpec::SpecClockMhz)
 // and k_arch the architecture's tensor clock-domain factor. The result is not
 // clamped: a GPU running above f_spec reports OFU above 1.
+//
+// Thread-safety: pure functions, callable from any thread.
 #pragma once
 
 #include <vector>

@@ -13,6 +13,8 @@
 //               window ending at) time_s: SM clock in MHz (100), power in W
 //               (155), energy in mJ since driver load (156), ...
 // clock_event_reasons is a bitmask (DCGM 112; see clock_events.h).
+//
+// Thread-safety: plain values; the functions here are pure.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,9 @@
 // from 0 (a missing value is absent, never zero).
 //
 // Header-only; the caller links SQLite::SQLite3.
+//
+// Thread-safety: a handle, and the statements of its connection, belong to
+// one thread at a time, as the connection itself does.
 #pragma once
 
 #include <sqlite3.h>

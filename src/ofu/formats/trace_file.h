@@ -2,6 +2,9 @@
 // database ("SQLite format 3\0" header) is an Nsight Systems export, anything
 // else (plain JSON or gzip) is read as a PyTorch profiler trace. The file name
 // does not matter.
+//
+// Thread-safety: reentrant; each call reads only its own file and keeps no
+// state, so calls on different files may run at once.
 #pragma once
 
 #include <string>

@@ -1,6 +1,9 @@
 // The `windows` and `gpus` tables' columns as the store writes them and the
 // reader reads them: one list, one binder, one reader, so the two cannot drift.
 // Internal to the history store (history_store.cc, history_reader.cc).
+//
+// Thread-safety: stateless; the statement passed in keeps its connection's
+// one-thread-at-a-time rule.
 #pragma once
 
 #include <sqlite3.h>

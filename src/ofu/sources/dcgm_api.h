@@ -20,6 +20,9 @@
 //
 // The in-tree test double (tests/doubles/fake_dcgm.cc) implements these same
 // declarations, so the source and the double cannot drift apart.
+//
+// Thread-safety: declarations only. What DCGM allows across threads is
+// DCGM's; ofu calls it from one thread at a time (dcgm_source.h).
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,8 @@
 // fields are 0..1 ratios, while some fields whose new names end in _RATIO
 // (GPU_UTIL_RATIO) still hold percent, so the scale is never guessed from
 // the name.
+//
+// Thread-safety: constant tables and pure lookups, callable from any thread.
 #pragma once
 
 #include <optional>

@@ -12,6 +12,9 @@
 //
 // Only layouts that cross the library boundary are declared; handles stay
 // opaque.
+//
+// Thread-safety: declarations only. NVML's calls are thread-safe as NVML
+// documents; ofu still calls them from one thread at a time (nvml_source.h).
 #pragma once
 
 #include <cstddef>

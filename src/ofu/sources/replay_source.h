@@ -10,6 +10,9 @@
 // back in real time.
 //
 // Errors: Open fails with the reader's error (kIo, kMalformedInput).
+//
+// Thread-safety: one thread at a time (see Source); the recording it plays
+// is its own copy.
 #pragma once
 
 #include <memory>

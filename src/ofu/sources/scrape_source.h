@@ -12,6 +12,8 @@
 // What the replay reader notes about a body (families whose values are not
 // numbers, see replay.h) goes into Snapshot::notes the first time a note
 // appears, not on every window.
+//
+// Thread-safety: one thread at a time (see Source).
 #pragma once
 
 #include <memory>
