@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -164,30 +165,42 @@ std::string PromRange(double seconds) {
   return fmt::format("[{}ms]", static_cast<long long>(std::llround(seconds * 1000)));
 }
 
-Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s, double piece_s, double min_piece_s,
+Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s, double& piece_s, double min_piece_s,
                        const std::function<std::string(double length_s)>& make_query,
                        const std::function<Status(PromAnswer&&, double piece_end_s)>& consume) {
-  // Pieces still to ask, earliest first: (start, end].
-  std::vector<std::pair<double, double>> todo;
-  for (double end = until_s; end > since_s; end -= piece_s) todo.emplace_back(std::max(since_s, end - piece_s), end);
+  struct Piece {
+    double start, end;
+    bool halved;  // a half of a refused piece: its length, once answered, is the new piece_s
+  };
+  // Pieces still to ask, the earliest at the back.
+  std::vector<Piece> todo;
+  const auto plan = [&](double start, double end) {
+    for (double e = end; e > start; e -= piece_s) todo.push_back({std::max(start, e - piece_s), e, false});
+  };
+  plan(since_s, until_s);
   while (!todo.empty()) {
-    const auto [start, end] = todo.back();
+    Piece piece = todo.back();
     todo.pop_back();
-    const std::string promql = make_query(end - start);
-    OFU_ASSIGN_OR_RETURN(auto answer, client.Query(promql, end));
+    if (!piece.halved && piece.end - piece.start > piece_s) {  // planned before piece_s was lowered
+      plan(piece.start, piece.end);
+      continue;
+    }
+    const double length = piece.end - piece.start;
+    OFU_ASSIGN_OR_RETURN(auto answer, client.Query(make_query(length), piece.end));
     if (answer.too_large) {
-      if ((end - start) / 2 < min_piece_s) {
+      if (length / 2 < min_piece_s) {
         return Error::Unavailable(
             "{}: the server refuses even a {:.0f} s piece of the query for its size ({}); raise its limit "
             "(Prometheus: --query.max-samples) or ask for fewer GPUs (--job)",
-            client.url(), end - start, answer.refusal);
+            client.url(), length, answer.refusal);
       }
-      const double mid = start + std::round((end - start) / 2);
-      todo.emplace_back(mid, end);  // pieces are consumed in time order
-      todo.emplace_back(start, mid);
+      const double mid = piece.start + std::round(length / 2);
+      todo.push_back({mid, piece.end, true});  // pieces are consumed in time order
+      todo.push_back({piece.start, mid, true});
       continue;
     }
-    OFU_RETURN_IF_ERROR(consume(std::move(answer), end));
+    if (piece.halved) piece_s = std::min(piece_s, length);
+    OFU_RETURN_IF_ERROR(consume(std::move(answer), piece.end));
   }
   return OkStatus();
 }

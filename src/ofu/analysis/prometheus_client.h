@@ -90,8 +90,10 @@ std::string PromRange(double seconds);
 // and hands each answer to `consume`. It starts with pieces of `piece_s`
 // (the whole range when ≥ it); a piece the server refuses for its size is
 // split in halves, down to `min_piece_s`, below which the refusal is an
-// error (kUnavailable) naming the server's message and limit.
-Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s, double piece_s, double min_piece_s,
+// error (kUnavailable) naming the server's message and limit. After a split,
+// `piece_s` is lowered to the length that was answered, so the caller's next
+// range starts there instead of being refused again.
+Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s, double& piece_s, double min_piece_s,
                        const std::function<std::string(double length_s)>& make_query,
                        const std::function<Status(PromAnswer&&, double piece_end_s)>& consume);
 

@@ -170,8 +170,9 @@ class Reader {
   // An instant query over the whole range, in time pieces if refused.
   Status Vector(const std::string& text, const std::function<Status(PromAnswer&&, double)>& consume) {
     const double since = *query_.since_s, until = *query_.until_s;
+    double piece_s = until - since;
     return QueryOverPieces(
-        client_, since, until, until - since, 1,
+        client_, since, until, piece_s, 1,
         [&](double length_s) {
           std::string promql = text;
           promql.replace(promql.find("{range}"), 7, PromRange(length_s));
@@ -203,8 +204,9 @@ class Reader {
                                             : fmt::format("{{__name__=~\"{}\",{}}}", kCounterRegex, filter);
       // Several GPUs: a refusal splits the GPUs; one GPU: time, down to a second.
       const double min_piece_s = batch.size() > 1 ? piece_s : 1;
+      double piece = piece_s;
       Status status = QueryOverPieces(
-          client_, start, end, piece_s, min_piece_s, [&](double length_s) { return selector + PromRange(length_s); },
+          client_, start, end, piece, min_piece_s, [&](double length_s) { return selector + PromRange(length_s); },
           [&](PromAnswer&& answer, double) {
             for (const PromSeries& series : answer.series) {
               const std::string& uuid = series.Label("uuid");
@@ -231,6 +233,10 @@ class Reader {
         return ReadBatch({batch.begin() + static_cast<std::ptrdiff_t>(half), batch.end()}, start, end, piece_s);
       }
       OFU_RETURN_IF_ERROR(status);
+      // Time was split: plan the next batches at the size answered.
+      if (piece < piece_s) {
+        budget_ = std::max<int64_t>(1000, static_cast<int64_t>(static_cast<double>(budget_) * piece / piece_s));
+      }
     }
     const double since = *query_.since_s;
     for (const std::string& uuid : batch) {

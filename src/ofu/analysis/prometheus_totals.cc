@@ -31,8 +31,9 @@ constexpr Counter kCounters[] = {
     {"ofu_dfma_active_seconds_total", nullptr, &sinks::StoredWindow::dfma_active_s},
 };
 
-// Series the server holds at once per GPU and step of a sum: x, p, d and the sum.
-constexpr double kSamplesPerGpuStep = 4;
+// Samples the server holds per GPU and step of a sum (x and p twice, their
+// differences, the set operations, the sum): measured on Prometheus 2.42.
+constexpr double kSamplesPerGpuStep = 6;
 
 std::string Ms(double seconds) { return fmt::format("{}ms", static_cast<long long>(std::llround(seconds * 1000))); }
 
@@ -103,26 +104,17 @@ class TotalsReader {
     for (const Counter& counter : kCounters) {
       const std::string x = fmt::format("{}{{{}}}", counter.name, filter);
       const std::string d = IncreaseOver(x, step_s_);
-      if (!query_.job_id) {
-        OFU_RETURN_IF_ERROR(Pieces(fmt::format("sum by (uuid) (sum_over_time({}{{range}}))", d),
-                                   [&](const PromSeries& s) { AddToGpu(counter, s, 1); }));
-      }
-      OFU_RETURN_IF_ERROR(
-          Pieces(fmt::format("sum by (uuid, job_id) (sum_over_time(({} * on(uuid) group_left(job_id) {}){{range}}))", d,
-                             JobIn(step_s_)),
-                 [&](const PromSeries& s) { AddToJob(counter, s, 1); }));
+      // One query gives both: per (GPU, job) where a job was scraped, per GPU
+      // (job_id "") where none was; a GPU's total is the sum of its series.
+      OFU_RETURN_IF_ERROR(Pieces(fmt::format("sum by (uuid, job_id) (sum_over_time(({}){{range}}))", Split(d, step_s_)),
+                                 [&](const PromSeries& s) { AddToBoth(counter, s, 1); }));
       // The edges: add what the last step left before until, take off what
       // the first step took from before since.
       for (const auto& [at, window_s, sign] : {std::tuple{until, tail_s, 1.0}, std::tuple{since, head_s, -1.0}}) {
         if (window_s < 0.002) continue;
-        const std::string e = IncreaseOver(x, window_s);
-        if (!query_.job_id) {
-          OFU_RETURN_IF_ERROR(Instant(fmt::format("sum by (uuid) ({})", e), at,
-                                      [&](const PromSeries& s) { AddToGpu(counter, s, sign); }));
-        }
-        OFU_RETURN_IF_ERROR(Instant(fmt::format("sum by (uuid, job_id) ({} * on(uuid) group_left(job_id) {})", e,
-                                                JobIn(window_s)),
-                                    at, [&](const PromSeries& s) { AddToJob(counter, s, sign); }));
+        OFU_RETURN_IF_ERROR(Instant(fmt::format("sum by (uuid, job_id) ({})",
+                                                Split(IncreaseOver(x, window_s), window_s)),
+                                    at, [&](const PromSeries& s) { AddToBoth(counter, s, sign); }));
       }
       Progress(counter.name);
     }
@@ -154,6 +146,19 @@ class TotalsReader {
                        Ms(window_s - 0.001));
   }
 
+  // `d` per (GPU, job scraped in the window), and per GPU alone (no job_id)
+  // where no job was scraped; with --job, only the job's part.
+  std::string Split(const std::string& d, double window_s) const {
+    const std::string with_job = fmt::format("{} * on(uuid) group_left(job_id) {}", d, JobIn(window_s));
+    if (query_.job_id) return with_job;
+    return fmt::format("({}) or ({} unless on(uuid) {})", with_job, d, JobIn(window_s));
+  }
+
+  void AddToBoth(const Counter& counter, const PromSeries& s, double sign) {
+    if (!query_.job_id) AddToGpu(counter, s, sign);
+    if (!s.Label("job_id").empty()) AddToJob(counter, s, sign);
+  }
+
   void AddToGpu(const Counter& counter, const PromSeries& s, double sign) {
     auto id = ids_.find(s.Label("uuid"));
     if (id != ids_.end()) Add(totals_.of_gpu[id->second], counter, sign * s.samples.front().second);
@@ -182,8 +187,9 @@ class TotalsReader {
 
   // An instant query over the whole range ({range}), in time pieces if refused.
   Status Whole(const std::string& text, const std::function<void(PromAnswer&&)>& consume) {
+    double piece_s = *query_.until_s - *query_.since_s;
     return QueryOverPieces(
-        client_, *query_.since_s, *query_.until_s, *query_.until_s - *query_.since_s, 1,
+        client_, *query_.since_s, *query_.until_s, piece_s, 1,
         [&](double length_s) {
           std::string promql = text;
           promql.replace(promql.find("{range}"), 7, PromRange(length_s));

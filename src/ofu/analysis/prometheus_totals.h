@@ -20,7 +20,7 @@
 // longer than G (1 h) starts the counter afresh: the increase across it is
 // not counted (the raw rows count it).
 // The range is asked for in pieces (by time; a piece refused for its size is
-// halved), each at most max_samples_per_query / (4 × GPUs) steps long.
+// halved), each at most max_samples_per_query / (6 × GPUs) steps long.
 // Job intervals: from the first to the last scrape showing the job on a GPU
 // (one interval per job and GPU, opening one scrape interval before its
 // first scrape). The edges of the range are exact to one step.
