@@ -22,7 +22,10 @@ $(BUILD)/build.ninja: CMakeLists.txt | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD)
 
-run: build
+# Only what `make run` runs: the ofu program and the kubelet plugin it opens
+# (a dependency of the ofu target), not the tests, benchmarks or tools.
+run: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) --target ofu
 	@./scripts/run.sh $(BUILD)/apps/ofu/ofu
 
 # The test suite twice: a normal build, then everything under
