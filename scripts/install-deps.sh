@@ -20,6 +20,8 @@ packages=(
   python3                          # scripts/make_synthetic_recording.py
   chromium                         # renders `ofu report --html` in its test (headless)
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc   # attribution: kubelet pod-resources client
+  help2man                         # man pages generated from `ofu --help` at build time
+  dpkg-dev fakeroot lintian        # make deb: dpkg-shlibdeps, dpkg-deb, and its check
 )
 
 missing=()
