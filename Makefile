@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh Debian 12 machine (as root):
 #   make run    install what is needed, build, and run the main job
 #   make test   install what is needed, build, and run every test
-# Also: make bench, make fuzz, make format, make tidy, make clean.
+# Also: make deb, make bench, make fuzz, make format, make tidy, make clean.
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -9,7 +9,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan bench fuzz format tidy clean
+.PHONY: all deps build run test test-asan deb bench fuzz format tidy clean
 
 all: build
 
@@ -39,6 +39,12 @@ test-asan: deps
 	  -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
+
+# The Debian package, $(BUILD)/ofu_<version>_amd64.deb (deploy/debian/,
+# docs/deploy.md): what it installs, and nothing the tests need.
+deb: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) --target ofu ofu_man_pages ofu_deb_changelog
+	cd $(BUILD) && cpack -G DEB
 
 bench: build
 	./bench/run.sh $(BUILD)

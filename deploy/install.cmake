@@ -72,3 +72,6 @@ if(OFU_HELP2MAN)
 else()
   message(STATUS "help2man not found: no man pages (scripts/install-deps.sh installs it)")
 endif()
+
+# The Debian package (make deb).
+include(${PROJECT_SOURCE_DIR}/deploy/debian/package.cmake)
