@@ -11,3 +11,15 @@ add_test(NAME Deploy.DebianPackageInstallsAndRuns
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/deploy/deb_test.py ${OFU_CMAKE_BIN_DIR}/cpack
           ${PROJECT_BINARY_DIR} ${PROJECT_VERSION} ${PROJECT_SOURCE_DIR})
 set_tests_properties(Deploy.DebianPackageInstallsAndRuns PROPERTIES TIMEOUT 1200)
+
+# The Kubernetes manifests (deploy/kubernetes/) against the Kubernetes API
+# schema (npm kubernetes-models, installed by scripts/install-deps.sh into
+# tests/deploy/k8s/node_modules), the choices docs/deploy.md promises, and
+# the ConfigMap's agent.toml through the built `ofu agent --check-config`.
+# Skipped with the reason when node or the schemas are not installed.
+find_program(OFU_NODE node)
+add_test(NAME Deploy.KubernetesManifests
+  COMMAND sh -c "if [ -z \"$0\" ] || [ ! -d node_modules/kubernetes-models ]; then echo 'skipped: no node, or no tests/deploy/k8s/node_modules (scripts/install-deps.sh)'; exit 77; fi; exec \"$0\" validate.mjs \"$@\""
+          "${OFU_NODE}" ${PROJECT_SOURCE_DIR}/deploy/kubernetes $<TARGET_FILE:ofu> ${PROJECT_VERSION}
+  WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/deploy/k8s)
+set_tests_properties(Deploy.KubernetesManifests PROPERTIES SKIP_RETURN_CODE 77)
