@@ -36,7 +36,8 @@ def main():
                     "share/ofu/prometheus/dcgm-exporter-rules.yml", "share/ofu/gpu_specs.json",
                     "share/ofu/recordings/synthetic-2xh100-bf16-matmul.om", "share/doc/ofu/README.md",
                     "share/doc/ofu/agent.md", "share/doc/ofu/deploy.md", "share/doc/ofu/copyright",
-                    "share/ofu/kubernetes/ofu-agent.yaml", "share/ofu/kubernetes/servicemonitor.yaml"]:
+                    "share/ofu/kubernetes/ofu-agent.yaml", "share/ofu/kubernetes/servicemonitor.yaml",
+                    "share/ofu/grafana/ofu-fleet.json", "share/ofu/grafana/ofu-dcgm-exporter.json"]:
             check(os.path.isfile(p(rel)), f"{rel} is not installed")
         for rel in ["bin/ofu", "lib/ofu/slurm/prolog.sh", "lib/ofu/slurm/epilog.sh"]:
             check(os.access(p(rel), os.X_OK), f"{rel} is not installed executable")
