@@ -1,7 +1,8 @@
 # Two commands do everything on a fresh Debian 12 machine (as root):
 #   make run    install what is needed, build, and run the main job
 #   make test   install what is needed, build, and run every test
-# Also: make deb, make bench, make fuzz, make format, make tidy, make clean.
+# Also: make deb, make image, make bench, make fuzz, make format, make tidy,
+# make clean.
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -9,7 +10,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan deb bench fuzz format tidy clean
+.PHONY: all deps build run test test-asan deb image bench fuzz format tidy clean
 
 all: build
 
@@ -45,6 +46,13 @@ test-asan: deps
 deb: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) --target ofu ofu_man_pages ofu_deb_changelog
 	cd $(BUILD) && cpack -G DEB
+
+# The container image ofu:<version> from the package, with mmdebstrap and
+# podman, no registry (scripts/make_image.sh; smoke test:
+# scripts/image_smoke_test.sh ofu:<version>).
+image: deb
+	@./scripts/install-deps.sh image
+	./scripts/make_image.sh $(BUILD)
 
 bench: build
 	./bench/run.sh $(BUILD)

@@ -23,6 +23,11 @@ packages=(
   help2man                         # man pages generated from `ofu --help` at build time
   dpkg-dev fakeroot lintian        # make deb: dpkg-shlibdeps, dpkg-deb, and its check
 )
+# `scripts/install-deps.sh image` (make image) adds the container tools; the
+# image is not part of `make test`, so they are not installed otherwise.
+if [ "${1:-}" = image ]; then
+  packages+=(mmdebstrap podman uidmap curl)
+fi
 # node and npm: the Kubernetes manifests' schema check (tests/deploy/k8s).
 # Debian's nodejs and npm, unless a node with its npm is already installed.
 if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
