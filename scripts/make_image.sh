@@ -30,7 +30,9 @@ rootfs="$build/ofu-rootfs.tar"
 # Debian 12, the essential set plus the package and its Depends (apt resolves
 # them from the .deb). No documentation or man pages in the image, no apt
 # lists; the agent's state directory as the postinst made it.
+# The hook mounts the .deb's directory where apt, running in the chroot, finds it.
 mmdebstrap --variant=essential --mode=auto \
+  --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
   --include="$(realpath "$deb")" \
   --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/doc/*' \
