@@ -216,7 +216,7 @@ TEST(WindowEvaluator, NonTensorHandValueReachesTheExposition) {
   ASSERT_EQ(batch.gpus.size(), 2u);
   const NonTensorFigures& nt = batch.gpus[0].window.non_tensor;
   EXPECT_EQ(nt.fp32_active, 0.6);
-  EXPECT_NEAR(*nt.flops_upper_bound_tflops, 35.5818, 1e-3);
+  EXPECT_NEAR(*nt.flops_upper_bound_tflops, 35.582976, 1e-3);
   EXPECT_FALSE(batch.gpus[1].window.non_tensor.flops_upper_bound_tflops);
 
   sources::FakeClock clock(1000);
@@ -224,8 +224,8 @@ TEST(WindowEvaluator, NonTensorHandValueReachesTheExposition) {
   ASSERT_TRUE(state.Consume(batch).ok());
   auto m = ParseExposition(state.Render(formats::ExpositionFormat::kPrometheusText));
   EXPECT_NEAR(m.at(std::string("ofu_fp32_active_seconds_total") + kGpuA), 1.2, 1e-12);
-  EXPECT_NEAR(m.at(std::string("ofu_non_tensor_flop_upper_bound_total") + kGpuA), 2 * 35.5818e12, 1e9);
-  EXPECT_NEAR(m.at(std::string("ofu_non_tensor_peak_seconds_total") + kGpuA), 2 * 35.5818 / 66.9, 1e-4);
+  EXPECT_NEAR(m.at(std::string("ofu_non_tensor_flop_upper_bound_total") + kGpuA), 2 * 35.582976e12, 1e9);
+  EXPECT_NEAR(m.at(std::string("ofu_non_tensor_peak_seconds_total") + kGpuA), 2 * 35.582976 / 66.9, 1e-4);
   EXPECT_EQ(m.count(std::string("ofu_fp64_active_seconds_total") + kGpuA), 0u) << "absent, not 0";
   for (const char* name : {"ofu_fp32_active_seconds_total", "ofu_non_tensor_flop_upper_bound_total"}) {
     EXPECT_EQ(m.count(name + std::string("{uuid=GPU-b,gpu=1}")), 0u) << name << ": absent, not 0";

@@ -63,18 +63,18 @@ TEST(NonTensor, HandValueH100Fp32Fp64Fp16) {
   fp32.fp32_active = 0.6;
   CompleteNonTensor(fp32, 1755, scale.non_tensor);
   // 0.6 * 132 * 128 * 2 * 1.755e9 = 35.58 TFLOP/s; share 35.58 / 66.9.
-  EXPECT_NEAR(*fp32.flops_upper_bound_tflops, 35.582, 0.001);
+  EXPECT_NEAR(*fp32.flops_upper_bound_tflops, 35.582976, 1e-6);
   EXPECT_NEAR(*fp32.share_of_peak, 35.582 / 66.9, 0.0001);
 
   NonTensorFigures fp64;
   fp64.fp64_active = 0.6;
   CompleteNonTensor(fp64, 1755, scale.non_tensor);
-  EXPECT_NEAR(*fp64.flops_upper_bound_tflops, 17.791, 0.001);  // 0.6 * 132 * 64 * 2 * 1.755e9
+  EXPECT_NEAR(*fp64.flops_upper_bound_tflops, 17.791488, 1e-6);  // 0.6 * 132 * 64 * 2 * 1.755e9
 
   NonTensorFigures fp16;
   fp16.fp16_active = 0.6;
   CompleteNonTensor(fp16, 1755, scale.non_tensor);
-  EXPECT_NEAR(*fp16.flops_upper_bound_tflops, 71.165, 0.001);  // 0.6 * 132 * 256 * 2 * 1.755e9
+  EXPECT_NEAR(*fp16.flops_upper_bound_tflops, 71.165952, 1e-6);  // 0.6 * 132 * 256 * 2 * 1.755e9
 
   NonTensorFigures all;
   all.fp64_active = 0.6;

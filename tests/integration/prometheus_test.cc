@@ -262,9 +262,9 @@ TEST_F(PrometheusIntegration, NonTensorBoundIsTheHandValueThroughPrometheusAndTh
     ASSERT_EQ(j["gpus"].size(), 1u) << from << ": " << run.out;
     const auto& nt = j["gpus"][0]["non_tensor"];
     EXPECT_NEAR(nt["fp32_active"].get<double>(), 0.6, 1e-9) << from;
-    EXPECT_NEAR(nt["flops_upper_bound_tflops"].get<double>(), 35.5818, 1e-3) << from;
+    EXPECT_NEAR(nt["flops_upper_bound_tflops"].get<double>(), 35.582976, 1e-3) << from;
     EXPECT_TRUE(nt["fp64_active"].is_null()) << from << ": absent, not 0";
-    EXPECT_NEAR(j["overall"]["non_tensor"]["flops_upper_bound_tflops"].get<double>(), 35.5818, 1e-3) << from;
+    EXPECT_NEAR(j["overall"]["non_tensor"]["flops_upper_bound_tflops"].get<double>(), 35.582976, 1e-3) << from;
     ASSERT_EQ(j["advice"].size(), 1u) << from << ": " << run.out;
     EXPECT_EQ(j["advice"][0]["pipe"], "fp32") << from;
   }

@@ -366,7 +366,7 @@ TEST_F(HistoryStoreTest, UnknownSchemaVersionIsAnError) {
   auto store = HistoryStore::Open(options_, clock_);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().code, ofu::ErrorCode::kMalformedInput);
-  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads versions 1 to 3"), std::string::npos)
+  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads versions 1 to 4"), std::string::npos)
       << store.error().message;
   auto read = ReadHistory(options_.path, {});
   ASSERT_FALSE(read.ok());
@@ -427,7 +427,7 @@ TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
 
 TEST_F(HistoryStoreTest, NonTensorHandValueIsStoredAndReportedPerGpuAndJob) {
   // H100 SXM5, FP32 pipe 0.6 at 1755 MHz (OFU 0.02): the bound 0.6 x 132 x 128 x 2 x 1.755e9
-  // = 35.5818 TFLOP/s, as core/non_tensor computes it for the window.
+  // = 35.582976 TFLOP/s, as core/non_tensor computes it for the window.
   auto store = OpenStore();
   ASSERT_TRUE(store);
   ofu::sinks::GpuWindow gpu = H100Window("GPU-0", "0", 0.02, true, 0.02, 1755.0);
@@ -440,7 +440,7 @@ TEST_F(HistoryStoreTest, NonTensorHandValueIsStoredAndReportedPerGpuAndJob) {
   const StoredHistory history = Read();
   ASSERT_EQ(history.windows.size(), 4u);
   EXPECT_NEAR(*history.windows[0].fp32_active_s, 1.2, 1e-12);
-  EXPECT_NEAR(*history.windows[0].non_tensor_tflop, 2 * 35.5818, 1e-3);
+  EXPECT_NEAR(*history.windows[0].non_tensor_tflop, 2 * 35.582976, 1e-3);
   EXPECT_FALSE(history.windows[0].fp64_active_s);
   EXPECT_FALSE(history.windows[2].fp32_active_s);
   EXPECT_FALSE(history.windows[2].non_tensor_tflop);
@@ -450,11 +450,11 @@ TEST_F(HistoryStoreTest, NonTensorHandValueIsStoredAndReportedPerGpuAndJob) {
   ASSERT_EQ(report.report.gpus.size(), 2u);
   const ofu::NonTensorFigures& nt = report.report.gpus[0].summary.non_tensor;
   EXPECT_NEAR(*nt.fp32_active, 0.6, 1e-12);
-  EXPECT_NEAR(*nt.flops_upper_bound_tflops, 35.5818, 1e-3);
-  EXPECT_NEAR(*nt.share_of_peak, 35.5818 / 66.9, 1e-4);
+  EXPECT_NEAR(*nt.flops_upper_bound_tflops, 35.582976, 1e-3);
+  EXPECT_NEAR(*nt.share_of_peak, 35.582976 / 66.9, 1e-4);
   EXPECT_FALSE(report.report.gpus[1].summary.non_tensor.fp32_active);
   ASSERT_EQ(report.jobs.size(), 1u);
-  EXPECT_NEAR(*report.jobs[0].non_tensor.flops_upper_bound_tflops, 35.5818, 1e-3);
+  EXPECT_NEAR(*report.jobs[0].non_tensor.flops_upper_bound_tflops, 35.582976, 1e-3);
   EXPECT_NEAR(*report.jobs[0].non_tensor.fp32_active, 0.6, 1e-12);
   const std::string json = ofu::analysis::RenderJson(report);
   EXPECT_NE(json.find("\"flops_upper_bound_tflops\": 35.58"), std::string::npos) << json;
