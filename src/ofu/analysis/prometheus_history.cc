@@ -208,6 +208,13 @@ void AddWindowsOfGpu(int64_t gpu_id, const std::map<std::string, Samples>& count
     row.hmma_active_s = pipe_increase("ofu_hmma_active_seconds_total", t0, t1);
     row.imma_active_s = pipe_increase("ofu_imma_active_seconds_total", t0, t1);
     row.dfma_active_s = pipe_increase("ofu_dfma_active_seconds_total", t0, t1);
+    row.fp64_active_s = pipe_increase("ofu_fp64_active_seconds_total", t0, t1);
+    row.fp32_active_s = pipe_increase("ofu_fp32_active_seconds_total", t0, t1);
+    row.fp16_active_s = pipe_increase("ofu_fp16_active_seconds_total", t0, t1);
+    row.non_tensor_peak_s = pipe_increase("ofu_non_tensor_peak_seconds_total", t0, t1);
+    // The agent counts FLOP; the rows hold TFLOP.
+    if (auto flop = pipe_increase("ofu_non_tensor_flop_upper_bound_total", t0, t1))
+      row.non_tensor_tflop = *flop * 1e-12;
     row.up_s = row.span_s;
     history.windows.push_back(row);
   }
@@ -296,8 +303,9 @@ Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const
       auto counters,
       client.Matrix(
           fmt::format(
-              "{{__name__=~\"ofu_(observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active)"
-              "_seconds_total\"{}}}{}",
+              "{{__name__=~\"ofu_((observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|"
+              "dfma_active|fp64_active|fp32_active|fp16_active|non_tensor_peak)_seconds|non_tensor_flop_upper_bound)"
+              "_total\"{}}}{}",
               presence.uuid_filter, range),
           until));
 

@@ -5,7 +5,8 @@
 //
 // What it asks: the raw samples of the agent's counters over the range, one
 // instant query with a range selector evaluated at the range's end,
-//     {__name__=~"ofu_(observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active)_seconds_total"}[R]
+//     {__name__=~"ofu_((observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active|
+//                      fp64_active|fp32_active|fp16_active|non_tensor_peak)_seconds|non_tensor_flop_upper_bound)_total"}[R]
 // plus ofu_gpu_info[R] (model, SKU) and ofu_gpu_job_info[R] (with a job: only
 // {job_id="X"}, and only that job's GPUs are read).
 // Each pair of consecutive scrapes of a GPU becomes one row whose values are
