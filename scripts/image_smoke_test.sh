@@ -15,7 +15,7 @@ recording=/usr/share/ofu/recordings/synthetic-2xh100-bf16-matmul.om
 cleanup() { podman rm -f "$name" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 
-podman run -d --name "$name" -p "127.0.0.1:$port:9477" "$image" \
+podman run -d ${PODMAN_RUN_ARGS:-} --name "$name" -p "127.0.0.1:$port:9477" "$image" \
   agent --source "replay:$recording" --listen 0.0.0.0:9477 --no-store --window 1 >/dev/null
 
 metrics=""
