@@ -1,7 +1,8 @@
 # Two commands do everything on a fresh Debian 12 machine (as root):
 #   make run    install what is needed, build, and run the main job
 #   make test   install what is needed, build, and run every test
-# Also: make bench, make fuzz, make format, make tidy, make clean.
+# Also: make deb, make image, make bench, make fuzz, make format, make tidy,
+# make clean.
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -9,7 +10,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan bench fuzz format tidy clean
+.PHONY: all deps build run test test-asan deb image bench fuzz format tidy clean
 
 all: build
 
@@ -22,7 +23,10 @@ $(BUILD)/build.ninja: CMakeLists.txt | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD)
 
-run: build
+# Only what `make run` runs: the ofu program and the kubelet plugin it opens
+# (a dependency of the ofu target), not the tests, benchmarks or tools.
+run: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) --target ofu
 	@./scripts/run.sh $(BUILD)/apps/ofu/ofu
 
 # The test suite twice: a normal build, then everything under
@@ -36,6 +40,19 @@ test-asan: deps
 	  -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
+
+# The Debian package, $(BUILD)/ofu_<version>_amd64.deb (deploy/debian/,
+# docs/deploy.md): what it installs, and nothing the tests need.
+deb: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) --target ofu ofu_man_pages ofu_deb_changelog
+	cd $(BUILD) && cpack -G DEB
+
+# The container image ofu:<version> from the package, with mmdebstrap and
+# podman, no registry (scripts/make_image.sh; smoke test:
+# scripts/image_smoke_test.sh ofu:<version>).
+image: deb
+	@./scripts/install-deps.sh image
+	./scripts/make_image.sh $(BUILD)
 
 bench: build
 	./bench/run.sh $(BUILD)

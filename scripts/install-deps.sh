@@ -20,7 +20,19 @@ packages=(
   python3                          # scripts/make_synthetic_recording.py
   chromium                         # renders `ofu report --html` in its test (headless)
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc   # attribution: kubelet pod-resources client
+  help2man                         # man pages generated from `ofu --help` at build time
+  dpkg-dev fakeroot lintian        # make deb: dpkg-shlibdeps, dpkg-deb, and its check
 )
+# `scripts/install-deps.sh image` (make image) adds the container tools; the
+# image is not part of `make test`, so they are not installed otherwise.
+if [ "${1:-}" = image ]; then
+  packages+=(mmdebstrap podman uidmap curl)
+fi
+# node and npm: the Kubernetes manifests' schema check (tests/deploy/k8s).
+# Debian's nodejs and npm, unless a node with its npm is already installed.
+if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -29,21 +41,29 @@ for p in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
 sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then
+if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null; then sudo_cmd=(sudo); else
     echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1
   fi
 fi
 
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The Kubernetes API schemas (npm: kubernetes-models and the Prometheus
+# Operator's) into tests/deploy/k8s/node_modules, at the versions its
+# package-lock.json pins; again only when that lock file changed.
+k8s_dir="$(dirname "$0")/../tests/deploy/k8s"
+if ! cmp -s "$k8s_dir/package-lock.json" "$k8s_dir/node_modules/.ofu-installed-lock"; then
+  echo "install-deps: npm ci in tests/deploy/k8s"
+  npm ci --prefix "$k8s_dir" --no-audit --no-fund --loglevel=error
+  cp "$k8s_dir/package-lock.json" "$k8s_dir/node_modules/.ofu-installed-lock"
+fi
 
 # The prometheus package also installs a server that systemd starts on :9090.
 # We only want its binaries (promtool, and a server that tests start on their

@@ -113,6 +113,9 @@ def flops_between(checkpoints, a, b):
 
 def phase_peak(sku, phase):
     precision = phase.get("precision")
+    if sku and precision == "fp32":  # CUDA cores: the FP32 pipe's peak (non_tensor)
+        pipe = sku.get("non_tensor", {}).get("fp32")
+        return float(pipe["peak_tflops"]) if pipe else None
     return peak_tflops(sku, precision) if (sku and precision) else None
 
 

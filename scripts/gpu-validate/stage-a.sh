@@ -7,7 +7,9 @@
 #      0.1 s and 1 s windows (a count and a rate of cycles differ only
 #      between windows of different lengths);
 #   2. two passes of the PyTorch phases (workload.py phases: bf16, fp16,
-#      tf32, fp8 at 8192^3, bf16 4097^3, a copy loop, 20 s idle), one while
+#      tf32, fp8 at 8192^3, bf16 4097^3, a copy loop, 20 s idle, then fp32
+#      8192^3 with allow_tf32=False: FP32 on the CUDA cores, whose true
+#      FLOPs check the non-tensor bound in report.txt), one while
 #      `ofu record` samples at 1 s, one at 0.1 s; ofu-gpm-probe logs GPM
 #      5/248/250 and the clock at the same interval beside it;
 #   3. gpuval.py joins the phases' timestamps with both and reports OFU,

@@ -49,6 +49,13 @@ STAGE_A_PHASES = [
     {"phase": "idle", "kind": "idle"},
 ]
 
+# FP32 matmuls on the CUDA cores (allow_tf32 off): the case OFU cannot see.
+# Its true FLOPs check the non-tensor bound of `ofu report` (docs/metrics.md,
+# "Non-tensor work"): the bound must be at least the FLOPs done.
+STAGE_A_CUDA_CORE_PHASES = [
+    {"phase": "fp32-simt-8192", "kind": "gemm", "precision": "fp32", "m": 8192, "n": 8192, "k": 8192},
+]
+
 RAGGED_SIZES = (4097, 1000, 8191)
 
 
@@ -109,8 +116,9 @@ def gemm_operands(torch, phase):
     """The operands and the call of one GEMM phase, on random data."""
     m, n, k, precision = phase["m"], phase["n"], phase["k"], phase["precision"]
     dev = "cuda"
-    if precision in ("bf16", "fp16", "tf32"):
-        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32}[precision]
+    if precision in ("bf16", "fp16", "tf32", "fp32"):
+        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32,
+                 "fp32": torch.float32}[precision]
         a = torch.randn(m, k, device=dev, dtype=dtype)
         b = torch.randn(k, n, device=dev, dtype=dtype)
         return lambda: torch.mm(a, b)
@@ -231,13 +239,17 @@ def cmd_phases(args):
     log = Log(args.out)
     log.write(meta(torch))
     only = set(args.only.split(",")) if args.only else None
-    for phase in STAGE_A_PHASES:
+    for phase in STAGE_A_PHASES + STAGE_A_CUDA_CORE_PHASES:
         if only and phase["phase"] not in only:
             continue
         print(f"workload: {phase['phase']}", file=sys.stderr, flush=True)
+        # fp32 runs on the CUDA cores only with TF32 off (the field's most
+        # common efficiency bug); every other phase keeps it on.
+        torch.backends.cuda.matmul.allow_tf32 = phase.get("precision") != "fp32"
         try:
             if phase["kind"] == "gemm":
                 record, _ = run_gemm(torch, phase, args.seconds)
+                record["allow_tf32"] = torch.backends.cuda.matmul.allow_tf32
             elif phase["kind"] == "copy":
                 record = run_copy(torch, phase, args.seconds)
             else:

@@ -191,6 +191,47 @@ TEST(WindowEvaluator, CarriesThePipeActivitiesTheSourceHas) {
   EXPECT_EQ(batch.gpus[0].pipes.dfma, 0.0);  // present and zero is not absent
 }
 
+TEST(WindowEvaluator, NonTensorHandValueReachesTheExposition) {
+  // H100 SXM5, FP32 pipe 0.6 at 1755 MHz for a 2 s window:
+  // bound 0.6 x 132 x 128 x 2 x 1.755e9 = 35.582 TFLOP/s, so 71.16e12 FLOP and 1.2 FP32-active seconds.
+  const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
+  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+  sources::Snapshot snapshot;
+  snapshot.time_s = 1002;
+  snapshot.window_s = 2;
+  sources::GpuReading h100;
+  h100.identity.key = "GPU-a";
+  h100.identity.uuid = "GPU-a";
+  h100.identity.gpu_index = "0";
+  h100.identity.model = "NVIDIA H100 80GB HBM3";
+  h100.sample.tensor_active = 0.02;
+  h100.sample.sm_clock_mhz = 1755;
+  h100.sample.fp32_active = 0.6;
+  sources::GpuReading bare = h100;  // a GPU whose source has no CUDA-core pipes
+  bare.identity.key = bare.identity.uuid = "GPU-b";
+  bare.identity.gpu_index = "1";
+  bare.sample.fp32_active.reset();
+  snapshot.gpus = {h100, bare};
+  const WindowBatch batch = evaluator.Evaluate(snapshot);
+  ASSERT_EQ(batch.gpus.size(), 2u);
+  const NonTensorFigures& nt = batch.gpus[0].window.non_tensor;
+  EXPECT_EQ(nt.fp32_active, 0.6);
+  EXPECT_NEAR(*nt.flops_upper_bound_tflops, 35.582976, 1e-3);
+  EXPECT_FALSE(batch.gpus[1].window.non_tensor.flops_upper_bound_tflops);
+
+  sources::FakeClock clock(1000);
+  MetricsState state({"0.1.0", "dcgm", 2.0, 3}, clock);
+  ASSERT_TRUE(state.Consume(batch).ok());
+  auto m = ParseExposition(state.Render(formats::ExpositionFormat::kPrometheusText));
+  EXPECT_NEAR(m.at(std::string("ofu_fp32_active_seconds_total") + kGpuA), 1.2, 1e-12);
+  EXPECT_NEAR(m.at(std::string("ofu_non_tensor_flop_upper_bound_total") + kGpuA), 2 * 35.582976e12, 1e9);
+  EXPECT_NEAR(m.at(std::string("ofu_non_tensor_peak_seconds_total") + kGpuA), 2 * 35.582976 / 66.9, 1e-4);
+  EXPECT_EQ(m.count(std::string("ofu_fp64_active_seconds_total") + kGpuA), 0u) << "absent, not 0";
+  for (const char* name : {"ofu_fp32_active_seconds_total", "ofu_non_tensor_flop_upper_bound_total"}) {
+    EXPECT_EQ(m.count(name + std::string("{uuid=GPU-b,gpu=1}")), 0u) << name << ": absent, not 0";
+  }
+}
+
 TEST(WindowEvaluator, OfuFromTheSpecAndNoneForAnUnknownModel) {
   const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
   agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);

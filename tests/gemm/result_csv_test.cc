@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 namespace ofu::gemm {
 namespace {
 
@@ -94,6 +96,9 @@ struct BadCsv {
   const char* text;
   const char* expected;
 };
+
+// Names a case by the error it expects in a failure message, not by its bytes.
+void PrintTo(const BadCsv& bad, std::ostream* os) { *os << "BadCsv expecting \"" << bad.expected << '"'; }
 
 class ResultCsvErrorTest : public ::testing::TestWithParam<BadCsv> {};
 

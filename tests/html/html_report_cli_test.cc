@@ -89,7 +89,7 @@ TEST_F(HtmlReportCli, SimulatedFleetPageShowsWhatWasPlantedAndNothingElse) {
   for (const auto& job : truth["jobs"]) {
     if (job["plant"] != "none") planted_flags.insert(job["job_id"].get<std::string>());
   }
-  ASSERT_EQ(planted_flags.size(), 4u);
+  ASSERT_EQ(planted_flags.size(), 5u);  // four FLOPs miscalculations and one non_tensor_work job (issue 18)
   ASSERT_TRUE(data["scatter"].is_object());
   EXPECT_EQ(data["scatter"]["points"].size(), truth["jobs"].size());
   for (const auto& point : data["scatter"]["points"]) {

@@ -224,4 +224,51 @@ TEST_F(PrometheusIntegration, MigInstancesWeighTheirSmsThroughPrometheusAndTheSt
   prometheus.Stop();
 }
 
+// Synthetic NVML double: one H100 SXM5 at 1755 MHz with tensor activity 2 %
+// (GPM 5) and the FP32 pipe 60 % busy (GPM 12). The non-tensor bound is
+// 0.6 x 132 SMs x 128 lanes x 2 x 1.755e9 = 35.582 TFLOP/s (issue 18's hand
+// value); it must read the same from the store and from Prometheus.
+constexpr const char* kFp32Scenario = R"({
+  "devices": [
+    {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-fp32-0", "architecture": 9, "sm_count": 132,
+     "max_sm_clock_mhz": 1980, "clocks": [1755], "power_mw": [650000], "energy_mj": [1000],
+     "gpm": [{"1": 95, "5": 2, "12": 60}]}
+  ]})";
+
+TEST_F(PrometheusIntegration, NonTensorBoundIsTheHandValueThroughPrometheusAndTheStore) {
+  if (!ofu::testing::ProgramFound(OFU_PROMETHEUS)) {
+    GTEST_SKIP() << "no prometheus binary (scripts/install-deps.sh installs the Debian package)";
+  }
+  const fs::path scenario = Write("nvml.json", kFp32Scenario);
+  const fs::path store = dir_ / "history.sqlite";
+  const int agent_port = ofu::testing::FreeLoopbackPort();
+  const int prometheus_port = ofu::testing::FreeLoopbackPort();
+
+  BackgroundProcess agent;
+  ASSERT_NO_FATAL_FAILURE(StartAgent(agent, scenario, agent_port, {"--store", store.string(), "--window", "0.5"}));
+  const double since = Now();
+  BackgroundProcess prometheus;
+  ASSERT_NO_FATAL_FAILURE(StartPrometheus(prometheus, agent_port, prometheus_port));
+  ASSERT_GE(WaitForSamples(prometheus_port, "GPU-fp32-0", 8), 8) << ofu::testing::Slurp(dir_ / "prometheus.log");
+  const double until = Now();
+  EXPECT_EQ(agent.Stop(), 0) << ofu::testing::Slurp(dir_ / "agent.log");
+
+  for (const std::string& from : {fmt::format("--store '{}'", store.string()),
+                                  fmt::format("--prometheus http://127.0.0.1:{} --since {:.3f} --until {:.3f}",
+                                              prometheus_port, since - 5, until)}) {
+    auto run = ofu::testing::RunShell(fmt::format("'{}' report {} --format json", OFU_BINARY, from), dir_);
+    ASSERT_EQ(run.exit_code, 0) << from << ": " << run.err;
+    const auto j = nlohmann::json::parse(run.out);
+    ASSERT_EQ(j["gpus"].size(), 1u) << from << ": " << run.out;
+    const auto& nt = j["gpus"][0]["non_tensor"];
+    EXPECT_NEAR(nt["fp32_active"].get<double>(), 0.6, 1e-9) << from;
+    EXPECT_NEAR(nt["flops_upper_bound_tflops"].get<double>(), 35.582976, 1e-3) << from;
+    EXPECT_TRUE(nt["fp64_active"].is_null()) << from << ": absent, not 0";
+    EXPECT_NEAR(j["overall"]["non_tensor"]["flops_upper_bound_tflops"].get<double>(), 35.582976, 1e-3) << from;
+    ASSERT_EQ(j["advice"].size(), 1u) << from << ": " << run.out;
+    EXPECT_EQ(j["advice"][0]["pipe"], "fp32") << from;
+  }
+  prometheus.Stop();
+}
+
 }  // namespace

@@ -16,6 +16,7 @@
 #include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/core/non_tensor.h"
 #include "ofu/sinks/history_reader.h"
 #include "sinks/history_fixture.h"
 
@@ -365,7 +366,7 @@ TEST_F(HistoryStoreTest, UnknownSchemaVersionIsAnError) {
   auto store = HistoryStore::Open(options_, clock_);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().code, ofu::ErrorCode::kMalformedInput);
-  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads versions 1 to 3"), std::string::npos)
+  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads versions 1 to 4"), std::string::npos)
       << store.error().message;
   auto read = ReadHistory(options_.path, {});
   ASSERT_FALSE(read.ok());
@@ -399,7 +400,10 @@ TEST_F(HistoryStoreTest, PipeSecondsAreStoredWhereTheSourceHasThemAndNullElsewhe
 TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
   // What a version 1 agent wrote: no pipe columns, no MIG columns.
   ASSERT_NO_FATAL_FAILURE(
-      MakeOldStore("ALTER TABLE windows DROP COLUMN hmma_active_s; ALTER TABLE windows DROP COLUMN imma_active_s;"
+      MakeOldStore("ALTER TABLE windows DROP COLUMN fp64_active_s; ALTER TABLE windows DROP COLUMN fp32_active_s;"
+                   "ALTER TABLE windows DROP COLUMN fp16_active_s; ALTER TABLE windows DROP COLUMN non_tensor_tflop;"
+                   "ALTER TABLE windows DROP COLUMN non_tensor_peak_s;"
+                   "ALTER TABLE windows DROP COLUMN hmma_active_s; ALTER TABLE windows DROP COLUMN imma_active_s;"
                    "ALTER TABLE windows DROP COLUMN dfma_active_s;"
                    "ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
                    "UPDATE meta SET value = '1' WHERE key = 'schema_version'"));
@@ -413,11 +417,70 @@ TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
   ofu::sinks::GpuWindow with = H100Window("GPU-0", "0", 0.5);
   with.pipes.hmma = 0.5;
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {with})).ok());
-  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"), 3);
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            ofu::sinks::kHistorySchemaVersion);  // upgraded in turn to the newest (4)
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.windows.size(), 2u);
   EXPECT_FALSE(upgraded.windows[0].hmma_active_s);
   EXPECT_EQ(upgraded.windows[1].hmma_active_s, 1.0);
+}
+
+TEST_F(HistoryStoreTest, NonTensorHandValueIsStoredAndReportedPerGpuAndJob) {
+  // H100 SXM5, FP32 pipe 0.6 at 1755 MHz (OFU 0.02): the bound 0.6 x 132 x 128 x 2 x 1.755e9
+  // = 35.582976 TFLOP/s, as core/non_tensor computes it for the window.
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  ofu::sinks::GpuWindow gpu = H100Window("GPU-0", "0", 0.02, true, 0.02, 1755.0);
+  gpu.window.non_tensor.fp32_active = 0.6;
+  ofu::CompleteNonTensor(gpu.window.non_tensor, 1755.0,
+                         ofu::NonTensorScaleOf(**ofu::GpuSpecDatabase::Embedded()->Lookup("h100-sxm5"), 132));
+  ofu::sinks::GpuWindow bare = H100Window("GPU-1", "1", 0.5);  // no CUDA-core pipes: NULL, not 0
+  ASSERT_TRUE(store->Consume(Batch(1002, 2, {gpu, bare}, {{"GPU-0", "J"}})).ok());
+  ASSERT_TRUE(store->Consume(Batch(1004, 2, {gpu, bare}, {{"GPU-0", "J"}})).ok());
+  const StoredHistory history = Read();
+  ASSERT_EQ(history.windows.size(), 4u);
+  EXPECT_NEAR(*history.windows[0].fp32_active_s, 1.2, 1e-12);
+  EXPECT_NEAR(*history.windows[0].non_tensor_tflop, 2 * 35.582976, 1e-3);
+  EXPECT_FALSE(history.windows[0].fp64_active_s);
+  EXPECT_FALSE(history.windows[2].fp32_active_s);
+  EXPECT_FALSE(history.windows[2].non_tensor_tflop);
+
+  auto specs = ofu::GpuSpecDatabase::Embedded();
+  const auto report = ofu::analysis::BuildStoreReport(history, *specs);
+  ASSERT_EQ(report.report.gpus.size(), 2u);
+  const ofu::NonTensorFigures& nt = report.report.gpus[0].summary.non_tensor;
+  EXPECT_NEAR(*nt.fp32_active, 0.6, 1e-12);
+  EXPECT_NEAR(*nt.flops_upper_bound_tflops, 35.582976, 1e-3);
+  EXPECT_NEAR(*nt.share_of_peak, 35.582976 / 66.9, 1e-4);
+  EXPECT_FALSE(report.report.gpus[1].summary.non_tensor.fp32_active);
+  ASSERT_EQ(report.jobs.size(), 1u);
+  EXPECT_NEAR(*report.jobs[0].non_tensor.flops_upper_bound_tflops, 35.582976, 1e-3);
+  EXPECT_NEAR(*report.jobs[0].non_tensor.fp32_active, 0.6, 1e-12);
+  const std::string json = ofu::analysis::RenderJson(report);
+  EXPECT_NE(json.find("\"flops_upper_bound_tflops\": 35.58"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"advice\""), std::string::npos);
+  EXPECT_NE(json.find("the math runs on the CUDA cores"), std::string::npos) << json;
+}
+
+TEST_F(HistoryStoreTest, ASchemaVersion3StoreIsUpgradedWithNullCudaCoreColumns) {
+  ASSERT_NO_FATAL_FAILURE(
+      MakeOldStore("ALTER TABLE windows DROP COLUMN fp64_active_s; ALTER TABLE windows DROP COLUMN fp32_active_s;"
+                   "ALTER TABLE windows DROP COLUMN fp16_active_s; ALTER TABLE windows DROP COLUMN non_tensor_tflop;"
+                   "ALTER TABLE windows DROP COLUMN non_tensor_peak_s;"
+                   "UPDATE meta SET value = '3' WHERE key = 'schema_version'"));
+  const StoredHistory old = Read();
+  ASSERT_EQ(old.windows.size(), 1u);
+  EXPECT_FALSE(old.windows[0].fp32_active_s);
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  ofu::sinks::GpuWindow with = H100Window("GPU-0", "0", 0.5);
+  with.window.non_tensor.fp32_active = 0.25;
+  ASSERT_TRUE(store->Consume(Batch(1004, 2, {with})).ok());
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"), 4);
+  const StoredHistory upgraded = Read();
+  ASSERT_EQ(upgraded.windows.size(), 2u);
+  EXPECT_FALSE(upgraded.windows[0].fp32_active_s);  // not measured then: NULL
+  EXPECT_EQ(upgraded.windows[1].fp32_active_s, 0.5);
 }
 
 TEST_F(HistoryStoreTest, AnotherSqliteFileIsNotTakenOver) {
@@ -494,7 +557,10 @@ namespace {
 TEST_F(HistoryStoreTest, AMigInstanceKeepsItsProfileAndInstanceAndAVersion2StoreIsUpgraded) {
   // What a version 2 agent wrote: no MIG columns.
   ASSERT_NO_FATAL_FAILURE(
-      MakeOldStore("ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
+      MakeOldStore("ALTER TABLE windows DROP COLUMN fp64_active_s; ALTER TABLE windows DROP COLUMN fp32_active_s;"
+                   "ALTER TABLE windows DROP COLUMN fp16_active_s; ALTER TABLE windows DROP COLUMN non_tensor_tflop;"
+                   "ALTER TABLE windows DROP COLUMN non_tensor_peak_s;"
+                   "ALTER TABLE gpus DROP COLUMN mig_profile; ALTER TABLE gpus DROP COLUMN mig_instance;"
                    "UPDATE meta SET value = '2' WHERE key = 'schema_version'"));
   const StoredHistory old = Read();
   ASSERT_EQ(old.gpus.size(), 1u);
@@ -507,7 +573,8 @@ TEST_F(HistoryStoreTest, AMigInstanceKeepsItsProfileAndInstanceAndAVersion2Store
   slice.identity.mig_profile = "1g.10gb";
   slice.identity.mig_instance = "3";
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {slice})).ok());
-  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"), 3);
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            ofu::sinks::kHistorySchemaVersion);  // upgraded in turn to the newest (4)
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.gpus.size(), 2u);
   EXPECT_EQ(upgraded.gpus[0].uuid, "GPU-0");

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ofu/core/gpu_share.h"
+
 namespace ofu::agent {
 
 WindowEvaluator::WindowEvaluator(const GpuSpecDatabase& specs, std::optional<std::string> gpu_model,
@@ -38,7 +40,7 @@ sinks::WindowBatch WindowEvaluator::Evaluate(const sources::Snapshot& snapshot) 
       gpu.sku = spec->id;
       gpu.architecture = spec->architecture;
       gpu.spec_clock_mhz = spec->SpecClockMhz();
-      scale = OfuScale{spec->SpecClockMhz(), spec->k_arch};
+      scale = OfuScaleOf(*spec, reading.identity);
     }
     CounterSample sample = reading.sample;
     sample.time_s = snapshot.time_s;

@@ -18,9 +18,10 @@ namespace {
 using Samples = std::vector<std::pair<double, double>>;  // (time, value), in time order
 
 constexpr const char* kCounterRegex =
-    "ofu_(observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active)_seconds_total";
+    "ofu_((observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active|fp64_active|"
+    "fp32_active|fp16_active|non_tensor_peak)_seconds|non_tensor_flop_upper_bound)_total";
 // The agent's counters per GPU, and its job info: what one GPU costs per scrape.
-constexpr int kSeriesPerGpu = 9;
+constexpr int kSeriesPerGpu = 14;
 // How far before `since` the scrape that opens the first row may lie: the
 // server's default lookback delta.
 constexpr double kLookBackS = 300;
@@ -309,6 +310,12 @@ std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const
     row.hmma_active_s = increase("ofu_hmma_active_seconds_total", t0, t1);
     row.imma_active_s = increase("ofu_imma_active_seconds_total", t0, t1);
     row.dfma_active_s = increase("ofu_dfma_active_seconds_total", t0, t1);
+    row.fp64_active_s = increase("ofu_fp64_active_seconds_total", t0, t1);
+    row.fp32_active_s = increase("ofu_fp32_active_seconds_total", t0, t1);
+    row.fp16_active_s = increase("ofu_fp16_active_seconds_total", t0, t1);
+    row.non_tensor_peak_s = increase("ofu_non_tensor_peak_seconds_total", t0, t1);
+    // The agent counts FLOP; the rows hold TFLOP.
+    if (auto flop = increase("ofu_non_tensor_flop_upper_bound_total", t0, t1)) row.non_tensor_tflop = *flop * 1e-12;
     row.up_s = row.span_s;
     rows.push_back(row);
   }

@@ -9,7 +9,8 @@
 // What it asks (docs/prometheus.md, "Queries ofu sends"):
 //   last_over_time(ofu_gpu_info[R])                 the GPUs (model, SKU)
 //   count_over_time(ofu_observed_seconds_total[R])  samples per GPU, to plan
-//   {__name__=~"ofu_(observed|...|dfma_active)_seconds_total",uuid=~"…"}[D]
+//   {__name__=~"ofu_((observed|…|dfma_active|fp64_active|fp32_active|fp16_active|
+//                     non_tensor_peak)_seconds|non_tensor_flop_upper_bound)_total",uuid=~"…"}[D]
 //   ofu_gpu_job_info{uuid=~"…"}[D]                  raw samples, in pieces
 // The raw samples are asked for in pieces of a few GPUs × a time chunk,
 // planned so that no piece loads more than max_samples_per_query samples.
@@ -27,8 +28,9 @@
 // of the agent (a counter reset), and the value after it is the increase.
 // A scrape gap is one longer row; its increase is the counters' difference
 // across it (the agent kept counting) or, after a restart, the new value. A
-// per-pipe counter the GPU does not export leaves the row's pipe seconds
-// absent. The counters follow the counter rule of sinks/window_counters.h,
+// per-pipe counter the GPU does not export (tensor pipes, CUDA-core pipes,
+// the non-tensor bound, whose FLOP become the rows' TFLOP) leaves the row's
+// field absent. The counters follow the counter rule of sinks/window_counters.h,
 // as the store's rows do, so the two read alike: windows without data add 0
 // observed and 0 tensor seconds in both. Once a pipe's series exists, a
 // scrape interval without that pipe reads as an increase of 0 where the

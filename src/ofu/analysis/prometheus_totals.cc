@@ -19,6 +19,7 @@ struct Counter {
   const char* name;
   double sinks::StoredWindow::*field;                // the five always present
   std::optional<double> sinks::StoredWindow::*pipe;  // the per-pipe ones: absent when not exported
+  double scale = 1;                                  // counter unit -> row unit
 };
 constexpr Counter kCounters[] = {
     {"ofu_observed_seconds_total", &sinks::StoredWindow::observed_s, nullptr},
@@ -29,6 +30,12 @@ constexpr Counter kCounters[] = {
     {"ofu_hmma_active_seconds_total", nullptr, &sinks::StoredWindow::hmma_active_s},
     {"ofu_imma_active_seconds_total", nullptr, &sinks::StoredWindow::imma_active_s},
     {"ofu_dfma_active_seconds_total", nullptr, &sinks::StoredWindow::dfma_active_s},
+    {"ofu_fp64_active_seconds_total", nullptr, &sinks::StoredWindow::fp64_active_s},
+    {"ofu_fp32_active_seconds_total", nullptr, &sinks::StoredWindow::fp32_active_s},
+    {"ofu_fp16_active_seconds_total", nullptr, &sinks::StoredWindow::fp16_active_s},
+    {"ofu_non_tensor_peak_seconds_total", nullptr, &sinks::StoredWindow::non_tensor_peak_s},
+    // FLOP in the agent's counter, TFLOP in the rows.
+    {"ofu_non_tensor_flop_upper_bound_total", nullptr, &sinks::StoredWindow::non_tensor_tflop, 1e-12},
 };
 
 // Samples the server holds per GPU and step of a sum (x and p twice, their
@@ -38,6 +45,7 @@ constexpr double kSamplesPerGpuStep = 6;
 std::string Ms(double seconds) { return fmt::format("{}ms", static_cast<long long>(std::llround(seconds * 1000))); }
 
 void Add(sinks::StoredWindow& row, const Counter& counter, double value) {
+  value *= counter.scale;
   if (counter.field != nullptr) {
     row.*counter.field += value;
   } else {

@@ -3,7 +3,7 @@
 // the agent's counters' increases over the range, so that a fleet's week
 // comes back as a few series per GPU instead of every raw sample.
 //
-// The arithmetic, for each counter x (docs/prometheus.md, "Queries ofu
+// The arithmetic, for each of the agent's 13 counters x (docs/prometheus.md, "Queries ofu
 // sends"), at steps of S seconds (S at most the scrape interval; see below):
 //   d(t)  = x(t) − p(t)  when it is ≥ 0, where p(t) = last_over_time(x[G] offset S)
 //           x(t)         when it is < 0 (a counter reset: the agent restarted)
@@ -17,8 +17,9 @@
 // interval; then a reset is counted as the raw rows count it and each
 // scrape's increase goes to the job scraped with it, as in the store. S is
 // the shortest scrape interval seen, less 10 %, unless given. A scrape gap
-// longer than G (1 h) starts the counter afresh: the increase across it is
-// not counted (the raw rows count it).
+// longer than G (5 min) starts the counter afresh: the increase across it is
+// not counted (the raw rows count it). G is 5 minutes, the server's default
+// lookback: a longer G costs the server G / scrape interval samples per step.
 // The range is asked for in pieces (by time; a piece refused for its size is
 // halved), each at most max_samples_per_query / (6 × GPUs) steps long.
 // Job intervals: from the first to the last scrape showing the job on a GPU
@@ -38,8 +39,8 @@ namespace ofu::analysis {
 
 struct PrometheusTotalsOptions {
   PrometheusQueryOptions query;
-  double step_s = 0;        // S; 0: from the data
-  double max_gap_s = 3600;  // G
+  double step_s = 0;       // S; 0: from the data
+  double max_gap_s = 300;  // G: the server's default lookback delta
 };
 
 // `query.until_s` and `query.since_s` must be set.

@@ -27,6 +27,12 @@
 //   recomputation           |ratio/0.75 − 1| ≤ M and recompute not declared
 //                           off: OFU counts recomputed FLOPs (HFU ≈ 4/3 MFU
 //                           with full recompute), MFU does not
+//   non_tensor_work         ratio > 1 + T while one of the job's CUDA-core
+//                           pipes (FP32/FP16/FP64) is at least
+//                           kNonTensorBusyPipe active: the reported FLOPs ran
+//                           on the CUDA cores, which OFU does not count (it
+//                           takes precedence over the ratio flags above,
+//                           which become alternatives)
 //   under_counted           any other ratio < 1 − T: FLOPs the application
 //                           does not count (attention, sliding windows,
 //                           some layers), or undeclared recomputation
@@ -52,6 +58,9 @@
 #include "ofu/core/gpu_spec.h"
 
 namespace ofu::analysis {
+
+// A CUDA-core pipe at least this active (job mean) is "busy" for non_tensor_work.
+inline constexpr double kNonTensorBusyPipe = 0.30;
 
 struct ReconcileOptions {
   double tolerance = 0.15;  // T

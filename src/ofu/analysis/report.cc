@@ -102,7 +102,7 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
 
     // Without a SKU there is no OFU, but activity and clocks still tell a story.
     std::optional<OfuScale> scale;
-    if (gpu.spec != nullptr) scale = OfuScale{gpu.spec->SpecClockMhz(), gpu.spec->k_arch};
+    if (gpu.spec != nullptr) scale = OfuScaleOf(*gpu.spec, gpu.identity);
     gpu.windowed = BuildWindows(recorded.samples, scale, options.windows);
     Summarizer summarizer;
     for (const auto& window : gpu.windowed.windows) summarizer.Add(window);

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/core/clock_events.h"
 
 namespace ofu::analysis {
@@ -23,6 +24,14 @@ json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); 
 
 json ReasonsJson(const std::optional<std::uint64_t>& mask) {
   return mask ? json(ClockEventReasonNames(*mask)) : json(nullptr);
+}
+
+json NonTensorJson(const NonTensorFigures& n) {
+  return {{"fp64_active", OrNull(n.fp64_active)},
+          {"fp32_active", OrNull(n.fp32_active)},
+          {"fp16_active", OrNull(n.fp16_active)},
+          {"flops_upper_bound_tflops", OrNull(n.flops_upper_bound_tflops)},
+          {"share_of_peak", OrNull(n.share_of_peak)}};
 }
 
 json SummaryFields(const Summary& s) {
@@ -44,6 +53,7 @@ json SummaryFields(const Summary& s) {
       {"clock_event_reasons", ReasonsJson(s.clock_event_reasons)},
       {"windows", s.windows},
       {"windows_without_clock", s.windows_without_clock},
+      {"non_tensor", NonTensorJson(s.non_tensor)},
   };
 }
 
@@ -126,7 +136,39 @@ void AddReportJson(const Report& r, json& root) {
                          {"seconds_left_out", c.seconds_left_out},
                          {"left_out", c.left_out}};
   root["overall"] = std::move(overall);
+  json advice = json::array();
+  for (const CudaCoreAdvice& a : AdviseCudaCores(r)) {
+    advice.push_back({{"kind", "cuda_cores"},
+                      {"gpu", a.gpu},
+                      {"pipe", a.pipe},
+                      {"pipe_active", a.pipe_active},
+                      {"ofu", a.ofu},
+                      {"tensor_precision", a.tensor_precision},
+                      {"gain_upper_bound", OrNull(a.gain_upper_bound)},
+                      {"bf16_gain_upper_bound", OrNull(a.bf16_gain_upper_bound)},
+                      {"text", a.text}});
+  }
+  root["advice"] = std::move(advice);
   root["notes"] = r.notes;
+}
+
+std::string Tflops(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : "-"; }
+
+// The CUDA-core pipes under the OFU table, when any device has them.
+std::string NonTensorTable(const Report& r, std::size_t label_width) {
+  bool any = r.overall.non_tensor.any_activity();
+  for (const auto& g : r.gpus) any = any || g.summary.non_tensor.any_activity();
+  if (!any) return "";
+  constexpr std::string_view kRow = "{:<{}} {:>6} {:>6} {:>6} {:>13} {:>10}\n";
+  std::string out = "\nCUDA-core pipes (non-tensor work, not in OFU; the bound is an upper bound, docs/metrics.md):\n";
+  out += fmt::format(kRow, "GPU", label_width, "FP64", "FP32", "FP16", "bound TFLOP/s", "% of peak");
+  auto row = [&](const std::string& label, const NonTensorFigures& n) {
+    out += fmt::format(kRow, label, label_width, Ratio(n.fp64_active), Ratio(n.fp32_active), Ratio(n.fp16_active),
+                       Tflops(n.flops_upper_bound_tflops), Fraction(n.share_of_peak));
+  };
+  for (const auto& g : r.gpus) row(GpuLabel(g.identity), g.summary.non_tensor);
+  row("overall", r.overall.non_tensor);
+  return out;
 }
 
 // What "overall" stands for, when it is not simply every GPU's every second.
@@ -161,6 +203,8 @@ std::string ReportTable(const Report& r, std::string out) {
   if (o.p50)
     out += fmt::format("\nwindow OFU over all GPUs ({:g} s windows): p10 {:.3f}  p50 {:.3f}  p90 {:.3f}\n", r.window_s,
                        *o.p10, *o.p50, *o.p90);
+  out += NonTensorTable(r, label_width);
+  for (const CudaCoreAdvice& a : AdviseCudaCores(r)) out += fmt::format("\nadvice: {}\n", a.text);
   for (const auto& note : r.notes) out += fmt::format("note: {}\n", note);
   for (const auto& g : r.gpus) {
     for (const auto& problem : g.problems) out += fmt::format("note: {}: {}\n", GpuLabel(g.identity), problem);
@@ -225,7 +269,8 @@ std::string RenderJson(const StoreReport& s) {
                     {"gpu_hours", j.gpu_hours},
                     {"ofu", OrNull(j.ofu)},
                     {"active_ofu", OrNull(j.active_ofu)},
-                    {"observed_hours", j.observed_hours}});
+                    {"observed_hours", j.observed_hours},
+                    {"non_tensor", NonTensorJson(j.non_tensor)}});
   }
   root["jobs"] = std::move(jobs);
   return root.dump(2) + "\n";
@@ -245,13 +290,17 @@ std::string RenderCsv(const StoreReport& s) { return RenderCsv(s.report); }
 std::string RenderCsv(const Report& r) {
   std::string out =
       "gpu,uuid,model,sku,seconds,ofu,active_ofu,p10,p50,p90,tensor_active,sm_clock_mhz,spec_clock_mhz,"
-      "idle_fraction,gaps\n";
+      "idle_fraction,gaps,fp64_active,fp32_active,fp16_active,non_tensor_tflops_upper_bound,"
+      "non_tensor_share_of_peak\n";
   auto row = [&out](const std::string& name, const std::string& uuid, const std::string& model, const std::string& sku,
                     const Summary& s, const std::optional<double>& spec_clock, const std::string& gaps) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", CsvField(name), CsvField(uuid),
+    const NonTensorFigures& n = s.non_tensor;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", CsvField(name), CsvField(uuid),
                        CsvField(model), sku, s.seconds, CsvNumber(s.ofu), CsvNumber(s.active_ofu), CsvNumber(s.p10),
                        CsvNumber(s.p50), CsvNumber(s.p90), CsvNumber(s.tensor_active), CsvNumber(s.sm_clock_mhz),
-                       CsvNumber(spec_clock), CsvNumber(s.idle_fraction), gaps);
+                       CsvNumber(spec_clock), CsvNumber(s.idle_fraction), gaps, CsvNumber(n.fp64_active),
+                       CsvNumber(n.fp32_active), CsvNumber(n.fp16_active), CsvNumber(n.flops_upper_bound_tflops),
+                       CsvNumber(n.share_of_peak));
   };
   for (const auto& g : r.gpus) {
     row(g.identity.key, g.identity.uuid, g.model, g.spec ? g.spec->id : "", g.summary,

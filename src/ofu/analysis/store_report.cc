@@ -197,6 +197,9 @@ std::vector<JobTotals> JobTotalsOf(
     std::set<std::int64_t> gpus;      // weighed in the totals
     std::set<std::int64_t> left_out;  // without a known share
     double seconds = 0, observed = 0, utilized = 0, busy = 0, busy_utilized = 0;
+    // Non-tensor: (weighted seconds of the figure, weighted observed seconds that have it).
+    std::pair<double, double> fp64, fp32, fp16, peak;
+    double tflop = 0, tflop_observed = 0;
   };
   std::map<std::string, Sums> jobs;
   std::map<std::int64_t, std::optional<double>> last_end;
@@ -226,6 +229,19 @@ std::vector<JobTotals> JobTotalsOf(
       sums.utilized += row.utilized_s * *share;
       sums.busy += row.busy_s * *share;
       sums.busy_utilized += row.busy_utilized_s * *share;
+      auto add = [&](std::pair<double, double>& into, const std::optional<double>& seconds) {
+        if (!seconds) return;
+        into.first += *seconds * *share;
+        into.second += row.observed_s * *share;
+      };
+      add(sums.fp64, row.fp64_active_s);
+      add(sums.fp32, row.fp32_active_s);
+      add(sums.fp16, row.fp16_active_s);
+      add(sums.peak, row.non_tensor_peak_s);
+      if (row.non_tensor_tflop) {
+        sums.tflop += *row.non_tensor_tflop;
+        sums.tflop_observed += row.observed_s * *share;
+      }
     });
   }
   std::vector<JobTotals> out;
@@ -237,6 +253,14 @@ std::vector<JobTotals> JobTotalsOf(
     totals.observed_hours = sums.observed / 3600;
     if (sums.observed > 0) totals.ofu = sums.utilized / sums.observed;
     if (sums.busy > 0) totals.active_ofu = sums.busy_utilized / sums.busy;
+    auto mean = [](const std::pair<double, double>& p) {
+      return p.second > 0 ? std::optional(p.first / p.second) : std::nullopt;
+    };
+    totals.non_tensor.fp64_active = mean(sums.fp64);
+    totals.non_tensor.fp32_active = mean(sums.fp32);
+    totals.non_tensor.fp16_active = mean(sums.fp16);
+    totals.non_tensor.share_of_peak = mean(sums.peak);
+    if (sums.tflop_observed > 0) totals.non_tensor.flops_upper_bound_tflops = sums.tflop / sums.tflop_observed;
     out.push_back(std::move(totals));
   }
   return out;
@@ -259,6 +283,16 @@ std::vector<OfuWindow> WindowsOfRow(const StoredWindow& row) {
   };
   std::vector<OfuWindow> out;
   if (row.observed_s > 0) {
+    // The CUDA-core figures are means over the observed seconds, the same in
+    // the busy and the idle part.
+    auto per_second = [&](const std::optional<double>& v) {
+      return v ? std::optional(*v / row.observed_s) : std::nullopt;
+    };
+    base.non_tensor.fp64_active = per_second(row.fp64_active_s);
+    base.non_tensor.fp32_active = per_second(row.fp32_active_s);
+    base.non_tensor.fp16_active = per_second(row.fp16_active_s);
+    base.non_tensor.flops_upper_bound_tflops = per_second(row.non_tensor_tflop);
+    base.non_tensor.share_of_peak = per_second(row.non_tensor_peak_s);
     const double tensor = row.tensor_active_s / row.observed_s;
     if (row.busy_s > 0) {
       OfuWindow w = base;

@@ -23,6 +23,10 @@
 //   ofu             sum(utilized_s) / sum(observed_s) over the job's windows
 //   active_ofu      the same over busy seconds
 //   observed_hours  sum(observed_s) / 3600: the part of gpu_hours with an OFU
+//   non_tensor      CUDA-core pipe activities and share_of_peak: their
+//                   seconds over the observed seconds of the rows that have
+//                   them (weighted); flops_upper_bound_tflops: the bound's
+//                   TFLOP over those weighted seconds (TFLOP/s per GPU)
 //
 // Thread-safety: pure functions of their inputs.
 #pragma once
@@ -54,6 +58,7 @@ struct JobTotals {
   std::optional<double> ofu;
   std::optional<double> active_ofu;
   double observed_hours = 0;
+  NonTensorFigures non_tensor;
 };
 
 struct StoreReport {

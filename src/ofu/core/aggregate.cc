@@ -47,6 +47,15 @@ void Summarizer::Add(const OfuWindow& w, double weight) {
     ++power_windows_;
   }
   if (w.clock_event_reasons) reasons_ = reasons_.value_or(0) | *w.clock_event_reasons;
+  const double span = w.covered_s > 0 ? w.covered_s : w.end_s - w.start_s;
+  fp64_.Add(w.non_tensor.fp64_active, span * weight);
+  fp32_.Add(w.non_tensor.fp32_active, span * weight);
+  fp16_.Add(w.non_tensor.fp16_active, span * weight);
+  share_.Add(w.non_tensor.share_of_peak, span * weight);
+  if (w.non_tensor.flops_upper_bound_tflops) {
+    bound_tflop_ += *w.non_tensor.flops_upper_bound_tflops * span;
+    bound_seconds_ += span * weight;
+  }
 }
 
 Summary Summarizer::Finish() const {
@@ -77,6 +86,11 @@ Summary Summarizer::Finish() const {
   s.sm_clock_max_mhz = clock_max_;
   if (power_windows_ > 0) s.power_w = power_sum_ / power_windows_;
   s.clock_event_reasons = reasons_;
+  s.non_tensor.fp64_active = fp64_.Get();
+  s.non_tensor.fp32_active = fp32_.Get();
+  s.non_tensor.fp16_active = fp16_.Get();
+  s.non_tensor.share_of_peak = share_.Get();
+  if (bound_seconds_ > 0) s.non_tensor.flops_upper_bound_tflops = bound_tflop_ / bound_seconds_;
   return s;
 }
 

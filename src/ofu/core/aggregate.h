@@ -19,6 +19,12 @@
 //   idle_fraction  idle share of the (weighted) seconds that have tensor data
 //   tensor_active  weighted mean over the seconds that have tensor data
 //   sm_clock_mhz   mean of all clock readings; min/max over all readings
+//   non_tensor     CUDA-core pipe activities and share_of_peak: weighted means
+//                  over the seconds that have each; flops_upper_bound_tflops:
+//                  the bound's FLOPs over the weighted seconds that have a
+//                  bound, i.e. TFLOP/s per GPU (a MIG instance counting as
+//                  its share of one). A window without tensor data weighs its
+//                  length instead of its covered seconds.
 //
 // Absent inputs give absent outputs: with no valid window, ofu is absent.
 // Thread-safety: one Summarizer per thread.
@@ -47,6 +53,7 @@ struct Summary {
   std::optional<double> sm_clock_max_mhz;
   std::optional<double> power_w;
   std::optional<std::uint64_t> clock_event_reasons;
+  NonTensorFigures non_tensor;
   int windows = 0;                 // windows with a valid OFU
   int windows_without_clock = 0;   // tensor data but no clock reading
   int windows_without_tensor = 0;  // clock readings but no tensor data
@@ -79,6 +86,18 @@ class Summarizer {
   void AddToHistogram(double ofu);
   double HistogramPercentile(double q) const;
   int without_clock_ = 0, without_tensor_ = 0;
+  // Non-tensor sums: value x weighted seconds, and the weighted seconds.
+  struct Mean {
+    double weighted = 0, seconds = 0;
+    void Add(const std::optional<double>& v, double s) {
+      if (!v) return;
+      weighted += *v * s;
+      seconds += s;
+    }
+    std::optional<double> Get() const { return seconds > 0 ? std::optional(weighted / seconds) : std::nullopt; }
+  };
+  Mean fp64_, fp32_, fp16_, share_;
+  double bound_tflop_ = 0, bound_seconds_ = 0;  // TFLOP (x s) and weighted seconds
 };
 
 }  // namespace ofu

@@ -28,4 +28,12 @@ std::string WhyNoGpuShare(const GpuSpec& spec, const GpuIdentity& identity) {
       identity.mig_profile, spec.id);
 }
 
+OfuScale OfuScaleOf(const GpuSpec& spec, const GpuIdentity& identity) {
+  OfuScale scale{spec.SpecClockMhz(), spec.k_arch, std::nullopt};
+  if (const std::optional<double> share = GpuShare(spec, identity)) {
+    scale.non_tensor = NonTensorScaleOf(spec, *share * spec.sm_count);
+  }
+  return scale;
+}
+
 }  // namespace ofu

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "ofu/core/gpu_spec.h"
+#include "ofu/core/ofu_math.h"
 #include "ofu/core/sample.h"
 
 namespace ofu {
@@ -33,6 +34,11 @@ namespace ofu {
 bool IsMigInstance(const GpuIdentity& identity);
 
 std::optional<double> GpuShare(const GpuSpec& spec, const GpuIdentity& identity);
+
+// The scale OFU and the non-tensor bound of a device of `spec` need: f_spec,
+// k_arch, and the CUDA-core pipes over the device's SMs (a MIG instance's
+// SMs are its share of the SKU's; no pipes when that share is unknown).
+OfuScale OfuScaleOf(const GpuSpec& spec, const GpuIdentity& identity);
 
 // Why GpuShare is absent, for a person; empty when it is present.
 std::string WhyNoGpuShare(const GpuSpec& spec, const GpuIdentity& identity);

@@ -68,6 +68,29 @@ Error SpecError(std::string_view source, const std::string& what) {
   return Error::MalformedInput("{}: {}", source, what);
 }
 
+// Reads the "non_tensor" object of a SKU (see gpu_spec.h).
+Result<NonTensorSpec> ParseNonTensor(const nlohmann::json& j, std::string_view source, const std::string& where) {
+  NonTensorSpec spec;
+  spec.source = j.at("source").get<std::string>();
+  spec.notes = j.value("notes", "");
+  if (spec.source.empty()) return SpecError(source, fmt::format("{}: non_tensor needs a source", where));
+  for (const auto& [name, field] : {std::pair{"fp64", &NonTensorSpec::fp64}, std::pair{"fp32", &NonTensorSpec::fp32},
+                                    std::pair{"fp16", &NonTensorSpec::fp16}}) {
+    if (!j.contains(name)) continue;
+    const auto& pipe = j.at(name);
+    PipeSpec p{pipe.at("lanes_per_sm").get<int>(), pipe.at("peak_tflops").get<double>()};
+    if (p.lanes_per_sm <= 0 || p.peak_tflops <= 0) {
+      return SpecError(source,
+                       fmt::format("{}: non_tensor.{} needs positive lanes_per_sm and peak_tflops", where, name));
+    }
+    spec.*field = p;
+  }
+  if (!spec.fp64 && !spec.fp32 && !spec.fp16) {
+    return SpecError(source, fmt::format("{}: non_tensor lists none of fp64, fp32, fp16", where));
+  }
+  return spec;
+}
+
 // Reads one SKU entry; `where` is e.g. "skus[3]" for error messages.
 Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architectures, std::string_view source,
                          const std::string& where) {
@@ -99,6 +122,10 @@ Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architec
       }
     }
     spec.mig_source = j.value("mig_source", "");
+    if (j.contains("non_tensor")) {
+      OFU_ASSIGN_OR_RETURN(spec.non_tensor,
+                           ParseNonTensor(j.at("non_tensor"), source, fmt::format("{} ({})", where, spec.id)));
+    }
     if (!architectures.contains(spec.architecture)) {
       return SpecError(source, fmt::format("{} ({}): architecture \"{}\" is not under \"architectures\"", where,
                                            spec.id, spec.architecture));
@@ -149,6 +176,11 @@ Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architec
 }
 
 }  // namespace
+
+double PipeSpec::QuotedClockMhz(int sm_count) const {
+  // TFLOPS / (SMs * lanes * 2 FLOP) = 1e12 / s per clock -> MHz is 1e6.
+  return peak_tflops * 1e6 / (sm_count * lanes_per_sm * 2.0);
+}
 
 double GpuSpec::ImpliedClockMhz(const std::string& p) const {
   auto it = precisions.find(p);

@@ -24,6 +24,15 @@
 // "3g.40gb", ...) with the SMs each instance gets; the profile names carry the
 // memory size, so one SKU entry covering two memory sizes lists both sets.
 //
+// Non-tensor (CUDA-core) pipes. A SKU may list, under "non_tensor", the
+// FP32, FP64 and FP16 (packed half2) pipes with their lanes per SM and the
+// vendor's quoted peak for that pipe; a pipe no vendor figure was found for is
+// absent, never guessed. A lane is one fused multiply-add per clock (2 FLOP);
+// an FP16 lane is one half of a packed half2 FMA. The clock a pipe's peak is
+// quoted at is derived like f_spec: peak / (SMs * lanes * 2). It is often
+// not f_spec: H100 SXM5 quotes its CUDA-core peaks at 1980 MHz, its tensor
+// peaks at 1830 MHz.
+//
 // Thread-safety: a GpuSpecDatabase is immutable after loading; share freely.
 #pragma once
 
@@ -40,6 +49,21 @@ namespace ofu {
 struct PrecisionSpec {
   double flops_per_clock_per_sm = 0;  // dense
   double peak_tflops = 0;             // dense, as the vendor quotes it
+};
+
+struct PipeSpec {
+  int lanes_per_sm = 0;    // FMA lanes of the pipe per SM (2 FLOP per lane per clock)
+  double peak_tflops = 0;  // the vendor's quoted peak for this pipe
+  // The clock (MHz) the peak is quoted at: peak / (sm_count * lanes * 2).
+  double QuotedClockMhz(int sm_count) const;
+};
+
+struct NonTensorSpec {
+  std::optional<PipeSpec> fp64;
+  std::optional<PipeSpec> fp32;
+  std::optional<PipeSpec> fp16;  // packed half2, not the tensor cores
+  std::string source;            // where the lanes and peaks come from
+  std::string notes;
 };
 
 struct GpuSpec {
@@ -61,6 +85,8 @@ struct GpuSpec {
   std::string peak_tolerance_reason;
   std::map<std::string, int> mig_profile_sms;  // MIG GPU-instance profile ("1g.10gb") -> its SMs
   std::string mig_source;  // where the profile SM counts come from (or why a MIG-capable SKU has none)
+  // CUDA-core pipes; absent when no vendor figure for any pipe was found.
+  std::optional<NonTensorSpec> non_tensor;
 
   // f_spec in MHz, from the basis precision.
   double SpecClockMhz() const;

@@ -10,13 +10,19 @@
 // Thread-safety: pure functions, callable from any thread.
 #pragma once
 
+#include <optional>
 #include <vector>
+
+#include "ofu/core/non_tensor.h"
 
 namespace ofu {
 
 struct OfuScale {
   double spec_clock_mhz = 0;  // f_spec
   double k_arch = 1.0;
+  // The device's CUDA-core pipes, for the non-tensor bound beside OFU
+  // (non_tensor.h); absent when the spec lists none.
+  std::optional<NonTensorScale> non_tensor = std::nullopt;
 };
 
 double ComputeOfu(double tensor_active, double sm_clock_mhz, const OfuScale& scale);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace ofu {
 namespace {
@@ -11,6 +12,9 @@ namespace {
 struct WindowSums {
   double tensor_weighted = 0, tensor_seconds = 0;
   double engine_weighted = 0, engine_seconds = 0;
+  double fp64_weighted = 0, fp64_seconds = 0;
+  double fp32_weighted = 0, fp32_seconds = 0;
+  double fp16_weighted = 0, fp16_seconds = 0;
   double clock_sum = 0, clock_min = 0, clock_max = 0;
   int clock_count = 0;
   double power_sum = 0;
@@ -120,6 +124,7 @@ void CompleteWindow(OfuWindow& win, const std::optional<OfuScale>& scale, double
   if (win.tensor_active && win.sm_clock_mhz && scale) {
     win.ofu = ComputeOfu(*win.tensor_active, *win.sm_clock_mhz, *scale);
   }
+  CompleteNonTensor(win.non_tensor, win.sm_clock_mhz, scale ? scale->non_tensor : std::nullopt);
   const std::optional<double>& activity = win.gr_engine_active ? win.gr_engine_active : win.tensor_active;
   win.busy = activity && *activity >= busy_threshold;
 }
@@ -132,6 +137,9 @@ OfuWindow Finish(std::int64_t k, const WindowSums& sums, const std::optional<Ofu
   win.covered_s = sums.tensor_seconds;
   if (sums.tensor_seconds > 0) win.tensor_active = sums.tensor_weighted / sums.tensor_seconds;
   if (sums.engine_seconds > 0) win.gr_engine_active = sums.engine_weighted / sums.engine_seconds;
+  if (sums.fp64_seconds > 0) win.non_tensor.fp64_active = sums.fp64_weighted / sums.fp64_seconds;
+  if (sums.fp32_seconds > 0) win.non_tensor.fp32_active = sums.fp32_weighted / sums.fp32_seconds;
+  if (sums.fp16_seconds > 0) win.non_tensor.fp16_active = sums.fp16_weighted / sums.fp16_seconds;
   if (sums.clock_count > 0) {
     win.sm_clock_mhz = sums.clock_sum / sums.clock_count;
     win.sm_clock_min_mhz = sums.clock_min;
@@ -170,6 +178,17 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
                 sums.engine_weighted += value * seconds;
                 sums.engine_seconds += seconds;
               });
+  // The CUDA-core pipes: gaps are the tensor field's to report.
+  for (auto [field, weighted, seconds] :
+       {std::tuple{&CounterSample::fp64_active, &WindowSums::fp64_weighted, &WindowSums::fp64_seconds},
+        std::tuple{&CounterSample::fp32_active, &WindowSums::fp32_weighted, &WindowSums::fp32_seconds},
+        std::tuple{&CounterSample::fp16_active, &WindowSums::fp16_weighted, &WindowSums::fp16_seconds}}) {
+    AddActivity(samples, field, out.interval_s, options, nullptr, windows,
+                [weighted, seconds](WindowSums& sums, double value, double s) {
+                  sums.*weighted += value * s;
+                  sums.*seconds += s;
+                });
+  }
   AddPointReadings(samples, options.window_s, windows);
 
   out.windows.reserve(windows.size());
@@ -187,6 +206,9 @@ OfuWindow WindowOfSample(const CounterSample& sample, double window_s, const std
   win.tensor_active = sample.tensor_active;
   win.covered_s = sample.tensor_active ? window_s : 0;
   win.gr_engine_active = sample.gr_engine_active;
+  win.non_tensor.fp64_active = sample.fp64_active;
+  win.non_tensor.fp32_active = sample.fp32_active;
+  win.non_tensor.fp16_active = sample.fp16_active;
   win.sm_clock_mhz = sample.sm_clock_mhz;
   win.clock_readings = sample.sm_clock_mhz ? 1 : 0;
   win.power_w = sample.power_w;

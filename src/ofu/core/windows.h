@@ -17,6 +17,9 @@
 //   is reported and excluded, never filled; the sample after it covers one
 //   nominal interval. The first sample also covers one nominal interval.
 //
+// The FP64/FP32/FP16 pipe activities are time-weighted like tensor activity;
+// the non-tensor bound needs a clock reading and the scale's pipes.
+//
 // A window's OFU is present only when it has both tensor activity and at
 // least one clock reading, and the GPU's scale (its SKU) is known. Absent
 // stays absent.
@@ -65,6 +68,9 @@ struct OfuWindow {
   std::optional<std::uint64_t> clock_event_reasons;  // OR of the readings
   std::optional<double> ofu;
   bool busy = false;
+  // CUDA-core pipe activities (time-weighted like tensor_active) and the
+  // non-tensor FLOP bound they allow at the window's clock (non_tensor.h).
+  NonTensorFigures non_tensor;
 };
 
 struct Gap {

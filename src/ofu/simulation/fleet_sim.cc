@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/core/gpu_share.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/core/non_tensor.h"
 #include "ofu/formats/exposition.h"
 #include "ofu/sinks/history_store.h"
 #include "ofu/sources/clock.h"
@@ -53,7 +55,14 @@ struct GpuState {
   int job = -1;  // index into jobs, -1: idle
   double ofu = 0;
   double hmma_share = 1, imma_share = 0;
+  double fp32_active = 0;  // CUDA-core FP32 pipe
 };
+
+// FP32 pipe activity of a job's windows; the non_tensor_work job's (its
+// matmuls on the CUDA cores) and its OFU level, which that leaves near 0.
+constexpr double kFp32Active = 0.05;
+constexpr double kNonTensorFp32Active = 0.7;
+constexpr double kNonTensorOfuLevel = 0.02;
 
 std::string Uuid(int gpu) { return fmt::format("GPU-sim-{:04}", gpu); }
 
@@ -96,6 +105,7 @@ struct Plants {
 struct Counters {
   double observed = 0, utilized = 0, busy = 0, busy_utilized = 0, tensor = 0;
   std::optional<double> hmma, imma, dfma;
+  std::optional<double> fp32, non_tensor_flop;
 };
 using CounterHistory = std::vector<std::vector<Counters>>;  // [gpu][k]: after k windows (k = 0: all zero)
 using GpuStates = std::vector<std::vector<GpuState>>;       // [gpu][window]
@@ -167,7 +177,8 @@ Plants PlantChanges(std::vector<int> candidates, Random& random, FleetTruth& tru
   const std::pair<const char*, double> kBugs[] = {{"causal_attention_full", 1.6},
                                                   {"moe_total_params", 4.5},
                                                   {"wrong_precision_peak", 2.0},
-                                                  {"recomputation", 0.75}};
+                                                  {"recomputation", 0.75},
+                                                  {"non_tensor_work", 10.0}};
   Plants plants;
   for (size_t i = 0; i < candidates.size(); ++i) {
     PlantedJob& job = truth.jobs[static_cast<size_t>(candidates[i])];
@@ -176,6 +187,9 @@ Plants PlantChanges(std::vector<int> candidates, Random& random, FleetTruth& tru
       job.planted_ratio = kBugs[i].second;
       job.recompute = job.plant == std::string("recomputation");
       if (job.plant == std::string("wrong_precision_peak")) job.reference_precision = "fp8";
+      // FP32 GEMMs on the CUDA cores: tensor pipes near idle, the FP32 pipe
+      // busy, and an MFU the application counts from its model FLOPs.
+      if (job.plant == std::string("non_tensor_work")) job.ofu_level = kNonTensorOfuLevel;
     } else if (i == std::size(kBugs)) {
       plants.regressed = candidates[i];
     } else if (i == std::size(kBugs) + 1) {
@@ -205,6 +219,7 @@ GpuStates SimulateWindows(const FleetSimOptions& options, const Layout& layout, 
         s.ofu = std::max(0.0, level * (1 + options.ofu_noise * random.Normal()));
         s.hmma_share = plants.switched == j && w >= half ? 0.3 : 0.97;
         s.imma_share = 1 - s.hmma_share;
+        s.fp32_active = job.plant == "non_tensor_work" ? kNonTensorFp32Active : kFp32Active;
         ofu_sum += s.ofu;
         ++ofu_count;
       }
@@ -249,6 +264,9 @@ sinks::GpuWindow WindowOf(const FleetSimOptions& options, const GpuSpec& spec, i
   window.pipes.hmma = *o.tensor_active * s.hmma_share;
   window.pipes.imma = *o.tensor_active * s.imma_share;
   if (gpu % 2 == 0) window.pipes.dfma = 0.0;
+  o.non_tensor.fp32_active = s.fp32_active;
+  GpuIdentity whole;
+  CompleteNonTensor(o.non_tensor, o.sm_clock_mhz, OfuScaleOf(spec, whole).non_tensor);
   return window;
 }
 
@@ -262,6 +280,8 @@ Counters Advance(Counters next, const sinks::StoredWindow& row) {
   if (row.hmma_active_s) next.hmma = next.hmma.value_or(0) + *row.hmma_active_s;
   if (row.imma_active_s) next.imma = next.imma.value_or(0) + *row.imma_active_s;
   if (row.dfma_active_s) next.dfma = next.dfma.value_or(0) + *row.dfma_active_s;
+  if (row.fp32_active_s) next.fp32 = next.fp32.value_or(0) + *row.fp32_active_s;
+  if (row.non_tensor_tflop) next.non_tensor_flop = next.non_tensor_flop.value_or(0) + *row.non_tensor_tflop * 1e12;
   return next;
 }
 
@@ -344,7 +364,8 @@ std::string OpenMetricsOf(const FleetSimOptions& options, const Layout& layout, 
   // start for HMMA/IMMA on every GPU, DFMA on even GPUs).
   for (auto [name, field] :
        {std::pair{"ofu_hmma_active_seconds", &Counters::hmma}, std::pair{"ofu_imma_active_seconds", &Counters::imma},
-        std::pair{"ofu_dfma_active_seconds", &Counters::dfma}}) {
+        std::pair{"ofu_dfma_active_seconds", &Counters::dfma}, std::pair{"ofu_fp32_active_seconds", &Counters::fp32},
+        std::pair{"ofu_non_tensor_flop_upper_bound", &Counters::non_tensor_flop}}) {
     counter_family(name, [&, field = field](int gpu, int k) -> std::optional<double> {
       const auto& list = counters[static_cast<size_t>(gpu)];
       if (list.size() > 1 && list[1].*field) return (at(gpu, k).*field).value_or(0);

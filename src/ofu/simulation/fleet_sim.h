@@ -12,7 +12,10 @@
 //   FLOPs miscalculations in the MFU log, one job each: causal attention in
 //   full (reported 1.6× what was done), MoE by total parameters (4.5×),
 //   wrong-precision peak (2×: an fp8 run divided by the bf16 peak... declared
-//   fp8), and recomputation (0.75×, recompute declared on)
+//   fp8), and recomputation (0.75×, recompute declared on); and non-tensor
+//   work (issue 18): a job whose matmuls run on the CUDA cores, OFU level
+//   0.02, FP32 pipe 0.7 (every other job's is 0.05), reporting 10× the MFU
+//   its OFU allows
 //   a regression: one job's OFU drops 2.5× half-way, on all its GPUs
 //   a precision switch: one job's tensor time moves from HMMA to IMMA half-way
 //   a regression across runs: group 0 runs one job name; its later half of

@@ -15,15 +15,22 @@
 
 namespace ofu::sinks {
 
-// In this order: BindWindow binds ?1..?17, ColumnWindow reads columns 0..16.
+// In this order: BindWindow binds ?1..?22, ColumnWindow reads columns 0..21.
 inline constexpr const char* kWindowColumns =
     "gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s, clock_mhz, "
-    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags, hmma_active_s, imma_active_s, dfma_active_s";
+    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags, hmma_active_s, imma_active_s, dfma_active_s, "
+    "fp64_active_s, fp32_active_s, fp16_active_s, non_tensor_tflop, non_tensor_peak_s";
+
+// The same for a schema version 2 or 3 store, which has no CUDA-core columns.
+inline constexpr const char* kWindowColumnsV3 =
+    "gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s, clock_mhz, "
+    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags, hmma_active_s, imma_active_s, dfma_active_s, "
+    "NULL, NULL, NULL, NULL, NULL";
 
 // The same for a schema version 1 store, which has no per-pipe columns.
 inline constexpr const char* kWindowColumnsV1 =
     "gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s, clock_mhz, "
-    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags, NULL, NULL, NULL";
+    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
 
 inline void BindWindow(sqlite3_stmt* s, const StoredWindow& w) {
   sqlite3_bind_int64(s, 1, w.gpu_id);
@@ -43,6 +50,11 @@ inline void BindWindow(sqlite3_stmt* s, const StoredWindow& w) {
   formats::BindOptional(s, 15, w.hmma_active_s);
   formats::BindOptional(s, 16, w.imma_active_s);
   formats::BindOptional(s, 17, w.dfma_active_s);
+  formats::BindOptional(s, 18, w.fp64_active_s);
+  formats::BindOptional(s, 19, w.fp32_active_s);
+  formats::BindOptional(s, 20, w.fp16_active_s);
+  formats::BindOptional(s, 21, w.non_tensor_tflop);
+  formats::BindOptional(s, 22, w.non_tensor_peak_s);
 }
 
 // Reads the columns of kWindowColumns.
@@ -65,6 +77,11 @@ inline StoredWindow ColumnWindow(sqlite3_stmt* s) {
   w.hmma_active_s = formats::ColumnOptional(s, 14);
   w.imma_active_s = formats::ColumnOptional(s, 15);
   w.dfma_active_s = formats::ColumnOptional(s, 16);
+  w.fp64_active_s = formats::ColumnOptional(s, 17);
+  w.fp32_active_s = formats::ColumnOptional(s, 18);
+  w.fp16_active_s = formats::ColumnOptional(s, 19);
+  w.non_tensor_tflop = formats::ColumnOptional(s, 20);
+  w.non_tensor_peak_s = formats::ColumnOptional(s, 21);
   return w;
 }
 

@@ -86,7 +86,10 @@ Status ReadWindows(const Reader& reader, int schema_version, const HistoryQuery&
       auto stmt,
       reader.Prepare(
           fmt::format("SELECT {} FROM windows w WHERE w.end_s > ?1 AND w.end_s <= ?2 AND {} ORDER BY gpu_id, end_s",
-                      schema_version == 1 ? kWindowColumnsV1 : kWindowColumns, kInJob),
+                      schema_version == 1  ? kWindowColumnsV1
+                      : schema_version < 4 ? kWindowColumnsV3
+                                           : kWindowColumns,
+                      kInJob),
           "reading windows"));
   sqlite3_stmt* s = stmt.get();
   BindQuery(s, query);

@@ -18,6 +18,13 @@
 //                                     that tensor pipe's activity x span_s over
 //                                     windows with an OFU; NULL when the source
 //                                     has no such counter (schema version 2)
+//              fp64_active_s, fp32_active_s, fp16_active_s
+//                                     the same for the CUDA-core pipes
+//              non_tensor_tflop       the non-tensor FLOP bound x span_s, in
+//                                     TFLOP (core/non_tensor.h)
+//              non_tensor_peak_s      its share of the non-tensor peak x span_s
+//                                     (all five: schema version 4, NULL when
+//                                     not measured)
 //            These follow the counter rules of docs/prometheus.md, so for any
 //            set of rows sum(utilized_s) / sum(observed_s) is their OFU,
 //            windows without data neither diluting nor inflating it.
@@ -49,7 +56,9 @@ namespace ofu::sinks {
 // the old rows keep NULL, which is what they are: not measured).
 // Version 3 added the GPUs' MIG profile and instance; older stores are read
 // with them empty (whole GPUs), as they were written.
-inline constexpr int kHistorySchemaVersion = 3;
+// Version 4 added the CUDA-core pipes and the non-tensor bound; older rows
+// read them as NULL (not measured).
+inline constexpr int kHistorySchemaVersion = 4;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
 // Bits of StoredWindow::flags.
@@ -94,6 +103,13 @@ struct StoredWindow {
   std::optional<double> hmma_active_s;
   std::optional<double> imma_active_s;
   std::optional<double> dfma_active_s;
+  // CUDA-core pipes and the non-tensor bound (window_counters.h); absent when
+  // not measured or written before schema version 4.
+  std::optional<double> fp64_active_s;
+  std::optional<double> fp32_active_s;
+  std::optional<double> fp16_active_s;
+  std::optional<double> non_tensor_tflop;
+  std::optional<double> non_tensor_peak_s;
 
   friend bool operator==(const StoredWindow&, const StoredWindow&) = default;
 };

@@ -54,6 +54,11 @@ CREATE TABLE windows(
   hmma_active_s REAL,
   imma_active_s REAL,
   dfma_active_s REAL,
+  fp64_active_s REAL,
+  fp32_active_s REAL,
+  fp16_active_s REAL,
+  non_tensor_tflop REAL,
+  non_tensor_peak_s REAL,
   PRIMARY KEY(gpu_id, end_s)) WITHOUT ROWID;
 CREATE INDEX windows_by_end ON windows(end_s);
 CREATE TABLE jobs(
@@ -71,8 +76,9 @@ CREATE INDEX jobs_by_gpu ON jobs(gpu_id, end_s);
 constexpr const char* kInsertWindow = R"sql(
 INSERT INTO windows(gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s,
                     clock_mhz, clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags,
-                    hmma_active_s, imma_active_s, dfma_active_s)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                    hmma_active_s, imma_active_s, dfma_active_s, fp64_active_s, fp32_active_s, fp16_active_s,
+                    non_tensor_tflop, non_tensor_peak_s)
+VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)
 ON CONFLICT(gpu_id, end_s) DO UPDATE SET
   span_s = excluded.span_s, observed_s = excluded.observed_s, utilized_s = excluded.utilized_s,
   busy_s = excluded.busy_s, busy_utilized_s = excluded.busy_utilized_s,
@@ -80,7 +86,9 @@ ON CONFLICT(gpu_id, end_s) DO UPDATE SET
   clock_min_mhz = excluded.clock_min_mhz, clock_max_mhz = excluded.clock_max_mhz,
   clock_windows = excluded.clock_windows, up_s = excluded.up_s, flags = excluded.flags,
   hmma_active_s = excluded.hmma_active_s, imma_active_s = excluded.imma_active_s,
-  dfma_active_s = excluded.dfma_active_s
+  dfma_active_s = excluded.dfma_active_s, fp64_active_s = excluded.fp64_active_s,
+  fp32_active_s = excluded.fp32_active_s, fp16_active_s = excluded.fp16_active_s,
+  non_tensor_tflop = excluded.non_tensor_tflop, non_tensor_peak_s = excluded.non_tensor_peak_s
 )sql";
 
 // Schema version 1 -> 2: the per-pipe columns, NULL in the old rows.
@@ -97,6 +105,17 @@ constexpr const char* kUpgradeFrom2 = R"sql(
 ALTER TABLE gpus ADD COLUMN mig_profile TEXT NOT NULL DEFAULT '';
 ALTER TABLE gpus ADD COLUMN mig_instance TEXT NOT NULL DEFAULT '';
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
+)sql";
+
+// Schema version 3 -> 4: the CUDA-core pipes and the non-tensor bound, NULL
+// in the old rows (not measured).
+constexpr const char* kUpgradeFrom3 = R"sql(
+ALTER TABLE windows ADD COLUMN fp64_active_s REAL;
+ALTER TABLE windows ADD COLUMN fp32_active_s REAL;
+ALTER TABLE windows ADD COLUMN fp16_active_s REAL;
+ALTER TABLE windows ADD COLUMN non_tensor_tflop REAL;
+ALTER TABLE windows ADD COLUMN non_tensor_peak_s REAL;
+UPDATE meta SET value = '4' WHERE key = 'schema_version';
 )sql";
 
 // A sum of optional seconds: absent only while every part is absent.
@@ -117,6 +136,11 @@ void AddInto(StoredWindow& into, const StoredWindow& w) {
   AddOptional(into.hmma_active_s, w.hmma_active_s);
   AddOptional(into.imma_active_s, w.imma_active_s);
   AddOptional(into.dfma_active_s, w.dfma_active_s);
+  AddOptional(into.fp64_active_s, w.fp64_active_s);
+  AddOptional(into.fp32_active_s, w.fp32_active_s);
+  AddOptional(into.fp16_active_s, w.fp16_active_s);
+  AddOptional(into.non_tensor_tflop, w.non_tensor_tflop);
+  AddOptional(into.non_tensor_peak_s, w.non_tensor_peak_s);
   if (w.clock_mhz && w.clock_windows > 0) {
     const double sum = into.clock_mhz.value_or(0) * static_cast<double>(into.clock_windows) +
                        *w.clock_mhz * static_cast<double>(w.clock_windows);
@@ -150,6 +174,11 @@ StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s) {
   row.hmma_active_s = counters.hmma_active_s;
   row.imma_active_s = counters.imma_active_s;
   row.dfma_active_s = counters.dfma_active_s;
+  row.fp64_active_s = counters.fp64_active_s;
+  row.fp32_active_s = counters.fp32_active_s;
+  row.fp16_active_s = counters.fp16_active_s;
+  row.non_tensor_tflop = counters.non_tensor_tflop;
+  row.non_tensor_peak_s = counters.non_tensor_peak_s;
   if (w.sm_clock_mhz) {
     row.clock_mhz = w.sm_clock_mhz;
     row.clock_min_mhz = w.sm_clock_min_mhz.value_or(*w.sm_clock_mhz);
@@ -308,13 +337,18 @@ Status HistoryStore::Initialize() {
     }
     Stmt stmt(raw);
     if (sqlite3_step(raw) == SQLITE_ROW) version = ColumnText(raw, 0);
-    // Upgrades run in turn: a version 1 store becomes 2, then 3.
+    // Upgrades run in turn: a version 1 store becomes 2, then 3, then 4.
     const bool from_1 = version == "1";
+    const bool from_2 = from_1 || version == "2";
+    const bool from_3 = from_2 || version == "3";
     if (from_1) {
       if (Status s = Exec(kUpgradeFrom1, "upgrading the schema from version 1"); !s.ok()) return fail(s.error());
     }
-    if (from_1 || version == "2") {
+    if (from_2) {
       if (Status s = Exec(kUpgradeFrom2, "upgrading the schema from version 2"); !s.ok()) return fail(s.error());
+    }
+    if (from_3) {
+      if (Status s = Exec(kUpgradeFrom3, "upgrading the schema from version 3"); !s.ok()) return fail(s.error());
     } else if (version != std::to_string(kHistorySchemaVersion)) {
       return fail(Error::MalformedInput("history store {}: schema version {}, this ofu reads versions {} to {}",
                                         options_.path, version.value_or("(none)"), kOldestReadableSchemaVersion,

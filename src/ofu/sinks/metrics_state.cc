@@ -167,10 +167,10 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
           &CounterSeconds::tensor_active_s);
   // A pipe the source never delivered for a GPU has no series for it, not 0.
   const auto pipe_counter = [&](std::string_view family, std::string_view help,
-                                std::optional<double> CounterSeconds::*field) {
+                                std::optional<double> CounterSeconds::*field, double scale = 1) {
     out.Family(family, MetricType::kCounter, help);
     for (const GpuState* gpu : gpus) {
-      if (gpu->counters.*field) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *(gpu->counters.*field));
+      if (gpu->counters.*field) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *(gpu->counters.*field) * scale);
     }
   };
   pipe_counter("ofu_hmma_active_seconds",
@@ -181,6 +181,23 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
                &CounterSeconds::imma_active_s);
   pipe_counter("ofu_dfma_active_seconds", "Integral of DFMA (fp64) tensor pipe activity over windows with valid data.",
                &CounterSeconds::dfma_active_s);
+  // The CUDA-core pipes and the non-tensor bound (core/non_tensor.h), by the same rule.
+  pipe_counter("ofu_fp64_active_seconds",
+               "Integral of FP64 CUDA-core pipe activity (non-tensor) over windows with valid data.",
+               &CounterSeconds::fp64_active_s);
+  pipe_counter("ofu_fp32_active_seconds",
+               "Integral of FP32 CUDA-core pipe activity (non-tensor) over windows with valid data.",
+               &CounterSeconds::fp32_active_s);
+  pipe_counter("ofu_fp16_active_seconds",
+               "Integral of FP16 CUDA-core pipe activity (non-tensor) over windows with valid data.",
+               &CounterSeconds::fp16_active_s);
+  pipe_counter("ofu_non_tensor_flop_upper_bound",
+               "Upper bound of the FLOPs done on CUDA cores (pipe activity x SMs x lanes x 2 x SM clock), over "
+               "windows with valid data; rate() is FLOP/s.",
+               &CounterSeconds::non_tensor_tflop, 1e12);
+  pipe_counter("ofu_non_tensor_peak_seconds",
+               "Integral of the non-tensor bound's share of the CUDA-core peak over windows with valid data.",
+               &CounterSeconds::non_tensor_peak_s);
   gauge("ofu_ofu_ratio", "OFU of the last window.", &GpuState::ofu);
   gauge("ofu_tensor_active_ratio", "Tensor pipe activity (0..1) of the last window.", &GpuState::tensor_active);
   gauge("ofu_sm_clock_mhz", "Mean SM clock of the last window, MHz.", &GpuState::sm_clock_mhz);

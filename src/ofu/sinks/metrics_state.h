@@ -2,7 +2,9 @@
 //
 // It keeps, per GPU, the monotonic counters of docs/prometheus.md §1
 // (utilized, observed, busy, busy-utilized and tensor-active seconds, and
-// HMMA/IMMA/DFMA-active seconds where the source has those pipes; each
+// HMMA/IMMA/DFMA-active seconds where the source has those pipes, and the
+// CUDA-core FP64/FP32/FP16-active seconds and the non-tensor FLOP bound where
+// it has those and the SKU lists the lanes; each
 // window adds what the counter rule of window_counters.h gives), the
 // gauges of the last window, the GPU's info and up-ness, the job now on it,
 // and per source the error counters; and renders them in Prometheus text or

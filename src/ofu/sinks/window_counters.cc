@@ -30,6 +30,11 @@ CounterSeconds CountersOfWindow(const GpuWindow& gpu, double window_s) {
   counters.hmma_active_s = PipeSeconds(gpu.pipes.hmma, window_s);
   counters.imma_active_s = PipeSeconds(gpu.pipes.imma, window_s);
   counters.dfma_active_s = PipeSeconds(gpu.pipes.dfma, window_s);
+  counters.fp64_active_s = PipeSeconds(w.non_tensor.fp64_active, window_s);
+  counters.fp32_active_s = PipeSeconds(w.non_tensor.fp32_active, window_s);
+  counters.fp16_active_s = PipeSeconds(w.non_tensor.fp16_active, window_s);
+  counters.non_tensor_tflop = PipeSeconds(w.non_tensor.flops_upper_bound_tflops, window_s);
+  counters.non_tensor_peak_s = PipeSeconds(w.non_tensor.share_of_peak, window_s);
   return counters;
 }
 
@@ -42,6 +47,11 @@ void AddCounters(CounterSeconds& total, const CounterSeconds& part) {
   AddOptional(total.hmma_active_s, part.hmma_active_s);
   AddOptional(total.imma_active_s, part.imma_active_s);
   AddOptional(total.dfma_active_s, part.dfma_active_s);
+  AddOptional(total.fp64_active_s, part.fp64_active_s);
+  AddOptional(total.fp32_active_s, part.fp32_active_s);
+  AddOptional(total.fp16_active_s, part.fp16_active_s);
+  AddOptional(total.non_tensor_tflop, part.non_tensor_tflop);
+  AddOptional(total.non_tensor_peak_s, part.non_tensor_peak_s);
 }
 
 }  // namespace ofu::sinks

@@ -23,8 +23,12 @@
 // it keeps every ratio of sums (utilized / observed, tensor_active / observed)
 // from being diluted or inflated by windows without data.
 //
-// Absent, not 0. The per-pipe counters (HMMA, IMMA, DFMA) are absent when the
-// source did not deliver that pipe in the window, or the window is invalid.
+// Absent, not 0. The per-pipe counters (HMMA, IMMA, DFMA, and the CUDA-core
+// FP64, FP32, FP16 pipes) are absent when the source did not deliver that
+// pipe in the window, or the window is invalid. So is the non-tensor bound
+// (core/non_tensor.h), which also needs the SKU's CUDA-core lanes:
+//   non_tensor_tflop      flops_upper_bound_tflops x window_s (TFLOP)
+//   non_tensor_peak_s     share_of_peak x window_s
 // The sinks keep "absent" each in their own way, on purpose:
 //   - the exposition has no series for a pipe until the first valid window
 //     that delivers it, and an absent increment does not advance it;
@@ -54,6 +58,11 @@ struct CounterSeconds {
   std::optional<double> hmma_active_s;  // absent: the pipe was not measured
   std::optional<double> imma_active_s;
   std::optional<double> dfma_active_s;
+  std::optional<double> fp64_active_s;  // CUDA-core pipes (DCGM 1006-1008)
+  std::optional<double> fp32_active_s;
+  std::optional<double> fp16_active_s;
+  std::optional<double> non_tensor_tflop;   // the bound's TFLOP over the window
+  std::optional<double> non_tensor_peak_s;  // share_of_peak x window_s
 };
 
 // True when the window advances the counters (see above).

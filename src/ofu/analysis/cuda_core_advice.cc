@@ -1,0 +1,86 @@
+#include "ofu/analysis/cuda_core_advice.h"
+
+#include <fmt/format.h>
+
+namespace ofu::analysis {
+namespace {
+
+struct Pipe {
+  const char* name;
+  std::optional<double> active;
+  const std::optional<PipeSpec>* spec;
+  const char* tensor_precision;  // the tensor precision that replaces it
+};
+
+std::optional<double> Gain(const GpuSpec* spec, const std::optional<PipeSpec>& pipe, const std::string& precision) {
+  if (spec == nullptr || !pipe) return std::nullopt;
+  auto it = spec->precisions.find(precision);
+  if (it == spec->precisions.end() || pipe->peak_tflops <= 0) return std::nullopt;
+  return it->second.peak_tflops / pipe->peak_tflops;
+}
+
+}  // namespace
+
+std::optional<CudaCoreAdvice> AdviseCudaCores(const std::string& gpu, const GpuSpec* spec, const Summary& summary) {
+  if (!summary.ofu || *summary.ofu >= kLowOfu) return std::nullopt;
+  static const std::optional<PipeSpec> kNone;
+  const NonTensorSpec* nt = spec != nullptr && spec->non_tensor ? &*spec->non_tensor : nullptr;
+  const Pipe pipes[] = {
+      {"fp32", summary.non_tensor.fp32_active, nt ? &nt->fp32 : &kNone, "tf32"},
+      {"fp16", summary.non_tensor.fp16_active, nt ? &nt->fp16 : &kNone, "fp16"},
+      {"fp64", summary.non_tensor.fp64_active, nt ? &nt->fp64 : &kNone, "fp64"},
+  };
+  const Pipe* busiest = nullptr;
+  for (const Pipe& p : pipes) {
+    if (p.active && *p.active >= kBusyPipe && (busiest == nullptr || *p.active > *busiest->active)) busiest = &p;
+  }
+  if (busiest == nullptr) return std::nullopt;
+
+  CudaCoreAdvice advice;
+  advice.gpu = gpu;
+  advice.pipe = busiest->name;
+  advice.pipe_active = *busiest->active;
+  advice.ofu = *summary.ofu;
+  advice.tensor_precision = busiest->tensor_precision;
+  advice.gain_upper_bound = Gain(spec, *busiest->spec, advice.tensor_precision);
+  std::string fix;
+  if (advice.pipe == "fp32") {
+    advice.bf16_gain_upper_bound = Gain(spec, *busiest->spec, "bf16");
+    fix =
+        "enable TF32 for FP32 matmuls (torch.backends.cuda.matmul.allow_tf32 = True, or "
+        "torch.set_float32_matmul_precision(\"high\")), or run the model under bf16/fp16 autocast";
+  } else if (advice.pipe == "fp16") {
+    fix =
+        "make sure the fp16/bf16 matmuls reach tensor-core kernels (shapes multiple of 8, cuBLAS/cuDNN, not "
+        "hand-written elementwise loops)";
+  } else {
+    fix =
+        "FP64 runs on tensor cores only through DMMA-capable libraries (cuBLAS DGEMM on A100/H100); check that "
+        "the FP64 math is a GEMM the library can take";
+  }
+  advice.text = fmt::format(
+      "{}: OFU {:.3f} while the {} pipe is {:.0f}% active: the math runs on the CUDA cores, not the tensor "
+      "cores. Usual fix: {}.",
+      gpu, advice.ofu,
+      advice.pipe == "fp32"   ? "FP32"
+      : advice.pipe == "fp16" ? "FP16"
+                              : "FP64",
+      advice.pipe_active * 100, fix);
+  if (advice.gain_upper_bound) {
+    advice.text += fmt::format(" Gain at most {:.1f}x ({} tensor peak over the {} CUDA-core peak",
+                               *advice.gain_upper_bound, advice.tensor_precision, advice.pipe);
+    if (advice.bf16_gain_upper_bound) advice.text += fmt::format("; {:.1f}x with bf16", *advice.bf16_gain_upper_bound);
+    advice.text += ").";
+  }
+  return advice;
+}
+
+std::vector<CudaCoreAdvice> AdviseCudaCores(const Report& report) {
+  std::vector<CudaCoreAdvice> out;
+  for (const GpuReport& gpu : report.gpus) {
+    if (auto advice = AdviseCudaCores(gpu.identity.key, gpu.spec, gpu.summary)) out.push_back(std::move(*advice));
+  }
+  return out;
+}
+
+}  // namespace ofu::analysis
