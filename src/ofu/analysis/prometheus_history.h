@@ -3,7 +3,7 @@
 // StoredHistory the agent's SQLite store gives, so that one report builder,
 // one reconciliation and one regression scan serve both. This is the
 // fine-grained path: `ofu regress`, `ofu report --html`, and `ofu report`
-// with --windows. Totals alone (`ofu report`, `ofu reconcile`) come from
+// with --per-window. Totals alone (`ofu report`, `ofu reconcile`) come from
 // prometheus_totals.h, which lets the server do the sums.
 //
 // What it asks (docs/prometheus.md, "Queries ofu sends"):

@@ -90,11 +90,23 @@ class TotalsReader {
                                 }
                               }));
     double most = 0;
-    for (const auto& [uuid, n] : samples_of) most = std::max(most, n);
+    std::string densest;
+    for (const auto& [uuid, n] : samples_of) {
+      if (n > most) most = n, densest = uuid;
+    }
     if (most < 1) return std::move(totals_);
-    scrape_s_ = (until - since) / most;
+    // The scrape interval: the range over the samples, or less where scrapes
+    // are denser than that (gaps lower the mean), from the most samples any
+    // 10 minutes of the densest GPU hold.
+    scrape_s_ = mean_scrape_s_ = (until - since) / most;
+    OFU_RETURN_IF_ERROR(
+        Instant(fmt::format("max_over_time(count_over_time(ofu_observed_seconds_total{{uuid={}}}[10m])[{}:10m])",
+                            PromQuoted(densest), Ms(until - since)),
+                until, [&](const PromSeries& s) {
+                  if (s.samples.front().second >= 2) scrape_s_ = std::min(scrape_s_, 600 / s.samples.front().second);
+                }));
     step_s_ = options_.step_s > 0 ? options_.step_s : std::max(0.001, std::floor(scrape_s_ * 0.9 * 1000) / 1000);
-    totals_.window_s = scrape_s_;
+    totals_.window_s = mean_scrape_s_;
     piece_s_ = std::max(step_s_, static_cast<double>(options_.query.max_samples_per_query) /
                                      (kSamplesPerGpuStep * static_cast<double>(ids_.size())) * step_s_);
 
@@ -250,7 +262,7 @@ class TotalsReader {
                                      job.end_s = -INFINITY;
                                    }
                                    if (last) job.end_s = std::max(*job.end_s, t);
-                                   if (!last) job.start_s = std::min(job.start_s, t - scrape_s_);
+                                   if (!last) job.start_s = std::min(job.start_s, t - mean_scrape_s_);
                                  }));
     }
     // Scrapes after the last step.
@@ -287,7 +299,7 @@ class TotalsReader {
   const PrometheusTotalsOptions& options_;
   HistoryTotals totals_;
   std::map<std::string, std::int64_t> ids_;
-  double scrape_s_ = 0, step_s_ = 0, piece_s_ = 0;
+  double scrape_s_ = 0, mean_scrape_s_ = 0, step_s_ = 0, piece_s_ = 0;
   std::string job_filter_;  // the GPUs' label filter, and the job's
 };
 

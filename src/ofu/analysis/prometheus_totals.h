@@ -16,7 +16,8 @@
 // extrapolation). A step holds at most one scrape when S ≤ the scrape
 // interval; then a reset is counted as the raw rows count it and each
 // scrape's increase goes to the job scraped with it, as in the store. S is
-// the shortest scrape interval seen, less 10 %, unless given. A scrape gap
+// the scrape interval, less 10 %, from the densest 10 minutes of the GPU with
+// the most samples, unless given. A scrape gap
 // longer than G (5 min) starts the counter afresh: the increase across it is
 // not counted (the raw rows count it). G is 5 minutes, the server's default
 // lookback: a longer G costs the server G / scrape interval samples per step.
