@@ -153,6 +153,20 @@ def fleet_dashboard():
                       "tensor activity"),
                target(f"sum({rate('ofu_utilized_seconds_total')}) / (sum({rate('ofu_tensor_active_seconds_total')}) > 0)",
                       "clock ratio f_SM / f_spec")]),
+        panel("timeseries", "CUDA-core FP32 pipe vs OFU", "Work outside the tensor cores: FP32 pipe activity of the "
+              "CUDA cores beside OFU, fleet-wide and per job. A busy FP32 pipe with OFU near 0 is FP32 math that "
+              "TF32 or bf16/fp16 autocast would move to the tensor cores (docs/metrics.md, Non-tensor work). "
+              "Only GPUs whose agent exports the pipe count.",
+              [target(f"sum({rate('ofu_fp32_active_seconds_total')}) / (sum({rate('ofu_observed_seconds_total')}) > 0)",
+                      "fleet FP32 pipe"),
+               target(f"sum({rate('ofu_utilized_seconds_total')}) / (sum({rate('ofu_observed_seconds_total')}) > 0)",
+                      "fleet OFU"),
+               target(f"sum by (job_id) ({rate('ofu_fp32_active_seconds_total')} {job}) / "
+                      f"(sum by (job_id) ({rate('ofu_observed_seconds_total')} {job}) > 0)", "{{job_id}} FP32 pipe")]),
+        panel("timeseries", "Non-tensor FLOP/s, upper bound", "Sum over the CUDA-core pipes of activity x SMs x "
+              "lanes x 2 x f_SM (ofu_non_tensor_flop_upper_bound_total): an upper bound, since a pipe's activity "
+              "counts issue cycles, not useful FLOPs.",
+              [target(f"sum({rate('ofu_non_tensor_flop_upper_bound_total')})", "fleet")], unit="flops"),
         row("Regressions and precision shifts"),
         panel("timeseries", "GPU OFU drop against its baseline", "Input of the OFUGPUChangePoint alert: baseline "
               "(1.5-3.5 h ago) over the last 30 m; the alert needs 1.25 or more (and a significant change).",

@@ -125,6 +125,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   // The OFU to correct, before the (possibly long) trace read.
   std::optional<double> measured = args.ofu;
   std::string ofu_source = "--ofu";
+  std::optional<double> fp32_pipe_active;
   if (args.input) {
     OFU_ASSIGN_OR_RETURN(auto recording, sources::ReadRecordingFile(*args.input));
     analysis::ReportOptions options;
@@ -143,6 +144,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
     }
     measured = report.overall.ofu;
     ofu_source = *args.input;
+    fp32_pipe_active = report.overall.non_tensor.fp32_active;
   }
 
   formats::TraceReadOptions read_options;
@@ -170,6 +172,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   view.gpu_origin = gpu.origin;
   view.ofu = measured;
   view.ofu_source = ofu_source;
+  view.fp32_pipe_active = fp32_pipe_active;
   fmt::print("{}",
              args.format == "json" ? analysis::RenderCorrectionJson(view) : analysis::RenderCorrectionTable(view));
   if (!report.factor) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/core/clock_events.h"
 #include "ofu/core/ofu_math.h"
 
@@ -64,6 +65,26 @@ double IndexOrder(const sources::GpuReading& gpu) {
     return std::stod(gpu.identity.gpu_index);
   } catch (...) {  // no index, or not a number: after every numbered GPU
     return 1e18;
+  }
+}
+
+// The CUDA-core pipes (issue 18), only where the source delivers one: work
+// that the tensor-pipe OFU does not see. Low OFU beside a busy pipe gets the
+// usual fix, as in `ofu report` (ofu/analysis/cuda_core_advice.h).
+template <typename AddLine>
+void AddCudaCoreLine(const TopModel::Gpu& gpu, const CounterSample& sample, const AddLine& add) {
+  if (!sample.fp32_active && !sample.fp64_active && !sample.fp16_active) return;
+  add(fmt::format("{}cuda     FP32 {:>8}   FP64 {}   FP16 {}", kIndent, Percent(sample.fp32_active),
+                  Percent(sample.fp64_active), Percent(sample.fp16_active)),
+      LineStyle::kNormal);
+  bool busy = false;
+  for (const std::optional<double>& pipe : {sample.fp32_active, sample.fp64_active, sample.fp16_active}) {
+    busy = busy || (pipe && *pipe >= analysis::kBusyPipe);
+  }
+  if (busy && gpu.ofu && *gpu.ofu < analysis::kLowOfu) {
+    add(fmt::format("{}advice   math on CUDA cores, not tensor cores: TF32 for FP32 matmuls, or bf16/fp16 autocast",
+                    kIndent),
+        LineStyle::kWarning);
   }
 }
 
@@ -226,6 +247,7 @@ std::vector<TopLine> RenderTop(const TopModel& model, const TopFrame& frame) {
     add(fmt::format("{}history  {}", kIndent, spark));
     add(fmt::format("{}tensor   {:>8}   SM clock {}/{} MHz   power {} W", kIndent, Percent(sample.tensor_active),
                     Number(sample.sm_clock_mhz), Number(gpu.spec_clock_mhz), Number(sample.power_w)));
+    AddCudaCoreLine(gpu, sample, add);
     add(fmt::format("{}throttle {}", kIndent, Throttle(sample)));
     if (!gpu.model_problem.empty()) add(fmt::format("{}model    {}", kIndent, gpu.model_problem), LineStyle::kWarning);
     if (!reading.processes.empty()) {

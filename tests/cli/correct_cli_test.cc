@@ -200,6 +200,40 @@ TEST_F(CorrectCli, RealA100TraceShowsItsGemmsRanOnCudaCores) {
   EXPECT_NE(json["notes"].dump().find("record_shapes=True"), std::string::npos) << json["notes"];
 }
 
+// The trace's GEMM time on CUDA cores beside a recording's FP32 pipe (issue
+// 18): the real A100 trace above (5336 of 7189 us on CUDA cores) with a
+// SYNTHETIC A100 recording (written here, not measured): tensor pipe 0.02,
+// FP32 pipe 0.7 at 1410 MHz, 60 s; then the same without the FP32 counter.
+TEST_F(CorrectCli, RecordingsFp32PipeStandsBesideTheCudaCoreGemmShare) {
+  auto recording = [](bool with_fp32) {
+    std::string text = "# SYNTHETIC recording written by tests/cli/correct_cli_test.cc, not measured on a GPU\n";
+    const std::string labels = R"(gpu="0",UUID="GPU-simt-0",modelName="NVIDIA A100-SXM4-80GB",Hostname="node-a")";
+    for (int t = 1; t <= 60; ++t) {
+      const int ts = 1699999980 + t;
+      text += fmt::format("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{{{}}} 0.02 {}\n", labels, ts);
+      if (with_fp32) text += fmt::format("DCGM_FI_PROF_PIPE_FP32_ACTIVE{{{}}} 0.7 {}\n", labels, ts);
+      text += fmt::format("DCGM_FI_DEV_SM_CLOCK{{{}}} 1410 {}\n", labels, ts);
+    }
+    return text;
+  };
+  const std::string trace = OFU_TEST_DATA_DIR "/kineto/hta-alexnet-a100.json.gz";
+  Write("fp32.prom", recording(true));
+  const auto json = nlohmann::json::parse(Ofu("correct --trace '" + trace + "' --input fp32.prom --format json").out);
+  EXPECT_NEAR(json["fp32_pipe_active"].get<double>(), 0.7, 1e-12);
+  EXPECT_NEAR(json["non_tensor_gemm_share"].get<double>(), 5336.0 / 7189, 1e-12);
+  const auto table = Ofu("correct --trace '" + trace + "' --input fp32.prom");
+  EXPECT_NE(table.out.find("FP32 pipe (recording) 70.0 % active  (busy, and most GEMM time is on CUDA cores: FP32 "
+                           "GEMMs; TF32 or bf16/fp16 autocast"),
+            std::string::npos)
+      << table.out;
+
+  Write("no-fp32.prom", recording(false));
+  const auto without =
+      nlohmann::json::parse(Ofu("correct --trace '" + trace + "' --input no-fp32.prom --format json").out);
+  EXPECT_TRUE(without["fp32_pipe_active"].is_null()) << "absent, never 0";
+  EXPECT_EQ(Ofu("correct --trace '" + trace + "' --input no-fp32.prom").out.find("FP32 pipe"), std::string::npos);
+}
+
 TEST_F(CorrectCli, ErrorsAndExitCodes) {
   // A truncated trace: exit 2 naming the file and the byte offset.
   const std::string text = kKinetoTrace;

@@ -72,6 +72,27 @@ TEST_F(TopViewTest, HalfTensorAtSpecClockIsFiftyPercentWithClockAgainstSpec) {
   EXPECT_EQ(text.find("SYNTHETIC"), std::string::npos);
 }
 
+// Issue 18: the CUDA-core pipes get a line only where the source delivers
+// one. OFU 0.02 x 1830 / 1829.95 = 2.0 % with the FP32 pipe at 70 %: the
+// advice; the same pipe beside OFU 50 %: no advice; no pipe counter: no line.
+TEST_F(TopViewTest, CudaCorePipesShowWhenDeliveredWithAdviceWhenOfuIsLow) {
+  TopModel model(specs_, 60);
+  sources::GpuReading low = Gpu("0", 0.02, 1830);
+  low.sample.fp32_active = 0.7;
+  sources::GpuReading high = Gpu("1", 0.5, 1830);
+  high.sample.fp32_active = 0.7;
+  model.Add(Snap({low, high, Gpu("2", 0.02, 1830)}));
+  const std::string text = Render(model, SortOrder::kGpuIndex);
+  EXPECT_NE(text.find("cuda     FP32   70.0 %   FP64 —   FP16 —"), std::string::npos) << text;
+  const std::string advice = "advice   math on CUDA cores, not tensor cores: TF32 for FP32 matmuls";
+  const std::size_t gpu1 = text.find("GPU 1"), gpu2 = text.find("GPU 2");
+  ASSERT_NE(gpu1, std::string::npos);
+  ASSERT_NE(gpu2, std::string::npos);
+  EXPECT_LT(text.find(advice), gpu1) << "GPU 0 has the advice\n" << text;
+  EXPECT_EQ(text.find(advice, gpu1), std::string::npos) << "GPUs 1 and 2 have none\n" << text;
+  EXPECT_EQ(text.find("cuda ", gpu2), std::string::npos) << "GPU 2 has no pipe counter\n" << text;
+}
+
 TEST_F(TopViewTest, AboveSpecClockIsShownAboveHundredNotClamped) {
   TopModel model(specs_, 60);
   model.Add(Snap({Gpu("0", 1.0, 1980)}));

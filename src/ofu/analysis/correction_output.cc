@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/analysis/cuda_core_advice.h"
+
 namespace ofu::analysis {
 namespace {
 
@@ -26,6 +28,19 @@ std::string Bytes(uint64_t bytes) {
   if (bytes >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1 << 30));
   if (bytes >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
   return fmt::format("{} B", bytes);
+}
+
+// The recording's FP32 pipe beside the trace's GEMM time on CUDA cores. The
+// two need not cover the same minutes, so this says what agrees, not more.
+std::string Fp32PipeLine(double fp32_active, const std::optional<double>& simt_gemm_share) {
+  std::string line = fmt::format("{} active", Percent(fp32_active));
+  if (fp32_active < kBusyPipe || !simt_gemm_share) return line;
+  if (*simt_gemm_share >= 0.5) {
+    return line +
+           "  (busy, and most GEMM time is on CUDA cores: FP32 GEMMs; TF32 or bf16/fp16 autocast "
+           "moves them to the tensor cores)";
+  }
+  return line + "  (busy, but most GEMM time is on tensor cores: FP32 work other than these GEMMs)";
 }
 
 }  // namespace
@@ -59,6 +74,7 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
   out["mfu_scale"] = Optional(r.mfu_scale);
   out["predicted_mfu"] = Optional(view.PredictedMfu());
   out["non_tensor_gemm_share"] = Optional(r.non_tensor_gemm_share);
+  out["fp32_pipe_active"] = Optional(view.fp32_pipe_active);
   json mix = json::array();
   for (const PrecisionShare& share : r.precision_mix) {
     mix.push_back({{"precision", kernels::PrecisionName(share.precision)},
@@ -133,6 +149,8 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
   line("GEMMs on CUDA cores", r.non_tensor_gemm_share ? fmt::format("{} of GEMM time ({} kernels; not in OFU)",
                                                                     Percent(*r.non_tensor_gemm_share), c.simt_kernels)
                                                       : std::string("—"));
+  if (view.fp32_pipe_active)
+    line("FP32 pipe (recording)", Fp32PipeLine(*view.fp32_pipe_active, r.non_tensor_gemm_share));
   if (view.ofu) {
     line("OFU", fmt::format("{:.3f}  (from {})", *view.ofu, view.ofu_source));
     const std::optional<double> corrected = view.CorrectedOfu();

@@ -5,7 +5,7 @@
 //    "gpu": {"sku","name","rates"},            rates: "spec" or "generic"
 //    "reference_precision": "bf16",
 //    "factor", "ofu", "ofu_source", "corrected_ofu", "mfu_scale", "predicted_mfu",
-//    "non_tensor_gemm_share",
+//    "non_tensor_gemm_share", "fp32_pipe_active",
 //    "precision_mix": [{"precision","tensor_time_share","relative_rate"}],
 //    "coverage": {"kernels","kernel_time_us","gemm_kernels","gemm_time_us",
 //                 "corrected_kernels","corrected_time_us","simt_kernels","simt_time_us",
@@ -36,6 +36,10 @@ struct CorrectionView {
   std::string gpu_origin;        // "--gpu-model", "the trace", "the recording"
   std::optional<double> ofu;     // the measured OFU to correct
   std::string ofu_source;        // "--ofu" or the recording's path
+  // The recording's mean FP32 (CUDA-core) pipe activity, 0..1; absent without
+  // a recording or when it lacks the counter. Set beside the trace's share of
+  // GEMM time on CUDA cores, which it confirms or not (see the table's line).
+  std::optional<double> fp32_pipe_active;
 
   std::optional<double> CorrectedOfu() const;
   std::optional<double> PredictedMfu() const;
