@@ -15,9 +15,17 @@ Data, all SYNTHETIC:
     (data/recordings/), given an instance label, a Slurm job on GPU 0
     (hpc_job) and a pod on GPU 1, as dcgm-exporter labels them.
 The recording rules (deploy/prometheus/ofu-recording-rules.yml,
-ofu-regression-rules.yml, dcgm-exporter-rules.yml) are backfilled with
-`promtool tsdb create-blocks-from rules`, one pass per level of rules that
-read other rules, restarting Prometheus between passes.
+ofu-regression-rules.yml, dcgm-exporter-rules.yml) are backfilled one pass
+per level of rules that read other rules: Prometheus evaluates each rule over
+the span (query_range, one step a minute from the data's first sample), the
+answers are written as OpenMetrics and loaded with `promtool tsdb
+create-blocks-from openmetrics`, and Prometheus restarts between passes.
+Not `promtool tsdb create-blocks-from rules`: it evaluates a group at a
+phase within the minute hashed from the rule file's path, here a temporary
+directory, so one run in about sixty put every rule sample of a level just
+outside the 59 s lookback of the next level or of the dashboard's steps and
+the panel read nothing (CI, 2026-11-23). Evaluating on the data's own
+minute makes the samples of every level fall on the dashboard's steps.
 
 Every panel must return data for every query, at the end of its data (stat
 and table panels) or over its span (time series); every template variable
@@ -212,6 +220,32 @@ def rule_levels(rule_files):
     return level, recorded
 
 
+def om_labels(labels):
+    def escape(v):
+        return v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return "{" + ",".join(f'{k}="{escape(v)}"' for k, v in sorted(labels.items())) + "}"
+
+
+def evaluate_rules(prom, level, begin, end):
+    """OpenMetrics of every recording rule of `level`, evaluated by Prometheus
+    once a minute from `begin` to `end` (Unix seconds), as the rule manager
+    would record them: the rule's name, the answer's labels and the rule's
+    own labels."""
+    families = {}  # One OpenMetrics family per name, though several rules record it.
+    for rule in level:
+        answer = prom.api("query_range", query=rule["expr"], start=begin, end=end, step=60)
+        if answer.get("status") != "success":
+            raise RuntimeError(f"rule {rule['record']}: {json.dumps(answer)[:300]}")
+        name = rule["record"]
+        lines = families.setdefault(name, [f"# TYPE {name} gauge\n"])
+        for series in answer["data"]["result"]:
+            labels = {k: v for k, v in series["metric"].items() if k != "__name__"}
+            labels.update(rule.get("labels", {}))
+            lines += [f"{name}{om_labels(labels)} {value} {t}\n" for t, value in series["values"]]
+    out = [line for lines in families.values() for line in lines]
+    return "".join(out) + "# EOF\n"
+
+
 def expand(expr, range_s):
     expr = expr.replace("$__rate_interval", "5m").replace("$__interval", "1m").replace("$__range", f"{range_s}s")
     return re.sub(r"\$\w+", ".*", expr)
@@ -295,19 +329,15 @@ def main():
         passes = [(level, fleet_start - 60, fleet_end + 60) for level in ofu_levels] + \
                  [(level, dcgm_start - 60, dcgm_end + 360) for level in dcgm_levels]
         for i, (level, begin, finish) in enumerate(passes):
-            level_file = os.path.join(scratch, f"rules-{i}.yml")
-            with open(level_file, "w") as f:
-                yaml.safe_dump({"groups": [{"name": f"level-{i}", "rules": level}]}, f)
-            out = os.path.join(scratch, f"blocks-{i}")
             prom.start()
-            made = subprocess.run([promtool, "tsdb", "create-blocks-from", "rules", "--quiet", f"--url={prom.url}",
-                                   f"--start={begin}", f"--end={finish}", f"--output-dir={out}",
-                                   "--eval-interval=60s", level_file], capture_output=True, text=True)
+            om = os.path.join(scratch, f"rules-{i}.om")
+            with open(om, "w") as f:
+                f.write(evaluate_rules(prom, level, begin, finish))
             prom.stop()
+            made = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", om, tsdb],
+                                  capture_output=True, text=True)
             if not check(made.returncode == 0, f"rule backfill, level {i}: {made.stdout}{made.stderr}"):
                 return 1
-            for block in os.listdir(out):
-                shutil.move(os.path.join(out, block), os.path.join(tsdb, block))
 
         prom.start()
         # The fleet dashboard over the fleet's 4 hours; the zero-deploy one over
