@@ -10,3 +10,5 @@ for bench in "$build"/bench/bench_*; do
 done
 echo "== reader vs promtool check metrics"
 bash bench/compare_promtool.sh "$build"
+echo "== fleet scale: Prometheus and the store (bench/fleet_scale.sh)"
+bash bench/fleet_scale.sh "$build"

@@ -2,7 +2,14 @@
 
 #include <utility>
 
+#include <unistd.h>
+
+#include <functional>
+
+#include <fmt/format.h>
+
 #include "ofu/analysis/prometheus_history.h"
+#include "ofu/analysis/prometheus_totals.h"
 #include "ofu/analysis/store_report.h"
 
 namespace ofu::cli {
@@ -16,10 +23,29 @@ HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& a
   cmd.add_option("--since", args.since,
                  "Windows ending after this time (Unix seconds, RFC 3339, or -2h, -7d); Prometheus default -1d");
   cmd.add_option("--until", args.until, "Windows ending at or before this time; Prometheus default now");
+  cmd.add_option("--timeout", args.timeout_s, "Prometheus: seconds to wait for each query's answer")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_flag("--per-window", args.per_window,
+               "Prometheus: read every scrape instead of letting the server sum the counters (slower; gives "
+               "percentiles)");
   return HistorySourceOptions{store, prometheus};
 }
 
-Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s) {
+namespace {
+
+// Progress of long queries, for people watching a terminal: one line,
+// rewritten; nothing when stderr is not a terminal.
+std::function<void(const std::string&)> TerminalProgress() {
+  if (::isatty(STDERR_FILENO) != 1) return nullptr;
+  return [](const std::string& line) { fmt::print(stderr, "\rofu: Prometheus: {}\033[K", line); };
+}
+
+void EndProgress() {
+  if (::isatty(STDERR_FILENO) == 1) fmt::print(stderr, "\r\033[K");
+}
+
+Result<sinks::HistoryQuery> QueryOf(const HistorySourceArgs& args, double now_s) {
   if (args.store.empty() == args.prometheus.empty()) {
     return Error::InvalidArgument("give one of --store PATH (the agent's history) or --prometheus URL");
   }
@@ -30,11 +56,51 @@ Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, dou
     OFU_ASSIGN_OR_RETURN(auto time, analysis::ParseTimeArgument(**text, now_s));
     *into = time;
   }
+  if (args.store.empty()) {
+    // A Prometheus range must be bounded: the last day unless told.
+    if (!query.until_s) query.until_s = now_s;
+    if (!query.since_s) query.since_s = *query.until_s - 86400;
+  }
+  return query;
+}
+
+analysis::PrometheusQueryOptions QueryOptionsOf(const HistorySourceArgs& args) {
+  analysis::PrometheusQueryOptions options;
+  options.timeout_s = args.timeout_s;
+  options.progress = TerminalProgress();
+  return options;
+}
+
+}  // namespace
+
+Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s) {
+  OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
   if (!args.store.empty()) return sinks::ReadHistory(args.store, query);
-  // A Prometheus range must be bounded: the last day unless told.
-  if (!query.until_s) query.until_s = now_s;
-  if (!query.since_s) query.since_s = *query.until_s - 86400;
-  return analysis::ReadPrometheusHistory(args.prometheus, query);
+  auto history = analysis::ReadPrometheusHistory(args.prometheus, query, QueryOptionsOf(args));
+  EndProgress();
+  return history;
+}
+
+Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
+                                    bool windows_needed) {
+  FleetReport out;
+  if (args.store.empty() && !args.per_window && !windows_needed) {
+    OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
+    analysis::PrometheusTotalsOptions options;
+    options.query = QueryOptionsOf(args);
+    auto totals = analysis::ReadPrometheusTotals(args.prometheus, query, options);
+    EndProgress();
+    OFU_RETURN_IF_ERROR(totals);
+    out.report = analysis::BuildTotalsReport(*totals, specs);
+    out.has_data = !totals->of_gpu.empty();
+    out.history = std::move(totals->history);
+    out.summed_by_server = true;
+    return out;
+  }
+  OFU_ASSIGN_OR_RETURN(out.history, LoadFleetHistory(args, now_s));
+  out.report = analysis::BuildStoreReport(out.history, specs);
+  out.has_data = !out.history.windows.empty();
+  return out;
 }
 
 Result<MfuInputs> ReadMfuInputs(const std::string& mfu_path, const std::optional<std::string>& corrections_path) {

@@ -10,6 +10,8 @@
 #include <CLI/CLI.hpp>
 
 #include "ofu/analysis/mfu_log.h"
+#include "ofu/analysis/store_report.h"
+#include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
 #include "ofu/sinks/history_reader.h"
 
@@ -21,6 +23,8 @@ struct HistorySourceArgs {
   std::optional<std::string> job;
   std::optional<std::string> since;  // Unix seconds, RFC 3339 or relative ("-2h")
   std::optional<std::string> until;
+  double timeout_s = 60;    // per query to Prometheus
+  bool per_window = false;  // Prometheus: read every scrape even where sums would do
 };
 
 // The options added, for a command that relates them to its own
@@ -32,6 +36,20 @@ struct HistorySourceOptions {
 
 // Adds --store, --prometheus, --since, --until (and --job when `with_job`).
 HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_job);
+
+// What `ofu report` and `ofu reconcile` need: the history and its report.
+// From Prometheus, unless windows are needed (--html, --per-window), the
+// server sums the counters (prometheus_totals.h) and `history` has the GPUs
+// and job intervals only.
+struct FleetReport {
+  sinks::StoredHistory history;
+  analysis::StoreReport report;
+  bool summed_by_server = false;
+  bool has_data = false;  // a window, or a sum, in the range
+};
+// `specs` must outlive the result.
+Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
+                                    bool windows_needed);
 
 // Reads the store (all of it unless --since/--until say otherwise) or
 // Prometheus (the last day before `now_s` unless they do). kInvalidArgument

@@ -65,8 +65,10 @@ void AddReconcileFlags(CLI::App& cmd, ReconcileArgs& args) {
 Result<int> RunReconcile(const ReconcileArgs& args) {
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
   OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(args.mfu, args.corrections));
-  OFU_ASSIGN_OR_RETURN(auto history, LoadFleetHistory(args.history, sources::SystemClock().NowS()));
-  const analysis::StoreReport store = analysis::BuildStoreReport(history, specs);
+  OFU_ASSIGN_OR_RETURN(auto fleet, LoadFleetReport(args.history, sources::SystemClock().NowS(), specs,
+                                                   /*windows_needed=*/false));
+  const sinks::StoredHistory& history = fleet.history;
+  const analysis::StoreReport& store = fleet.report;
   analysis::ReconcileOptions options;
   options.tolerance = args.tolerance;
   options.match = args.match;

@@ -144,8 +144,9 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
   const HistorySourceArgs& source = args.history;
   const std::string& where = source.store.empty() ? source.prometheus : source.store;
   Progress(source.store.empty() ? "querying Prometheus" : "reading the store");
-  OFU_ASSIGN_OR_RETURN(sinks::StoredHistory history, LoadFleetHistory(source, now));
-  const analysis::StoreReport report = analysis::BuildStoreReport(history, specs);
+  OFU_ASSIGN_OR_RETURN(FleetReport fleet, LoadFleetReport(source, now, specs, /*windows_needed=*/!args.html.empty()));
+  const sinks::StoredHistory& history = fleet.history;
+  const analysis::StoreReport& report = fleet.report;
   if (!args.html.empty()) {
     OFU_RETURN_IF_ERROR(WriteHtmlReport(args, history, report, specs, where, now, /*synthetic=*/false));
   }
@@ -159,7 +160,7 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
   } else {
     fmt::print("{}", analysis::RenderTable(report));
   }
-  if (history.windows.empty()) {
+  if (!fleet.has_data) {
     return Error::NoData("{}: no windows{}{} in the {}", where,
                          source.job ? fmt::format(" of job {}", *source.job) : "",
                          source.since || source.until ? " in that time range" : "",

@@ -1,38 +1,60 @@
 // A GPU history read back from Prometheus (or anything that speaks its HTTP
-// query API: Thanos, Mimir, VictoriaMetrics), as the same StoredHistory the
-// agent's SQLite store gives, so that one report builder serves both
-// (`ofu report --store` and `ofu report --prometheus`).
+// query API: Thanos, Mimir, VictoriaMetrics), window by window, as the same
+// StoredHistory the agent's SQLite store gives, so that one report builder,
+// one reconciliation and one regression scan serve both. This is the
+// fine-grained path: `ofu regress`, `ofu report --html`, and `ofu report`
+// with --per-window. Totals alone (`ofu report`, `ofu reconcile`) come from
+// prometheus_totals.h, which lets the server do the sums.
 //
-// What it asks: the raw samples of the agent's counters over the range, one
-// instant query with a range selector evaluated at the range's end,
-//     {__name__=~"ofu_((observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active|
-//                      fp64_active|fp32_active|fp16_active|non_tensor_peak)_seconds|non_tensor_flop_upper_bound)_total"}[R]
-// plus ofu_gpu_info[R] (model, SKU) and ofu_gpu_job_info[R] (with a job: only
-// {job_id="X"}, and only that job's GPUs are read).
-// Each pair of consecutive scrapes of a GPU becomes one row whose values are
-// the counters' increases (a decrease is a restart of the agent: the new
-// value is the increase); a per-pipe counter the GPU does not export leaves
-// the row's pipe seconds absent. The counters follow the counter rule of
-// sinks/window_counters.h, as the store's rows do, so the two read alike:
-// windows without data add 0 observed and 0 tensor seconds in both. One
-// difference is inherent to counters: once a pipe's series exists, a scrape
-// interval without that pipe reads as an increase of 0 where the store has
-// NULL; sums, and every ratio built from them, are the same. With a job, a row counts when the job's info
-// series was present on that GPU at the row's end, which is exact attribution
-// per scrape interval, like the store's job intervals. Job intervals (every
-// job's, or the one's) are runs of scrapes showing the job on a GPU, each
-// (scrape before the run, last scrape of the run], so a row belongs to a job
-// exactly when the job's info was present at the row's end.
+// What it asks (docs/prometheus.md, "Queries ofu sends"):
+//   last_over_time(ofu_gpu_info[R])                 the GPUs (model, SKU)
+//   count_over_time(ofu_observed_seconds_total[R])  samples per GPU, to plan
+//   {__name__=~"ofu_((observed|…|dfma_active|fp64_active|fp32_active|fp16_active|
+//                     non_tensor_peak)_seconds|non_tensor_flop_upper_bound)_total",uuid=~"…"}[D]
+//   ofu_gpu_job_info{uuid=~"…"}[D]                  raw samples, in pieces
+// The raw samples are asked for in pieces of a few GPUs × a time chunk,
+// planned so that no piece loads more than max_samples_per_query samples.
+// When the server refuses a piece for its size (--query.max-samples, or the
+// limits of Thanos/Mimir/VictoriaMetrics), the piece is split (GPUs first,
+// then time) and the budget for later pieces halved, down to one GPU and
+// one scrape interval; only a refusal of that is an error, which names the
+// server's limit. Memory: the pieces of one batch of GPUs at a time, plus
+// the rows they make.
 //
-// Errors: kInvalidArgument for a URL that is not http(s)://host[:port][/path];
-// kUnavailable when the server cannot be reached or answers with an HTTP
-// error; kMalformedInput when its answer is not the query API's JSON, or
-// when Prometheus reports a query error (its message included).
+// Rows: each pair of consecutive scrapes of a GPU (t0, t1] with since < t1 ≤
+// until is one row (the scrape before `since` is looked for up to 5 minutes
+// before it) whose values are the counters' increases, the rule of
+// Prometheus's increase() without its extrapolation: a decrease is a restart
+// of the agent (a counter reset), and the value after it is the increase.
+// A scrape gap is one longer row; its increase is the counters' difference
+// across it (the agent kept counting) or, after a restart, the new value. A
+// per-pipe counter the GPU does not export (tensor pipes, CUDA-core pipes,
+// the non-tensor bound, whose FLOP become the rows' TFLOP) leaves the row's
+// field absent. The counters follow the counter rule of sinks/window_counters.h,
+// as the store's rows do, so the two read alike: windows without data add 0
+// observed and 0 tensor seconds in both. Once a pipe's series exists, a
+// scrape interval without that pipe reads as an increase of 0 where the
+// store has NULL; sums, and every ratio built from them, are the same.
+// With a job, a row counts when the job's info series was present on that
+// GPU at the row's end, which is exact attribution per scrape interval, like
+// the store's job intervals. Job intervals (every job's, or the one's) are
+// runs of scrapes showing the job on a GPU, each (scrape before the run, last
+// scrape of the run], so a row belongs to a job exactly when the job's info
+// was present at the row's end.
+//
+// Errors: those of prometheus_client.h; kUnavailable also for a piece the
+// server refuses even at one GPU and one scrape interval.
 //
 // Thread-safety: no shared state.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ofu/core/result.h"
 #include "ofu/sinks/history_reader.h"
@@ -40,11 +62,31 @@
 namespace ofu::analysis {
 
 struct PrometheusQueryOptions {
-  double timeout_s = 30;
+  double timeout_s = 30;  // per HTTP request
+  // Samples one query may load (Prometheus's default --query.max-samples is
+  // 50,000,000; smaller pieces keep ofu's own memory small).
+  std::int64_t max_samples_per_query = 2'000'000;
+  // Called after each query with a line for people (done so far); may be empty.
+  std::function<void(const std::string&)> progress;
 };
 
 // `query.until_s` and `query.since_s` must be set (the caller defaults them).
 Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
                                                    const PrometheusQueryOptions& options = {});
+
+// The rule above for one GPU, exposed for its unit tests: `samples` maps a
+// counter's name (ofu_observed_seconds_total, …) to its samples (time s,
+// value) in time order; rows end after `since_s`. `job_times`: with a job,
+// only rows ending at one of these times count; null: every row does.
+using CounterSamples = std::map<std::string, std::vector<std::pair<double, double>>>;
+std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const CounterSamples& samples,
+                                                      double since_s, const std::set<double>* job_times = nullptr);
+
+// Shared with prometheus_totals.h: the GPUs of ofu_gpu_info series (labels
+// uuid, gpu, model, sku, architecture, instance, mig_*) into `history`, ids
+// in uuid order; the newest series of a uuid names it. Returns uuid -> id.
+struct PromSeries;
+std::map<std::string, std::int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info,
+                                                      sinks::StoredHistory& history);
 
 }  // namespace ofu::analysis

@@ -182,6 +182,7 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
                           const ReconcileOptions& options) {
   ReconcileReport out;
   out.source = history.path;
+  out.method = store.method;
   out.mfu_log = log.path;
   out.options = options;
   std::map<std::string, const JobTotals*> totals;
@@ -293,8 +294,10 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
 }
 
 std::string RenderReconcileTable(const ReconcileReport& report) {
-  std::string out = fmt::format("OFU vs reported MFU: {} jobs from {} against {}\n\n", report.jobs.size(),
-                                report.mfu_log, report.source);
+  std::string out = fmt::format("OFU vs reported MFU: {} jobs from {} against {}{}\n\n", report.jobs.size(),
+                                report.mfu_log, report.source,
+                                report.method == "counters" ? " (OFU summed by the server from the agent's counters)"
+                                                            : "");
   out += fmt::format("{:<16} {:>4} {:>7} {:>7} {:>9} {:>9} {:>9} {:>7}  {}\n", "JOB", "GPUS", "OFU", "CORR", "EXPECTED",
                      "REPORTED", "RESIDUAL", "RATIO", "FLAG");
   for (const ReconciledJob& job : report.jobs) {
@@ -327,6 +330,7 @@ std::string RenderReconcileTable(const ReconcileReport& report) {
 std::string RenderReconcileJson(const ReconcileReport& report) {
   json out;
   out["source"] = report.source;
+  out["method"] = report.method;
   out["mfu_log"] = report.mfu_log;
   out["thresholds"] = {{"tolerance", report.options.tolerance}, {"match", report.options.match}};
   json jobs = json::array(), scatter = json::array();

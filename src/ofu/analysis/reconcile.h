@@ -102,6 +102,7 @@ struct FitStatistics {
 struct ReconcileReport {
   std::string source;   // the store path or Prometheus URL
   std::string mfu_log;  // its path
+  std::string method;   // how the OFU was summed: StoreReport::method
   ReconcileOptions options;
   std::vector<ReconciledJob> jobs;   // in the MFU log's order
   FitStatistics all;                 // jobs with both figures

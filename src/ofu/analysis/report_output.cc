@@ -255,7 +255,8 @@ std::string RenderJson(const StoreReport& s) {
                     {"path", s.report.source_name},
                     {"since_s", OrNull(s.query.since_s)},
                     {"until_s", OrNull(s.query.until_s)},
-                    {"job_id", OrNull(s.query.job_id)}};
+                    {"job_id", OrNull(s.query.job_id)},
+                    {"method", s.method}};
   AddReportJson(s.report, root);
   json jobs = json::array();
   for (const auto& j : s.jobs) {
@@ -279,6 +280,8 @@ std::string RenderTable(const StoreReport& s) {
   std::string line = fmt::format("History store {} (windows ending in ({}, {}]{})", s.report.source_name,
                                  TimeOrDash(s.query.since_s), TimeOrDash(s.query.until_s),
                                  s.query.job_id ? ", job " + *s.query.job_id : "");
+  if (s.method != "windows")
+    line += fmt::format("\nFigures summed by the server from the agent's counters ({})", s.method);
   return ReportTable(s.report, line + "\n\n") + JobsTable(s.jobs);
 }
 

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -187,8 +188,10 @@ void AddRowsOfGpu(const std::vector<const StoredWindow*>& rows, bool sku_known, 
 
 // Per job: intervals clipped to the range, and the sums of the rows inside
 // them, each GPU weighed by its share.
-std::vector<JobTotals> JobTotalsOf(const sinks::StoredHistory& history, RowsByGpu& rows_of,
-                                   std::map<std::int64_t, std::optional<double>>& share_of) {
+// `add_rows(job, add)` calls add(row) for the rows of `job`'s interval.
+std::vector<JobTotals> JobTotalsOf(
+    const sinks::StoredHistory& history, std::map<std::int64_t, std::optional<double>>& share_of,
+    const std::function<void(const StoredJob&, const std::function<void(const StoredWindow&)>&)>& add_rows) {
   struct Sums {
     JobTotals totals;
     std::set<std::int64_t> gpus;      // weighed in the totals
@@ -221,26 +224,25 @@ std::vector<JobTotals> JobTotalsOf(const sinks::StoredHistory& history, RowsByGp
     const double end = job.end_s.value_or(std::max(job.start_s, last_end[job.gpu_id].value_or(job.start_s)));
     const double clipped = std::min(end, until) - std::max(job.start_s, since);
     if (clipped > 0) sums.seconds += clipped * *share;
-    for (const StoredWindow* row : rows_of[job.gpu_id]) {
-      if (!InInterval(row->end_s, job)) continue;
-      sums.observed += row->observed_s * *share;
-      sums.utilized += row->utilized_s * *share;
-      sums.busy += row->busy_s * *share;
-      sums.busy_utilized += row->busy_utilized_s * *share;
+    add_rows(job, [&](const StoredWindow& row) {
+      sums.observed += row.observed_s * *share;
+      sums.utilized += row.utilized_s * *share;
+      sums.busy += row.busy_s * *share;
+      sums.busy_utilized += row.busy_utilized_s * *share;
       auto add = [&](std::pair<double, double>& into, const std::optional<double>& seconds) {
         if (!seconds) return;
         into.first += *seconds * *share;
-        into.second += row->observed_s * *share;
+        into.second += row.observed_s * *share;
       };
-      add(sums.fp64, row->fp64_active_s);
-      add(sums.fp32, row->fp32_active_s);
-      add(sums.fp16, row->fp16_active_s);
-      add(sums.peak, row->non_tensor_peak_s);
-      if (row->non_tensor_tflop) {
-        sums.tflop += *row->non_tensor_tflop;
-        sums.tflop_observed += row->observed_s * *share;
+      add(sums.fp64, row.fp64_active_s);
+      add(sums.fp32, row.fp32_active_s);
+      add(sums.fp16, row.fp16_active_s);
+      add(sums.peak, row.non_tensor_peak_s);
+      if (row.non_tensor_tflop) {
+        sums.tflop += *row.non_tensor_tflop;
+        sums.tflop_observed += row.observed_s * *share;
       }
-    }
+    });
   }
   std::vector<JobTotals> out;
   for (auto& [id, sums] : jobs) {
@@ -342,7 +344,46 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
   }
   report.overall = overall.FinishSummary();
   report.coverage = overall.coverage();
-  out.jobs = JobTotalsOf(history, rows_of, share_of);
+  out.jobs = JobTotalsOf(history, share_of, [&](const StoredJob& job, const auto& add) {
+    for (const StoredWindow* row : rows_of[job.gpu_id]) {
+      if (InInterval(row->end_s, job)) add(*row);
+    }
+  });
+  return out;
+}
+
+StoreReport BuildTotalsReport(const HistoryTotals& totals, const GpuSpecDatabase& specs) {
+  const sinks::StoredHistory& history = totals.history;
+  StoreReport out;
+  out.query = history.query;
+  out.method = "counters";
+  Report& report = out.report;
+  report.source_name = history.path;
+  report.window_s = totals.window_s;
+  report.notes = totals.notes;
+  std::map<std::int64_t, std::optional<double>> share_of;
+  OverallBuilder overall;
+  for (const StoredGpu& stored : history.gpus) {
+    GpuReport gpu = GpuOfStored(stored, specs);
+    share_of[stored.id] = gpu.share;
+    gpu.windowed.interval_s = report.window_s;
+    auto sums = totals.of_gpu.find(stored.id);
+    std::vector<const StoredWindow*> rows;
+    if (sums != totals.of_gpu.end()) rows.push_back(&sums->second);
+    AddRowsOfGpu(rows, !stored.sku.empty(), gpu, overall);
+    // One row per GPU: its "percentiles" would be its mean.
+    gpu.summary.p10 = gpu.summary.p50 = gpu.summary.p90 = std::nullopt;
+    report.gpus.push_back(std::move(gpu));
+  }
+  report.overall = overall.FinishSummary();
+  report.overall.p10 = report.overall.p50 = report.overall.p90 = std::nullopt;
+  report.coverage = overall.coverage();
+  // Each (job, GPU) sum counts once, with the first of the job's intervals there.
+  std::set<std::pair<std::string, std::int64_t>> counted;
+  out.jobs = JobTotalsOf(history, share_of, [&](const StoredJob& job, const auto& add) {
+    auto sums = totals.of_job.find({job.job_id, job.gpu_id});
+    if (sums != totals.of_job.end() && counted.insert(sums->first).second) add(sums->second);
+  });
   return out;
 }
 

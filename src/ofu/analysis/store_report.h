@@ -31,9 +31,12 @@
 // Thread-safety: pure functions of their inputs.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ofu/analysis/report.h"
@@ -62,12 +65,34 @@ struct StoreReport {
   Report report;  // source_name is the store's path
   sinks::HistoryQuery query;
   std::vector<JobTotals> jobs;  // by job id
+  // How the figures were made: "windows" (summed here from the rows of the
+  // store, or from Prometheus's raw samples) or "counters" (Prometheus summed
+  // the agent's counters; BuildTotalsReport).
+  std::string method = "windows";
 };
 
 // `specs` must outlive the returned report (GpuReport::spec points into it).
 // A GPU whose stored SKU the database no longer knows is reported without
 // spec, with a problem saying so; its stored OFU stands.
 StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs);
+
+// Totals instead of windows: what the Prometheus server sums for ofu
+// (prometheus_totals.h). `history` has the GPUs and the job intervals and no
+// windows; a sum is a downsampled row (kHistoryDownsampled) holding the sums
+// of the windows it stands for.
+struct HistoryTotals {
+  sinks::StoredHistory history;
+  std::map<std::int64_t, sinks::StoredWindow> of_gpu;  // gpu id -> its windows in the range (with a job: the job's)
+  std::map<std::pair<std::string, std::int64_t>, sinks::StoredWindow> of_job;  // (job id, gpu id) -> the job's there
+  double window_s = 0;             // the scrape interval the sums were made at
+  std::vector<std::string> notes;  // how they were made, for people
+};
+
+// The report of totals: the same per-GPU, overall and per-job figures as
+// BuildStoreReport of the windows they sum (OFU, active OFU, tensor
+// activity, idle fraction, coverage), without percentiles (absent: they need
+// the windows) and without gaps. Job gpu_hours come from the intervals.
+StoreReport BuildTotalsReport(const HistoryTotals& totals, const GpuSpecDatabase& specs);
 
 // The windows a stored row stands for (one, or two for a partly busy row).
 std::vector<OfuWindow> WindowsOfRow(const sinks::StoredWindow& row);

@@ -1,6 +1,7 @@
 #include "ofu/core/aggregate.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ofu/core/ofu_math.h"
 
@@ -19,7 +20,17 @@ void Summarizer::Add(const OfuWindow& w, double weight) {
   if (w.ofu) {
     ofu_weighted_ += *w.ofu * seconds;
     seconds_ += seconds;
-    window_ofus_.push_back(*w.ofu);
+    ++windows_;
+    if (histogram_.empty() && window_ofus_.size() < kExactPercentileWindows) {
+      window_ofus_.push_back(*w.ofu);
+    } else {
+      if (histogram_.empty()) {
+        histogram_.assign(kHistogramBins, 0);
+        for (double ofu : window_ofus_) AddToHistogram(ofu);
+        window_ofus_ = {};
+      }
+      AddToHistogram(*w.ofu);
+    }
     if (w.busy) {
       active_weighted_ += *w.ofu * seconds;
       busy_seconds_ += seconds;
@@ -52,12 +63,16 @@ Summary Summarizer::Finish() const {
   s.seconds = seconds_;
   s.busy_seconds = busy_seconds_;
   s.tensor_seconds = tensor_seconds_;
-  s.windows = static_cast<int>(window_ofus_.size());
+  s.windows = static_cast<int>(windows_);
   s.windows_without_clock = without_clock_;
   s.windows_without_tensor = without_tensor_;
   if (seconds_ > 0) s.ofu = ofu_weighted_ / seconds_;
   if (busy_seconds_ > 0) s.active_ofu = active_weighted_ / busy_seconds_;
-  if (!window_ofus_.empty()) {
+  if (!histogram_.empty()) {
+    s.p10 = HistogramPercentile(0.10);
+    s.p50 = HistogramPercentile(0.50);
+    s.p90 = HistogramPercentile(0.90);
+  } else if (!window_ofus_.empty()) {
     s.p10 = Percentile(window_ofus_, 0.10);
     s.p50 = Percentile(window_ofus_, 0.50);
     s.p90 = Percentile(window_ofus_, 0.90);
@@ -77,6 +92,29 @@ Summary Summarizer::Finish() const {
   s.non_tensor.share_of_peak = share_.Get();
   if (bound_seconds_ > 0) s.non_tensor.flops_upper_bound_tflops = bound_tflop_ / bound_seconds_;
   return s;
+}
+
+void Summarizer::AddToHistogram(double ofu) {
+  const double bin = std::floor(std::max(0.0, ofu) / kHistogramBinWidth);
+  ++histogram_[static_cast<std::size_t>(std::min(bin, static_cast<double>(kHistogramBins - 1)))];
+}
+
+// The rule of Percentile (linear between the ranks around q·(n − 1)), with
+// each value taken as the middle of its bin.
+double Summarizer::HistogramPercentile(double q) const {
+  const double rank = q * static_cast<double>(windows_ - 1);
+  const auto value_at = [&](std::int64_t k) {
+    std::int64_t seen = 0;
+    for (int bin = 0; bin < kHistogramBins; ++bin) {
+      seen += histogram_[static_cast<std::size_t>(bin)];
+      if (seen > k) return (bin + 0.5) * kHistogramBinWidth;
+    }
+    return (kHistogramBins - 0.5) * kHistogramBinWidth;
+  };
+  const auto lower = static_cast<std::int64_t>(std::floor(rank));
+  const auto upper = static_cast<std::int64_t>(std::ceil(rank));
+  const double low = value_at(lower);
+  return low + (value_at(upper) - low) * (rank - static_cast<double>(lower));
 }
 
 }  // namespace ofu

@@ -1,0 +1,208 @@
+#include "ofu/analysis/prometheus_client.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <string_view>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+namespace ofu::analysis {
+namespace {
+
+using nlohmann::json;
+
+struct Endpoint {
+  std::string origin;     // scheme://host[:port]
+  std::string base_path;  // "" or "/prefix"
+};
+
+Result<Endpoint> ParseEndpoint(const std::string& url) {
+  const size_t scheme_end = url.find("://");
+  const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+  if ((scheme != "http" && scheme != "https") || url.size() == scheme_end + 3) {
+    return Error::InvalidArgument(
+        "Prometheus URL '{}' must be http(s)://host[:port][/path], e.g. http://prometheus:9090", url);
+  }
+  const size_t slash = url.find('/', scheme_end + 3);
+  Endpoint endpoint{url.substr(0, slash), slash == std::string::npos ? "" : url.substr(slash)};
+  while (!endpoint.base_path.empty() && endpoint.base_path.back() == '/') endpoint.base_path.pop_back();
+  return endpoint;
+}
+
+Result<PromSeries> SeriesOf(const json& item, const std::string& url) {
+  PromSeries series;
+  if (!item.is_object() || !item["metric"].is_object()) {
+    return Error::MalformedInput("{}: a series in the answer has no metric", url);
+  }
+  for (const auto& [name, value] : item["metric"].items()) {
+    if (value.is_string()) series.labels[name] = value.get<std::string>();
+  }
+  const auto add = [&](const json& pair) -> Status {
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_string()) {
+      return Error::MalformedInput("{}: a sample is not [time, \"value\"]", url);
+    }
+    series.samples.emplace_back(pair[0].get<double>(), std::strtod(pair[1].get<std::string>().c_str(), nullptr));
+    return OkStatus();
+  };
+  if (item.contains("values") && item["values"].is_array()) {
+    for (const json& pair : item["values"]) OFU_RETURN_IF_ERROR(add(pair));
+  } else if (item.contains("value")) {
+    OFU_RETURN_IF_ERROR(add(item["value"]));
+  } else {
+    return Error::MalformedInput("{}: a series in the answer has no values", url);
+  }
+  return series;
+}
+
+}  // namespace
+
+const std::string& PromSeries::Label(const std::string& name) const {
+  static const std::string kEmpty;
+  auto it = labels.find(name);
+  return it == labels.end() ? kEmpty : it->second;
+}
+
+bool IsRefusalForSize(const std::string& message) {
+  // Prometheus: --query.max-samples, the 11,000 points per series of a range
+  // query; Thanos/Mimir/Cortex: max samples, chunks, series, fetched bytes;
+  // VictoriaMetrics: -search.maxSamplesPerQuery, -search.maxSeries.
+  for (std::string_view marker :
+       {"too many samples", "exceeded maximum resolution", "max-samples", "maxSamplesPerQuery", "maxSeries",
+        "the query exceeded the maximum number", "exceeded the limit", "limit of", "max_fetched"}) {
+    if (message.find(marker) != std::string::npos) return true;
+  }
+  return false;
+}
+
+struct PrometheusClient::Connection {
+  Endpoint endpoint;
+  httplib::Client client;
+  explicit Connection(Endpoint e) : endpoint(std::move(e)), client(endpoint.origin) {}
+};
+
+PrometheusClient::PrometheusClient(std::string url, std::unique_ptr<Connection> connection)
+    : url_(std::move(url)), connection_(std::move(connection)) {}
+
+PrometheusClient::~PrometheusClient() = default;
+
+Result<std::unique_ptr<PrometheusClient>> PrometheusClient::Open(const std::string& url, double timeout_s) {
+  OFU_ASSIGN_OR_RETURN(auto endpoint, ParseEndpoint(url));
+  auto connection = std::make_unique<Connection>(std::move(endpoint));
+  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::duration<double>(timeout_s));
+  connection->client.set_connection_timeout(timeout);
+  connection->client.set_read_timeout(timeout);
+  connection->client.set_keep_alive(true);
+  return std::unique_ptr<PrometheusClient>(new PrometheusClient(url, std::move(connection)));
+}
+
+Result<PromAnswer> PrometheusClient::Query(const std::string& promql, double time_s) {
+  ++queries_;
+  const httplib::Params params = {{"query", promql}, {"time", fmt::format("{:.3f}", time_s)}};
+  auto response = connection_->client.Post((connection_->endpoint.base_path + "/api/v1/query").c_str(), params);
+  if (!response) {
+    return Error::Unavailable("{}: cannot query Prometheus: {}", url_, httplib::to_string(response.error()));
+  }
+  json body = json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded() || !body.is_object()) {
+    if (IsRefusalForSize(response->body)) return PromAnswer{{}, true, response->body};
+    return Error{response->status == 200 ? ErrorCode::kMalformedInput : ErrorCode::kUnavailable,
+                 fmt::format("{}: HTTP {} and not the query API's JSON", url_, response->status)};
+  }
+  if (body.value("status", "") != "success") {
+    const std::string message = body.value("error", "(no message)");
+    if (IsRefusalForSize(message)) return PromAnswer{{}, true, message};
+    return Error::MalformedInput("{}: query {} failed: {}: {}", url_, promql, body.value("errorType", "error"),
+                                 message);
+  }
+  const json& data = body["data"];
+  const std::string type = data.is_object() ? data.value("resultType", "") : "";
+  if ((type != "matrix" && type != "vector") || !data["result"].is_array()) {
+    return Error::MalformedInput("{}: query {} did not return a vector or a matrix", url_, promql);
+  }
+  PromAnswer answer;
+  for (const json& item : data["result"]) {
+    OFU_ASSIGN_OR_RETURN(auto series, SeriesOf(item, url_));
+    samples_read_ += static_cast<std::int64_t>(series.samples.size());
+    answer.series.push_back(std::move(series));
+  }
+  return answer;
+}
+
+std::string PromQuoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + '"';
+}
+
+std::string PromExactAlternatives(const std::vector<std::string>& values) {
+  std::string out;
+  for (const std::string& value : values) {
+    if (!out.empty()) out += '|';
+    for (char c : value) {
+      if (std::string_view("\\.+*?()|[]{}^$").find(c) != std::string_view::npos)
+        out += "\\\\";
+      else if (c == '"')
+        out += '\\';
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace ofu::analysis
+
+namespace ofu::analysis {
+
+std::string PromRange(double seconds) {
+  return fmt::format("[{}ms]", static_cast<long long>(std::llround(seconds * 1000)));
+}
+
+Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s, double& piece_s, double min_piece_s,
+                       const std::function<std::string(double length_s)>& make_query,
+                       const std::function<Status(PromAnswer&&, double piece_end_s)>& consume) {
+  struct Piece {
+    double start, end;
+    bool halved;  // a half of a refused piece: its length, once answered, is the new piece_s
+  };
+  // Pieces still to ask, the earliest at the back.
+  std::vector<Piece> todo;
+  const auto plan = [&](double start, double end) {
+    for (double e = end; e > start; e -= piece_s) todo.push_back({std::max(start, e - piece_s), e, false});
+  };
+  plan(since_s, until_s);
+  while (!todo.empty()) {
+    Piece piece = todo.back();
+    todo.pop_back();
+    if (!piece.halved && piece.end - piece.start > piece_s) {  // planned before piece_s was lowered
+      plan(piece.start, piece.end);
+      continue;
+    }
+    const double length = piece.end - piece.start;
+    OFU_ASSIGN_OR_RETURN(auto answer, client.Query(make_query(length), piece.end));
+    if (answer.too_large) {
+      if (length / 2 < min_piece_s) {
+        return Error::Unavailable(
+            "{}: the server refuses even a {:.0f} s piece of the query for its size ({}); raise its limit "
+            "(Prometheus: --query.max-samples) or ask for fewer GPUs (--job)",
+            client.url(), length, answer.refusal);
+      }
+      const double mid = piece.start + std::round(length / 2);
+      todo.push_back({mid, piece.end, true});  // pieces are consumed in time order
+      todo.push_back({piece.start, mid, true});
+      continue;
+    }
+    if (piece.halved) piece_s = std::min(piece_s, length);
+    OFU_RETURN_IF_ERROR(consume(std::move(answer), piece.end));
+  }
+  return OkStatus();
+}
+
+}  // namespace ofu::analysis

@@ -1,0 +1,100 @@
+// A client of Prometheus's HTTP query API (also served by Thanos, Mimir and
+// VictoriaMetrics): instant queries, with the answer as labelled series.
+//
+// Refusals for size are told apart from other errors, because the caller's
+// answer to them is to ask for less (a shorter range, fewer GPUs) rather than
+// to give up: Prometheus's --query.max-samples ("query processing would load
+// too many samples into memory"), its 11,000-points-per-series limit, and the
+// sample, chunk and series limits of Thanos, Mimir and VictoriaMetrics.
+//
+// Errors: kInvalidArgument for a URL that is not http(s)://host[:port][/path];
+// kUnavailable when the server cannot be reached, does not answer within the
+// timeout, or answers with an HTTP error that is not the query API's JSON;
+// kMalformedInput when Prometheus reports a query error (its message
+// included) or the answer is not the API's JSON.
+//
+// Thread-safety: one client per thread (it owns one HTTP connection).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ofu/core/result.h"
+
+namespace ofu::analysis {
+
+// One series of an answer: its labels (with __name__ where the query kept it)
+// and its (time s, value) samples in time order; one sample for a vector.
+struct PromSeries {
+  std::map<std::string, std::string> labels;
+  std::vector<std::pair<double, double>> samples;
+
+  const std::string& Label(const std::string& name) const;
+};
+
+// The answer to one query: its series, or a refusal for size (`too_large`,
+// with the server's message in `refusal`).
+struct PromAnswer {
+  std::vector<PromSeries> series;
+  bool too_large = false;
+  std::string refusal;
+};
+
+// True for the messages servers give when a query is too large for them.
+bool IsRefusalForSize(const std::string& message);
+
+class PrometheusClient {
+ public:
+  // `timeout_s`: per HTTP request (connect and read).
+  static Result<std::unique_ptr<PrometheusClient>> Open(const std::string& url, double timeout_s);
+  ~PrometheusClient();
+
+  // An instant query at `time_s`: a vector or a matrix (a range selector).
+  // Samples read so far are counted in samples_read().
+  Result<PromAnswer> Query(const std::string& promql, double time_s);
+
+  const std::string& url() const { return url_; }
+  std::int64_t queries() const { return queries_; }
+  std::int64_t samples_read() const { return samples_read_; }
+
+ private:
+  struct Connection;
+  PrometheusClient(std::string url, std::unique_ptr<Connection> connection);
+
+  std::string url_;
+  std::unique_ptr<Connection> connection_;
+  std::int64_t queries_ = 0;
+  std::int64_t samples_read_ = 0;
+};
+
+// PromQL string literal of `text`.
+std::string PromQuoted(const std::string& text);
+
+// The regex alternatives matching exactly these values ("a|b\\.c").
+std::string PromExactAlternatives(const std::vector<std::string>& values);
+
+}  // namespace ofu::analysis
+
+namespace ofu::analysis {
+
+// A PromQL range duration of whole milliseconds ("[86400000ms]").
+std::string PromRange(double seconds);
+
+// Runs one instant query per piece of (since_s, until_s] at the piece's end,
+// `make_query(length_s)` giving its text for the piece's length (PromRange),
+// and hands each answer to `consume`. It starts with pieces of `piece_s`
+// (the whole range when ≥ it); a piece the server refuses for its size is
+// split in halves, down to `min_piece_s`, below which the refusal is an
+// error (kUnavailable) naming the server's message and limit. After a split,
+// `piece_s` is lowered to the length that was answered, so the caller's next
+// range starts there instead of being refused again.
+Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s, double& piece_s, double min_piece_s,
+                       const std::function<std::string(double length_s)>& make_query,
+                       const std::function<Status(PromAnswer&&, double piece_end_s)>& consume);
+
+}  // namespace ofu::analysis

@@ -1,0 +1,116 @@
+// Issue 15, "Done when" 2: counter resets and scrape gaps through the
+// Prometheus path, with hand values. One GPU, scraped every 60 s, with a
+// 240 s scrape gap (the agent kept counting) and an agent restart (its
+// counters began again at 0), backfilled into the Debian Prometheus; both
+// of ofu's paths (the server's sums and every scrape) must give the hand
+// values.
+//
+// Scrapes at T0 + 60 k, k = 0..3, 7, 8, 9 (none at k = 4..6):
+//   observed  0  60 120 180 | 300 |  30  90    (the restart is between k = 7 and 8)
+//   utilized  0  30  60  90 | 120 |  15  45
+// Rows: 60/30, 60/30, 60/30, then the gap row (k = 3..7) 120/30, the
+// restart row 30/15 (the new value is the increase), 60/30:
+//   observed 390 s, utilized 165 s, OFU 165 / 390.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "support/background_process.h"
+#include "support/cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ofu::testing::BackgroundProcess;
+using ofu::testing::RunShell;
+using ofu::testing::Slurp;
+
+constexpr double kT0 = 1790000000;
+constexpr int kScrapes[] = {0, 1, 2, 3, 7, 8, 9};
+constexpr double kObserved[] = {0, 60, 120, 180, 300, 30, 90};
+constexpr double kUtilized[] = {0, 30, 60, 90, 120, 15, 45};
+
+std::string OpenMetrics() {
+  const std::string gpu = "{uuid=\"GPU-hand\",gpu=\"0\",instance=\"node-1\"}";
+  std::string om;
+  const auto family = [&](const std::string& name, const double* values) {
+    om += fmt::format("# TYPE {} counter\n", name);
+    for (int i = 0; i < 7; ++i) om += fmt::format("{}_total{} {} {}\n", name, gpu, values[i], kT0 + 60 * kScrapes[i]);
+  };
+  family("ofu_observed_seconds", kObserved);
+  family("ofu_busy_seconds", kObserved);
+  family("ofu_utilized_seconds", kUtilized);
+  family("ofu_busy_utilized_seconds", kUtilized);
+  family("ofu_tensor_active_seconds", kUtilized);
+  om += "# TYPE ofu_gpu_info gauge\n";
+  om += "# TYPE ofu_gpu_job_info gauge\n";
+  std::string info, job;
+  for (int k : kScrapes) {
+    info += fmt::format(
+        "ofu_gpu_info{{uuid=\"GPU-hand\",gpu=\"0\",instance=\"node-1\",model=\"NVIDIA H100 80GB HBM3\","
+        "sku=\"h100-sxm5\",architecture=\"hopper\"}} 1 {}\n",
+        kT0 + 60 * k);
+    job += fmt::format(
+        "ofu_gpu_job_info{{uuid=\"GPU-hand\",job_id=\"j1\",user=\"u\",job_name=\"hand\",scheduler=\"static\"}} 1 {}\n",
+        kT0 + 60 * k);
+  }
+  // Families must not interleave: put each family's samples under its TYPE.
+  const size_t info_at = om.find("# TYPE ofu_gpu_job_info gauge\n");
+  om.insert(info_at, info);
+  return om + job + "# EOF\n";
+}
+
+class PrometheusResets : public ofu::testing::CliTest {};
+
+TEST_F(PrometheusResets, ResetsAndGapsGiveTheHandValuesOnBothPaths) {
+  if (!ofu::testing::ProgramFound(OFU_PROMETHEUS) || !ofu::testing::ProgramFound(OFU_PROMTOOL)) {
+    GTEST_SKIP() << "no prometheus or promtool binary (scripts/install-deps.sh installs the Debian packages)";
+  }
+  const fs::path om = Write("hand.om", OpenMetrics());
+  auto backfill = RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL, om.string(),
+                                       (dir_ / "tsdb").string()),
+                           dir_);
+  ASSERT_EQ(backfill.exit_code, 0) << backfill.out << backfill.err;
+  Write("prometheus.yml", "global:\n  scrape_interval: 1m\n");
+  const int port = ofu::testing::FreeLoopbackPort();
+  BackgroundProcess prometheus;
+  ASSERT_TRUE(prometheus.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
+                                "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
+                                "--storage.tsdb.retention.time=36500d",
+                                fmt::format("--web.listen-address=127.0.0.1:{}", port)},
+                               {}, (dir_ / "prometheus.log").string()));
+  httplib::Client client("127.0.0.1", port);
+  bool ready = false;
+  for (int i = 0; i < 150 && !ready; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto response = client.Get("/-/ready");
+    ready = response && response->status == 200;
+  }
+  ASSERT_TRUE(ready) << Slurp(dir_ / "prometheus.log");
+
+  const std::string args =
+      fmt::format("report --prometheus http://127.0.0.1:{} --since {:.0f} --until {:.0f} --format json", port, kT0 - 1,
+                  kT0 + 60 * 9 + 1);
+  for (const std::string extra : {"", " --per-window"}) {
+    auto result = RunShell(fmt::format("'{}' {}{}", OFU_BINARY, args, extra), dir_);
+    ASSERT_EQ(result.exit_code, 0) << extra << result.err;
+    const json report = json::parse(result.out);
+    EXPECT_EQ(report["source"]["method"], extra.empty() ? "counters" : "windows");
+    EXPECT_NEAR(report["overall"]["seconds"].get<double>(), 390, 1e-9) << extra;
+    EXPECT_NEAR(report["overall"]["ofu"].get<double>(), 165.0 / 390.0, 1e-12) << extra;
+    ASSERT_EQ(report["jobs"].size(), 1u) << extra;
+    EXPECT_EQ(report["jobs"][0]["job_id"], "j1");
+    EXPECT_NEAR(report["jobs"][0]["ofu"].get<double>(), 165.0 / 390.0, 1e-12) << extra;
+    EXPECT_NEAR(report["jobs"][0]["observed_hours"].get<double>(), 390.0 / 3600, 1e-12) << extra;
+  }
+  prometheus.Stop();
+}
+
+}  // namespace
