@@ -67,33 +67,47 @@ std::string OpenMetrics() {
   return om + job + "# EOF\n";
 }
 
-class PrometheusResets : public ofu::testing::CliTest {};
+class PrometheusResets : public ofu::testing::CliTest {
+ protected:
+  // Backfills `om` into a Debian Prometheus started for the test; its port.
+  int Serve(const std::string& om) {
+    const fs::path file = Write("hand.om", om);
+    auto backfill = RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL,
+                                         file.string(), (dir_ / "tsdb").string()),
+                             dir_);
+    EXPECT_EQ(backfill.exit_code, 0) << backfill.out << backfill.err;
+    Write("prometheus.yml", "global:\n  scrape_interval: 1m\n");
+    const int port = ofu::testing::FreeLoopbackPort();
+    EXPECT_TRUE(prometheus_.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
+                                   "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
+                                   "--storage.tsdb.retention.time=36500d",
+                                   fmt::format("--web.listen-address=127.0.0.1:{}", port)},
+                                  {}, (dir_ / "prometheus.log").string()));
+    httplib::Client client("127.0.0.1", port);
+    bool ready = false;
+    for (int i = 0; i < 150 && !ready; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      auto response = client.Get("/-/ready");
+      ready = response && response->status == 200;
+    }
+    EXPECT_TRUE(ready) << Slurp(dir_ / "prometheus.log");
+    return port;
+  }
+
+  void TearDown() override {
+    prometheus_.Stop();
+    CliTest::TearDown();
+  }
+
+  BackgroundProcess prometheus_;
+};
 
 TEST_F(PrometheusResets, ResetsAndGapsGiveTheHandValuesOnBothPaths) {
   if (!ofu::testing::ProgramFound(OFU_PROMETHEUS) || !ofu::testing::ProgramFound(OFU_PROMTOOL)) {
     GTEST_SKIP() << "no prometheus or promtool binary (scripts/install-deps.sh installs the Debian packages)";
   }
-  const fs::path om = Write("hand.om", OpenMetrics());
-  auto backfill = RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL, om.string(),
-                                       (dir_ / "tsdb").string()),
-                           dir_);
-  ASSERT_EQ(backfill.exit_code, 0) << backfill.out << backfill.err;
-  Write("prometheus.yml", "global:\n  scrape_interval: 1m\n");
-  const int port = ofu::testing::FreeLoopbackPort();
-  BackgroundProcess prometheus;
-  ASSERT_TRUE(prometheus.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
-                                "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
-                                "--storage.tsdb.retention.time=36500d",
-                                fmt::format("--web.listen-address=127.0.0.1:{}", port)},
-                               {}, (dir_ / "prometheus.log").string()));
-  httplib::Client client("127.0.0.1", port);
-  bool ready = false;
-  for (int i = 0; i < 150 && !ready; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    auto response = client.Get("/-/ready");
-    ready = response && response->status == 200;
-  }
-  ASSERT_TRUE(ready) << Slurp(dir_ / "prometheus.log");
+  const int port = Serve(OpenMetrics());
+  ASSERT_FALSE(HasFailure());
 
   const std::string args =
       fmt::format("report --prometheus http://127.0.0.1:{} --since {:.0f} --until {:.0f} --format json", port, kT0 - 1,
@@ -110,7 +124,84 @@ TEST_F(PrometheusResets, ResetsAndGapsGiveTheHandValuesOnBothPaths) {
     EXPECT_NEAR(report["jobs"][0]["ofu"].get<double>(), 165.0 / 390.0, 1e-12) << extra;
     EXPECT_NEAR(report["jobs"][0]["observed_hours"].get<double>(), 390.0 / 3600, 1e-12) << extra;
   }
-  prometheus.Stop();
 }
 
 }  // namespace
+
+// Two GPUs scraped every 60 s at T0 + 60 k, k = 0..9, with no reset; each
+// scrape adds 60 s observed. GPU-a runs job j2 at every scrape, utilized +30
+// a scrape; GPU-b runs job j3, utilized +15 a scrape, but j3's info is
+// missing from scrape k = 5. The first scrape has none before it: its
+// increase does not count. By hand:
+//   GPU-a: observed 9 × 60 = 540, utilized 270; j2 the same (OFU 0.5).
+//   GPU-b: observed 540, utilized 135; j3 only the scrapes k = 1..4, 6..9:
+//          observed 480, utilized 120 (OFU 0.25).
+// GPU-a's span telescopes (its values at the edges); GPU-b's job does not,
+// so GPU-b goes to the step sums; both must give the hand values.
+TEST_F(PrometheusResets, AJobMissingFromAScrapeLeavesItsGpuToTheStepSums) {
+  if (!ofu::testing::ProgramFound(OFU_PROMETHEUS) || !ofu::testing::ProgramFound(OFU_PROMTOOL)) {
+    GTEST_SKIP() << "no prometheus or promtool binary (scripts/install-deps.sh installs the Debian packages)";
+  }
+  struct Gpu {
+    const char* uuid;
+    const char* job;
+    double utilized_per_scrape;
+    int job_missing_at;
+  };
+  constexpr Gpu kGpus[] = {{"GPU-a", "j2", 30, -1}, {"GPU-b", "j3", 15, 5}};
+  std::string om;
+  const auto family = [&](const std::string& name, const std::string& type, const auto& line) {
+    om += fmt::format("# TYPE {} {}\n", name, type);
+    for (const Gpu& gpu : kGpus) {
+      for (int k = 0; k < 10; ++k) om += line(gpu, k);
+    }
+  };
+  const auto labels = [](const Gpu& gpu) { return fmt::format("uuid=\"{}\",gpu=\"0\",instance=\"n-{}\"", gpu.uuid, gpu.uuid); };
+  for (const char* name : {"ofu_observed_seconds", "ofu_busy_seconds"}) {
+    family(name, "counter", [&](const Gpu& gpu, int k) {
+      return fmt::format("{}_total{{{}}} {} {}\n", name, labels(gpu), 60 * k, kT0 + 60 * k);
+    });
+  }
+  for (const char* name : {"ofu_utilized_seconds", "ofu_busy_utilized_seconds", "ofu_tensor_active_seconds"}) {
+    family(name, "counter", [&](const Gpu& gpu, int k) {
+      return fmt::format("{}_total{{{}}} {} {}\n", name, labels(gpu), gpu.utilized_per_scrape * k, kT0 + 60 * k);
+    });
+  }
+  family("ofu_gpu_info", "gauge", [&](const Gpu& gpu, int k) {
+    return fmt::format("ofu_gpu_info{{{},model=\"NVIDIA H100 80GB HBM3\",sku=\"h100-sxm5\",architecture=\"hopper\"}} 1 {}\n",
+                       labels(gpu), kT0 + 60 * k);
+  });
+  family("ofu_gpu_job_info", "gauge", [&](const Gpu& gpu, int k) -> std::string {
+    if (k == gpu.job_missing_at) return "";
+    return fmt::format("ofu_gpu_job_info{{uuid=\"{}\",job_id=\"{}\",user=\"u\",job_name=\"hand\",scheduler=\"static\"}} 1 {}\n",
+                       gpu.uuid, gpu.job, kT0 + 60 * k);
+  });
+  const int port = Serve(om + "# EOF\n");
+  ASSERT_FALSE(HasFailure());
+
+  auto result = RunShell(fmt::format("'{}' report --prometheus http://127.0.0.1:{} --since {:.0f} --until {:.0f} "
+                                     "--format json",
+                                     OFU_BINARY, port, kT0 - 1, kT0 + 60 * 9 + 1),
+                         dir_);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json report = json::parse(result.out);
+  EXPECT_EQ(report["source"]["method"], "counters");
+  ASSERT_EQ(report["gpus"].size(), 2u);
+  EXPECT_EQ(report["gpus"][0]["uuid"], "GPU-a");
+  EXPECT_NEAR(report["gpus"][0]["seconds"].get<double>(), 540, 1e-9);
+  EXPECT_NEAR(report["gpus"][0]["ofu"].get<double>(), 0.5, 1e-12);
+  EXPECT_EQ(report["gpus"][1]["uuid"], "GPU-b");
+  EXPECT_NEAR(report["gpus"][1]["seconds"].get<double>(), 540, 1e-9);
+  EXPECT_NEAR(report["gpus"][1]["ofu"].get<double>(), 0.25, 1e-12);
+  ASSERT_EQ(report["jobs"].size(), 2u);
+  EXPECT_EQ(report["jobs"][0]["job_id"], "j2");
+  EXPECT_NEAR(report["jobs"][0]["observed_hours"].get<double>(), 540.0 / 3600, 1e-12);
+  EXPECT_NEAR(report["jobs"][0]["ofu"].get<double>(), 0.5, 1e-12);
+  EXPECT_EQ(report["jobs"][1]["job_id"], "j3");
+  EXPECT_NEAR(report["jobs"][1]["observed_hours"].get<double>(), 480.0 / 3600, 1e-12);
+  EXPECT_NEAR(report["jobs"][1]["ofu"].get<double>(), 0.25, 1e-12);
+  // Which path answered for which GPU.
+  EXPECT_NE(report.dump().find("1 of 2 GPUs from their values at the edges of their spans, 1 summed"),
+            std::string::npos)
+      << report["notes"].dump();
+}

@@ -53,6 +53,20 @@ void Add(sinks::StoredWindow& row, const Counter& counter, double value) {
   }
 }
 
+// The regex alternatives of every counter's name.
+std::string CounterRegex() {
+  std::vector<std::string> names;
+  for (const Counter& counter : kCounters) names.emplace_back(counter.name);
+  return PromExactAlternatives(names);
+}
+
+const Counter* CounterNamed(const std::string& name) {
+  for (const Counter& counter : kCounters) {
+    if (name == counter.name) return &counter;
+  }
+  return nullptr;
+}
+
 class TotalsReader {
  public:
   TotalsReader(PrometheusClient& client, const sinks::HistoryQuery& query, const PrometheusTotalsOptions& options)
@@ -107,13 +121,58 @@ class TotalsReader {
                 }));
     step_s_ = options_.step_s > 0 ? options_.step_s : std::max(0.001, std::floor(scrape_s_ * 0.9 * 1000) / 1000);
     totals_.window_s = mean_scrape_s_;
-    piece_s_ = std::max(step_s_, static_cast<double>(options_.query.max_samples_per_query) /
-                                     (kSamplesPerGpuStep * static_cast<double>(ids_.size())) * step_s_);
 
+    // The cheap path: a counter's increase over a span of scrapes is its
+    // last value less the one before the span (the sum of each scrape's
+    // increase telescopes), so a GPU or a job on a GPU costs a few values,
+    // whatever the range. Where that does not hold (a reset, a job missing
+    // from some scrapes, a value that is not there), the GPU goes to the step
+    // sums below.
+    coarse_s_ = std::clamp(std::round(4 * scrape_s_), 60.0, 240.0);
+    OFU_RETURN_IF_ERROR(ReadResets(filter));
+    std::vector<Span> spans;
+    if (!query_.job_id) OFU_RETURN_IF_ERROR(FindSpans("ofu_observed_seconds_total", filter, false, spans));
+    const std::string job_filter = filter + (query_.job_id ? ",job_id=" + PromQuoted(*query_.job_id) : "");
+    OFU_RETURN_IF_ERROR(FindSpans("ofu_gpu_job_info", job_filter, true, spans));
+    OFU_RETURN_IF_ERROR(ReadSpanValues(spans));
+    OFU_RETURN_IF_ERROR(CheckJobSpans(spans));
+    for (const Span& span : spans) {
+      if (span.is_job) totals_.history.jobs.push_back(JobOf(span));
+      if (!dirty_.contains(span.uuid)) AddSpan(span);
+    }
+    std::stable_sort(totals_.history.jobs.begin(), totals_.history.jobs.end(),
+                     [](const sinks::StoredJob& a, const sinks::StoredJob& b) {
+                       return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
+                     });
+    Progress(fmt::format("values of {} spans", spans.size()));
+
+    if (!dirty_.empty()) {
+      // The step sums, for the GPUs the spans could not answer.
+      std::vector<std::string> uuids(dirty_.begin(), dirty_.end());
+      const std::string dirty_filter = fmt::format("uuid=~\"{}\"", PromExactAlternatives(uuids));
+      OFU_RETURN_IF_ERROR(SumSteps(dirty_filter, uuids.size()));
+    }
+    if (query_.job_id) {
+      for (const auto& [key, row] : totals_.of_job) totals_.of_gpu[key.second] = row;
+    }
+    for (auto& [id, row] : totals_.of_gpu) Finish(row, id);
+    for (auto& [key, row] : totals_.of_job) Finish(row, key.second);
+    totals_.notes.push_back(fmt::format(
+        "Prometheus read the agent's counters (path: counters): {} of {} GPUs from their values at the edges of "
+        "their spans, {} summed at {:.3g} s steps (a reset, or a job missing from some scrapes); scrape interval "
+        "about {:.3g} s; percentiles need the windows (ofu report --html, ofu regress)",
+        ids_.size() - dirty_.size(), ids_.size(), dirty_.size(), step_s_, scrape_s_));
+    return std::move(totals_);
+  }
+
+ private:
+  // The step sums for the GPUs of `filter` (`gpus` of them): per (GPU, job)
+  // where a job was scraped, per GPU where none was.
+  Status SumSteps(const std::string& filter, size_t gpus) {
+    const double since = *query_.since_s, until = *query_.until_s;
     job_filter_ = filter + (query_.job_id ? ",job_id=" + PromQuoted(*query_.job_id) : "");
-    // Steps at multiples of S in (since, until]: the first step's increase
-    // reaches back before since, and the last step lies before until. Two
-    // edge queries make the sums those of the scrapes in (since, until].
+    piece_s_ = std::max(step_s_, static_cast<double>(options_.query.max_samples_per_query) /
+                                     (kSamplesPerGpuStep * static_cast<double>(gpus)) * step_s_);
     const auto step_ms = static_cast<long long>(std::llround(step_s_ * 1000));
     const auto since_ms = static_cast<long long>(std::llround(since * 1000));
     const auto until_ms = static_cast<long long>(std::llround(until * 1000));
@@ -138,20 +197,298 @@ class TotalsReader {
       }
       Progress(counter.name);
     }
-    OFU_RETURN_IF_ERROR(ReadJobIntervals());
-    if (query_.job_id) {
-      for (const auto& [key, row] : totals_.of_job) totals_.of_gpu[key.second] = row;
-    }
-    for (auto& [id, row] : totals_.of_gpu) Finish(row, id);
-    for (auto& [key, row] : totals_.of_job) Finish(row, key.second);
-    totals_.notes.push_back(fmt::format(
-        "Prometheus summed the agent's counters (path: counters): increases at {:.3g} s steps over the range, "
-        "scrape interval about {:.3g} s; percentiles need the windows (ofu report --html, ofu regress)",
-        step_s_, scrape_s_));
-    return std::move(totals_);
+    return OkStatus();
   }
 
- private:
+  // A series seen over part of the range: a GPU's ofu_observed_seconds_total,
+  // or a job's ofu_gpu_job_info on one GPU. Its first and last scrape, and
+  // each counter's value before the first and at the last.
+  struct Span {
+    bool is_job = false;
+    std::string uuid, job_id, user, job_name, scheduler;
+    double first_step = INFINITY, last_step = -INFINITY;  // the coarse steps that saw it
+    double first = NAN, last = NAN;                       // its first and last scrape (s)
+    std::map<const Counter*, double> before, at_last;
+  };
+
+  // One piece of a batched query: a PromQL expression whose series are told
+  // apart from the other terms' by their labels, and the samples it loads.
+  struct Term {
+    std::string promql;
+    double samples = 1;
+  };
+
+  // GPUs whose counters were reset (the agent restarted) within the range or
+  // a lookback before it: their totals are the step sums'.
+  Status ReadResets(const std::string& filter) {
+    double piece_s = *query_.until_s - *query_.since_s;
+    return QueryOverPieces(
+        client_, *query_.since_s, *query_.until_s, piece_s, coarse_s_,
+        [&](double length_s) {
+          // Each piece reaches a lookback into the one before: a reset
+          // between two pieces' scrapes is seen.
+          return fmt::format("resets(ofu_observed_seconds_total{{{}}}[{}])", filter,
+                             Ms(length_s + options_.max_gap_s));
+        },
+        [&](PromAnswer&& answer, double) {
+          for (const PromSeries& s : answer.series) {
+            if (!s.samples.empty() && s.samples.front().second > 0) dirty_.insert(s.Label("uuid"));
+          }
+          return OkStatus();
+        });
+  }
+
+  // The spans of `selector`'s series, appended to `spans`: the coarse steps
+  // (coarse_s_ apart) whose last coarse_s_ held a scrape of the series, then
+  // the first and last scrape within the first and last of those steps, at
+  // steps of less than a scrape interval.
+  Status FindSpans(const std::string& metric, const std::string& matchers, bool is_job, std::vector<Span>& spans) {
+    const double since = *query_.since_s, until = *query_.until_s;
+    const size_t begin = spans.size();
+    std::map<std::pair<std::string, std::string>, size_t> index;  // (uuid, job id) -> spans
+    const auto span_of = [&](const PromSeries& s) -> Span* {
+      const std::string& uuid = s.Label("uuid");
+      if (!ids_.contains(uuid) || s.samples.empty()) return nullptr;
+      auto [it, inserted] = index.try_emplace({uuid, is_job ? s.Label("job_id") : ""}, spans.size());
+      if (inserted) {
+        Span& span = spans.emplace_back();
+        span.is_job = is_job;
+        span.uuid = uuid;
+        if (is_job) {
+          span.job_id = s.Label("job_id");
+          span.user = s.Label("user");
+          span.job_name = s.Label("job_name");
+          span.scheduler = s.Label("scheduler");
+        }
+      }
+      return &spans[it->second];
+    };
+    const std::string selector = fmt::format("{}{{{}}}", metric, matchers);
+    const std::string present = fmt::format("count_over_time({}[{}])", selector, Ms(coarse_s_));
+    for (const bool last : {false, true}) {
+      double piece_s = until - since;
+      OFU_RETURN_IF_ERROR(QueryOverPieces(
+          client_, since, until, piece_s, coarse_s_,
+          [&](double length_s) {
+            return fmt::format("{}_over_time(timestamp({})[{}:{}])", last ? "max" : "min", present,
+                               Ms(length_s - 0.001), Ms(coarse_s_));
+          },
+          [&](PromAnswer&& answer, double) {
+            for (const PromSeries& s : answer.series) {
+              if (Span* span = span_of(s)) {
+                const double t = s.samples.front().second;
+                if (last) span->last_step = std::max(span->last_step, t);
+                if (!last) span->first_step = std::min(span->first_step, t);
+              }
+            }
+            return OkStatus();
+          }));
+    }
+    // Scrapes after the last step.
+    OFU_RETURN_IF_ERROR(Instant(present, until, [&](const PromSeries& s) {
+      if (Span* span = span_of(s)) {
+        span->last_step = until;
+        span->first_step = std::min(span->first_step, until);
+      }
+    }));
+    // The exact scrapes, one term per (job, coarse step).
+    for (const bool last : {false, true}) {
+      std::map<std::pair<std::string, double>, std::vector<std::string>> groups;  // (job id, step) -> uuids
+      for (size_t i = begin; i < spans.size(); ++i) {
+        groups[{spans[i].job_id, last ? spans[i].last_step : spans[i].first_step}].push_back(spans[i].uuid);
+      }
+      std::vector<Term> terms;
+      for (const auto& [key, uuids] : groups) {
+        const std::string job = is_job ? ",job_id=" + PromQuoted(key.first) : "";
+        // The fine steps need not fall on the coarse step itself: the scrape
+        // at or before it is the last one, and the first where no fine step
+        // lies between the first scrape and the coarse step.
+        const std::string series = fmt::format("{}{{uuid=~\"{}\"{}}}", metric, PromExactAlternatives(uuids), job);
+        const std::string fine = fmt::format("{}_over_time(timestamp({})[{}:{}] @ {:.3f})", last ? "max" : "min",
+                                             series, Ms(coarse_s_), Ms(step_s_), key.second);
+        const std::string at = fmt::format("timestamp({} @ {:.3f})", series, key.second);
+        terms.push_back({last ? fmt::format("({}) or ({})", at, fine) : fmt::format("({}) or ({})", fine, at),
+                         static_cast<double>(uuids.size()) * (coarse_s_ / step_s_ + 2)});
+      }
+      OFU_RETURN_IF_ERROR(Batched(terms, [&](const PromSeries& s) {
+        if (Span* span = span_of(s)) (last ? span->last : span->first) = s.samples.front().second;
+      }));
+    }
+    return OkStatus();
+  }
+
+  // Every counter's value before each span and at its last scrape: the last
+  // scrape at or before the time, within the server's lookback. Before a
+  // span that starts in the range is just before its first scrape; without a
+  // scrape there, its first scrape (whose own increase then does not count,
+  // as in the step sums). A span that began before the range starts at
+  // `since`. A span whose values are not all there goes to the step sums.
+  Status ReadSpanValues(std::vector<Span>& spans) {
+    const double since = *query_.since_s;
+    const auto before_of = [&](const Span& span) { return span.first > since ? span.first - 0.001 : since; };
+    using Values = std::map<std::pair<double, std::string>, std::map<const Counter*, double>>;  // (t, uuid)
+    const auto read = [&](const std::vector<std::pair<double, std::string>>& wanted, Values& values) {
+      std::map<double, std::set<std::string>> at;  // time -> uuids
+      for (const auto& [t, uuid] : wanted) at[t].insert(uuid);
+      std::vector<double> times;
+      std::vector<Term> terms;
+      for (const auto& [t, uuids] : at) {
+        terms.push_back({fmt::format("label_replace({{__name__=~\"{}\",uuid=~\"{}\"}} @ {:.3f}, \"ofu_at\", \"{}\", "
+                                     "\"\", \"\")",
+                                     CounterRegex(), PromExactAlternatives({uuids.begin(), uuids.end()}), t,
+                                     times.size()),
+                         static_cast<double>(uuids.size() * std::size(kCounters))});
+        times.push_back(t);
+      }
+      return Batched(terms, [&](const PromSeries& s) {
+        const Counter* counter = CounterNamed(s.Label("__name__"));
+        const size_t k = std::stoul(s.Label("ofu_at"));
+        if (counter != nullptr && k < times.size()) {
+          values[{times[k], s.Label("uuid")}][counter] = s.samples.front().second;
+        }
+      });
+    };
+    std::vector<std::pair<double, std::string>> wanted;
+    for (const Span& span : spans) {
+      if (std::isnan(span.first) || std::isnan(span.last)) dirty_.insert(span.uuid);
+      if (dirty_.contains(span.uuid)) continue;
+      wanted.emplace_back(before_of(span), span.uuid);
+      wanted.emplace_back(span.last, span.uuid);
+    }
+    Values values;
+    OFU_RETURN_IF_ERROR(read(wanted, values));
+    // No scrape before the first: the values at the first.
+    wanted.clear();
+    for (const Span& span : spans) {
+      if (!dirty_.contains(span.uuid) && span.first > since && !values.contains({before_of(span), span.uuid})) {
+        wanted.emplace_back(span.first, span.uuid);
+      }
+    }
+    OFU_RETURN_IF_ERROR(read(wanted, values));
+    for (Span& span : spans) {
+      if (dirty_.contains(span.uuid)) continue;
+      auto before = values.find({before_of(span), span.uuid});
+      if (before == values.end() && span.first > since) before = values.find({span.first, span.uuid});
+      const auto last = values.find({span.last, span.uuid});
+      if (before == values.end() || last == values.end() || !SameCountersRising(before->second, last->second)) {
+        dirty_.insert(span.uuid);
+        continue;
+      }
+      span.before = before->second;
+      span.at_last = last->second;
+    }
+    return OkStatus();
+  }
+
+  // A job's span telescopes only if the job was scraped with every scrape of
+  // its GPU in it: the two counts must agree.
+  Status CheckJobSpans(const std::vector<Span>& spans) {
+    const double since = *query_.since_s;
+    std::vector<Term> terms;
+    std::vector<const Span*> checked;
+    for (const Span& span : spans) {
+      if (!span.is_job || dirty_.contains(span.uuid)) continue;
+      const double from = span.first > since ? span.first - 0.001 : since;
+      const std::string range = fmt::format("[{}] @ {:.3f}", Ms(span.last - from), span.last);
+      terms.push_back({fmt::format("label_replace(sum by (uuid) (count_over_time(ofu_observed_seconds_total{{uuid={}}}"
+                                   "{})) - sum by (uuid) (count_over_time(ofu_gpu_job_info{{uuid={},job_id={}}}{})), "
+                                   "\"ofu_at\", \"{}\", \"\", \"\")",
+                                   PromQuoted(span.uuid), range, PromQuoted(span.uuid), PromQuoted(span.job_id), range,
+                                   checked.size()),
+                       2 * ((span.last - from) / scrape_s_ + 1)});
+      checked.push_back(&span);
+    }
+    std::vector<bool> agree(checked.size(), false);
+    OFU_RETURN_IF_ERROR(Batched(
+        terms,
+        [&](const PromSeries& s) {
+          const size_t k = std::stoul(s.Label("ofu_at"));
+          if (k < agree.size()) agree[k] = s.samples.front().second == 0;
+        },
+        /*refused_alone=*/[&](size_t) { return OkStatus(); }));
+    for (size_t k = 0; k < checked.size(); ++k) {
+      if (!agree[k]) dirty_.insert(checked[k]->uuid);
+    }
+    return OkStatus();
+  }
+
+  // The same counters before and at the end, none lower at the end.
+  static bool SameCountersRising(const std::map<const Counter*, double>& before,
+                                 const std::map<const Counter*, double>& last) {
+    if (before.size() != last.size() || !before.contains(&kCounters[0])) return false;
+    for (const auto& [counter, value] : last) {
+      auto it = before.find(counter);
+      if (it == before.end() || value < it->second) return false;
+    }
+    return true;
+  }
+
+  void AddSpan(const Span& span) {
+    const std::int64_t id = ids_.at(span.uuid);
+    sinks::StoredWindow& row = span.is_job ? totals_.of_job[{span.job_id, id}] : totals_.of_gpu[id];
+    row.gpu_id = id;
+    for (const auto& [counter, value] : span.at_last) Add(row, *counter, value - span.before.at(counter));
+  }
+
+  sinks::StoredJob JobOf(const Span& span) const {
+    sinks::StoredJob job;
+    job.gpu_id = ids_.at(span.uuid);
+    job.job_id = span.job_id;
+    job.user = span.user;
+    job.job_name = span.job_name;
+    job.scheduler = span.scheduler;
+    job.start_s = span.first - mean_scrape_s_;
+    job.end_s = span.last;
+    return job;
+  }
+
+  // Runs `terms` joined by `or`, as few queries as the server's limits and
+  // max_samples_per_query allow; a query refused for its size is halved. A
+  // term refused alone goes to `refused_alone`, an error by default.
+  Status Batched(const std::vector<Term>& terms, const std::function<void(const PromSeries&)>& consume,
+                 const std::function<Status(size_t)>& refused_alone = nullptr) {
+    constexpr size_t kMaxQueryBytes = 256 * 1024;
+    size_t begin = 0;
+    while (begin < terms.size()) {
+      size_t end = begin;
+      size_t bytes = 0;
+      double samples = 0;
+      while (end < terms.size() && (end == begin || (bytes + terms[end].promql.size() < kMaxQueryBytes &&
+                                                     samples + terms[end].samples <
+                                                         static_cast<double>(options_.query.max_samples_per_query)))) {
+        bytes += terms[end].promql.size() + 6;
+        samples += terms[end].samples;
+        ++end;
+      }
+      OFU_RETURN_IF_ERROR(BatchedRun(terms, begin, end, consume, refused_alone));
+      begin = end;
+    }
+    return OkStatus();
+  }
+
+  Status BatchedRun(const std::vector<Term>& terms, size_t begin, size_t end,
+                    const std::function<void(const PromSeries&)>& consume,
+                    const std::function<Status(size_t)>& refused_alone) {
+    std::string promql;
+    for (size_t i = begin; i < end; ++i) promql += (i == begin ? "(" : " or (") + terms[i].promql + ")";
+    OFU_ASSIGN_OR_RETURN(auto answer, client_.Query(promql, *query_.until_s));
+    if (answer.too_large) {
+      if (end - begin > 1) {
+        const size_t middle = begin + (end - begin) / 2;
+        OFU_RETURN_IF_ERROR(BatchedRun(terms, begin, middle, consume, refused_alone));
+        return BatchedRun(terms, middle, end, consume, refused_alone);
+      }
+      if (refused_alone) return refused_alone(begin);
+      return Error::Unavailable("{}: the server refuses a query for one span for its size ({})", client_.url(),
+                                answer.refusal);
+    }
+    for (const PromSeries& s : answer.series) {
+      if (!s.samples.empty()) consume(s);
+    }
+    Progress(fmt::format("{} queries", client_.queries()));
+    return OkStatus();
+  }
+
   // The increase of `x` over the `window_s` seconds before each evaluation:
   // the rule of increase() without extrapolation (a decrease is a reset:
   // the new value is the increase); absent without a sample G before.
@@ -239,47 +576,6 @@ class TotalsReader {
         });
   }
 
-  // One interval per (job, GPU): (first scrape − scrape interval, last scrape].
-  Status ReadJobIntervals() {
-    const std::string& filter = job_filter_;
-    std::map<std::pair<std::string, std::string>, sinks::StoredJob> jobs;  // (uuid, job id) -> interval
-    for (const bool last : {false, true}) {
-      OFU_RETURN_IF_ERROR(Pieces(fmt::format("{}_over_time(timestamp(ofu_gpu_job_info{{{}}}){{range}})",
-                                             last ? "max" : "min", filter),
-                                 [&](const PromSeries& s) {
-                                   auto id = ids_.find(s.Label("uuid"));
-                                   if (id == ids_.end()) return;
-                                   const double t = s.samples.front().second;
-                                   auto [it, inserted] = jobs.try_emplace({s.Label("uuid"), s.Label("job_id")});
-                                   sinks::StoredJob& job = it->second;
-                                   if (inserted) {
-                                     job.gpu_id = id->second;
-                                     job.job_id = s.Label("job_id");
-                                     job.user = s.Label("user");
-                                     job.job_name = s.Label("job_name");
-                                     job.scheduler = s.Label("scheduler");
-                                     job.start_s = INFINITY;
-                                     job.end_s = -INFINITY;
-                                   }
-                                   if (last) job.end_s = std::max(*job.end_s, t);
-                                   if (!last) job.start_s = std::min(job.start_s, t - mean_scrape_s_);
-                                 }));
-    }
-    // Scrapes after the last step.
-    OFU_RETURN_IF_ERROR(Instant(fmt::format("timestamp(ofu_gpu_job_info{{{}}})", filter), *query_.until_s,
-                                [&](const PromSeries& s) {
-                                  auto it = jobs.find({s.Label("uuid"), s.Label("job_id")});
-                                  if (it != jobs.end())
-                                    it->second.end_s = std::max(*it->second.end_s, s.samples.front().second);
-                                }));
-    for (auto& [key, job] : jobs) totals_.history.jobs.push_back(job);
-    std::stable_sort(totals_.history.jobs.begin(), totals_.history.jobs.end(),
-                     [](const sinks::StoredJob& a, const sinks::StoredJob& b) {
-                       return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
-                     });
-    return OkStatus();
-  }
-
   // A sum as a downsampled row: it stands for its observed seconds.
   void Finish(sinks::StoredWindow& row, std::int64_t id) {
     row.gpu_id = id;
@@ -300,6 +596,8 @@ class TotalsReader {
   HistoryTotals totals_;
   std::map<std::string, std::int64_t> ids_;
   double scrape_s_ = 0, mean_scrape_s_ = 0, step_s_ = 0, piece_s_ = 0;
+  double coarse_s_ = 60;          // the steps that find spans
+  std::set<std::string> dirty_;  // GPUs (uuids) left to the step sums
   std::string job_filter_;  // the GPUs' label filter, and the job's
 };
 
