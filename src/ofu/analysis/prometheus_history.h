@@ -74,6 +74,15 @@ struct PrometheusQueryOptions {
 Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
                                                    const PrometheusQueryOptions& options = {});
 
+// The same, one batch of GPUs at a time (as many as max_samples_per_query
+// holds): `on_batch` sees every GPU of the range and the windows and job
+// intervals of the batch's GPUs only, in the store's order; its error stops
+// the reading. Returns the GPUs, without windows or jobs. For scans that
+// need one GPU's windows at a time (RegressScanner).
+Result<sinks::StoredHistory> ReadPrometheusHistoryInBatches(
+    const std::string& url, const sinks::HistoryQuery& query, const PrometheusQueryOptions& options,
+    const std::function<Status(const sinks::StoredHistory& batch)>& on_batch);
+
 // The rule above for one GPU, exposed for its unit tests: `samples` maps a
 // counter's name (ofu_observed_seconds_total, …) to its samples (time s,
 // value) in time order; rows end after `since_s`. `job_times`: with a job,
