@@ -64,8 +64,10 @@ namespace ofu::analysis {
 struct PrometheusQueryOptions {
   double timeout_s = 30;  // per HTTP request
   // Samples one query may load (Prometheus's default --query.max-samples is
-  // 50,000,000; smaller pieces keep ofu's own memory small).
-  std::int64_t max_samples_per_query = 2'000'000;
+  // 50,000,000; smaller pieces keep ofu's own memory small: the answer is
+  // parsed whole, about 150 bytes a sample, so 2,000,000 took `ofu regress`
+  // to 406 MiB at 1,024 GPUs; see docs/BENCHMARKS.md, "Fleet scale").
+  std::int64_t max_samples_per_query = 500'000;
   // Called after each query with a line for people (done so far); may be empty.
   std::function<void(const std::string&)> progress;
 };
