@@ -200,9 +200,9 @@ struct HtmlReportView {
   std::vector<SkuDistribution> skus;  // by SKU id, unknown models last
   std::vector<std::string> notes;     // data-quality problems, for people
 
-  NonTensorFigures overall_non_tensor;             // the fleet's (report.h overall)
-  std::vector<CudaCoreFinding> cuda_core_advice;   // jobs first (by job id), then GPUs (store order)
-  int cuda_core_advice_total = 0;                  // before max_advice
+  NonTensorFigures overall_non_tensor;            // the fleet's (report.h overall)
+  std::vector<CudaCoreFinding> cuda_core_advice;  // jobs first (by job id), then GPUs (store order)
+  int cuda_core_advice_total = 0;                 // before max_advice
 
   // Absent: the analysis was not run; the page prints the *_absent text.
   std::optional<MfuScatter> scatter;

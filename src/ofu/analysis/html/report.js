@@ -257,13 +257,17 @@
     const hr = el("tr", {}, el("thead", {}, table));
     for (const h of ["", "OFU"].concat(fields.map((f) => f.head))) el("th", { text: h }, hr);
     const body = el("tbody", {}, table);
-    const addRow = (attrs, label, ofu, nt) => {
+    const advised = new Set(data.cuda_core_advice.map((a) => (a.job_id ? "job:" + a.job_id : "gpu:" + a.gpu_uuid)));
+    const addRow = (attrs, label, ofu, nt, key) => {
       const tr = el("tr", attrs, body);
-      el("td", { text: label }, tr);
+      el("td", { class: advised.has(key) ? "flag" : null, text: label }, tr);
       el("td", { class: "num", text: pct(ofu) }, tr);
       for (const f of fields) el("td", { class: "num", "data-field": f.key, text: nt[f.key] === null ? "–" : f.format(nt[f.key]) }, tr);
     };
-    for (const r of rows) addRow(r.kind === "job" ? { "data-nt-job": r.id } : { "data-nt-gpu": r.id }, (r.kind === "job" ? "job " : "") + r.label, r.ofu, r.nt);
+    for (const r of rows) {
+      addRow(r.kind === "job" ? { "data-nt-job": r.id } : { "data-nt-gpu": r.id }, (r.kind === "job" ? "job " : "") + r.label,
+             r.ofu, r.nt, r.kind + ":" + r.id);
+    }
     addRow({ "data-nt-fleet": "" }, "fleet", data.overall_ofu, data.overall_non_tensor);
   }
 
