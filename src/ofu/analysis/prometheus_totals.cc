@@ -499,7 +499,14 @@ class TotalsReader {
   Status BatchedRun(const std::vector<Term>& terms, size_t begin, size_t end,
                     const std::function<void(const PromSeries&)>& consume,
                     const std::function<Status(size_t)>& refused_alone) {
-    OFU_ASSIGN_OR_RETURN(auto answer, client_.Query(JoinedByOr(terms, begin, end), *query_.until_s));
+    auto queried = client_.Query(JoinedByOr(terms, begin, end), *query_.until_s);
+    if (!queried.ok() && queried.error().message.find("@ modifier") != std::string::npos) {
+      return Error::Unavailable(
+          "{}: the server does not take PromQL's @ modifier, which ofu's sums need (Prometheus 2.33 and later "
+          "take it; 2.25 to 2.32 with --enable-feature=promql-at-modifier): {}",
+          client_.url(), queried.error().message);
+    }
+    OFU_ASSIGN_OR_RETURN(auto answer, std::move(queried));
     if (answer.too_large) {
       if (end - begin > 1) {
         const size_t middle = begin + (end - begin) / 2;
