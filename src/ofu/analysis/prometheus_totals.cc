@@ -228,8 +228,7 @@ class TotalsReader {
         [&](double length_s) {
           // Each piece reaches a lookback into the one before: a reset
           // between two pieces' scrapes is seen.
-          return fmt::format("resets(ofu_observed_seconds_total{{{}}}[{}])", filter,
-                             Ms(length_s + options_.max_gap_s));
+          return fmt::format("resets(ofu_observed_seconds_total{{{}}}[{}])", filter, Ms(length_s + options_.max_gap_s));
         },
         [&](PromAnswer&& answer, double) {
           for (const PromSeries& s : answer.series) {
@@ -631,9 +630,9 @@ class TotalsReader {
   HistoryTotals totals_;
   std::map<std::string, std::int64_t> ids_;
   double scrape_s_ = 0, mean_scrape_s_ = 0, step_s_ = 0, piece_s_ = 0;
-  double coarse_s_ = 60;          // the steps that find spans
+  double coarse_s_ = 60;         // the steps that find spans
   std::set<std::string> dirty_;  // GPUs (uuids) left to the step sums
-  std::string job_filter_;  // the GPUs' label filter, and the job's
+  std::string job_filter_;       // the GPUs' label filter, and the job's
 };
 
 }  // namespace
