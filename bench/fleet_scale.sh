@@ -8,6 +8,8 @@
 #
 #   bench/fleet_scale.sh BUILD [GPUS] [WINDOWS_PER_JOB] [WINDOW_S]
 #
+# NEW_OFU=path replaces BUILD/apps/ofu/ofu; OLD_OFU="path ..." adds older ones.
+#
 # Defaults: 64 GPUs, 8 per job, 6 jobs per group of 960 windows of 15 s (one
 # day). 1,024 GPUs × 7 days is GPUS=1024 WINDOWS_PER_JOB=6720: about 560M
 # raw samples and a 50 GB OpenMetrics file; give it the disk and the hours.
@@ -16,7 +18,7 @@ build=${1:-build}
 gpus=${2:-64}
 windows_per_job=${3:-960}
 window_s=${4:-15}
-new=$build/apps/ofu/ofu
+new=${NEW_OFU:-$build/apps/ofu/ofu}
 work=$(mktemp -d)
 trap 'kill "${prometheus_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 command -v prometheus >/dev/null && command -v promtool >/dev/null || {

@@ -112,6 +112,21 @@ Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s,
   return out;
 }
 
+Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
+                                     const std::function<Status(const sinks::StoredHistory& batch)>& on_batch) {
+  if (!args.store.empty()) {
+    OFU_ASSIGN_OR_RETURN(FleetReport out, LoadFleetReport(args, now_s, specs, /*windows_needed=*/true));
+    OFU_RETURN_IF_ERROR(on_batch(out.history));
+    return out;
+  }
+  OFU_ASSIGN_OR_RETURN(FleetReport out, LoadFleetReport(args, now_s, specs, /*windows_needed=*/false));
+  OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
+  auto gpus = analysis::ReadPrometheusHistoryInBatches(args.prometheus, query, QueryOptionsOf(args), on_batch);
+  EndProgress();
+  OFU_RETURN_IF_ERROR(gpus);
+  return out;
+}
+
 Result<MfuInputs> ReadMfuInputs(const std::string& mfu_path, const std::optional<std::string>& corrections_path) {
   MfuInputs inputs;
   OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadMfuLog(mfu_path));

@@ -3,6 +3,7 @@
 // scrapes the agents (--prometheus URL), with --job, --since and --until.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,6 +53,15 @@ struct FleetReport {
 // `specs` must outlive the result.
 Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
                                     bool windows_needed);
+
+// For scans that need windows but only one GPU's at a time (`ofu regress`):
+// the history goes to `on_batch` in batches of GPUs, each GPU's windows and
+// job intervals in one batch (the store's history is one batch; Prometheus's
+// comes as it is read, so that the fleet's windows are never held at once).
+// The result's report covers the whole range (from Prometheus: the server's
+// sums) and its history has the GPUs.
+Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
+                                     const std::function<Status(const sinks::StoredHistory& batch)>& on_batch);
 
 // Reads the store (all of it unless --since/--until say otherwise) or
 // Prometheus (the last day before `now_s` unless they do). kInvalidArgument

@@ -65,8 +65,6 @@ void AddRegressFlags(CLI::App& cmd, RegressArgs& args) {
 
 Result<int> RunRegress(const RegressArgs& args) {
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
-  OFU_ASSIGN_OR_RETURN(auto history, LoadFleetHistory(args.history, sources::SystemClock().NowS()));
-  const analysis::StoreReport store = analysis::BuildStoreReport(history, specs);
   analysis::RegressOptions options;
   options.ofu.min_segment = args.min_windows;
   options.ofu.threshold = args.threshold;
@@ -76,7 +74,14 @@ Result<int> RunRegress(const RegressArgs& args) {
   options.shares.min_difference = args.min_share_shift;
   options.min_runs = args.min_runs;
   options.group_s = args.group_s;
-  const analysis::RegressReport report = analysis::ScanRegressions(history, store, options);
+  // GPU by GPU as the history is read: a fleet's windows are never all held.
+  analysis::RegressScanner scanner(options);
+  OFU_ASSIGN_OR_RETURN(auto fleet, ScanFleetHistory(args.history, sources::SystemClock().NowS(), specs,
+                                                    [&](const sinks::StoredHistory& batch) {
+                                                      scanner.Add(batch);
+                                                      return OkStatus();
+                                                    }));
+  const analysis::RegressReport report = scanner.Finish(fleet.history.path, fleet.report);
   if (args.format == "json") {
     fmt::print("{}", analysis::RenderRegressJson(report));
   } else if (args.format == "csv") {
@@ -84,7 +89,7 @@ Result<int> RunRegress(const RegressArgs& args) {
   } else {
     fmt::print("{}", analysis::RenderRegressTable(report));
   }
-  if (report.series == 0) return Error::NoData("{}: no job windows in the range", history.path);
+  if (report.series == 0) return Error::NoData("{}: no job windows in the range", fleet.history.path);
   const bool found = !report.changes.empty() || !report.run_changes.empty() || !report.precision_shifts.empty();
   return found && args.fail_on_finding ? kExitFindings : kExitOk;
 }

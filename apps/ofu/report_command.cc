@@ -54,8 +54,10 @@ Examples:
   ofu report --store /var/lib/ofu/history.sqlite --since -7d --html week.html
 
 --html OUT.html writes one self-contained page (no network needed to view
-it): OFU timelines per job and per GPU, distributions by GPU model, and
-room for the OFU-vs-MFU scatter and regression markers. It prints the
+it): OFU timelines per job and per GPU, distributions by GPU model, the
+work outside the tensor cores (CUDA-core pipes beside OFU, the CUDA-core
+advice) where measured, and room for the OFU-vs-MFU scatter and regression
+markers. It prints the
 file's path instead of the text report. See docs/html-report.md.
 
 A GPU ofu cannot compute OFU for (a model missing from the spec database,

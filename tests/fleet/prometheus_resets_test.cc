@@ -156,7 +156,9 @@ TEST_F(PrometheusResets, AJobMissingFromAScrapeLeavesItsGpuToTheStepSums) {
       for (int k = 0; k < 10; ++k) om += line(gpu, k);
     }
   };
-  const auto labels = [](const Gpu& gpu) { return fmt::format("uuid=\"{}\",gpu=\"0\",instance=\"n-{}\"", gpu.uuid, gpu.uuid); };
+  const auto labels = [](const Gpu& gpu) {
+    return fmt::format("uuid=\"{}\",gpu=\"0\",instance=\"n-{}\"", gpu.uuid, gpu.uuid);
+  };
   for (const char* name : {"ofu_observed_seconds", "ofu_busy_seconds"}) {
     family(name, "counter", [&](const Gpu& gpu, int k) {
       return fmt::format("{}_total{{{}}} {} {}\n", name, labels(gpu), 60 * k, kT0 + 60 * k);
@@ -168,13 +170,15 @@ TEST_F(PrometheusResets, AJobMissingFromAScrapeLeavesItsGpuToTheStepSums) {
     });
   }
   family("ofu_gpu_info", "gauge", [&](const Gpu& gpu, int k) {
-    return fmt::format("ofu_gpu_info{{{},model=\"NVIDIA H100 80GB HBM3\",sku=\"h100-sxm5\",architecture=\"hopper\"}} 1 {}\n",
-                       labels(gpu), kT0 + 60 * k);
+    return fmt::format(
+        "ofu_gpu_info{{{},model=\"NVIDIA H100 80GB HBM3\",sku=\"h100-sxm5\",architecture=\"hopper\"}} 1 {}\n",
+        labels(gpu), kT0 + 60 * k);
   });
   family("ofu_gpu_job_info", "gauge", [&](const Gpu& gpu, int k) -> std::string {
     if (k == gpu.job_missing_at) return "";
-    return fmt::format("ofu_gpu_job_info{{uuid=\"{}\",job_id=\"{}\",user=\"u\",job_name=\"hand\",scheduler=\"static\"}} 1 {}\n",
-                       gpu.uuid, gpu.job, kT0 + 60 * k);
+    return fmt::format(
+        "ofu_gpu_job_info{{uuid=\"{}\",job_id=\"{}\",user=\"u\",job_name=\"hand\",scheduler=\"static\"}} 1 {}\n",
+        gpu.uuid, gpu.job, kT0 + 60 * k);
   });
   const int port = Serve(om + "# EOF\n");
   ASSERT_FALSE(HasFailure());

@@ -22,6 +22,14 @@ using ofu::testing::Row;
 
 const std::string kHostileJob = "</script><script>document.body.dataset.pwned='1'</script>";
 
+// What the script drew: <main id="ofu-report">, without the page's own
+// script text and data, which name every field.
+std::string Drawn(const std::string& dom) {
+  const auto begin = dom.find("<main id=\"ofu-report\"");
+  const auto end = dom.find("</main>", begin);
+  return begin == std::string::npos || end == std::string::npos ? std::string() : dom.substr(begin, end - begin);
+}
+
 int Count(const std::string& text, const std::string& needle) {
   int n = 0;
   for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
@@ -113,6 +121,66 @@ TEST_F(HtmlRender, DrawsEverySectionWithoutScriptErrors) {
   // A distribution per SKU.
   EXPECT_EQ(Count(dom, "class=\"sku\" data-sku=\"h100-sxm5\""), 1);
   EXPECT_EQ(Count(dom, "class=\"sku\" data-sku=\"a100\""), 1);
+
+  // No CUDA-core pipe counters in this data: the page says so and shows no
+  // figure, series, column or advice for them (issue 18).
+  const std::string drawn = Drawn(dom);
+  EXPECT_NE(drawn.find("No CUDA-core pipe counters in this data"), std::string::npos);
+  for (const char* none : {"data-advice-", "series fp32", "data-nt", "data-field=", "FP32 pipe", "TFLOP/s"}) {
+    EXPECT_EQ(drawn.find(none), std::string::npos) << none;
+  }
+}
+
+// Work outside the tensor cores (issue 18), SYNTHETIC: job SGEMM (OFU 0.02,
+// FP32 pipe 0.7, bound 41.5 TFLOP/s on an H100 SXM5) gets its figures, its
+// FP32 line and the CUDA-core advice; job BF16, without pipe counters, gets
+// dashes and nothing else. One browser launch.
+TEST_F(HtmlRender, NonTensorFiguresAndAdviceWhereMeasuredOnly) {
+  const ofu::sinks::StoredHistory history = ofu::testing::SgemmAndBf16Jobs();
+  const auto specs = *ofu::GpuSpecDatabase::Embedded();
+  ofu::analysis::HtmlReportOptions options;
+  options.title = "Synthetic CUDA-core job";
+  options.synthetic = true;
+  const fs::path page = Write("non_tensor.html",
+                              ofu::analysis::RenderHtmlReport(ofu::analysis::BuildHtmlReportView(
+                                  history, ofu::analysis::BuildStoreReport(history, specs), options)));
+  const auto run = ofu::testing::RunChromium({"--dump-dom", "file://" + page.string()}, dir_ / "dom-nt");
+  ASSERT_FALSE(run.timed_out) << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_NE(run.out.find("data-rendered=\"ok\""), std::string::npos) << run.out.substr(0, 2000);
+  EXPECT_EQ(run.out.find("data-error=\""), std::string::npos) << run.out.substr(run.out.find("<body"), 600);
+  const std::string dom = Drawn(run.out);
+  ASSERT_FALSE(dom.empty());
+
+  // The advice, for the job and its GPU only, with the shared text.
+  EXPECT_EQ(Count(dom, "data-advice-job=\"SGEMM\""), 1);
+  EXPECT_EQ(Count(dom, "data-advice-gpu=\"GPU-1\""), 1);
+  EXPECT_EQ(Count(dom, "data-advice-"), 2);
+  EXPECT_NE(dom.find("job SGEMM: OFU 0.020 while the FP32 pipe is 70% active"), std::string::npos);
+  EXPECT_NE(dom.find("Gain at most 7.4x"), std::string::npos);
+
+  // The FP32 line beside OFU on SGEMM's timeline only.
+  EXPECT_EQ(Count(dom, "class=\"series fp32\" data-fp32-job=\"SGEMM\""), 1);
+  EXPECT_EQ(Count(dom, "class=\"series fp32\""), 1);
+  EXPECT_EQ(Count(dom, "data-nt=\"job\""), 1);
+  EXPECT_NE(dom.find("FP32 pipe 70.0 % · ≤ 41.5 TFLOP/s on CUDA cores"), std::string::npos);
+
+  // The table: SGEMM's figures, dashes for BF16, no FP64/FP16 column (never measured).
+  const auto row = [&](const std::string& attribute) {
+    const auto at = dom.find(attribute);
+    return at == std::string::npos ? std::string() : dom.substr(at, dom.find("</tr>", at) - at);
+  };
+  const std::string sgemm = row("data-nt-job=\"SGEMM\""), bf16 = row("data-nt-job=\"BF16\"");
+  EXPECT_NE(sgemm.find("data-field=\"fp32_active\">70.0 %<"), std::string::npos) << sgemm;
+  EXPECT_NE(sgemm.find("data-field=\"flops_upper_bound_tflops\">41.5<"), std::string::npos) << sgemm;
+  EXPECT_NE(sgemm.find("data-field=\"share_of_peak\">62.1 %<"), std::string::npos) << sgemm;  // 41.51 / 66.9
+  EXPECT_NE(bf16.find("data-field=\"fp32_active\">–<"), std::string::npos) << bf16;
+  EXPECT_NE(bf16.find("data-field=\"flops_upper_bound_tflops\">–<"), std::string::npos) << bf16;
+  EXPECT_EQ(bf16.find("0.0 %"), std::string::npos) << bf16;
+  EXPECT_EQ(Count(dom, "data-field=\"fp64_active\""), 0);
+  EXPECT_EQ(Count(dom, "data-field=\"fp16_active\""), 0);
+  EXPECT_NE(row("data-nt-gpu=\"GPU-2\"").find("data-field=\"fp32_active\">–<"), std::string::npos);
+  EXPECT_NE(dom.find("Fleet FP32 pipe"), std::string::npos);
 }
 
 TEST_F(HtmlRender, ScreenshotIsAPng) {

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "html/html_test_support.h"
+#include "ofu/core/gpu_spec.h"
+#include "ofu/core/non_tensor.h"
 #include "ofu/sinks/history_store.h"
 #include "sinks/history_fixture.h"
 #include "support/cli_runner.h"
@@ -112,6 +114,88 @@ TEST_F(HtmlReportCli, SimulatedFleetPageShowsWhatWasPlantedAndNothingElse) {
     markers.insert({marker["kind"].get<std::string>(), marker["job_id"].get<std::string>()});
   }
   EXPECT_EQ(markers, planted_markers);
+
+  // The CUDA-core advice names exactly the job planted with its matmuls on
+  // the CUDA cores (OFU 0.02, FP32 pipe 0.7); every other job's FP32 pipe
+  // is 0.05.
+  std::set<std::string> planted_cuda_core, advised_jobs;
+  for (const auto& job : truth["jobs"]) {
+    if (job["plant"] == "non_tensor_work") planted_cuda_core.insert(job["job_id"].get<std::string>());
+  }
+  ASSERT_EQ(planted_cuda_core.size(), 1u);
+  for (const auto& advice : data["cuda_core_advice"]) {
+    if (!advice["job_id"].get<std::string>().empty()) advised_jobs.insert(advice["job_id"].get<std::string>());
+  }
+  EXPECT_EQ(advised_jobs, planted_cuda_core);
+}
+
+// SYNTHETIC store written as the agent writes it (issue 18). Job SGEMM on
+// GPU-0: OFU 0.02, FP32 pipe 0.7, SM clock 1755 MHz; the bound is computed by
+// core (CompleteNonTensor) as the agent does:
+//   0.7 x 132 x 128 x 2 x 1.755e9 = 41.513472 TFLOP/s, 41.513472 / 66.9 of the peak.
+// Job BF16 on GPU-1: OFU 0.45, no CUDA-core counters. Five 60 s windows.
+std::string WriteCudaCoreStore(const fs::path& path) {
+  const auto specs = *ofu::GpuSpecDatabase::Embedded();
+  const ofu::GpuSpec& h100 = **specs.Lookup("h100-sxm5");
+  ofu::sources::FakeClock clock(kJobT0);
+  ofu::sinks::HistoryOptions options;
+  options.path = path.string();
+  auto store = ofu::sinks::HistoryStore::Open(options, clock);
+  EXPECT_TRUE(store.ok()) << store.error().message;
+  if (!store.ok()) return options.path;
+  for (int k = 1; k <= 5; ++k) {
+    ofu::sinks::GpuWindow sgemm = ofu::testing::H100Window("GPU-0", "0", 0.02, true, std::nullopt, 1755.0);
+    sgemm.window.non_tensor.fp32_active = 0.7;
+    ofu::CompleteNonTensor(sgemm.window.non_tensor, sgemm.window.sm_clock_mhz,
+                           ofu::NonTensorScaleOf(h100, h100.sm_count));
+    const ofu::sinks::GpuWindow bf16 = ofu::testing::H100Window("GPU-1", "1", 0.45);
+    const ofu::Status s = (*store)->Consume(ofu::testing::Batch(kJobT0 + 60.0 * k, 60, {sgemm, bf16},
+                                                                {{"GPU-0", "SGEMM"}, {"GPU-1", "BF16"}}));
+    EXPECT_TRUE(s.ok()) << s.error().message;
+  }
+  return options.path;
+}
+
+TEST_F(HtmlReportCli, CudaCoreJobGetsItsBoundAndTheAdviceTheOtherNothing) {
+  const std::string store = WriteCudaCoreStore(dir_ / "cuda-cores.sqlite");
+  const fs::path out = dir_ / "cuda-cores.html";
+  const CommandResult run = Ofu(fmt::format("report --store '{}' --html '{}'", store, out.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json data = DataOf(ofu::testing::Slurp(out));
+  ASSERT_TRUE(data.is_object());
+  ASSERT_EQ(data["jobs"].size(), 2u);  // by id: BF16, SGEMM
+  const auto& bf16 = data["jobs"][0];
+  const auto& sgemm = data["jobs"][1];
+  ASSERT_EQ(sgemm["job_id"], "SGEMM");
+  EXPECT_NEAR(sgemm["ofu"].get<double>(), 0.02, 1e-9);
+  EXPECT_NEAR(sgemm["non_tensor"]["fp32_active"].get<double>(), 0.7, 1e-9);
+  EXPECT_NEAR(sgemm["non_tensor"]["flops_upper_bound_tflops"].get<double>(), 41.513472, 1e-6);
+  EXPECT_NEAR(sgemm["non_tensor"]["share_of_peak"].get<double>(), 41.513472 / 66.9, 1e-6);
+  EXPECT_TRUE(sgemm["non_tensor"]["fp64_active"].is_null());
+  ASSERT_EQ(sgemm["points"].size(), 3u);  // t, OFU, FP32 pipe
+  for (const auto& v : sgemm["points"][2]) EXPECT_NEAR(v.get<double>(), 0.7, 1e-9);
+  ASSERT_EQ(bf16["job_id"], "BF16");
+  EXPECT_EQ(bf16["points"].size(), 2u);
+  for (const auto& [key, value] : bf16["non_tensor"].items()) EXPECT_TRUE(value.is_null()) << key;
+  for (const auto& [key, value] : data["gpus"][1]["non_tensor"].items()) EXPECT_TRUE(value.is_null()) << key;
+
+  // The advice: the job and its GPU, in `ofu report`'s words; none for BF16.
+  std::set<std::string> advised;
+  for (const auto& a : data["cuda_core_advice"]) {
+    advised.insert(a["job_id"].get<std::string>() + "|" + a["gpu_uuid"].get<std::string>());
+    EXPECT_EQ(a["pipe"], "fp32");
+    EXPECT_NEAR(a["gain_upper_bound"].get<double>(), 494.7 / 66.9, 1e-9);
+  }
+  EXPECT_EQ(advised, (std::set<std::string>{"SGEMM|", "|GPU-0"}));
+
+  // The same figures and text as the JSON report of the same store.
+  const CommandResult json = Ofu(fmt::format("report --store '{}' --format json", store));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json report = nlohmann::json::parse(json.out);
+  EXPECT_EQ(report["jobs"][1]["non_tensor"]["flops_upper_bound_tflops"],
+            sgemm["non_tensor"]["flops_upper_bound_tflops"]);
+  ASSERT_EQ(report["advice"].size(), 1u);  // per GPU
+  EXPECT_EQ(report["advice"][0]["text"], data["cuda_core_advice"][1]["text"]);
 }
 
 TEST_F(HtmlReportCli, MfuNeedsHtml) {
@@ -153,6 +237,12 @@ TEST_F(HtmlReportCli, RecordingToPage) {
   EXPECT_TRUE(data["jobs"].empty());  // a recording does not say which job ran
   EXPECT_TRUE(data["overall_ofu"].is_number());
   EXPECT_EQ(data["synthetic"], true);  // the recording says it is synthetic
+  // It has no CUDA-core pipe counters: absent figures, no FP32 series, no advice.
+  for (const auto& gpu : data["gpus"]) {
+    for (const auto& [key, value] : gpu["non_tensor"].items()) EXPECT_TRUE(value.is_null()) << key;
+    EXPECT_EQ(gpu["points"].size(), 2u);
+  }
+  EXPECT_TRUE(data["cuda_core_advice"].empty());
 }
 
 TEST_F(HtmlReportCli, TitleNeedsHtml) {

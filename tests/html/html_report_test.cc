@@ -24,6 +24,8 @@ using ofu::sinks::StoredHistory;
 using ofu::testing::Gpu;
 using ofu::testing::Job;
 using ofu::testing::Row;
+using ofu::testing::SgemmAndBf16Jobs;
+using ofu::testing::WithFp32;
 
 const ofu::GpuSpecDatabase& Specs() {
   static const ofu::GpuSpecDatabase specs = *ofu::GpuSpecDatabase::Embedded();
@@ -186,6 +188,141 @@ TEST(HtmlReportDistributions, PerSkuCountsQuartilesAndHistogram) {
   // Fleet OFU leaves the unknown GPU out: (0.21+0.43+0.91+0.5+1.1) x 60 / 300.
   EXPECT_NEAR(*view.overall_ofu, 3.15 / 5, 1e-12);
   EXPECT_EQ(view.gpus_total, 5);
+}
+
+// ---- Work outside the tensor cores (issue 18) --------------------------
+//
+// The rows: SgemmAndBf16Jobs in html_test_support.h.
+TEST(HtmlReportNonTensor, CudaCoreJobShowsItsFiguresSeriesAndAdvice) {
+  const StoredHistory history = SgemmAndBf16Jobs();
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(500));
+  ASSERT_EQ(view.gpus.size(), 2u);
+  ASSERT_EQ(view.jobs.size(), 2u);
+  const auto& gpu1 = view.gpus[0].non_tensor;
+  ASSERT_TRUE(gpu1.fp32_active && gpu1.flops_upper_bound_tflops && gpu1.share_of_peak);
+  EXPECT_NEAR(*gpu1.fp32_active, 0.7, 1e-12);
+  EXPECT_NEAR(*gpu1.flops_upper_bound_tflops, 41.513472, 1e-9);
+  EXPECT_NEAR(*gpu1.share_of_peak, 41.513472 / 66.9, 1e-9);
+  EXPECT_FALSE(gpu1.fp64_active);  // not measured: absent, not 0
+  EXPECT_FALSE(gpu1.fp16_active);
+
+  // Jobs by id: BF16, SGEMM.
+  const auto& bf16 = view.jobs[0];
+  const auto& sgemm = view.jobs[1];
+  ASSERT_EQ(sgemm.job_id, "SGEMM");
+  EXPECT_NEAR(*sgemm.ofu, 0.02, 1e-12);
+  ASSERT_TRUE(sgemm.non_tensor.fp32_active && sgemm.non_tensor.flops_upper_bound_tflops);
+  EXPECT_NEAR(*sgemm.non_tensor.fp32_active, 0.7, 1e-12);
+  EXPECT_NEAR(*sgemm.non_tensor.flops_upper_bound_tflops, 41.513472, 1e-9);
+  // The FP32 series beside OFU, one point per 60 s bucket.
+  ASSERT_EQ(sgemm.points.size(), 4u);
+  for (const TimelinePoint& p : sgemm.points) {
+    ASSERT_TRUE(p.fp32_active);
+    EXPECT_NEAR(*p.fp32_active, 0.7, 1e-12);
+    EXPECT_NEAR(*p.ofu, 0.02, 1e-12);
+  }
+  for (const TimelinePoint& p : bf16.points) EXPECT_FALSE(p.fp32_active);
+  EXPECT_FALSE(bf16.non_tensor.any_activity());
+  EXPECT_FALSE(bf16.non_tensor.flops_upper_bound_tflops);
+
+  // The advice of cuda_core_advice.h: job SGEMM, then GPU 1; nothing for BF16 or GPU 2.
+  ASSERT_EQ(view.cuda_core_advice.size(), 2u);
+  EXPECT_EQ(view.cuda_core_advice_total, 2);
+  const auto& job_advice = view.cuda_core_advice[0];
+  EXPECT_EQ(job_advice.job_id, "SGEMM");
+  EXPECT_EQ(job_advice.gpu_uuid, "");
+  EXPECT_EQ(job_advice.advice.pipe, "fp32");
+  EXPECT_NEAR(job_advice.advice.pipe_active, 0.7, 1e-12);
+  // TF32 tensor peak over the FP32 CUDA-core peak: 494.7 / 66.9 = 7.4x.
+  ASSERT_TRUE(job_advice.advice.gain_upper_bound);
+  EXPECT_NEAR(*job_advice.advice.gain_upper_bound, 494.7 / 66.9, 1e-9);
+  EXPECT_EQ(job_advice.advice.text.rfind("job SGEMM: OFU 0.020 while the FP32 pipe is 70% active", 0), 0u)
+      << job_advice.advice.text;
+  EXPECT_NE(job_advice.advice.text.find("TF32"), std::string::npos);
+  EXPECT_EQ(view.cuda_core_advice[1].gpu_uuid, "GPU-1");
+  EXPECT_EQ(view.cuda_core_advice[1].job_id, "");
+
+  // The page's data: the same figures, nulls where unmeasured, and a third
+  // points column only for the series that have an FP32 pipe.
+  const nlohmann::json data = DataOf(RenderHtmlReport(view));
+  ASSERT_TRUE(data.is_object());
+  EXPECT_NEAR(data["jobs"][1]["non_tensor"]["flops_upper_bound_tflops"].get<double>(), 41.513472, 1e-9);
+  EXPECT_TRUE(data["jobs"][1]["non_tensor"]["fp64_active"].is_null());
+  ASSERT_EQ(data["jobs"][1]["points"].size(), 3u);
+  EXPECT_NEAR(data["jobs"][1]["points"][2][0].get<double>(), 0.7, 1e-12);
+  EXPECT_EQ(data["jobs"][0]["points"].size(), 2u);
+  for (const auto& [key, value] : data["jobs"][0]["non_tensor"].items()) EXPECT_TRUE(value.is_null()) << key;
+  EXPECT_EQ(data["gpus"][1]["points"].size(), 2u);
+  // The fleet: FP32 over the seconds that have it (GPU 1's only).
+  EXPECT_NEAR(data["overall_non_tensor"]["fp32_active"].get<double>(), 0.7, 1e-12);
+  ASSERT_EQ(data["cuda_core_advice"].size(), 2u);
+  EXPECT_EQ(data["cuda_core_advice"][0]["job_id"], "SGEMM");
+  EXPECT_EQ(data["cuda_core_advice"][1]["gpu_uuid"], "GPU-1");
+  EXPECT_EQ(data["cuda_core_thresholds"]["low_ofu"], ofu::analysis::kLowOfu);
+  EXPECT_EQ(data["cuda_core_thresholds"]["busy_pipe"], ofu::analysis::kBusyPipe);
+}
+
+TEST(HtmlReportNonTensor, Fp32SeriesIsBucketedLikeOfu) {
+  // 10 s buckets (max 8 points over (1000, 1055]). Bucket (1000, 1010]:
+  // FP32 0.7 over 1 s and 0.5 over 3 s, and a row without the counter, which
+  // neither dilutes nor counts: (0.7 + 1.5) / 4 = 0.55. Bucket (1050, 1060]:
+  // only a row without the counter: absent, not 0.
+  StoredHistory history;
+  history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3")};
+  history.windows = {WithFp32(Row(1, 1001, 0.1, 1), 0.7, 1, 0.1), WithFp32(Row(1, 1002, 0.3, 3, 3), 0.5, 1, 0.1),
+                     Row(1, 1003, 0.5, 1), Row(1, 1055, 0.5, 1)};
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(8));
+  ASSERT_EQ(view.bucket_s, 10);
+  const auto& points = view.gpus[0].points;
+  ASSERT_EQ(points.size(), 3u);  // 1010, a gap at 1020, 1060
+  ASSERT_TRUE(points[0].fp32_active);
+  EXPECT_NEAR(*points[0].fp32_active, 0.55, 1e-12);
+  EXPECT_FALSE(points[1].fp32_active);
+  EXPECT_FALSE(points[2].fp32_active);
+  ASSERT_TRUE(points[2].ofu);  // OFU is there; the FP32 pipe is not
+  // Over the range, as `ofu report --store`: the same 2.2 / 4.
+  EXPECT_NEAR(*view.gpus[0].non_tensor.fp32_active, 0.55, 1e-12);
+}
+
+TEST(HtmlReportNonTensor, WithoutPipeCountersNothingIsShownAndNothingIsZero) {
+  StoredHistory history;
+  history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3")};
+  history.windows = {Row(1, 1060, 0.02 * 60, 60, 60), Row(1, 1120, 0.01 * 60, 60, 60)};
+  history.jobs = {Job(1, "J1", 1000, std::nullopt)};
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(500));
+  EXPECT_TRUE(view.cuda_core_advice.empty()) << "low OFU alone is no CUDA-core finding";
+  EXPECT_EQ(view.cuda_core_advice_total, 0);
+  const nlohmann::json data = DataOf(RenderHtmlReport(view));
+  ASSERT_TRUE(data.is_object());
+  for (const nlohmann::json& nt :
+       {data["gpus"][0]["non_tensor"], data["jobs"][0]["non_tensor"], data["overall_non_tensor"]}) {
+    ASSERT_EQ(nt.size(), 5u);
+    for (const auto& [key, value] : nt.items()) EXPECT_TRUE(value.is_null()) << key;
+  }
+  EXPECT_EQ(data["gpus"][0]["points"].size(), 2u);
+  EXPECT_EQ(data["jobs"][0]["points"].size(), 2u);
+  EXPECT_TRUE(data["cuda_core_advice"].empty());
+}
+
+TEST(HtmlReportNonTensor, JobOverTwoSkusGetsAdviceWithoutAGainAndAdviceIsCapped) {
+  // Job MIX on an H100 and an A100, both at OFU 0.02 with the FP32 pipe 0.7:
+  // the job qualifies, but no one spec gives its gain. max_advice 1 keeps
+  // the job's (jobs first) and counts the GPUs' two.
+  StoredHistory history;
+  history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3"), Gpu(2, "a100", "NVIDIA A100-SXM4-40GB")};
+  history.windows = {WithFp32(Row(1, 1060, 0.02 * 60, 60, 60), 0.7, 1, 0.1),
+                     WithFp32(Row(2, 1060, 0.02 * 60, 60, 60), 0.7, 1, 0.1)};
+  history.jobs = {Job(1, "MIX", 1000, std::nullopt), Job(2, "MIX", 1000, std::nullopt)};
+  HtmlReportOptions options = Options(500);
+  options.max_advice = 1;
+  const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), options);
+  EXPECT_EQ(view.cuda_core_advice_total, 3);
+  ASSERT_EQ(view.cuda_core_advice.size(), 1u);
+  const auto& advice = view.cuda_core_advice[0];
+  EXPECT_EQ(advice.job_id, "MIX");
+  EXPECT_FALSE(advice.advice.gain_upper_bound);
+  EXPECT_EQ(advice.advice.text.find("Gain at most"), std::string::npos) << advice.advice.text;
+  EXPECT_NE(advice.advice.text.find("FP32 pipe is 70% active"), std::string::npos) << advice.advice.text;
 }
 
 TEST(HtmlReportView, KeepsTheMostObservedSeriesAndCountsTheRest) {

@@ -66,4 +66,32 @@ inline sinks::StoredJob Job(std::int64_t gpu_id, const std::string& job_id, doub
   return job;
 }
 
+// SYNTHETIC rows. An H100 SXM5 (132 SMs, 128 FP32 lanes per SM) with its FP32
+// pipe 0.7 active at 1755 MHz does at most
+//   0.7 x 132 x 128 x 2 x 1.755e9 = 41.513472 TFLOP/s on the CUDA cores,
+// 41.513472 / 66.9 (the FP32 peak) = 0.620530 of that peak. The agent stores
+// these as seconds and TFLOP over the row (x its observed seconds).
+inline constexpr double kFp32Bound = 0.7 * 132 * 128 * 2 * 1.755e9 * 1e-12;  // 41.513472
+inline constexpr double kFp32Share = kFp32Bound / 66.9;
+
+inline sinks::StoredWindow WithFp32(sinks::StoredWindow row, double fp32, double bound_tflops, double share) {
+  row.fp32_active_s = fp32 * row.observed_s;
+  row.non_tensor_tflop = bound_tflops * row.observed_s;
+  row.non_tensor_peak_s = share * row.observed_s;
+  return row;
+}
+
+// Job SGEMM on GPU 1: OFU 0.02, FP32 pipe 0.7 (its matmuls on the CUDA cores).
+// Job BF16 on GPU 2: OFU 0.45, no CUDA-core counters at all. Four 60 s rows each.
+inline sinks::StoredHistory SgemmAndBf16Jobs() {
+  sinks::StoredHistory history;
+  history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3"), Gpu(2, "h100-sxm5", "NVIDIA H100 80GB HBM3")};
+  for (int k = 1; k <= 4; ++k) {
+    history.windows.push_back(WithFp32(Row(1, 1000 + 60 * k, 0.02 * 60, 60, 60), 0.7, kFp32Bound, kFp32Share));
+    history.windows.push_back(Row(2, 1000 + 60 * k, 0.45 * 60, 60, 60));
+  }
+  history.jobs = {Job(1, "SGEMM", 1000, std::nullopt), Job(2, "BF16", 1000, std::nullopt, "bob")};
+  return history;
+}
+
 }  // namespace ofu::testing

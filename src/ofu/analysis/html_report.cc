@@ -26,7 +26,9 @@ using sinks::StoredWindow;
 using GpuRows = std::vector<const StoredWindow*>;
 
 // Sums of utilized and observed seconds per bucket index, each row weighted
-// by its GPU's share of a physical GPU (1, or a MIG slice's; gpu_share.h).
+// by its GPU's share of a physical GPU (1, or a MIG slice's; gpu_share.h);
+// and of FP32 pipe seconds over the observed seconds of the rows that have
+// them, as store_report.cc sums a job's.
 class BucketSums {
  public:
   explicit BucketSums(double bucket_s) : bucket_s_(bucket_s) {}
@@ -35,6 +37,10 @@ class BucketSums {
     Sum& sum = sums_[static_cast<std::int64_t>(std::ceil(row.end_s / bucket_s_))];
     sum.utilized += row.utilized_s * weight;
     sum.observed += row.observed_s * weight;
+    if (row.fp32_active_s) {
+      sum.fp32 += *row.fp32_active_s * weight;
+      sum.fp32_observed += row.observed_s * weight;
+    }
   }
 
   // One point per bucket with rows, plus one without OFU at the first bucket
@@ -46,6 +52,7 @@ class BucketSums {
       if (previous && k > *previous + 1) points.push_back({static_cast<double>(*previous + 1) * bucket_s_, {}});
       TimelinePoint point{static_cast<double>(k) * bucket_s_, {}};
       if (sum.observed > 0) point.ofu = sum.utilized / sum.observed;
+      if (sum.fp32_observed > 0) point.fp32_active = sum.fp32 / sum.fp32_observed;
       points.push_back(point);
       previous = k;
     }
@@ -55,6 +62,7 @@ class BucketSums {
  private:
   struct Sum {
     double utilized = 0, observed = 0;
+    double fp32 = 0, fp32_observed = 0;
   };
   double bucket_s_;
   std::map<std::int64_t, Sum> sums_;
@@ -133,8 +141,9 @@ ShareByGpu AddGpusAndSkus(const sinks::StoredHistory& history, const StoreReport
   std::vector<double> gpu_observed_s;
   for (std::size_t i = 0; i < history.gpus.size(); ++i) {
     const StoredGpu& stored = history.gpus[i];
-    GpuTimeline gpu{stored.uuid, stored.gpu_index, stored.model, stored.sku, stored.hostname, {}, 0, {}};
+    GpuTimeline gpu{stored.uuid, stored.gpu_index, stored.model, stored.sku, stored.hostname, {}, 0, {}, {}};
     gpu.ofu = totals.report.gpus[i].summary.ofu;
+    gpu.non_tensor = totals.report.gpus[i].summary.non_tensor;
     const std::optional<double> share = totals.report.gpus[i].share;
     share_of[stored.id] = share;
     SkuSums& sums = skus[stored.sku];
@@ -186,10 +195,46 @@ void AddJobs(const sinks::StoredHistory& history, const StoreReport& totals, Row
   for (const JobTotals& job : totals.jobs) job_observed_hours.push_back(job.observed_hours);
   for (std::size_t i : Heaviest(job_observed_hours, options.max_job_timelines)) {
     const JobTotals& job = totals.jobs[i];
-    JobTimeline timeline{job.job_id, job.user, job.job_name, job.gpus, job.gpu_hours, job.ofu, {}};
+    JobTimeline timeline{job.job_id, job.user, job.job_name, job.gpus, job.gpu_hours, job.ofu, {}, job.non_tensor};
     if (auto it = job_buckets.find(job.job_id); it != job_buckets.end()) timeline.points = it->second.Points();
     view.jobs.push_back(std::move(timeline));
   }
+}
+
+// The CUDA-core advice of every job and then every GPU (cuda_core_advice.h),
+// at most options.max_advice of it. A job is judged on its totals; its gain
+// uses its GPUs' spec when they all have the same one.
+void AddCudaCoreAdvice(const sinks::StoredHistory& history, const StoreReport& totals, ShareByGpu& share_of,
+                       const HtmlReportOptions& options, HtmlReportView& view) {
+  std::map<std::int64_t, const GpuSpec*> spec_of;
+  for (std::size_t i = 0; i < history.gpus.size(); ++i) spec_of[history.gpus[i].id] = totals.report.gpus[i].spec;
+  // Per job id: the one spec of its GPUs with a share; null when they differ.
+  std::map<std::string, const GpuSpec*> job_spec;
+  for (const StoredJob& job : history.jobs) {
+    if (!share_of[job.gpu_id]) continue;  // not in the job's totals either
+    const GpuSpec* spec = spec_of[job.gpu_id];
+    auto [it, added] = job_spec.try_emplace(job.job_id, spec);
+    if (!added && it->second != spec) it->second = nullptr;
+  }
+  std::vector<CudaCoreFinding> found;
+  for (const JobTotals& job : totals.jobs) {
+    Summary summary;
+    summary.ofu = job.ofu;
+    summary.non_tensor = job.non_tensor;
+    auto spec = job_spec.find(job.job_id);
+    if (auto advice = AdviseCudaCores("job " + job.job_id, spec == job_spec.end() ? nullptr : spec->second, summary)) {
+      found.push_back({job.job_id, "", std::move(*advice)});
+    }
+  }
+  for (std::size_t i = 0; i < totals.report.gpus.size(); ++i) {
+    const GpuReport& gpu = totals.report.gpus[i];
+    if (auto advice = AdviseCudaCores(gpu.identity.key, gpu.spec, gpu.summary)) {
+      found.push_back({"", history.gpus[i].uuid, std::move(*advice)});
+    }
+  }
+  view.cuda_core_advice_total = static_cast<int>(found.size());
+  if (found.size() > options.max_advice) found.resize(options.max_advice);
+  view.cuda_core_advice = std::move(found);
 }
 
 }  // namespace
@@ -216,6 +261,7 @@ HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const St
   view.query = history.query;
 
   view.overall_ofu = totals.report.overall.ofu;
+  view.overall_non_tensor = totals.report.overall.non_tensor;
   view.gpus_total = static_cast<int>(history.gpus.size());
   view.jobs_total = static_cast<int>(totals.jobs.size());
   for (const GpuReport& gpu : totals.report.gpus) {
@@ -237,6 +283,7 @@ HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const St
 
   ShareByGpu share_of = AddGpusAndSkus(history, totals, rows_of, options, view);
   AddJobs(history, totals, rows_of, share_of, options, view);
+  AddCudaCoreAdvice(history, totals, share_of, options, view);
   return view;
 }
 
@@ -245,13 +292,42 @@ namespace {
 json Optional(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
 json PointsJson(const std::vector<TimelinePoint>& points) {
-  // Columns, not objects: [[t...], [ofu...]] is a third of the size.
-  json t = json::array(), ofu = json::array();
+  // Columns, not objects: [[t...], [ofu...]] is a third of the size. A third
+  // column [fp32_active...] only when some point has one.
+  json t = json::array(), ofu = json::array(), fp32 = json::array();
+  bool any_fp32 = false;
   for (const TimelinePoint& p : points) {
     t.push_back(p.t_s);
     ofu.push_back(Optional(p.ofu));
+    fp32.push_back(Optional(p.fp32_active));
+    any_fp32 = any_fp32 || p.fp32_active.has_value();
   }
-  return json::array({std::move(t), std::move(ofu)});
+  json columns = json::array({std::move(t), std::move(ofu)});
+  if (any_fp32) columns.push_back(std::move(fp32));
+  return columns;
+}
+
+// The shape of `ofu report`'s JSON "non_tensor" object (report_output.cc).
+json NonTensorJson(const NonTensorFigures& n) {
+  return {{"fp64_active", Optional(n.fp64_active)},
+          {"fp32_active", Optional(n.fp32_active)},
+          {"fp16_active", Optional(n.fp16_active)},
+          {"flops_upper_bound_tflops", Optional(n.flops_upper_bound_tflops)},
+          {"share_of_peak", Optional(n.share_of_peak)}};
+}
+
+json AdviceJson(const CudaCoreFinding& finding) {
+  const CudaCoreAdvice& a = finding.advice;
+  return {{"job_id", finding.job_id},
+          {"gpu_uuid", finding.gpu_uuid},
+          {"subject", a.gpu},
+          {"pipe", a.pipe},
+          {"pipe_active", a.pipe_active},
+          {"ofu", a.ofu},
+          {"tensor_precision", a.tensor_precision},
+          {"gain_upper_bound", Optional(a.gain_upper_bound)},
+          {"bf16_gain_upper_bound", Optional(a.bf16_gain_upper_bound)},
+          {"text", a.text}};
 }
 
 json ViewJson(const HtmlReportView& view) {
@@ -279,6 +355,7 @@ json ViewJson(const HtmlReportView& view) {
                          {"hostname", gpu.hostname},
                          {"ofu", Optional(gpu.ofu)},
                          {"observed_hours", gpu.observed_hours},
+                         {"non_tensor", NonTensorJson(gpu.non_tensor)},
                          {"points", PointsJson(gpu.points)}});
   }
   j["jobs"] = json::array();
@@ -289,6 +366,7 @@ json ViewJson(const HtmlReportView& view) {
                          {"gpus", job.gpus},
                          {"gpu_hours", job.gpu_hours},
                          {"ofu", Optional(job.ofu)},
+                         {"non_tensor", NonTensorJson(job.non_tensor)},
                          {"points", PointsJson(job.points)}});
   }
   j["skus"] = json::array();
@@ -312,6 +390,12 @@ json ViewJson(const HtmlReportView& view) {
                          {"observed_hours", sku.observed_hours}});
   }
   j["notes"] = view.notes;
+  j["overall_non_tensor"] = NonTensorJson(view.overall_non_tensor);
+  j["cuda_core_advice"] = json::array();
+  for (const CudaCoreFinding& finding : view.cuda_core_advice) j["cuda_core_advice"].push_back(AdviceJson(finding));
+  j["cuda_core_advice_total"] = view.cuda_core_advice_total;
+  // The advice's thresholds, so that the page can say what was looked for.
+  j["cuda_core_thresholds"] = {{"low_ofu", kLowOfu}, {"busy_pipe", kBusyPipe}};
   if (view.scatter) {
     json points = json::array();
     for (const ScatterPoint& p : view.scatter->points) {

@@ -1,6 +1,8 @@
 // The visual report (`ofu report --html OUT.html`): one self-contained HTML
 // file with OFU timelines per job and per GPU, OFU distributions by SKU, the
-// OFU-vs-MFU scatter and regression markers.
+// OFU-vs-MFU scatter, regression markers, and the work outside the tensor
+// cores (CUDA-core pipe activity, the non-tensor FLOP bound and the CUDA-core
+// advice of cuda_core_advice.h).
 //
 // Two steps, so that each analysis fills its own part:
 //
@@ -32,9 +34,20 @@
 // points, whatever the store's resolution (a 30-day store of 1 s windows
 // gives 2 h buckets at the default 500).
 //
+// Work outside the tensor cores. Per GPU, per job and for the fleet the page
+// shows the non-tensor figures of `ofu report --store` (store_report.h and
+// report.h compute them; this file only copies them), and per bucket the
+// FP32 pipe activity beside OFU: sum(fp32_active_s) / sum(observed_s) over
+// the bucket's rows that have the counter, weighted like OFU. A figure is
+// absent when its counter is, never 0. The CUDA-core advice is
+// AdviseCudaCores (the same thresholds and text as `ofu report`) for each GPU
+// and for each job (its OFU and non-tensor totals; the gain needs one SKU
+// for all of the job's GPUs).
+//
 // Size. At most max_gpu_timelines GPU series and max_job_timelines job
 // series are drawn (those with the most observed seconds; the page says how
 // many are left out); the distributions and totals cover every GPU and job.
+// At most max_advice pieces of advice are kept (jobs first, then GPUs).
 // With the defaults the JSON stays under about 10 MB for any store.
 //
 // Thread-safety: pure functions of their inputs; the types are plain values.
@@ -45,9 +58,11 @@
 #include <string>
 #include <vector>
 
+#include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/regress.h"
 #include "ofu/analysis/store_report.h"
+#include "ofu/core/non_tensor.h"
 // Header-only dependency on the stored row types; no link dependency.
 #include "ofu/sinks/history_reader.h"
 
@@ -59,8 +74,14 @@ inline constexpr int kOfuBinsPerUnit = 20;
 inline constexpr int kOfuBins = kOfuBinsPerUnit + 1;
 
 struct TimelinePoint {
+  TimelinePoint() = default;
+  TimelinePoint(double t, std::optional<double> ofu_, std::optional<double> fp32 = std::nullopt)
+      : t_s(t), ofu(ofu_), fp32_active(fp32) {}
+
   double t_s = 0;             // end of the bucket, epoch seconds
   std::optional<double> ofu;  // absent: nothing observed in the bucket (a gap)
+  // FP32 (CUDA-core) pipe activity, 0-1; absent: no row of the bucket has the counter.
+  std::optional<double> fp32_active;
 };
 
 struct GpuTimeline {
@@ -72,6 +93,7 @@ struct GpuTimeline {
   std::optional<double> ofu;  // over the whole range
   double observed_hours = 0;
   std::vector<TimelinePoint> points;
+  NonTensorFigures non_tensor;  // over the whole range (report.h GpuReport summary)
 };
 
 struct JobTimeline {
@@ -82,6 +104,7 @@ struct JobTimeline {
   double gpu_hours = 0;
   std::optional<double> ofu;          // the job's OFU over the range (store_report.h JobTotals)
   std::vector<TimelinePoint> points;  // over all its GPUs together
+  NonTensorFigures non_tensor;        // over the range (store_report.h JobTotals)
 };
 
 // Quartiles by linear interpolation between order statistics (at
@@ -138,6 +161,13 @@ struct RegressionMarker {
   std::string description;
 };
 
+// One piece of CUDA-core advice: for a job (job_id set) or a GPU (gpu_uuid set).
+struct CudaCoreFinding {
+  std::string job_id;
+  std::string gpu_uuid;
+  CudaCoreAdvice advice;
+};
+
 struct HtmlReportOptions {
   std::string title = "OFU report";
   // What was read, for people: a store path or a Prometheus URL.
@@ -147,6 +177,7 @@ struct HtmlReportOptions {
   std::size_t max_points_per_series = 500;  // at least 3
   std::size_t max_gpu_timelines = 128;
   std::size_t max_job_timelines = 100;
+  std::size_t max_advice = 200;
 };
 
 struct HtmlReportView {
@@ -168,6 +199,10 @@ struct HtmlReportView {
   std::vector<JobTimeline> jobs;      // drawn ones, by job id
   std::vector<SkuDistribution> skus;  // by SKU id, unknown models last
   std::vector<std::string> notes;     // data-quality problems, for people
+
+  NonTensorFigures overall_non_tensor;            // the fleet's (report.h overall)
+  std::vector<CudaCoreFinding> cuda_core_advice;  // jobs first (by job id), then GPUs (store order)
+  int cuda_core_advice_total = 0;                 // before max_advice
 
   // Absent: the analysis was not run; the page prints the *_absent text.
   std::optional<MfuScatter> scatter;

@@ -105,11 +105,14 @@ void AppendNewer(const Samples& samples, Samples& into) {
 
 class Reader {
  public:
-  Reader(PrometheusClient& client, const sinks::HistoryQuery& query, const PrometheusQueryOptions& options)
+  // With `on_batch`, each batch's windows and jobs go to it and are dropped.
+  Reader(PrometheusClient& client, const sinks::HistoryQuery& query, const PrometheusQueryOptions& options,
+         std::function<Status(const sinks::StoredHistory&)> on_batch = nullptr)
       : client_(client),
         query_(query),
         options_(options),
-        budget_(std::max<int64_t>(1, options.max_samples_per_query)) {}
+        budget_(std::max<int64_t>(1, options.max_samples_per_query)),
+        on_batch_(std::move(on_batch)) {}
 
   Result<sinks::StoredHistory> Read() {
     history_.path = client_.url();
@@ -161,6 +164,12 @@ class Reader {
       }
       const double chunks = std::max(1.0, std::ceil(cost / static_cast<double>(budget_)));
       OFU_RETURN_IF_ERROR(ReadBatch(batch, since - kLookBackS, until, range_s / chunks));
+      if (on_batch_) {
+        SortLikeTheStore(history_);
+        OFU_RETURN_IF_ERROR(on_batch_(history_));
+        history_.windows = {};
+        history_.jobs = {};
+      }
       Progress(fmt::format("{} of {} GPUs", next, uuids.size()));
     }
     SortLikeTheStore(history_);
@@ -269,6 +278,7 @@ class Reader {
   sinks::HistoryQuery query_;
   const PrometheusQueryOptions& options_;
   int64_t budget_;
+  std::function<Status(const sinks::StoredHistory&)> on_batch_;
   sinks::StoredHistory history_;
   std::map<std::string, int64_t> ids_;
 };
@@ -322,14 +332,30 @@ std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const
   return rows;
 }
 
-Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
-                                                   const PrometheusQueryOptions& options) {
+namespace {
+
+Result<sinks::StoredHistory> Read(const std::string& url, const sinks::HistoryQuery& query,
+                                  const PrometheusQueryOptions& options,
+                                  std::function<Status(const sinks::StoredHistory&)> on_batch) {
   if (!query.since_s || !query.until_s || *query.until_s <= *query.since_s) {
     return Error::InvalidArgument("a Prometheus report needs a range with since before until");
   }
   OFU_ASSIGN_OR_RETURN(auto client, PrometheusClient::Open(url, options.timeout_s));
-  Reader reader(*client, query, options);
+  Reader reader(*client, query, options, std::move(on_batch));
   return reader.Read();
+}
+
+}  // namespace
+
+Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
+                                                   const PrometheusQueryOptions& options) {
+  return Read(url, query, options, nullptr);
+}
+
+Result<sinks::StoredHistory> ReadPrometheusHistoryInBatches(
+    const std::string& url, const sinks::HistoryQuery& query, const PrometheusQueryOptions& options,
+    const std::function<Status(const sinks::StoredHistory& batch)>& on_batch) {
+  return Read(url, query, options, on_batch);
 }
 
 }  // namespace ofu::analysis

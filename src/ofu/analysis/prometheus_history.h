@@ -64,8 +64,10 @@ namespace ofu::analysis {
 struct PrometheusQueryOptions {
   double timeout_s = 30;  // per HTTP request
   // Samples one query may load (Prometheus's default --query.max-samples is
-  // 50,000,000; smaller pieces keep ofu's own memory small).
-  std::int64_t max_samples_per_query = 2'000'000;
+  // 50,000,000; smaller pieces keep ofu's own memory small: the answer is
+  // parsed whole, about 150 bytes a sample, so 2,000,000 took `ofu regress`
+  // to 406 MiB at 1,024 GPUs; see docs/BENCHMARKS.md, "Fleet scale").
+  std::int64_t max_samples_per_query = 500'000;
   // Called after each query with a line for people (done so far); may be empty.
   std::function<void(const std::string&)> progress;
 };
@@ -73,6 +75,15 @@ struct PrometheusQueryOptions {
 // `query.until_s` and `query.since_s` must be set (the caller defaults them).
 Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
                                                    const PrometheusQueryOptions& options = {});
+
+// The same, one batch of GPUs at a time (as many as max_samples_per_query
+// holds): `on_batch` sees every GPU of the range and the windows and job
+// intervals of the batch's GPUs only, in the store's order; its error stops
+// the reading. Returns the GPUs, without windows or jobs. For scans that
+// need one GPU's windows at a time (RegressScanner).
+Result<sinks::StoredHistory> ReadPrometheusHistoryInBatches(
+    const std::string& url, const sinks::HistoryQuery& query, const PrometheusQueryOptions& options,
+    const std::function<Status(const sinks::StoredHistory& batch)>& on_batch);
 
 // The rule above for one GPU, exposed for its unit tests: `samples` maps a
 // counter's name (ofu_observed_seconds_total, …) to its samples (time s,

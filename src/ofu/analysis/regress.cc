@@ -260,40 +260,69 @@ std::vector<ChangePoint> DetectChanges(std::span<const double> values, const Cha
   return out;
 }
 
-RegressReport ScanRegressions(const sinks::StoredHistory& history, const StoreReport& store,
-                              const RegressOptions& options) {
+struct RegressScanner::State {
+  RegressOptions options;
   RegressReport report;
-  report.source = history.path;
-  report.options = options;
-  std::map<std::int64_t, std::string> uuid_of;
-  for (const sinks::StoredGpu& gpu : history.gpus) uuid_of[gpu.id] = gpu.uuid;
-  std::map<std::int64_t, std::vector<const sinks::StoredWindow*>> rows_of;
-  for (const sinks::StoredWindow& row : history.windows) rows_of[row.gpu_id].push_back(&row);
-  JobIndex jobs = IndexJobs(history);
-
-  // Within jobs: every (job, GPU) timeline scanned on its own, then the
-  // changes grouped across the job's GPUs.
   ChangesByJob ofu_changes, share_changes;
+  std::map<std::string, std::string> name_of;  // job -> name
+  std::map<std::string, double> start_of;      // job -> its first start
+};
+
+RegressScanner::RegressScanner(const RegressOptions& options) : state_(std::make_unique<State>()) {
+  state_->options = options;
+}
+
+RegressScanner::~RegressScanner() = default;
+
+void RegressScanner::Add(const sinks::StoredHistory& batch) {
+  State& s = *state_;
+  std::map<std::int64_t, std::string> uuid_of;
+  for (const sinks::StoredGpu& gpu : batch.gpus) uuid_of[gpu.id] = gpu.uuid;
+  std::map<std::int64_t, std::vector<const sinks::StoredWindow*>> rows_of;
+  for (const sinks::StoredWindow& row : batch.windows) rows_of[row.gpu_id].push_back(&row);
+  const JobIndex jobs = IndexJobs(batch);
+  for (const auto& [job_id, name] : jobs.name_of) s.name_of[job_id] = name;
+  for (const auto& [job_id, start] : jobs.start_of) {
+    auto [it, inserted] = s.start_of.emplace(job_id, start);
+    if (!inserted) it->second = std::min(it->second, start);
+  }
+
+  // Within jobs: every (job, GPU) timeline scanned on its own; the changes
+  // are grouped across the job's GPUs in Finish.
   for (const auto& [key, spans] : jobs.intervals) {
     const auto& [job_id, gpu_id] = key;
     const JobTimeline timeline = TimelineOf(spans, rows_of[gpu_id]);
-    ++report.series;
-    report.windows += static_cast<long long>(timeline.ofu.size());
+    ++s.report.series;
+    s.report.windows += static_cast<long long>(timeline.ofu.size());
     const std::string& uuid = uuid_of[gpu_id];
-    for (const ChangePoint& c : DetectChanges(timeline.ofu, options.ofu)) {
-      ofu_changes[job_id].push_back({timeline.ofu_times[c.index - 1], c.before, c.after, c.statistic, uuid, ""});
+    for (const ChangePoint& c : DetectChanges(timeline.ofu, s.options.ofu)) {
+      s.ofu_changes[job_id].push_back({timeline.ofu_times[c.index - 1], c.before, c.after, c.statistic, uuid, ""});
     }
     for (const PipeSeries& pipe : timeline.pipes) {
-      for (const ChangePoint& c : DetectChanges(pipe.values, options.shares)) {
-        share_changes[job_id].push_back({pipe.times[c.index - 1], c.before, c.after, c.statistic, uuid, pipe.name});
+      for (const ChangePoint& c : DetectChanges(pipe.values, s.options.shares)) {
+        s.share_changes[job_id].push_back({pipe.times[c.index - 1], c.before, c.after, c.statistic, uuid, pipe.name});
       }
     }
   }
-  AddOfuChanges(ofu_changes, jobs.name_of, options, report);
-  AddPrecisionShifts(share_changes, jobs.name_of, options, report);
-  AddRunChanges(store, jobs.start_of, options, report);
+}
+
+RegressReport RegressScanner::Finish(const std::string& source, const StoreReport& store) {
+  State& s = *state_;
+  RegressReport report = std::move(s.report);
+  report.source = source;
+  report.options = s.options;
+  AddOfuChanges(s.ofu_changes, s.name_of, s.options, report);
+  AddPrecisionShifts(s.share_changes, s.name_of, s.options, report);
+  AddRunChanges(store, s.start_of, s.options, report);
   if (report.series == 0) report.notes.push_back("no job intervals in the range: nothing to scan");
   return report;
+}
+
+RegressReport ScanRegressions(const sinks::StoredHistory& history, const StoreReport& store,
+                              const RegressOptions& options) {
+  RegressScanner scanner(options);
+  scanner.Add(history);
+  return scanner.Finish(history.path, store);
 }
 
 std::string RenderRegressTable(const RegressReport& report) {

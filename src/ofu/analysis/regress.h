@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -121,6 +122,27 @@ struct RegressReport {
 
 RegressReport ScanRegressions(const sinks::StoredHistory& history, const StoreReport& store,
                               const RegressOptions& options);
+
+// ScanRegressions in parts, so that a fleet's scan holds one batch of GPUs'
+// windows rather than the fleet's: each batch's (job, GPU) timelines are
+// scanned as it comes (Add), the changes are grouped across GPUs and runs
+// at the end (Finish). A GPU's windows and job intervals must all come in
+// one batch; `store` (for the runs of a job name) covers the whole range.
+// Adding the whole history as one batch is ScanRegressions.
+class RegressScanner {
+ public:
+  explicit RegressScanner(const RegressOptions& options);
+  ~RegressScanner();
+  RegressScanner(const RegressScanner&) = delete;
+  RegressScanner& operator=(const RegressScanner&) = delete;
+
+  void Add(const sinks::StoredHistory& batch);
+  RegressReport Finish(const std::string& source, const StoreReport& store);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 std::string RenderRegressTable(const RegressReport& report);
 std::string RenderRegressJson(const RegressReport& report);

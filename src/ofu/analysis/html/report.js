@@ -8,7 +8,7 @@
   const root = document.getElementById("ofu-report");
   const SVG_NS = "http://www.w3.org/2000/svg";
   // Okabe-Ito colours: distinguishable with colour-vision deficiencies.
-  const BLUE = "#0072b2", VERMILLION = "#d55e00", PURPLE = "#cc79a7", GREEN = "#009e73";
+  const BLUE = "#0072b2", VERMILLION = "#d55e00", PURPLE = "#cc79a7", GREEN = "#009e73", ORANGE = "#e69f00";
 
   // ---- DOM helpers -------------------------------------------------------
 
@@ -69,6 +69,27 @@
   function gpuLabel(gpu) {
     const where = gpu.hostname ? gpu.hostname + " / " : "";
     return where + "GPU " + gpu.index;
+  }
+
+  // ---- Work outside the tensor cores -------------------------------------
+
+  // The figures of a "non_tensor" object, in table order; null: not measured.
+  const NON_TENSOR_FIELDS = [
+    { key: "fp64_active", head: "FP64 pipe", format: (v) => pct(v) },
+    { key: "fp32_active", head: "FP32 pipe", format: (v) => pct(v) },
+    { key: "fp16_active", head: "FP16 pipe", format: (v) => pct(v) },
+    { key: "flops_upper_bound_tflops", head: "non-tensor bound (TFLOP/s)", format: (v) => num(v, 1) },
+    { key: "share_of_peak", head: "of the CUDA-core peak", format: (v) => pct(v) },
+  ];
+  function hasNonTensor(nt) {
+    return NON_TENSOR_FIELDS.some((f) => nt[f.key] !== null);
+  }
+  // One line for tooltips and job cards; empty when nothing was measured.
+  function nonTensorText(nt) {
+    const parts = [];
+    for (const f of NON_TENSOR_FIELDS.slice(0, 3)) if (nt[f.key] !== null) parts.push(f.head + " " + pct(nt[f.key]));
+    if (nt.flops_upper_bound_tflops !== null) parts.push("≤ " + num(nt.flops_upper_bound_tflops, 1) + " TFLOP/s on CUDA cores");
+    return parts.join(" · ");
   }
 
   // ---- Scales and ticks --------------------------------------------------
@@ -180,6 +201,10 @@
     card(data.observed_hours.toFixed(1), "Observed GPU-hours");
     if (data.scatter) card(String(data.scatter.points.filter((p) => p.flagged).length), "Jobs flagged (OFU ≠ MFU)");
     if (data.markers) card(String(data.markers.length), "Regressions and shifts");
+    const nt = data.overall_non_tensor;
+    if (nt.fp32_active !== null) card(pct(nt.fp32_active), "Fleet FP32 pipe (CUDA cores)");
+    if (nt.flops_upper_bound_tflops !== null) card(num(nt.flops_upper_bound_tflops, 1), "Non-tensor TFLOP/s per GPU (bound)");
+    if (data.cuda_core_advice_total) card(String(data.cuda_core_advice_total), "Math on CUDA cores (advice)");
   }
 
   function panel(id, heading, intro) {
@@ -193,6 +218,57 @@
   }
   function leftOut(parent, shown, total, what) {
     if (total > shown) absent(parent, "Showing " + shown + " of " + total + " " + what + " (those with the most observed time); the totals and distributions cover all.");
+  }
+
+  // ---- Work outside the tensor cores: advice and figures -----------------
+
+  function drawNonTensor() {
+    const th = data.cuda_core_thresholds;
+    const section = panel("non-tensor", "Tensor cores or CUDA cores?",
+      "OFU counts only the tensor cores. Math on the CUDA cores (FP32 GEMMs without TF32 or bf16, elementwise " +
+      "work) shows in the FP64, FP32 and FP16 pipes instead. The non-tensor bound is an upper bound on that work's " +
+      "FLOP rate: pipe activity counts issue cycles, not useful FLOPs (docs/metrics.md).");
+    const rows = data.jobs.map((j) => ({ kind: "job", id: j.job_id, label: jobLabel(j), ofu: j.ofu, nt: j.non_tensor }))
+      .concat(data.gpus.map((g) => ({ kind: "gpu", id: g.uuid, label: gpuLabel(g), ofu: g.ofu, nt: g.non_tensor })));
+    const measured = hasNonTensor(data.overall_non_tensor) || rows.some((r) => hasNonTensor(r.nt));
+    if (!measured) {
+      return absent(section, "No CUDA-core pipe counters in this data (FP64/FP32/FP16 pipe activity: DCGM fields " +
+                             "1006–1008, NVML GPM metrics 11–13), so work on the CUDA cores cannot be told from idle " +
+                             "time here; only OFU is shown.");
+    }
+    if (data.cuda_core_advice.length) {
+      const list = el("ul", { class: "advice" }, section);
+      for (const a of data.cuda_core_advice) {
+        el("li", { "data-advice-job": a.job_id || null, "data-advice-gpu": a.gpu_uuid || null, "data-pipe": a.pipe,
+                   text: a.text }, list);
+      }
+      if (data.cuda_core_advice_total > data.cuda_core_advice.length) {
+        absent(section, "Showing " + data.cuda_core_advice.length + " of " + data.cuda_core_advice_total +
+                        " pieces of advice (jobs first, then GPUs); `ofu report --format json` lists every GPU's.");
+      }
+    } else {
+      el("p", { class: "no-advice", text: "No job or GPU has an OFU below " + pct(th.low_ofu, 0) + " while a CUDA-core pipe is at least " +
+                pct(th.busy_pipe, 0) + " active: nothing points to math left on the CUDA cores." }, section);
+    }
+    // Only the columns something was measured for; "–" where one row lacks it.
+    const fields = NON_TENSOR_FIELDS.filter((f) => rows.some((r) => r.nt[f.key] !== null) || data.overall_non_tensor[f.key] !== null);
+    const wrap = el("div", { class: "scroll" }, section);
+    const table = el("table", { class: "non-tensor" }, wrap);
+    const hr = el("tr", {}, el("thead", {}, table));
+    for (const h of ["", "OFU"].concat(fields.map((f) => f.head))) el("th", { text: h }, hr);
+    const body = el("tbody", {}, table);
+    const advised = new Set(data.cuda_core_advice.map((a) => (a.job_id ? "job:" + a.job_id : "gpu:" + a.gpu_uuid)));
+    const addRow = (attrs, label, ofu, nt, key) => {
+      const tr = el("tr", attrs, body);
+      el("td", { class: advised.has(key) ? "flag" : null, text: label }, tr);
+      el("td", { class: "num", text: pct(ofu) }, tr);
+      for (const f of fields) el("td", { class: "num", "data-field": f.key, text: nt[f.key] === null ? "–" : f.format(nt[f.key]) }, tr);
+    };
+    for (const r of rows) {
+      addRow(r.kind === "job" ? { "data-nt-job": r.id } : { "data-nt-gpu": r.id }, (r.kind === "job" ? "job " : "") + r.label,
+             r.ofu, r.nt, r.kind + ":" + r.id);
+    }
+    addRow({ "data-nt-fleet": "" }, "fleet", data.overall_ofu, data.overall_non_tensor);
   }
 
   // ---- Timelines ---------------------------------------------------------
@@ -215,13 +291,20 @@
   }
 
   function seriesMax(points) {
-    return points[1].reduce((m, v) => (v === null ? m : Math.max(m, v)), 0);
+    let max = 0;
+    for (const column of points.slice(1)) for (const v of column) if (v !== null) max = Math.max(max, v);
+    return max;
+  }
+  function linePath(runs) {
+    return runs.map((run) => "M" + run.map((p) => p[0].toFixed(1) + "," + p[1].toFixed(1)).join("L")).join("");
   }
 
   function drawJobs() {
+    const withFp32 = data.jobs.some((j) => j.points.length > 2);
     const section = panel("jobs", "OFU by job",
       "Each job's OFU over all its GPUs, as sums of utilized over observed seconds per " + duration(data.bucket_s || 1) +
-      ". Breaks in a line are times without data, not zeros. Dashed lines mark regressions and precision shifts.");
+      ". Breaks in a line are times without data, not zeros. Dashed lines mark regressions and precision shifts." +
+      (withFp32 ? " The orange line is the FP32 pipe's activity (work on the CUDA cores, not in OFU), where measured." : ""));
     if (!data.jobs.length) return absent(section, "No job has stored windows in this range (or no scheduler attribution was stored).");
     leftOut(section, data.jobs.length, data.jobs_total, "jobs");
     const yMax = niceMax(Math.max(0.1, ...data.jobs.map((j) => seriesMax(j.points))));
@@ -234,6 +317,7 @@
       el("span", { class: "ofu", text: "OFU " + pct(job.ofu) }, head);
       el("div", { class: "who", text: [job.user, job.gpus + " GPU" + (job.gpus === 1 ? "" : "s"),
                                          job.gpu_hours.toFixed(1) + " GPU-hours"].filter(Boolean).join(" · ") }, card);
+      if (hasNonTensor(job.non_tensor)) el("div", { class: "nt", "data-nt": "job", text: nonTensorText(job.non_tensor) }, card);
       const W = 560, H = 170;
       const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "OFU over time of job " + job.job_id }, card);
       const t = job.points[0];
@@ -256,13 +340,23 @@
       for (const run of runs) {
         if (run.length === 1) svg("circle", { cx: run[0][0], cy: run[0][1], r: 2, fill: BLUE }, chart);
       }
+      const fp32 = job.points[2];
+      if (fp32) {
+        const fpRuns = segments([t, fp32], (v) => s.x(v - half), s.y);
+        tooltip(svg("path", { class: "series fp32", "data-fp32-job": job.job_id, d: linePath(fpRuns) }, chart),
+                jobLabel(job) + ": FP32 pipe " + pct(job.non_tensor.fp32_active));
+        for (const run of fpRuns) {
+          if (run.length === 1) svg("circle", { cx: run[0][0], cy: run[0][1], r: 2, fill: ORANGE }, chart);
+        }
+      }
       // Hover targets, one per bucket, where they stay few.
       if (t.length <= 200) {
         const w = Math.max(1, s.x(t0 + data.bucket_s) - s.x(t0));
         t.forEach((tt, i) => {
           tooltip(svg("rect", { class: "hit", x: s.x(tt - data.bucket_s), y: box.top, width: w, height: box.bottom - box.top }, chart),
                   utc(tt - data.bucket_s, "seconds") + "–" + utc(tt, "seconds") + " UTC: OFU " +
-                  (job.points[1][i] === null ? "no data" : pct(job.points[1][i])));
+                  (job.points[1][i] === null ? "no data" : pct(job.points[1][i])) +
+                  (fp32 && fp32[i] !== null ? ", FP32 pipe " + pct(fp32[i]) : ""));
         });
       }
       markersFor("job_id", job.job_id).forEach((m, i) => drawMarker(chart, m, s.x(m.t_s), box, i));
@@ -321,15 +415,19 @@
       tooltip(svg("text", { class: "gpu-label", x: labelW - 8, y: y + rowH - 4, "text-anchor": "end",
                             text: gpuLabel(gpu) + " · " + pct(gpu.ofu) }, g),
               gpu.uuid + "\n" + gpu.model + (gpu.sku ? " (" + gpu.sku + ")" : " (not in the spec database)") +
-              "\nOFU " + pct(gpu.ofu) + " over " + gpu.observed_hours.toFixed(1) + " observed hours");
+              "\nOFU " + pct(gpu.ofu) + " over " + gpu.observed_hours.toFixed(1) + " observed hours" +
+              (hasNonTensor(gpu.non_tensor) ? "\n" + nonTensorText(gpu.non_tensor) : ""));
       svg("rect", { class: "nodata", x: box.left, y: y + 1, width: box.right - box.left, height: rowH - 2 }, g);
-      const [ts, vs] = gpu.points;
+      const [ts, vs, fp32] = gpu.points;
       const w = Math.max(0.5, x(data.start_s + data.bucket_s) - x(data.start_s));
       for (let i = 0; i < ts.length; ++i) {
         if (vs[i] === null) continue;
         const cell = svg("rect", { x: Math.max(box.left, x(ts[i] - data.bucket_s)).toFixed(2), y: y + 1, width: w.toFixed(2),
                                    height: rowH - 2, fill: heat(vs[i]) }, g);
-        if (ts.length <= 300) tooltip(cell, gpuLabel(gpu) + ", until " + utc(ts[i], "seconds") + " UTC: OFU " + pct(vs[i]));
+        if (ts.length <= 300) {
+          tooltip(cell, gpuLabel(gpu) + ", until " + utc(ts[i], "seconds") + " UTC: OFU " + pct(vs[i]) +
+                        (fp32 && fp32[i] !== null ? ", FP32 pipe " + pct(fp32[i]) : ""));
+        }
       }
       for (const m of markersFor("gpu_uuid", gpu.uuid)) {
         const mx = x(m.t_s), color = markerColor(m.kind);
@@ -507,6 +605,7 @@
   }
 
   drawHeader();
+  drawNonTensor();
   drawJobs();
   drawGpus();
   drawScatter();
