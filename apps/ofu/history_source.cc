@@ -97,6 +97,15 @@ Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s,
     out.summed_by_server = true;
     return out;
   }
+  if (!args.store.empty() && !windows_needed) {
+    // The store's rows stream through the report: memory does not grow with them.
+    OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
+    OFU_ASSIGN_OR_RETURN(auto streamed, analysis::ReadStoreReport(args.store, query, specs));
+    out.history = std::move(streamed.head);
+    out.report = std::move(streamed.report);
+    out.has_data = streamed.rows > 0;
+    return out;
+  }
   OFU_ASSIGN_OR_RETURN(out.history, LoadFleetHistory(args, now_s));
   out.report = analysis::BuildStoreReport(out.history, specs);
   out.has_data = !out.history.windows.empty();

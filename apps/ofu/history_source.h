@@ -39,9 +39,11 @@ struct HistorySourceOptions {
 HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_job);
 
 // What `ofu report` and `ofu reconcile` need: the history and its report.
-// From Prometheus, unless windows are needed (--html, --per-window), the
-// server sums the counters (prometheus_totals.h) and `history` has the GPUs
-// and job intervals only.
+// Unless windows are needed (--html, --per-window), `history` has the GPUs
+// and job intervals only: from Prometheus the server sums the counters
+// (prometheus_totals.h); from the store the rows stream through the report
+// (sinks::HistoryStream, analysis::StoreReportBuilder), so memory does not
+// grow with them.
 struct FleetReport {
   sinks::StoredHistory history;
   analysis::StoreReport report;

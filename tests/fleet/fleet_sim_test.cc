@@ -15,6 +15,7 @@
 #include "ofu/analysis/mfu_log.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/regress.h"
+#include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/sinks/history_reader.h"
 
@@ -106,6 +107,35 @@ TEST_P(FleetSim, EveryPlantIsFoundAndNothingElse) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, FleetSim, ::testing::Values(1, 2, 3, 4, 5));
+
+// `ofu report --store` streams the rows (ReadStoreReport); on the simulated
+// fleet its report is the whole history's to the byte: over everything, one
+// job, and a range that cuts jobs.
+TEST(FleetSimStore, StreamedReportIsTheWholeHistoryReport) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("ofu-fleet-streamed-{}", ::getpid());
+  simulation::FleetSimOptions options;
+  options.seed = 7;
+  auto truth = simulation::SimulateFleet(options, dir.string());
+  ASSERT_TRUE(truth.ok()) << truth.error().message;
+  auto specs = GpuSpecDatabase::Embedded();
+  ASSERT_TRUE(specs.ok());
+  sinks::HistoryQuery job, range;
+  job.job_id = truth->jobs[3].job_id;
+  range.since_s = options.start_s + 50 * options.window_s;
+  range.until_s = truth->end_s - 70 * options.window_s;
+  for (const sinks::HistoryQuery& query : {sinks::HistoryQuery{}, job, range}) {
+    auto history = sinks::ReadHistory(truth->store, query);
+    ASSERT_TRUE(history.ok()) << history.error().message;
+    auto streamed = analysis::ReadStoreReport(truth->store, query, *specs);
+    ASSERT_TRUE(streamed.ok()) << streamed.error().message;
+    EXPECT_EQ(streamed->rows, static_cast<std::int64_t>(history->windows.size()));
+    const analysis::StoreReport whole = analysis::BuildStoreReport(*history, *specs);
+    ASSERT_FALSE(whole.jobs.empty());
+    EXPECT_EQ(analysis::RenderJson(streamed->report), analysis::RenderJson(whole)) << query.job_id.value_or("all");
+    EXPECT_EQ(analysis::RenderCsv(streamed->report), analysis::RenderCsv(whole)) << query.job_id.value_or("all");
+  }
+  fs::remove_all(dir);
+}
 
 TEST(FleetSimDeterminism, SameSeedSameFilesAndEverythingSaysSynthetic) {
   const fs::path a = fs::temp_directory_path() / fmt::format("ofu-fleet-det-a-{}", ::getpid());

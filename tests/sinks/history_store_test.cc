@@ -534,6 +534,103 @@ TEST_F(HistoryStoreTest, JobReportOverTwoGpusIsTheHandComputedOne) {
   EXPECT_NE(ofu::analysis::RenderTable(part).find("J1"), std::string::npos);
 }
 
+// `ofu report --store` streams the rows through the report
+// (ReadStoreReport: HistoryStream into StoreReportBuilder) and must say to
+// the byte what the whole history's report says, for every query. The
+// store: WriteTwoGpuJob, then, after 120 s without the agent, job J2 on
+// GPU 0 for two windows of OFU 0.7 and 0.9 (its interval still open).
+// By hand: GPU 0 OFU (0.4+0.5+0.6+0.3+0.1+0.1+0.7+0.9) / 8 = 0.45, one gap
+// of 120 s; overall (3.6 + 2.0) / 13 windows; J2 OFU 0.8 over 120 s.
+TEST_F(HistoryStoreTest, StreamedReportIsTheWholeHistoryReport) {
+  const double t0 = ofu::testing::kJobT0;
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store);
+    ofu::testing::WriteTwoGpuJob(*store);
+    ASSERT_TRUE(store->Consume(Batch(t0 + 540, 60, {H100Window("GPU-0", "0", 0.7)}, {{"GPU-0", "J2"}})).ok());
+    ASSERT_TRUE(store->Consume(Batch(t0 + 600, 60, {H100Window("GPU-0", "0", 0.9)}, {{"GPU-0", "J2"}})).ok());
+  }
+  auto specs = ofu::GpuSpecDatabase::Embedded();
+  ASSERT_TRUE(specs.ok());
+
+  auto streamed = ofu::analysis::ReadStoreReport(options_.path, {}, *specs);
+  ASSERT_TRUE(streamed.ok()) << streamed.error().message;
+  const auto& report = streamed->report;
+  EXPECT_EQ(streamed->rows, 14);  // GPU 1's lost window is a row too
+  ASSERT_EQ(report.report.gpus.size(), 2u);
+  EXPECT_NEAR(*report.report.gpus[0].summary.ofu, 0.45, 1e-12);
+  ASSERT_EQ(report.report.gpus[0].windowed.gaps.size(), 1u);
+  EXPECT_EQ(report.report.gpus[0].windowed.gaps[0].start_s, t0 + 360);
+  EXPECT_EQ(report.report.gpus[0].windowed.gaps[0].end_s, t0 + 480);
+  EXPECT_TRUE(report.report.gpus[1].windowed.gaps.empty());
+  EXPECT_NEAR(*report.report.overall.ofu, 5.6 / 13, 1e-12);
+  EXPECT_EQ(report.report.window_s, 60);
+  ASSERT_EQ(report.jobs.size(), 2u);
+  EXPECT_NEAR(*report.jobs[0].ofu, 216.0 / 420, 1e-12);
+  EXPECT_EQ(report.jobs[1].job_id, "J2");
+  EXPECT_NEAR(*report.jobs[1].ofu, 0.8, 1e-12);
+  EXPECT_NEAR(report.jobs[1].gpu_hours, 120.0 / 3600, 1e-12);
+
+  // Everything; J1; J2; (t0 + 120, t0 + 540]; J1 in it.
+  std::vector<HistoryQuery> queries(5);
+  queries[1].job_id = "J1";
+  queries[2].job_id = "J2";
+  for (std::size_t i : {3, 4}) {
+    queries[i].since_s = t0 + 120;
+    queries[i].until_s = t0 + 540;
+  }
+  queries[4].job_id = "J1";
+  for (const HistoryQuery& query : queries) {
+    const std::string what = fmt::format("job {} since {} until {}", query.job_id.value_or("-"),
+                                         query.since_s.value_or(0), query.until_s.value_or(0));
+    const StoredHistory whole = Read(query);
+    auto part = ofu::analysis::ReadStoreReport(options_.path, query, *specs);
+    ASSERT_TRUE(part.ok()) << part.error().message;
+    EXPECT_EQ(part->rows, static_cast<std::int64_t>(whole.windows.size())) << what;
+    EXPECT_TRUE(part->head.windows.empty()) << what;
+    EXPECT_EQ(part->head.jobs, whole.jobs) << what;
+    ASSERT_EQ(part->head.gpus.size(), whole.gpus.size()) << what;
+    for (std::size_t i = 0; i < whole.gpus.size(); ++i) {
+      EXPECT_EQ(part->head.gpus[i].uuid, whole.gpus[i].uuid) << what;
+      EXPECT_EQ(part->head.gpus[i].last_end_s, whole.gpus[i].last_end_s) << what;
+    }
+    const auto from_whole = ofu::analysis::BuildStoreReport(whole, *specs);
+    EXPECT_EQ(ofu::analysis::RenderJson(part->report), ofu::analysis::RenderJson(from_whole)) << what;
+    EXPECT_EQ(ofu::analysis::RenderTable(part->report), ofu::analysis::RenderTable(from_whole)) << what;
+    EXPECT_EQ(ofu::analysis::RenderCsv(part->report), ofu::analysis::RenderCsv(from_whole)) << what;
+  }
+}
+
+// HistoryStream hands over ReadHistory's windows in ReadHistory's order,
+// GPU by GPU, and says so at the end (false, then false again).
+TEST_F(HistoryStoreTest, StreamHandsOverTheWindowsOneAtATime) {
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store);
+    ofu::testing::WriteTwoGpuJob(*store);
+  }
+  auto stream = ofu::sinks::HistoryStream::Open(options_.path, {});
+  ASSERT_TRUE(stream.ok()) << stream.error().message;
+  EXPECT_EQ((*stream)->history().gpus.size(), 2u);
+  EXPECT_TRUE((*stream)->history().windows.empty());
+  std::vector<StoredWindow> rows;
+  StoredWindow row;
+  while (true) {
+    auto more = (*stream)->Next(row);
+    ASSERT_TRUE(more.ok()) << more.error().message;
+    if (!*more) break;
+    rows.push_back(row);
+  }
+  EXPECT_EQ(rows, Read().windows);
+  ASSERT_EQ(rows.size(), 12u);
+  EXPECT_EQ(rows[5].gpu_id, rows[0].gpu_id);
+  EXPECT_NE(rows[6].gpu_id, rows[0].gpu_id);
+  auto again = (*stream)->Next(row);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  EXPECT_FALSE(ofu::sinks::HistoryStream::Open((dir_ / "missing.sqlite").string(), {}).ok());
+}
+
 TEST(TimeArgument, UnixRfc3339AndRelative) {
   using ofu::analysis::ParseTimeArgument;
   EXPECT_EQ(*ParseTimeArgument("1790000000", 0), 1790000000);

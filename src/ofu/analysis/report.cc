@@ -33,25 +33,31 @@ void ExplainAbsences(GpuReport& gpu) {
 }  // namespace
 
 void OverallBuilder::Add(const GpuReport& gpu, const std::vector<OfuWindow>& windows) {
-  ++coverage_.gpus;
+  for (const OfuWindow& window : windows) AddWindow(gpu, window);
+  EndGpu(gpu);
+}
+
+void OverallBuilder::AddWindow(const GpuReport& gpu, const OfuWindow& window) {
   const bool counted = gpu.share.has_value();
-  bool any_ofu = false;
-  double left_out = 0;
-  for (const OfuWindow& window : windows) {
-    if (counted) summarizer_.Add(window, *gpu.share);
-    if (counted && window.ofu) {
-      any_ofu = true;
-      coverage_.gpu_seconds += window.covered_s * *gpu.share;
-    } else {
-      left_out += DataSeconds(window);
-    }
+  if (counted) summarizer_.Add(window, *gpu.share);
+  if (counted && window.ofu) {
+    any_ofu_ = true;
+    coverage_.gpu_seconds += window.covered_s * *gpu.share;
+  } else {
+    left_out_ += DataSeconds(window);
   }
-  coverage_.seconds_left_out += left_out;
-  if (any_ofu) {
+}
+
+void OverallBuilder::EndGpu(const GpuReport& gpu) {
+  ++coverage_.gpus;
+  coverage_.seconds_left_out += left_out_;
+  if (any_ofu_) {
     ++coverage_.gpus_with_ofu;
-  } else if (left_out > 0) {
+  } else if (left_out_ > 0) {
     coverage_.left_out.push_back(gpu.identity.key);
   }
+  any_ofu_ = false;
+  left_out_ = 0;
 }
 
 Status ResolveSpec(GpuReport& gpu, const GpuSpecDatabase& specs, bool strict) {

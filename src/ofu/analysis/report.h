@@ -66,12 +66,19 @@ class OverallBuilder {
   // `gpu` has its share set when its OFU counts (absent: left out);
   // `windows` are all of its windows.
   void Add(const GpuReport& gpu, const std::vector<OfuWindow>& windows);
+  // The same without holding a GPU's windows: AddWindow for each of them,
+  // then EndGpu; one GPU at a time.
+  void AddWindow(const GpuReport& gpu, const OfuWindow& window);
+  void EndGpu(const GpuReport& gpu);
   Summary FinishSummary() const { return summarizer_.Finish(); }
   const FleetCoverage& coverage() const { return coverage_; }
 
  private:
   Summarizer summarizer_;
   FleetCoverage coverage_;
+  // The GPU being added: any window in the figures, and its seconds left out.
+  bool any_ofu_ = false;
+  double left_out_ = 0;
 };
 
 struct Report {

@@ -5,9 +5,11 @@
 #include <charconv>
 #include <cmath>
 #include <ctime>
-#include <functional>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -95,22 +97,6 @@ std::string DescribeSeconds(double seconds) {
   return seconds >= 3600 ? fmt::format("{:.2f} h", seconds / 3600) : fmt::format("{:.0f} s", seconds);
 }
 
-using RowsByGpu = std::map<std::int64_t, std::vector<const StoredWindow*>>;  // gpu id -> rows, in time order
-
-// The history's window length: its first full-resolution row's span, else
-// (none, or a span of 0) its first row's.
-double ReportedWindowS(const sinks::StoredHistory& history) {
-  double window_s = 0;
-  for (const StoredWindow& row : history.windows) {
-    if (!IsDownsampled(row)) {
-      window_s = row.span_s;
-      break;
-    }
-  }
-  if (window_s == 0 && !history.windows.empty()) window_s = history.windows.front().span_s;
-  return window_s;
-}
-
 // A stored GPU's identity, spec and share, with a problem where the agent or
 // this spec database does not know its model.
 GpuReport GpuOfStored(const StoredGpu& stored, const GpuSpecDatabase& specs) {
@@ -141,134 +127,10 @@ GpuReport GpuOfStored(const StoredGpu& stored, const GpuSpecDatabase& specs) {
   return gpu;
 }
 
-// One GPU's rows into its summary and the overall figures; the time it was
-// down, without OFU or not recorded at all becomes a problem each.
-// `sku_known`: the agent stored OFU, so windows without it are worth a note.
-void AddRowsOfGpu(const std::vector<const StoredWindow*>& rows, bool sku_known, GpuReport& gpu,
-                  OverallBuilder& overall) {
-  Summarizer summarizer;
-  std::vector<OfuWindow> windows;
-  double down_s = 0, without_ofu_s = 0;
-  double previous_end = NAN;  // NaN: no full-resolution window before
-  for (const StoredWindow* row : rows) {
-    for (const OfuWindow& window : WindowsOfRow(*row)) {
-      summarizer.Add(window);
-      windows.push_back(window);
-    }
-    down_s += row->span_s - row->up_s;
-    without_ofu_s += row->up_s > row->observed_s ? row->up_s - row->observed_s : 0;
-    if (IsDownsampled(*row)) {
-      previous_end = NAN;
-      continue;
-    }
-    const double start = row->end_s - row->span_s;
-    if (start > previous_end + kContiguousS) gpu.windowed.gaps.push_back({previous_end, start});
-    previous_end = row->end_s;
-  }
-  gpu.summary = summarizer.Finish();
-  // Without a share (no stored SKU: no stored OFU) the GPU is counted as left out.
-  overall.Add(gpu, windows);
-  if (down_s > 0) {
-    gpu.problems.push_back(fmt::format("the GPU did not answer for {} (lost or unreachable): excluded",
-                                       DescribeSeconds(down_s)));
-  }
-  if (without_ofu_s > 0 && sku_known) {
-    gpu.problems.push_back(fmt::format("{} of windows without tensor activity or clock: excluded",
-                                       DescribeSeconds(without_ofu_s)));
-  }
-  if (!gpu.windowed.gaps.empty()) {
-    double seconds = 0;
-    for (const Gap& gap : gpu.windowed.gaps) seconds += gap.seconds();
-    gpu.problems.push_back(
-        fmt::format("{} gap(s) in the history, {} in all (the agent was not running): "
-                    "excluded, not filled",
-                    gpu.windowed.gaps.size(), DescribeSeconds(seconds)));
-  }
-}
-
-// Per job: intervals clipped to the range, and the sums of the rows inside
-// them, each GPU weighed by its share.
-// `add_rows(job, add)` calls add(row) for the rows of `job`'s interval.
-std::vector<JobTotals> JobTotalsOf(
-    const sinks::StoredHistory& history, std::map<std::int64_t, std::optional<double>>& share_of,
-    const std::function<void(const StoredJob&, const std::function<void(const StoredWindow&)>&)>& add_rows) {
-  struct Sums {
-    JobTotals totals;
-    std::set<std::int64_t> gpus;      // weighed in the totals
-    std::set<std::int64_t> left_out;  // without a known share
-    double seconds = 0, observed = 0, utilized = 0, busy = 0, busy_utilized = 0;
-    // Non-tensor: (weighted seconds of the figure, weighted observed seconds that have it).
-    std::pair<double, double> fp64, fp32, fp16, peak;
-    double tflop = 0, tflop_observed = 0;
-  };
-  std::map<std::string, Sums> jobs;
-  std::map<std::int64_t, std::optional<double>> last_end;
-  for (const StoredGpu& gpu : history.gpus) last_end[gpu.id] = gpu.last_end_s;
-  const double since = history.query.since_s.value_or(-INFINITY);
-  const double until = history.query.until_s.value_or(INFINITY);
-  for (const StoredJob& job : history.jobs) {
-    Sums& sums = jobs[job.job_id];
-    if (sums.gpus.empty() && sums.left_out.empty()) {
-      sums.totals.job_id = job.job_id;
-      sums.totals.user = job.user;
-      sums.totals.job_name = job.job_name;
-      sums.totals.scheduler = job.scheduler;
-    }
-    // A GPU without a share (unknown model or MIG profile) is counted, not weighed.
-    const std::optional<double> share = share_of[job.gpu_id];
-    if (!share) {
-      sums.left_out.insert(job.gpu_id);
-      continue;
-    }
-    sums.gpus.insert(job.gpu_id);
-    const double end = job.end_s.value_or(std::max(job.start_s, last_end[job.gpu_id].value_or(job.start_s)));
-    const double clipped = std::min(end, until) - std::max(job.start_s, since);
-    if (clipped > 0) sums.seconds += clipped * *share;
-    add_rows(job, [&](const StoredWindow& row) {
-      sums.observed += row.observed_s * *share;
-      sums.utilized += row.utilized_s * *share;
-      sums.busy += row.busy_s * *share;
-      sums.busy_utilized += row.busy_utilized_s * *share;
-      auto add = [&](std::pair<double, double>& into, const std::optional<double>& seconds) {
-        if (!seconds) return;
-        into.first += *seconds * *share;
-        into.second += row.observed_s * *share;
-      };
-      add(sums.fp64, row.fp64_active_s);
-      add(sums.fp32, row.fp32_active_s);
-      add(sums.fp16, row.fp16_active_s);
-      add(sums.peak, row.non_tensor_peak_s);
-      if (row.non_tensor_tflop) {
-        sums.tflop += *row.non_tensor_tflop;
-        sums.tflop_observed += row.observed_s * *share;
-      }
-    });
-  }
-  std::vector<JobTotals> out;
-  for (auto& [id, sums] : jobs) {
-    JobTotals totals = sums.totals;
-    totals.gpus = static_cast<int>(sums.gpus.size());
-    totals.gpus_left_out = static_cast<int>(sums.left_out.size());
-    totals.gpu_hours = sums.seconds / 3600;
-    totals.observed_hours = sums.observed / 3600;
-    if (sums.observed > 0) totals.ofu = sums.utilized / sums.observed;
-    if (sums.busy > 0) totals.active_ofu = sums.busy_utilized / sums.busy;
-    auto mean = [](const std::pair<double, double>& p) {
-      return p.second > 0 ? std::optional(p.first / p.second) : std::nullopt;
-    };
-    totals.non_tensor.fp64_active = mean(sums.fp64);
-    totals.non_tensor.fp32_active = mean(sums.fp32);
-    totals.non_tensor.fp16_active = mean(sums.fp16);
-    totals.non_tensor.share_of_peak = mean(sums.peak);
-    if (sums.tflop_observed > 0) totals.non_tensor.flops_upper_bound_tflops = sums.tflop / sums.tflop_observed;
-    out.push_back(std::move(totals));
-  }
-  return out;
-}
-
-}  // namespace
-
-std::vector<OfuWindow> WindowsOfRow(const StoredWindow& row) {
+// Calls f(window) for each window a stored row stands for (WindowsOfRow,
+// without allocating: the report calls it for every row).
+template <typename F>
+void ForEachWindowOfRow(const StoredWindow& row, F&& f) {
   OfuWindow base;
   base.start_s = row.end_s - row.span_s;
   base.end_s = row.end_s;
@@ -281,7 +143,6 @@ std::vector<OfuWindow> WindowsOfRow(const StoredWindow& row) {
     w.clock_readings = static_cast<int>(row.clock_windows);
     clock_given = true;
   };
-  std::vector<OfuWindow> out;
   if (row.observed_s > 0) {
     // The CUDA-core figures are means over the observed seconds, the same in
     // the busy and the idle part.
@@ -301,7 +162,7 @@ std::vector<OfuWindow> WindowsOfRow(const StoredWindow& row) {
       w.tensor_active = tensor;
       w.busy = true;
       add_clock(w);
-      out.push_back(w);
+      f(w);
     }
     const double idle_s = row.observed_s - row.busy_s;
     if (idle_s > row.observed_s * 1e-12) {
@@ -311,44 +172,318 @@ std::vector<OfuWindow> WindowsOfRow(const StoredWindow& row) {
       w.tensor_active = tensor;
       w.busy = false;
       add_clock(w);
-      out.push_back(w);
+      f(w);
     }
   } else if (row.clock_mhz) {
     OfuWindow w = base;
     add_clock(w);
-    out.push_back(w);
+    f(w);
   }
+}
+
+// One GPU's rows, in time order, into its summary, its gaps and the overall
+// figures; at the end, the time it was down, without OFU or not recorded at
+// all becomes a problem each. Holds no row.
+class GpuRows {
+ public:
+  // `sku_known`: the agent stored OFU, so windows without it are worth a note.
+  GpuRows(GpuReport& gpu, bool sku_known, OverallBuilder& overall)
+      : gpu_(gpu), sku_known_(sku_known), overall_(overall) {}
+
+  void Add(const StoredWindow& row) {
+    ForEachWindowOfRow(row, [&](const OfuWindow& window) {
+      summarizer_.Add(window);
+      // Without a share (no stored SKU: no stored OFU) the GPU is counted as left out.
+      overall_.AddWindow(gpu_, window);
+    });
+    down_s_ += row.span_s - row.up_s;
+    without_ofu_s_ += row.up_s > row.observed_s ? row.up_s - row.observed_s : 0;
+    if (IsDownsampled(row)) {
+      previous_end_ = NAN;
+      return;
+    }
+    const double start = row.end_s - row.span_s;
+    if (start > previous_end_ + kContiguousS) gpu_.windowed.gaps.push_back({previous_end_, start});
+    previous_end_ = row.end_s;
+  }
+
+  void Finish() {
+    gpu_.summary = summarizer_.Finish();
+    overall_.EndGpu(gpu_);
+    if (down_s_ > 0) {
+      gpu_.problems.push_back(fmt::format("the GPU did not answer for {} (lost or unreachable): excluded",
+                                          DescribeSeconds(down_s_)));
+    }
+    if (without_ofu_s_ > 0 && sku_known_) {
+      gpu_.problems.push_back(fmt::format("{} of windows without tensor activity or clock: excluded",
+                                          DescribeSeconds(without_ofu_s_)));
+    }
+    if (!gpu_.windowed.gaps.empty()) {
+      double seconds = 0;
+      for (const Gap& gap : gpu_.windowed.gaps) seconds += gap.seconds();
+      gpu_.problems.push_back(
+          fmt::format("{} gap(s) in the history, {} in all (the agent was not running): "
+                      "excluded, not filled",
+                      gpu_.windowed.gaps.size(), DescribeSeconds(seconds)));
+    }
+  }
+
+ private:
+  GpuReport& gpu_;
+  bool sku_known_;
+  OverallBuilder& overall_;
+  Summarizer summarizer_;
+  double down_s_ = 0, without_ofu_s_ = 0;
+  double previous_end_ = NAN;  // NaN: no full-resolution window before
+};
+
+// One job's totals being summed: its intervals clipped to the range, and the
+// rows inside them, each GPU weighed by its share.
+struct JobSums {
+  JobTotals totals;
+  std::set<std::int64_t> gpus;      // weighed in the totals
+  std::set<std::int64_t> left_out;  // without a known share
+  double seconds = 0, observed = 0, utilized = 0, busy = 0, busy_utilized = 0;
+  // Non-tensor: (weighted seconds of the figure, weighted observed seconds that have it).
+  std::pair<double, double> fp64, fp32, fp16, peak;
+  double tflop = 0, tflop_observed = 0;
+
+  void AddRow(const StoredWindow& row, double share) {
+    observed += row.observed_s * share;
+    utilized += row.utilized_s * share;
+    busy += row.busy_s * share;
+    busy_utilized += row.busy_utilized_s * share;
+    auto add = [&](std::pair<double, double>& into, const std::optional<double>& figure_s) {
+      if (!figure_s) return;
+      into.first += *figure_s * share;
+      into.second += row.observed_s * share;
+    };
+    add(fp64, row.fp64_active_s);
+    add(fp32, row.fp32_active_s);
+    add(fp16, row.fp16_active_s);
+    add(peak, row.non_tensor_peak_s);
+    if (row.non_tensor_tflop) {
+      tflop += *row.non_tensor_tflop;
+      tflop_observed += row.observed_s * share;
+    }
+  }
+
+  JobTotals Finish() const {
+    JobTotals out = totals;
+    out.gpus = static_cast<int>(gpus.size());
+    out.gpus_left_out = static_cast<int>(left_out.size());
+    out.gpu_hours = seconds / 3600;
+    out.observed_hours = observed / 3600;
+    if (observed > 0) out.ofu = utilized / observed;
+    if (busy > 0) out.active_ofu = busy_utilized / busy;
+    auto mean = [](const std::pair<double, double>& p) {
+      return p.second > 0 ? std::optional(p.first / p.second) : std::nullopt;
+    };
+    out.non_tensor.fp64_active = mean(fp64);
+    out.non_tensor.fp32_active = mean(fp32);
+    out.non_tensor.fp16_active = mean(fp16);
+    out.non_tensor.share_of_peak = mean(peak);
+    if (tflop_observed > 0) out.non_tensor.flops_upper_bound_tflops = tflop / tflop_observed;
+    return out;
+  }
+};
+
+using SharesById = std::map<std::int64_t, std::optional<double>>;
+
+// Per job id: identity (from its first interval), GPUs, and the seconds of
+// its intervals clipped to the range (an interval still open ends at its
+// GPU's newest window). Rows are added by the caller, for the intervals
+// whose GPU has a share.
+std::map<std::string, JobSums> JobSumsOf(const sinks::StoredHistory& history, const SharesById& share_of) {
+  std::map<std::string, JobSums> jobs;
+  std::map<std::int64_t, std::optional<double>> last_end;
+  for (const StoredGpu& gpu : history.gpus) last_end[gpu.id] = gpu.last_end_s;
+  const double since = history.query.since_s.value_or(-INFINITY);
+  const double until = history.query.until_s.value_or(INFINITY);
+  for (const StoredJob& job : history.jobs) {
+    JobSums& sums = jobs[job.job_id];
+    if (sums.gpus.empty() && sums.left_out.empty()) {
+      sums.totals.job_id = job.job_id;
+      sums.totals.user = job.user;
+      sums.totals.job_name = job.job_name;
+      sums.totals.scheduler = job.scheduler;
+    }
+    // A GPU without a share (unknown model or MIG profile) is counted, not weighed.
+    const auto share = share_of.find(job.gpu_id);
+    if (share == share_of.end() || !share->second) {
+      sums.left_out.insert(job.gpu_id);
+      continue;
+    }
+    sums.gpus.insert(job.gpu_id);
+    const double end = job.end_s.value_or(std::max(job.start_s, last_end[job.gpu_id].value_or(job.start_s)));
+    const double clipped = std::min(end, until) - std::max(job.start_s, since);
+    if (clipped > 0) sums.seconds += clipped * *share->second;
+  }
+  return jobs;
+}
+
+std::vector<JobTotals> FinishJobs(const std::map<std::string, JobSums>& jobs) {
+  std::vector<JobTotals> out;
+  for (const auto& [id, sums] : jobs) out.push_back(sums.Finish());
   return out;
 }
 
-StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs) {
+// A GPU's job intervals, in start order, for rows that come in time order:
+// each row is added to the sums of every interval it lies in.
+class GpuIntervals {
+ public:
+  void Insert(const StoredJob& job, JobSums& sums) { intervals_.push_back({&job, &sums}); }
+  void Sort() {
+    std::stable_sort(intervals_.begin(), intervals_.end(),
+                     [](const Interval& a, const Interval& b) { return a.job->start_s < b.job->start_s; });
+  }
+  void Add(const StoredWindow& row, double share) {
+    // Rows come in time order: an interval that ended before this row has
+    // no later row either.
+    while (first_ < intervals_.size() && intervals_[first_].job->end_s && *intervals_[first_].job->end_s < row.end_s) {
+      ++first_;
+    }
+    for (std::size_t i = first_; i < intervals_.size() && intervals_[i].job->start_s < row.end_s; ++i) {
+      if (InInterval(row.end_s, *intervals_[i].job)) intervals_[i].sums->AddRow(row, share);
+    }
+  }
+
+ private:
+  struct Interval {
+    const StoredJob* job;
+    JobSums* sums;
+  };
+  std::vector<Interval> intervals_;
+  std::size_t first_ = 0;
+};
+
+}  // namespace
+
+std::vector<OfuWindow> WindowsOfRow(const StoredWindow& row) {
+  std::vector<OfuWindow> out;
+  ForEachWindowOfRow(row, [&](const OfuWindow& w) { out.push_back(w); });
+  return out;
+}
+
+struct StoreReportBuilder::State {
+  const sinks::StoredHistory& head;
   StoreReport out;
-  out.query = history.query;
-  Report& report = out.report;
-  report.source_name = history.path;
-  report.window_s = ReportedWindowS(history);
+  OverallBuilder overall;
+  SharesById share_of;
+  std::map<std::int64_t, std::size_t> index_of;  // GPU id -> its index in head.gpus and out.report.gpus
+  std::map<std::string, JobSums> jobs;
+  std::vector<GpuIntervals> intervals;  // by GPU index
+  // The GPU being read; GPUs before it are finished.
+  std::size_t next = 0;  // index of the first GPU not yet started
+  std::optional<GpuRows> current;
+  std::int64_t rows = 0;
+  std::optional<double> first_span_s, first_full_span_s;
 
-  RowsByGpu rows_of;
-  for (const StoredWindow& row : history.windows) rows_of[row.gpu_id].push_back(&row);
+  explicit State(const sinks::StoredHistory& h) : head(h) {}
 
+  // Finishes GPUs until `index` is the one being read (or, with
+  // head.gpus.size(), until all are finished).
+  void AdvanceTo(std::size_t index) {
+    while (next <= index && next <= head.gpus.size()) {
+      if (current) {
+        current->Finish();
+        current.reset();
+      }
+      if (next == head.gpus.size()) break;
+      current.emplace(out.report.gpus[next], !head.gpus[next].sku.empty(), overall);
+      ++next;
+    }
+  }
+};
+
+StoreReportBuilder::StoreReportBuilder(const sinks::StoredHistory& head, const GpuSpecDatabase& specs)
+    : state_(std::make_unique<State>(head)) {
+  State& st = *state_;
+  st.out.query = head.query;
+  st.out.report.source_name = head.path;
   // Each GPU's share of a physical GPU (1, or its MIG slice's), by id; absent
   // leaves it out of the overall and job figures.
-  std::map<std::int64_t, std::optional<double>> share_of;
-  OverallBuilder overall;
-  for (const StoredGpu& stored : history.gpus) {
+  for (const StoredGpu& stored : head.gpus) {
     GpuReport gpu = GpuOfStored(stored, specs);
-    share_of[stored.id] = gpu.share;
-    gpu.windowed.interval_s = report.window_s;
-    AddRowsOfGpu(rows_of[stored.id], !stored.sku.empty(), gpu, overall);
-    report.gpus.push_back(std::move(gpu));
+    st.share_of[stored.id] = gpu.share;
+    st.index_of[stored.id] = st.out.report.gpus.size();
+    st.out.report.gpus.push_back(std::move(gpu));
   }
-  report.overall = overall.FinishSummary();
-  report.coverage = overall.coverage();
-  out.jobs = JobTotalsOf(history, share_of, [&](const StoredJob& job, const auto& add) {
-    for (const StoredWindow* row : rows_of[job.gpu_id]) {
-      if (InInterval(row->end_s, job)) add(*row);
+  st.jobs = JobSumsOf(head, st.share_of);
+  st.intervals.resize(head.gpus.size());
+  for (const StoredJob& job : head.jobs) {
+    const auto index = st.index_of.find(job.gpu_id);
+    if (index == st.index_of.end() || !st.share_of[job.gpu_id]) continue;
+    st.intervals[index->second].Insert(job, st.jobs[job.job_id]);
+  }
+  for (GpuIntervals& of_gpu : st.intervals) of_gpu.Sort();
+}
+
+StoreReportBuilder::~StoreReportBuilder() = default;
+
+std::int64_t StoreReportBuilder::rows() const { return state_->rows; }
+
+void StoreReportBuilder::Add(const StoredWindow& row) {
+  State& st = *state_;
+  ++st.rows;
+  if (!st.first_span_s) st.first_span_s = row.span_s;
+  if (!st.first_full_span_s && !IsDownsampled(row)) st.first_full_span_s = row.span_s;
+  const auto found = st.index_of.find(row.gpu_id);
+  if (found == st.index_of.end()) return;
+  const std::size_t index = found->second;
+  if (index + 1 < st.next) return;  // a GPU already finished: out of order
+  st.AdvanceTo(index);
+  st.current->Add(row);
+  if (const std::optional<double>& share = st.share_of[row.gpu_id]) st.intervals[index].Add(row, *share);
+}
+
+StoreReport StoreReportBuilder::Finish() {
+  State& st = *state_;
+  st.AdvanceTo(st.head.gpus.size());
+  Report& report = st.out.report;
+  // The first full-resolution row's span; without one (or a span of 0), the first row's.
+  report.window_s = st.first_full_span_s.value_or(0);
+  if (report.window_s == 0 && st.first_span_s) report.window_s = *st.first_span_s;
+  for (GpuReport& gpu : report.gpus) gpu.windowed.interval_s = report.window_s;
+  report.overall = st.overall.FinishSummary();
+  report.coverage = st.overall.coverage();
+  st.out.jobs = FinishJobs(st.jobs);
+  return std::move(st.out);
+}
+
+StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs) {
+  // GPU by GPU, each GPU's rows in the order given.
+  std::map<std::int64_t, std::vector<const StoredWindow*>> rows_of;
+  std::set<std::int64_t> listed;
+  for (const StoredGpu& gpu : history.gpus) listed.insert(gpu.id);
+  StoreReportBuilder builder(history, specs);
+  for (const StoredWindow& row : history.windows) {
+    if (listed.count(row.gpu_id) == 0) {
+      builder.Add(row);  // counts only towards the window length
+    } else {
+      rows_of[row.gpu_id].push_back(&row);
     }
-  });
+  }
+  for (const StoredGpu& gpu : history.gpus) {
+    for (const StoredWindow* row : rows_of[gpu.id]) builder.Add(*row);
+  }
+  return builder.Finish();
+}
+
+Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const sinks::HistoryQuery& query,
+                                            const GpuSpecDatabase& specs) {
+  OFU_ASSIGN_OR_RETURN(auto stream, sinks::HistoryStream::Open(path, query));
+  StreamedStoreReport out;
+  out.head = stream->history();
+  StoreReportBuilder builder(out.head, specs);
+  StoredWindow row;
+  while (true) {
+    OFU_ASSIGN_OR_RETURN(bool more, stream->Next(row));
+    if (!more) break;
+    builder.Add(row);
+  }
+  out.report = builder.Finish();
+  out.rows = builder.rows();
   return out;
 }
 
@@ -361,16 +496,15 @@ StoreReport BuildTotalsReport(const HistoryTotals& totals, const GpuSpecDatabase
   report.source_name = history.path;
   report.window_s = totals.window_s;
   report.notes = totals.notes;
-  std::map<std::int64_t, std::optional<double>> share_of;
+  SharesById share_of;
   OverallBuilder overall;
   for (const StoredGpu& stored : history.gpus) {
     GpuReport gpu = GpuOfStored(stored, specs);
     share_of[stored.id] = gpu.share;
     gpu.windowed.interval_s = report.window_s;
-    auto sums = totals.of_gpu.find(stored.id);
-    std::vector<const StoredWindow*> rows;
-    if (sums != totals.of_gpu.end()) rows.push_back(&sums->second);
-    AddRowsOfGpu(rows, !stored.sku.empty(), gpu, overall);
+    GpuRows rows(gpu, !stored.sku.empty(), overall);
+    if (auto sums = totals.of_gpu.find(stored.id); sums != totals.of_gpu.end()) rows.Add(sums->second);
+    rows.Finish();
     // One row per GPU: its "percentiles" would be its mean.
     gpu.summary.p10 = gpu.summary.p50 = gpu.summary.p90 = std::nullopt;
     report.gpus.push_back(std::move(gpu));
@@ -378,12 +512,18 @@ StoreReport BuildTotalsReport(const HistoryTotals& totals, const GpuSpecDatabase
   report.overall = overall.FinishSummary();
   report.overall.p10 = report.overall.p50 = report.overall.p90 = std::nullopt;
   report.coverage = overall.coverage();
+  std::map<std::string, JobSums> jobs = JobSumsOf(history, share_of);
   // Each (job, GPU) sum counts once, with the first of the job's intervals there.
   std::set<std::pair<std::string, std::int64_t>> counted;
-  out.jobs = JobTotalsOf(history, share_of, [&](const StoredJob& job, const auto& add) {
+  for (const StoredJob& job : history.jobs) {
+    const std::optional<double> share = share_of[job.gpu_id];
+    if (!share) continue;
     auto sums = totals.of_job.find({job.job_id, job.gpu_id});
-    if (sums != totals.of_job.end() && counted.insert(sums->first).second) add(sums->second);
-  });
+    if (sums != totals.of_job.end() && counted.insert(sums->first).second) {
+      jobs[job.job_id].AddRow(sums->second, *share);
+    }
+  }
+  out.jobs = FinishJobs(jobs);
   return out;
 }
 

@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,7 +43,7 @@
 #include "ofu/analysis/report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
-// Header-only dependency on the stored row types; no link dependency.
+// The stored row types, and HistoryStream for ReadStoreReport.
 #include "ofu/sinks/history_reader.h"
 
 namespace ofu::analysis {
@@ -73,8 +74,56 @@ struct StoreReport {
 
 // `specs` must outlive the returned report (GpuReport::spec points into it).
 // A GPU whose stored SKU the database no longer knows is reported without
-// spec, with a problem saying so; its stored OFU stands.
+// spec, with a problem saying so; its stored OFU stands. The report's
+// window_s is the span of the first full-resolution row (by GPU, then time),
+// else of the first row.
+//
+// The history's windows may come in any order; each GPU's are taken in the
+// order given. It is StoreReportBuilder fed GPU by GPU.
 StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs);
+
+// BuildStoreReport one row at a time, for a store read with
+// sinks::HistoryStream (`ofu report --store`): it keeps per-GPU and per-job
+// state (the GPU being read's Summarizer, every GPU's summary and gaps, each
+// job's sums), never the rows, so its memory does not grow with them.
+//
+// `head` gives the path, query, GPUs and job intervals; its windows are not
+// read. `head` must outlive the builder, `specs` the report.
+// Thread-safety: one thread at a time.
+class StoreReportBuilder {
+ public:
+  StoreReportBuilder(const sinks::StoredHistory& head, const GpuSpecDatabase& specs);
+  ~StoreReportBuilder();
+  StoreReportBuilder(const StoreReportBuilder&) = delete;
+  StoreReportBuilder& operator=(const StoreReportBuilder&) = delete;
+
+  // Rows GPU by GPU, in the order of head.gpus (HistoryStream's and
+  // ReadHistory's order: by id), each GPU's in time order. A row of a GPU
+  // that head does not list only counts towards rows() and window_s; a row
+  // of a GPU listed before the one being read breaks this contract and is
+  // left out.
+  void Add(const sinks::StoredWindow& row);
+  std::int64_t rows() const;  // rows added
+  // The report; call once, after the last row.
+  StoreReport Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// `ofu report --store` without holding the rows: the store at `path` read
+// with sinks::HistoryStream into a StoreReportBuilder. The report equals
+// BuildStoreReport(ReadHistory(path, query), specs); `head` is that history
+// without its windows (GPUs, job intervals), `rows` how many it has.
+// Errors: ReadHistory's.
+struct StreamedStoreReport {
+  sinks::StoredHistory head;
+  StoreReport report;
+  std::int64_t rows = 0;
+};
+Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const sinks::HistoryQuery& query,
+                                            const GpuSpecDatabase& specs);
 
 // Totals instead of windows: what the Prometheus server sums for ofu
 // (prometheus_totals.h). `history` has the GPUs and the job intervals and no

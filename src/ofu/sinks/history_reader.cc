@@ -74,32 +74,22 @@ Result<int> ReadSchemaVersion(const Reader& reader, sqlite3* db, const std::stri
   return schema_version;
 }
 
-// The windows ending in (since, until], and with a job only those inside
-// its intervals, by GPU and time.
-Status ReadWindows(const Reader& reader, int schema_version, const HistoryQuery& query,
-                   std::vector<StoredWindow>& out) {
-  // A window is in the job when its end lies in one of the job's intervals on its GPU.
-  constexpr const char* kInJob =
-      "(?3 IS NULL OR EXISTS (SELECT 1 FROM jobs j WHERE j.gpu_id = w.gpu_id AND j.job_id = ?3 "
-      "AND w.end_s > j.start_s AND (j.end_s IS NULL OR w.end_s <= j.end_s)))";
-  OFU_ASSIGN_OR_RETURN(
-      auto stmt,
-      reader.Prepare(
-          fmt::format("SELECT {} FROM windows w WHERE w.end_s > ?1 AND w.end_s <= ?2 AND {} ORDER BY gpu_id, end_s",
-                      schema_version == 1  ? kWindowColumnsV1
-                      : schema_version < 4 ? kWindowColumnsV3
-                                           : kWindowColumns,
-                      kInJob),
-          "reading windows"));
-  sqlite3_stmt* s = stmt.get();
-  BindQuery(s, query);
-  int step;
-  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-    StoredWindow w = ColumnWindow(s);
-    out.push_back(w);
-  }
-  if (step != SQLITE_DONE) return reader.Fail("reading windows");
-  return OkStatus();
+// A window is in the job when its end lies in one of the job's intervals on its GPU.
+constexpr const char* kInJob =
+    "(?3 IS NULL OR EXISTS (SELECT 1 FROM jobs j WHERE j.gpu_id = w.gpu_id AND j.job_id = ?3 "
+    "AND w.end_s > j.start_s AND (j.end_s IS NULL OR w.end_s <= j.end_s)))";
+
+// One GPU's (?4) windows ending in (since, until], and with a job only those
+// inside its intervals, in time order: a range of the primary key.
+Result<Stmt> PrepareWindows(const Reader& reader, int schema_version) {
+  return reader.Prepare(
+      fmt::format("SELECT {} FROM windows w WHERE w.gpu_id = ?4 AND w.end_s > ?1 AND w.end_s <= ?2 AND {} "
+                  "ORDER BY w.end_s",
+                  schema_version == 1  ? kWindowColumnsV1
+                  : schema_version < 4 ? kWindowColumnsV3
+                                       : kWindowColumns,
+                  kInJob),
+      "reading windows");
 }
 
 // The job intervals overlapping (since, until], of the one job or of all.
@@ -127,22 +117,25 @@ Status ReadJobs(const Reader& reader, const HistoryQuery& query, std::vector<Sto
   return OkStatus();
 }
 
-// The GPUs that the windows or jobs read refer to, with each one's last
-// window end in the whole store.
+// The GPUs that the windows or jobs selected refer to, with each one's last
+// window end in the whole store. With a job, a GPU with a window in the job
+// has one of its intervals, so the intervals name them all; without, a GPU
+// is also in when it has a window in the range (a seek of the primary key).
 Status ReadGpus(const Reader& reader, int schema_version, StoredHistory& history) {
-  std::set<std::int64_t> wanted;
-  for (const StoredWindow& w : history.windows) wanted.insert(w.gpu_id);
-  for (const StoredJob& j : history.jobs) wanted.insert(j.gpu_id);
+  std::set<std::int64_t> of_jobs;
+  for (const StoredJob& j : history.jobs) of_jobs.insert(j.gpu_id);
   OFU_ASSIGN_OR_RETURN(
-      auto stmt,
-      reader.Prepare(
-          fmt::format("SELECT {}, (SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id) FROM gpus ORDER BY id",
-                      schema_version < 3 ? kGpuColumnsV2 : kGpuColumns),
-          "reading GPUs"));
+      auto stmt, reader.Prepare(fmt::format("SELECT {}, (SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id), "
+                                            "?3 IS NULL AND EXISTS (SELECT 1 FROM windows w WHERE w.gpu_id = gpus.id "
+                                            "AND w.end_s > ?1 AND w.end_s <= ?2) FROM gpus ORDER BY id",
+                                            schema_version < 3 ? kGpuColumnsV2 : kGpuColumns),
+                                "reading GPUs"));
   sqlite3_stmt* s = stmt.get();
+  BindQuery(s, history.query);
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-    if (wanted.count(sqlite3_column_int64(s, 0)) == 0) continue;
+    const bool has_windows = sqlite3_column_int(s, kGpuColumnCount + 1) != 0;
+    if (!has_windows && of_jobs.count(sqlite3_column_int64(s, 0)) == 0) continue;
     StoredGpu gpu = ColumnGpu(s);
     gpu.last_end_s = ColumnOptional(s, kGpuColumnCount);
     history.gpus.push_back(gpu);
@@ -153,27 +146,76 @@ Status ReadGpus(const Reader& reader, int schema_version, StoredHistory& history
 
 }  // namespace
 
-Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query) {
+struct HistoryStream::Connection {
+  std::string path;
+  Db db;
+  Stmt windows;  // PrepareWindows
+  Reader reader() const { return Reader(path, db.get()); }
+};
+
+HistoryStream::HistoryStream(StoredHistory history, std::unique_ptr<Connection> connection)
+    : history_(std::move(history)), connection_(std::move(connection)) {}
+
+HistoryStream::~HistoryStream() = default;  // closing the connection ends its read transaction
+
+Result<std::unique_ptr<HistoryStream>> HistoryStream::Open(const std::string& path, const HistoryQuery& query) {
+  auto connection = std::make_unique<Connection>();
+  connection->path = path;
   sqlite3* raw_db = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw_db, SQLITE_OPEN_READONLY, nullptr);
-  Db db(raw_db);
+  // NOMUTEX: the connection is one stream's, used by one thread at a time;
+  // without it every column read takes the connection's mutex (a tenth of
+  // the time of a report over 10^8 rows).
+  const int rc = sqlite3_open_v2(path.c_str(), &raw_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  connection->db.reset(raw_db);
   if (rc != SQLITE_OK) {
     return Error::Io("history store {}: cannot open: {}", path,
                      raw_db != nullptr ? sqlite3_errmsg(raw_db) : sqlite3_errstr(rc));
   }
-  sqlite3_busy_timeout(db.get(), 5000);
-  Reader reader(path, db.get());
-  OFU_ASSIGN_OR_RETURN(int schema_version, ReadSchemaVersion(reader, db.get(), path));
+  sqlite3* db = connection->db.get();
+  sqlite3_busy_timeout(db, 5000);
+  const Reader reader = connection->reader();
+  OFU_ASSIGN_OR_RETURN(int schema_version, ReadSchemaVersion(reader, db, path));
 
   StoredHistory history;
   history.path = path;
   history.query = query;
-  // One read transaction: the three queries see the same committed state.
-  if (sqlite3_exec(db.get(), "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return reader.Fail("reading");
-  OFU_RETURN_IF_ERROR(ReadWindows(reader, schema_version, query, history.windows));
+  // One read transaction, until the stream closes: every query sees the same committed state.
+  if (sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return reader.Fail("reading");
   OFU_RETURN_IF_ERROR(ReadJobs(reader, query, history.jobs));
   OFU_RETURN_IF_ERROR(ReadGpus(reader, schema_version, history));
-  sqlite3_exec(db.get(), "COMMIT", nullptr, nullptr, nullptr);
+  OFU_ASSIGN_OR_RETURN(connection->windows, PrepareWindows(reader, schema_version));
+  BindQuery(connection->windows.get(), query);
+  return std::unique_ptr<HistoryStream>(new HistoryStream(std::move(history), std::move(connection)));
+}
+
+Result<bool> HistoryStream::Next(StoredWindow& row) {
+  sqlite3_stmt* s = connection_->windows.get();
+  while (true) {
+    if (reading_gpu_) {
+      const int step = sqlite3_step(s);
+      if (step == SQLITE_ROW) {
+        row = ColumnWindow(s);
+        return true;
+      }
+      if (step != SQLITE_DONE) return connection_->reader().Fail("reading windows");
+      reading_gpu_ = false;
+    }
+    if (next_gpu_ == history_.gpus.size()) return false;
+    sqlite3_reset(s);
+    sqlite3_bind_int64(s, 4, history_.gpus[next_gpu_++].id);
+    reading_gpu_ = true;
+  }
+}
+
+Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query) {
+  OFU_ASSIGN_OR_RETURN(auto stream, HistoryStream::Open(path, query));
+  StoredHistory history = stream->history();
+  StoredWindow row;
+  while (true) {
+    OFU_ASSIGN_OR_RETURN(bool more, stream->Next(row));
+    if (!more) break;
+    history.windows.push_back(row);
+  }
   return history;
 }
 

@@ -42,7 +42,9 @@
 // plain values.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -143,6 +145,44 @@ struct StoredHistory {
 // Reads what `query` selects. kIo when the file cannot be opened or read,
 // kMalformedInput when it is not an ofu history store or has a schema
 // version this build does not know (versions 1 and 2 are read). An empty selection is not an error.
+// Holds every window in memory: HistoryStream reads the same without that.
 Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query);
+
+// What ReadHistory reads, for readers that must not hold every window
+// (`ofu report --store` over 10^8 of them): Open reads the GPUs and the job
+// intervals (history(), whose windows stay empty); Next then hands over the
+// windows one at a time, in ReadHistory's order (by GPU id, then end). All
+// of it is read in one read transaction, so it is one committed state.
+// ReadHistory is Open, then Next until the end.
+//
+// Memory: the GPUs, the intervals and SQLite's page cache (its default,
+// about 2 MiB), however many windows there are. Each GPU's windows are
+// read by its primary key, (gpu_id, end_s): no sort.
+//
+// Ownership: owns its read-only connection. Thread-safety: one thread at a time.
+class HistoryStream {
+ public:
+  // Errors as ReadHistory's.
+  static Result<std::unique_ptr<HistoryStream>> Open(const std::string& path, const HistoryQuery& query);
+  ~HistoryStream();
+  HistoryStream(const HistoryStream&) = delete;
+  HistoryStream& operator=(const HistoryStream&) = delete;
+
+  // path, query, GPUs and job intervals as ReadHistory gives them; no windows.
+  const StoredHistory& history() const { return history_; }
+
+  // The next window into `row`: true, or false after the last (then `row`
+  // is unchanged). kIo when the file cannot be read.
+  Result<bool> Next(StoredWindow& row);
+
+ private:
+  struct Connection;
+  HistoryStream(StoredHistory history, std::unique_ptr<Connection> connection);
+
+  StoredHistory history_;
+  std::unique_ptr<Connection> connection_;
+  std::size_t next_gpu_ = 0;  // index into history_.gpus of the GPU to read next
+  bool reading_gpu_ = false;  // the windows statement is bound to history_.gpus[next_gpu_ - 1]
+};
 
 }  // namespace ofu::sinks
