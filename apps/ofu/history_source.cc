@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <functional>
+#include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -115,8 +117,44 @@ Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s,
 Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
                                      const std::function<Status(const sinks::StoredHistory& batch)>& on_batch) {
   if (!args.store.empty()) {
-    OFU_ASSIGN_OR_RETURN(FleetReport out, LoadFleetReport(args, now_s, specs, /*windows_needed=*/true));
-    OFU_RETURN_IF_ERROR(on_batch(out.history));
+    // One pass: every row to the report, and each GPU's rows to `on_batch`
+    // once the stream moves on to the next GPU (it reads GPU by GPU).
+    OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
+    OFU_ASSIGN_OR_RETURN(auto stream, sinks::HistoryStream::Open(args.store, query));
+    const sinks::StoredHistory& head = stream->history();
+    analysis::StoreReportBuilder report(head, specs);
+    sinks::StoredHistory batch;
+    batch.path = head.path;
+    batch.query = head.query;
+    batch.gpus = head.gpus;
+    // A GPU's rows and job intervals; a GPU with intervals and no rows in
+    // the range too, as ScanRegressions over the whole history sees it.
+    std::map<std::int64_t, std::vector<sinks::StoredJob>> jobs_of;  // GPU id -> its intervals
+    for (const sinks::StoredJob& job : head.jobs) jobs_of[job.gpu_id].push_back(job);
+    const auto send = [&](std::int64_t gpu) -> Status {
+      auto jobs = jobs_of.extract(gpu);
+      batch.jobs = jobs ? std::move(jobs.mapped()) : std::vector<sinks::StoredJob>{};
+      if (batch.windows.empty() && batch.jobs.empty()) return OkStatus();
+      OFU_RETURN_IF_ERROR(on_batch(batch));
+      batch.windows.clear();
+      return OkStatus();
+    };
+    sinks::StoredWindow row;
+    while (true) {
+      OFU_ASSIGN_OR_RETURN(const bool more, stream->Next(row));
+      if (!more) break;
+      if (!batch.windows.empty() && row.gpu_id != batch.windows.front().gpu_id) {
+        OFU_RETURN_IF_ERROR(send(batch.windows.front().gpu_id));
+      }
+      report.Add(row);
+      batch.windows.push_back(row);
+    }
+    if (!batch.windows.empty()) OFU_RETURN_IF_ERROR(send(batch.windows.front().gpu_id));
+    while (!jobs_of.empty()) OFU_RETURN_IF_ERROR(send(jobs_of.begin()->first));
+    FleetReport out;
+    out.has_data = report.rows() > 0;
+    out.report = report.Finish();
+    out.history = head;
     return out;
   }
   OFU_ASSIGN_OR_RETURN(FleetReport out, LoadFleetReport(args, now_s, specs, /*windows_needed=*/false));

@@ -56,8 +56,8 @@ Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s,
 
 // For scans that need windows but only one GPU's at a time (`ofu regress`):
 // the history goes to `on_batch` in batches of GPUs, each GPU's windows and
-// job intervals in one batch (the store's history is one batch; Prometheus's
-// comes as it is read, so that the fleet's windows are never held at once).
+// job intervals in one batch (the store's one GPU at a time, Prometheus's as
+// many as a query holds), so that the fleet's windows are never held at once.
 // The result's report covers the whole range (from Prometheus: the server's
 // sums) and its history has the GPUs.
 Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
