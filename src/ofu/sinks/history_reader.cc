@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <set>
@@ -202,7 +203,21 @@ Result<bool> HistoryStream::Next(StoredWindow& row) {
     }
     if (next_gpu_ == history_.gpus.size()) return false;
     sqlite3_reset(s);
-    sqlite3_bind_int64(s, 4, history_.gpus[next_gpu_++].id);
+    const std::int64_t gpu = history_.gpus[next_gpu_++].id;
+    if (history_.query.job_id) {
+      // Only the span of the job's intervals on this GPU can hold its rows:
+      // a narrower range of the primary key than (since, until].
+      double first = std::numeric_limits<double>::infinity(), last = -first;
+      for (const StoredJob& job : history_.jobs) {
+        if (job.gpu_id != gpu || job.job_id != *history_.query.job_id) continue;
+        first = std::min(first, job.start_s);
+        last = std::max(last, job.end_s.value_or(std::numeric_limits<double>::infinity()));
+      }
+      if (first > last) continue;  // none here: no row of the job either
+      sqlite3_bind_double(s, 1, std::max(history_.query.since_s.value_or(first), first));
+      sqlite3_bind_double(s, 2, std::min(history_.query.until_s.value_or(last), last));
+    }
+    sqlite3_bind_int64(s, 4, gpu);
     reading_gpu_ = true;
   }
 }
