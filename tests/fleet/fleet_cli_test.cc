@@ -3,16 +3,14 @@
 // server (the Debian package) into which promtool backfilled the fleet's
 // OpenMetrics; both must give the same answers, and those must be the
 // planted ones. Skipped with the reason when prometheus or promtool is missing.
-#include <chrono>
 #include <filesystem>
 #include <string>
-#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
 #include "support/cli_runner.h"
 
@@ -48,28 +46,9 @@ TEST_F(FleetCli, StoreAndPrometheusGiveTheSameAnswersAndTheyAreThePlantedOnes) {
   }
   const json truth = Simulate();
   const fs::path fleet = dir_ / "fleet";
-  auto backfill = RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL,
-                                       (fleet / "metrics.om").string(), (dir_ / "tsdb").string()),
-                           dir_);
-  ASSERT_EQ(backfill.exit_code, 0) << backfill.out << backfill.err;
-
-  Write("prometheus.yml", "global:\n  scrape_interval: 1m\n");
-  const int port = ofu::testing::FreeLoopbackPort();
   BackgroundProcess prometheus;
-  // The data is from 2026-09 on purpose: a long retention keeps the blocks.
-  ASSERT_TRUE(prometheus.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
-                                "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
-                                "--storage.tsdb.retention.time=36500d",
-                                fmt::format("--web.listen-address=127.0.0.1:{}", port)},
-                               {}, (dir_ / "prometheus.log").string()));
-  httplib::Client client("127.0.0.1", port);
-  bool ready = false;
-  for (int i = 0; i < 150 && !ready; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    auto response = client.Get("/-/ready");
-    ready = response && response->status == 200;
-  }
-  ASSERT_TRUE(ready) << Slurp(dir_ / "prometheus.log");
+  int port = 0;
+  ASSERT_TRUE(ofu::testing::ServeBackfilled(prometheus, dir_, fleet / "metrics.om", port));
 
   const double start = truth["options"]["start_s"].get<double>(), end = truth["end_s"].get<double>();
   const std::string range = fmt::format("--since {:.0f} --until {:.0f}", start - 1, end + 1);

@@ -4,16 +4,15 @@
 // sent before, is refused; `ofu report`, `ofu reconcile` and `ofu regress`
 // with --prometheus (server-side sums, and pieces of raw samples split to
 // fit) give the store's answers: OFU to 1e-9, the same findings.
-#include <chrono>
 #include <filesystem>
 #include <string>
-#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
 #include "support/cli_runner.h"
 
@@ -56,28 +55,12 @@ TEST_F(FleetScale, ASmallSampleLimitGivesTheStoresAnswers) {
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   const json truth = json::parse(Slurp(dir_ / "fleet" / "ground_truth.json"));
   const fs::path fleet = dir_ / "fleet";
-  auto backfill = RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL,
-                                       (fleet / "metrics.om").string(), (dir_ / "tsdb").string()),
-                           dir_);
-  ASSERT_EQ(backfill.exit_code, 0) << backfill.out << backfill.err;
-  fs::remove(fleet / "metrics.om");
-
-  Write("prometheus.yml", "global:\n  scrape_interval: 1m\n");
-  const int port = ofu::testing::FreeLoopbackPort();
   BackgroundProcess prometheus;
-  ASSERT_TRUE(prometheus.Start(
-      {OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
-       "--storage.tsdb.path=" + (dir_ / "tsdb").string(), "--storage.tsdb.retention.time=36500d",
-       fmt::format("--query.max-samples={}", kMaxSamples), fmt::format("--web.listen-address=127.0.0.1:{}", port)},
-      {}, (dir_ / "prometheus.log").string()));
+  int port = 0;
+  ASSERT_TRUE(ofu::testing::ServeBackfilled(prometheus, dir_, fleet / "metrics.om", port,
+                                            {fmt::format("--query.max-samples={}", kMaxSamples)}));
+  fs::remove(fleet / "metrics.om");
   httplib::Client client("127.0.0.1", port);
-  bool ready = false;
-  for (int i = 0; i < 300 && !ready; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    auto response = client.Get("/-/ready");
-    ready = response && response->status == 200;
-  }
-  ASSERT_TRUE(ready) << Slurp(dir_ / "prometheus.log");
 
   const double start = truth["options"]["start_s"].get<double>(), end = truth["end_s"].get<double>();
   const std::string until = fmt::format("{:.0f}", end + 1);

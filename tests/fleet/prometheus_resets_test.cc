@@ -11,16 +11,14 @@
 // Rows: 60/30, 60/30, 60/30, then the gap row (k = 3..7) 120/30, the
 // restart row 30/15 (the new value is the increase), 60/30:
 //   observed 390 s, utilized 165 s, OFU 165 / 390.
-#include <chrono>
 #include <filesystem>
 #include <string>
-#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
 #include "support/cli_runner.h"
 
@@ -30,7 +28,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using ofu::testing::BackgroundProcess;
 using ofu::testing::RunShell;
-using ofu::testing::Slurp;
 
 constexpr double kT0 = 1790000000;
 constexpr int kScrapes[] = {0, 1, 2, 3, 7, 8, 9};
@@ -71,26 +68,8 @@ class PrometheusResets : public ofu::testing::CliTest {
  protected:
   // Backfills `om` into a Debian Prometheus started for the test; its port.
   int Serve(const std::string& om) {
-    const fs::path file = Write("hand.om", om);
-    auto backfill = RunShell(fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL,
-                                         file.string(), (dir_ / "tsdb").string()),
-                             dir_);
-    EXPECT_EQ(backfill.exit_code, 0) << backfill.out << backfill.err;
-    Write("prometheus.yml", "global:\n  scrape_interval: 1m\n");
-    const int port = ofu::testing::FreeLoopbackPort();
-    EXPECT_TRUE(prometheus_.Start({OFU_PROMETHEUS, "--config.file=" + (dir_ / "prometheus.yml").string(),
-                                   "--storage.tsdb.path=" + (dir_ / "tsdb").string(),
-                                   "--storage.tsdb.retention.time=36500d",
-                                   fmt::format("--web.listen-address=127.0.0.1:{}", port)},
-                                  {}, (dir_ / "prometheus.log").string()));
-    httplib::Client client("127.0.0.1", port);
-    bool ready = false;
-    for (int i = 0; i < 150 && !ready; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      auto response = client.Get("/-/ready");
-      ready = response && response->status == 200;
-    }
-    EXPECT_TRUE(ready) << Slurp(dir_ / "prometheus.log");
+    int port = 0;
+    EXPECT_TRUE(ofu::testing::ServeBackfilled(prometheus_, dir_, Write("hand.om", om), port));
     return port;
   }
 

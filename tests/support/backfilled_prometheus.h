@@ -1,0 +1,54 @@
+// The Debian Prometheus serving OpenMetrics backfilled with promtool: what
+// the fleet tests run ofu's --prometheus paths against. The data, and
+// whether it is SYNTHETIC, is the caller's.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include "support/background_process.h"
+#include "support/cli_runner.h"
+
+namespace ofu::testing {
+
+// Backfills `om` into dir/tsdb with `promtool` (OFU_PROMTOOL), then starts
+// `prometheus` (OFU_PROMETHEUS) on it with `extra_flags`, on a free loopback
+// port written to `port`, and waits until it is ready. The retention is
+// long: the data may be years old. A failure names promtool's output or the
+// server's log (dir/prometheus.log).
+inline ::testing::AssertionResult ServeBackfilled(BackgroundProcess& prometheus, const std::filesystem::path& dir,
+                                                  const std::filesystem::path& om, int& port,
+                                                  const std::vector<std::string>& extra_flags = {}) {
+  const std::filesystem::path tsdb = dir / "tsdb";
+  auto backfill = RunShell(
+      fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL, om.string(), tsdb.string()), dir);
+  if (backfill.exit_code != 0) return ::testing::AssertionFailure() << "promtool: " << backfill.out << backfill.err;
+  {
+    std::ofstream config(dir / "prometheus.yml");
+    config << "global:\n  scrape_interval: 1m\n";
+  }
+  port = FreeLoopbackPort();
+  std::vector<std::string> argv = {OFU_PROMETHEUS, "--config.file=" + (dir / "prometheus.yml").string(),
+                                   "--storage.tsdb.path=" + tsdb.string(), "--storage.tsdb.retention.time=36500d",
+                                   fmt::format("--web.listen-address=127.0.0.1:{}", port)};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  const std::filesystem::path log = dir / "prometheus.log";
+  if (!prometheus.Start(argv, {}, log.string())) return ::testing::AssertionFailure() << "cannot start prometheus";
+  httplib::Client client("127.0.0.1", port);
+  for (int i = 0; i < 300; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto response = client.Get("/-/ready");
+    if (response && response->status == 200) return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "prometheus not ready after 60 s: " << Slurp(log);
+}
+
+}  // namespace ofu::testing
