@@ -113,6 +113,35 @@ scrape_configs:
     }
     return samples;
   }
+
+  // The agent on the NVML double with `scenario`, writing a store and
+  // scraped by Prometheus until `uuid` (URL-escaped) has 8 samples there;
+  // then `ofu report --format json` from the store and from Prometheus over
+  // the same time: each answer with the source it came from, in `reports`.
+  void ReportFromStoreAndPrometheus(const char* scenario, const std::string& uuid,
+                                    std::vector<std::pair<std::string, nlohmann::json>>& reports) {
+    const fs::path scenario_path = Write("nvml.json", scenario);
+    const fs::path store = dir_ / "history.sqlite";
+    const int agent_port = ofu::testing::FreeLoopbackPort();
+    const int prometheus_port = ofu::testing::FreeLoopbackPort();
+    BackgroundProcess agent;
+    ASSERT_NO_FATAL_FAILURE(StartAgent(agent, scenario_path, agent_port,
+                                       {"--store", store.string(), "--window", "0.5"}));
+    const double since = Now();
+    BackgroundProcess prometheus;
+    ASSERT_NO_FATAL_FAILURE(StartPrometheus(prometheus, agent_port, prometheus_port));
+    ASSERT_GE(WaitForSamples(prometheus_port, uuid, 8), 8) << ofu::testing::Slurp(dir_ / "prometheus.log");
+    const double until = Now();
+    EXPECT_EQ(agent.Stop(), 0) << ofu::testing::Slurp(dir_ / "agent.log");
+    for (const std::string& from : {fmt::format("--store '{}'", store.string()),
+                                    fmt::format("--prometheus http://127.0.0.1:{} --since {:.3f} --until {:.3f}",
+                                                prometheus_port, since - 5, until)}) {
+      auto run = ofu::testing::RunShell(fmt::format("'{}' report {} --format json", OFU_BINARY, from), dir_);
+      ASSERT_EQ(run.exit_code, 0) << from << ": " << run.err;
+      reports.emplace_back(from, nlohmann::json::parse(run.out));
+    }
+    prometheus.Stop();
+  }
 };
 
 TEST_F(PrometheusIntegration, ReportFromPrometheusAgreesWithTheStoreAndTheHandValue) {
@@ -188,27 +217,10 @@ TEST_F(PrometheusIntegration, MigInstancesWeighTheirSmsThroughPrometheusAndTheSt
   if (!ofu::testing::ProgramFound(OFU_PROMETHEUS)) {
     GTEST_SKIP() << "no prometheus binary (scripts/install-deps.sh installs the Debian package)";
   }
-  const fs::path scenario = Write("nvml.json", kMigScenario);
-  const fs::path store = dir_ / "history.sqlite";
-  const int agent_port = ofu::testing::FreeLoopbackPort();
-  const int prometheus_port = ofu::testing::FreeLoopbackPort();
-
-  BackgroundProcess agent;
-  ASSERT_NO_FATAL_FAILURE(StartAgent(agent, scenario, agent_port, {"--store", store.string(), "--window", "0.5"}));
-  const double since = Now();
-  BackgroundProcess prometheus;
-  ASSERT_NO_FATAL_FAILURE(StartPrometheus(prometheus, agent_port, prometheus_port));
-  ASSERT_GE(WaitForSamples(prometheus_port, "GPU-mig-0%2Fgi9", 8), 8) << ofu::testing::Slurp(dir_ / "prometheus.log");
-  const double until = Now();
-  EXPECT_EQ(agent.Stop(), 0) << ofu::testing::Slurp(dir_ / "agent.log");
-
-  for (const std::string& from : {fmt::format("--store '{}'", store.string()),
-                                  fmt::format("--prometheus http://127.0.0.1:{} --since {:.3f} --until {:.3f}",
-                                              prometheus_port, since - 5, until)}) {
-    auto run = ofu::testing::RunShell(fmt::format("'{}' report {} --format json", OFU_BINARY, from), dir_);
-    ASSERT_EQ(run.exit_code, 0) << from << ": " << run.err;
-    const auto j = nlohmann::json::parse(run.out);
-    ASSERT_EQ(j["gpus"].size(), 2u) << from << ": " << run.out;
+  std::vector<std::pair<std::string, nlohmann::json>> reports;
+  ASSERT_NO_FATAL_FAILURE(ReportFromStoreAndPrometheus(kMigScenario, "GPU-mig-0%2Fgi9", reports));
+  for (const auto& [from, j] : reports) {
+    ASSERT_EQ(j["gpus"].size(), 2u) << from << ": " << j.dump();
     EXPECT_EQ(j["gpus"][0]["key"], "GPU-mig-0/gi1") << from;
     EXPECT_EQ(j["gpus"][0]["mig_profile"], "3g.40gb") << from;
     EXPECT_NEAR(j["gpus"][0]["share"].get<double>(), 60.0 / 132, 1e-12) << from;
@@ -221,7 +233,6 @@ TEST_F(PrometheusIntegration, MigInstancesWeighTheirSmsThroughPrometheusAndTheSt
     EXPECT_NEAR(j["overall"]["ofu"].get<double>(), kMigOfu, 1e-9) << from;
     EXPECT_EQ(j["overall"]["coverage"]["gpus_with_ofu"], 2) << from;
   }
-  prometheus.Stop();
 }
 
 // Synthetic NVML double: one H100 SXM5 at 1755 MHz with tensor activity 2 %
@@ -239,36 +250,18 @@ TEST_F(PrometheusIntegration, NonTensorBoundIsTheHandValueThroughPrometheusAndTh
   if (!ofu::testing::ProgramFound(OFU_PROMETHEUS)) {
     GTEST_SKIP() << "no prometheus binary (scripts/install-deps.sh installs the Debian package)";
   }
-  const fs::path scenario = Write("nvml.json", kFp32Scenario);
-  const fs::path store = dir_ / "history.sqlite";
-  const int agent_port = ofu::testing::FreeLoopbackPort();
-  const int prometheus_port = ofu::testing::FreeLoopbackPort();
-
-  BackgroundProcess agent;
-  ASSERT_NO_FATAL_FAILURE(StartAgent(agent, scenario, agent_port, {"--store", store.string(), "--window", "0.5"}));
-  const double since = Now();
-  BackgroundProcess prometheus;
-  ASSERT_NO_FATAL_FAILURE(StartPrometheus(prometheus, agent_port, prometheus_port));
-  ASSERT_GE(WaitForSamples(prometheus_port, "GPU-fp32-0", 8), 8) << ofu::testing::Slurp(dir_ / "prometheus.log");
-  const double until = Now();
-  EXPECT_EQ(agent.Stop(), 0) << ofu::testing::Slurp(dir_ / "agent.log");
-
-  for (const std::string& from : {fmt::format("--store '{}'", store.string()),
-                                  fmt::format("--prometheus http://127.0.0.1:{} --since {:.3f} --until {:.3f}",
-                                              prometheus_port, since - 5, until)}) {
-    auto run = ofu::testing::RunShell(fmt::format("'{}' report {} --format json", OFU_BINARY, from), dir_);
-    ASSERT_EQ(run.exit_code, 0) << from << ": " << run.err;
-    const auto j = nlohmann::json::parse(run.out);
-    ASSERT_EQ(j["gpus"].size(), 1u) << from << ": " << run.out;
+  std::vector<std::pair<std::string, nlohmann::json>> reports;
+  ASSERT_NO_FATAL_FAILURE(ReportFromStoreAndPrometheus(kFp32Scenario, "GPU-fp32-0", reports));
+  for (const auto& [from, j] : reports) {
+    ASSERT_EQ(j["gpus"].size(), 1u) << from << ": " << j.dump();
     const auto& nt = j["gpus"][0]["non_tensor"];
     EXPECT_NEAR(nt["fp32_active"].get<double>(), 0.6, 1e-9) << from;
     EXPECT_NEAR(nt["flops_upper_bound_tflops"].get<double>(), 35.582976, 1e-3) << from;
     EXPECT_TRUE(nt["fp64_active"].is_null()) << from << ": absent, not 0";
     EXPECT_NEAR(j["overall"]["non_tensor"]["flops_upper_bound_tflops"].get<double>(), 35.582976, 1e-3) << from;
-    ASSERT_EQ(j["advice"].size(), 1u) << from << ": " << run.out;
+    ASSERT_EQ(j["advice"].size(), 1u) << from << ": " << j.dump();
     EXPECT_EQ(j["advice"][0]["pipe"], "fp32") << from;
   }
-  prometheus.Stop();
 }
 
 }  // namespace
