@@ -21,6 +21,7 @@ Written to --out DIR:
   metrics.om         OpenMetrics of the agent's counters, ofu_gpu_info and
                      ofu_gpu_job_info, with timestamps, for
                      promtool tsdb create-blocks-from openmetrics metrics.om TSDB_DIR
+                     (with --openmetrics-slice S: metrics-<start>.om, one per slice)
   mfu.csv            the MFU log (ofu reconcile --mfu)
   corrections/       <job_id>.json as `ofu correct --format json` writes them
   ground_truth.json  what was planted
@@ -51,6 +52,11 @@ int main(int argc, char** argv) {
   app.add_option("--start", options.start_s, "Start time, Unix seconds")->capture_default_str();
   app.add_option("--ofu-noise", options.ofu_noise, "Relative OFU noise per window")->capture_default_str();
   app.add_option("--mfu-noise", options.mfu_noise, "Relative noise of reported MFU per job")->capture_default_str();
+  app.add_option("--openmetrics-slice", options.openmetrics_slice_s,
+                 "0: one metrics.om. Otherwise seconds: one metrics-<start>.om per slice of that length, aligned to "
+                 "its multiples, written as the simulation passes it. 7200 matches promtool's 2 h blocks: promtool "
+                 "re-reads its whole input once per block, so a week in one file is read 84 times")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

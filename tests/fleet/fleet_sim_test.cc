@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -135,6 +136,63 @@ TEST(FleetSimStore, StreamedReportIsTheWholeHistoryReport) {
     EXPECT_EQ(analysis::RenderCsv(streamed->report), analysis::RenderCsv(whole)) << query.job_id.value_or("all");
   }
   fs::remove_all(dir);
+}
+
+// --openmetrics-slice: the same samples as metrics.om, split into files of
+// one 2 h-aligned slice each (promtool reads each file once), each a whole
+// OpenMetrics document. Checked by hand-countable facts of the layout: 24
+// jobs of 120 one-minute windows on 4 groups are 6 slots, 720 windows, 12 h
+// from 1,790,000,000 s (= 248,611 × 7200 + 4,800), so samples 0..720 span
+// 1,790,000,000 to 1,790,043,200 s: 7 slices, the first from 1,789,999,200.
+TEST(FleetSimSlices, SlicesHoldMetricsOmSamplesOncePerAlignedSlice) {
+  const fs::path whole = fs::temp_directory_path() / fmt::format("ofu-fleet-whole-{}", ::getpid());
+  const fs::path sliced = fs::temp_directory_path() / fmt::format("ofu-fleet-sliced-{}", ::getpid());
+  simulation::FleetSimOptions options;
+  options.seed = 3;
+  auto tw = simulation::SimulateFleet(options, whole.string());
+  options.openmetrics_slice_s = 7200;
+  auto ts = simulation::SimulateFleet(options, sliced.string());
+  ASSERT_TRUE(tw.ok() && ts.ok());
+  ASSERT_EQ(tw->openmetrics.size(), 1u);
+  ASSERT_EQ(ts->openmetrics.size(), 7u);
+  EXPECT_EQ(fs::path(ts->openmetrics.front()).filename(), "metrics-1789999200.om");
+  EXPECT_EQ(fs::path(ts->openmetrics.back()).filename(), "metrics-1790042400.om");
+  EXPECT_FALSE(fs::exists(sliced / "metrics.om"));
+
+  // Sample lines (not # lines), by text; each slice's timestamps in its slice.
+  const auto samples = [](const std::string& text, std::vector<std::string>& out) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line[0] != '#') out.push_back(line);
+    }
+  };
+  std::vector<std::string> from_whole, from_slices;
+  samples(Slurp(tw->openmetrics.front()), from_whole);
+  for (const std::string& file : ts->openmetrics) {
+    const std::string text = Slurp(file);
+    EXPECT_TRUE(text.ends_with("# EOF\n")) << file;
+    EXPECT_NE(text.find("# TYPE ofu_utilized_seconds counter"), std::string::npos) << file;
+    const double slice_start = std::stod(fs::path(file).stem().string().substr(std::string("metrics-").size()));
+    std::vector<std::string> lines;
+    samples(text, lines);
+    ASSERT_FALSE(lines.empty()) << file;
+    for (const std::string& line : lines) {
+      const double t = std::stod(line.substr(line.rfind(' ') + 1));
+      ASSERT_GE(t, slice_start) << file << ": " << line;
+      ASSERT_LT(t, slice_start + 7200) << file << ": " << line;
+    }
+    from_slices.insert(from_slices.end(), lines.begin(), lines.end());
+  }
+  EXPECT_EQ(from_slices.size(), from_whole.size());
+  std::sort(from_whole.begin(), from_whole.end());
+  std::sort(from_slices.begin(), from_slices.end());
+  EXPECT_EQ(from_slices, from_whole);
+  // The stores are the same either way.
+  EXPECT_EQ(Slurp(ts->ground_truth), Slurp(tw->ground_truth));
+  fs::remove_all(whole);
+  fs::remove_all(sliced);
+  auto bad = simulation::SimulateFleet({.window_s = 60, .openmetrics_slice_s = 30}, sliced.string());
+  EXPECT_FALSE(bad.ok());
 }
 
 TEST(FleetSimDeterminism, SameSeedSameFilesAndEverythingSaysSynthetic) {

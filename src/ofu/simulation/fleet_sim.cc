@@ -117,6 +117,11 @@ Status CheckOptions(const FleetSimOptions& options) {
         "fleet simulation: gpus must be a multiple of gpus_per_job, jobs >= 1, windows_per_job >= 4 and "
         "window_s a whole number of seconds");
   }
+  if (options.openmetrics_slice_s != 0 && (!(options.openmetrics_slice_s >= options.window_s) ||
+                                           options.openmetrics_slice_s != std::floor(options.openmetrics_slice_s))) {
+    return Error::InvalidArgument(
+        "fleet simulation: the OpenMetrics slice must be 0 (one file) or whole seconds, at least one window");
+  }
   return OkStatus();
 }
 
@@ -285,11 +290,163 @@ Counters Advance(Counters next, const sinks::StoredWindow& row) {
   return next;
 }
 
-// The store at `path`, through the agent's own writer, window by window.
-// Returns the counters' running sums, computed with the store's rule, for
-// the OpenMetrics file.
-Result<CounterHistory> WriteStore(const FleetSimOptions& options, const Layout& layout, const GpuSpec& spec,
-                                  const GpuStates& states, const FleetTruth& truth, const std::string& path) {
+// OpenMetrics for backfill, one file per slice of time: a family's samples
+// together, each series in time order, timestamps in seconds. Sample k is
+// the counters after k windows, at start_s + k·window_s.
+//
+// Why slices: promtool 2.42 re-reads its whole input once for every 2 h
+// block it writes, so a week in one file is read 84 times. A file per
+// 2 h-aligned slice is read once. Slices are written as soon as the store
+// has passed them, so a backfill can consume them while the simulation
+// goes on, and only one slice's counters are held.
+class OpenMetricsSlices {
+ public:
+  OpenMetricsSlices(const FleetSimOptions& options, const Layout& layout, const GpuSpec& spec, const GpuStates& states,
+                    const FleetTruth& truth, const fs::path& out_dir)
+      : options_(options), layout_(layout), spec_(spec), states_(states), truth_(truth), out_dir_(out_dir) {}
+
+  // The samples of slice [k_first, k_last]; counters[gpu][k - k_first].
+  Status Write(int k_first, int k_last, const CounterHistory& counters) {
+    const fs::path path = options_.openmetrics_slice_s > 0
+                              ? out_dir_ / fmt::format("metrics-{:.0f}.om", SliceStartS(options_, TimeS(k_first)))
+                              : out_dir_ / "metrics.om";
+    // Written under another name and renamed when whole, so that a reader
+    // waiting for slices never sees half of one.
+    const fs::path part = fs::path(path).concat(".part");
+    std::ofstream out(part, std::ios::binary | std::ios::trunc);
+    std::string text;
+    const auto flush = [&] {
+      out << text;
+      text.clear();
+    };
+    const auto time_at = [&](int k) { return fmt::format("{:.3f}", TimeS(k)); };
+    if (k_first == 0) {
+      text += fmt::format("# TYPE ofu_synthetic_fleet gauge\n# HELP ofu_synthetic_fleet {}\n", kSynthetic);
+      text += fmt::format("ofu_synthetic_fleet{} 1 {}\n",
+                          Labels({{"generator", "ofu-fleet-sim"}, {"seed", std::to_string(options_.seed)}}),
+                          time_at(0));
+    }
+    const auto counter_family = [&](const char* name, auto value_of) {
+      text += fmt::format("# TYPE {} counter\n# HELP {} {} (SYNTHETIC)\n", name, name, name);
+      for (int gpu = 0; gpu < options_.gpus; ++gpu) {
+        const std::string labels = GpuLabels(gpu);
+        for (int k = k_first; k <= k_last; ++k) {
+          const Counters& c = counters[static_cast<size_t>(gpu)][static_cast<size_t>(k - k_first)];
+          if (const std::optional<double> v = value_of(c)) {
+            text += fmt::format("{}_total{} {} {}\n", name, labels, *v, time_at(k));
+          }
+        }
+        if (text.size() > kFlushBytes) flush();
+      }
+    };
+    counter_family("ofu_utilized_seconds", [](const Counters& c) { return std::optional(c.utilized); });
+    counter_family("ofu_observed_seconds", [](const Counters& c) { return std::optional(c.observed); });
+    counter_family("ofu_busy_seconds", [](const Counters& c) { return std::optional(c.busy); });
+    counter_family("ofu_busy_utilized_seconds", [](const Counters& c) { return std::optional(c.busy_utilized); });
+    counter_family("ofu_tensor_active_seconds", [](const Counters& c) { return std::optional(c.tensor); });
+    // A pipe counter exists from the first window that had it (here: from
+    // the start for HMMA/IMMA on every GPU, DFMA on even GPUs), so whether a
+    // GPU has one is read from its first window.
+    for (auto [name, field] :
+         {std::pair{"ofu_hmma_active_seconds", &Counters::hmma}, std::pair{"ofu_imma_active_seconds", &Counters::imma},
+          std::pair{"ofu_dfma_active_seconds", &Counters::dfma}, std::pair{"ofu_fp32_active_seconds", &Counters::fp32},
+          std::pair{"ofu_non_tensor_flop_upper_bound", &Counters::non_tensor_flop}}) {
+      text += fmt::format("# TYPE {} counter\n# HELP {} {} (SYNTHETIC)\n", name, name, name);
+      for (int gpu = 0; gpu < options_.gpus; ++gpu) {
+        if (!HasCounter(gpu, field)) continue;
+        const std::string labels = GpuLabels(gpu);
+        for (int k = k_first; k <= k_last; ++k) {
+          const Counters& c = counters[static_cast<size_t>(gpu)][static_cast<size_t>(k - k_first)];
+          text += fmt::format("{}_total{} {} {}\n", name, labels, (c.*field).value_or(0), time_at(k));
+        }
+        if (text.size() > kFlushBytes) flush();
+      }
+    }
+    text += "# TYPE ofu_gpu_info gauge\n# HELP ofu_gpu_info The GPU's model, SKU and architecture (SYNTHETIC).\n";
+    for (int gpu = 0; gpu < options_.gpus; ++gpu) {
+      const std::string labels = Labels({{"uuid", Uuid(gpu)},
+                                         {"gpu", std::to_string(gpu % options_.gpus_per_job)},
+                                         {"instance", Hostname(options_, gpu)},
+                                         {"model", "NVIDIA H100 80GB HBM3"},
+                                         {"sku", spec_.id},
+                                         {"architecture", spec_.architecture}});
+      for (int k = k_first; k <= k_last; ++k) text += fmt::format("ofu_gpu_info{} 1 {}\n", labels, time_at(k));
+      if (text.size() > kFlushBytes) flush();
+    }
+    text += "# TYPE ofu_gpu_job_info gauge\n# HELP ofu_gpu_job_info The job on the GPU (SYNTHETIC).\n";
+    for (int gpu = 0; gpu < options_.gpus; ++gpu) {
+      for (int j = 0; j < options_.jobs; ++j) {
+        const PlantedJob& job = truth_.jobs[static_cast<size_t>(j)];
+        if (job.end_s < TimeS(k_first) || job.start_s > TimeS(k_last)) continue;
+        if (std::find(job.gpus.begin(), job.gpus.end(), Uuid(gpu)) == job.gpus.end()) continue;
+        const std::string labels = Labels({{"uuid", Uuid(gpu)},
+                                           {"job_id", job.job_id},
+                                           {"user", "synthetic"},
+                                           {"job_name", job.job_name},
+                                           {"scheduler", "synthetic"},
+                                           {"instance", Hostname(options_, gpu)}});
+        for (int k = std::max(k_first, 1); k <= k_last; ++k) {
+          if (states_[static_cast<size_t>(gpu)][static_cast<size_t>(k - 1)].job == j) {
+            text += fmt::format("ofu_gpu_job_info{} 1 {}\n", labels, time_at(k));
+          }
+        }
+      }
+      if (text.size() > kFlushBytes) flush();
+    }
+    text += "# EOF\n";
+    flush();
+    out.close();
+    if (!out) return Error::Io("{}: cannot write", part.string());
+    std::error_code ec;
+    fs::rename(part, path, ec);
+    if (ec) return Error::Io("{}: cannot rename to {}: {}", part.string(), path.string(), ec.message());
+    files_.push_back(path.string());
+    return OkStatus();
+  }
+
+  // The slice a sample at `time_s` falls in: [SliceStartS, SliceStartS + slice_s).
+  static double SliceStartS(const FleetSimOptions& options, double time_s) {
+    return options.openmetrics_slice_s > 0
+               ? std::floor(time_s / options.openmetrics_slice_s) * options.openmetrics_slice_s
+               : 0;
+  }
+
+  double TimeS(int k) const { return options_.start_s + k * options_.window_s; }
+  std::vector<std::string> files() const { return files_; }
+
+ private:
+  static constexpr size_t kFlushBytes = 16u << 20;
+
+  std::string GpuLabels(int gpu) const {
+    return Labels({{"uuid", Uuid(gpu)},
+                   {"gpu", std::to_string(gpu % options_.gpus_per_job)},
+                   {"instance", Hostname(options_, gpu)}});
+  }
+
+  bool HasCounter(int gpu, std::optional<double> Counters::*field) const {
+    // Every window of the simulation carries the same pipes for a GPU; its
+    // first window says which (WindowOf).
+    if (layout_.windows < 1) return false;
+    const GpuState& first = states_[static_cast<size_t>(gpu)][0];
+    const sinks::GpuWindow window = WindowOf(options_, spec_, gpu, first, options_.start_s + options_.window_s);
+    const sinks::StoredWindow row = sinks::RowOfWindow(window, window.window.end_s, options_.window_s);
+    return (Advance(Counters{}, row).*field).has_value();
+  }
+
+  const FleetSimOptions& options_;
+  const Layout& layout_;
+  const GpuSpec& spec_;
+  const GpuStates& states_;
+  const FleetTruth& truth_;
+  fs::path out_dir_;
+  std::vector<std::string> files_;
+};
+
+// The store at `path`, through the agent's own writer, window by window,
+// and the counters' running sums, computed with the store's rule, into
+// `openmetrics` slice by slice.
+Status WriteStore(const FleetSimOptions& options, const Layout& layout, const GpuSpec& spec, const GpuStates& states,
+                  const FleetTruth& truth, const std::string& path, OpenMetricsSlices& openmetrics) {
   std::error_code ec;
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix, ec);
   sources::FakeClock clock(options.start_s);
@@ -299,7 +456,11 @@ Result<CounterHistory> WriteStore(const FleetSimOptions& options, const Layout& 
   store_options.full_resolution_days = 3650;
   OFU_ASSIGN_OR_RETURN(auto store, sinks::HistoryStore::Open(store_options, clock));
 
+  // counters[gpu][k - k_first]: the slice's samples, after k windows;
+  // latest[gpu]: the last sample, which the next window advances.
+  int k_first = 0;
   CounterHistory counters(static_cast<size_t>(options.gpus), std::vector<Counters>(1));
+  std::vector<Counters> latest(static_cast<size_t>(options.gpus));
   for (int w = 0; w < layout.windows; ++w) {
     sinks::WindowBatch batch;
     batch.window_s = options.window_s;
@@ -318,90 +479,25 @@ Result<CounterHistory> WriteStore(const FleetSimOptions& options, const Layout& 
         batch.jobs[window.key()] = info;
       }
       const sinks::StoredWindow row = sinks::RowOfWindow(window, batch.end_s, batch.window_s);
-      counters[static_cast<size_t>(gpu)].push_back(Advance(counters[static_cast<size_t>(gpu)].back(), row));
+      Counters& last = latest[static_cast<size_t>(gpu)];
+      last = Advance(last, row);
+      counters[static_cast<size_t>(gpu)].push_back(last);
       batch.gpus.push_back(std::move(window));
     }
     clock.SleepS(options.window_s);
     OFU_RETURN_IF_ERROR((store)->Consume(batch));
-  }
-  return counters;
-}
 
-// OpenMetrics for backfill: a family's samples together, each series in
-// time order, timestamps in seconds.
-std::string OpenMetricsOf(const FleetSimOptions& options, const Layout& layout, const GpuSpec& spec,
-                          const GpuStates& states, const CounterHistory& counters, const FleetTruth& truth) {
-  std::string om;
-  const auto time_at = [&](int k) { return fmt::format("{:.3f}", options.start_s + k * options.window_s); };
-  const auto gpu_labels = [&](int gpu) {
-    return Labels({{"uuid", Uuid(gpu)},
-                   {"gpu", std::to_string(gpu % options.gpus_per_job)},
-                   {"instance", Hostname(options, gpu)}});
-  };
-  om += fmt::format("# TYPE ofu_synthetic_fleet gauge\n# HELP ofu_synthetic_fleet {}\n", kSynthetic);
-  om += fmt::format("ofu_synthetic_fleet{} 1 {}\n",
-                    Labels({{"generator", "ofu-fleet-sim"}, {"seed", std::to_string(options.seed)}}), time_at(0));
-  const auto counter_family = [&](const char* name, auto value_of) {
-    om += fmt::format("# TYPE {} counter\n# HELP {} {} (SYNTHETIC)\n", name, name, name);
-    for (int gpu = 0; gpu < options.gpus; ++gpu) {
-      const std::string labels = gpu_labels(gpu);
-      for (int k = 0; k <= layout.windows; ++k) {
-        if (const std::optional<double> v = value_of(gpu, k)) {
-          om += fmt::format("{}_total{} {} {}\n", name, labels, *v, time_at(k));
-        }
-      }
-    }
-  };
-  const auto at = [&](int gpu, int k) -> const Counters& {
-    return counters[static_cast<size_t>(gpu)][static_cast<size_t>(k)];
-  };
-  counter_family("ofu_utilized_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).utilized); });
-  counter_family("ofu_observed_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).observed); });
-  counter_family("ofu_busy_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).busy); });
-  counter_family("ofu_busy_utilized_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).busy_utilized); });
-  counter_family("ofu_tensor_active_seconds", [&](int gpu, int k) { return std::optional(at(gpu, k).tensor); });
-  // A pipe counter exists from the first window that had it (here: from the
-  // start for HMMA/IMMA on every GPU, DFMA on even GPUs).
-  for (auto [name, field] :
-       {std::pair{"ofu_hmma_active_seconds", &Counters::hmma}, std::pair{"ofu_imma_active_seconds", &Counters::imma},
-        std::pair{"ofu_dfma_active_seconds", &Counters::dfma}, std::pair{"ofu_fp32_active_seconds", &Counters::fp32},
-        std::pair{"ofu_non_tensor_flop_upper_bound", &Counters::non_tensor_flop}}) {
-    counter_family(name, [&, field = field](int gpu, int k) -> std::optional<double> {
-      const auto& list = counters[static_cast<size_t>(gpu)];
-      if (list.size() > 1 && list[1].*field) return (at(gpu, k).*field).value_or(0);
-      return std::nullopt;
-    });
-  }
-  om += "# TYPE ofu_gpu_info gauge\n# HELP ofu_gpu_info The GPU's model, SKU and architecture (SYNTHETIC).\n";
-  for (int gpu = 0; gpu < options.gpus; ++gpu) {
-    const std::string labels = Labels({{"uuid", Uuid(gpu)},
-                                       {"gpu", std::to_string(gpu % options.gpus_per_job)},
-                                       {"instance", Hostname(options, gpu)},
-                                       {"model", "NVIDIA H100 80GB HBM3"},
-                                       {"sku", spec.id},
-                                       {"architecture", spec.architecture}});
-    for (int k = 0; k <= layout.windows; ++k) om += fmt::format("ofu_gpu_info{} 1 {}\n", labels, time_at(k));
-  }
-  om += "# TYPE ofu_gpu_job_info gauge\n# HELP ofu_gpu_job_info The job on the GPU (SYNTHETIC).\n";
-  for (int gpu = 0; gpu < options.gpus; ++gpu) {
-    for (int j = 0; j < options.jobs; ++j) {
-      const PlantedJob& job = truth.jobs[static_cast<size_t>(j)];
-      if (std::find(job.gpus.begin(), job.gpus.end(), Uuid(gpu)) == job.gpus.end()) continue;
-      const std::string labels = Labels({{"uuid", Uuid(gpu)},
-                                         {"job_id", job.job_id},
-                                         {"user", "synthetic"},
-                                         {"job_name", job.job_name},
-                                         {"scheduler", "synthetic"},
-                                         {"instance", Hostname(options, gpu)}});
-      for (int k = 1; k <= layout.windows; ++k) {
-        if (states[static_cast<size_t>(gpu)][static_cast<size_t>(k - 1)].job == j) {
-          om += fmt::format("ofu_gpu_job_info{} 1 {}\n", labels, time_at(k));
-        }
-      }
+    // Sample k = w + 1 is known: close the slice if the next sample starts another.
+    const int k = w + 1;
+    const bool last = k == layout.windows;
+    if (last || OpenMetricsSlices::SliceStartS(options, openmetrics.TimeS(k + 1)) !=
+                    OpenMetricsSlices::SliceStartS(options, openmetrics.TimeS(k_first))) {
+      OFU_RETURN_IF_ERROR(openmetrics.Write(k_first, k, counters));
+      for (auto& samples : counters) samples.clear();
+      k_first = k + 1;
     }
   }
-  om += "# EOF\n";
-  return om;
+  return OkStatus();
 }
 
 // The MFU log (reconcile's --mfu) as CSV, and one correction file per job
@@ -507,9 +603,9 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
 
   // The files.
   truth.store = (fs::path(out_dir) / "history.sqlite").string();
-  OFU_ASSIGN_OR_RETURN(auto counters, WriteStore(options, layout, *spec, states, truth, truth.store));
-  truth.openmetrics = (fs::path(out_dir) / "metrics.om").string();
-  OFU_RETURN_IF_ERROR(WriteText(truth.openmetrics, OpenMetricsOf(options, layout, *spec, states, counters, truth)));
+  OpenMetricsSlices openmetrics(options, layout, *spec, states, truth, out_dir);
+  OFU_RETURN_IF_ERROR(WriteStore(options, layout, *spec, states, truth, truth.store, openmetrics));
+  truth.openmetrics = openmetrics.files();
   truth.corrections_dir = (fs::path(out_dir) / "corrections").string();
   OFU_ASSIGN_OR_RETURN(auto mfu_log, WriteCorrections(options, truth, truth.corrections_dir));
   truth.mfu_log = (fs::path(out_dir) / "mfu.csv").string();

@@ -45,6 +45,10 @@ struct FleetSimOptions {
   double start_s = 1790000000;  // 2026-09-21T14:13:20Z
   double ofu_noise = 0.03;      // relative, per window
   double mfu_noise = 0.03;      // relative, per job
+  // 0: one metrics.om. Otherwise one metrics-<slice start, Unix s>.om per
+  // slice of this many seconds, aligned to multiples of it: 7200 matches
+  // promtool's 2 h blocks, so that promtool reads each sample once.
+  double openmetrics_slice_s = 0;
 };
 
 struct PlantedJob {
@@ -88,12 +92,15 @@ struct FleetTruth {
   std::vector<PlantedRunChange> run_regressions;
   double end_s = 0;  // end of the last window
   // Files written under the output directory.
-  std::string store, openmetrics, mfu_log, corrections_dir, ground_truth;
+  std::string store, mfu_log, corrections_dir, ground_truth;
+  std::vector<std::string> openmetrics;  // in time order
 };
 
 // Writes into `out_dir` (created if missing; files there are replaced):
 //   history.sqlite      the agent's store, through the real HistoryStore
 //   metrics.om          OpenMetrics for `promtool tsdb create-blocks-from openmetrics`
+//                       (or metrics-<start>.om slices, written as the store
+//                       passes them: see openmetrics_slice_s)
 //   mfu.csv             the MFU log (reconcile's --mfu)
 //   corrections/        <job_id>.json in `ofu correct --format json` form
 //   ground_truth.json   what was planted
