@@ -28,6 +28,11 @@ HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& a
   cmd.add_option("--timeout", args.timeout_s, "Prometheus: seconds to wait for each query's answer")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd.add_option("--step", args.step_s,
+                 "Prometheus, where windows are read (regress, --per-window, --html): their length in seconds. 0: "
+                 "every scrape. Default: every scrape up to 2,000 per GPU in the range, else the server reads the "
+                 "counters at the step that gives about 2,000 (a week at 15 s: 315 s)")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_flag("--per-window", args.per_window,
                "Prometheus: read every scrape instead of letting the server sum the counters (slower; gives "
                "percentiles)");
@@ -70,6 +75,7 @@ analysis::PrometheusQueryOptions QueryOptionsOf(const HistorySourceArgs& args) {
   analysis::PrometheusQueryOptions options;
   options.timeout_s = args.timeout_s;
   options.progress = TerminalProgress();
+  if (args.step_s) options.step_s = *args.step_s;
   return options;
 }
 
@@ -110,6 +116,7 @@ Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s,
   }
   OFU_ASSIGN_OR_RETURN(out.history, LoadFleetHistory(args, now_s));
   out.report = analysis::BuildStoreReport(out.history, specs);
+  out.report.step_s = out.history.step_s;
   out.has_data = !out.history.windows.empty();
   return out;
 }
@@ -162,6 +169,7 @@ Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s
   auto gpus = analysis::ReadPrometheusHistoryInBatches(args.prometheus, query, QueryOptionsOf(args), on_batch);
   EndProgress();
   OFU_RETURN_IF_ERROR(gpus);
+  out.history.step_s = gpus->step_s;
   return out;
 }
 

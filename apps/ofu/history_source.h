@@ -24,8 +24,9 @@ struct HistorySourceArgs {
   std::optional<std::string> job;
   std::optional<std::string> since;  // Unix seconds, RFC 3339 or relative ("-2h")
   std::optional<std::string> until;
-  double timeout_s = 60;    // per query to Prometheus
-  bool per_window = false;  // Prometheus: read every scrape even where sums would do
+  double timeout_s = 60;         // per query to Prometheus
+  bool per_window = false;       // Prometheus: read every scrape even where sums would do
+  std::optional<double> step_s;  // Prometheus: windows' length where scrapes are read; unset: auto
 };
 
 // The options added, for a command that relates them to its own

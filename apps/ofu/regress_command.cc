@@ -81,7 +81,13 @@ Result<int> RunRegress(const RegressArgs& args) {
                                                       scanner.Add(batch);
                                                       return OkStatus();
                                                     }));
-  const analysis::RegressReport report = scanner.Finish(fleet.history.path, fleet.report);
+  analysis::RegressReport report = scanner.Finish(fleet.history.path, fleet.report);
+  if (fleet.history.step_s > 0) {
+    report.notes.push_back(fmt::format(
+        "the range has more scrapes than a scan needs: the server read the counters every {:g} s (--step), so the "
+        "windows, --min-windows and the change times are in steps of {:g} s; --step 0 reads every scrape",
+        fleet.history.step_s, fleet.history.step_s));
+  }
   if (args.format == "json") {
     fmt::print("{}", analysis::RenderRegressJson(report));
   } else if (args.format == "csv") {

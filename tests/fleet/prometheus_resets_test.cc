@@ -187,4 +187,32 @@ TEST_F(PrometheusResets, AJobMissingFromAScrapeLeavesItsGpuToTheStepSums) {
   EXPECT_NE(report.dump().find("1 of 2 GPUs from their values at the edges of their spans, 1 summed"),
             std::string::npos)
       << report["notes"].dump();
+
+  // Windows of 200 s (--step; T0 is a multiple of 200): the server reads
+  // each counter at T0, T0 + 200 and T0 + 400 (the scrapes k = 0, 3 and 6,
+  // the last at or before each step); k = 7..9 are after the last step.
+  //   GPU-a: 2 windows of observed 180, utilized 90: 360 s, OFU 0.5; j2 both.
+  //   GPU-b: 360 s, utilized 45 + 45: OFU 0.25. j3 holds a window only if
+  //   it was seen at every scrape of it: the first, not the one holding k = 5:
+  //   observed 180, utilized 45 (OFU 0.25).
+  result = RunShell(fmt::format("'{}' report --prometheus http://127.0.0.1:{} --since {:.0f} --until {:.0f} "
+                                "--per-window --step 200 --format json",
+                                OFU_BINARY, port, kT0 - 1, kT0 + 60 * 9 + 1),
+                    dir_);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json stepped = json::parse(result.out);
+  EXPECT_EQ(stepped["source"]["method"], "windows");
+  EXPECT_EQ(stepped["source"]["step_s"], 200);
+  ASSERT_EQ(stepped["gpus"].size(), 2u);
+  EXPECT_NEAR(stepped["gpus"][0]["seconds"].get<double>(), 360, 1e-9);
+  EXPECT_NEAR(stepped["gpus"][0]["ofu"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(stepped["gpus"][1]["seconds"].get<double>(), 360, 1e-9);
+  EXPECT_NEAR(stepped["gpus"][1]["ofu"].get<double>(), 0.25, 1e-12);
+  ASSERT_EQ(stepped["jobs"].size(), 2u);
+  EXPECT_EQ(stepped["jobs"][0]["job_id"], "j2");
+  EXPECT_NEAR(stepped["jobs"][0]["observed_hours"].get<double>(), 360.0 / 3600, 1e-12);
+  EXPECT_NEAR(stepped["jobs"][0]["ofu"].get<double>(), 0.5, 1e-12);
+  EXPECT_EQ(stepped["jobs"][1]["job_id"], "j3");
+  EXPECT_NEAR(stepped["jobs"][1]["observed_hours"].get<double>(), 180.0 / 3600, 1e-12);
+  EXPECT_NEAR(stepped["jobs"][1]["ofu"].get<double>(), 0.25, 1e-12);
 }

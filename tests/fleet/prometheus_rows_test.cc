@@ -125,3 +125,23 @@ TEST(PrometheusRows, OfuWeighsObservedSecondsNotSpans) {
 }
 
 }  // namespace
+
+// The windows' length (PrometheusQueryOptions::step_s): what is asked for,
+// else every scrape up to auto_step_points per GPU, else the multiple of
+// the scrape interval that gives at most that many. By hand: a week
+// (604,800 s) at 15 s is 40,320 scrapes; 604,800 / 2,000 = 302.4 s, i.e.
+// 20.16 scrapes, so 21 × 15 = 315 s. A day at 15 s (5,760) gives 43.2 s,
+// 2.88 scrapes, so 45 s. 6 h at 15 s (1,440) stays at every scrape.
+TEST(PrometheusStep, ChosenFromTheRangeOrAsked) {
+  ofu::analysis::PrometheusQueryOptions options;
+  EXPECT_EQ(ofu::analysis::StepOf(options, 604800, 40320), 315);
+  EXPECT_EQ(ofu::analysis::StepOf(options, 86400, 5760), 45);
+  EXPECT_EQ(ofu::analysis::StepOf(options, 21600, 1440), 0);
+  EXPECT_EQ(ofu::analysis::StepOf(options, 21600, 2000), 0);
+  options.auto_step_points = 100;
+  EXPECT_EQ(ofu::analysis::StepOf(options, 21600, 1440), 225);  // 216 s = 14.4 scrapes -> 15
+  options.step_s = 0;
+  EXPECT_EQ(ofu::analysis::StepOf(options, 604800, 40320), 0);
+  options.step_s = 60;
+  EXPECT_EQ(ofu::analysis::StepOf(options, 604800, 40320), 60);
+}

@@ -165,6 +165,11 @@ std::string PromRange(double seconds) {
   return fmt::format("[{}ms]", static_cast<long long>(std::llround(seconds * 1000)));
 }
 
+std::string PromSubqueryRange(double seconds, double step_s) {
+  return fmt::format("[{}ms:{}ms]", static_cast<long long>(std::llround(seconds * 1000)),
+                     static_cast<long long>(std::llround(step_s * 1000)));
+}
+
 Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s, double& piece_s, double min_piece_s,
                        const std::function<std::string(double length_s)>& make_query,
                        const std::function<Status(PromAnswer&&, double piece_end_s)>& consume) {

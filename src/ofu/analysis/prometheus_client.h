@@ -85,6 +85,9 @@ namespace ofu::analysis {
 // A PromQL range duration of whole milliseconds ("[86400000ms]").
 std::string PromRange(double seconds);
 
+// A subquery's range and step, whole milliseconds ("[86400000ms:300000ms]").
+std::string PromSubqueryRange(double seconds, double step_s);
+
 // Runs one instant query per piece of (since_s, until_s] at the piece's end,
 // `make_query(length_s)` giving its text for the piece's length (PromRange),
 // and hands each answer to `consume`. It starts with pieces of `piece_s`

@@ -28,6 +28,14 @@ constexpr double kLookBackS = 300;
 
 }  // namespace
 
+double StepOf(const PrometheusQueryOptions& options, double range_s, double most_scrapes) {
+  if (options.step_s >= 0) return options.step_s;
+  const double points = std::max(1, options.auto_step_points);
+  if (most_scrapes <= points || range_s <= 0) return 0;
+  const double scrape_s = std::max(1.0, std::round(range_s / most_scrapes));
+  return std::ceil(range_s / points / scrape_s) * scrape_s;
+}
+
 std::map<std::string, int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info, sinks::StoredHistory& history) {
   std::map<std::string, const PromSeries*> newest;
   for (const PromSeries& series : info) {
@@ -147,9 +155,14 @@ class Reader {
                                }));
 
     std::vector<std::string> uuids;
+    double most = 0;  // scrapes of the busiest GPU
     for (const auto& [uuid, id] : ids_) {
-      if (samples_of.count(uuid)) uuids.push_back(uuid);
+      if (!samples_of.count(uuid)) continue;
+      uuids.push_back(uuid);
+      most = std::max(most, samples_of[uuid]);
     }
+    step_s_ = StepOf(options_, until - since, most);
+    history_.step_s = step_s_;
     const double range_s = until - since + kLookBackS;
     size_t next = 0;
     while (next < uuids.size()) {
@@ -157,7 +170,8 @@ class Reader {
       std::vector<std::string> batch;
       double cost = 0;
       while (next < uuids.size()) {
-        const double gpu_cost = (samples_of[uuids[next]] + 1) * kSeriesPerGpu;
+        const double points = step_s_ > 0 ? range_s / step_s_ : samples_of[uuids[next]];
+        const double gpu_cost = (points + 1) * kSeriesPerGpu;
         if (!batch.empty() && cost + gpu_cost > static_cast<double>(budget_)) break;
         batch.push_back(uuids[next++]);
         cost += gpu_cost;
@@ -210,13 +224,16 @@ class Reader {
     const std::string job_filter = query_.job_id ? ",job_id=" + PromQuoted(*query_.job_id) : "";
     const auto refused = [&](const std::string&) { budget_ = std::max<int64_t>(1000, budget_ / 2); };
     for (const bool job_info : {false, true}) {
-      const std::string selector = job_info ? fmt::format("ofu_gpu_job_info{{{}{}}}", filter, job_filter)
-                                            : fmt::format("{{__name__=~\"{}\",{}}}", kCounterRegex, filter);
-      // Several GPUs: a refusal splits the GPUs; one GPU: time, down to a second.
-      const double min_piece_s = batch.size() > 1 ? piece_s : 1;
+      const std::string selector = Selector(job_info, filter, job_filter);
+      // Several GPUs: a refusal splits the GPUs; one GPU: time, down to a
+      // second (a step, when resampled).
+      const double min_piece_s = batch.size() > 1 ? piece_s : std::max(1.0, step_s_);
       double piece = piece_s;
       Status status = QueryOverPieces(
-          client_, start, end, piece, min_piece_s, [&](double length_s) { return selector + PromRange(length_s); },
+          client_, start, end, piece, min_piece_s,
+          [&](double length_s) {
+            return step_s_ > 0 ? selector + PromSubqueryRange(length_s, step_s_) : selector + PromRange(length_s);
+          },
           [&](PromAnswer&& answer, double) {
             for (const PromSeries& series : answer.series) {
               const std::string& uuid = series.Label("uuid");
@@ -274,6 +291,23 @@ class Reader {
     if (options_.progress) options_.progress(line);
   }
 
+  // What one piece reads, before its range: the counters (name kept), or
+  // the job info. Resampled, the counters are read at each step, and a job
+  // holds a step's window only if it was seen at every scrape of it (so a
+  // window where the job started or ended is not the job's).
+  std::string Selector(bool job_info, const std::string& filter, const std::string& job_filter) const {
+    if (step_s_ <= 0) {
+      return job_info ? fmt::format("ofu_gpu_job_info{{{}{}}}", filter, job_filter)
+                      : fmt::format("{{__name__=~\"{}\",{}}}", kCounterRegex, filter);
+    }
+    if (!job_info) return fmt::format("{{__name__=~\"{}\",{}}}", kCounterRegex, filter);
+    const std::string window = PromRange(step_s_);
+    return fmt::format(
+        "(count_over_time(ofu_gpu_job_info{{{0}{1}}}{2}) >= on(uuid) group_left() "
+        "max by (uuid) (count_over_time(ofu_observed_seconds_total{{{0}}}{2})))",
+        filter, job_filter, window);
+  }
+
   PrometheusClient& client_;
   sinks::HistoryQuery query_;
   const PrometheusQueryOptions& options_;
@@ -281,6 +315,7 @@ class Reader {
   std::function<Status(const sinks::StoredHistory&)> on_batch_;
   sinks::StoredHistory history_;
   std::map<std::string, int64_t> ids_;
+  double step_s_ = 0;  // 0: raw scrapes
 };
 
 }  // namespace

@@ -256,7 +256,8 @@ std::string RenderJson(const StoreReport& s) {
                     {"since_s", OrNull(s.query.since_s)},
                     {"until_s", OrNull(s.query.until_s)},
                     {"job_id", OrNull(s.query.job_id)},
-                    {"method", s.method}};
+                    {"method", s.method},
+                    {"step_s", s.step_s > 0 ? json(s.step_s) : json(nullptr)}};
   AddReportJson(s.report, root);
   json jobs = json::array();
   for (const auto& j : s.jobs) {
@@ -282,6 +283,8 @@ std::string RenderTable(const StoreReport& s) {
                                  s.query.job_id ? ", job " + *s.query.job_id : "");
   if (s.method != "windows")
     line += fmt::format("\nFigures summed by the server from the agent's counters ({})", s.method);
+  if (s.step_s > 0)
+    line += fmt::format("\nWindows of {:g} s read by the server from the counters, not each scrape", s.step_s);
   return ReportTable(s.report, line + "\n\n") + JobsTable(s.jobs);
 }
 

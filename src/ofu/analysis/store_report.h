@@ -70,6 +70,10 @@ struct StoreReport {
   // store, or from Prometheus's raw samples) or "counters" (Prometheus summed
   // the agent's counters; BuildTotalsReport).
   std::string method = "windows";
+  // > 0: the windows were made every this many seconds from the counters
+  // (Prometheus over a long range, PrometheusQueryOptions::step_s), not
+  // taken from each scrape; percentiles are of these windows.
+  double step_s = 0;
 };
 
 // `specs` must outlive the returned report (GpuReport::spec points into it).

@@ -140,6 +140,9 @@ struct StoredHistory {
   std::vector<StoredGpu> gpus;        // by id; with a job: only the job's GPUs
   std::vector<StoredWindow> windows;  // by gpu_id, then end_s; in range (and in the job)
   std::vector<StoredJob> jobs;        // intervals overlapping the range (of the job)
+  // 0: each window is one agent window (or scrape). > 0: the reader made
+  // windows of this many seconds from the counters (Prometheus, a long range).
+  double step_s = 0;
 };
 
 // Reads what `query` selects. kIo when the file cannot be opened or read,
