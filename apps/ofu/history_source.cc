@@ -29,9 +29,10 @@ HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& a
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd.add_option("--step", args.step_s,
-                 "Prometheus, where windows are read (regress, --per-window, --html): their length in seconds. 0: "
-                 "every scrape. Default: every scrape up to 2,000 per GPU in the range, else the server reads the "
-                 "counters at the step that gives about 2,000 (a week at 15 s: 315 s)")
+                 "Prometheus, where windows are read (regress, --html, --per-window): their length in seconds. 0: "
+                 "every scrape. Default: every scrape with --per-window; otherwise every scrape up to 2,000 per GPU "
+                 "in the range, else the server reads the counters at the step that gives about 2,000 (a week at "
+                 "15 s: 315 s)")
       ->check(CLI::NonNegativeNumber);
   cmd.add_flag("--per-window", args.per_window,
                "Prometheus: read every scrape instead of letting the server sum the counters (slower; gives "
@@ -75,7 +76,13 @@ analysis::PrometheusQueryOptions QueryOptionsOf(const HistorySourceArgs& args) {
   analysis::PrometheusQueryOptions options;
   options.timeout_s = args.timeout_s;
   options.progress = TerminalProgress();
-  if (args.step_s) options.step_s = *args.step_s;
+  // --per-window asks for every scrape; regress and --html default to the
+  // step chosen from the range.
+  if (args.step_s) {
+    options.step_s = *args.step_s;
+  } else if (args.per_window) {
+    options.step_s = 0;
+  }
   return options;
 }
 

@@ -147,9 +147,10 @@ TEST_F(FleetScale, ASmallSampleLimitGivesTheStoresAnswers) {
     }
   }
 
-  // ofu regress: the same findings, at the same times, on the same GPUs.
+  // ofu regress over every scrape (--step 0): the same findings, at the
+  // same times, on the same GPUs.
   const json g_store = RunJson(fmt::format("regress {} {}", store, range));
-  const json g_prom = RunJson(fmt::format("regress {} {}", prom, range));
+  const json g_prom = RunJson(fmt::format("regress {} {} --step 0", prom, range));
   ASSERT_FALSE(g_prom.is_discarded());
   EXPECT_EQ(g_prom["windows"], g_store["windows"]);
   EXPECT_GE(g_store["changes"].size() + g_store["precision_shifts"].size() + g_store["run_changes"].size(), 3u)
@@ -162,6 +163,35 @@ TEST_F(FleetScale, ASmallSampleLimitGivesTheStoresAnswers) {
       EXPECT_EQ(g_prom[kind][i].value("job_id", json()), g_store[kind][i].value("job_id", json())) << kind;
       if (g_store[kind][i].contains("ratio"))
         ExpectSameNumber(g_prom[kind][i]["ratio"], g_store[kind][i]["ratio"], kind);
+    }
+  }
+
+  // By default the range's scrapes (more than 2,000 a GPU) are read at a
+  // step: the same findings on the same GPUs, each change at most one step
+  // after the store's, its ratio within 3 %.
+  const json g_step = RunJson(fmt::format("regress {} {}", prom, range));
+  ASSERT_FALSE(g_step.is_discarded());
+  ASSERT_EQ(g_step["notes"].size(), 1u) << g_step.dump(1);
+  const std::string note = g_step["notes"][0];
+  const double step = std::stod(note.substr(note.find("every ") + 6));
+  EXPECT_GT(step, truth["options"]["window_s"].get<double>()) << note;
+  EXPECT_LT(g_step["windows"].get<double>(), g_store["windows"].get<double>());
+  for (const char* kind : {"changes", "precision_shifts", "run_changes"}) {
+    ASSERT_EQ(g_step[kind].size(), g_store[kind].size()) << kind;
+    for (size_t i = 0; i < g_store[kind].size(); ++i) {
+      EXPECT_EQ(g_step[kind][i].value("job_id", json()), g_store[kind][i].value("job_id", json())) << kind;
+      EXPECT_EQ(g_step[kind][i].value("first_job_id", json()), g_store[kind][i].value("first_job_id", json())) << kind;
+      EXPECT_EQ(g_step[kind][i].value("gpus", json()), g_store[kind][i].value("gpus", json())) << kind;
+      if (std::string(kind) != "run_changes") {
+        const double late = g_step[kind][i]["time_s"].get<double>() - g_store[kind][i]["time_s"].get<double>();
+        EXPECT_GE(late, 0) << kind;
+        EXPECT_LT(late, step) << kind;
+      }
+      if (g_store[kind][i].contains("ratio")) {
+        EXPECT_NEAR(g_step[kind][i]["ratio"].get<double>(), g_store[kind][i]["ratio"].get<double>(),
+                    0.03 * g_store[kind][i]["ratio"].get<double>())
+            << kind;
+      }
     }
   }
   prometheus.Stop();

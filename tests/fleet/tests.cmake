@@ -7,8 +7,9 @@ ofu_test(fleet_test
   fleet/reconcile_test.cc
   fleet/regress_test.cc
   fleet/fleet_sim_test.cc
-  fleet/prometheus_rows_test.cc)
-target_link_libraries(fleet_test PRIVATE ofu_simulation ofu_sinks)
+  fleet/prometheus_rows_test.cc
+  fleet/prometheus_pieces_test.cc)
+target_link_libraries(fleet_test PRIVATE ofu_simulation ofu_sinks PkgConfig::HTTPLIB)
 
 find_program(OFU_PROMETHEUS prometheus)
 find_program(OFU_PROMTOOL promtool)

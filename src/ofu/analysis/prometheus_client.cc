@@ -177,16 +177,25 @@ Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s,
     double start, end;
     bool halved;  // a half of a refused piece: its length, once answered, is the new piece_s
   };
-  // Pieces still to ask, the earliest at the back.
+  // Pieces still to ask, the earliest at the back. A range is cut into n
+  // equal pieces, n counted once: stepping by a fractional piece_s could
+  // leave a piece a rounding error longer than piece_s, planned again and
+  // again (it did, at 3211.185… s).
   std::vector<Piece> todo;
+  constexpr double kSlack = 1 + 1e-9;
   const auto plan = [&](double start, double end) {
-    for (double e = end; e > start; e -= piece_s) todo.push_back({std::max(start, e - piece_s), e, false});
+    const auto n = static_cast<std::int64_t>(std::max(1.0, std::ceil((end - start) / (piece_s * kSlack))));
+    const double length = (end - start) / static_cast<double>(n);
+    for (std::int64_t i = n - 1; i >= 0; --i) {
+      todo.push_back({start + static_cast<double>(i) * length,
+                      i == n - 1 ? end : start + static_cast<double>(i + 1) * length, false});
+    }
   };
   plan(since_s, until_s);
   while (!todo.empty()) {
     Piece piece = todo.back();
     todo.pop_back();
-    if (!piece.halved && piece.end - piece.start > piece_s) {  // planned before piece_s was lowered
+    if (!piece.halved && piece.end - piece.start > piece_s * kSlack) {  // planned before piece_s was lowered
       plan(piece.start, piece.end);
       continue;
     }

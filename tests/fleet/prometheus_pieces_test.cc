@@ -1,0 +1,126 @@
+// QueryOverPieces against a fake query API on loopback (synthetic answers):
+// the pieces it asks for tile the range, none longer than planned, and a
+// refusal for size halves a piece. The fake records each query's time and
+// the range length in its text; it refuses a piece longer than `limit_s_`.
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include "ofu/analysis/prometheus_client.h"
+
+namespace ofu::analysis {
+namespace {
+
+class PrometheusPieces : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_.Post("/api/v1/query", [this](const httplib::Request& request, httplib::Response& response) {
+      const std::string query = request.get_param_value("query");
+      const double time = std::stod(request.get_param_value("time"));
+      // "x[123456ms]": the piece's length.
+      const size_t open = query.rfind('['), ms = query.rfind("ms]");
+      const double length = std::stod(query.substr(open + 1, ms - open - 1)) / 1000;
+      {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        asked_.emplace_back(time - length, time);
+        if (asked_.size() > 1000) {  // a planning loop: fail the query, and so the test, instead of hanging
+          response.status = 400;
+          response.set_content(R"({"status":"error","errorType":"bad_data","error":"more than 1000 queries"})",
+                               "application/json");
+          return;
+        }
+      }
+      if (length > limit_s_) {
+        response.status = 422;
+        response.set_content(
+            R"({"status":"error","errorType":"execution","error":"query processing would load too many samples into memory in query execution"})",
+            "application/json");
+        return;
+      }
+      response.set_content(R"({"status":"success","data":{"resultType":"matrix","result":[]}})", "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    ASSERT_GT(port_, 0);
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  void TearDown() override {
+    server_.stop();
+    thread_.join();
+  }
+
+  // The pieces answered (not refused), in the order asked.
+  Result<std::vector<std::pair<double, double>>> Run(double since, double until, double& piece_s, double min_s) {
+    auto client = PrometheusClient::Open(fmt::format("http://127.0.0.1:{}", port_), 10);
+    if (!client.ok()) return client.error();
+    std::vector<std::pair<double, double>> answered;
+    OFU_RETURN_IF_ERROR(QueryOverPieces(
+        **client, since, until, piece_s, min_s, [](double length_s) { return "x" + PromRange(length_s); },
+        [&](PromAnswer&&, double end) {
+          answered.emplace_back(0, end);
+          return OkStatus();
+        }));
+    return answered;
+  }
+
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::atomic<double> limit_s_{1e18};
+  std::mutex mutex_;
+  std::vector<std::pair<double, double>> asked_;  // (start, end) as the server read them
+};
+
+// A fractional piece length (86,702 s in 27 pieces: 3211.185… s, as a
+// resampled scan planned it) once made a piece a rounding error too long,
+// planned again forever. Now: 27 pieces, in time order, meeting end to end.
+TEST_F(PrometheusPieces, AFractionalPieceLengthTilesTheRangeOnce) {
+  const double since = 1789999699, until = 1790086401;
+  double piece_s = (until - since) / 27;
+  auto answered = Run(since, until, piece_s, 45);
+  ASSERT_TRUE(answered.ok()) << answered.error().message;
+  ASSERT_EQ(asked_.size(), 27u);
+  EXPECT_NEAR(asked_.front().first, since, 1e-3);
+  EXPECT_DOUBLE_EQ(asked_.back().second, until);
+  for (size_t i = 1; i < asked_.size(); ++i) EXPECT_NEAR(asked_[i].first, asked_[i - 1].second, 2e-3) << i;
+  for (const auto& [start, end] : asked_) EXPECT_NEAR(end - start, 3211.185, 1e-3);
+}
+
+// Refused above 1,000 s: a 4,000 s range asked whole is halved twice; the
+// four 1,000 s quarters are answered, and piece_s comes back lowered to
+// 1,000 so that the caller plans its next range at that size.
+TEST_F(PrometheusPieces, ARefusalHalvesThePieceAndLowersThePlan) {
+  limit_s_ = 1000;
+  double piece_s = 4000;
+  auto answered = Run(0, 4000, piece_s, 1);
+  ASSERT_TRUE(answered.ok()) << answered.error().message;
+  ASSERT_EQ(answered->size(), 4u);
+  EXPECT_EQ((*answered)[0].second, 1000);
+  EXPECT_EQ((*answered)[3].second, 4000);
+  EXPECT_EQ(piece_s, 1000);
+  // Asked: 4,000 (refused), 2,000 (refused), then 1,000 s pieces (the second
+  // half's 2,000 s re-planned at the lowered size).
+  ASSERT_GE(asked_.size(), 6u);
+  EXPECT_EQ(asked_[0].second - asked_[0].first, 4000);
+  EXPECT_EQ(asked_[1].second - asked_[1].first, 2000);
+
+  // Below the smallest piece allowed, the refusal is an error naming the limit.
+  asked_.clear();
+  limit_s_ = 10;
+  piece_s = 100;
+  auto refused = Run(0, 100, piece_s, 60);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("--query.max-samples"), std::string::npos) << refused.error().message;
+}
+
+}  // namespace
+}  // namespace ofu::analysis
