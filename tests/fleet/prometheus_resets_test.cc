@@ -18,6 +18,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/analysis/prometheus_totals.h"
+#include "ofu/analysis/report_output.h"
+#include "ofu/analysis/store_report.h"
+#include "ofu/core/gpu_spec.h"
 #include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
 #include "support/cli_runner.h"
@@ -167,26 +171,43 @@ TEST_F(PrometheusResets, AJobMissingFromAScrapeLeavesItsGpuToTheStepSums) {
                                      OFU_BINARY, port, kT0 - 1, kT0 + 60 * 9 + 1),
                          dir_);
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  const json report = json::parse(result.out);
-  EXPECT_EQ(report["source"]["method"], "counters");
-  ASSERT_EQ(report["gpus"].size(), 2u);
-  EXPECT_EQ(report["gpus"][0]["uuid"], "GPU-a");
-  EXPECT_NEAR(report["gpus"][0]["seconds"].get<double>(), 540, 1e-9);
-  EXPECT_NEAR(report["gpus"][0]["ofu"].get<double>(), 0.5, 1e-12);
-  EXPECT_EQ(report["gpus"][1]["uuid"], "GPU-b");
-  EXPECT_NEAR(report["gpus"][1]["seconds"].get<double>(), 540, 1e-9);
-  EXPECT_NEAR(report["gpus"][1]["ofu"].get<double>(), 0.25, 1e-12);
-  ASSERT_EQ(report["jobs"].size(), 2u);
-  EXPECT_EQ(report["jobs"][0]["job_id"], "j2");
-  EXPECT_NEAR(report["jobs"][0]["observed_hours"].get<double>(), 540.0 / 3600, 1e-12);
-  EXPECT_NEAR(report["jobs"][0]["ofu"].get<double>(), 0.5, 1e-12);
-  EXPECT_EQ(report["jobs"][1]["job_id"], "j3");
-  EXPECT_NEAR(report["jobs"][1]["observed_hours"].get<double>(), 480.0 / 3600, 1e-12);
-  EXPECT_NEAR(report["jobs"][1]["ofu"].get<double>(), 0.25, 1e-12);
-  // Which path answered for which GPU.
-  EXPECT_NE(report.dump().find("1 of 2 GPUs from their values at the edges of their spans, 1 summed"),
-            std::string::npos)
-      << report["notes"].dump();
+  const auto expect_hand_values = [](const json& report, const std::string& how) {
+    EXPECT_EQ(report["source"]["method"], "counters") << how;
+    ASSERT_EQ(report["gpus"].size(), 2u) << how;
+    EXPECT_EQ(report["gpus"][0]["uuid"], "GPU-a") << how;
+    EXPECT_NEAR(report["gpus"][0]["seconds"].get<double>(), 540, 1e-9) << how;
+    EXPECT_NEAR(report["gpus"][0]["ofu"].get<double>(), 0.5, 1e-12) << how;
+    EXPECT_EQ(report["gpus"][1]["uuid"], "GPU-b") << how;
+    EXPECT_NEAR(report["gpus"][1]["seconds"].get<double>(), 540, 1e-9) << how;
+    EXPECT_NEAR(report["gpus"][1]["ofu"].get<double>(), 0.25, 1e-12) << how;
+    ASSERT_EQ(report["jobs"].size(), 2u) << how;
+    EXPECT_EQ(report["jobs"][0]["job_id"], "j2") << how;
+    EXPECT_NEAR(report["jobs"][0]["observed_hours"].get<double>(), 540.0 / 3600, 1e-12) << how;
+    EXPECT_NEAR(report["jobs"][0]["ofu"].get<double>(), 0.5, 1e-12) << how;
+    EXPECT_EQ(report["jobs"][1]["job_id"], "j3") << how;
+    EXPECT_NEAR(report["jobs"][1]["observed_hours"].get<double>(), 480.0 / 3600, 1e-12) << how;
+    EXPECT_NEAR(report["jobs"][1]["ofu"].get<double>(), 0.25, 1e-12) << how;
+    // Which path answered for which GPU.
+    EXPECT_NE(report.dump().find("1 of 2 GPUs from their values at the edges of their spans, 1 summed"),
+              std::string::npos)
+        << how << report["notes"].dump();
+  };
+  expect_hand_values(json::parse(result.out), "ofu report");
+
+  // The spans found at coarse steps of 300 s instead of 60 s (at most 2
+  // over the 542 s range: 60 × ceil(271 / 60)), as a week's range has them:
+  // the same hand values.
+  ofu::analysis::PrometheusTotalsOptions coarse;
+  coarse.max_coarse_steps = 2;
+  ofu::sinks::HistoryQuery query;
+  query.since_s = kT0 - 1;
+  query.until_s = kT0 + 60 * 9 + 1;
+  auto totals = ofu::analysis::ReadPrometheusTotals(fmt::format("http://127.0.0.1:{}", port), query, coarse);
+  ASSERT_TRUE(totals.ok()) << totals.error().message;
+  auto specs = ofu::GpuSpecDatabase::Embedded();
+  ASSERT_TRUE(specs.ok());
+  expect_hand_values(json::parse(ofu::analysis::RenderJson(ofu::analysis::BuildTotalsReport(*totals, *specs))),
+                     "coarse steps of 300 s");
 
   // Windows of 200 s (--step; T0 is a multiple of 200): the server reads
   // each counter at T0, T0 + 200 and T0 + 400 (the scrapes k = 0, 3 and 6,

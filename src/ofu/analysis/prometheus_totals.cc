@@ -128,7 +128,9 @@ class TotalsReader {
     // whatever the range. Where that does not hold (a reset, a job missing
     // from some scrapes, a value that is not there), the GPU goes to the step
     // sums below.
-    coarse_s_ = std::clamp(std::round(4 * scrape_s_), 60.0, 240.0);
+    const double range_s = *query_.until_s - *query_.since_s;
+    coarse_s_ = std::max(std::clamp(std::round(4 * scrape_s_), 60.0, 240.0),
+                         60 * std::ceil(range_s / std::max(1, options_.max_coarse_steps) / 60));
     OFU_RETURN_IF_ERROR(ReadResets(filter));
     std::vector<Span> spans;
     if (!query_.job_id) OFU_RETURN_IF_ERROR(FindSpans("ofu_observed_seconds_total", filter, false, spans));

@@ -57,6 +57,12 @@ struct PrometheusTotalsOptions {
   PrometheusQueryOptions query;
   double step_s = 0;       // S; 0: from the data
   double max_gap_s = 300;  // G: the server's default lookback delta
+  // The spans are found at coarse steps: 4 scrape intervals (60 to 240 s),
+  // or longer, in whole minutes, where the range would need more than this
+  // many. The passes cost the server one evaluation per step and series: a
+  // week at 60 s steps over 6,144 (job, GPU) series was 47 of the fleet
+  // report's 65 s (docs/BENCHMARKS.md, "Fleet scale").
+  int max_coarse_steps = 1000;
 };
 
 // `query.until_s` and `query.since_s` must be set.
