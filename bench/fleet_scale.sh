@@ -14,7 +14,8 @@
 # day). 1,024 GPUs × 7 days is GPUS=1024 WINDOWS_PER_JOB=6720: about 475M
 # raw samples, 41M store rows (5 GB) and 50 GB of OpenMetrics, which the
 # simulator writes in 2 h slices that promtool backfills (and this script
-# deletes) while the simulation goes on: about 35 minutes on 2 cores.
+# deletes) while the simulation goes on: 65 minutes on 2 cores (docs/
+# BENCHMARKS.md, "The size").
 #
 # FLEET_DIR=dir keeps the fleet (store, TSDB, ground truth) there and reuses
 # it when run again, so the same data can be measured more than once;
