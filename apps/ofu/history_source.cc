@@ -123,7 +123,6 @@ Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s,
   }
   OFU_ASSIGN_OR_RETURN(out.history, LoadFleetHistory(args, now_s));
   out.report = analysis::BuildStoreReport(out.history, specs);
-  out.report.step_s = out.history.step_s;
   out.has_data = !out.history.windows.empty();
   return out;
 }

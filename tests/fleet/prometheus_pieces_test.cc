@@ -3,11 +3,9 @@
 // refusal for size halves a piece. The fake records each query's time and
 // the range length in its text; it refuses a piece longer than `limit_s_`.
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -16,6 +14,7 @@
 #include <httplib.h>
 
 #include "ofu/analysis/prometheus_client.h"
+#include "support/loopback_http_server.h"
 
 namespace ofu::analysis {
 namespace {
@@ -23,7 +22,7 @@ namespace {
 class PrometheusPieces : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_.Post("/api/v1/query", [this](const httplib::Request& request, httplib::Response& response) {
+    http_.server().Post("/api/v1/query", [this](const httplib::Request& request, httplib::Response& response) {
       const std::string query = request.get_param_value("query");
       const double time = std::stod(request.get_param_value("time"));
       // "x[123456ms]": the piece's length.
@@ -48,14 +47,8 @@ class PrometheusPieces : public ::testing::Test {
       }
       response.set_content(R"({"status":"success","data":{"resultType":"matrix","result":[]}})", "application/json");
     });
-    port_ = server_.bind_to_any_port("127.0.0.1");
+    port_ = http_.Start();
     ASSERT_GT(port_, 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  void TearDown() override {
-    server_.stop();
-    thread_.join();
   }
 
   // The pieces answered (not refused), in the order asked.
@@ -72,12 +65,12 @@ class PrometheusPieces : public ::testing::Test {
     return answered;
   }
 
-  httplib::Server server_;
-  std::thread thread_;
   int port_ = 0;
   std::atomic<double> limit_s_{1e18};
   std::mutex mutex_;
   std::vector<std::pair<double, double>> asked_;  // (start, end) as the server read them
+  // Last: destroyed (stopped) first, before what its handlers use.
+  ofu::testing::LoopbackHttpServer http_;
 };
 
 // A fractional piece length (86,702 s in 27 pieces: 3211.185… s, as a

@@ -3,14 +3,14 @@
 #include "ofu/sources/scrape_source.h"
 
 #include <atomic>
-#include <chrono>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+
+#include "support/loopback_http_server.h"
 
 namespace ofu::sources {
 namespace {
@@ -29,7 +29,7 @@ DCGM_FI_DEV_SM_CLOCK{gpu="1",UUID="GPU-b",modelName="NVIDIA H100 80GB HBM3",Host
 class ScrapeSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+    http_.server().Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
       if (fail_.load()) {
         response.status = 503;
         return;
@@ -37,23 +37,17 @@ class ScrapeSourceTest : public ::testing::Test {
       const std::lock_guard<std::mutex> lock(body_mutex_);
       response.set_content(body_, "text/plain; version=0.0.4");
     });
-    port_ = server_.bind_to_any_port("127.0.0.1");
+    port_ = http_.Start();
     ASSERT_GT(port_, 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  void TearDown() override {
-    server_.stop();
-    thread_.join();
   }
   std::string Url() const { return fmt::format("http://127.0.0.1:{}/metrics", port_); }
 
-  httplib::Server server_;
-  std::thread thread_;
   int port_ = 0;
   std::atomic<bool> fail_{false};
   std::mutex body_mutex_;
   std::string body_ = kBody;
+  // Last: destroyed (stopped) first, before what its handlers use.
+  ofu::testing::LoopbackHttpServer http_;
 };
 
 TEST_F(ScrapeSourceTest, EachWindowIsOneScrapeStampedWithTheWindowEnd) {
@@ -109,9 +103,7 @@ TEST_F(ScrapeSourceTest, FailedScrapeMarksKnownGpusUnavailableThenRecovers) {
 TEST_F(ScrapeSourceTest, NothingListeningIsUnavailableWithAHint) {
   FakeClock clock(0);
   const std::string url = Url();
-  server_.stop();  // port now closed
-  thread_.join();
-  thread_ = std::thread([] {});
+  http_.Stop();  // port now closed
   auto source = OpenScrapeSource(url, SourceOptions{}, clock);
   ASSERT_FALSE(source.ok());
   EXPECT_EQ(source.error().code, ErrorCode::kUnavailable);

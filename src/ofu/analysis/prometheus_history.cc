@@ -296,11 +296,8 @@ class Reader {
   // holds a step's window only if it was seen at every scrape of it (so a
   // window where the job started or ended is not the job's).
   std::string Selector(bool job_info, const std::string& filter, const std::string& job_filter) const {
-    if (step_s_ <= 0) {
-      return job_info ? fmt::format("ofu_gpu_job_info{{{}{}}}", filter, job_filter)
-                      : fmt::format("{{__name__=~\"{}\",{}}}", kCounterRegex, filter);
-    }
     if (!job_info) return fmt::format("{{__name__=~\"{}\",{}}}", kCounterRegex, filter);
+    if (step_s_ <= 0) return fmt::format("ofu_gpu_job_info{{{}{}}}", filter, job_filter);
     const std::string window = PromRange(step_s_);
     return fmt::format(
         "(count_over_time(ofu_gpu_job_info{{{0}{1}}}{2}) >= on(uuid) group_left() "

@@ -448,6 +448,7 @@ StoreReport StoreReportBuilder::Finish() {
   report.overall = st.overall.FinishSummary();
   report.coverage = st.overall.coverage();
   st.out.jobs = FinishJobs(st.jobs);
+  st.out.step_s = st.head.step_s;
   return std::move(st.out);
 }
 

@@ -72,7 +72,8 @@ struct StoreReport {
   std::string method = "windows";
   // > 0: the windows were made every this many seconds from the counters
   // (Prometheus over a long range, PrometheusQueryOptions::step_s), not
-  // taken from each scrape; percentiles are of these windows.
+  // taken from each scrape; percentiles are of these windows. The
+  // history's StoredHistory::step_s.
   double step_s = 0;
 };
 

@@ -301,9 +301,9 @@ Counters Advance(Counters next, const sinks::StoredWindow& row) {
 // goes on, and only one slice's counters are held.
 class OpenMetricsSlices {
  public:
-  OpenMetricsSlices(const FleetSimOptions& options, const Layout& layout, const GpuSpec& spec, const GpuStates& states,
+  OpenMetricsSlices(const FleetSimOptions& options, const GpuSpec& spec, const GpuStates& states,
                     const FleetTruth& truth, const fs::path& out_dir)
-      : options_(options), layout_(layout), spec_(spec), states_(states), truth_(truth), out_dir_(out_dir) {}
+      : options_(options), spec_(spec), states_(states), truth_(truth), out_dir_(out_dir) {}
 
   // The samples of slice [k_first, k_last]; counters[gpu][k - k_first].
   Status Write(int k_first, int k_last, const CounterHistory& counters) {
@@ -326,15 +326,20 @@ class OpenMetricsSlices {
                           Labels({{"generator", "ofu-fleet-sim"}, {"seed", std::to_string(options_.seed)}}),
                           time_at(0));
     }
+    // A family's samples, GPU by GPU. `value_of` is absent for a GPU that
+    // does not export the counter: a pipe counter exists from the first
+    // window that had it (here: HMMA/IMMA on every GPU from the start, DFMA
+    // on even GPUs), which the slice's last sample, after at least one
+    // window, shows; the GPU then has it at every sample, 0 before.
     const auto counter_family = [&](const char* name, auto value_of) {
       text += fmt::format("# TYPE {} counter\n# HELP {} {} (SYNTHETIC)\n", name, name, name);
       for (int gpu = 0; gpu < options_.gpus; ++gpu) {
+        const std::vector<Counters>& samples = counters[static_cast<size_t>(gpu)];
+        if (!value_of(samples.back())) continue;
         const std::string labels = GpuLabels(gpu);
         for (int k = k_first; k <= k_last; ++k) {
-          const Counters& c = counters[static_cast<size_t>(gpu)][static_cast<size_t>(k - k_first)];
-          if (const std::optional<double> v = value_of(c)) {
-            text += fmt::format("{}_total{} {} {}\n", name, labels, *v, time_at(k));
-          }
+          const double v = value_of(samples[static_cast<size_t>(k - k_first)]).value_or(0);
+          text += fmt::format("{}_total{} {} {}\n", name, labels, v, time_at(k));
         }
         if (text.size() > kFlushBytes) flush();
       }
@@ -344,23 +349,11 @@ class OpenMetricsSlices {
     counter_family("ofu_busy_seconds", [](const Counters& c) { return std::optional(c.busy); });
     counter_family("ofu_busy_utilized_seconds", [](const Counters& c) { return std::optional(c.busy_utilized); });
     counter_family("ofu_tensor_active_seconds", [](const Counters& c) { return std::optional(c.tensor); });
-    // A pipe counter exists from the first window that had it (here: from
-    // the start for HMMA/IMMA on every GPU, DFMA on even GPUs), so whether a
-    // GPU has one is read from its first window.
     for (auto [name, field] :
          {std::pair{"ofu_hmma_active_seconds", &Counters::hmma}, std::pair{"ofu_imma_active_seconds", &Counters::imma},
           std::pair{"ofu_dfma_active_seconds", &Counters::dfma}, std::pair{"ofu_fp32_active_seconds", &Counters::fp32},
           std::pair{"ofu_non_tensor_flop_upper_bound", &Counters::non_tensor_flop}}) {
-      text += fmt::format("# TYPE {} counter\n# HELP {} {} (SYNTHETIC)\n", name, name, name);
-      for (int gpu = 0; gpu < options_.gpus; ++gpu) {
-        if (!HasCounter(gpu, field)) continue;
-        const std::string labels = GpuLabels(gpu);
-        for (int k = k_first; k <= k_last; ++k) {
-          const Counters& c = counters[static_cast<size_t>(gpu)][static_cast<size_t>(k - k_first)];
-          text += fmt::format("{}_total{} {} {}\n", name, labels, (c.*field).value_or(0), time_at(k));
-        }
-        if (text.size() > kFlushBytes) flush();
-      }
+      counter_family(name, [field = field](const Counters& c) { return c.*field; });
     }
     text += "# TYPE ofu_gpu_info gauge\n# HELP ofu_gpu_info The GPU's model, SKU and architecture (SYNTHETIC).\n";
     for (int gpu = 0; gpu < options_.gpus; ++gpu) {
@@ -423,18 +416,7 @@ class OpenMetricsSlices {
                    {"instance", Hostname(options_, gpu)}});
   }
 
-  bool HasCounter(int gpu, std::optional<double> Counters::*field) const {
-    // Every window of the simulation carries the same pipes for a GPU; its
-    // first window says which (WindowOf).
-    if (layout_.windows < 1) return false;
-    const GpuState& first = states_[static_cast<size_t>(gpu)][0];
-    const sinks::GpuWindow window = WindowOf(options_, spec_, gpu, first, options_.start_s + options_.window_s);
-    const sinks::StoredWindow row = sinks::RowOfWindow(window, window.window.end_s, options_.window_s);
-    return (Advance(Counters{}, row).*field).has_value();
-  }
-
   const FleetSimOptions& options_;
-  const Layout& layout_;
   const GpuSpec& spec_;
   const GpuStates& states_;
   const FleetTruth& truth_;
@@ -603,7 +585,7 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
 
   // The files.
   truth.store = (fs::path(out_dir) / "history.sqlite").string();
-  OpenMetricsSlices openmetrics(options, layout, *spec, states, truth, out_dir);
+  OpenMetricsSlices openmetrics(options, *spec, states, truth, out_dir);
   OFU_RETURN_IF_ERROR(WriteStore(options, layout, *spec, states, truth, truth.store, openmetrics));
   truth.openmetrics = openmetrics.files();
   truth.corrections_dir = (fs::path(out_dir) / "corrections").string();
