@@ -195,7 +195,7 @@ class TotalsReader {
         if (window_s < 0.002) continue;
         OFU_RETURN_IF_ERROR(Instant(fmt::format("sum by (uuid, job_id) ({})",
                                                 Split(IncreaseOver(x, window_s), window_s)),
-                                    at, [&](const PromSeries& s) { AddToBoth(counter, s, sign); }));
+                                    at, [&, by = sign](const PromSeries& s) { AddToBoth(counter, s, by); }));
       }
       Progress(counter.name);
     }

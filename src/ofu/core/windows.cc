@@ -184,9 +184,10 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
         std::tuple{&CounterSample::fp32_active, &WindowSums::fp32_weighted, &WindowSums::fp32_seconds},
         std::tuple{&CounterSample::fp16_active, &WindowSums::fp16_weighted, &WindowSums::fp16_seconds}}) {
     AddActivity(samples, field, out.interval_s, options, nullptr, windows,
-                [weighted, seconds](WindowSums& sums, double value, double s) {
-                  sums.*weighted += value * s;
-                  sums.*seconds += s;
+                // Copies, not the bindings themselves: clang before 16 cannot capture those.
+                [weighted_sum = weighted, seconds_sum = seconds](WindowSums& sums, double value, double s) {
+                  sums.*weighted_sum += value * s;
+                  sums.*seconds_sum += s;
                 });
   }
   AddPointReadings(samples, options.window_s, windows);
