@@ -5,13 +5,16 @@
 // between them.
 //
 //   store_fill PATH GPUS WINDOWS [WINDOW_S]
+//   store_fill PATH --roll-up      roll up the closed hours of an existing store
+//                                  (one upgraded from schema 4 has none)
 //
 // The GPUs and the job intervals are written by the agent's own writer
 // (HistoryStore::Consume of the windows where a job starts or ends). The
 // other windows, nearly all of them, are inserted directly, time by time as
 // the agent does, in large transactions without a journal: one Consume per
 // window would take hours at 10^8 rows. The file is left in WAL mode, as the
-// agent leaves it.
+// agent leaves it, and with every closed hour rolled up, as the agent rolls
+// them up (HistoryStore::RollUpClosedHours).
 #include <sqlite3.h>
 
 #include <cmath>
@@ -159,9 +162,25 @@ bool Fill(const std::string& path, const GpuSpec& spec, int gpus, std::int64_t w
 
 }  // namespace
 
+// Every closed hour of the store at `path` rolled up, as the agent does.
+int RollUp(const std::string& path) {
+  ofu::sources::FakeClock clock(kStartS);
+  ofu::sinks::HistoryOptions options;
+  options.path = path;
+  options.retention_days = options.full_resolution_days = 36500;
+  auto store = ofu::sinks::HistoryStore::Open(options, clock);
+  ofu::Status rolled = store.ok() ? (*store)->RollUpClosedHours() : ofu::Status(store.error());
+  if (!rolled.ok()) {
+    fmt::print(stderr, "store_fill: {}\n", rolled.error().message);
+    return 2;
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[2]) == "--roll-up") return RollUp(argv[1]);
   if (argc < 4) {
-    fmt::print(stderr, "usage: store_fill PATH GPUS WINDOWS [WINDOW_S]\n");
+    fmt::print(stderr, "usage: store_fill PATH GPUS WINDOWS [WINDOW_S] | store_fill PATH --roll-up\n");
     return 1;
   }
   const std::string path = argv[1];
@@ -200,6 +219,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!Fill(path, **spec, gpus, windows, window_s)) return 2;
+  if (const int rolled = RollUp(path); rolled != 0) return rolled;
   fmt::print("SYNTHETIC store {}: {} GPUs x {} windows of {} s = {} rows\n", path, gpus, windows, window_s,
              static_cast<std::int64_t>(gpus) * windows);
   return 0;

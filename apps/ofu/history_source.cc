@@ -35,8 +35,9 @@ HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& a
                  "15 s: 315 s)")
       ->check(CLI::NonNegativeNumber);
   cmd.add_flag("--per-window", args.per_window,
-               "Prometheus: read every scrape instead of letting the server sum the counters (slower; gives "
-               "percentiles)");
+               "Read every window instead of sums: Prometheus, every scrape instead of the server's sums of the "
+               "counters (slower; gives percentiles); the store, every window instead of its hourly rollups "
+               "(slower; exact percentiles)");
   return HistorySourceOptions{store, prometheus};
 }
 
@@ -115,7 +116,8 @@ Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s,
   if (!args.store.empty() && !windows_needed) {
     // The store's rows stream through the report: memory does not grow with them.
     OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
-    OFU_ASSIGN_OR_RETURN(auto streamed, analysis::ReadStoreReport(args.store, query, specs));
+    OFU_ASSIGN_OR_RETURN(auto streamed,
+                         analysis::ReadStoreReport(args.store, query, specs, {.rollups = !args.per_window}));
     out.history = std::move(streamed.head);
     out.report = std::move(streamed.report);
     out.has_data = streamed.rows > 0;

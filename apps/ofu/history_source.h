@@ -25,7 +25,7 @@ struct HistorySourceArgs {
   std::optional<std::string> since;  // Unix seconds, RFC 3339 or relative ("-2h")
   std::optional<std::string> until;
   double timeout_s = 60;         // per query to Prometheus
-  bool per_window = false;       // Prometheus: read every scrape even where sums would do
+  bool per_window = false;       // read every scrape or stored window even where sums would do
   std::optional<double> step_s;  // Prometheus: windows' length where scrapes are read; unset: auto
 };
 

@@ -65,6 +65,39 @@ TEST_F(ReportStoreCli, JobReportOverTwoGpusInJson) {
   EXPECT_NEAR(job["observed_hours"].get<double>(), 420.0 / 3600, 1e-12);
 }
 
+// Three hours and a window of 60 s windows (OFU 0.2 and 0.6 in turn): the
+// report reads the three closed hours as the store's rollups, and with
+// --per-window every window; the OFU is 0.4 either way, and the output says
+// which.
+TEST_F(ReportStoreCli, ClosedHoursAreReadAsRollupsUnlessPerWindow) {
+  const std::string store = (dir_ / "hours.sqlite").string();
+  {
+    constexpr double kHour = 1790280000;  // 3600 x 497300
+    ofu::sources::FakeClock clock(kHour);
+    ofu::sinks::HistoryOptions options;
+    options.path = store;
+    auto opened = ofu::sinks::HistoryStore::Open(options, clock);
+    ASSERT_TRUE(opened.ok()) << opened.error().message;
+    for (int k = 1; k <= 3 * 60 + 1; ++k) {
+      const auto window = ofu::testing::H100Window("GPU-0", "0", k % 2 == 0 ? 0.2 : 0.6);
+      ASSERT_TRUE((*opened)->Consume(ofu::testing::Batch(kHour + 60.0 * k, 60, {window})).ok());
+    }
+  }
+  const CommandResult summed = Ofu(fmt::format("report --store '{}' --format json", store));
+  const CommandResult each = Ofu(fmt::format("report --store '{}' --per-window --format json", store));
+  ASSERT_EQ(summed.exit_code, 0) << summed.err;
+  ASSERT_EQ(each.exit_code, 0) << each.err;
+  const auto a = nlohmann::json::parse(summed.out), b = nlohmann::json::parse(each.out);
+  EXPECT_EQ(a["source"]["rollups"], 3);
+  EXPECT_EQ(a["source"]["windows_in_rollups"], 180);
+  EXPECT_EQ(b["source"]["rollups"], 0);
+  EXPECT_NEAR(a["overall"]["ofu"].get<double>(), (91 * 0.6 + 90 * 0.2) / 181, 1e-12);
+  EXPECT_NEAR(b["overall"]["ofu"].get<double>(), (91 * 0.6 + 90 * 0.2) / 181, 1e-12);
+  EXPECT_EQ(a["gpus"][0]["windows"], 181);
+  const CommandResult table = Ofu(fmt::format("report --store '{}'", store));
+  EXPECT_NE(table.out.find("180 windows read as 3 hourly sums"), std::string::npos) << table.out;
+}
+
 TEST_F(ReportStoreCli, SinceAndUntilClipWindowsAndGpuHours) {
   const std::string store = WriteJobStore();
   // T0 + 120 as RFC 3339 and T0 + 240 as Unix seconds.

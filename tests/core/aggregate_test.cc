@@ -46,6 +46,71 @@ TEST(Summarizer, WindowsWithoutClockCountButGiveNoOfu) {
   EXPECT_EQ(sum.seconds, 0);
 }
 
+// Windows summed before they come (a store's rollup) add what the windows
+// add: hand values over a busy, an idle and a clock-only window; percentiles
+// from the histogram, within half a bin of the exact ones.
+TEST(Summarizer, TotalsAddWhatTheirWindowsAdd) {
+  WindowTotals t;  // busy 10 s at OFU 0.5, tensor 0.6, 1500 MHz; idle 10 s at 0.1, tensor 0.2, 1400 MHz;
+                   // 5 s with only a clock reading, 1300 MHz
+  t.seconds = 20;
+  t.ofu_seconds = 0.5 * 10 + 0.1 * 10;
+  t.busy_seconds = 10;
+  t.busy_ofu_seconds = 5;
+  t.tensor_seconds = 20;
+  t.tensor_active_seconds = 0.6 * 10 + 0.2 * 10;
+  t.idle_seconds = 10;
+  t.seconds_without_ofu = 5;
+  t.clock_sum_mhz = 1500 + 1400 + 1300;
+  t.clock_readings = 3;
+  t.clock_min_mhz = 1300;
+  t.clock_max_mhz = 1500;
+  t.windows_without_tensor = 1;
+  t.ofu_bins = {{Summarizer::HistogramBin(0.1), 1}, {Summarizer::HistogramBin(0.5), 1}};
+  t.fp32 = {0.25 * 20, 20};
+  Summarizer from_totals;
+  from_totals.Add(t);
+  const Summary sum = from_totals.Finish();
+  EXPECT_DOUBLE_EQ(sum.seconds, 20);
+  EXPECT_DOUBLE_EQ(*sum.ofu, 0.3);
+  EXPECT_DOUBLE_EQ(*sum.active_ofu, 0.5);
+  EXPECT_DOUBLE_EQ(*sum.tensor_active, 0.4);
+  EXPECT_DOUBLE_EQ(*sum.idle_fraction, 0.5);
+  EXPECT_DOUBLE_EQ(*sum.sm_clock_mhz, 1400);
+  EXPECT_EQ(*sum.sm_clock_min_mhz, 1300);
+  EXPECT_EQ(*sum.sm_clock_max_mhz, 1500);
+  EXPECT_EQ(sum.windows, 2);
+  EXPECT_EQ(sum.windows_without_tensor, 1);
+  EXPECT_DOUBLE_EQ(*sum.non_tensor.fp32_active, 0.25);
+  // 0.1 is in bin 102 (middle 102.5/1024), 0.5 in bin 512 (middle 512.5/1024).
+  EXPECT_EQ(Summarizer::HistogramBin(0.1), 102);
+  EXPECT_DOUBLE_EQ(*sum.p50, (102.5 + 512.5) / 2 / 1024);
+  EXPECT_NEAR(*sum.p50, 0.3, 0.5 / 1024);
+
+  // The same windows one by one give the same sums.
+  Summarizer from_windows;
+  OfuWindow busy = MakeWindow(10, 0.6, 1500, 0.5, true), idle = MakeWindow(10, 0.2, 1400, 0.1, false);
+  busy.non_tensor.fp32_active = idle.non_tensor.fp32_active = 0.25;
+  from_windows.Add(busy);
+  from_windows.Add(idle);
+  OfuWindow clock_only = MakeWindow(0, std::nullopt, 1300, std::nullopt, false);
+  clock_only.end_s = 5;
+  from_windows.Add(clock_only);
+  const Summary each = from_windows.Finish();
+  EXPECT_DOUBLE_EQ(*each.ofu, *sum.ofu);
+  EXPECT_DOUBLE_EQ(*each.tensor_active, *sum.tensor_active);
+  EXPECT_DOUBLE_EQ(*each.sm_clock_mhz, *sum.sm_clock_mhz);
+  EXPECT_DOUBLE_EQ(*each.non_tensor.fp32_active, *sum.non_tensor.fp32_active);
+  EXPECT_EQ(each.windows_without_tensor, sum.windows_without_tensor);
+  EXPECT_DOUBLE_EQ(*each.p50, 0.3);  // exact: two windows
+
+  // Weighted (a MIG slice's share): seconds scale, ratios do not.
+  Summarizer half;
+  half.Add(t, 0.5);
+  const Summary weighted = half.Finish();
+  EXPECT_DOUBLE_EQ(weighted.seconds, 10);
+  EXPECT_DOUBLE_EQ(*weighted.ofu, 0.3);
+}
+
 TEST(Summarizer, NothingAddedMeansEverythingAbsent) {
   const Summary sum = Summarizer().Finish();
   EXPECT_FALSE(sum.ofu.has_value());

@@ -62,6 +62,8 @@ class HistoryStoreTest : public ::testing::Test {
 
   // Writes one window of GPU-0, then runs `sql` on the file to make it what
   // an older agent wrote.
+  // A store as an older agent wrote it: the current schema made older by
+  // `sql`, without the rollups table (schema version 5).
   void MakeOldStore(const char* sql) {
     {
       auto store = OpenStore();
@@ -70,7 +72,8 @@ class HistoryStoreTest : public ::testing::Test {
     }
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(options_.path.c_str(), &db), SQLITE_OK);
-    const int done = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+    int done = sqlite3_exec(db, "DROP TABLE rollups", nullptr, nullptr, nullptr);
+    if (done == SQLITE_OK) done = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
     const std::string error = sqlite3_errmsg(db);
     sqlite3_close(db);
     ASSERT_EQ(done, SQLITE_OK) << error;
@@ -366,7 +369,7 @@ TEST_F(HistoryStoreTest, UnknownSchemaVersionIsAnError) {
   auto store = HistoryStore::Open(options_, clock_);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().code, ofu::ErrorCode::kMalformedInput);
-  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads versions 1 to 4"), std::string::npos)
+  EXPECT_NE(store.error().message.find("schema version 99, this ofu reads versions 1 to 5"), std::string::npos)
       << store.error().message;
   auto read = ReadHistory(options_.path, {});
   ASSERT_FALSE(read.ok());
@@ -418,7 +421,7 @@ TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
   with.pipes.hmma = 0.5;
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {with})).ok());
   EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"),
-            ofu::sinks::kHistorySchemaVersion);  // upgraded in turn to the newest (4)
+            ofu::sinks::kHistorySchemaVersion);  // upgraded in turn to the newest (5)
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.windows.size(), 2u);
   EXPECT_FALSE(upgraded.windows[0].hmma_active_s);
@@ -476,7 +479,8 @@ TEST_F(HistoryStoreTest, ASchemaVersion3StoreIsUpgradedWithNullCudaCoreColumns) 
   ofu::sinks::GpuWindow with = H100Window("GPU-0", "0", 0.5);
   with.window.non_tensor.fp32_active = 0.25;
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {with})).ok());
-  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"), 4);
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            ofu::sinks::kHistorySchemaVersion);  // 4, then 5
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.windows.size(), 2u);
   EXPECT_FALSE(upgraded.windows[0].fp32_active_s);  // not measured then: NULL
@@ -671,7 +675,7 @@ TEST_F(HistoryStoreTest, AMigInstanceKeepsItsProfileAndInstanceAndAVersion2Store
   slice.identity.mig_instance = "3";
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {slice})).ok());
   EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"),
-            ofu::sinks::kHistorySchemaVersion);  // upgraded in turn to the newest (4)
+            ofu::sinks::kHistorySchemaVersion);  // upgraded in turn to the newest (5)
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.gpus.size(), 2u);
   EXPECT_EQ(upgraded.gpus[0].uuid, "GPU-0");

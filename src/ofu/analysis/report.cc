@@ -48,6 +48,21 @@ void OverallBuilder::AddWindow(const GpuReport& gpu, const OfuWindow& window) {
   }
 }
 
+void OverallBuilder::AddTotals(const GpuReport& gpu, const WindowTotals& totals) {
+  // AddWindow of each window: one with an OFU counts when the GPU does; the
+  // rest is left out (DataSeconds).
+  if (!gpu.share) {
+    left_out_ += totals.seconds + totals.seconds_without_ofu;
+    return;
+  }
+  summarizer_.Add(totals, *gpu.share);
+  if (!totals.ofu_bins.empty()) {
+    any_ofu_ = true;
+    coverage_.gpu_seconds += totals.seconds * *gpu.share;
+  }
+  left_out_ += totals.seconds_without_ofu;
+}
+
 void OverallBuilder::EndGpu(const GpuReport& gpu) {
   ++coverage_.gpus;
   coverage_.seconds_left_out += left_out_;

@@ -69,6 +69,8 @@ class OverallBuilder {
   // The same without holding a GPU's windows: AddWindow for each of them,
   // then EndGpu; one GPU at a time.
   void AddWindow(const GpuReport& gpu, const OfuWindow& window);
+  // Windows summed already (a store's rollup): the same as AddWindow of each.
+  void AddTotals(const GpuReport& gpu, const WindowTotals& totals);
   void EndGpu(const GpuReport& gpu);
   Summary FinishSummary() const { return summarizer_.Finish(); }
   const FleetCoverage& coverage() const { return coverage_; }

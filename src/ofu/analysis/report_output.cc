@@ -257,7 +257,9 @@ std::string RenderJson(const StoreReport& s) {
                     {"until_s", OrNull(s.query.until_s)},
                     {"job_id", OrNull(s.query.job_id)},
                     {"method", s.method},
-                    {"step_s", s.step_s > 0 ? json(s.step_s) : json(nullptr)}};
+                    {"step_s", s.step_s > 0 ? json(s.step_s) : json(nullptr)},
+                    {"rollups", s.rollups},
+                    {"windows_in_rollups", s.windows_in_rollups}};
   AddReportJson(s.report, root);
   json jobs = json::array();
   for (const auto& j : s.jobs) {
@@ -285,6 +287,10 @@ std::string RenderTable(const StoreReport& s) {
     line += fmt::format("\nFigures summed by the server from the agent's counters ({})", s.method);
   if (s.step_s > 0)
     line += fmt::format("\nWindows of {:g} s read by the server from the counters, not each scrape", s.step_s);
+  if (s.rollups > 0) {
+    line += fmt::format("\n{} windows read as {} hourly sums (percentiles within 0.05 pp)", s.windows_in_rollups,
+                        s.rollups);
+  }
   return ReportTable(s.report, line + "\n\n") + JobsTable(s.jobs);
 }
 

@@ -14,17 +14,16 @@
 #include <fmt/format.h>
 
 #include "ofu/core/gpu_share.h"
+#include "ofu/sinks/history_rollup.h"
 
 namespace ofu::analysis {
 namespace {
 
+using sinks::ForEachWindowOfRow;
 using sinks::StoredGpu;
 using sinks::StoredJob;
+using sinks::StoredRollup;
 using sinks::StoredWindow;
-
-// Consecutive windows closer than this are contiguous: replayed spans are
-// differences of epoch times, off by an ulp or so.
-constexpr double kContiguousS = 1e-3;
 
 bool IsDownsampled(const StoredWindow& row) { return (row.flags & sinks::kHistoryDownsampled) != 0; }
 
@@ -127,60 +126,6 @@ GpuReport GpuOfStored(const StoredGpu& stored, const GpuSpecDatabase& specs) {
   return gpu;
 }
 
-// Calls f(window) for each window a stored row stands for (WindowsOfRow,
-// without allocating: the report calls it for every row).
-template <typename F>
-void ForEachWindowOfRow(const StoredWindow& row, F&& f) {
-  OfuWindow base;
-  base.start_s = row.end_s - row.span_s;
-  base.end_s = row.end_s;
-  bool clock_given = false;
-  auto add_clock = [&](OfuWindow& w) {
-    if (clock_given || !row.clock_mhz || row.clock_windows <= 0) return;
-    w.sm_clock_mhz = row.clock_mhz;
-    w.sm_clock_min_mhz = row.clock_min_mhz.value_or(*row.clock_mhz);
-    w.sm_clock_max_mhz = row.clock_max_mhz.value_or(*row.clock_mhz);
-    w.clock_readings = static_cast<int>(row.clock_windows);
-    clock_given = true;
-  };
-  if (row.observed_s > 0) {
-    // The CUDA-core figures are means over the observed seconds, the same in
-    // the busy and the idle part.
-    auto per_second = [&](const std::optional<double>& v) {
-      return v ? std::optional(*v / row.observed_s) : std::nullopt;
-    };
-    base.non_tensor.fp64_active = per_second(row.fp64_active_s);
-    base.non_tensor.fp32_active = per_second(row.fp32_active_s);
-    base.non_tensor.fp16_active = per_second(row.fp16_active_s);
-    base.non_tensor.flops_upper_bound_tflops = per_second(row.non_tensor_tflop);
-    base.non_tensor.share_of_peak = per_second(row.non_tensor_peak_s);
-    const double tensor = row.tensor_active_s / row.observed_s;
-    if (row.busy_s > 0) {
-      OfuWindow w = base;
-      w.covered_s = row.busy_s;
-      w.ofu = row.busy_utilized_s / row.busy_s;
-      w.tensor_active = tensor;
-      w.busy = true;
-      add_clock(w);
-      f(w);
-    }
-    const double idle_s = row.observed_s - row.busy_s;
-    if (idle_s > row.observed_s * 1e-12) {
-      OfuWindow w = base;
-      w.covered_s = idle_s;
-      w.ofu = (row.utilized_s - row.busy_utilized_s) / idle_s;
-      w.tensor_active = tensor;
-      w.busy = false;
-      add_clock(w);
-      f(w);
-    }
-  } else if (row.clock_mhz) {
-    OfuWindow w = base;
-    add_clock(w);
-    f(w);
-  }
-}
-
 // One GPU's rows, in time order, into its summary, its gaps and the overall
 // figures; at the end, the time it was down, without OFU or not recorded at
 // all becomes a problem each. Holds no row.
@@ -203,8 +148,23 @@ class GpuRows {
       return;
     }
     const double start = row.end_s - row.span_s;
-    if (start > previous_end_ + kContiguousS) gpu_.windowed.gaps.push_back({previous_end_, start});
+    if (start > previous_end_ + sinks::kContiguousWindowsS) gpu_.windowed.gaps.push_back({previous_end_, start});
     previous_end_ = row.end_s;
+  }
+
+  // An hour of windows summed (history_rollup.h): what adding each of them
+  // would do, with the gaps before and after it.
+  void Add(const StoredRollup& rollup) {
+    const sinks::StoredWindow& total = rollup.total;
+    const WindowTotals totals = sinks::TotalsOfRollup(rollup);
+    summarizer_.Add(totals);
+    overall_.AddTotals(gpu_, totals);
+    down_s_ += total.span_s - total.up_s;
+    without_ofu_s_ += total.up_s - total.observed_s;  // up_s >= observed_s in each of its windows
+    if (rollup.first_start_s > previous_end_ + sinks::kContiguousWindowsS) {
+      gpu_.windowed.gaps.push_back({previous_end_, rollup.first_start_s});
+    }
+    previous_end_ = total.end_s;
   }
 
   void Finish() {
@@ -359,12 +319,6 @@ class GpuIntervals {
 
 }  // namespace
 
-std::vector<OfuWindow> WindowsOfRow(const StoredWindow& row) {
-  std::vector<OfuWindow> out;
-  ForEachWindowOfRow(row, [&](const OfuWindow& w) { out.push_back(w); });
-  return out;
-}
-
 struct StoreReportBuilder::State {
   const sinks::StoredHistory& head;
   StoreReport out;
@@ -380,6 +334,17 @@ struct StoreReportBuilder::State {
   std::optional<double> first_span_s, first_full_span_s;
 
   explicit State(const sinks::StoredHistory& h) : head(h) {}
+
+  // The index of the GPU `gpu_id`, made the one being read; absent when head
+  // does not list it or it is finished already (a row out of order).
+  std::optional<std::size_t> Start(std::int64_t gpu_id) {
+    const auto found = index_of.find(gpu_id);
+    if (found == index_of.end()) return std::nullopt;
+    const std::size_t index = found->second;
+    if (index + 1 < next) return std::nullopt;
+    AdvanceTo(index);
+    return index;
+  }
 
   // Finishes GPUs until `index` is the one being read (or, with
   // head.gpus.size(), until all are finished).
@@ -423,18 +388,34 @@ StoreReportBuilder::~StoreReportBuilder() = default;
 
 std::int64_t StoreReportBuilder::rows() const { return state_->rows; }
 
+std::int64_t StoreReportBuilder::rollups() const { return state_->out.rollups; }
+
 void StoreReportBuilder::Add(const StoredWindow& row) {
   State& st = *state_;
   ++st.rows;
   if (!st.first_span_s) st.first_span_s = row.span_s;
   if (!st.first_full_span_s && !IsDownsampled(row)) st.first_full_span_s = row.span_s;
-  const auto found = st.index_of.find(row.gpu_id);
-  if (found == st.index_of.end()) return;
-  const std::size_t index = found->second;
-  if (index + 1 < st.next) return;  // a GPU already finished: out of order
-  st.AdvanceTo(index);
+  const std::optional<std::size_t> index = st.Start(row.gpu_id);
+  if (!index) return;
   st.current->Add(row);
-  if (const std::optional<double>& share = st.share_of[row.gpu_id]) st.intervals[index].Add(row, *share);
+  if (const std::optional<double>& share = st.share_of[row.gpu_id]) st.intervals[*index].Add(row, *share);
+}
+
+void StoreReportBuilder::Add(const StoredRollup& rollup) {
+  State& st = *state_;
+  st.rows += rollup.windows;
+  ++st.out.rollups;
+  st.out.windows_in_rollups += rollup.windows;
+  // Its windows are full-resolution ones (sinks::RollUp).
+  if (!st.first_span_s) st.first_span_s = rollup.first_span_s;
+  if (!st.first_full_span_s) st.first_full_span_s = rollup.first_span_s;
+  const std::optional<std::size_t> index = st.Start(rollup.total.gpu_id);
+  if (!index) return;
+  st.current->Add(rollup);
+  // All its windows are in the same job intervals (HistoryStream), those of its last.
+  if (const std::optional<double>& share = st.share_of[rollup.total.gpu_id]) {
+    st.intervals[*index].Add(rollup.total, *share);
+  }
 }
 
 StoreReport StoreReportBuilder::Finish() {
@@ -472,19 +453,25 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
 }
 
 Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const sinks::HistoryQuery& query,
-                                            const GpuSpecDatabase& specs) {
-  OFU_ASSIGN_OR_RETURN(auto stream, sinks::HistoryStream::Open(path, query));
+                                            const GpuSpecDatabase& specs, const StoreReadOptions& options) {
+  OFU_ASSIGN_OR_RETURN(auto stream, sinks::HistoryStream::Open(path, query, options.rollups));
   StreamedStoreReport out;
   out.head = stream->history();
   StoreReportBuilder builder(out.head, specs);
   StoredWindow row;
+  StoredRollup rollup;
   while (true) {
-    OFU_ASSIGN_OR_RETURN(bool more, stream->Next(row));
-    if (!more) break;
-    builder.Add(row);
+    OFU_ASSIGN_OR_RETURN(sinks::HistoryStream::Item item, stream->Next(row, rollup));
+    if (item == sinks::HistoryStream::Item::kEnd) break;
+    if (item == sinks::HistoryStream::Item::kWindow) {
+      builder.Add(row);
+    } else {
+      builder.Add(rollup);
+    }
   }
   out.report = builder.Finish();
   out.rows = builder.rows();
+  out.rollups = builder.rollups();
   return out;
 }
 

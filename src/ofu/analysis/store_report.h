@@ -75,6 +75,10 @@ struct StoreReport {
   // taken from each scrape; percentiles are of these windows. The
   // history's StoredHistory::step_s.
   double step_s = 0;
+  // > 0: this many of the windows were read as `rollups` hourly sums of the
+  // store (sinks/history_rollup.h): percentiles within half a histogram bin.
+  std::int64_t rollups = 0;
+  std::int64_t windows_in_rollups = 0;
 };
 
 // `specs` must outlive the returned report (GpuReport::spec points into it).
@@ -108,7 +112,12 @@ class StoreReportBuilder {
   // of a GPU listed before the one being read breaks this contract and is
   // left out.
   void Add(const sinks::StoredWindow& row);
-  std::int64_t rows() const;  // rows added
+  // An hour of a GPU's windows summed (sinks/history_rollup.h), in the same
+  // order as its windows would be: the same as adding each of them, but
+  // percentiles, which come from its histogram (within half a bin).
+  void Add(const sinks::StoredRollup& rollup);
+  std::int64_t rows() const;     // windows added, one by one or in rollups
+  std::int64_t rollups() const;  // rollups added
   // The report; call once, after the last row.
   StoreReport Finish();
 
@@ -118,17 +127,24 @@ class StoreReportBuilder {
 };
 
 // `ofu report --store` without holding the rows: the store at `path` read
-// with sinks::HistoryStream into a StoreReportBuilder. The report equals
-// BuildStoreReport(ReadHistory(path, query), specs); `head` is that history
-// without its windows (GPUs, job intervals), `rows` how many it has.
-// Errors: ReadHistory's.
+// with sinks::HistoryStream into a StoreReportBuilder. Without rollups the
+// report equals BuildStoreReport(ReadHistory(path, query), specs); with
+// them (the default) it is the same report from the store's hourly sums where
+// it has them, to floating-point rounding, with percentiles within half a
+// histogram bin (0.05 percentage points). `head` is the history without its
+// windows (GPUs, job intervals); `rows` how many windows it has, `rollups`
+// how many hourly sums stood for some of them. Errors: ReadHistory's.
+struct StoreReadOptions {
+  bool rollups = true;
+};
 struct StreamedStoreReport {
   sinks::StoredHistory head;
   StoreReport report;
   std::int64_t rows = 0;
+  std::int64_t rollups = 0;
 };
 Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const sinks::HistoryQuery& query,
-                                            const GpuSpecDatabase& specs);
+                                            const GpuSpecDatabase& specs, const StoreReadOptions& options = {});
 
 // Totals instead of windows: what the Prometheus server sums for ofu
 // (prometheus_totals.h). `history` has the GPUs and the job intervals and no
@@ -147,9 +163,6 @@ struct HistoryTotals {
 // activity, idle fraction, coverage), without percentiles (absent: they need
 // the windows) and without gaps. Job gpu_hours come from the intervals.
 StoreReport BuildTotalsReport(const HistoryTotals& totals, const GpuSpecDatabase& specs);
-
-// The windows a stored row stands for (one, or two for a partly busy row).
-std::vector<OfuWindow> WindowsOfRow(const sinks::StoredWindow& row);
 
 // A time for --since/--until: Unix seconds ("1790000000", "1790000000.5"),
 // RFC 3339 ("2026-11-21T10:00:00Z", "2026-11-21T12:00:00+02:00", fractional

@@ -24,11 +24,7 @@ void Summarizer::Add(const OfuWindow& w, double weight) {
     if (histogram_.empty() && window_ofus_.size() < kExactPercentileWindows) {
       window_ofus_.push_back(*w.ofu);
     } else {
-      if (histogram_.empty()) {
-        histogram_.assign(kHistogramBins, 0);
-        for (double ofu : window_ofus_) AddToHistogram(ofu);
-        window_ofus_ = {};
-      }
+      UseHistogram();
       AddToHistogram(*w.ofu);
     }
     if (w.busy) {
@@ -56,6 +52,39 @@ void Summarizer::Add(const OfuWindow& w, double weight) {
     bound_tflop_ += *w.non_tensor.flops_upper_bound_tflops * span;
     bound_seconds_ += span * weight;
   }
+}
+
+void Summarizer::Add(const WindowTotals& t, double weight) {
+  tensor_weighted_ += t.tensor_active_seconds * weight;
+  tensor_seconds_ += t.tensor_seconds * weight;
+  idle_seconds_ += t.idle_seconds * weight;
+  without_clock_ += static_cast<int>(t.windows_without_clock);
+  without_tensor_ += static_cast<int>(t.windows_without_tensor);
+  ofu_weighted_ += t.ofu_seconds * weight;
+  seconds_ += t.seconds * weight;
+  active_weighted_ += t.busy_ofu_seconds * weight;
+  busy_seconds_ += t.busy_seconds * weight;
+  if (!t.ofu_bins.empty()) UseHistogram();
+  for (const auto& [bin, count] : t.ofu_bins) {
+    histogram_[static_cast<std::size_t>(std::clamp(bin, 0, kHistogramBins - 1))] += static_cast<std::uint32_t>(count);
+    windows_ += count;
+  }
+  if (t.clock_readings > 0) {
+    clock_sum_ += t.clock_sum_mhz;
+    clock_readings_ += static_cast<int>(t.clock_readings);
+    if (t.clock_min_mhz) clock_min_ = std::min(clock_min_.value_or(*t.clock_min_mhz), *t.clock_min_mhz);
+    if (t.clock_max_mhz) clock_max_ = std::max(clock_max_.value_or(*t.clock_max_mhz), *t.clock_max_mhz);
+  }
+  auto add = [weight](Mean& into, const WindowTotals::Weighted& part) {
+    into.weighted += part.value_seconds * weight;
+    into.seconds += part.seconds * weight;
+  };
+  add(fp64_, t.fp64);
+  add(fp32_, t.fp32);
+  add(fp16_, t.fp16);
+  add(share_, t.share_of_peak);
+  bound_tflop_ += t.bound_tflop;  // TFLOP are not weighted, their seconds are (as in Add of a window)
+  bound_seconds_ += t.bound_seconds * weight;
 }
 
 Summary Summarizer::Finish() const {
@@ -94,9 +123,18 @@ Summary Summarizer::Finish() const {
   return s;
 }
 
-void Summarizer::AddToHistogram(double ofu) {
+int Summarizer::HistogramBin(double ofu) {
   const double bin = std::floor(std::max(0.0, ofu) / kHistogramBinWidth);
-  ++histogram_[static_cast<std::size_t>(std::min(bin, static_cast<double>(kHistogramBins - 1)))];
+  return static_cast<int>(std::min(bin, static_cast<double>(kHistogramBins - 1)));
+}
+
+void Summarizer::AddToHistogram(double ofu) { ++histogram_[static_cast<std::size_t>(HistogramBin(ofu))]; }
+
+void Summarizer::UseHistogram() {
+  if (!histogram_.empty()) return;
+  histogram_.assign(kHistogramBins, 0);
+  for (double ofu : window_ofus_) AddToHistogram(ofu);
+  window_ofus_ = {};
 }
 
 // The rule of Percentile (linear between the ranks around q·(n − 1)), with

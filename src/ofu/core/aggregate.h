@@ -26,6 +26,11 @@
 //                  its share of one). A window without tensor data weighs its
 //                  length instead of its covered seconds.
 //
+// Windows can also come already summed (WindowTotals: a history store's
+// hourly rollup). They add what their windows would have added, except that
+// their OFUs come as histogram counts: a Summarizer given any totals gives
+// its percentiles from the histogram, within half a bin of exact.
+//
 // Absent inputs give absent outputs: with no valid window, ofu is absent.
 // Thread-safety: one Summarizer per thread.
 #pragma once
@@ -33,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "ofu/core/windows.h"
@@ -59,6 +65,33 @@ struct Summary {
   int windows_without_tensor = 0;  // clock readings but no tensor data
 };
 
+// Windows of one device summed before they reach a Summarizer: what
+// Summarizer::Add of each at weight 1 would have added. Seconds are covered
+// seconds (OfuWindow::covered_s); a window without an OFU adds only to
+// seconds_without_ofu (OverallBuilder's seconds left out), its clock and its
+// counts.
+struct WindowTotals {
+  double seconds = 0;      // with an OFU
+  double ofu_seconds = 0;  // OFU x those seconds
+  double busy_seconds = 0, busy_ofu_seconds = 0;
+  double tensor_seconds = 0;         // with tensor data
+  double tensor_active_seconds = 0;  // tensor activity x those seconds
+  double idle_seconds = 0;           // the part of tensor_seconds not busy
+  double seconds_without_ofu = 0;    // covered, or length without tensor data
+  double clock_sum_mhz = 0;          // clock x readings
+  std::int64_t clock_readings = 0;
+  std::optional<double> clock_min_mhz, clock_max_mhz;
+  std::int64_t windows_without_clock = 0, windows_without_tensor = 0;
+  // (Summarizer::HistogramBin, windows): one count per window with an OFU.
+  std::vector<std::pair<int, std::int64_t>> ofu_bins;
+  // Non-tensor figures: figure x seconds, and the seconds that have it.
+  struct Weighted {
+    double value_seconds = 0, seconds = 0;
+  };
+  Weighted fp64, fp32, fp16, share_of_peak;
+  double bound_tflop = 0, bound_seconds = 0;
+};
+
 class Summarizer {
  public:
   static constexpr std::size_t kExactPercentileWindows = 4096;
@@ -67,7 +100,12 @@ class Summarizer {
 
   // `weight` > 0: the device's share of a GPU (1 for a whole GPU).
   void Add(const OfuWindow& window, double weight = 1);
+  // Windows summed already; their seconds are weighted as Add's.
+  void Add(const WindowTotals& totals, double weight = 1);
   Summary Finish() const;
+
+  // The histogram bin of a window's OFU (0 .. kHistogramBins - 1).
+  static int HistogramBin(double ofu);
 
  private:
   double ofu_weighted_ = 0, seconds_ = 0;
@@ -84,6 +122,7 @@ class Summarizer {
   std::vector<std::uint32_t> histogram_;
   std::int64_t windows_ = 0;
   void AddToHistogram(double ofu);
+  void UseHistogram();  // from now on, counts per bin
   double HistogramPercentile(double q) const;
   int without_clock_ = 0, without_tensor_ = 0;
   // Non-tensor sums: value x weighted seconds, and the weighted seconds.

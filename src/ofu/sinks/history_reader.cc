@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -11,6 +12,7 @@
 
 #include "ofu/formats/sqlite_handles.h"
 #include "ofu/sinks/history_columns.h"
+#include "ofu/sinks/history_rollup.h"
 
 namespace ofu::sinks {
 namespace {
@@ -145,21 +147,70 @@ Status ReadGpus(const Reader& reader, int schema_version, StoredHistory& history
   return OkStatus();
 }
 
+// One GPU's rollups whose spans lie in (?2, ?3], in time order.
+Result<Stmt> PrepareRollups(const Reader& reader) {
+  return reader.Prepare(
+      fmt::format("SELECT {}, after_s, until_s, windows, first_start_s, first_span_s, clock_only_windows, "
+                  "clock_only_s, ofu_histogram FROM rollups WHERE gpu_id = ?1 AND after_s >= ?2 AND until_s <= ?3 "
+                  "ORDER BY until_s",
+                  kWindowColumns),
+      "reading rollups");
+}
+
+// Reads the columns of PrepareRollups.
+Result<StoredRollup> ColumnRollup(sqlite3_stmt* s) {
+  StoredRollup rollup;
+  rollup.total = ColumnWindow(s);
+  rollup.after_s = sqlite3_column_double(s, 22);
+  rollup.until_s = sqlite3_column_double(s, 23);
+  rollup.windows = sqlite3_column_int64(s, 24);
+  rollup.first_start_s = sqlite3_column_double(s, 25);
+  rollup.first_span_s = sqlite3_column_double(s, 26);
+  rollup.clock_only_windows = sqlite3_column_int64(s, 27);
+  rollup.clock_only_s = sqlite3_column_double(s, 28);
+  const auto* blob = static_cast<const unsigned char*>(sqlite3_column_blob(s, 29));
+  auto bins = DecodeOfuBins(blob, static_cast<std::size_t>(sqlite3_column_bytes(s, 29)));
+  if (!bins.ok()) {
+    return Error::MalformedInput("rollup of GPU {} for the windows ending in ({}, {}]: {}", rollup.total.gpu_id,
+                                 rollup.after_s, rollup.until_s, bins.error().message);
+  }
+  rollup.ofu_bins = std::move(*bins);
+  return rollup;
+}
+
+// Whether the stream may hand over a rollup of the windows ending in
+// (after_s, until_s] instead of them (HistoryStream, in the header).
+// `intervals` are the GPU's job intervals as read (with a job: the job's).
+bool RollupUsable(double after_s, double until_s, const std::vector<const StoredJob*>& intervals, bool one_job) {
+  bool inside_the_job = false;
+  for (const StoredJob* job : intervals) {
+    const double end = job->end_s.value_or(std::numeric_limits<double>::infinity());
+    if ((job->start_s > after_s && job->start_s < until_s) || (end > after_s && end < until_s)) return false;
+    if (job->start_s <= after_s && end >= until_s) inside_the_job = true;
+  }
+  return !one_job || inside_the_job;
+}
+
 }  // namespace
 
 struct HistoryStream::Connection {
   std::string path;
   Db db;
-  Stmt windows;  // PrepareWindows
+  Stmt windows;                                                        // PrepareWindows
+  Stmt rollups;                                                        // PrepareRollups; none without rollups
+  std::map<std::int64_t, std::vector<const StoredJob*>> intervals_of;  // gpu id -> its intervals in history_.jobs
   Reader reader() const { return Reader(path, db.get()); }
 };
 
 HistoryStream::HistoryStream(StoredHistory history, std::unique_ptr<Connection> connection)
-    : history_(std::move(history)), connection_(std::move(connection)) {}
+    : history_(std::move(history)), connection_(std::move(connection)) {
+  for (const StoredJob& job : history_.jobs) connection_->intervals_of[job.gpu_id].push_back(&job);
+}
 
 HistoryStream::~HistoryStream() = default;  // closing the connection ends its read transaction
 
-Result<std::unique_ptr<HistoryStream>> HistoryStream::Open(const std::string& path, const HistoryQuery& query) {
+Result<std::unique_ptr<HistoryStream>> HistoryStream::Open(const std::string& path, const HistoryQuery& query,
+                                                           bool rollups) {
   auto connection = std::make_unique<Connection>();
   connection->path = path;
   sqlite3* raw_db = nullptr;
@@ -186,40 +237,96 @@ Result<std::unique_ptr<HistoryStream>> HistoryStream::Open(const std::string& pa
   OFU_RETURN_IF_ERROR(ReadGpus(reader, schema_version, history));
   OFU_ASSIGN_OR_RETURN(connection->windows, PrepareWindows(reader, schema_version));
   BindQuery(connection->windows.get(), query);
+  if (rollups && schema_version >= 5) {
+    OFU_ASSIGN_OR_RETURN(connection->rollups, PrepareRollups(reader));
+  }
   return std::unique_ptr<HistoryStream>(new HistoryStream(std::move(history), std::move(connection)));
 }
 
-Result<bool> HistoryStream::Next(StoredWindow& row) {
+Status HistoryStream::PlanGpu(std::int64_t gpu_id) {
+  pieces_.clear();
+  next_piece_ = 0;
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  double after = history_.query.since_s.value_or(-kInfinity);
+  double until = history_.query.until_s.value_or(kInfinity);
+  const auto found = connection_->intervals_of.find(gpu_id);
+  static const std::vector<const StoredJob*> kNone;
+  const std::vector<const StoredJob*>& intervals = found != connection_->intervals_of.end() ? found->second : kNone;
+  const bool one_job = history_.query.job_id.has_value();
+  if (one_job) {
+    // Only the span of the job's intervals on this GPU can hold its rows:
+    // a narrower range of the primary key than (since, until].
+    double first = kInfinity, last = -kInfinity;
+    for (const StoredJob* job : intervals) {
+      first = std::min(first, job->start_s);
+      last = std::max(last, job->end_s.value_or(kInfinity));
+    }
+    if (first > last) return OkStatus();  // none here: no row of the job either
+    after = std::max(after, first);
+    until = std::min(until, last);
+  }
+  sqlite3_stmt* s = connection_->rollups.get();
+  if (s != nullptr) {
+    sqlite3_reset(s);
+    sqlite3_bind_int64(s, 1, gpu_id);
+    sqlite3_bind_double(s, 2, after);
+    sqlite3_bind_double(s, 3, until);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+      if (!RollupUsable(sqlite3_column_double(s, 22), sqlite3_column_double(s, 23), intervals, one_job)) continue;
+      OFU_ASSIGN_OR_RETURN(StoredRollup rollup, ColumnRollup(s));
+      // The windows before it, one by one, then it.
+      const double covered = pieces_.empty() ? after : pieces_.back().until_s;
+      if (rollup.after_s > covered) pieces_.push_back({covered, rollup.after_s, std::nullopt});
+      const double after_s = rollup.after_s, until_s = rollup.until_s;
+      pieces_.push_back({after_s, until_s, std::move(rollup)});
+    }
+    if (step != SQLITE_DONE) return connection_->reader().Fail("reading rollups");
+  }
+  const double covered = pieces_.empty() ? after : pieces_.back().until_s;
+  if (pieces_.empty() || covered < until) pieces_.push_back({covered, until, std::nullopt});
+  return OkStatus();
+}
+
+Result<HistoryStream::Item> HistoryStream::Next(StoredWindow& row, StoredRollup& rollup) {
   sqlite3_stmt* s = connection_->windows.get();
   while (true) {
-    if (reading_gpu_) {
+    if (reading_windows_) {
       const int step = sqlite3_step(s);
       if (step == SQLITE_ROW) {
         row = ColumnWindow(s);
-        return true;
+        return Item::kWindow;
       }
       if (step != SQLITE_DONE) return connection_->reader().Fail("reading windows");
-      reading_gpu_ = false;
+      reading_windows_ = false;
     }
-    if (next_gpu_ == history_.gpus.size()) return false;
+    if (next_piece_ == pieces_.size()) {
+      if (next_gpu_ == history_.gpus.size()) return Item::kEnd;
+      OFU_RETURN_IF_ERROR(PlanGpu(history_.gpus[next_gpu_++].id));
+      continue;
+    }
+    Piece& piece = pieces_[next_piece_++];
+    if (piece.rollup) {
+      rollup = std::move(*piece.rollup);
+      return Item::kRollup;
+    }
     sqlite3_reset(s);
-    const std::int64_t gpu = history_.gpus[next_gpu_++].id;
-    if (history_.query.job_id) {
-      // Only the span of the job's intervals on this GPU can hold its rows:
-      // a narrower range of the primary key than (since, until].
-      double first = std::numeric_limits<double>::infinity(), last = -first;
-      for (const StoredJob& job : history_.jobs) {
-        if (job.gpu_id != gpu || job.job_id != *history_.query.job_id) continue;
-        first = std::min(first, job.start_s);
-        last = std::max(last, job.end_s.value_or(std::numeric_limits<double>::infinity()));
-      }
-      if (first > last) continue;  // none here: no row of the job either
-      sqlite3_bind_double(s, 1, std::max(history_.query.since_s.value_or(first), first));
-      sqlite3_bind_double(s, 2, std::min(history_.query.until_s.value_or(last), last));
-    }
-    sqlite3_bind_int64(s, 4, gpu);
-    reading_gpu_ = true;
+    sqlite3_bind_double(s, 1, piece.after_s);
+    sqlite3_bind_double(s, 2, piece.until_s);
+    sqlite3_bind_int64(s, 4, history_.gpus[next_gpu_ - 1].id);
+    reading_windows_ = true;
   }
+}
+
+Result<bool> HistoryStream::Next(StoredWindow& row) {
+  if (connection_->rollups.get() != nullptr) {
+    // A rollup here would have to be dropped, and its windows with it.
+    return Error::InvalidArgument("history store {}: a stream opened with rollups is read with Next(row, rollup)",
+                                  history_.path);
+  }
+  StoredRollup unused;
+  OFU_ASSIGN_OR_RETURN(Item item, Next(row, unused));
+  return item == Item::kWindow;  // without rollups: windows, then the end
 }
 
 Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query) {

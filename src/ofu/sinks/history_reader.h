@@ -34,6 +34,19 @@
 //   jobs     job intervals per GPU: (start_s, end_s] with the job's identity;
 //            end_s NULL while the job runs. A window belongs to a job when
 //            its end lies inside one of the job's intervals on that GPU.
+//   rollups  (schema version 5) per GPU and closed hour (aligned to the
+//            epoch), one row per part of the hour between job interval
+//            boundaries, (after_s, until_s] (the whole hour when no boundary
+//            is inside it), summing the windows ending in it so that a report
+//            over weeks need not read each of them (history_rollup.h): the
+//            window columns hold their sum as a downsampled row does (end_s the end of the last window), with
+//            windows (how many), first_start_s and first_span_s (the start
+//            and length of the first), clock_only_windows and
+//            clock_only_s (windows with a clock but no OFU), and ofu_histogram
+//            (the windows' OFUs in Summarizer bins). A part has a rollup only
+//            when its windows are contiguous, full resolution and alike in
+//            which pipes they have; the windows stay, so a rollup is never the
+//            only copy of anything.
 //
 // ReadHistory opens the file read-only; it works while an agent writes it
 // (WAL: readers see the last committed batch and never block the writer).
@@ -47,6 +60,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ofu/core/result.h"
@@ -60,7 +74,9 @@ namespace ofu::sinks {
 // with them empty (whole GPUs), as they were written.
 // Version 4 added the CUDA-core pipes and the non-tensor bound; older rows
 // read them as NULL (not measured).
-inline constexpr int kHistorySchemaVersion = 4;
+// Version 5 added the hourly rollups; an older store has none, and is read
+// window by window.
+inline constexpr int kHistorySchemaVersion = 5;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
 // Bits of StoredWindow::flags.
@@ -116,6 +132,25 @@ struct StoredWindow {
   friend bool operator==(const StoredWindow&, const StoredWindow&) = default;
 };
 
+// A closed hour of one GPU's windows, or a part of it, summed (the `rollups` table;
+// history_rollup.h makes them and says what they stand for).
+struct StoredRollup {
+  // It sums the windows ending in (after_s, until_s]: an hour, or the part of
+  // one between job interval boundaries.
+  double after_s = 0;
+  double until_s = 0;
+  double first_start_s = 0;             // start of its first window
+  double first_span_s = 0;              // the length of its first window
+  std::int64_t windows = 0;             // windows summed
+  StoredWindow total;                   // the windows summed (kHistoryDownsampled); end_s: the last one's end
+  std::int64_t clock_only_windows = 0;  // windows with a clock reading but no OFU
+  double clock_only_s = 0;              // their seconds
+  // (Summarizer::HistogramBin, windows): the OFUs of the windows that have one.
+  std::vector<std::pair<int, std::int64_t>> ofu_bins;
+
+  friend bool operator==(const StoredRollup&, const StoredRollup&) = default;
+};
+
 struct StoredJob {
   std::int64_t gpu_id = 0;
   std::string job_id;
@@ -145,12 +180,6 @@ struct StoredHistory {
   double step_s = 0;
 };
 
-// Reads what `query` selects. kIo when the file cannot be opened or read,
-// kMalformedInput when it is not an ofu history store or has a schema
-// version this build does not know (versions 1 and 2 are read). An empty selection is not an error.
-// Holds every window in memory: HistoryStream reads the same without that.
-Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query);
-
 // What ReadHistory reads, for readers that must not hold every window
 // (`ofu report --store` over 10^8 of them): Open reads the GPUs and the job
 // intervals (history(), whose windows stay empty); Next then hands over the
@@ -158,15 +187,26 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
 // of it is read in one read transaction, so it is one committed state.
 // ReadHistory is Open, then Next until the end.
 //
-// Memory: the GPUs, the intervals and SQLite's page cache (its default,
-// about 2 MiB), however many windows there are. Each GPU's windows are
-// read by its primary key, (gpu_id, end_s): no sort.
+// With `rollups`, Next also hands over rollups (history_rollup.h) instead of
+// the windows they sum, in the same order (a rollup where its windows would
+// be), for each rollup whose span (after_s, until_s]
+//   - lies wholly inside the query's range (and with a job, inside one of
+//     the job's intervals on that GPU), and
+//   - has no job interval on that GPU starting or ending inside it,
+// so that every window it sums is selected, and belongs to the same jobs.
+// The other hours' windows come one by one. A store before schema 5 has no
+// rollups.
+//
+// Memory: the GPUs, the intervals, one GPU's rollups and SQLite's page cache
+// (its default, about 2 MiB), however many windows there are. Each GPU's
+// windows are read by its primary key, (gpu_id, end_s): no sort.
 //
 // Ownership: owns its read-only connection. Thread-safety: one thread at a time.
 class HistoryStream {
  public:
   // Errors as ReadHistory's.
-  static Result<std::unique_ptr<HistoryStream>> Open(const std::string& path, const HistoryQuery& query);
+  static Result<std::unique_ptr<HistoryStream>> Open(const std::string& path, const HistoryQuery& query,
+                                                     bool rollups = false);
   ~HistoryStream();
   HistoryStream(const HistoryStream&) = delete;
   HistoryStream& operator=(const HistoryStream&) = delete;
@@ -174,18 +214,39 @@ class HistoryStream {
   // path, query, GPUs and job intervals as ReadHistory gives them; no windows.
   const StoredHistory& history() const { return history_; }
 
-  // The next window into `row`: true, or false after the last (then `row`
-  // is unchanged). kIo when the file cannot be read.
+  enum class Item { kEnd, kWindow, kRollup };
+  // The next window into `row` (kWindow) or rollup into `rollup` (kRollup),
+  // or kEnd after the last (then both are unchanged). kIo when the file
+  // cannot be read, kMalformedInput when a rollup's histogram is not valid.
+  Result<Item> Next(StoredWindow& row, StoredRollup& rollup);
+  // Windows only: for a stream opened without rollups (kInvalidArgument for
+  // one opened with them, whose rollups it would drop). True for a window,
+  // false after the last.
   Result<bool> Next(StoredWindow& row);
 
  private:
   struct Connection;
+  // A GPU's part of the stream: its windows in (after_s, until_s], or one of its rollups.
+  struct Piece {
+    double after_s = 0, until_s = 0;
+    std::optional<StoredRollup> rollup;
+  };
   HistoryStream(StoredHistory history, std::unique_ptr<Connection> connection);
+  Status PlanGpu(std::int64_t gpu_id);  // pieces_ for the GPU
 
   StoredHistory history_;
   std::unique_ptr<Connection> connection_;
-  std::size_t next_gpu_ = 0;  // index into history_.gpus of the GPU to read next
-  bool reading_gpu_ = false;  // the windows statement is bound to history_.gpus[next_gpu_ - 1]
+  std::size_t next_gpu_ = 0;      // index into history_.gpus of the GPU to read next
+  std::vector<Piece> pieces_;     // of the GPU being read
+  std::size_t next_piece_ = 0;    // index into pieces_ of the piece to read next
+  bool reading_windows_ = false;  // the windows statement is bound to pieces_[next_piece_ - 1]
 };
+
+// Reads what `query` selects. kIo when the file cannot be opened or read,
+// kMalformedInput when it is not an ofu history store or has a schema
+// version this build does not know (versions 1 to 5 are read). An empty
+// selection is not an error. Holds every window in memory: HistoryStream
+// reads the same without that.
+Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query);
 
 }  // namespace ofu::sinks

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,7 @@
 
 #include "ofu/formats/sqlite_handles.h"
 #include "ofu/sinks/history_columns.h"
+#include "ofu/sinks/history_rollup.h"
 #include "ofu/sinks/window_counters.h"
 
 namespace ofu::sinks {
@@ -38,7 +40,25 @@ CREATE TABLE gpus(
   mig_instance TEXT NOT NULL DEFAULT '');
 CREATE TABLE windows(
   gpu_id INTEGER NOT NULL REFERENCES gpus(id),
-  end_s REAL NOT NULL,
+  {window_columns},
+  PRIMARY KEY(gpu_id, end_s)) WITHOUT ROWID;
+CREATE INDEX windows_by_end ON windows(end_s);
+CREATE TABLE jobs(
+  gpu_id INTEGER NOT NULL REFERENCES gpus(id),
+  job_id TEXT NOT NULL,
+  user TEXT NOT NULL,
+  job_name TEXT NOT NULL,
+  scheduler TEXT NOT NULL,
+  start_s REAL NOT NULL,
+  end_s REAL);
+CREATE INDEX jobs_by_job ON jobs(job_id);
+CREATE INDEX jobs_by_gpu ON jobs(gpu_id, end_s);
+{rollups}
+)sql";
+
+// The columns of a window after its GPU, in the `windows` and `rollups`
+// tables alike (history_columns.h reads and binds them).
+constexpr const char* kWindowColumnDefinitions = R"sql(end_s REAL NOT NULL,
   span_s REAL NOT NULL,
   observed_s REAL NOT NULL,
   utilized_s REAL NOT NULL,
@@ -58,20 +78,30 @@ CREATE TABLE windows(
   fp32_active_s REAL,
   fp16_active_s REAL,
   non_tensor_tflop REAL,
-  non_tensor_peak_s REAL,
-  PRIMARY KEY(gpu_id, end_s)) WITHOUT ROWID;
-CREATE INDEX windows_by_end ON windows(end_s);
-CREATE TABLE jobs(
+  non_tensor_peak_s REAL)sql";
+
+// Schema version 5: the hourly rollups (history_rollup.h).
+constexpr const char* kRollupsTable = R"sql(CREATE TABLE rollups(
   gpu_id INTEGER NOT NULL REFERENCES gpus(id),
-  job_id TEXT NOT NULL,
-  user TEXT NOT NULL,
-  job_name TEXT NOT NULL,
-  scheduler TEXT NOT NULL,
-  start_s REAL NOT NULL,
-  end_s REAL);
-CREATE INDEX jobs_by_job ON jobs(job_id);
-CREATE INDEX jobs_by_gpu ON jobs(gpu_id, end_s);
-)sql";
+  after_s REAL NOT NULL,
+  until_s REAL NOT NULL,
+  windows INTEGER NOT NULL,
+  first_start_s REAL NOT NULL,
+  first_span_s REAL NOT NULL,
+  clock_only_windows INTEGER NOT NULL,
+  clock_only_s REAL NOT NULL,
+  ofu_histogram BLOB NOT NULL,
+  {window_columns},
+  PRIMARY KEY(gpu_id, until_s)) WITHOUT ROWID;)sql";
+
+std::string RollupsTable() {
+  return fmt::format(fmt::runtime(kRollupsTable), fmt::arg("window_columns", kWindowColumnDefinitions));
+}
+
+std::string Schema() {
+  return fmt::format(fmt::runtime(kSchema), fmt::arg("window_columns", kWindowColumnDefinitions),
+                     fmt::arg("rollups", RollupsTable()));
+}
 
 constexpr const char* kInsertWindow = R"sql(
 INSERT INTO windows(gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s,
@@ -117,40 +147,6 @@ ALTER TABLE windows ADD COLUMN non_tensor_tflop REAL;
 ALTER TABLE windows ADD COLUMN non_tensor_peak_s REAL;
 UPDATE meta SET value = '4' WHERE key = 'schema_version';
 )sql";
-
-// A sum of optional seconds: absent only while every part is absent.
-void AddOptional(std::optional<double>& into, const std::optional<double>& part) {
-  if (part) into = into.value_or(0) + *part;
-}
-
-// Folds `w` into the sum `into` (a downsampled row).
-void AddInto(StoredWindow& into, const StoredWindow& w) {
-  into.span_s += w.span_s;
-  into.observed_s += w.observed_s;
-  into.utilized_s += w.utilized_s;
-  into.busy_s += w.busy_s;
-  into.busy_utilized_s += w.busy_utilized_s;
-  into.tensor_active_s += w.tensor_active_s;
-  into.up_s += w.up_s;
-  into.flags |= w.flags | kHistoryDownsampled;
-  AddOptional(into.hmma_active_s, w.hmma_active_s);
-  AddOptional(into.imma_active_s, w.imma_active_s);
-  AddOptional(into.dfma_active_s, w.dfma_active_s);
-  AddOptional(into.fp64_active_s, w.fp64_active_s);
-  AddOptional(into.fp32_active_s, w.fp32_active_s);
-  AddOptional(into.fp16_active_s, w.fp16_active_s);
-  AddOptional(into.non_tensor_tflop, w.non_tensor_tflop);
-  AddOptional(into.non_tensor_peak_s, w.non_tensor_peak_s);
-  if (w.clock_mhz && w.clock_windows > 0) {
-    const double sum = into.clock_mhz.value_or(0) * static_cast<double>(into.clock_windows) +
-                       *w.clock_mhz * static_cast<double>(w.clock_windows);
-    into.clock_windows += w.clock_windows;
-    into.clock_mhz = sum / static_cast<double>(into.clock_windows);
-    const double lo = w.clock_min_mhz.value_or(*w.clock_mhz), hi = w.clock_max_mhz.value_or(*w.clock_mhz);
-    into.clock_min_mhz = std::min(into.clock_min_mhz.value_or(lo), lo);
-    into.clock_max_mhz = std::max(into.clock_max_mhz.value_or(hi), hi);
-  }
-}
 
 bool SameJob(const attribution::JobInfo& job, const std::string& job_id, const std::string& user,
              const std::string& job_name, const std::string& scheduler) {
@@ -198,6 +194,7 @@ HistoryStore::HistoryStore(HistoryOptions options, sources::Clock& clock, sqlite
 
 struct HistoryStore::WindowStatements {
   Stmt begin, commit, upsert_gpu, insert_window, close_job, open_job;
+  Stmt newest_end, hour_rows, insert_rollup, delete_rollups, job_cuts;  // rollups
 };
 
 HistoryStore::~HistoryStore() {
@@ -208,22 +205,39 @@ HistoryStore::~HistoryStore() {
 Status HistoryStore::PrepareWindowStatements() {
   if (statements_ != nullptr) return OkStatus();
   auto statements = std::make_unique<WindowStatements>();
-  for (auto [sql, stmt] : {std::pair{"BEGIN IMMEDIATE", &statements->begin}, std::pair{"COMMIT", &statements->commit},
-                           std::pair{"INSERT INTO gpus(uuid, gpu_index, model, sku, architecture, hostname, "
-                                     "mig_profile, mig_instance) "
-                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(uuid) DO UPDATE SET "
-                                     "gpu_index = excluded.gpu_index, model = excluded.model, sku = excluded.sku, "
-                                     "architecture = excluded.architecture, hostname = excluded.hostname, "
-                                     "mig_profile = excluded.mig_profile, mig_instance = excluded.mig_instance "
-                                     "RETURNING id",
-                                     &statements->upsert_gpu},
-                           std::pair{kInsertWindow, &statements->insert_window},
-                           std::pair{"UPDATE jobs SET end_s = ?2 WHERE rowid = ?1", &statements->close_job},
-                           std::pair{"INSERT INTO jobs(gpu_id, job_id, user, job_name, scheduler, start_s) "
-                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                                     &statements->open_job}}) {
+  const std::string select_rows = fmt::format(
+      "SELECT {} FROM windows WHERE gpu_id = ?1 AND end_s > ?2 AND end_s <= ?3 ORDER BY end_s", kWindowColumns);
+  const std::string insert_rollup = fmt::format(
+      "INSERT INTO rollups({}, after_s, until_s, windows, first_start_s, first_span_s, clock_only_windows, "
+      "clock_only_s, ofu_histogram) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+      "?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
+      kWindowColumns);
+  using Named = std::pair<std::string, Stmt*>;
+  for (auto [sql, stmt] :
+       {Named{"BEGIN IMMEDIATE", &statements->begin}, Named{"COMMIT", &statements->commit},
+        Named{"INSERT INTO gpus(uuid, gpu_index, model, sku, architecture, hostname, "
+              "mig_profile, mig_instance) "
+              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(uuid) DO UPDATE SET "
+              "gpu_index = excluded.gpu_index, model = excluded.model, sku = excluded.sku, "
+              "architecture = excluded.architecture, hostname = excluded.hostname, "
+              "mig_profile = excluded.mig_profile, mig_instance = excluded.mig_instance "
+              "RETURNING id",
+              &statements->upsert_gpu},
+        Named{kInsertWindow, &statements->insert_window},
+        Named{"UPDATE jobs SET end_s = ?2 WHERE rowid = ?1", &statements->close_job},
+        Named{"INSERT INTO jobs(gpu_id, job_id, user, job_name, scheduler, start_s) "
+              "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+              &statements->open_job},
+        Named{"SELECT max(end_s) FROM windows WHERE gpu_id = ?1", &statements->newest_end},
+        Named{select_rows, &statements->hour_rows}, Named{insert_rollup, &statements->insert_rollup},
+        Named{"DELETE FROM rollups WHERE gpu_id = ?1 AND until_s > ?2 AND until_s <= ?3", &statements->delete_rollups},
+        Named{"SELECT start_s FROM jobs WHERE gpu_id = ?1 AND start_s > ?2 AND start_s < ?3 UNION "
+              "SELECT end_s FROM jobs WHERE gpu_id = ?1 AND end_s > ?2 AND end_s < ?3 ORDER BY 1",
+              &statements->job_cuts}}) {
     sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(db_, sql, -1, &raw, nullptr) != SQLITE_OK) return WriteError("preparing a statement");
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+      return WriteError("preparing a statement");
+    }
     stmt->reset(raw);
   }
   statements_ = std::move(statements);
@@ -337,10 +351,11 @@ Status HistoryStore::Initialize() {
     }
     Stmt stmt(raw);
     if (sqlite3_step(raw) == SQLITE_ROW) version = ColumnText(raw, 0);
-    // Upgrades run in turn: a version 1 store becomes 2, then 3, then 4.
+    // Upgrades run in turn: a version 1 store becomes 2, then 3, 4 and 5.
     const bool from_1 = version == "1";
     const bool from_2 = from_1 || version == "2";
     const bool from_3 = from_2 || version == "3";
+    const bool from_4 = from_3 || version == "4";
     if (from_1) {
       if (Status s = Exec(kUpgradeFrom1, "upgrading the schema from version 1"); !s.ok()) return fail(s.error());
     }
@@ -349,6 +364,11 @@ Status HistoryStore::Initialize() {
     }
     if (from_3) {
       if (Status s = Exec(kUpgradeFrom3, "upgrading the schema from version 3"); !s.ok()) return fail(s.error());
+    }
+    if (from_4) {
+      // The hours stored so far get no rollup: they are read window by window.
+      const std::string upgrade = RollupsTable() + "UPDATE meta SET value = '5' WHERE key = 'schema_version';";
+      if (Status s = Exec(upgrade.c_str(), "upgrading the schema from version 4"); !s.ok()) return fail(s.error());
     } else if (version != std::to_string(kHistorySchemaVersion)) {
       return fail(Error::MalformedInput("history store {}: schema version {}, this ofu reads versions {} to {}",
                                         options_.path, version.value_or("(none)"), kOldestReadableSchemaVersion,
@@ -358,7 +378,7 @@ Status HistoryStore::Initialize() {
     const std::string create = fmt::format(
         "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
         "INSERT INTO meta VALUES('schema_version', '{}');{}",
-        kHistorySchemaVersion, kSchema);
+        kHistorySchemaVersion, Schema());
     if (Status s = Exec(create.c_str(), "creating the schema"); !s.ok()) return fail(s.error());
   }
   // Intervals a previous run left open end at that GPU's last stored window.
@@ -383,8 +403,124 @@ Status HistoryStore::Initialize() {
   return OkStatus();
 }
 
+Result<std::optional<double>> HistoryStore::NewestEnd(std::int64_t gpu_id,
+                                                      const std::map<std::int64_t, double>& newest_ends) {
+  if (const auto known = newest_ends.find(gpu_id); known != newest_ends.end()) return std::optional(known->second);
+  sqlite3_stmt* s = statements_->newest_end.get();
+  sqlite3_reset(s);
+  sqlite3_bind_int64(s, 1, gpu_id);
+  if (sqlite3_step(s) != SQLITE_ROW) return WriteError("reading a GPU's newest window");
+  std::optional<double> newest = ColumnOptional(s, 0);
+  sqlite3_reset(s);
+  return newest;
+}
+
+Status HistoryStore::RollUpAfter(std::int64_t gpu_id, std::optional<double> newest_s, double end_s) {
+  if (!newest_s) return OkStatus();  // the GPU's first window: no hour closed
+  const double hour = RollupHourEnd(end_s), newest_hour = RollupHourEnd(*newest_s);
+  if (hour > newest_hour) {
+    // The hours up to this window's are closed; the window before it was in the last of them.
+    return RollUpHours(gpu_id, newest_hour - kRollupSpanS, hour - kRollupSpanS);
+  }
+  if (hour < newest_hour) return RollUpHours(gpu_id, hour - kRollupSpanS, hour);  // late, into a closed hour
+  return OkStatus();
+}
+
+Status HistoryStore::RollUpHours(std::int64_t gpu_id, double after_s, double until_s) {
+  WindowStatements& st = *statements_;
+  sqlite3_stmt* s = st.hour_rows.get();
+  sqlite3_reset(s);
+  sqlite3_bind_int64(s, 1, gpu_id);
+  sqlite3_bind_double(s, 2, after_s);
+  sqlite3_bind_double(s, 3, until_s);
+  std::vector<StoredWindow> hour_rows;
+  double hour = NAN;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    StoredWindow row = ColumnWindow(s);
+    if (RollupHourEnd(row.end_s) != hour) {
+      if (Status written = RollUpHour(gpu_id, hour, hour_rows); !written.ok()) {
+        sqlite3_reset(s);
+        return written;
+      }
+      hour_rows.clear();
+      hour = RollupHourEnd(row.end_s);
+    }
+    hour_rows.push_back(std::move(row));
+  }
+  sqlite3_reset(s);
+  if (rc != SQLITE_DONE) return WriteError("reading windows to roll up");
+  return RollUpHour(gpu_id, hour, hour_rows);
+}
+
+Status HistoryStore::RollUpHour(std::int64_t gpu_id, double hour_end_s, const std::vector<StoredWindow>& rows) {
+  if (rows.empty()) return OkStatus();
+  WindowStatements& st = *statements_;
+  const double hour_start_s = hour_end_s - kRollupSpanS;
+  // What was rolled up before (without a late window, or a job's end) is replaced.
+  sqlite3_stmt* d = st.delete_rollups.get();
+  sqlite3_reset(d);
+  sqlite3_bind_int64(d, 1, gpu_id);
+  sqlite3_bind_double(d, 2, hour_start_s);
+  sqlite3_bind_double(d, 3, hour_end_s);
+  OFU_RETURN_IF_ERROR(Step(d, "deleting rollups"));
+  // The hour is cut where a job interval of the GPU starts or ends inside it.
+  std::vector<double> cuts = {hour_start_s};
+  sqlite3_stmt* c = st.job_cuts.get();
+  sqlite3_reset(c);
+  sqlite3_bind_int64(c, 1, gpu_id);
+  sqlite3_bind_double(c, 2, hour_start_s);
+  sqlite3_bind_double(c, 3, hour_end_s);
+  int rc;
+  while ((rc = sqlite3_step(c)) == SQLITE_ROW) cuts.push_back(sqlite3_column_double(c, 0));
+  sqlite3_reset(c);
+  if (rc != SQLITE_DONE) return WriteError("reading job intervals to roll up");
+  cuts.push_back(hour_end_s);
+  auto row = rows.begin();
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    std::vector<StoredWindow> part;
+    while (row != rows.end() && row->end_s <= cuts[k + 1]) part.push_back(*row++);
+    const std::optional<StoredRollup> rollup = RollUp(part, cuts[k], cuts[k + 1]);
+    if (!rollup) continue;  // its windows are read one by one
+    sqlite3_stmt* i = st.insert_rollup.get();
+    sqlite3_reset(i);
+    BindWindow(i, rollup->total);
+    sqlite3_bind_double(i, 23, rollup->after_s);
+    sqlite3_bind_double(i, 24, rollup->until_s);
+    sqlite3_bind_int64(i, 25, rollup->windows);
+    sqlite3_bind_double(i, 26, rollup->first_start_s);
+    sqlite3_bind_double(i, 27, rollup->first_span_s);
+    sqlite3_bind_int64(i, 28, rollup->clock_only_windows);
+    sqlite3_bind_double(i, 29, rollup->clock_only_s);
+    const std::string bins = EncodeOfuBins(rollup->ofu_bins);
+    sqlite3_bind_blob(i, 30, bins.data(), static_cast<int>(bins.size()), SQLITE_TRANSIENT);
+    OFU_RETURN_IF_ERROR(Step(i, "storing a rollup"));
+  }
+  return OkStatus();
+}
+
+Status HistoryStore::RollUpClosedHours() {
+  OFU_RETURN_IF_ERROR(PrepareWindowStatements());
+  OFU_RETURN_IF_ERROR(Step(statements_->begin.get(), "starting a transaction"));
+  Status status = OkStatus();
+  for (const auto& [uuid, gpu] : gpus_) {
+    auto newest = NewestEnd(gpu.id, newest_ends_);
+    if (!newest.ok()) {
+      status = newest.error();
+      break;
+    }
+    if (!*newest) continue;
+    status = RollUpHours(gpu.id, -std::numeric_limits<double>::infinity(), RollupHourEnd(**newest) - kRollupSpanS);
+    if (!status.ok()) break;
+  }
+  if (status.ok()) status = Step(statements_->commit.get(), "committing rollups");
+  if (!status.ok() && sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  return status;
+}
+
 Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, StoredGpu>& gpus,
-                                std::map<std::int64_t, OpenJob>& open_jobs) {
+                                std::map<std::int64_t, OpenJob>& open_jobs,
+                                std::map<std::int64_t, double>& newest_ends) {
   OFU_RETURN_IF_ERROR(PrepareWindowStatements());
   WindowStatements& st = *statements_;
   const double window_start_s = batch.end_s - batch.window_s;
@@ -420,6 +556,7 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
 
     StoredWindow row = RowOfWindow(window, batch.end_s, batch.window_s);
     row.gpu_id = gpu.id;
+    OFU_ASSIGN_OR_RETURN(std::optional<double> newest, NewestEnd(gpu.id, newest_ends));
     sqlite3_reset(st.insert_window.get());
     BindWindow(st.insert_window.get(), row);
     if (sqlite3_step(st.insert_window.get()) != SQLITE_DONE) return WriteError("storing a window");
@@ -451,6 +588,9 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
       open_jobs[gpu.id] = OpenJob{sqlite3_last_insert_rowid(db_), info.job_id, info.user, info.job_name,
                                   info.scheduler};
     }
+    // After the job's interval opened or closed: an hour that closes now is cut where it did.
+    OFU_RETURN_IF_ERROR(RollUpAfter(gpu.id, newest, row.end_s));
+    newest_ends[gpu.id] = std::max(newest.value_or(row.end_s), row.end_s);
   }
   return OkStatus();
 }
@@ -459,9 +599,10 @@ Status HistoryStore::Consume(const WindowBatch& batch) {
   // The caches change only with a committed transaction.
   std::map<std::string, StoredGpu> gpus = gpus_;
   std::map<std::int64_t, OpenJob> open_jobs = open_jobs_;
+  std::map<std::int64_t, double> newest_ends = newest_ends_;
   Status written = PrepareWindowStatements();
   if (written.ok()) written = Step(statements_->begin.get(), "starting a transaction");
-  if (written.ok()) written = WriteBatch(batch, gpus, open_jobs);
+  if (written.ok()) written = WriteBatch(batch, gpus, open_jobs, newest_ends);
   if (written.ok()) written = Step(statements_->commit.get(), "committing a window");
   if (!written.ok()) {
     // SQLite may already have rolled back (SQLITE_FULL can); then there is nothing to undo.
@@ -470,6 +611,7 @@ Status HistoryStore::Consume(const WindowBatch& batch) {
   }
   gpus_ = std::move(gpus);
   open_jobs_ = std::move(open_jobs);
+  newest_ends_ = std::move(newest_ends);
 
   const double now = clock_.NowS();
   if (!last_maintenance_s_ || now - *last_maintenance_s_ >= options_.maintenance_interval_s) {
@@ -504,6 +646,10 @@ Status HistoryStore::Maintain(double newest_end_s) {
       !s.ok()) {
     return s;
   }
+  // An hour that has lost a window to retention has lost its rollup too.
+  if (Status s = run("DELETE FROM rollups WHERE after_s < ?1", retention_start, "deleting old rollups"); !s.ok()) {
+    return s;
+  }
 
   // Downsample whole spans only: a span (k*D, (k+1)*D] all older than the
   // full-resolution limit. Its row ends at (k+1)*D.
@@ -524,7 +670,7 @@ Status HistoryStore::Maintain(double newest_end_s) {
       StoredWindow& sum = sums[{w.gpu_id, end}];
       sum.gpu_id = w.gpu_id;
       sum.end_s = end;
-      AddInto(sum, w);
+      AddRowInto(sum, w);
     }
     if (rc != SQLITE_DONE) return WriteError("downsampling");
   }
@@ -550,7 +696,7 @@ Status HistoryStore::Maintain(double newest_end_s) {
     sqlite3_bind_double(existing.get(), 2, key.second);
     const int rc = sqlite3_step(existing.get());
     if (rc == SQLITE_ROW) {
-      AddInto(sum, ColumnWindow(existing.get()));
+      AddRowInto(sum, ColumnWindow(existing.get()));
     } else if (rc != SQLITE_DONE) {
       return WriteError("downsampling");
     }

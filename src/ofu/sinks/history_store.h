@@ -23,6 +23,15 @@
 // replay of an old recording is not deleted on arrival; for a live source
 // that is wall time.
 //
+// Rollups. When a GPU's window falls in a later hour than its window before,
+// the hours in between are closed: each gets its rollups, the sums of its
+// windows (history_rollup.h), one per part between the GPU's job interval
+// boundaries, in the same transaction (after the window's job interval
+// opened or closed). A window that arrives
+// late, into a closed hour, rolls that hour up again. Retention deletes a
+// rollup with the first window of its hour; downsampling leaves it, since it
+// sums the windows as they were.
+//
 // Job intervals. When a GPU's job appears, an interval opens at the start of
 // that window; when it changes or disappears, the open interval closes at the
 // start of the window that no longer has it (the end of the last that did).
@@ -43,6 +52,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ofu/core/result.h"
 #include "ofu/sinks/history_reader.h"
@@ -85,6 +95,10 @@ class HistoryStore final : public Sink {
   // Writes the batch in one transaction, then runs maintenance when due.
   Status Consume(const WindowBatch& batch) override;
 
+  // Rolls up every closed hour of every GPU, in one transaction: for a store
+  // whose windows were written by other means (bench/store_fill.cc).
+  Status RollUpClosedHours();
+
   // Tests: the disk "fills" or "frees" (PRAGMA max_page_count).
   Status SetMaxPageCount(std::int64_t pages);
 
@@ -99,7 +113,17 @@ class HistoryStore final : public Sink {
   HistoryStore(HistoryOptions options, sources::Clock& clock, sqlite3* db);
   Status Initialize();
   Status WriteBatch(const WindowBatch& batch, std::map<std::string, StoredGpu>& gpus,
-                    std::map<std::int64_t, OpenJob>& open_jobs);
+                    std::map<std::int64_t, OpenJob>& open_jobs, std::map<std::int64_t, double>& newest_ends);
+  // The end of a GPU's newest stored window, from `newest_ends` or the file.
+  Result<std::optional<double>> NewestEnd(std::int64_t gpu_id, const std::map<std::int64_t, double>& newest_ends);
+  // After a window ending at end_s joined a GPU whose newest window ended at
+  // newest_s: rolls up the hours that closed, or the closed hour it joined.
+  Status RollUpAfter(std::int64_t gpu_id, std::optional<double> newest_s, double end_s);
+  // Rolls up each hour of the GPU's windows ending in (after_s, until_s].
+  Status RollUpHours(std::int64_t gpu_id, double after_s, double until_s);
+  // Replaces the rollups of the hour ending at hour_end_s by those of `rows`,
+  // its windows in time order: one per part between job interval boundaries.
+  Status RollUpHour(std::int64_t gpu_id, double hour_end_s, const std::vector<StoredWindow>& rows);
   Status Maintain(double newest_end_s);
   Status Exec(const char* sql, const char* doing);
   Status Step(sqlite3_stmt* statement, const char* doing);  // a prepared statement without rows
@@ -117,6 +141,7 @@ class HistoryStore final : public Sink {
   // Caches of what is committed: GPUs by key, open job intervals by gpu id.
   std::map<std::string, StoredGpu> gpus_;
   std::map<std::int64_t, OpenJob> open_jobs_;
+  std::map<std::int64_t, double> newest_ends_;  // gpu id -> end of its newest window
   std::optional<double> last_maintenance_s_;
 };
 
