@@ -97,6 +97,11 @@ Result<std::unique_ptr<PrometheusClient>> PrometheusClient::Open(const std::stri
   connection->client.set_connection_timeout(timeout);
   connection->client.set_read_timeout(timeout);
   connection->client.set_keep_alive(true);
+  // A query is sent as its headers, then its form body. With Nagle's
+  // algorithm the body waits for the headers' ACK, which the server's kernel
+  // may delay by 40 ms: 40 ms of every query, 8 s of a 1,024-GPU week's fleet
+  // report (docs/BENCHMARKS.md).
+  connection->client.set_tcp_nodelay(true);
   return std::unique_ptr<PrometheusClient>(new PrometheusClient(url, std::move(connection)));
 }
 
