@@ -267,25 +267,31 @@ class TotalsReader {
     };
     const std::string selector = fmt::format("{}{{{}}}", metric, matchers);
     const std::string present = fmt::format("count_over_time({}[{}])", selector, Ms(coarse_s_));
-    for (const bool last : {false, true}) {
-      double piece_s = until - since;
-      OFU_RETURN_IF_ERROR(QueryOverPieces(
-          client_, since, until, piece_s, coarse_s_,
-          [&](double length_s) {
-            return fmt::format("{}_over_time(timestamp({})[{}:{}])", last ? "max" : "min", present,
-                               Ms(length_s - 0.001), Ms(coarse_s_));
-          },
-          [&](PromAnswer&& answer, double) {
-            for (const PromSeries& s : answer.series) {
-              if (Span* span = span_of(s)) {
-                const double t = s.samples.front().second;
-                if (last) span->last_step = std::max(span->last_step, t);
-                if (!last) span->first_step = std::min(span->first_step, t);
-              }
+    // One subquery gives each series' coarse steps with a scrape, first and
+    // last alike: Prometheus evaluates it once, where min_over_time and
+    // max_over_time of it were two passes over every sample. Its answer is a
+    // point per series and step, parsed whole: pieces of about
+    // kMaxCoarsePoints points (one series per GPU and step, a job's on its
+    // GPU's) bound ofu's memory.
+    constexpr double kMaxCoarsePoints = 250'000;
+    const double gpus = std::max<double>(1, static_cast<double>(ids_.size()));
+    double piece_s = std::max(coarse_s_, std::floor(kMaxCoarsePoints / gpus) * coarse_s_);
+    OFU_RETURN_IF_ERROR(QueryOverPieces(
+        client_, since, until, piece_s, coarse_s_,
+        [&](double length_s) {
+          return fmt::format("timestamp({})[{}:{}]", present, Ms(length_s - 0.001), Ms(coarse_s_));
+        },
+        [&](PromAnswer&& answer, double) {
+          for (const PromSeries& s : answer.series) {
+            Span* span = span_of(s);
+            if (span == nullptr) continue;
+            for (const auto& [at, t] : s.samples) {
+              span->first_step = std::min(span->first_step, t);
+              span->last_step = std::max(span->last_step, t);
             }
-            return OkStatus();
-          }));
-    }
+          }
+          return OkStatus();
+        }));
     // Scrapes after the last step.
     OFU_RETURN_IF_ERROR(Instant(present, until, [&](const PromSeries& s) {
       if (Span* span = span_of(s)) {
