@@ -2,7 +2,8 @@
 # The store's report at scale (issue 15, Done when 4; `make bench` runs it,
 # docs/BENCHMARKS.md "Store report at 10^8 windows" records it): SYNTHETIC
 # stores from store_fill (bench/store_fill.cc), then the wall time and peak
-# RSS of `ofu report --store` (fleet-wide, and one job) for this build and,
+# RSS of `ofu report --store` (fleet-wide from the store's hourly rollups,
+# fleet-wide from every window with --per-window, and one job) for this build and,
 # with OLD_OFU=path, an older `ofu` on the same stores up to OLD_MAX_ROWS
 # rows (default 2 x 10^7: a report that holds every row needs ~300 B a row).
 # User and system CPU seconds are printed too: on a shared machine the wall
@@ -43,7 +44,8 @@ for windows in "${sizes[@]}"; do
   if [ -n "${OLD_OFU:-}" ]; then
     if [ "$rows" -le "$old_max_rows" ]; then binaries+=("$OLD_OFU"); else echo "   $OLD_OFU: not run (> OLD_MAX_ROWS)"; fi
   fi
-  for args in "report --store $store" "report --store $store --job job-0-0"; do
+  # The store's hourly rollups (the default), then every window (--per-window), side by side.
+  for args in "report --store $store" "report --store $store --per-window" "report --store $store --job job-0-0"; do
     outputs=()
     for binary in "${binaries[@]}"; do
       out=$work/out.${#outputs[@]}
