@@ -152,8 +152,8 @@ class GpuRows {
     previous_end_ = row.end_s;
   }
 
-  // An hour of windows summed (history_rollup.h): what adding each of them
-  // would do, with the gaps before and after it.
+  // An hour of windows, or a part of one, summed (history_rollup.h): what
+  // adding each of them would do, with the gaps before and after it.
   void Add(const StoredRollup& rollup) {
     const sinks::StoredWindow& total = rollup.total;
     const WindowTotals totals = sinks::TotalsOfRollup(rollup);

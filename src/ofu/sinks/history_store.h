@@ -27,10 +27,9 @@
 // the hours in between are closed: each gets its rollups, the sums of its
 // windows (history_rollup.h), one per part between the GPU's job interval
 // boundaries, in the same transaction (after the window's job interval
-// opened or closed). A window that arrives
-// late, into a closed hour, rolls that hour up again. Retention deletes a
-// rollup with the first window of its hour; downsampling leaves it, since it
-// sums the windows as they were.
+// opened or closed). A window that arrives late, into a closed hour, rolls
+// that hour up again. Retention deletes a rollup with the first window of
+// its part; downsampling leaves it, since it sums the windows as they were.
 //
 // Job intervals. When a GPU's job appears, an interval opens at the start of
 // that window; when it changes or disappears, the open interval closes at the
