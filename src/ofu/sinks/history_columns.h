@@ -1,5 +1,6 @@
-// The `windows` and `gpus` tables' columns as the store writes them and the
-// reader reads them: one list, one binder, one reader, so the two cannot drift.
+// The `windows`, `rollups` and `gpus` tables' columns as the store writes
+// them and the reader reads them: one list, one binder, one reader, so the two
+// cannot drift.
 // Internal to the history store (history_store.cc, history_reader.cc).
 //
 // Thread-safety: stateless; the statement passed in keeps its connection's
@@ -8,10 +9,15 @@
 
 #include <sqlite3.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 
+#include "ofu/core/result.h"
 #include "ofu/formats/sqlite_handles.h"
 #include "ofu/sinks/history_reader.h"
+#include "ofu/sinks/history_rollup.h"
 
 namespace ofu::sinks {
 
@@ -83,6 +89,46 @@ inline StoredWindow ColumnWindow(sqlite3_stmt* s) {
   w.non_tensor_tflop = formats::ColumnOptional(s, 20);
   w.non_tensor_peak_s = formats::ColumnOptional(s, 21);
   return w;
+}
+
+// A `rollups` row is a window's columns (its sums, kWindowColumns), then
+// these: BindRollup binds ?1..?30, ColumnRollup reads columns 0..29 of
+// "SELECT kWindowColumns, kRollupColumns".
+inline constexpr const char* kRollupColumns =
+    "after_s, until_s, windows, first_start_s, first_span_s, clock_only_windows, clock_only_s, ofu_histogram";
+
+inline void BindRollup(sqlite3_stmt* s, const StoredRollup& r) {
+  BindWindow(s, r.total);
+  sqlite3_bind_double(s, 23, r.after_s);
+  sqlite3_bind_double(s, 24, r.until_s);
+  sqlite3_bind_int64(s, 25, r.windows);
+  sqlite3_bind_double(s, 26, r.first_start_s);
+  sqlite3_bind_double(s, 27, r.first_span_s);
+  sqlite3_bind_int64(s, 28, r.clock_only_windows);
+  sqlite3_bind_double(s, 29, r.clock_only_s);
+  const std::string bins = EncodeOfuBins(r.ofu_bins);
+  sqlite3_bind_blob(s, 30, bins.data(), static_cast<int>(bins.size()), SQLITE_TRANSIENT);
+}
+
+// kMalformedInput, naming the GPU and the span, when the histogram is not valid.
+inline Result<StoredRollup> ColumnRollup(sqlite3_stmt* s) {
+  StoredRollup r;
+  r.total = ColumnWindow(s);
+  r.after_s = sqlite3_column_double(s, 22);
+  r.until_s = sqlite3_column_double(s, 23);
+  r.windows = sqlite3_column_int64(s, 24);
+  r.first_start_s = sqlite3_column_double(s, 25);
+  r.first_span_s = sqlite3_column_double(s, 26);
+  r.clock_only_windows = sqlite3_column_int64(s, 27);
+  r.clock_only_s = sqlite3_column_double(s, 28);
+  const auto* blob = static_cast<const unsigned char*>(sqlite3_column_blob(s, 29));
+  auto bins = DecodeOfuBins(blob, static_cast<std::size_t>(sqlite3_column_bytes(s, 29)));
+  if (!bins.ok()) {
+    return Error::MalformedInput("rollup of GPU {} for the windows ending in ({}, {}]: {}", r.total.gpu_id, r.after_s,
+                                 r.until_s, bins.error().message);
+  }
+  r.ofu_bins = std::move(*bins);
+  return r;
 }
 
 // A `gpus` row: ColumnGpu reads the columns of kGpuColumns, in this order.

@@ -147,35 +147,12 @@ Status ReadGpus(const Reader& reader, int schema_version, StoredHistory& history
   return OkStatus();
 }
 
-// One GPU's rollups whose spans lie in (?2, ?3], in time order.
+// One GPU's rollups whose spans lie in (?2, ?3], in time order (ColumnRollup reads them).
 Result<Stmt> PrepareRollups(const Reader& reader) {
-  return reader.Prepare(
-      fmt::format("SELECT {}, after_s, until_s, windows, first_start_s, first_span_s, clock_only_windows, "
-                  "clock_only_s, ofu_histogram FROM rollups WHERE gpu_id = ?1 AND after_s >= ?2 AND until_s <= ?3 "
-                  "ORDER BY until_s",
-                  kWindowColumns),
-      "reading rollups");
-}
-
-// Reads the columns of PrepareRollups.
-Result<StoredRollup> ColumnRollup(sqlite3_stmt* s) {
-  StoredRollup rollup;
-  rollup.total = ColumnWindow(s);
-  rollup.after_s = sqlite3_column_double(s, 22);
-  rollup.until_s = sqlite3_column_double(s, 23);
-  rollup.windows = sqlite3_column_int64(s, 24);
-  rollup.first_start_s = sqlite3_column_double(s, 25);
-  rollup.first_span_s = sqlite3_column_double(s, 26);
-  rollup.clock_only_windows = sqlite3_column_int64(s, 27);
-  rollup.clock_only_s = sqlite3_column_double(s, 28);
-  const auto* blob = static_cast<const unsigned char*>(sqlite3_column_blob(s, 29));
-  auto bins = DecodeOfuBins(blob, static_cast<std::size_t>(sqlite3_column_bytes(s, 29)));
-  if (!bins.ok()) {
-    return Error::MalformedInput("rollup of GPU {} for the windows ending in ({}, {}]: {}", rollup.total.gpu_id,
-                                 rollup.after_s, rollup.until_s, bins.error().message);
-  }
-  rollup.ofu_bins = std::move(*bins);
-  return rollup;
+  return reader.Prepare(fmt::format("SELECT {}, {} FROM rollups WHERE gpu_id = ?1 AND after_s >= ?2 AND until_s <= ?3 "
+                                    "ORDER BY until_s",
+                                    kWindowColumns, kRollupColumns),
+                        "reading rollups");
 }
 
 // Whether the stream may hand over a rollup of the windows ending in
@@ -249,9 +226,7 @@ Status HistoryStream::PlanGpu(std::int64_t gpu_id) {
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   double after = history_.query.since_s.value_or(-kInfinity);
   double until = history_.query.until_s.value_or(kInfinity);
-  const auto found = connection_->intervals_of.find(gpu_id);
-  static const std::vector<const StoredJob*> kNone;
-  const std::vector<const StoredJob*>& intervals = found != connection_->intervals_of.end() ? found->second : kNone;
+  const std::vector<const StoredJob*>& intervals = connection_->intervals_of[gpu_id];  // empty: none on this GPU
   const bool one_job = history_.query.job_id.has_value();
   if (one_job) {
     // Only the span of the job's intervals on this GPU can hold its rows:

@@ -61,7 +61,7 @@ void AddRowInto(StoredWindow& into, const StoredWindow& w) {
   }
 }
 
-std::optional<StoredRollup> RollUp(const std::vector<StoredWindow>& rows, double after_s, double until_s) {
+std::optional<StoredRollup> RollUp(std::span<const StoredWindow> rows, double after_s, double until_s) {
   if (rows.empty()) return std::nullopt;
   StoredRollup rollup;
   rollup.after_s = after_s;

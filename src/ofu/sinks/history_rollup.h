@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -125,7 +126,7 @@ void AddRowInto(StoredWindow& into, const StoredWindow& w);
 //   - has clock_windows > 0 when it has a clock,
 // and the windows with an OFU all have, or all lack, each pipe figure. These
 // make every sum of the rollup equal the sum over its windows (see the top).
-std::optional<StoredRollup> RollUp(const std::vector<StoredWindow>& rows, double after_s, double until_s);
+std::optional<StoredRollup> RollUp(std::span<const StoredWindow> rows, double after_s, double until_s);
 
 // What the rollup's windows add to a Summarizer: Summarizer::Add of the
 // result equals Summarizer::Add of each of WindowsOfRow(row), but percentiles

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -208,10 +209,9 @@ Status HistoryStore::PrepareWindowStatements() {
   const std::string select_rows = fmt::format(
       "SELECT {} FROM windows WHERE gpu_id = ?1 AND end_s > ?2 AND end_s <= ?3 ORDER BY end_s", kWindowColumns);
   const std::string insert_rollup = fmt::format(
-      "INSERT INTO rollups({}, after_s, until_s, windows, first_start_s, first_span_s, clock_only_windows, "
-      "clock_only_s, ofu_histogram) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+      "INSERT INTO rollups({}, {}) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
       "?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
-      kWindowColumns);
+      kWindowColumns, kRollupColumns);
   using Named = std::pair<std::string, Stmt*>;
   for (auto [sql, stmt] :
        {Named{"BEGIN IMMEDIATE", &statements->begin}, Named{"COMMIT", &statements->commit},
@@ -476,25 +476,17 @@ Status HistoryStore::RollUpHour(std::int64_t gpu_id, double hour_end_s, const st
   sqlite3_reset(c);
   if (rc != SQLITE_DONE) return WriteError("reading job intervals to roll up");
   cuts.push_back(hour_end_s);
-  auto row = rows.begin();
+  std::size_t first = 0;  // of the part's rows
   for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
-    std::vector<StoredWindow> part;
-    while (row != rows.end() && row->end_s <= cuts[k + 1]) part.push_back(*row++);
-    const std::optional<StoredRollup> rollup = RollUp(part, cuts[k], cuts[k + 1]);
+    std::size_t end = first;
+    while (end < rows.size() && rows[end].end_s <= cuts[k + 1]) ++end;
+    const std::optional<StoredRollup> rollup = RollUp(std::span(rows).subspan(first, end - first), cuts[k],
+                                                      cuts[k + 1]);
+    first = end;
     if (!rollup) continue;  // its windows are read one by one
-    sqlite3_stmt* i = st.insert_rollup.get();
-    sqlite3_reset(i);
-    BindWindow(i, rollup->total);
-    sqlite3_bind_double(i, 23, rollup->after_s);
-    sqlite3_bind_double(i, 24, rollup->until_s);
-    sqlite3_bind_int64(i, 25, rollup->windows);
-    sqlite3_bind_double(i, 26, rollup->first_start_s);
-    sqlite3_bind_double(i, 27, rollup->first_span_s);
-    sqlite3_bind_int64(i, 28, rollup->clock_only_windows);
-    sqlite3_bind_double(i, 29, rollup->clock_only_s);
-    const std::string bins = EncodeOfuBins(rollup->ofu_bins);
-    sqlite3_bind_blob(i, 30, bins.data(), static_cast<int>(bins.size()), SQLITE_TRANSIENT);
-    OFU_RETURN_IF_ERROR(Step(i, "storing a rollup"));
+    sqlite3_reset(st.insert_rollup.get());
+    BindRollup(st.insert_rollup.get(), *rollup);
+    OFU_RETURN_IF_ERROR(Step(st.insert_rollup.get(), "storing a rollup"));
   }
   return OkStatus();
 }
