@@ -5,8 +5,9 @@
 #
 # Runs one stage of the GPU validation with the programs that
 # scripts/gpu-validate/build.sh packaged into .gpuval/, within a time budget
-# (GPUVAL_BUDGET_S, default 420 s, so that a stage fits one device call of
-# 8 minutes), and leaves in $OUT:
+# (GPUVAL_BUDGET_S; by default A 270 s, C 240 s and B 240 s, so that A and C
+# follow one machine start inside the 15 minutes of device time a task is
+# lent), and leaves in $OUT:
 #
 #   stage-X-summary.txt   the one-screen summary, also printed last
 #   stage-X.tar.gz        everything the stage wrote: logs, step table,
@@ -16,7 +17,7 @@
 # Every step has its own timeout; a step that fails is recorded and the
 # stage goes on. Environment (all optional):
 #   GPUVAL_PKG        the packaged folder (default: .gpuval in the repo root)
-#   GPUVAL_BUDGET_S   seconds for the whole stage (default 420)
+#   GPUVAL_BUDGET_S   seconds for the whole stage (default: A 270, B 240, C 240)
 #   GPUVAL_NVML       libnvidia-ml.so.1 to use (default: found on the machine)
 #   GPUVAL_SYNTHETIC  1 when the run reads a test double: every output says so
 #   GPUVAL_KEEP_WORK  1 to keep the scratch folder (default: removed once archived)
@@ -24,7 +25,7 @@
 #   GPUVAL_TRAIN_SECONDS, GPUVAL_AGENT_SECONDS, GPUVAL_IDLE_LOG_SECONDS,
 #   GPUVAL_SETTLE_SECONDS   workload lengths and the pauses that let
 #                     recorders start and close their last window (defaults
-#                     10, 20, 8, 30, 60, 4, 2); shorter only for dry runs
+#                     6, 10, 5, 20, 30, 4, 2); shorter only for dry runs
 #                     on the NVML double (tests/gpu_validate)
 #   OUT               where results go (the device tool sets it; here the
 #                     default is .gpuval-out in the repo root)
@@ -39,7 +40,13 @@ esac
 
 PKG=${GPUVAL_PKG:-$repo/.gpuval}
 OUT=${OUT:-$repo/.gpuval-out}
-BUDGET=${GPUVAL_BUDGET_S:-420}
+# The defaults fit docs/gpu-validation.md's plan: a start (1-2 min), A, C,
+# and B only where the session still has the time.
+case $stage in
+  A) default_budget=270 ;;
+  *) default_budget=240 ;;
+esac
+BUDGET=${GPUVAL_BUDGET_S:-$default_budget}
 START=$(date +%s)
 DEADLINE=$((START + BUDGET))
 RESERVE=25

@@ -7,7 +7,7 @@
 #      0.1 s and 1 s windows (a count and a rate of cycles differ only
 #      between windows of different lengths);
 #   2. two passes of the PyTorch phases (workload.py phases: bf16, fp16,
-#      tf32, fp8 at 8192^3, bf16 4097^3, a copy loop, 20 s idle, then fp32
+#      tf32, fp8 at 8192^3, bf16 4097^3, a copy loop, 10 s idle, then fp32
 #      8192^3 with allow_tf32=False: FP32 on the CUDA cores, whose true
 #      FLOPs check the non-tensor bound in report.txt), one while
 #      `ofu record` samples at 1 s, one at 0.1 s; ofu-gpm-probe logs GPM
@@ -15,8 +15,10 @@
 #   3. gpuval.py joins the phases' timestamps with both and reports OFU,
 #      exact-cycle OFU and true MFU per phase (run-stage.sh's finish).
 
-PHASE_S=${GPUVAL_PHASE_SECONDS:-10}
-IDLE_S=${GPUVAL_IDLE_SECONDS:-20}
+# 6 s loops and 10 s idle: about 75 s a pass, so that the stage fits its
+# 270 s (each loop still spans five whole 1 s windows).
+PHASE_S=${GPUVAL_PHASE_SECONDS:-6}
+IDLE_S=${GPUVAL_IDLE_SECONDS:-10}
 IDLE_LOG_S=${GPUVAL_IDLE_LOG_SECONDS:-4}
 SETTLE_S=${GPUVAL_SETTLE_SECONDS:-2}
 

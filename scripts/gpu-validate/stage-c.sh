@@ -12,12 +12,14 @@
 #      autocast, random tokens, MFU counted analytically), recorded at 1 s,
 #      traced for two steps, and corrected by `ofu correct --ofu` with the
 #      OFU of its steady loop;
-#   3. `ofu agent` at 10 Hz (0.1 s windows) for 60 s, with the history
+#   3. `ofu agent` at 10 Hz (0.1 s windows) for 30 s, with the history
 #      store and without: CPU % of one core and peak RSS (agent_cost.py).
 
-RAGGED_S=${GPUVAL_RAGGED_SECONDS:-8}
-TRAIN_S=${GPUVAL_TRAIN_SECONDS:-30}
-AGENT_S=${GPUVAL_AGENT_SECONDS:-60}
+# Cut to fit the stage's 240 s: about 70 s of ragged GEMMs and traces, 35 s
+# of training, two 30 s agent runs.
+RAGGED_S=${GPUVAL_RAGGED_SECONDS:-5}
+TRAIN_S=${GPUVAL_TRAIN_SECONDS:-20}
+AGENT_S=${GPUVAL_AGENT_SECONDS:-30}
 SETTLE_S=${GPUVAL_SETTLE_SECONDS:-2}
 
 stage_main() {

@@ -3,7 +3,7 @@
 
   workload.py phases --out FILE         Stage A: fixed loops whose FLOPs are
         known exactly (bf16, fp16, tf32 and fp8 _scaled_mm at 8192^3, a
-        ragged bf16 4097^3, a memory-bound copy, 20 s idle)
+        ragged bf16 4097^3, a memory-bound copy, an idle phase)
   workload.py ragged --out DIR          Stage C: bf16 GEMMs over the six
         orders of (4097, 1000, 8191), each a timed loop then a profiler
         trace (record_shapes=True) of a few iterations
