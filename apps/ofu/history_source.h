@@ -3,6 +3,7 @@
 // scrapes the agents (--prometheus URL), with --job, --since and --until.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <optional>
@@ -27,6 +28,10 @@ struct HistorySourceArgs {
   double timeout_s = 60;         // per query to Prometheus
   bool per_window = false;       // read every scrape or stored window even where sums would do
   std::optional<double> step_s;  // Prometheus: windows' length where scrapes are read; unset: auto
+  // Where every window is held (the store's, for --html): refuse a range of
+  // more than this many, about 300 bytes each in memory, rather than run out.
+  std::size_t max_windows = kDefaultMaxWindows;
+  static constexpr std::size_t kDefaultMaxWindows = 20'000'000;
 };
 
 // The options added, for a command that relates them to its own
@@ -66,7 +71,11 @@ Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s
 
 // Reads the store (all of it unless --since/--until say otherwise) or
 // Prometheus (the last day before `now_s` unless they do). kInvalidArgument
-// unless exactly one source is given, or for a time that does not parse.
+// unless exactly one source is given, for a time that does not parse, or
+// when the store's selection has more than args.max_windows windows (the
+// read stops there; the message says how to narrow it). From Prometheus the
+// step bounds the windows instead (at most about 2,000 per GPU unless
+// --step or --per-window asks for more).
 Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s);
 
 // What the jobs reported: the MFU log (--mfu) and, when given, the per-job

@@ -187,6 +187,12 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
       cmd.add_option("--html", args.html,
                      "Write the visual report (one self-contained HTML file) here instead of printing the text report");
   cmd.add_option("--title", args.title, "With --html: the page's title")->needs(html);
+  cmd.add_option("--max-windows", args.history.max_windows,
+                 "With --html and --store: refuse a range of more windows than this (the page's analyses hold "
+                 "every window, about 300 bytes each)")
+      ->needs(html)
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   CLI::Option* mfu = cmd.add_option("--mfu", args.mfu,
                                     "With --html and --store/--prometheus: the MFU log to plot OFU against (see "
                                     "ofu reconcile)")

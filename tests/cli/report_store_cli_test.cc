@@ -141,6 +141,32 @@ TEST_F(ReportStoreCli, ExitCodes) {
   EXPECT_EQ(Ofu(fmt::format("report --store '{}' --since yesterday", store)).exit_code, 1);
 }
 
+// --html holds every selected window: a selection of more than --max-windows
+// is refused with exit 1 before it is held, naming the store and how to
+// narrow it, and no page is written; exactly that many is read.
+TEST_F(ReportStoreCli, HtmlRefusesMoreWindowsThanMaxWindows) {
+  const std::string store = WriteJobStore();
+  auto history = ofu::sinks::ReadHistory(store, {});
+  ASSERT_TRUE(history.ok()) << history.error().message;
+  const std::size_t windows = history->windows.size();
+  ASSERT_GT(windows, 2u);
+  const fs::path page = dir_ / "page.html";
+
+  CommandResult run = Ofu(fmt::format("report --store '{}' --html '{}' --max-windows {}", store, page.string(),
+                                      windows - 1));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find(store), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(fmt::format("more than {} windows", windows - 1)), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("--since/--until or --job"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(page));
+
+  run = Ofu(fmt::format("report --store '{}' --html '{}' --max-windows {}", store, page.string(), windows));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(fs::exists(page));
+  // Without --html there is nothing to hold: the flag is refused.
+  EXPECT_EQ(Ofu(fmt::format("report --store '{}' --max-windows 1", store)).exit_code, 1);
+}
+
 // --- MIG -----------------------------------------------------------------
 
 // Synthetic: one A100 80GB (108 SMs) split into two 3g.40gb instances (42 SMs
