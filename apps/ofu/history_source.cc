@@ -92,21 +92,11 @@ analysis::PrometheusQueryOptions QueryOptionsOf(const HistorySourceArgs& args) {
 Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s) {
   OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
   if (!args.store.empty()) {
-    // ReadHistory, window by window, so that a selection too large to hold
-    // is refused before it is held.
-    OFU_ASSIGN_OR_RETURN(auto stream, sinks::HistoryStream::Open(args.store, query));
-    sinks::StoredHistory history = stream->history();
-    sinks::StoredWindow row;
-    while (true) {
-      OFU_ASSIGN_OR_RETURN(bool more, stream->Next(row));
-      if (!more) break;
-      if (history.windows.size() == args.max_windows) {
-        return Error::InvalidArgument(
-            "{}: the selection has more than {} windows, more than this command holds in memory (about 300 bytes "
-            "each); narrow it with --since/--until or --job, or raise --max-windows",
-            args.store, args.max_windows);
-      }
-      history.windows.push_back(row);
+    auto history = sinks::ReadHistory(args.store, query, args.max_windows);
+    // kInvalidArgument: more windows than --max-windows; say how to narrow them.
+    if (!history.ok() && history.error().code == ErrorCode::kInvalidArgument) {
+      return Error{ErrorCode::kInvalidArgument,
+                   history.error().message + "; narrow it with --since/--until or --job, or raise --max-windows"};
     }
     return history;
   }

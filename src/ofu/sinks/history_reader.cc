@@ -304,13 +304,18 @@ Result<bool> HistoryStream::Next(StoredWindow& row) {
   return item == Item::kWindow;  // without rollups: windows, then the end
 }
 
-Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query) {
+Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query, std::size_t max_windows) {
   OFU_ASSIGN_OR_RETURN(auto stream, HistoryStream::Open(path, query));
   StoredHistory history = stream->history();
   StoredWindow row;
   while (true) {
     OFU_ASSIGN_OR_RETURN(bool more, stream->Next(row));
     if (!more) break;
+    if (history.windows.size() == max_windows) {
+      return Error::InvalidArgument(
+          "{}: the selection has more than {} windows, more than this command holds in memory (about 300 bytes each)",
+          path, max_windows);
+    }
     history.windows.push_back(row);
   }
   return history;

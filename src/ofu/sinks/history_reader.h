@@ -57,6 +57,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -246,7 +247,10 @@ class HistoryStream {
 // kMalformedInput when it is not an ofu history store or has a schema
 // version this build does not know (versions 1 to 5 are read). An empty
 // selection is not an error. Holds every window in memory: HistoryStream
-// reads the same without that.
-Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query);
+// reads the same without that. kInvalidArgument, naming the file, when the
+// selection has more than `max_windows` windows: the read stops there, before
+// they are held.
+Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query,
+                                  std::size_t max_windows = std::numeric_limits<std::size_t>::max());
 
 }  // namespace ofu::sinks
