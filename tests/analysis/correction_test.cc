@@ -33,6 +33,10 @@ class TraceBuilder {
     trace_.kernels.push_back(kernel);
     return *this;
   }
+  TraceBuilder& Launch(formats::LaunchKind launch) {
+    trace_.kernels.back().launch = launch;
+    return *this;
+  }
   TraceBuilder& Cluster(int64_t x, int64_t y) {
     trace_.kernels.back().cluster = formats::Dim3{x, y, 1};
     return *this;
@@ -158,8 +162,8 @@ TEST(Correction, CoverageCountsWhatIsLeftOutAndSimtShare) {
           .Kernel("nvjet_tst_128x128_64x4_1x1_v_bz_TNT", 100, "aten::mm", {{128, 128}, {128, 128}})         // corrected
           .Kernel("ampere_sgemm_128x64_nn", 300, "aten::mm", {{512, 512}, {512, 512}}, {"float", "float"})  // SIMT
           .Kernel("void at::native::vectorized_elementwise_kernel<4>(int)", 20, "aten::addmm",
-                  {{128}, {128, 128}, {128, 128}})          // launched by a GEMM op, name not read
-          .Kernel("nvjet_tst_64x8_64x16_4x1_v_bz_TNT", 30)  // GEMM name, no op linked
+                  {{128}, {128, 128}, {128, 128}})          // launched by a GEMM op, not a GEMM by name
+          .Kernel("nvjet_tst_64x8_64x16_4x1_v_bz_TNT", 30)  // GEMM name, no launch, no op
           .Kernel("nvjet_sss_128x64_64x4_1x1_v_bz_NNT", 40, "aten::mm", {{64, 64}, {64, 64}})  // engine unknown
           .Kernel("void at::native::softmax_kernel(float*)", 500)                              // not a GEMM at all
           .Build();
@@ -175,12 +179,62 @@ TEST(Correction, CoverageCountsWhatIsLeftOutAndSimtShare) {
   ASSERT_EQ(c.left_out.size(), 3u);
   // Largest time first.
   EXPECT_EQ(c.left_out[0].reason, "the name does not say whether tensor cores run it");
-  EXPECT_EQ(c.left_out[1].reason, "no GEMM op linked, so no shape");
-  EXPECT_EQ(c.left_out[2].reason, "kernel name not read");
-  EXPECT_EQ(c.left_out[2].example.rfind("void at::native::vectorized_elementwise_kernel<4>(int) (", 0), 0u);
+  EXPECT_EQ(c.left_out[1].reason, "its launch is not in the trace, so no op or shape");
+  EXPECT_EQ(c.left_out[2].reason, "launched by a GEMM op, but not named as a GEMM");
+  EXPECT_EQ(c.left_out[2].example, "void at::native::vectorized_elementwise_kernel<4>(int)");
   // 128^3 on 128x128x64 tiles: nothing wasted, nothing to advise.
   EXPECT_DOUBLE_EQ(*report.factor, 1.0);
   EXPECT_TRUE(report.wasteful.empty());
+}
+
+TEST(Correction, AGemmWithoutAnOpSaysHowItWasLaunched) {
+  using formats::LaunchKind;
+  const std::string nvjet = "nvjet_tst_64x8_64x16_4x1_v_bz_TNT";
+  const KernelTrace trace = TraceBuilder()
+                                .Kernel(nvjet, 400)
+                                .Launch(LaunchKind::kGraph)
+                                .Kernel(nvjet, 200)
+                                .Launch(LaunchKind::kGraph)
+                                .Kernel(nvjet, 300)
+                                .Launch(LaunchKind::kKernel)
+                                .Kernel(nvjet, 100)  // kUnknown
+                                .Kernel("ampere_sgemm_128x64_nn", 50)
+                                .Launch(LaunchKind::kGraph)  // SIMT: counted as such, not left out
+                                .Build();
+  const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
+  const Coverage& c = report.coverage;
+  EXPECT_EQ(c.gemm_kernels, 5);
+  EXPECT_EQ(c.simt_kernels, 1);
+  ASSERT_EQ(c.left_out.size(), 3u);
+  EXPECT_EQ(c.left_out[0].reason, "replayed from a CUDA graph, so no op or shape");
+  EXPECT_EQ(c.left_out[0].kernels, 2);
+  EXPECT_DOUBLE_EQ(c.left_out[0].time_us, 600);
+  EXPECT_EQ(c.left_out[1].reason, "no GEMM op around its launch, so no shape");
+  EXPECT_DOUBLE_EQ(c.left_out[1].time_us, 300);
+  EXPECT_EQ(c.left_out[2].reason, "its launch is not in the trace, so no op or shape");
+  EXPECT_DOUBLE_EQ(c.left_out[2].time_us, 100);
+  bool advised = false;
+  for (const std::string& note : report.notes) {
+    advised = advised || note.rfind("2 tensor-core GEMM kernel(s) (0.6 ms) were replayed from CUDA graphs", 0) == 0;
+  }
+  EXPECT_TRUE(advised);
+  EXPECT_FALSE(report.factor);
+}
+
+TEST(Correction, KernelsFromBeforeClustersRunOneByOneWithoutANote) {
+  // An Ampere CUTLASS 2.x kernel names no cluster because it has none: the
+  // same padding as an explicit 1x1, and no "assumed" note.
+  const KernelTrace trace = TraceBuilder()
+                                .Kernel(
+                                    "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>"
+                                    "(cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)",
+                                    100, "aten::mm", {{1000, 300}, {300, 200}}, {"float", "float"})
+                                .Build();
+  const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
+  // Kernel M = 200 (framework N) -> 256, kernel N = 1000 -> 1024, K = 300 -> 320.
+  ASSERT_TRUE(report.factor);
+  EXPECT_DOUBLE_EQ(*report.factor, (200.0 * 1000 * 300) / (256.0 * 1024 * 320));
+  for (const std::string& note : report.notes) EXPECT_EQ(note.find("cluster"), std::string::npos) << note;
 }
 
 TEST(Correction, SimtGemmsWithoutATileCountAsSimtShare) {

@@ -200,6 +200,82 @@ TEST_F(CorrectCli, RealA100TraceShowsItsGemmsRanOnCudaCores) {
   EXPECT_NE(json["notes"].dump().find("record_shapes=True"), std::string::npos) << json["notes"];
 }
 
+// A real trace recorded with shapes (HolisticTraceAnalysis's
+// tests/data/timeline_analysis/sampled_rank-0.json.gz, MIT; an Ampere run,
+// no deviceProperties). Every tensor-core GEMM is a CUTLASS 2.x tf32 kernel.
+// The expected values come from tests/data/kineto/expected_factor.py, written
+// apart from the C++ code (its own linking, tile reading and padding): 386
+// kernels linked to a GEMM op, 308 of them tensor-op GEMMs, factor
+// 0.7245387931526568. The rest, summed from the file: 60 SIMT GEMMs
+// (ampere_sgemm_*, gemv, gemmk1, sgemm_largek) 12671 us; 18 non-GEMM kernels
+// inside GEMM ops (cuBLASLt epilogue x8 417 us, splitKreduce x8 100 us,
+// scal_kernel x2 16 us) 533 us. The worst row by hand: aten::bmm
+// [2048,606,160] x [2048,160,20] on a 64x64x32 tile, kernel M = 20 -> 64,
+// kernel N = 606 -> 640, K = 160 stays.
+TEST_F(CorrectCli, RealTraceWithShapesMatchesAnIndependentReading) {
+  const auto result = Ofu("correct --trace '" OFU_TEST_DATA_DIR
+                          "/kineto/hta-timeline-sampled-rank0.json.gz' --ofu 0.4 --format json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["trace"]["kernels"], 1154);
+  const auto& coverage = json["coverage"];
+  EXPECT_EQ(coverage["gemm_kernels"], 386);
+  EXPECT_EQ(coverage["corrected_kernels"], 308);
+  EXPECT_EQ(coverage["simt_kernels"], 60);
+  EXPECT_DOUBLE_EQ(coverage["simt_time_us"].get<double>(), 12671);
+  ASSERT_EQ(coverage["left_out"].size(), 1u) << coverage["left_out"];
+  EXPECT_EQ(coverage["left_out"][0]["reason"], "launched by a GEMM op, but not named as a GEMM");
+  EXPECT_EQ(coverage["left_out"][0]["kernels"], 18);
+  EXPECT_DOUBLE_EQ(coverage["left_out"][0]["time_us"].get<double>(), 533);
+  EXPECT_NEAR(json["factor"].get<double>(), 0.7245387931526568, 1e-12);
+  EXPECT_NEAR(json["corrected_ofu"].get<double>(), 0.4 * 0.7245387931526568, 1e-12);
+
+  const auto& worst = json["wasteful"][0];
+  EXPECT_EQ(worst["op"], "aten::bmm");
+  EXPECT_EQ(worst["batch"], 2048);
+  EXPECT_EQ(worst["m"], 606);
+  EXPECT_EQ(worst["n"], 20);
+  EXPECT_EQ(worst["k"], 160);
+  EXPECT_EQ(worst["launches"], 4);
+  EXPECT_EQ(worst["kernel_m"]["padded"], 64);
+  EXPECT_EQ(worst["kernel_n"]["padded"], 640);
+  EXPECT_EQ(worst["kernel_k"]["padded"], 160);
+  // Ampere kernels have no clusters: nothing about clusters was assumed.
+  EXPECT_EQ(json["notes"].dump().find("cluster"), std::string::npos) << json["notes"];
+}
+
+// A real trace whose GEMMs mostly run inside CUDA graphs (HolisticTraceAnalysis's
+// tests/data/negative_queue_length_values_check/rank0.json.gz, MIT; an
+// "NVIDIA A100-SXM4-80GB"). Counted from the file with Python's json module:
+// of its 86 CUTLASS tensor-op kernels, 55 (98174 us) carry the correlation of
+// a cudaGraphLaunch and 11 (19569 us) that of no launch event at all; the
+// 20 linked to a GEMM op give factor 0.9685828877005348
+// (tests/data/kineto/expected_factor.py).
+TEST_F(CorrectCli, RealTraceSaysWhichGemmsCudaGraphsHid) {
+  const auto result = Ofu("correct --trace '" OFU_TEST_DATA_DIR
+                          "/kineto/hta-cuda-graphs-a100.json.gz' --ofu 0.4 --format json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["gpu"]["sku"], "a100");
+  EXPECT_EQ(json["coverage"]["corrected_kernels"], 20);
+  EXPECT_NEAR(json["factor"].get<double>(), 0.9685828877005348, 1e-12);
+  const auto& left_out = json["coverage"]["left_out"];
+  ASSERT_GE(left_out.size(), 2u) << left_out;
+  EXPECT_EQ(left_out[0]["reason"], "replayed from a CUDA graph, so no op or shape");
+  EXPECT_EQ(left_out[0]["kernels"], 55);
+  EXPECT_DOUBLE_EQ(left_out[0]["time_us"].get<double>(), 98174);
+  EXPECT_EQ(left_out[1]["reason"], "its launch is not in the trace, so no op or shape");
+  EXPECT_EQ(left_out[1]["kernels"], 11);
+  EXPECT_DOUBLE_EQ(left_out[1]["time_us"].get<double>(), 19569);
+  bool advised = false;
+  for (const auto& note : json["notes"]) {
+    advised = advised ||
+              note.get<std::string>().rfind("55 tensor-core GEMM kernel(s) (98.2 ms) were replayed from CUDA graphs",
+                                            0) == 0;
+  }
+  EXPECT_TRUE(advised) << json["notes"];
+}
+
 // The trace's GEMM time on CUDA cores beside a recording's FP32 pipe (issue
 // 18): the real A100 trace above (5336 of 7189 us on CUDA cores) with a
 // SYNTHETIC A100 recording (written here, not measured): tensor pipe 0.02,

@@ -35,7 +35,8 @@ std::string Describe(const KernelTrace& trace) {
         << " stream " << k.stream;
     if (k.grid) out << " grid " << k.grid->x << "," << k.grid->y << "," << k.grid->z;
     if (k.block) out << " block " << k.block->x << "," << k.block->y << "," << k.block->z;
-    out << " op " << (k.op ? static_cast<int64_t>(*k.op) : -1) << " link " << static_cast<int>(k.link) << "\n";
+    out << " op " << (k.op ? static_cast<int64_t>(*k.op) : -1) << " link " << static_cast<int>(k.link) << " launch "
+        << static_cast<int>(k.launch) << "\n";
   }
   for (const FrameworkOp& op : trace.ops) {
     out << "op " << op.name << " start " << op.start_us << " dur " << op.duration_us << " dims";
@@ -232,6 +233,53 @@ TEST(KinetoTraceTest, LinksByCorrelationAndInnermostNestingInAnyOrder) {
   EXPECT_EQ(trace.kernels[3].link, OpLink::kNone);
 
   EXPECT_EQ(trace.ops[0].input_dims, (std::vector<std::vector<int64_t>>{{64, 32}, {32, 16}}));
+
+  EXPECT_EQ(trace.kernels[0].launch, LaunchKind::kKernel);
+  EXPECT_EQ(trace.kernels[1].launch, LaunchKind::kKernel);  // cuLaunchKernelEx
+  EXPECT_EQ(trace.kernels[3].launch, LaunchKind::kUnknown);
+}
+
+// A CUDA graph replay: Kineto gives the graph's kernels the correlation of
+// the cudaGraphLaunch and the External id of the op around it. Neither
+// shaped the kernel, so it is linked to no op, even when that op is a GEMM.
+TEST(KinetoTraceTest, KernelsReplayedFromAGraphAreMarkedAndLinkedToNoOp) {
+  const std::string events = R"(
+  {"ph": "X", "cat": "kernel", "name": "gemm_in_graph", "pid": 0, "tid": 7, "ts": 500, "dur": 10,
+   "args": {"External id": 40, "correlation": 81}},
+  {"ph": "X", "cat": "kernel", "name": "gemm_in_graph", "pid": 0, "tid": 7, "ts": 520, "dur": 10,
+   "args": {"External id": 40, "correlation": 81}},
+  {"ph": "X", "cat": "kernel", "name": "eager_gemm", "pid": 0, "tid": 7, "ts": 540, "dur": 10,
+   "args": {"External id": 41, "correlation": 82}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 2, "ts": 150, "dur": 3,
+   "args": {"External id": 40, "correlation": 81}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 250, "dur": 3,
+   "args": {"External id": 41, "correlation": 82}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 140, "dur": 20,
+   "args": {"External id": 40, "Input Dims": [[64, 32], [32, 16]]}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 240, "dur": 20,
+   "args": {"External id": 41, "Input Dims": [[8, 32], [32, 16]]}})";
+  const KernelTrace trace = ParseEveryChunkSize(Trace(events));
+  ASSERT_EQ(trace.kernels.size(), 3u);
+  for (int i : {0, 1}) {
+    EXPECT_EQ(trace.kernels[i].launch, LaunchKind::kGraph);
+    EXPECT_EQ(trace.kernels[i].link, OpLink::kNone);
+    EXPECT_FALSE(trace.kernels[i].op.has_value());
+  }
+  EXPECT_EQ(trace.kernels[2].launch, LaunchKind::kKernel);
+  EXPECT_EQ(trace.kernels[2].link, OpLink::kExternalId);
+  ASSERT_EQ(trace.ops.size(), 1u);
+  EXPECT_EQ(trace.ops[0].input_dims, (std::vector<std::vector<int64_t>>{{8, 32}, {32, 16}}));
+}
+
+TEST(KinetoTraceTest, GraphLaunchNames) {
+  EXPECT_TRUE(IsGraphLaunchName("cudaGraphLaunch"));
+  EXPECT_TRUE(IsGraphLaunchName("cudaGraphLaunch_v10000"));
+  EXPECT_TRUE(IsGraphLaunchName("cuGraphLaunch"));
+  EXPECT_TRUE(IsGraphLaunchName("cudaGraphLaunch_ptsz"));
+  EXPECT_FALSE(IsGraphLaunchName("cudaLaunchKernel"));
+  EXPECT_FALSE(IsGraphLaunchName("cudaGraphLaunchX"));
+  EXPECT_FALSE(IsGraphLaunchName("cudaGraphInstantiate"));
+  EXPECT_FALSE(IsGraphLaunchName(""));
 }
 
 // Old traces (PyTorch 1.8/1.9) write the pid as a number and the tid as a

@@ -107,10 +107,11 @@ class NsysSqliteTest : public ::testing::Test {
     }
     Exec("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (" + columns + ") VALUES (" + values + ")");
   }
-  void AddLaunch(int64_t start, int64_t global_tid, int64_t correlation) {
+  // name_id 3 is cudaLaunchKernel_v7000, 5 cudaGraphLaunch_v10000.
+  void AddLaunch(int64_t start, int64_t global_tid, int64_t correlation, int64_t name_id = 3) {
     Exec("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, globalTid, correlationId, nameId) VALUES (" +
          std::to_string(start) + ", " + std::to_string(start + 500) + ", " + std::to_string(global_tid) + ", " +
-         std::to_string(correlation) + ", 3)");
+         std::to_string(correlation) + ", " + std::to_string(name_id) + ")");
   }
   void AddRange(int64_t start, int64_t end, int64_t global_tid, const std::string& text) {
     Exec("INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (" + std::to_string(start) + ", " +
@@ -122,7 +123,8 @@ class NsysSqliteTest : public ::testing::Test {
     Exec(kStrings);
     Exec(
         "INSERT INTO StringIds VALUES (1, 'void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm>(Params)'), "
-        "(2, 'Kernel2'), (3, 'cudaLaunchKernel_v7000'), (4, 'elementwise_kernel')");
+        "(2, 'Kernel2'), (3, 'cudaLaunchKernel_v7000'), (4, 'elementwise_kernel'), "
+        "(5, 'cudaGraphLaunch_v10000')");
     Exec(with_cluster ? kKernelWithClusters : kKernelWithoutClusters);
   }
 
@@ -347,11 +349,37 @@ TEST_F(NsysSqliteTest, KernelsWithoutALaunchRowStayUnlinked) {
   const Result<KernelTrace> trace = Read();
   ASSERT_TRUE(trace.ok()) << trace.error().message;
   EXPECT_EQ(trace->kernels[0].op, 0u);
+  EXPECT_EQ(trace->kernels[0].launch, LaunchKind::kKernel);
   EXPECT_EQ(trace->kernels[1].op, std::nullopt);
+  EXPECT_EQ(trace->kernels[1].launch, LaunchKind::kUnknown);
   EXPECT_EQ(trace->kernels[2].op, std::nullopt);
   EXPECT_THAT(trace->notes,
               ElementsAre("2 kernel(s) have no launch in CUPTI_ACTIVITY_KIND_RUNTIME (matched by correlationId "
                           "and process); they are not tied to NVTX ranges"));
+}
+
+// A graph replay inside a GEMM range (say the range of a module that
+// replays its graph): the range did not shape the graph's kernels.
+TEST_F(NsysSqliteTest, KernelsReplayedFromAGraphAreMarkedAndTiedToNoRange) {
+  BasicSchema();
+  Exec(kRuntime);
+  Exec(kNvtx);
+  AddRange(0, 10'000, Tid(100, 101), "aten::mm, sizes = [[1, 2], [2, 3]]");
+  AddLaunch(4'000, Tid(100, 101), 1, 5);  // cudaGraphLaunch_v10000
+  AddLaunch(5'000, Tid(100, 101), 2);     // cudaLaunchKernel_v7000
+  AddKernel({.start = 20'000, .end = 21'000, .correlation = 1});
+  AddKernel({.start = 21'000, .end = 21'500, .correlation = 1});
+  AddKernel({.start = 22'000, .end = 23'000, .correlation = 2});
+  const Result<KernelTrace> trace = Read();
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  ASSERT_EQ(trace->kernels.size(), 3u);
+  for (int i : {0, 1}) {
+    EXPECT_EQ(trace->kernels[i].launch, LaunchKind::kGraph);
+    EXPECT_EQ(trace->kernels[i].op, std::nullopt);
+    EXPECT_EQ(trace->kernels[i].link, OpLink::kNone);
+  }
+  EXPECT_EQ(trace->kernels[2].launch, LaunchKind::kKernel);
+  EXPECT_EQ(trace->kernels[2].op, 0u);
 }
 
 TEST_F(NsysSqliteTest, StartEndRangesAndOtherEventTypesAreIgnored) {

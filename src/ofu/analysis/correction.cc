@@ -183,7 +183,7 @@ class CorrectionBuilder {
       AddUnreadGemm(kernel, name, *unread, info.error());
     } else if (OnTensorCores(kernel, name, *info)) {
       if (op == nullptr) {
-        left_out_.Add("no GEMM op linked, so no shape", kernel.duration_us, name);
+        AddWithoutOp(kernel, name);
       } else {
         AddTensorGemm(kernel, name, *info, *op);
       }
@@ -208,7 +208,31 @@ class CorrectionBuilder {
       AddSimt(kernel);
       return;
     }
+    if (!unread.gemm) {
+      // A copy, split-K reduction or epilogue inside the op: its time is the
+      // op's, but it is not a product ofu could pad.
+      left_out_.Add("launched by a GEMM op, but not named as a GEMM", kernel.duration_us, name);
+      return;
+    }
     left_out_.Add("kernel name not read", kernel.duration_us, name, why.message);
+  }
+
+  // A tensor-core GEMM with no op, so no shape: left out, with why the trace
+  // has none.
+  void AddWithoutOp(const formats::TraceKernel& kernel, const std::string& name) {
+    switch (kernel.launch) {
+      case formats::LaunchKind::kGraph:
+        left_out_.Add("replayed from a CUDA graph, so no op or shape", kernel.duration_us, name);
+        graph_kernels_ += 1;
+        graph_time_us_ += kernel.duration_us;
+        return;
+      case formats::LaunchKind::kUnknown:
+        left_out_.Add("its launch is not in the trace, so no op or shape", kernel.duration_us, name);
+        return;
+      case formats::LaunchKind::kKernel:
+        left_out_.Add("no GEMM op around its launch, so no shape", kernel.duration_us, name);
+        return;
+    }
   }
 
   // True for a tensor-core GEMM; a SIMT one is counted as such, one whose
@@ -269,6 +293,8 @@ class CorrectionBuilder {
     if (info.cluster_m && info.cluster_n) {
       tile.cluster_m = *info.cluster_m;
       tile.cluster_n = *info.cluster_n;
+    } else if (!kernels::FamilyHasClusters(info.family)) {
+      tile.cluster_m = tile.cluster_n = 1;  // before Hopper there are no clusters
     } else if (kernel.cluster && kernel.cluster->x > 0 && kernel.cluster->y > 0) {
       tile.cluster_m = kernel.cluster->x;
       tile.cluster_n = kernel.cluster->y;
@@ -367,6 +393,14 @@ class CorrectionBuilder {
                       "record it: assumed 1x1, so cluster padding is not counted",
                       assumed_cluster_));
     }
+    if (graph_kernels_ > 0) {
+      notes.push_back(
+          fmt::format("{} tensor-core GEMM kernel(s) ({:.1f} ms) were replayed from CUDA graphs: a graph's kernels are "
+                      "not tied to the ops that captured them, so the trace gives them no shape. To correct them, "
+                      "profile a few steps with CUDA graphs off (e.g. torch.compile without mode=\"reduce-overhead\", "
+                      "vLLM's enforce_eager=True, SGLang's --disable-cuda-graph)",
+                      graph_kernels_, graph_time_us_ / 1000.0));
+    }
     if (split_k_ > 0) {
       notes.push_back(
           fmt::format("{} split-K kernel(s): the split count is unknown, so K is padded once "
@@ -385,6 +419,8 @@ class CorrectionBuilder {
   std::map<Precision, double> time_by_precision_;
   std::map<GroupKey, Group> groups_;
   int64_t unknown_tile_k_ = 0, assumed_cluster_ = 0, launch_cluster_ = 0, split_k_ = 0;
+  int64_t graph_kernels_ = 0;  // tensor-core GEMMs left out as replayed from a graph
+  double graph_time_us_ = 0;
 };
 
 }  // namespace

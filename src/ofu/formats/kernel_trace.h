@@ -41,6 +41,16 @@ enum class OpLink : uint8_t {
   kNvtxNesting,         // Nsight: the innermost GEMM NVTX range around the launch
 };
 
+// How the trace says a kernel was launched. A kernel replayed from a CUDA
+// graph has no op around its launch: the ops that put it into the graph ran
+// once, at capture, and launched nothing that the trace records against it.
+enum class LaunchKind : uint8_t {
+  kUnknown,  // no launch call in the trace carries the kernel's correlation id
+             // (it started before the profiler did, or the trace has no such calls)
+  kKernel,   // a kernel launch call (cudaLaunchKernel, cuLaunchKernelEx, ...)
+  kGraph,    // a CUDA graph launch (cudaGraphLaunch, cuGraphLaunch)
+};
+
 struct TraceKernel {
   uint32_t name_id = 0;  // index into KernelTrace::kernel_names
   double start_us = 0;
@@ -52,6 +62,7 @@ struct TraceKernel {
   std::optional<Dim3> cluster;  // launch cluster; only Nsight exports carry it
   std::optional<uint32_t> op;   // index into KernelTrace::ops
   OpLink link = OpLink::kNone;
+  LaunchKind launch = LaunchKind::kUnknown;
 };
 
 // A framework op that launches GEMM kernels, e.g. aten::addmm.
@@ -96,5 +107,10 @@ struct TraceReadOptions {
 // M, N, K: aten::mm, addmm, bmm, baddbmm, linear, _scaled_mm, matmul (with or
 // without the "aten::" prefix).
 bool IsGemmOpName(std::string_view op_name);
+
+// True for the CUDA API calls that launch a whole graph: cudaGraphLaunch and
+// cuGraphLaunch, with or without a version suffix (Nsight writes
+// "cudaGraphLaunch_v10000"; Kineto writes "cudaGraphLaunch").
+bool IsGraphLaunchName(std::string_view api_name);
 
 }  // namespace ofu::formats

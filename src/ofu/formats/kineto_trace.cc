@@ -394,6 +394,7 @@ struct Launch {
   std::int64_t correlation;
   double start_us;
   std::uint32_t thread;
+  bool graph;  // cudaGraphLaunch / cuGraphLaunch
 };
 
 // Hash and equality that look up a std::string key by string_view, so that
@@ -419,7 +420,7 @@ class EventReader {
   bool ReadCpuOp(std::string_view name, const simdjson::dom::element* ts, const simdjson::dom::element* dur,
                  const simdjson::dom::element* pid, const simdjson::dom::element* tid,
                  const simdjson::dom::element* args, std::string* what);
-  bool ReadLaunch(const simdjson::dom::element* ts, const simdjson::dom::element* pid,
+  bool ReadLaunch(std::string_view name, const simdjson::dom::element* ts, const simdjson::dom::element* pid,
                   const simdjson::dom::element* tid, const simdjson::dom::element* args, std::string* what);
   std::uint32_t ThreadOf(const simdjson::dom::element* pid, const simdjson::dom::element* tid);
   std::uint32_t InternKernelName(std::string_view name);
@@ -516,7 +517,7 @@ bool EventReader::Read(std::string_view json, std::string* what) {
       // Only GEMM ops are kept; the rest are not checked further.
       if (!has_name || !IsGemmOpName(name)) return true;
       return ReadCpuOp(name, ts_p, dur_p, pid_p, tid_p, args_p, what);
-    case EventKind::kLaunch: return ReadLaunch(ts_p, pid_p, tid_p, args_p, what);
+    case EventKind::kLaunch: return ReadLaunch(has_name ? name : std::string_view(), ts_p, pid_p, tid_p, args_p, what);
     case EventKind::kOther: return true;
   }
   return true;
@@ -612,7 +613,7 @@ bool EventReader::ReadCpuOp(std::string_view name, const simdjson::dom::element*
   return true;
 }
 
-bool EventReader::ReadLaunch(const simdjson::dom::element* ts, const simdjson::dom::element* pid,
+bool EventReader::ReadLaunch(std::string_view name, const simdjson::dom::element* ts, const simdjson::dom::element* pid,
                              const simdjson::dom::element* tid, const simdjson::dom::element* args, std::string* what) {
   simdjson::dom::element correlation;
   std::int64_t id;
@@ -621,7 +622,7 @@ bool EventReader::ReadLaunch(const simdjson::dom::element* ts, const simdjson::d
   }
   double start_us;
   if (!RequireTime(ts, "ts", "cuda_runtime", &start_us, what)) return false;
-  launches_.push_back(Launch{id, start_us, ThreadOf(pid, tid)});
+  launches_.push_back(Launch{id, start_us, ThreadOf(pid, tid), IsGraphLaunchName(name)});
   return true;
 }
 
@@ -779,8 +780,22 @@ void EventReader::Link(KernelTrace& trace) {
   for (std::size_t k = 0; k < kernels_.size(); ++k) {
     TraceKernel& kernel = kernels_[k];
     const KernelIds& ids = kernel_ids_[k];
+    const Launch* launch = nullptr;
+    if (ids.correlation != kNoId) {
+      const auto it = std::lower_bound(launches_.begin(), launches_.end(), ids.correlation,
+                                       [](const Launch& l, std::int64_t correlation) {
+                                         return l.correlation < correlation;
+                                       });
+      if (it != launches_.end() && it->correlation == ids.correlation) {
+        launch = &*it;
+        kernel.launch = launch->graph ? LaunchKind::kGraph : LaunchKind::kKernel;
+      }
+    }
+    // A graph's kernels are not tied to the op around the graph launch: that
+    // op replays the graph, it did not shape this kernel.
+    const bool graph = kernel.launch == LaunchKind::kGraph;
     std::optional<std::uint32_t> op;
-    if (ids.external_id != kNoId) {
+    if (!graph && ids.external_id != kNoId) {
       const auto it = op_by_external_id.find(ids.external_id);
       if (it != op_by_external_id.end()) {
         op = it->second;
@@ -788,17 +803,11 @@ void EventReader::Link(KernelTrace& trace) {
         ++by_external_id;
       }
     }
-    if (!op && ids.correlation != kNoId) {
-      const auto launch = std::lower_bound(launches_.begin(), launches_.end(), ids.correlation,
-                                           [](const Launch& l, std::int64_t correlation) {
-                                             return l.correlation < correlation;
-                                           });
-      if (launch != launches_.end() && launch->correlation == ids.correlation) {
-        op = nesting.Innermost(launch->thread, launch->start_us);
-        if (op) {
-          kernel.link = OpLink::kCorrelationNesting;
-          ++by_nesting;
-        }
+    if (!op && !graph && launch != nullptr) {
+      op = nesting.Innermost(launch->thread, launch->start_us);
+      if (op) {
+        kernel.link = OpLink::kCorrelationNesting;
+        ++by_nesting;
       }
     }
     if (op) new_index[*op] = 0;  // marked; numbered below

@@ -22,13 +22,18 @@
 //       integers, such as a scalar or a tensor list, is kept as {}) and
 //       "Input type" (kept as written; a non-string entry as "").
 //     * CUDA launches, "cat" "cuda_runtime"/"cuda_driver" (old traces
-//       "Runtime"): "pid", "tid", "ts" and "args"."correlation".
+//       "Runtime"): "name", "pid", "tid", "ts" and "args"."correlation".
 //   Everything else (python_function, user_annotation, gpu_memcpy, flow and
 //   metadata events, ...) and every unknown field is ignored. Old traces
 //   spell the id "external id"; both spellings are read.
 //
 // How kernels are linked to ops (after the whole file is read, since Kineto
 // does not write events in time order)
+//   0. the launch event with the kernel's correlation sets TraceKernel::launch:
+//      kGraph when it is a graph launch (IsGraphLaunchName), kKernel for any
+//      other call, kUnknown when no launch event has that correlation. A
+//      kGraph kernel is linked to no op: the op around the graph launch
+//      replays the graph and did not shape the kernel;
 //   1. the kernel's External id is that of a kept GEMM op -> kExternalId;
 //   2. else its correlation finds the launch event; the innermost GEMM op on
 //      the launching thread (same pid and tid) whose [ts, ts + dur] holds the

@@ -141,6 +141,7 @@ struct Launch {
   uint64_t process;  // globalTid >> 24
   uint64_t thread;   // globalTid
   int64_t start_ns;
+  bool graph;  // the call is cudaGraphLaunch / cuGraphLaunch (from nameId)
 };
 
 struct GemmRange {
@@ -573,12 +574,17 @@ Status Reader::ReadLaunches(const TableInfo& table) {
   }
   // Only the calls that launched a kernel in this file; the rest (copies,
   // synchronisations, ...) would only cost memory.
-  const std::string sql = "SELECT rowid, \"correlationId\", \"globalTid\", \"start\" FROM " + Quoted(kRuntimeTable) +
+  // nameId (the API call's name, e.g. "cudaGraphLaunch_v10000") is optional:
+  // without it no launch is known to replay a graph.
+  const bool has_name = table.Has("nameId");
+  const std::string sql = "SELECT rowid, \"correlationId\", \"globalTid\", \"start\", " +
+                          std::string(has_name ? "\"nameId\"" : "NULL") + " FROM " + Quoted(kRuntimeTable) +
                           " WHERE \"correlationId\" IN (SELECT \"correlationId\" FROM " + Quoted(kKernelTable) +
                           ") AND \"globalTid\" IS NOT NULL";
   Stmt stmt;
   OFU_RETURN_IF_ERROR(Prepare(sql, "reading " + std::string(kRuntimeTable), &stmt));
   sqlite3_stmt* s = stmt.get();
+  std::unordered_map<int64_t, bool> graph_of_name_id;
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     RowDone();
@@ -586,8 +592,19 @@ Status Reader::ReadLaunches(const TableInfo& table) {
       return Malformed(std::string(kRuntimeTable) + " row " + std::to_string(sqlite3_column_int64(s, 0)) +
                        ": start is NULL");
     }
+    bool graph = false;
+    if (sqlite3_column_type(s, 4) != SQLITE_NULL) {
+      const int64_t name_id = sqlite3_column_int64(s, 4);
+      auto known = graph_of_name_id.find(name_id);
+      if (known == graph_of_name_id.end()) {
+        // A name id missing from StringIds only loses the graph mark.
+        OFU_ASSIGN_OR_RETURN(std::optional<std::string> name, LookUpString(name_id));
+        known = graph_of_name_id.emplace(name_id, name && IsGraphLaunchName(*name)).first;
+      }
+      graph = known->second;
+    }
     const uint64_t thread = static_cast<uint64_t>(sqlite3_column_int64(s, 2));
-    launches_.push_back(Launch{sqlite3_column_int64(s, 1), thread >> 24, thread, sqlite3_column_int64(s, 3)});
+    launches_.push_back(Launch{sqlite3_column_int64(s, 1), thread >> 24, thread, sqlite3_column_int64(s, 3), graph});
   }
   if (rc != SQLITE_DONE) return SqlError(rc, "reading " + std::string(kRuntimeTable));
   std::sort(launches_.begin(), launches_.end(), [](const Launch& a, const Launch& b) {
@@ -670,6 +687,13 @@ void Reader::LinkKernels() {
       ++without_launch;
       continue;
     }
+    if (launch->graph) {
+      // The range around a graph launch replays the graph; it did not shape
+      // this kernel.
+      trace_.kernels[k].launch = LaunchKind::kGraph;
+      continue;
+    }
+    trace_.kernels[k].launch = LaunchKind::kKernel;
     const std::optional<std::size_t> range = InnermostGemmRange(launch->thread, launch->start_ns);
     if (!range) continue;
     trace_.kernels[k].op = OpFor(*range);

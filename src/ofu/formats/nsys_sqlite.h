@@ -15,8 +15,12 @@
 //     clusterX..Z (added for Hopper thread-block clusters in later releases),
 //     read only when all three columns exist, and a row's cluster is set only
 //     when none is NULL and it is not 0x0x0.
-//   CUPTI_ACTIVITY_KIND_RUNTIME (start, globalTid, correlationId): the CUDA
-//     API call that launched a kernel.
+//   CUPTI_ACTIVITY_KIND_RUNTIME (start, globalTid, correlationId; optional
+//     nameId): the CUDA API call that launched a kernel. It sets
+//     TraceKernel::launch: kGraph when StringIds[nameId] is a graph launch
+//     (IsGraphLaunchName), kKernel otherwise, kUnknown without a launch row.
+//     A kGraph kernel is tied to no range (the range around the graph launch
+//     replays the graph, it did not shape the kernel).
 //   NVTX_EVENTS (start, end, eventType, globalTid, text and/or textId): only
 //     eventType 59, NvtxPushPopRange. Push/pop ranges nest on one thread by
 //     construction; start/end ranges (60) need not nest and may end on another

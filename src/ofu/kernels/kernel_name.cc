@@ -897,6 +897,27 @@ KernelClass ClassifyKernelName(std::string_view name) {
   return out;
 }
 
+bool FamilyHasClusters(KernelFamily family) {
+  switch (family) {
+    case KernelFamily::kNvjet:
+    case KernelFamily::kSm90Xmma:
+    case KernelFamily::kSm100:
+    case KernelFamily::kCutlass3: return true;
+    case KernelFamily::kSm80Xmma:
+    case KernelFamily::kAmpere:
+    case KernelFamily::kCutlass2:
+    case KernelFamily::kVolta:
+    case KernelFamily::kTuring:
+    case KernelFamily::kGemv:
+    case KernelFamily::kGemmk1:
+    case KernelFamily::kSgemmLargeK:
+    case KernelFamily::kMagma:
+    case KernelFamily::kCudnnSgemm:
+    case KernelFamily::kFermi: return false;
+  }
+  return true;  // an unknown family: do not claim it has none
+}
+
 std::string_view FamilyName(KernelFamily family) {
   switch (family) {
     case KernelFamily::kNvjet: return "nvjet";

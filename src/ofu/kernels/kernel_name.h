@@ -179,6 +179,12 @@ Result<KernelInfo> ParseKernelName(std::string_view name);
 // against the public names in tests/data/kernel-names-real.tsv.
 KernelClass ClassifyKernelName(std::string_view name);
 
+// True for the families whose kernels can run in thread-block clusters
+// (Hopper and later: nvjet, sm90_xmma, sm100, cutlass3). The others predate
+// clusters (Volta to Ampere, CUTLASS 2.x) and always run 1x1, so an absent
+// cluster_m/n there is not an unknown.
+bool FamilyHasClusters(KernelFamily family);
+
 // Lower-case names used in output: "nvjet", "sm90_xmma", ..., "bf16", ...
 std::string_view FamilyName(KernelFamily family);
 std::string_view PrecisionName(Precision precision);
