@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "ofu/analysis/prometheus_history.h"
 #include "ofu/analysis/prometheus_totals.h"
 #include "ofu/analysis/store_report.h"
+#include "ofu/analysis/training_log.h"
 
 namespace ofu::cli {
 
@@ -189,10 +191,33 @@ Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s
   return out;
 }
 
-Result<MfuInputs> ReadMfuInputs(const std::string& mfu_path, const std::optional<std::string>& corrections_path) {
+Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
+                                const std::vector<std::string>& training_logs,
+                                const std::optional<std::string>& corrections_path) {
   MfuInputs inputs;
-  OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadMfuLog(mfu_path));
-  inputs.log = std::move(log);
+  if (mfu_path) {
+    OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadMfuLog(*mfu_path));
+    inputs.log = std::move(log);
+  }
+  std::set<std::string> jobs;
+  for (const analysis::ReportedMfu& row : inputs.log.jobs) jobs.insert(row.job_id);
+  for (const std::string& flag : training_logs) {
+    const size_t equals = flag.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == flag.size()) {
+      return Error::InvalidArgument("--training-log '{}': expected JOB=PATH (the scheduler's job id, then the log)",
+                                    flag);
+    }
+    const std::string job_id = flag.substr(0, equals), path = flag.substr(equals + 1);
+    if (!jobs.insert(job_id).second) {
+      return Error::InvalidArgument("--training-log '{}': job {} already has a reported MFU", flag, job_id);
+    }
+    OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadTrainingLog(path));
+    inputs.log.jobs.push_back(analysis::ReportedMfuOf(log, job_id));
+  }
+  if (inputs.log.path.empty()) {
+    inputs.log.path = training_logs.size() == 1 ? training_logs.front().substr(training_logs.front().find('=') + 1)
+                                                : fmt::format("{} training logs", training_logs.size());
+  }
   if (corrections_path) {
     OFU_ASSIGN_OR_RETURN(auto corrections, analysis::ReadCorrections(*corrections_path));
     inputs.corrections = std::move(corrections);

@@ -78,12 +78,17 @@ Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s
 // --step or --per-window asks for more).
 Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s);
 
-// What the jobs reported: the MFU log (--mfu) and, when given, the per-job
-// corrections (--corrections), as `ofu reconcile` and `ofu report --html` read them.
+// What the jobs reported: the MFU log (--mfu), the training logs
+// (--training-log JOB=PATH, each one more job after the MFU log's) and,
+// when given, the per-job corrections (--corrections), as `ofu reconcile`
+// and `ofu report --html` read them. kInvalidArgument for a training log
+// flag without "JOB=" or a job named twice; the readers' errors otherwise.
 struct MfuInputs {
   analysis::MfuLog log;
   std::map<std::string, analysis::JobCorrection> corrections;
 };
-Result<MfuInputs> ReadMfuInputs(const std::string& mfu_path, const std::optional<std::string>& corrections_path);
+Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
+                                const std::vector<std::string>& training_logs,
+                                const std::optional<std::string>& corrections_path);
 
 }  // namespace ofu::cli

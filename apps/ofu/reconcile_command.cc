@@ -31,12 +31,18 @@ with and without the flagged jobs; --format json adds the scatter points.
 
 MFU log (--mfu): CSV with a header, or JSON lines, fields job_id, mfu (a
 ratio), reference_precision (bf16, fp8, ...), and optionally
-model_flops_per_token, tokens_per_s, recompute (true/false).
+model_flops_per_token, tokens_per_s, recompute (true/false), peak_flops
+(FLOP/s per GPU the MFU divides by, when not the GPU's own peak).
+Training logs (--training-log JOB=PATH, repeatable): a job's own log as
+torchtitan, nanoGPT, nanochat or llm.c print it; the job's MFU is the
+median over its steps. nanoGPT divides by the A100's peak on any GPU
+(older nanochat by the H100's): such an MFU is rescaled to the job's GPU.
 Corrections (--corrections): a directory of <job_id>.json written by
 `ofu correct --format json`, or a CSV job_id,factor[,mfu_scale,reference_precision].
 
 Examples:
   ofu reconcile --store /var/lib/ofu/history.sqlite --mfu mfu.csv
+  ofu reconcile --store history.sqlite --training-log 4242=slurm-4242.out
   ofu reconcile --prometheus http://prometheus:9090 --since -7d --mfu mfu.jsonl \
       --corrections corrections/ --format json
 
@@ -49,7 +55,10 @@ or malformed input, 4 no job has both an OFU and a reported MFU,
 void AddReconcileFlags(CLI::App& cmd, ReconcileArgs& args) {
   cmd.description(kReconcileHelp);
   AddHistorySourceOptions(cmd, args.history, /*with_job=*/false);
-  cmd.add_option("--mfu", args.mfu, "MFU log: CSV or JSON lines (job_id, mfu, reference_precision, ...)")->required();
+  cmd.add_option("--mfu", args.mfu, "MFU log: CSV or JSON lines (job_id, mfu, reference_precision, ...)");
+  cmd.add_option("--training-log", args.training_logs,
+                 "JOB=PATH: the job's training log (torchtitan, nanoGPT, nanochat, llm.c); repeatable")
+      ->take_all();
   cmd.add_option("--corrections", args.corrections,
                  "Per-job corrections: a directory of <job_id>.json from `ofu correct --format json`, or a CSV");
   AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
@@ -64,7 +73,10 @@ void AddReconcileFlags(CLI::App& cmd, ReconcileArgs& args) {
 
 Result<int> RunReconcile(const ReconcileArgs& args) {
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
-  OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(args.mfu, args.corrections));
+  if (!args.mfu && args.training_logs.empty()) {
+    return Error::InvalidArgument("give the reported MFU: --mfu LOG, or --training-log JOB=PATH (or both)");
+  }
+  OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(args.mfu, args.training_logs, args.corrections));
   OFU_ASSIGN_OR_RETURN(auto fleet, LoadFleetReport(args.history, sources::SystemClock().NowS(), specs,
                                                    /*windows_needed=*/false));
   const sinks::StoredHistory& history = fleet.history;
@@ -82,7 +94,7 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
     fmt::print("{}", analysis::RenderReconcileTable(report));
   }
   if (report.all.jobs == 0) {
-    return Error::NoData("no job of {} has an OFU in {} for this range", args.mfu, history.path);
+    return Error::NoData("no job of {} has an OFU in {} for this range", inputs.log.path, history.path);
   }
   return kExitOk;
 }

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -15,7 +16,8 @@ namespace ofu::cli {
 
 struct ReconcileArgs {
   HistorySourceArgs history;
-  std::string mfu;
+  std::optional<std::string> mfu;
+  std::vector<std::string> training_logs;  // --training-log JOB=PATH
   std::optional<std::string> corrections;
   std::string format;  // --format; AddFormatFlag sets the default
   double tolerance = 0.15;

@@ -108,7 +108,7 @@ Status WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& histo
     Progress("scanning for regressions");
     view.markers = analysis::MarkersOfRegressions(analysis::ScanRegressions(history, store, {}));
     if (args.mfu) {
-      OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(*args.mfu, args.corrections));
+      OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(args.mfu, {}, args.corrections));
       Progress("reconciling OFU with the MFU log");
       view.scatter = analysis::ScatterOfReconciliation(
           analysis::Reconcile(history, store, inputs.log, inputs.corrections, &specs, analysis::ReconcileOptions{}));

@@ -147,4 +147,41 @@ TEST_F(FleetCli, ExitCodesAndErrorsThatNameTheLine) {
   EXPECT_EQ(csv.out.rfind("kind,job_id,job_name,time_s,what,before,after,ratio,gpus\n", 0), 0u);
 }
 
+// A job's own training log instead of an MFU log: a real nanoGPT excerpt
+// (karpathy/nanoGPT#178; tests/data/training-logs) given to a SYNTHETIC job
+// on an H100 SXM5. nanoGPT divides by the A100's 312 TFLOPS, so its median
+// 16.605 % is 0.16605 x 312 / 989.4 of the H100's bf16 peak.
+TEST_F(FleetCli, ReconcileReadsATrainingLogAndRescalesItsPeak) {
+  Simulate();
+  const std::string store = fmt::format("--store '{}'", (dir_ / "fleet" / "history.sqlite").string());
+  const std::string logs = std::string(OFU_TEST_DATA_DIR) + "/training-logs/";
+  const json r = RunJson(fmt::format("reconcile {} --training-log 'sim-00001={}nanogpt-178.log'", store, logs));
+  ASSERT_EQ(r["jobs"].size(), 1u) << r.dump(1);
+  const json& job = r["jobs"][0];
+  EXPECT_EQ(job["job_id"], "sim-00001");
+  EXPECT_NEAR(job["logged_mfu"].get<double>(), 0.16605, 1e-12);
+  EXPECT_DOUBLE_EQ(job["peak_flops"].get<double>(), 312e12);
+  EXPECT_NEAR(job["reported_mfu"].get<double>(), 0.16605 * 312 / 989.4, 1e-12);
+  EXPECT_NE(job["notes"].dump().find("nanoGPT, median of 24 step(s)"), std::string::npos) << job["notes"];
+
+  // JOB=PATH is required; a job named twice, a log with no MFU (llm.c on a
+  // GPU it does not know) and no reported MFU at all are errors.
+  auto no_job = RunShell(fmt::format("'{}' reconcile {} --training-log '{}nanogpt-178.log'", OFU_BINARY, store, logs),
+                         dir_);
+  EXPECT_EQ(no_job.exit_code, 1) << no_job.err;
+  EXPECT_NE(no_job.err.find("expected JOB=PATH"), std::string::npos) << no_job.err;
+  auto twice = RunShell(fmt::format("'{}' reconcile {} --training-log 'a={}nanogpt-178.log' --training-log "
+                                    "'a={}nanogpt-466-titanxp.log'",
+                                    OFU_BINARY, store, logs, logs),
+                        dir_);
+  EXPECT_EQ(twice.exit_code, 1) << twice.err;
+  auto absent = RunShell(fmt::format("'{}' reconcile {} --training-log 'sim-00001={}llmc-796-blackwell.log'",
+                                     OFU_BINARY, store, logs),
+                         dir_);
+  EXPECT_EQ(absent.exit_code, 2) << absent.err;
+  EXPECT_NE(absent.err.find("llmc-796-blackwell.log: every MFU the log prints"), std::string::npos) << absent.err;
+  auto nothing = RunShell(fmt::format("'{}' reconcile {}", OFU_BINARY, store), dir_);
+  EXPECT_EQ(nothing.exit_code, 1) << nothing.err;
+}
+
 }  // namespace

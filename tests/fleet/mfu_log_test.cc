@@ -100,4 +100,19 @@ TEST(Corrections, OfuCorrectJsonAndCsv) {
   EXPECT_EQ(bad_csv.error().message, "c.csv:2: field 'factor': 'zero' is not a number");
 }
 
+TEST(MfuLog, PeakFlopsIsOptionalAndPositive) {
+  auto log = ParseMfuLog(
+      "job_id,mfu,reference_precision,peak_flops\n"
+      "a,1.2,bf16,312e12\n"
+      "b,0.4,bf16,\n",
+      "mfu.csv");
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->jobs[0].peak_flops, 312e12);
+  EXPECT_FALSE(log->jobs[1].peak_flops);
+  auto zero = ParseMfuLog("{\"job_id\": \"a\", \"mfu\": 0.4, \"reference_precision\": \"bf16\", \"peak_flops\": 0}\n",
+                          "mfu.jsonl");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error().message, "mfu.jsonl:1: field 'peak_flops': 0 is not positive");
+}
+
 }  // namespace

@@ -69,20 +69,33 @@ ofu::sinks::StoredHistory OneJob() {
   return h;
 }
 
-TEST(Reconcile, ExpectedMfuUsesFactorAndPrecisionMixRescaledToTheLogsReference) {
-  const auto history = OneJob();
-  auto specs = ofu::GpuSpecDatabase::Embedded();
-  ASSERT_TRUE(specs.ok());
-  const StoreReport store = BuildStoreReport(history, *specs);
+// OneJob(), the embedded spec database and the store report of the two.
+class ReconcileOneJob : public ::testing::Test {
+ protected:
+  const ofu::sinks::StoredHistory history = OneJob();
+  const ofu::GpuSpecDatabase specs = *ofu::GpuSpecDatabase::Embedded();
+  const StoreReport store = BuildStoreReport(history, specs);
+};
+
+// A bf16-referenced MFU log row.
+ReportedMfu Reported(const std::string& job_id, double mfu, int line) {
+  ReportedMfu row;
+  row.job_id = job_id;
+  row.mfu = mfu;
+  row.line = line;
+  return row;
+}
+
+TEST_F(ReconcileOneJob, ExpectedMfuUsesFactorAndPrecisionMixRescaledToTheLogsReference) {
   JobCorrection c;
   c.factor = 0.9;
   c.precision_mix = {{ofu::kernels::Precision::kFp8, 0.5, 2.0}, {ofu::kernels::Precision::kBf16, 0.5, 1.0}};
   MfuLog log;
   log.path = "mfu.csv";
   // bf16 reference: scale (0.5·2 + 0.5·1)/1 = 1.5; expected 0.4 × 0.9 × 1.5 = 0.54.
-  log.jobs.push_back({"A", 0.54, ofu::kernels::Precision::kBf16, std::nullopt, std::nullopt, std::nullopt, 2});
-  log.jobs.push_back({"missing", 0.3, ofu::kernels::Precision::kBf16, std::nullopt, std::nullopt, std::nullopt, 3});
-  auto report = Reconcile(history, store, log, {{"A", c}}, &*specs, {});
+  log.jobs.push_back(Reported("A", 0.54, 2));
+  log.jobs.push_back(Reported("missing", 0.3, 3));
+  auto report = Reconcile(history, store, log, {{"A", c}}, &specs, {});
   ASSERT_EQ(report.jobs.size(), 2u);
   EXPECT_NEAR(*report.jobs[0].corrected_ofu, 0.36, 1e-12);
   EXPECT_NEAR(report.jobs[0].mfu_scale, 1.5, 1e-12);
@@ -94,7 +107,7 @@ TEST(Reconcile, ExpectedMfuUsesFactorAndPrecisionMixRescaledToTheLogsReference) 
 
   // fp8 reference: scale 1.5 / 2 = 0.75; expected 0.27; reported 0.54 is 2x.
   log.jobs[0].reference_precision = ofu::kernels::Precision::kFp8;
-  report = Reconcile(history, store, log, {{"A", c}}, &*specs, {});
+  report = Reconcile(history, store, log, {{"A", c}}, &specs, {});
   EXPECT_NEAR(*report.jobs[0].expected_mfu, 0.27, 1e-12);
   EXPECT_EQ(report.jobs[0].flag, "wrong_precision_peak");
 
@@ -106,18 +119,45 @@ TEST(Reconcile, ExpectedMfuUsesFactorAndPrecisionMixRescaledToTheLogsReference) 
   EXPECT_TRUE(json["statistics"]["all"]["pearson_r"].is_null());  // one point
 }
 
-TEST(Reconcile, ThroughputMfuFromTheLogsOwnFigures) {
-  const auto history = OneJob();
-  auto specs = ofu::GpuSpecDatabase::Embedded();
-  ASSERT_TRUE(specs.ok());
-  const StoreReport store = BuildStoreReport(history, *specs);
+TEST_F(ReconcileOneJob, ThroughputMfuFromTheLogsOwnFigures) {
   MfuLog log;
   // 6e9 FLOP/token × 3.2984e4 tokens/s / (1 GPU × 989.4e12 FLOP/s) = 0.2000... : the log says 0.4.
-  log.jobs.push_back({"A", 0.4, ofu::kernels::Precision::kBf16, 6e9, 989.4e12 * 0.2 / 6e9, std::nullopt, 2});
-  const auto report = Reconcile(history, store, log, {}, &*specs, {});
+  ReportedMfu row = Reported("A", 0.4, 2);
+  row.model_flops_per_token = 6e9;
+  row.tokens_per_s = 989.4e12 * 0.2 / 6e9;
+  log.jobs.push_back(row);
+  const auto report = Reconcile(history, store, log, {}, &specs, {});
   ASSERT_TRUE(report.jobs[0].throughput_mfu);
   EXPECT_NEAR(*report.jobs[0].throughput_mfu, 0.2, 1e-9);
   ASSERT_FALSE(report.jobs[0].notes.empty());
+}
+
+// nanoGPT divides by the A100's 312 TFLOPS on any GPU: 1.268 of it on an H100
+// SXM5 (989.4 TFLOPS bf16) is 1.268 × 312 / 989.4 = 0.39985... of the H100's
+// peak, which matches the 0.4 OFU (ok). Taken as logged it would be 3.17x.
+TEST_F(ReconcileOneJob, AnMfuOverAnotherGpusPeakIsRescaledToTheJobsOwn) {
+  MfuLog log;
+  ReportedMfu row = Reported("A", 1.268, 2);
+  row.peak_flops = 312e12;
+  log.jobs.push_back(row);
+  const auto report = Reconcile(history, store, log, {}, &specs, {});
+  const ReconciledJob& job = report.jobs[0];
+  ASSERT_TRUE(job.logged_mfu);
+  EXPECT_DOUBLE_EQ(*job.logged_mfu, 1.268);
+  EXPECT_DOUBLE_EQ(*job.peak_flops, 312e12);
+  EXPECT_NEAR(job.reported_mfu, 1.268 * 312 / 989.4, 1e-12);
+  EXPECT_EQ(job.flag, "ok");
+  EXPECT_NE(RenderReconcileTable(report).find("A: logged 1.2680 over 312.0 TFLOPS -> 0.3999"), std::string::npos)
+      << RenderReconcileTable(report);
+
+  // Without a spec database the GPU's own peak is unknown: compared as
+  // logged, with a note, never silently rescaled.
+  const auto unknown = Reconcile(history, store, log, {}, nullptr, {});
+  EXPECT_DOUBLE_EQ(unknown.jobs[0].reported_mfu, 1.268);
+  bool noted = false;
+  for (const std::string& note : unknown.jobs[0].notes)
+    noted = noted || note.find("compared as logged") != std::string::npos;
+  EXPECT_TRUE(noted);
 }
 
 }  // namespace

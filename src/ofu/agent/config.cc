@@ -1,15 +1,13 @@
 #include "ofu/agent/config.h"
 
-#include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "ofu/core/text_file.h"
 #include "ofu/core/windows.h"
 
 namespace ofu::agent {
@@ -193,11 +191,8 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source_name
 }
 
 Status LoadAgentConfig(const std::string& path, AgentConfig& config) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Error::Io("{}: cannot open: {}", path, std::strerror(errno));
-  std::stringstream text;
-  text << file.rdbuf();
-  return ParseAgentConfig(text.str(), path, config);
+  OFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseAgentConfig(text, path, config);
 }
 
 Status SetListenAddress(std::string_view address, AgentConfig& config) {

@@ -5,12 +5,12 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "ofu/core/text_file.h"
 
 namespace ofu::analysis {
 namespace {
@@ -151,6 +151,11 @@ Result<ReportedMfu> RowFromFields(const std::map<std::string, std::string>& fiel
       *into = value;
     }
   }
+  if (auto text = get("peak_flops")) {
+    OFU_ASSIGN_OR_RETURN(auto value, reader.Number("peak_flops", text));
+    if (!(value > 0)) return Malformed(name, line, "peak_flops", fmt::format("{} is not positive", value));
+    row.peak_flops = value;
+  }
   if (auto text = get("recompute")) {
     row.recompute = ParseBool(*text);
     if (!row.recompute) return Malformed(name, line, "recompute", fmt::format("'{}' is not true or false", *text));
@@ -169,15 +174,6 @@ std::optional<std::string> JsonText(const json& value) {
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io("{}: cannot open", path);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Error::Io("{}: cannot read", path);
-  return text.str();
 }
 
 }  // namespace
@@ -235,7 +231,7 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
 }
 
 Result<MfuLog> ReadMfuLog(const std::string& path) {
-  OFU_ASSIGN_OR_RETURN(auto text, ReadFile(path));
+  OFU_ASSIGN_OR_RETURN(auto text, ReadTextFile(path));
   return ParseMfuLog(text, path);
 }
 
@@ -340,13 +336,13 @@ Result<std::map<std::string, JobCorrection>> ReadCorrections(const std::string& 
     if (ec) return Error::Io("{}: cannot list: {}", path, ec.message());
     std::sort(files.begin(), files.end());
     for (const fs::path& file : files) {
-      OFU_ASSIGN_OR_RETURN(auto text, ReadFile(file.string()));
+      OFU_ASSIGN_OR_RETURN(auto text, ReadTextFile(file.string()));
       OFU_ASSIGN_OR_RETURN(auto correction, ParseCorrectionJson(text, file.string()));
       out.emplace(file.stem().string(), std::move(correction));
     }
     return out;
   }
-  OFU_ASSIGN_OR_RETURN(auto text, ReadFile(path));
+  OFU_ASSIGN_OR_RETURN(auto text, ReadTextFile(path));
   return ParseCorrectionCsv(text, path);
 }
 

@@ -12,6 +12,10 @@
 //   model_flops_per_token  model FLOPs per token the application counted (optional)
 //   tokens_per_s           its throughput, whole job (optional)
 //   recompute              activation recomputation on: true/false, 1/0, yes/no (optional)
+//   peak_flops             FLOP/s per GPU the application divided by, when it is
+//                          not the GPU's own peak of reference_precision (nanoGPT
+//                          divides by the A100's on any GPU); reconcile rescales
+//                          the MFU to the GPU's own peak (optional)
 // An empty CSV cell, or a JSON null, is an absent optional field. Unknown
 // columns or keys are ignored (logs carry more than ofu reads). A job listed
 // twice is an error: which line is right cannot be guessed.
@@ -45,7 +49,9 @@ struct ReportedMfu {
   std::optional<double> model_flops_per_token;
   std::optional<double> tokens_per_s;
   std::optional<bool> recompute;
-  int line = 0;  // where it came from, for messages
+  std::optional<double> peak_flops;  // FLOP/s per GPU the MFU divides by; absent: the GPU's own peak
+  int line = 0;                      // where it came from, for messages
+  std::string origin;                // a training log's summary (training_log.h); empty for MFU log rows
 };
 
 struct MfuLog {

@@ -82,6 +82,18 @@ std::pair<double, std::string> ScaleFor(const JobCorrection* correction, kernels
   return {1.0, fmt::format("the correction has no precision mix: assumed all {} (mfu_scale 1)", ref_name)};
 }
 
+// The peak FLOP/s per GPU of `precision` on the job's GPUs: absent unless
+// they are all one SKU that the database knows and that lists the precision.
+std::optional<double> OwnPeakFlops(const GpuSpecDatabase* specs, const std::set<std::string>& skus,
+                                   kernels::Precision precision) {
+  if (specs == nullptr || skus.size() != 1 || skus.begin()->empty()) return std::nullopt;
+  auto spec = specs->Lookup(*skus.begin());
+  if (!spec.ok()) return std::nullopt;
+  auto p = (*spec)->precisions.find(std::string(kernels::PrecisionName(precision)));
+  if (p == (*spec)->precisions.end() || !(p->second.peak_tflops > 0)) return std::nullopt;
+  return p->second.peak_tflops * 1e12;
+}
+
 std::string Optional(const std::optional<double>& v, const char* format = "{:.3f}") {
   return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
 }
@@ -213,6 +225,28 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
     job.job_name = total->second->job_name;
     job.gpus = total->second->gpus;
     job.ofu = total->second->ofu;
+    const std::set<std::string>& skus = skus_of_job[job.job_id];
+    const std::optional<double> own_peak = OwnPeakFlops(specs, skus, reported.reference_precision);
+    if (!reported.origin.empty()) job.notes.push_back(reported.origin);
+    if (reported.peak_flops) {
+      // The application's MFU over a peak other than this GPU's: the same
+      // FLOP/s over this GPU's peak, so that it compares with OFU.
+      job.logged_mfu = reported.mfu;
+      job.peak_flops = reported.peak_flops;
+      if (own_peak) {
+        job.reported_mfu = reported.mfu * *reported.peak_flops / *own_peak;
+        job.notes.push_back(fmt::format(
+            "the application divides by {:.1f} TFLOPS per GPU; over {}'s {} peak ({:.1f} TFLOPS) its MFU {:.4f} is "
+            "{:.4f}",
+            *reported.peak_flops / 1e12, *skus.begin(), kernels::PrecisionName(reported.reference_precision),
+            *own_peak / 1e12, reported.mfu, job.reported_mfu));
+      } else {
+        job.notes.push_back(fmt::format(
+            "the application divides by {:.1f} TFLOPS per GPU, and the job's GPUs' own {} peak is not known (one "
+            "SKU in the spec database is needed): its MFU is compared as logged",
+            *reported.peak_flops / 1e12, kernels::PrecisionName(reported.reference_precision)));
+      }
+    }
     auto correction = corrections.find(reported.job_id);
     const JobCorrection* c = correction == corrections.end() ? nullptr : &correction->second;
     job.factor = c != nullptr ? c->factor : std::nullopt;
@@ -224,22 +258,13 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
     job.expected_mfu = *job.corrected_ofu * job.mfu_scale;
     job.residual = job.reported_mfu - *job.expected_mfu;
 
-    if (specs != nullptr && reported.model_flops_per_token && reported.tokens_per_s && job.gpus > 0) {
-      const auto& skus = skus_of_job[job.job_id];
-      if (skus.size() == 1 && !skus.begin()->empty()) {
-        if (auto spec = specs->Lookup(*skus.begin()); spec.ok()) {
-          auto p = (*spec)->precisions.find(std::string(kernels::PrecisionName(reported.reference_precision)));
-          if (p != (*spec)->precisions.end() && p->second.peak_tflops > 0) {
-            job.throughput_mfu = *reported.model_flops_per_token * *reported.tokens_per_s /
-                                 (job.gpus * p->second.peak_tflops * 1e12);
-            if (std::abs(*job.throughput_mfu / std::max(job.reported_mfu, 1e-12) - 1) > options.tolerance) {
-              job.notes.push_back(
-                  fmt::format("the log's own figures disagree: model FLOPs/token x tokens/s gives "
-                              "MFU {:.3f}, the log says {:.3f}",
-                              *job.throughput_mfu, job.reported_mfu));
-            }
-          }
-        }
+    if (own_peak && reported.model_flops_per_token && reported.tokens_per_s && job.gpus > 0) {
+      job.throughput_mfu = *reported.model_flops_per_token * *reported.tokens_per_s / (job.gpus * *own_peak);
+      if (std::abs(*job.throughput_mfu / std::max(job.reported_mfu, 1e-12) - 1) > options.tolerance) {
+        job.notes.push_back(
+            fmt::format("the log's own figures disagree: model FLOPs/token x tokens/s gives "
+                        "MFU {:.3f}, the log says {:.3f}",
+                        *job.throughput_mfu, job.reported_mfu));
       }
     }
 
@@ -314,6 +339,14 @@ std::string RenderReconcileTable(const ReconcileReport& report) {
     for (const std::string& alternative : job.alternatives) out += fmt::format("      or: {}\n", alternative);
   }
   if (!any) out += "  none\n";
+  bool rescaled = false;
+  for (const ReconciledJob& job : report.jobs) {
+    if (!job.logged_mfu || job.reported_mfu == *job.logged_mfu) continue;
+    if (!rescaled) out += "\nReported MFU over each GPU's own peak (the log divides by another):\n";
+    rescaled = true;
+    out += fmt::format("  {}: logged {:.4f} over {:.1f} TFLOPS -> {:.4f}\n", job.job_id, *job.logged_mfu,
+                       *job.peak_flops / 1e12, job.reported_mfu);
+  }
   const auto fit = [&](const char* label, const FitStatistics& f) {
     out += fmt::format("{:<28} jobs {:>5}  Pearson r {:>6}  Spearman rho {:>6}  MAE {}\n", label, f.jobs,
                        Optional(f.pearson_r), Optional(f.spearman_rho), Optional(f.mean_absolute_error, "{:.4f}"));
@@ -348,6 +381,8 @@ std::string RenderReconcileJson(const ReconcileReport& report) {
     row["reference_precision"] = kernels::PrecisionName(job.reference_precision);
     row["expected_mfu"] = JsonOptional(job.expected_mfu);
     row["reported_mfu"] = job.reported_mfu;
+    row["logged_mfu"] = JsonOptional(job.logged_mfu);
+    row["peak_flops"] = JsonOptional(job.peak_flops);
     row["throughput_mfu"] = JsonOptional(job.throughput_mfu);
     row["recompute"] = job.recompute ? json(*job.recompute) : json(nullptr);
     row["residual"] = JsonOptional(job.residual);

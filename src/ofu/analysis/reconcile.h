@@ -76,7 +76,13 @@ struct ReconciledJob {
   std::optional<double> corrected_ofu;
   double mfu_scale = 1;
   std::optional<double> expected_mfu;
-  double reported_mfu = 0;
+  double reported_mfu = 0;  // over the job's GPUs' own peak (see logged_mfu)
+  // When the application divides by a peak other than its GPUs' own
+  // (ReportedMfu::peak_flops): the MFU as logged and that peak (FLOP/s per
+  // GPU); reported_mfu is then logged_mfu × peak_flops / the GPUs' own peak,
+  // or logged_mfu when that peak is not known (a note says so).
+  std::optional<double> logged_mfu;
+  std::optional<double> peak_flops;
   kernels::Precision reference_precision = kernels::Precision::kBf16;
   std::optional<bool> recompute;
   // flops_per_token × tokens_per_s / (gpus × peak of the reference precision),

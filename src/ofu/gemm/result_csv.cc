@@ -2,12 +2,12 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
+
+#include "ofu/core/text_file.h"
 
 namespace ofu::gemm {
 namespace {
@@ -356,12 +356,8 @@ Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::strin
 }
 
 Result<std::vector<CaseResult>> ReadResultCsvFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io("{}: cannot open the result file", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Error::Io("{}: cannot read the result file", path);
-  return ParseResultCsv(text.str(), path);
+  OFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseResultCsv(text, path);
 }
 
 }  // namespace ofu::gemm

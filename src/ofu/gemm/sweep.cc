@@ -1,13 +1,13 @@
 #include "ofu/gemm/sweep.h"
 
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
+
+#include "ofu/core/text_file.h"
 
 namespace ofu::gemm {
 namespace {
@@ -291,12 +291,8 @@ Result<Sweep> ParseSweep(std::string_view toml_text, std::string_view source_nam
 }
 
 Result<Sweep> ReadSweepFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::Io("{}: cannot open the sweep file", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Error::Io("{}: cannot read the sweep file", path);
-  return ParseSweep(text.str(), path);
+  OFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseSweep(text, path);
 }
 
 std::string DescribeCase(const GemmCase& c) {

@@ -1,0 +1,271 @@
+#include "ofu/analysis/training_log.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "ofu/core/text_file.h"
+
+namespace ofu::analysis {
+namespace {
+
+// The fixed denominators, FLOP/s per GPU (see the header for the sources).
+constexpr double kA100Bf16 = 312e12;
+constexpr double kH100SxmBf16 = 989e12;
+
+// One framework's step line: the step number is group 1, the MFU group 2;
+// `percent_scale` turns the printed number into a ratio.
+struct StepPattern {
+  TrainingLogFormat format;
+  std::regex line;
+  double percent_scale = 0.01;
+};
+
+// What one line says, when it says anything.
+struct LineMfu {
+  int64_t step = 0;
+  std::optional<double> mfu;  // absent: the framework printed "-100 %" or "N/A"
+};
+
+std::string WithoutAnsi(std::string_view line) {
+  std::string out;
+  out.reserve(line.size());
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      // CSI: parameters and intermediates, then one final byte in @..~.
+      size_t j = i + 2;
+      while (j < line.size() && (line[j] < '@' || line[j] > '~')) ++j;
+      i = j;
+      continue;
+    }
+    if (line[i] != '\r') out += line[i];
+  }
+  return out;
+}
+
+std::optional<double> Number(std::string_view text) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+class Reader {
+ public:
+  explicit Reader(const std::string& name) : name_(name) {
+    const auto flags = std::regex::ECMAScript | std::regex::optimize;
+    patterns_.push_back({TrainingLogFormat::kTorchtitan,
+                         std::regex(R"(step:\s*(\d+)\s+loss:.*\bmfu:\s*(N/A|-?[0-9.]+)%?)", flags)});
+    patterns_.push_back({TrainingLogFormat::kNanoGpt,
+                         std::regex(R"(\biter (\d+): loss [^,]*, time [^,]*ms, mfu (-?[0-9.]+)%)", flags)});
+    patterns_.push_back(
+        {TrainingLogFormat::kNanochat,
+         std::regex(R"(\bstep (\d+)(?:/\d+)? \([0-9.]+%\) \|.*\| (?:bf16_)?mfu: (-?[0-9.]+|inf|nan) \|)", flags)});
+    patterns_.push_back({TrainingLogFormat::kLlmC,
+                         std::regex(R"(\bstep\s+(\d+)/\d+ \|.*\| (-?[0-9.]+)% bf16 MFU \|)", flags)});
+    torchtitan_peak_ = std::regex(R"(Peak FLOPS used for computing MFU: ([0-9.eE+-]+|inf))", flags);
+    nanochat_peak_ = std::regex(R"(Peak FLOPS \(BF16\): ([0-9.eE+-]+|inf))", flags);
+    torchtitan_fallback_ = std::regex(R"(Peak flops undefined for(?: TPU)?: .*, fallback to A100)", flags);
+  }
+
+  Status Line(std::string_view raw, int number) {
+    // Only lines that can carry an MFU or a peak are matched.
+    if (raw.find("mfu") == std::string_view::npos && raw.find("MFU") == std::string_view::npos &&
+        raw.find("Peak FLOPS") == std::string_view::npos && raw.find("Peak flops") == std::string_view::npos) {
+      return OkStatus();
+    }
+    const std::string line = WithoutAnsi(raw);
+    OFU_RETURN_IF_ERROR(Peak(line, number));
+    std::smatch match;
+    for (const StepPattern& pattern : patterns_) {
+      if (format_ && *format_ != pattern.format) continue;
+      if (!std::regex_search(line, match, pattern.line)) continue;
+      format_ = pattern.format;
+      OFU_ASSIGN_OR_RETURN(LineMfu value, Value(pattern, match, number));
+      Add(value, number);
+      return OkStatus();
+    }
+    return OkStatus();
+  }
+
+  Result<TrainingLog> Finish() {
+    if (!format_) {
+      return Error::MalformedInput(
+          "{}: no line reports an MFU in a format ofu reads (torchtitan 'step: N ... mfu: X%', nanoGPT "
+          "'iter N: ... mfu X%', nanochat 'step N/M (...) | ... | mfu: X |', llm.c 'step N/M | ... | X% bf16 MFU |')",
+          name_);
+    }
+    TrainingLog log;
+    log.path = name_;
+    log.format = *format_;
+    log.steps = std::move(steps_);
+    log.absent_steps = absent_steps_;
+    log.repeated_lines = repeated_lines_;
+    if (log.steps.empty()) {
+      return Error::MalformedInput(
+          "{}: every MFU the log prints ({} step(s)) is absent ('-100%', 'N/A' or 0 with an unknown peak): {} did "
+          "not know this GPU's peak, so the log gives no MFU to reconcile",
+          name_, absent_steps_, TrainingLogFormatName(*format_));
+    }
+    std::vector<double> values;
+    for (const TrainingLogStep& step : log.steps) values.push_back(step.mfu);
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    log.median_mfu = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    SetPeak(log);
+    return log;
+  }
+
+ private:
+  // "Peak FLOPS ..." lines: the denominator the framework used.
+  Status Peak(const std::string& line, int number) {
+    std::smatch match;
+    std::optional<double>* into = nullptr;
+    if (std::regex_search(line, match, torchtitan_fallback_)) {
+      torchtitan_fallback_seen_ = true;
+      return OkStatus();
+    }
+    if (std::regex_search(line, match, torchtitan_peak_)) {
+      into = &torchtitan_peak_flops_;
+    } else if (std::regex_search(line, match, nanochat_peak_)) {
+      into = &nanochat_peak_flops_;
+    } else {
+      return OkStatus();
+    }
+    const std::string text = match[1].str();
+    if (text == "inf") {
+      *into = INFINITY;  // nanochat: an unknown GPU, every MFU it prints is 0
+      return OkStatus();
+    }
+    const auto value = Number(text);
+    if (!value || !(*value > 0) || !std::isfinite(*value)) {
+      return Error::MalformedInput("{}:{}: peak FLOPS '{}' is not a positive number", name_, number, text);
+    }
+    *into = *value;
+    return OkStatus();
+  }
+
+  Result<LineMfu> Value(const StepPattern& pattern, const std::smatch& match, int number) const {
+    LineMfu out;
+    const std::string step_text = match[1].str();
+    const auto [end, ec] = std::from_chars(step_text.data(), step_text.data() + step_text.size(), out.step);
+    if (ec != std::errc() || end != step_text.data() + step_text.size()) {
+      return Error::MalformedInput("{}:{}: step '{}' is out of range", name_, number, step_text);
+    }
+    const std::string text = match[2].str();
+    if (text == "N/A" || text == "inf" || text == "nan") return out;
+    const auto value = Number(text);
+    if (!value) return Error::MalformedInput("{}:{}: MFU '{}' is not a number", name_, number, text);
+    // nanoGPT and llm.c print -100 % for "not known"; nothing else is negative.
+    if (*value == -100) return out;
+    if (*value < 0) return Error::MalformedInput("{}:{}: MFU {} % is negative", name_, number, text);
+    out.mfu = *value * pattern.percent_scale;
+    return out;
+  }
+
+  void Add(const LineMfu& value, int number) {
+    if (!seen_steps_.insert(value.step).second) {
+      ++repeated_lines_;
+      return;
+    }
+    // nanochat prints 0 for every step when its table lacks the GPU (peak inf).
+    const bool unknown_peak = format_ == TrainingLogFormat::kNanochat && nanochat_peak_flops_ &&
+                              std::isinf(*nanochat_peak_flops_);
+    if (!value.mfu || unknown_peak) {
+      ++absent_steps_;
+      return;
+    }
+    steps_.push_back({value.step, *value.mfu, number});
+  }
+
+  void SetPeak(TrainingLog& log) const {
+    switch (log.format) {
+      case TrainingLogFormat::kTorchtitan:
+        if (torchtitan_peak_flops_ && std::isfinite(*torchtitan_peak_flops_)) {
+          log.peak_flops = torchtitan_peak_flops_;
+          log.peak_basis = "torchtitan's 'Peak FLOPS used for computing MFU' line";
+        } else if (torchtitan_fallback_seen_) {
+          log.peak_flops = kA100Bf16;
+          log.peak_basis = "torchtitan did not know the GPU and fell back to the A100's bf16 peak (312 TFLOPS)";
+        } else {
+          log.peak_basis = "torchtitan's table of the GPU's bf16 peak (the log does not print it)";
+        }
+        return;
+      case TrainingLogFormat::kNanoGpt:
+        log.peak_flops = kA100Bf16;
+        log.peak_basis = "nanoGPT divides by the A100's bf16 peak (312 TFLOPS) whatever the GPU";
+        return;
+      case TrainingLogFormat::kNanochat:
+        if (nanochat_peak_flops_ && std::isfinite(*nanochat_peak_flops_)) {
+          log.peak_flops = nanochat_peak_flops_;
+          log.peak_basis = "nanochat's 'Peak FLOPS (BF16)' line";
+        } else {
+          log.peak_flops = kH100SxmBf16;
+          log.peak_basis =
+              "no 'Peak FLOPS (BF16)' line: nanochat before 2026-01-17 divided by the H100 SXM's bf16 peak "
+              "(989 TFLOPS) whatever the GPU";
+        }
+        return;
+      case TrainingLogFormat::kLlmC:
+        log.peak_basis = "llm.c's table of the GPU's peak (llmc/mfu.h; the line says bf16, the default build)";
+        return;
+    }
+  }
+
+  const std::string& name_;
+  std::vector<StepPattern> patterns_;
+  std::regex torchtitan_peak_, nanochat_peak_, torchtitan_fallback_;
+  bool torchtitan_fallback_seen_ = false;
+  std::optional<TrainingLogFormat> format_;
+  std::optional<double> torchtitan_peak_flops_, nanochat_peak_flops_;
+  std::vector<TrainingLogStep> steps_;
+  std::set<int64_t> seen_steps_;
+  int absent_steps_ = 0;
+  int repeated_lines_ = 0;
+};
+
+}  // namespace
+
+std::string_view TrainingLogFormatName(TrainingLogFormat format) {
+  switch (format) {
+    case TrainingLogFormat::kTorchtitan: return "torchtitan";
+    case TrainingLogFormat::kNanoGpt: return "nanoGPT";
+    case TrainingLogFormat::kNanochat: return "nanochat";
+    case TrainingLogFormat::kLlmC: return "llm.c";
+  }
+  return "unknown";
+}
+
+Result<TrainingLog> ParseTrainingLog(std::string_view text, const std::string& name) {
+  Reader reader(name);
+  int number = 0;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    OFU_RETURN_IF_ERROR(reader.Line(line, ++number));
+  }
+  return reader.Finish();
+}
+
+Result<TrainingLog> ReadTrainingLog(const std::string& path) {
+  OFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  return ParseTrainingLog(text, path);
+}
+
+ReportedMfu ReportedMfuOf(const TrainingLog& log, const std::string& job_id) {
+  ReportedMfu row;
+  row.job_id = job_id;
+  row.mfu = log.median_mfu;
+  row.reference_precision = log.reference_precision;
+  row.peak_flops = log.peak_flops;
+  row.origin = fmt::format("{}: {}, median of {} step(s); denominator: {}", log.path, TrainingLogFormatName(log.format),
+                           log.steps.size(), log.peak_basis);
+  return row;
+}
+
+}  // namespace ofu::analysis

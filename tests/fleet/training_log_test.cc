@@ -1,0 +1,201 @@
+// Training logs as frameworks print them (training_log.h). Most inputs are
+// real: excerpts of logs pasted into public GitHub threads, copied verbatim
+// into tests/data/training-logs/ (README.md there names each source). The
+// expected values are the printed numbers, read by eye and checked with the
+// Python snippet in that README. Inputs written here are marked SYNTHETIC.
+#include "ofu/analysis/training_log.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using ofu::analysis::ParseTrainingLog;
+using ofu::analysis::ReadTrainingLog;
+using ofu::analysis::ReportedMfuOf;
+using ofu::analysis::TrainingLogFormat;
+
+std::string Data(const std::string& file) { return std::string(OFU_TEST_DATA_DIR) + "/training-logs/" + file; }
+
+std::string Text(const std::string& file) {
+  std::ifstream in(Data(file), std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// pytorch/torchtitan#2389, 8x B200: three ranks print step 4 (12.01%) and
+// step 5 (14.44%); one value per step, the median of two is their mean.
+TEST(TrainingLog, TorchtitanWithSeveralRanksCountsEachStepOnce) {
+  auto log = ReadTrainingLog(Data("torchtitan-2389.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kTorchtitan);
+  ASSERT_EQ(log->steps.size(), 2u);
+  EXPECT_EQ(log->steps[0].step, 4);
+  EXPECT_DOUBLE_EQ(log->steps[0].mfu, 0.1201);
+  EXPECT_EQ(log->steps[0].line, 1);
+  EXPECT_EQ(log->steps[1].step, 5);
+  EXPECT_DOUBLE_EQ(log->steps[1].mfu, 0.1444);
+  EXPECT_EQ(log->repeated_lines, 4);
+  EXPECT_NEAR(log->median_mfu, (0.1201 + 0.1444) / 2, 1e-15);
+  // The log does not print the peak: torchtitan's own table, not fixed.
+  EXPECT_FALSE(log->peak_flops);
+}
+
+// pytorch/torchtitan#3393 on a Tesla T4: "[rank0]:" before each line; the
+// same thread's start-up lines (another excerpt, same machine) say the GPU
+// is not in torchtitan's table and print the A100 fallback it divides by.
+TEST(TrainingLog, TorchtitanPeakFromTheLogsOwnLines) {
+  const std::string steps = Text("torchtitan-3393.log");
+  auto alone = ParseTrainingLog(steps, "torchtitan-3393.log");
+  ASSERT_TRUE(alone.ok()) << alone.error().message;
+  EXPECT_EQ(alone->steps.size(), 8u);
+  EXPECT_EQ(alone->steps.front().step, 14);
+  EXPECT_EQ(alone->steps.back().step, 21);
+  EXPECT_DOUBLE_EQ(alone->median_mfu, 0.0017);
+  EXPECT_FALSE(alone->peak_flops);
+
+  auto joined = ParseTrainingLog(Text("peak-flops-torchtitan-3393.log") + steps, "joined");
+  ASSERT_TRUE(joined.ok()) << joined.error().message;
+  ASSERT_TRUE(joined->peak_flops);
+  EXPECT_DOUBLE_EQ(*joined->peak_flops, 3.120e14);  // "Peak FLOPS used for computing MFU: 3.120e+14"
+  EXPECT_NE(joined->peak_basis.find("Peak FLOPS used"), std::string::npos);
+
+  // Only the start-up lines: no MFU, an error naming the file, never 0.
+  auto startup = ParseTrainingLog(Text("peak-flops-torchtitan-3393.log"), "startup.log");
+  ASSERT_FALSE(startup.ok());
+  EXPECT_EQ(startup.error().message.rfind("startup.log: no line reports an MFU", 0), 0u) << startup.error().message;
+}
+
+// karpathy/nanoGPT#178: iter 0 prints "mfu -100.00%" (no value yet), then
+// 24 iterations whose median is 16.605 %. nanoGPT divides by 312 TFLOPS.
+TEST(TrainingLog, NanoGptSkipsItsMinusHundredAndFixesTheA100Peak) {
+  auto log = ReadTrainingLog(Data("nanogpt-178.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kNanoGpt);
+  EXPECT_EQ(log->absent_steps, 1);
+  ASSERT_EQ(log->steps.size(), 24u);
+  EXPECT_EQ(log->steps.front().step, 10);
+  EXPECT_DOUBLE_EQ(log->steps.front().mfu, 0.1668);
+  EXPECT_NEAR(log->median_mfu, 0.16605, 1e-12);
+  ASSERT_TRUE(log->peak_flops);
+  EXPECT_DOUBLE_EQ(*log->peak_flops, 312e12);
+
+  const auto row = ReportedMfuOf(*log, "job-7");
+  EXPECT_EQ(row.job_id, "job-7");
+  EXPECT_NEAR(row.mfu, 0.16605, 1e-12);
+  EXPECT_EQ(row.peak_flops, 312e12);
+  EXPECT_NE(row.origin.find("nanoGPT, median of 24 step(s)"), std::string::npos) << row.origin;
+}
+
+// karpathy/nanoGPT#466, 2x TITAN Xp: 0.96 % on every line.
+TEST(TrainingLog, NanoGptOnAnOldGpu) {
+  auto log = ReadTrainingLog(Data("nanogpt-466-titanxp.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->steps.size(), 6u);
+  EXPECT_DOUBLE_EQ(log->median_mfu, 0.0096);
+}
+
+// karpathy/llm.c#796: a Blackwell GPU llm.c's table lacks; every step says
+// "-100.0% bf16 MFU". No MFU at all is an error, not a 0.
+TEST(TrainingLog, LlmcWithEveryValueAbsentIsAnError) {
+  auto log = ReadTrainingLog(Data("llmc-796-blackwell.log"));
+  ASSERT_FALSE(log.ok());
+  EXPECT_NE(log.error().message.find("every MFU the log prints (11 step(s)) is absent"), std::string::npos)
+      << log.error().message;
+  EXPECT_NE(log.error().message.find("llm.c did not know this GPU's peak"), std::string::npos);
+}
+
+// anthonix/llm.c#2 (an AMD port printing llm.c's line): steps 10-20, 9.1 or
+// 9.2 %; median 9.2 %. The GPU's own peak: nothing fixed.
+TEST(TrainingLog, LlmcSteps) {
+  auto log = ReadTrainingLog(Data("llmc-anthonix-2-amd.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kLlmC);
+  EXPECT_EQ(log->steps.size(), 11u);
+  EXPECT_DOUBLE_EQ(log->median_mfu, 0.092);
+  EXPECT_FALSE(log->peak_flops);
+}
+
+// karpathy/nanochat#147: upstream's line format, "mfu: 74.13" a percentage
+// without '%' after a "(0.02%)" of progress. (Its author had patched the
+// peak, so this run's denominator is not upstream's; only the reading of
+// the line is checked here.)
+TEST(TrainingLog, NanochatPercentWithoutASign) {
+  auto log = ReadTrainingLog(Data("nanochat-147-patched-a100.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kNanochat);
+  ASSERT_EQ(log->steps.size(), 7u);
+  EXPECT_EQ(log->steps.front().step, 4);
+  EXPECT_DOUBLE_EQ(log->steps.front().mfu, 0.7413);
+  EXPECT_DOUBLE_EQ(log->median_mfu, 0.7387);
+}
+
+// SYNTHETIC line in nanochat's first format (scripts/base_train.py at its
+// initial commit 3a5e0bc, which divided by 989e12 on any GPU and printed no
+// peak line).
+TEST(TrainingLog, NanochatWithoutAPeakLineUsesItsOldFixedH100Peak) {
+  auto log = ParseTrainingLog(
+      "step 00010/00100 (10.00%) | loss: 5.100000 | lrm: 1.00 | dt: 100.00ms | tok/sec: 1,000 | mfu: 25.00 | "
+      "total time: 0.10m\n",
+      "old.log");
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_DOUBLE_EQ(log->median_mfu, 0.25);
+  EXPECT_EQ(log->peak_flops, 989e12);
+  EXPECT_NE(log->peak_basis.find("before 2026-01-17"), std::string::npos);
+}
+
+// SYNTHETIC lines in the current nanochat format (scripts/base_train.py's
+// print statements): its peak line gives the denominator; "inf" (a GPU its
+// table lacks) makes every printed 0.00 absent.
+TEST(TrainingLog, NanochatPeakLine) {
+  const std::string steps =
+      "step 00010/00100 (10.00%) | loss: 5.1 | lrm: 1.00 | dt: 100.00ms | tok/sec: 1,000 | bf16_mfu: 40.00 | "
+      "epoch: 1 | total time: 0.10m\n"
+      "step 00011/00100 (11.00%) | loss: 5.0 | lrm: 1.00 | dt: 100.00ms | tok/sec: 1,000 | bf16_mfu: 42.00 | "
+      "epoch: 1 | total time: 0.11m\n";
+  auto log = ParseTrainingLog("GPU: NVIDIA A100-SXM4-80GB | Peak FLOPS (BF16): 3.12e+14\n" + steps, "n.log");
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_DOUBLE_EQ(log->median_mfu, 0.41);
+  EXPECT_EQ(log->peak_flops, 3.12e14);
+
+  auto unknown = ParseTrainingLog(
+      "GPU: Some GPU | Peak FLOPS (BF16): inf\n"
+      "step 00010/00100 (10.00%) | loss: 5.1 | lrm: 1.00 | dt: 100.00ms | tok/sec: 1,000 | bf16_mfu: 0.00 | "
+      "epoch: 1 | total time: 0.10m\n",
+      "u.log");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("is absent"), std::string::npos) << unknown.error().message;
+}
+
+// SYNTHETIC: torchtitan colours its line with ANSI sequences when colour is
+// on (torchtitan/components/metrics.py), and prints "mfu: N/A" for
+// quantized runs.
+TEST(TrainingLog, TorchtitanColoursAndNotAvailable) {
+  const std::string log_text =
+      "\x1b[31mstep:  1  \x1b[32mloss:  9.1  \x1b[38;2;180;60;0mgrad_norm:  1.0  \x1b[34mtps: 1,000  "
+      "\x1b[36mtflops: 10.00  \x1b[35mmfu: N/A\x1b[39m\n"
+      "\x1b[31mstep:  2  \x1b[32mloss:  9.0  \x1b[34mtps: 1,000  \x1b[36mtflops: 10.00  \x1b[35mmfu: 33.50%\x1b[39m\n";
+  auto log = ParseTrainingLog(log_text, "c.log");
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->absent_steps, 1);
+  ASSERT_EQ(log->steps.size(), 1u);
+  EXPECT_EQ(log->steps[0].step, 2);
+  EXPECT_DOUBLE_EQ(log->median_mfu, 0.335);
+}
+
+TEST(TrainingLog, BadValuesNameTheLine) {
+  auto negative = ParseTrainingLog("x\niter 10: loss 3.2, time 9.0ms, mfu -5.00%\n", "neg.log");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.error().message, "neg.log:2: MFU -5.00 % is negative");
+
+  auto nothing = ParseTrainingLog("epoch 1 loss 3.2 mfu=0.4\n", "other.log");
+  ASSERT_FALSE(nothing.ok());
+  EXPECT_EQ(nothing.error().message.rfind("other.log: no line reports an MFU in a format ofu reads", 0), 0u);
+
+  EXPECT_FALSE(ReadTrainingLog(Data("no-such.log")).ok());
+}
+
+}  // namespace
