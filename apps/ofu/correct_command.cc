@@ -13,6 +13,7 @@
 #include "ofu/analysis/correction.h"
 #include "ofu/analysis/correction_output.h"
 #include "ofu/analysis/report.h"
+#include "ofu/analysis/training_log.h"
 #include "ofu/formats/trace_file.h"
 #include "ofu/sources/replay.h"
 #include "spec_db.h"
@@ -37,10 +38,16 @@ Traces: PyTorch profiler Chrome traces (plain or .gz; record with
 record_shapes=True) and Nsight Systems SQLite exports (nsys export --type
 sqlite; shapes from torch.autograd.profiler.emit_nvtx(record_shapes=True)).
 
+With --training-log, the MFU the job's own log prints (torchtitan, nanoGPT,
+nanochat, llm.c; the median over its steps, over this GPU's own peak) is set
+beside the predicted one, with the ratio and its most likely meaning (the
+flags of `ofu reconcile`).
+
 Examples:
   ofu correct --trace step.json.gz
   ofu correct --trace step.json.gz --ofu 0.42
   ofu correct --trace run.sqlite --input run.om --reference-precision bf16
+  ofu correct --trace step.json.gz --input run.om --training-log train.log
   ofu correct --trace step.json.gz --format json
 
 Exit status: 0 ok, 1 usage, 2 unreadable or malformed trace or recording,
@@ -92,6 +99,8 @@ void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
   auto* input = cmd.add_option("--input,-i", args.input, "Recording to take the measured OFU from (as ofu report)");
   ofu->excludes(input);
   input->excludes(ofu);
+  cmd.add_option("--training-log", args.training_log,
+                 "The job's training log (torchtitan, nanoGPT, nanochat, llm.c): its MFU beside the predicted one");
   cmd.add_option("--reference-precision", args.reference_precision,
                  "Precision the MFU is quoted against (the framework's peak)")
       ->check(CLI::IsMember({"fp16", "bf16", "tf32", "fp8", "fp4", "int8"}))
@@ -147,6 +156,12 @@ Result<int> RunCorrect(const CorrectArgs& args) {
     fp32_pipe_active = report.overall.non_tensor.fp32_active;
   }
 
+  std::optional<analysis::TrainingLog> training_log;
+  if (args.training_log) {
+    OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadTrainingLog(*args.training_log));
+    training_log = std::move(log);
+  }
+
   formats::TraceReadOptions read_options;
   const bool tty = isatty(STDERR_FILENO) == 1;
   if (tty) read_options.progress = ShowProgress;
@@ -173,6 +188,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   view.ofu = measured;
   view.ofu_source = ofu_source;
   view.fp32_pipe_active = fp32_pipe_active;
+  view.training_log = training_log ? &*training_log : nullptr;
   fmt::print("{}",
              args.format == "json" ? analysis::RenderCorrectionJson(view) : analysis::RenderCorrectionTable(view));
   if (!report.factor) {

@@ -15,7 +15,8 @@ namespace ofu::cli {
 struct CorrectArgs {
   std::string trace;
   std::optional<double> ofu;
-  std::optional<std::string> input;  // a recording to take the OFU from
+  std::optional<std::string> input;         // a recording to take the OFU from
+  std::optional<std::string> training_log;  // the job's own log, for its reported MFU
   std::string reference_precision = "bf16";
   std::optional<std::string> gpu_model;
   std::optional<std::string> spec_db;

@@ -276,6 +276,46 @@ TEST_F(CorrectCli, RealTraceSaysWhichGemmsCudaGraphsHid) {
   EXPECT_TRUE(advised) << json["notes"];
 }
 
+// --training-log beside the prediction. The trace (the real A100 one above,
+// factor 0.9685828877005348, all tf32: mfu_scale 156/312 = 0.5) and the log
+// (karpathy/nanoGPT#178, median 16.605 % over 312 TFLOPS) come from
+// different runs: pairing them only checks the arithmetic. On the trace's
+// A100 the log's peak is the GPU's own: predicted 0.3 x 0.96858... x 0.5,
+// reported 0.16605. With --gpu-model h100-sxm5 the log's MFU is rescaled to
+// the H100's 989.4 TFLOPS.
+TEST_F(CorrectCli, TrainingLogSetsTheReportedMfuBesideThePredictedOne) {
+  const std::string trace = OFU_TEST_DATA_DIR "/kineto/hta-cuda-graphs-a100.json.gz";
+  const std::string log = OFU_TEST_DATA_DIR "/training-logs/nanogpt-178.log";
+  auto result = Ofu("correct --trace '" + trace + "' --ofu 0.3 --training-log '" + log + "' --format json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto json = nlohmann::json::parse(result.out);
+  const double predicted = 0.3 * 0.9685828877005348 * 0.5;
+  EXPECT_NEAR(json["predicted_mfu"].get<double>(), predicted, 1e-12);
+  const auto& reported = json["reported"];
+  EXPECT_EQ(reported["format"], "nanoGPT");
+  EXPECT_EQ(reported["steps"], 24);
+  EXPECT_NEAR(reported["mfu"].get<double>(), 0.16605, 1e-12);
+  EXPECT_NEAR(reported["ratio"].get<double>(), 0.16605 / predicted, 1e-9);
+  EXPECT_EQ(reported["flag"], "ok");  // 1.14x, within the 15 % tolerance
+
+  result = Ofu("correct --trace '" + trace + "' --ofu 0.3 --gpu-model h100-sxm5 --training-log '" + log +
+               "' --format json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  json = nlohmann::json::parse(result.out);
+  EXPECT_NEAR(json["reported"]["mfu"].get<double>(), 0.16605 * 312 / 989.4, 1e-12);
+  EXPECT_NEAR(json["reported"]["logged_mfu"].get<double>(), 0.16605, 1e-12);
+
+  const auto table = Ofu("correct --trace '" + trace + "' --ofu 0.3 --training-log '" + log + "'");
+  EXPECT_NE(table.out.find("Reported MFU (bf16)   0.166  (nanoGPT log "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Reported / predicted  1.14x  ok: "), std::string::npos) << table.out;
+
+  // A log with no MFU: exit 2 naming it, before the trace is read.
+  const auto bad = Ofu("correct --trace '" + trace +
+                       "' --training-log '" OFU_TEST_DATA_DIR "/training-logs/llmc-796-blackwell.log'");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("llmc-796-blackwell.log: every MFU the log prints"), std::string::npos) << bad.err;
+}
+
 // The trace's GEMM time on CUDA cores beside a recording's FP32 pipe (issue
 // 18): the real A100 trace above (5336 of 7189 us on CUDA cores) with a
 // SYNTHETIC A100 recording (written here, not measured): tensor pipe 0.02,

@@ -56,6 +56,33 @@ std::optional<double> CorrectionView::PredictedMfu() const {
   return *corrected * *report->mfu_scale;
 }
 
+std::optional<OwnPeakMfu> CorrectionView::ReportedMfu() const {
+  if (training_log == nullptr) return std::nullopt;
+  std::optional<double> own_peak;
+  if (gpu != nullptr) {
+    auto p = gpu->precisions.find(std::string(kernels::PrecisionName(training_log->reference_precision)));
+    if (p != gpu->precisions.end() && p->second.peak_tflops > 0) own_peak = p->second.peak_tflops * 1e12;
+  }
+  return MfuOverOwnPeak(ReportedMfuOf(*training_log, ""), own_peak, gpu != nullptr ? gpu->id : "the trace's GPU");
+}
+
+std::optional<double> CorrectionView::ReportedRatio() const {
+  const std::optional<OwnPeakMfu> reported = ReportedMfu();
+  const std::optional<double> predicted = PredictedMfu();
+  if (!reported || !predicted || !(*predicted > 0)) return std::nullopt;
+  if (training_log->reference_precision != report->reference_precision) return std::nullopt;
+  return reported->mfu / *predicted;
+}
+
+namespace {
+
+// The training log's line of the table, and of the notes.
+std::string ReportedSource(const TrainingLog& log) {
+  return fmt::format("{} log {}, median of {} step(s)", TrainingLogFormatName(log.format), log.path, log.steps.size());
+}
+
+}  // namespace
+
 std::string RenderCorrectionJson(const CorrectionView& view) {
   const CorrectionReport& r = *view.report;
   json out;
@@ -115,8 +142,30 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
                         {"kernel_k", DimJson(w.padded.k)}});
   }
   out["wasteful"] = wasteful;
+  out["reported"] = nullptr;
+  if (const std::optional<OwnPeakMfu> reported = view.ReportedMfu()) {
+    const std::optional<double> ratio = view.ReportedRatio();
+    json row = {{"source", view.training_log->path},
+                {"format", TrainingLogFormatName(view.training_log->format)},
+                {"steps", view.training_log->steps.size()},
+                {"mfu", reported->mfu},
+                {"logged_mfu", Optional(reported->logged_mfu)},
+                {"peak_flops", Optional(reported->peak_flops)},
+                {"ratio", Optional(ratio)},
+                {"flag", nullptr},
+                {"explanation", nullptr}};
+    if (ratio) {
+      const Classification verdict = ClassifyRatio(*ratio, std::nullopt, ReconcileOptions{});
+      row["flag"] = verdict.flag;
+      row["explanation"] = verdict.explanation;
+    }
+    out["reported"] = row;
+  }
   out["notes"] = view.trace->notes;
   for (const std::string& note : r.notes) out["notes"].push_back(note);
+  if (const std::optional<OwnPeakMfu> reported = view.ReportedMfu(); reported && !reported->note.empty()) {
+    out["notes"].push_back(reported->note);
+  }
   return out.dump(2) + "\n";
 }
 
@@ -162,6 +211,23 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
     line("Predicted MFU", fmt::format("OFU x {:.4f} against {} (pass --ofu X or --input RECORDING)",
                                       *r.factor * *r.mfu_scale, kernels::PrecisionName(r.reference_precision)));
   }
+  std::vector<std::string> reported_notes;
+  if (const std::optional<OwnPeakMfu> reported = view.ReportedMfu()) {
+    const TrainingLog& log = *view.training_log;
+    line(fmt::format("Reported MFU ({})", kernels::PrecisionName(log.reference_precision)),
+         fmt::format("{:.3f}  ({})", reported->mfu, ReportedSource(log)));
+    if (!reported->note.empty()) reported_notes.push_back(reported->note);
+    if (const std::optional<double> ratio = view.ReportedRatio()) {
+      const Classification verdict = ClassifyRatio(*ratio, std::nullopt, ReconcileOptions{});
+      line("Reported / predicted", fmt::format("{:.2f}x  {}: {}", *ratio, verdict.flag, verdict.explanation));
+    } else if (log.reference_precision != r.reference_precision) {
+      reported_notes.push_back(fmt::format(
+          "the log's MFU is quoted against {} and the prediction against {}: pass --reference-precision {} to "
+          "compare them",
+          kernels::PrecisionName(log.reference_precision), kernels::PrecisionName(r.reference_precision),
+          kernels::PrecisionName(log.reference_precision)));
+    }
+  }
 
   if (!r.wasteful.empty()) {
     out += "\nGEMMs that waste the most tensor time (padding of tiles and clusters)\n";
@@ -182,10 +248,11 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
                          row.example);
     }
   }
-  if (!view.trace->notes.empty() || !r.notes.empty()) {
+  if (!view.trace->notes.empty() || !r.notes.empty() || !reported_notes.empty()) {
     out += "\nNotes\n";
     for (const std::string& note : view.trace->notes) out += fmt::format("  - {}\n", note);
     for (const std::string& note : r.notes) out += fmt::format("  - {}\n", note);
+    for (const std::string& note : reported_notes) out += fmt::format("  - {}\n", note);
   }
   return out;
 }

@@ -13,6 +13,10 @@
 //    "wasteful": [{"kernel","op","m","n","k","batch","precision","launches",
 //                  "tensor_time_share","wasted_share","advice",
 //                  "kernel_m","kernel_n","kernel_k": {"size","padded","step","tile","cluster"}}],
+//    "reported": null, or with --training-log
+//      {"source","format","steps","mfu","logged_mfu","peak_flops",
+//       "ratio","flag","explanation"},   mfu over the GPU's own peak;
+//                                        ratio = reported / predicted MFU
 //    "notes": [...]}
 // Ratios are numbers in 0..1; an absent figure is null, never 0.
 //
@@ -23,6 +27,8 @@
 #include <string>
 
 #include "ofu/analysis/correction.h"
+#include "ofu/analysis/reconcile.h"
+#include "ofu/analysis/training_log.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/formats/kernel_trace.h"
 
@@ -40,9 +46,19 @@ struct CorrectionView {
   // a recording or when it lacks the counter. Set beside the trace's share of
   // GEMM time on CUDA cores, which it confirms or not (see the table's line).
   std::optional<double> fp32_pipe_active;
+  // The job's own training log (--training-log), to set its reported MFU
+  // beside the predicted one; null without.
+  const TrainingLog* training_log = nullptr;
 
   std::optional<double> CorrectedOfu() const;
   std::optional<double> PredictedMfu() const;
+  // The log's MFU over the GPU's own peak (MfuOverOwnPeak with `gpu`'s peak
+  // of the log's precision); absent without a training log.
+  std::optional<OwnPeakMfu> ReportedMfu() const;
+  // Reported / predicted MFU and what the ratio most likely means
+  // (ClassifyRatio with the default thresholds); absent without both, or
+  // when the log quotes another precision than the prediction.
+  std::optional<double> ReportedRatio() const;
 };
 
 std::string RenderCorrectionTable(const CorrectionView& view);

@@ -109,6 +109,28 @@ json FitJson(const FitStatistics& fit) {
 
 }  // namespace
 
+OwnPeakMfu MfuOverOwnPeak(const ReportedMfu& reported, std::optional<double> own_peak_flops, const std::string& gpu) {
+  OwnPeakMfu out;
+  out.mfu = reported.mfu;
+  if (!reported.peak_flops) return out;
+  out.logged_mfu = reported.mfu;
+  out.peak_flops = reported.peak_flops;
+  const std::string_view precision = kernels::PrecisionName(reported.reference_precision);
+  if (!own_peak_flops) {
+    out.note = fmt::format(
+        "the application divides by {:.1f} TFLOPS per GPU, and {}'s own {} peak is not known (one SKU in the spec "
+        "database is needed): its MFU is compared as logged",
+        *reported.peak_flops / 1e12, gpu, precision);
+    return out;
+  }
+  out.mfu = reported.mfu * *reported.peak_flops / *own_peak_flops;
+  out.note = fmt::format(
+      "the application divides by {:.1f} TFLOPS per GPU; over {}'s {} peak ({:.1f} TFLOPS) its MFU "
+      "{:.4f} is {:.4f}",
+      *reported.peak_flops / 1e12, gpu, precision, *own_peak_flops / 1e12, reported.mfu, out.mfu);
+  return out;
+}
+
 std::optional<double> PearsonR(std::span<const double> x, std::span<const double> y) {
   const size_t n = std::min(x.size(), y.size());
   if (n < 3) return std::nullopt;
@@ -228,25 +250,11 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
     const std::set<std::string>& skus = skus_of_job[job.job_id];
     const std::optional<double> own_peak = OwnPeakFlops(specs, skus, reported.reference_precision);
     if (!reported.origin.empty()) job.notes.push_back(reported.origin);
-    if (reported.peak_flops) {
-      // The application's MFU over a peak other than this GPU's: the same
-      // FLOP/s over this GPU's peak, so that it compares with OFU.
-      job.logged_mfu = reported.mfu;
-      job.peak_flops = reported.peak_flops;
-      if (own_peak) {
-        job.reported_mfu = reported.mfu * *reported.peak_flops / *own_peak;
-        job.notes.push_back(fmt::format(
-            "the application divides by {:.1f} TFLOPS per GPU; over {}'s {} peak ({:.1f} TFLOPS) its MFU {:.4f} is "
-            "{:.4f}",
-            *reported.peak_flops / 1e12, *skus.begin(), kernels::PrecisionName(reported.reference_precision),
-            *own_peak / 1e12, reported.mfu, job.reported_mfu));
-      } else {
-        job.notes.push_back(fmt::format(
-            "the application divides by {:.1f} TFLOPS per GPU, and the job's GPUs' own {} peak is not known (one "
-            "SKU in the spec database is needed): its MFU is compared as logged",
-            *reported.peak_flops / 1e12, kernels::PrecisionName(reported.reference_precision)));
-      }
-    }
+    const OwnPeakMfu own = MfuOverOwnPeak(reported, own_peak, skus.size() == 1 ? *skus.begin() : "the job's GPUs");
+    job.reported_mfu = own.mfu;
+    job.logged_mfu = own.logged_mfu;
+    job.peak_flops = own.peak_flops;
+    if (!own.note.empty()) job.notes.push_back(own.note);
     auto correction = corrections.find(reported.job_id);
     const JobCorrection* c = correction == corrections.end() ? nullptr : &correction->second;
     job.factor = c != nullptr ? c->factor : std::nullopt;

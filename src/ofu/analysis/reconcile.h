@@ -131,6 +131,19 @@ struct Classification {
 };
 Classification ClassifyRatio(double ratio, std::optional<bool> recompute, const ReconcileOptions& options);
 
+// A reported MFU over its GPU's own peak of its reference precision, so that
+// it compares with OFU. When the application divided by another peak
+// (ReportedMfu::peak_flops: nanoGPT always uses the A100's) it is
+// mfu × peak_flops / own_peak_flops; without own_peak_flops (an unknown GPU)
+// it stays as logged and the note says so. `gpu` names the GPU in the note.
+struct OwnPeakMfu {
+  double mfu = 0;
+  std::optional<double> logged_mfu;  // set when the application used another peak
+  std::optional<double> peak_flops;  // that peak, FLOP/s per GPU
+  std::string note;                  // empty when the MFU is already over its GPU's peak
+};
+OwnPeakMfu MfuOverOwnPeak(const ReportedMfu& reported, std::optional<double> own_peak_flops, const std::string& gpu);
+
 // Statistics of paired samples; absent below 3 points or with no variance.
 std::optional<double> PearsonR(std::span<const double> x, std::span<const double> y);
 std::optional<double> SpearmanRho(std::span<const double> x, std::span<const double> y);
