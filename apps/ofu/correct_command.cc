@@ -37,6 +37,8 @@ and lists the GEMMs that waste the most tensor time, with what to change.
 Traces: PyTorch profiler Chrome traces (plain or .gz; record with
 record_shapes=True) and Nsight Systems SQLite exports (nsys export --type
 sqlite; shapes from torch.autograd.profiler.emit_nvtx(record_shapes=True)).
+A directory stands for every trace in it (one per rank, as
+tensorboard_trace_handler writes them); they are corrected as one job.
 
 With --training-log, the MFU the job's own log prints (torchtitan, nanoGPT,
 nanochat, llm.c; the median over its steps, over this GPU's own peak) is set
@@ -49,6 +51,7 @@ Examples:
   ofu correct --trace run.sqlite --input run.om --reference-precision bf16
   ofu correct --trace step.json.gz --input run.om --training-log train.log
   ofu correct --trace step.json.gz --format json
+  ofu correct --trace ./profiler-logs/ --input run.om   # every rank's trace
 
 Exit status: 0 ok, 1 usage, 2 unreadable or malformed trace or recording,
 3 unknown GPU model, 4 no GEMM kernel could be corrected (or the recording
@@ -92,8 +95,11 @@ ChosenGpu ChooseGpu(const GpuSpecDatabase& specs, const formats::KernelTrace& tr
 
 void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
   cmd.description(kCorrectHelp);
-  cmd.add_option("--trace,-t", args.trace, "PyTorch profiler trace (.json or .json.gz) or Nsight Systems SQLite export")
-      ->required();
+  cmd.add_option("--trace,-t", args.trace,
+                 "PyTorch profiler trace (.json or .json.gz) or Nsight Systems SQLite export; a directory reads "
+                 "every trace in it (one per rank); repeatable")
+      ->required()
+      ->take_all();
   auto* ofu =
       cmd.add_option("--ofu", args.ofu, "Measured OFU to correct, as a ratio (0.42)")->check(CLI::Range(0.0, 10.0));
   auto* input = cmd.add_option("--input,-i", args.input, "Recording to take the measured OFU from (as ofu report)");
@@ -165,7 +171,12 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   formats::TraceReadOptions read_options;
   const bool tty = isatty(STDERR_FILENO) == 1;
   if (tty) read_options.progress = ShowProgress;
-  auto read = formats::ReadKernelTrace(args.trace, read_options);
+  std::vector<std::string> files;
+  for (const std::string& path : args.trace) {
+    OFU_ASSIGN_OR_RETURN(auto in_path, formats::TraceFiles(path));
+    files.insert(files.end(), in_path.begin(), in_path.end());
+  }
+  auto read = formats::ReadKernelTraces(files, read_options);
   if (tty) fmt::print(stderr, "\r\033[K");  // the progress line goes, whatever the outcome
   OFU_ASSIGN_OR_RETURN(const formats::KernelTrace trace, std::move(read));
 
@@ -180,7 +191,10 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   if (!gpu.note.empty()) report.notes.push_back(gpu.note);
 
   analysis::CorrectionView view;
-  view.trace_path = args.trace;
+  const std::string trace_name = files.size() == 1
+                                     ? files.front()
+                                     : fmt::format("{} ({} traces)", fmt::join(args.trace, ", "), files.size());
+  view.trace_path = trace_name;
   view.trace = &trace;
   view.report = &report;
   view.gpu = gpu.spec;
@@ -192,7 +206,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   fmt::print("{}",
              args.format == "json" ? analysis::RenderCorrectionJson(view) : analysis::RenderCorrectionTable(view));
   if (!report.factor) {
-    return Error::NoData("{}: no GEMM kernel could be corrected (see the coverage above)", args.trace);
+    return Error::NoData("{}: no GEMM kernel could be corrected (see the coverage above)", trace_name);
   }
   return kExitOk;
 }

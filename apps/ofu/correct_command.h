@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -13,7 +14,7 @@
 namespace ofu::cli {
 
 struct CorrectArgs {
-  std::string trace;
+  std::vector<std::string> trace;  // files or directories of per-rank traces
   std::optional<double> ofu;
   std::optional<std::string> input;         // a recording to take the OFU from
   std::optional<std::string> training_log;  // the job's own log, for its reported MFU

@@ -244,6 +244,39 @@ TEST_F(CorrectCli, RealTraceWithShapesMatchesAnIndependentReading) {
   EXPECT_EQ(json["notes"].dump().find("cluster"), std::string::npos) << json["notes"];
 }
 
+// Two ranks of the real run above (HolisticTraceAnalysis's
+// tests/data/trace_filter/sampled_rank-0 and -1, MIT; rank 0 is the file
+// above) as one job: a directory of per-rank traces, or --trace twice.
+// expected_factor.py over both files: 773 kernels linked, 616 tensor-op
+// GEMMs, factor 0.7234732534421487; 1154 + 1104 kernels.
+TEST_F(CorrectCli, ADirectoryOfRankTracesIsCorrectedAsOneJob) {
+  const std::filesystem::path ranks = dir_ / "ranks";
+  std::filesystem::create_directories(ranks);
+  for (const char* rank : {"hta-timeline-sampled-rank0.json.gz", "hta-timeline-sampled-rank1.json.gz"}) {
+    std::filesystem::copy_file(std::filesystem::path(OFU_TEST_DATA_DIR) / "kineto" / rank, ranks / rank);
+  }
+  Write("ranks/README.txt", "not a trace: skipped\n");
+  const auto check = [](const ofu::testing::CommandResult& result) {
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto json = nlohmann::json::parse(result.out);
+    EXPECT_EQ(json["trace"]["kernels"], 1154 + 1104);
+    EXPECT_EQ(json["coverage"]["corrected_kernels"], 616);
+    EXPECT_NEAR(json["factor"].get<double>(), 0.7234732534421487, 1e-12);
+    // Each rank's notes say which rank they are about.
+    EXPECT_NE(json["notes"].dump().find("hta-timeline-sampled-rank1.json.gz: 387 of 1104 kernels are linked"),
+              std::string::npos)
+        << json["notes"];
+  };
+  check(Ofu("correct --trace '" + ranks.string() + "' --ofu 0.4 --format json"));
+  check(Ofu("correct --trace '" + (ranks / "hta-timeline-sampled-rank0.json.gz").string() + "' --trace '" +
+            (ranks / "hta-timeline-sampled-rank1.json.gz").string() + "' --ofu 0.4 --format json"));
+
+  std::filesystem::create_directories(dir_ / "empty");
+  const auto empty = Ofu("correct --trace '" + (dir_ / "empty").string() + "'");
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("no trace files in it"), std::string::npos) << empty.err;
+}
+
 // A real trace whose GEMMs mostly run inside CUDA graphs (HolisticTraceAnalysis's
 // tests/data/negative_queue_length_values_check/rank0.json.gz, MIT; an
 // "NVIDIA A100-SXM4-80GB"). Counted from the file with Python's json module:
