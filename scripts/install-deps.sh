@@ -16,6 +16,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev zlib1g-dev libsqlite3-dev   # kernel traces (Kineto JSON, gzip, Nsight SQLite)
   libtomlplusplus-dev libsystemd-dev          # ofu agent: config file, systemd notify
+  libre2-dev                       # training logs (ofu reconcile/correct --training-log)
   prometheus                       # promtool: format cross-checks and benchmarks
   python3                          # scripts/make_synthetic_recording.py
   chromium                         # renders `ofu report --html` in its test (headless)

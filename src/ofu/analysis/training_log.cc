@@ -1,14 +1,16 @@
 #include "ofu/analysis/training_log.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <regex>
+#include <cstring>
+#include <fstream>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
-
-#include "ofu/core/text_file.h"
+#include <re2/re2.h>
 
 namespace ofu::analysis {
 namespace {
@@ -21,7 +23,7 @@ constexpr double kH100SxmBf16 = 989e12;
 // `percent_scale` turns the printed number into a ratio.
 struct StepPattern {
   TrainingLogFormat format;
-  std::regex line;
+  std::unique_ptr<RE2> line;
   double percent_scale = 0.01;
 };
 
@@ -57,19 +59,19 @@ std::optional<double> Number(std::string_view text) {
 class Reader {
  public:
   explicit Reader(const std::string& name) : name_(name) {
-    const auto flags = std::regex::ECMAScript | std::regex::optimize;
-    patterns_.push_back({TrainingLogFormat::kTorchtitan,
-                         std::regex(R"(step:\s*(\d+)\s+loss:.*\bmfu:\s*(N/A|-?[0-9.]+)%?)", flags)});
-    patterns_.push_back({TrainingLogFormat::kNanoGpt,
-                         std::regex(R"(\biter (\d+): loss [^,]*, time [^,]*ms, mfu (-?[0-9.]+)%)", flags)});
-    patterns_.push_back(
-        {TrainingLogFormat::kNanochat,
-         std::regex(R"(\bstep (\d+)(?:/\d+)? \([0-9.]+%\) \|.*\| (?:bf16_)?mfu: (-?[0-9.]+|inf|nan) \|)", flags)});
-    patterns_.push_back({TrainingLogFormat::kLlmC,
-                         std::regex(R"(\bstep\s+(\d+)/\d+ \|.*\| (-?[0-9.]+)% bf16 MFU \|)", flags)});
-    torchtitan_peak_ = std::regex(R"(Peak FLOPS used for computing MFU: ([0-9.eE+-]+|inf))", flags);
-    nanochat_peak_ = std::regex(R"(Peak FLOPS \(BF16\): ([0-9.eE+-]+|inf))", flags);
-    torchtitan_fallback_ = std::regex(R"(Peak flops undefined for(?: TPU)?: .*, fallback to A100)", flags);
+    // RE2: linear time in the line's length whatever the pattern, so a long
+    // or hostile line cannot stall the read.
+    const auto step = [&](TrainingLogFormat format, const char* pattern) {
+      patterns_.push_back({format, std::make_unique<RE2>(pattern, RE2::Quiet)});
+    };
+    step(TrainingLogFormat::kTorchtitan, R"(step:\s*(\d+)\s+loss:.*\bmfu:\s*(N/A|-?[0-9.]+)%?)");
+    step(TrainingLogFormat::kNanoGpt, R"(\biter (\d+): loss [^,]*, time [^,]*ms, mfu (-?[0-9.]+)%)");
+    step(TrainingLogFormat::kNanochat,
+         R"(\bstep (\d+)(?:/\d+)? \([0-9.]+%\) \|.*\| (?:bf16_)?mfu: (-?[0-9.]+|inf|nan) \|)");
+    step(TrainingLogFormat::kLlmC, R"(\bstep\s+(\d+)/\d+ \|.*\| (-?[0-9.]+)% bf16 MFU \|)");
+    torchtitan_peak_ = std::make_unique<RE2>(R"(Peak FLOPS used for computing MFU: ([0-9.eE+-]+|inf))");
+    nanochat_peak_ = std::make_unique<RE2>(R"(Peak FLOPS \(BF16\): ([0-9.eE+-]+|inf))");
+    torchtitan_fallback_ = std::make_unique<RE2>(R"(Peak flops undefined for(?: TPU)?: .*, fallback to A100)");
   }
 
   Status Line(std::string_view raw, int number) {
@@ -80,12 +82,12 @@ class Reader {
     }
     const std::string line = WithoutAnsi(raw);
     OFU_RETURN_IF_ERROR(Peak(line, number));
-    std::smatch match;
+    std::string step, mfu;
     for (const StepPattern& pattern : patterns_) {
       if (format_ && *format_ != pattern.format) continue;
-      if (!std::regex_search(line, match, pattern.line)) continue;
+      if (!RE2::PartialMatch(line, *pattern.line, &step, &mfu)) continue;
       format_ = pattern.format;
-      OFU_ASSIGN_OR_RETURN(LineMfu value, Value(pattern, match, number));
+      OFU_ASSIGN_OR_RETURN(LineMfu value, Value(pattern, step, mfu, number));
       Add(value, number);
       return OkStatus();
     }
@@ -123,20 +125,19 @@ class Reader {
  private:
   // "Peak FLOPS ..." lines: the denominator the framework used.
   Status Peak(const std::string& line, int number) {
-    std::smatch match;
+    std::string text;
     std::optional<double>* into = nullptr;
-    if (std::regex_search(line, match, torchtitan_fallback_)) {
+    if (RE2::PartialMatch(line, *torchtitan_fallback_)) {
       torchtitan_fallback_seen_ = true;
       return OkStatus();
     }
-    if (std::regex_search(line, match, torchtitan_peak_)) {
+    if (RE2::PartialMatch(line, *torchtitan_peak_, &text)) {
       into = &torchtitan_peak_flops_;
-    } else if (std::regex_search(line, match, nanochat_peak_)) {
+    } else if (RE2::PartialMatch(line, *nanochat_peak_, &text)) {
       into = &nanochat_peak_flops_;
     } else {
       return OkStatus();
     }
-    const std::string text = match[1].str();
     if (text == "inf") {
       *into = INFINITY;  // nanochat: an unknown GPU, every MFU it prints is 0
       return OkStatus();
@@ -149,14 +150,13 @@ class Reader {
     return OkStatus();
   }
 
-  Result<LineMfu> Value(const StepPattern& pattern, const std::smatch& match, int number) const {
+  Result<LineMfu> Value(const StepPattern& pattern, const std::string& step_text, const std::string& text,
+                        int number) const {
     LineMfu out;
-    const std::string step_text = match[1].str();
     const auto [end, ec] = std::from_chars(step_text.data(), step_text.data() + step_text.size(), out.step);
     if (ec != std::errc() || end != step_text.data() + step_text.size()) {
       return Error::MalformedInput("{}:{}: step '{}' is out of range", name_, number, step_text);
     }
-    const std::string text = match[2].str();
     if (text == "N/A" || text == "inf" || text == "nan") return out;
     const auto value = Number(text);
     if (!value) return Error::MalformedInput("{}:{}: MFU '{}' is not a number", name_, number, text);
@@ -218,7 +218,7 @@ class Reader {
 
   const std::string& name_;
   std::vector<StepPattern> patterns_;
-  std::regex torchtitan_peak_, nanochat_peak_, torchtitan_fallback_;
+  std::unique_ptr<RE2> torchtitan_peak_, nanochat_peak_, torchtitan_fallback_;
   bool torchtitan_fallback_seen_ = false;
   std::optional<TrainingLogFormat> format_;
   std::optional<double> torchtitan_peak_flops_, nanochat_peak_flops_;
@@ -253,8 +253,15 @@ Result<TrainingLog> ParseTrainingLog(std::string_view text, const std::string& n
 }
 
 Result<TrainingLog> ReadTrainingLog(const std::string& path) {
-  OFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
-  return ParseTrainingLog(text, path);
+  // Line by line: a job's log can be gigabytes, and only the MFU lines stay.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::Io("{}: cannot open: {}", path, std::strerror(errno));
+  Reader reader(path);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) OFU_RETURN_IF_ERROR(reader.Line(line, ++number));
+  if (in.bad()) return Error::Io("{}: cannot read: {}", path, std::strerror(errno));
+  return reader.Finish();
 }
 
 ReportedMfu ReportedMfuOf(const TrainingLog& log, const std::string& job_id) {

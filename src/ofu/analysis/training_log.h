@@ -40,6 +40,12 @@
 //
 // Units: MFU as a ratio (0.1399 for "13.99%"); peaks in FLOP/s per GPU.
 //
+// Memory and speed: ReadTrainingLog reads line by line, so memory grows with
+// the steps (about 70 bytes each, the value and a set entry), not with the
+// file; only lines that contain "mfu", "MFU" or "Peak F" are matched, with
+// RE2 (linear time in the line).
+// Figures in docs/BENCHMARKS.md "Reader: training logs".
+//
 // Errors are values: kIo when the file cannot be read; kMalformedInput
 // "<name>: ..." when no line has an MFU in a known format (naming the
 // formats looked for), when every MFU line is absent ("-100%", "N/A": the
