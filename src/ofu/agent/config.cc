@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "ofu/core/text_file.h"
 #include "ofu/core/windows.h"
+#include "ofu/formats/text_file.h"
 
 namespace ofu::agent {
 namespace {
@@ -191,7 +191,7 @@ Status ParseAgentConfig(std::string_view toml_text, std::string_view source_name
 }
 
 Status LoadAgentConfig(const std::string& path, AgentConfig& config) {
-  OFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  OFU_ASSIGN_OR_RETURN(std::string text, formats::ReadTextFile(path));
   return ParseAgentConfig(text, path, config);
 }
 

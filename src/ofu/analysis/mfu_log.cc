@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/core/text_file.h"
+#include "ofu/formats/text_file.h"
 
 namespace ofu::analysis {
 namespace {
@@ -231,7 +231,7 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
 }
 
 Result<MfuLog> ReadMfuLog(const std::string& path) {
-  OFU_ASSIGN_OR_RETURN(auto text, ReadTextFile(path));
+  OFU_ASSIGN_OR_RETURN(auto text, formats::ReadTextFile(path));
   return ParseMfuLog(text, path);
 }
 
@@ -336,13 +336,13 @@ Result<std::map<std::string, JobCorrection>> ReadCorrections(const std::string& 
     if (ec) return Error::Io("{}: cannot list: {}", path, ec.message());
     std::sort(files.begin(), files.end());
     for (const fs::path& file : files) {
-      OFU_ASSIGN_OR_RETURN(auto text, ReadTextFile(file.string()));
+      OFU_ASSIGN_OR_RETURN(auto text, formats::ReadTextFile(file.string()));
       OFU_ASSIGN_OR_RETURN(auto correction, ParseCorrectionJson(text, file.string()));
       out.emplace(file.stem().string(), std::move(correction));
     }
     return out;
   }
-  OFU_ASSIGN_OR_RETURN(auto text, ReadTextFile(path));
+  OFU_ASSIGN_OR_RETURN(auto text, formats::ReadTextFile(path));
   return ParseCorrectionCsv(text, path);
 }
 

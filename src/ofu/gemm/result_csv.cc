@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "ofu/core/text_file.h"
+#include "ofu/formats/text_file.h"
 
 namespace ofu::gemm {
 namespace {
@@ -356,7 +356,7 @@ Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::strin
 }
 
 Result<std::vector<CaseResult>> ReadResultCsvFile(const std::string& path) {
-  OFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  OFU_ASSIGN_OR_RETURN(std::string text, formats::ReadTextFile(path));
   return ParseResultCsv(text, path);
 }
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
-#include "ofu/core/text_file.h"
+#include "ofu/formats/text_file.h"
 
 namespace ofu::gemm {
 namespace {
@@ -291,7 +291,7 @@ Result<Sweep> ParseSweep(std::string_view toml_text, std::string_view source_nam
 }
 
 Result<Sweep> ReadSweepFile(const std::string& path) {
-  OFU_ASSIGN_OR_RETURN(std::string text, ReadTextFile(path));
+  OFU_ASSIGN_OR_RETURN(std::string text, formats::ReadTextFile(path));
   return ParseSweep(text, path);
 }
 

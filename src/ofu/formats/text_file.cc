@@ -1,11 +1,11 @@
-#include "ofu/core/text_file.h"
+#include "ofu/formats/text_file.h"
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
-namespace ofu {
+namespace ofu::formats {
 
 Result<std::string> ReadTextFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -16,4 +16,4 @@ Result<std::string> ReadTextFile(const std::string& path) {
   return text.str();
 }
 
-}  // namespace ofu
+}  // namespace ofu::formats

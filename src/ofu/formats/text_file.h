@@ -11,8 +11,8 @@
 
 #include "ofu/core/result.h"
 
-namespace ofu {
+namespace ofu::formats {
 
 Result<std::string> ReadTextFile(const std::string& path);
 
-}  // namespace ofu
+}  // namespace ofu::formats
