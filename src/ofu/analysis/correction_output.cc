@@ -56,22 +56,23 @@ std::optional<double> CorrectionView::PredictedMfu() const {
   return *corrected * *report->mfu_scale;
 }
 
-std::optional<OwnPeakMfu> CorrectionView::ReportedMfu() const {
+std::optional<CorrectionView::Reported> CorrectionView::ReportedBesidePredicted() const {
   if (training_log == nullptr) return std::nullopt;
+  const kernels::Precision precision = training_log->reference_precision;
   std::optional<double> own_peak;
   if (gpu != nullptr) {
-    auto p = gpu->precisions.find(std::string(kernels::PrecisionName(training_log->reference_precision)));
-    if (p != gpu->precisions.end() && p->second.peak_tflops > 0) own_peak = p->second.peak_tflops * 1e12;
+    if (const std::optional<double> tflops = gpu->PeakTflops(kernels::PrecisionName(precision))) {
+      own_peak = *tflops * 1e12;
+    }
   }
-  return MfuOverOwnPeak(ReportedMfuOf(*training_log, ""), own_peak, gpu != nullptr ? gpu->id : "the trace's GPU");
-}
-
-std::optional<double> CorrectionView::ReportedRatio() const {
-  const std::optional<OwnPeakMfu> reported = ReportedMfu();
+  Reported out;
+  out.mfu = MfuOverOwnPeak(ReportedMfuOf(*training_log, ""), own_peak, gpu != nullptr ? gpu->id : "the trace's GPU");
   const std::optional<double> predicted = PredictedMfu();
-  if (!reported || !predicted || !(*predicted > 0)) return std::nullopt;
-  if (training_log->reference_precision != report->reference_precision) return std::nullopt;
-  return reported->mfu / *predicted;
+  if (predicted && *predicted > 0 && precision == report->reference_precision) {
+    out.ratio = out.mfu.mfu / *predicted;
+    out.verdict = ClassifyRatio(*out.ratio, std::nullopt, ReconcileOptions{});
+  }
+  return out;
 }
 
 namespace {
@@ -143,28 +144,20 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
   }
   out["wasteful"] = wasteful;
   out["reported"] = nullptr;
-  if (const std::optional<OwnPeakMfu> reported = view.ReportedMfu()) {
-    const std::optional<double> ratio = view.ReportedRatio();
-    json row = {{"source", view.training_log->path},
-                {"format", TrainingLogFormatName(view.training_log->format)},
-                {"steps", view.training_log->steps.size()},
-                {"mfu", reported->mfu},
-                {"logged_mfu", Optional(reported->logged_mfu)},
-                {"peak_flops", Optional(reported->peak_flops)},
-                {"ratio", Optional(ratio)},
-                {"flag", nullptr},
-                {"explanation", nullptr}};
-    if (ratio) {
-      const Classification verdict = ClassifyRatio(*ratio, std::nullopt, ReconcileOptions{});
-      row["flag"] = verdict.flag;
-      row["explanation"] = verdict.explanation;
-    }
-    out["reported"] = row;
-  }
   out["notes"] = view.trace->notes;
   for (const std::string& note : r.notes) out["notes"].push_back(note);
-  if (const std::optional<OwnPeakMfu> reported = view.ReportedMfu(); reported && !reported->note.empty()) {
-    out["notes"].push_back(reported->note);
+  if (const std::optional<CorrectionView::Reported> reported = view.ReportedBesidePredicted()) {
+    const OwnPeakMfu& mfu = reported->mfu;
+    out["reported"] = {{"source", view.training_log->path},
+                       {"format", TrainingLogFormatName(view.training_log->format)},
+                       {"steps", view.training_log->steps.size()},
+                       {"mfu", mfu.mfu},
+                       {"logged_mfu", Optional(mfu.logged_mfu)},
+                       {"peak_flops", Optional(mfu.peak_flops)},
+                       {"ratio", Optional(reported->ratio)},
+                       {"flag", reported->verdict ? json(reported->verdict->flag) : json(nullptr)},
+                       {"explanation", reported->verdict ? json(reported->verdict->explanation) : json(nullptr)}};
+    if (!mfu.note.empty()) out["notes"].push_back(mfu.note);
   }
   return out.dump(2) + "\n";
 }
@@ -212,14 +205,14 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
                                       *r.factor * *r.mfu_scale, kernels::PrecisionName(r.reference_precision)));
   }
   std::vector<std::string> reported_notes;
-  if (const std::optional<OwnPeakMfu> reported = view.ReportedMfu()) {
+  if (const std::optional<CorrectionView::Reported> reported = view.ReportedBesidePredicted()) {
     const TrainingLog& log = *view.training_log;
     line(fmt::format("Reported MFU ({})", kernels::PrecisionName(log.reference_precision)),
-         fmt::format("{:.3f}  ({})", reported->mfu, ReportedSource(log)));
-    if (!reported->note.empty()) reported_notes.push_back(reported->note);
-    if (const std::optional<double> ratio = view.ReportedRatio()) {
-      const Classification verdict = ClassifyRatio(*ratio, std::nullopt, ReconcileOptions{});
-      line("Reported / predicted", fmt::format("{:.2f}x  {}: {}", *ratio, verdict.flag, verdict.explanation));
+         fmt::format("{:.3f}  ({})", reported->mfu.mfu, ReportedSource(log)));
+    if (!reported->mfu.note.empty()) reported_notes.push_back(reported->mfu.note);
+    if (reported->ratio) {
+      line("Reported / predicted",
+           fmt::format("{:.2f}x  {}: {}", *reported->ratio, reported->verdict->flag, reported->verdict->explanation));
     } else if (log.reference_precision != r.reference_precision) {
       reported_notes.push_back(fmt::format(
           "the log's MFU is quoted against {} and the prediction against {}: pass --reference-precision {} to "

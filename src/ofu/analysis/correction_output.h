@@ -52,13 +52,17 @@ struct CorrectionView {
 
   std::optional<double> CorrectedOfu() const;
   std::optional<double> PredictedMfu() const;
-  // The log's MFU over the GPU's own peak (MfuOverOwnPeak with `gpu`'s peak
-  // of the log's precision); absent without a training log.
-  std::optional<OwnPeakMfu> ReportedMfu() const;
-  // Reported / predicted MFU and what the ratio most likely means
-  // (ClassifyRatio with the default thresholds); absent without both, or
-  // when the log quotes another precision than the prediction.
-  std::optional<double> ReportedRatio() const;
+
+  // The training log's MFU beside the predicted one; absent without a log.
+  struct Reported {
+    OwnPeakMfu mfu;  // MfuOverOwnPeak with `gpu`'s peak of the log's precision
+    // reported / predicted MFU and what it most likely means (ClassifyRatio,
+    // default thresholds); absent without a prediction, or when the log
+    // quotes another precision than the prediction.
+    std::optional<double> ratio;
+    std::optional<Classification> verdict;
+  };
+  std::optional<Reported> ReportedBesidePredicted() const;
 };
 
 std::string RenderCorrectionTable(const CorrectionView& view);

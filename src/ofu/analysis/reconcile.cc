@@ -89,9 +89,9 @@ std::optional<double> OwnPeakFlops(const GpuSpecDatabase* specs, const std::set<
   if (specs == nullptr || skus.size() != 1 || skus.begin()->empty()) return std::nullopt;
   auto spec = specs->Lookup(*skus.begin());
   if (!spec.ok()) return std::nullopt;
-  auto p = (*spec)->precisions.find(std::string(kernels::PrecisionName(precision)));
-  if (p == (*spec)->precisions.end() || !(p->second.peak_tflops > 0)) return std::nullopt;
-  return p->second.peak_tflops * 1e12;
+  const std::optional<double> tflops = (*spec)->PeakTflops(kernels::PrecisionName(precision));
+  if (!tflops) return std::nullopt;
+  return *tflops * 1e12;
 }
 
 std::string Optional(const std::optional<double>& v, const char* format = "{:.3f}") {

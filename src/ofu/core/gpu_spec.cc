@@ -182,6 +182,12 @@ double PipeSpec::QuotedClockMhz(int sm_count) const {
   return peak_tflops * 1e6 / (sm_count * lanes_per_sm * 2.0);
 }
 
+std::optional<double> GpuSpec::PeakTflops(std::string_view p) const {
+  auto it = precisions.find(std::string(p));
+  if (it == precisions.end() || !(it->second.peak_tflops > 0)) return std::nullopt;
+  return it->second.peak_tflops;
+}
+
 double GpuSpec::ImpliedClockMhz(const std::string& p) const {
   auto it = precisions.find(p);
   if (it == precisions.end()) return 0;

@@ -90,6 +90,9 @@ struct GpuSpec {
 
   // f_spec in MHz, from the basis precision.
   double SpecClockMhz() const;
+  // The dense peak of precision `p` ("bf16", "fp8", ...), TFLOPS; absent when
+  // the SKU does not list it (or lists no positive figure).
+  std::optional<double> PeakTflops(std::string_view p) const;
   // The clock (MHz) implied by precision `p`'s peak; 0 when p is not listed.
   double ImpliedClockMhz(const std::string& p) const;
   // The SMs of a MIG GPU instance of this SKU with profile `profile` as NVML/DCGM name it

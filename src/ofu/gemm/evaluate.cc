@@ -76,9 +76,7 @@ std::optional<CorrectionTile> ChooseCorrectionTile(const Tiling& name, const Til
 
 std::optional<double> PeakTflops(const GpuSpec& spec, Precision precision) {
   if (precision == Precision::kFp32) return std::nullopt;  // SIMT: no tensor peak
-  auto it = spec.precisions.find(std::string(kernels::PrecisionName(precision)));
-  if (it == spec.precisions.end() || it->second.peak_tflops <= 0) return std::nullopt;
-  return it->second.peak_tflops;
+  return spec.PeakTflops(kernels::PrecisionName(precision));
 }
 
 CaseResult SkippedCase(const GemmCase& c, std::string gpu_model, std::string reason) {
