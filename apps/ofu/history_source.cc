@@ -201,6 +201,7 @@ Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
   }
   std::set<std::string> jobs;
   for (const analysis::ReportedMfu& row : inputs.log.jobs) jobs.insert(row.job_id);
+  std::string log_path;  // the one training log's, to name the input when there is no MFU log
   for (const std::string& flag : training_logs) {
     const size_t equals = flag.find('=');
     if (equals == std::string::npos || equals == 0 || equals + 1 == flag.size()) {
@@ -213,10 +214,10 @@ Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
     }
     OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadTrainingLog(path));
     inputs.log.jobs.push_back(analysis::ReportedMfuOf(log, job_id));
+    log_path = path;
   }
   if (inputs.log.path.empty()) {
-    inputs.log.path = training_logs.size() == 1 ? training_logs.front().substr(training_logs.front().find('=') + 1)
-                                                : fmt::format("{} training logs", training_logs.size());
+    inputs.log.path = training_logs.size() == 1 ? log_path : fmt::format("{} training logs", training_logs.size());
   }
   if (corrections_path) {
     OFU_ASSIGN_OR_RETURN(auto corrections, analysis::ReadCorrections(*corrections_path));

@@ -172,17 +172,13 @@ std::optional<std::string> JsonText(const json& value) {
   return value.dump();
 }
 
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 }  // namespace
 
 Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
   MfuLog log;
   log.path = name;
   const auto lines = Lines(text);
-  const bool json_lines = EndsWith(name, ".jsonl") || EndsWith(name, ".ndjson") || EndsWith(name, ".json") ||
+  const bool json_lines = name.ends_with(".jsonl") || name.ends_with(".ndjson") || name.ends_with(".json") ||
                           (!lines.empty() && Trim(lines.front().second).front() == '{');
   std::set<std::string> seen;
   const auto add = [&](Result<ReportedMfu> row) -> Status {

@@ -17,7 +17,7 @@ bool IsGemmOpName(std::string_view op_name) {
 
 bool IsGraphLaunchName(std::string_view api_name) {
   for (std::string_view call : {std::string_view("cudaGraphLaunch"), std::string_view("cuGraphLaunch")}) {
-    if (api_name.substr(0, call.size()) != call) continue;
+    if (!api_name.starts_with(call)) continue;
     const std::string_view rest = api_name.substr(call.size());
     if (rest.empty() || rest.front() == '_') return true;  // "_v10000", "_ptsz"
   }

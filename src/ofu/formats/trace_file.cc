@@ -34,11 +34,10 @@ Result<std::vector<std::string>> TraceFiles(const std::string& path) {
   std::vector<std::string> files;
   for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    const auto ends_with = [&](std::string_view suffix) {
-      return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
     if (!it->is_regular_file(ec)) continue;
-    if (ends_with(".json") || ends_with(".json.gz") || ends_with(".sqlite")) files.push_back(it->path().string());
+    if (name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite")) {
+      files.push_back(it->path().string());
+    }
   }
   if (ec) return Error::Io("{}: cannot list: {}", path, ec.message());
   if (files.empty()) return Error::Io("{}: no trace files in it (*.json, *.json.gz, *.sqlite)", path);
