@@ -5,8 +5,9 @@
 
 RESULTS_DIR is one GPU run's results as committed (default
 docs/results/2026-11-26-h100-sxm5); the script reads, from it,
-stage-C/train/{trace.json.gz, phases.jsonl, rec.om, correct.json},
-stage-C/stage-c-train.csv and stage-A/stage-a-phases.csv, and prints:
+stage-C/train/{trace.json.gz, phases.jsonl, rec.om}, stage-C/stage-c-train.csv
+(MFU, HFU, OFU and ofu correct's tile factor, as the stage summary computed
+them) and stage-A/stage-a-phases.csv, and prints:
 
   1. kernel time per family over the profiled steps (trace), the GPU-busy
      fraction, and each family's useful FLOPs (GEMMs from the ops' shapes,
@@ -272,7 +273,7 @@ def load(results):
     train = os.path.join(results, "stage-C", "train")
     with gzip.open(os.path.join(train, "trace.json.gz"), "rt", encoding="utf-8") as f:
         trace = json.load(f)
-    _, phases = gpuval.split_phases(gpuval.read_jsonl(os.path.join(train, "phases.jsonl")))
+    meta, phases = gpuval.split_phases(gpuval.read_jsonl(os.path.join(train, "phases.jsonl")))
     phase = next(p for p in phases if p.get("phase") == "train-steady")
     with open(os.path.join(results, "stage-C", "stage-c-train.csv"), encoding="utf-8") as f:
         summary = next(r for r in csv.DictReader(f) if r["phase"] == "train-steady")
@@ -280,8 +281,8 @@ def load(results):
         stage_a = list(csv.DictReader(f))
     with open(os.path.join(train, "rec.om"), encoding="utf-8") as f:
         rec_text = f.read()
-    return {"trace": trace, "phase": phase, "summary": summary, "stage_a": stage_a, "rec": rec_text,
-            "correct": gpuval.read_json(os.path.join(train, "correct.json"))}
+    return {"trace": trace, "phase": phase, "meta": meta or {}, "summary": summary, "stage_a": stage_a,
+            "rec": rec_text}
 
 
 def mean_over_phase(series, name, phase, window_s):
@@ -297,7 +298,9 @@ def explain(results):
     trace, phase, summary = d["trace"], d["phase"], d["summary"]
     events = trace["traceEvents"]
     specs = gpuval.load_specs()
-    sku = gpuval.lookup_sku(specs, phase.get("device_name") or "NVIDIA H100 80GB HBM3")
+    sku = gpuval.lookup_sku(specs, d["meta"].get("device_name", ""))
+    if sku is None:
+        raise SystemExit(f"explain_train: no SKU in data/gpu_specs.json for {d['meta'].get('device_name')!r}")
     peak = gpuval.peak_tflops(sku, "bf16") * 1e12
     fspec = gpuval.f_spec_mhz(sku)
     karch = gpuval.k_arch(specs, sku)
