@@ -107,6 +107,8 @@ std::vector<gemm::CounterWindow> CounterSampler::Stop(double begin_s, double end
       window.tensor_active = reading.sample.tensor_active;
       window.source_clock_mhz = reading.sample.sm_clock_mhz;
       window.exact_cycles = reading.clock_basis == sources::ClockBasis::kExactCycles;
+      window.start_s = start;
+      window.end_s = snapshot.time_s;
       double sum = 0;
       int n = 0;
       for (const ClockReading& r : clock_readings_) {

@@ -7,8 +7,9 @@
 // Start() launches both threads; Stop(begin, end) ends them and returns the
 // source's windows that lie wholly inside [begin, end] (wall-clock seconds,
 // the span the GPU ran the timed loop), each with the clock readings that
-// fall in it. Windows straddling the loop's edges are dropped, so idle time
-// before or after the loop never enters an OFU.
+// fall in it, and its start and end on the sampler's clock. Windows
+// straddling the loop's edges are dropped, so idle time before or after the
+// loop never enters an OFU.
 //
 // The GPU is picked by UUID (the CUDA device's), so that CUDA's and NVML's
 // device orders need not agree.

@@ -7,6 +7,9 @@
 // name; time a short calibration to size the steady loop to at least
 // min_seconds; then run the steady loop between CUDA events while the
 // sampler reads counters, and keep the counter windows that lie inside it.
+// The loop is enqueued in chunks of about 0.1 s, each followed by a host
+// timestamp on the sampler's clock: the checkpoints from which the MFU is
+// taken over the windows' span rather than the whole loop.
 //
 // A case that cannot run (precision not on this GPU, no algorithm, no
 // permission for the power limit, out of memory) gives a skipped row with

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 namespace ofu::gemm {
 namespace {
 
@@ -31,7 +33,31 @@ CaseRun MakeRun(int64_t m, int64_t n, int64_t k, Precision precision) {
 const double kSpecMhz = 989.4e6 / (132.0 * 4096.0);
 
 CounterWindow Window(double active, double source_mhz, double point_mhz, double oversampled_mhz, bool exact = false) {
-  return CounterWindow{active, source_mhz, exact, point_mhz, oversampled_mhz};
+  CounterWindow w;
+  w.tensor_active = active;
+  w.source_clock_mhz = source_mhz;
+  w.exact_cycles = exact;
+  w.point_clock_mhz = point_mhz;
+  w.oversampled_clock_mhz = oversampled_mhz;
+  return w;
+}
+
+CounterWindow TimedWindow(double start_s, double end_s) {
+  CounterWindow w = Window(0.5, kSpecMhz, kSpecMhz, kSpecMhz);
+  w.start_s = start_s;
+  w.end_s = end_s;
+  return w;
+}
+
+// SYNTHETIC: a 1000³ bf16 loop of 1000 iterations in 2 s whose first 20 %
+// (0.4 s) runs faster than the rest, the way a loop starts at a high clock
+// before the power limit pulls it down. Host clock from 100 s:
+//   100.0 s: 0     100.4 s: 300 (750 it/s)
+//   101.2 s: 650   102.0 s: 1000 (437.5 it/s from 100.4 s on)
+CaseRun FastStartLoop() {
+  CaseRun run = MakeRun(1000, 1000, 1000, Precision::kBf16);
+  run.measurement.checkpoints = {{100.0, 0}, {100.4, 300}, {101.2, 650}, {102.0, 1000}};
+  return run;
 }
 
 TEST(EvaluateTest, TrueMfuFromTheTimedLoop) {
@@ -80,6 +106,70 @@ TEST(EvaluateTest, OfuPerClockBasisAndPaddingCorrection) {
   EXPECT_NEAR(*row->ofu_corrected, 0.6 * 0.9313225746154785, 1e-12);
   EXPECT_NEAR(*row->err_corrected_pp, (0.6 * 0.9313225746154785 - mfu) * 100, 1e-9);
   EXPECT_EQ(row->tile_check, TileCheck::kUnknown);  // the algorithm gave nothing
+}
+
+TEST(EvaluateTest, MfuOverTheWindowsSpanNotTheWholeLoop) {
+  // Windows [100.5, 101.2] and [101.2, 101.9] cover only the slower 80 %.
+  // Iterations by 100.5 s: 300 + (0.1 / 0.8) * 350 = 343.75; by 101.9 s:
+  // 650 + (0.7 / 0.8) * 350 = 956.25. So 612.5 iterations in 1.4 s =
+  // 437.5 it/s x 2e9 FLOP = 0.875 TFLOP/s; MFU = 0.875 / 989.4 =
+  // 8.8437436830...e-4. The whole loop would give 1 / 989.4 = 1.0107e-3.
+  CaseRun run = FastStartLoop();
+  run.measurement.windows = {TimedWindow(100.5, 101.2), TimedWindow(101.2, 101.9)};
+  auto row = EvaluateCase(run, H100());
+  ASSERT_TRUE(row.ok()) << row.error().message;
+  EXPECT_NEAR(row->achieved_tflops, 0.875, 1e-12);
+  EXPECT_NEAR(*row->mfu, 0.875 / 989.4, 1e-15);
+  EXPECT_NEAR(*row->mfu_span_s, 1.4, 1e-12);
+  // The loop's own figures stay the whole loop's.
+  EXPECT_EQ(row->iterations, 1000);
+  EXPECT_DOUBLE_EQ(row->elapsed_s, 2.0);
+  EXPECT_DOUBLE_EQ(row->time_per_iteration_us, 2000.0);
+  // OFU 0.5 (A = 0.5 at f_spec) against the span's MFU.
+  EXPECT_NEAR(*row->err_raw_pp, (0.5 - 0.875 / 989.4) * 100, 1e-9);
+  EXPECT_EQ(row->note.find("whole loop"), std::string::npos) << row->note;
+}
+
+TEST(EvaluateTest, MfuFallsBackToTheWholeLoopAndSaysWhy) {
+  // Whole loop: 2e9 FLOP x 1000 / 2 s = 1 TFLOP/s, MFU 1 / 989.4.
+  const double whole = 1.0 / 989.4;
+  {
+    CaseRun run = FastStartLoop();  // windows without times
+    run.measurement.windows = {Window(0.5, kSpecMhz, kSpecMhz, kSpecMhz)};
+    auto row = EvaluateCase(run, H100());
+    ASSERT_TRUE(row.ok());
+    EXPECT_NEAR(*row->mfu, whole, 1e-15);
+    EXPECT_FALSE(row->mfu_span_s.has_value());
+    EXPECT_NE(row->note.find("MFU over the whole loop, not the windows' span: a window has no times"),
+              std::string::npos)
+        << row->note;
+  }
+  {
+    CaseRun run = FastStartLoop();  // one checkpoint is too few
+    run.measurement.checkpoints.resize(1);
+    run.measurement.windows = {TimedWindow(100.5, 101.2)};
+    auto row = EvaluateCase(run, H100());
+    ASSERT_TRUE(row.ok());
+    EXPECT_NEAR(*row->mfu, whole, 1e-15);
+    EXPECT_NE(row->note.find("no checkpoints"), std::string::npos) << row->note;
+  }
+  {
+    CaseRun run = FastStartLoop();  // a window ending after the last checkpoint
+    run.measurement.windows = {TimedWindow(101.5, 102.1)};
+    auto row = EvaluateCase(run, H100());
+    ASSERT_TRUE(row.ok());
+    EXPECT_NEAR(*row->mfu, whole, 1e-15);
+    EXPECT_NE(row->note.find("not inside the checkpoints"), std::string::npos) << row->note;
+  }
+  {
+    CaseRun run = FastStartLoop();  // checkpoints out of order
+    std::swap(run.measurement.checkpoints[1], run.measurement.checkpoints[2]);
+    run.measurement.windows = {TimedWindow(100.5, 101.2)};
+    auto row = EvaluateCase(run, H100());
+    ASSERT_TRUE(row.ok());
+    EXPECT_NEAR(*row->mfu, whole, 1e-15);
+    EXPECT_NE(row->note.find("out of order"), std::string::npos) << row->note;
+  }
 }
 
 TEST(EvaluateTest, ExactCycleOfuOnlyWhenEveryWindowIsExact) {

@@ -33,6 +33,7 @@ CaseResult FullRow() {
   r.achieved_tflops = 656.25;
   r.peak_tflops = 1979;
   r.mfu = 0.331607;
+  r.mfu_span_s = 1.75;
   r.windows = 7;
   r.tensor_active = 0.41;
   r.sm_clock_mhz = 1755.5;
@@ -72,6 +73,8 @@ TEST(ResultCsvTest, RoundTripsEveryColumn) {
   EXPECT_FALSE((*rows)[0].name_tiling.cluster_n.has_value());
   ExpectSame((*rows)[1], sparse);
   EXPECT_FALSE((*rows)[1].mfu.has_value());
+  EXPECT_DOUBLE_EQ(*(*rows)[0].mfu_span_s, 1.75);
+  EXPECT_FALSE((*rows)[1].mfu_span_s.has_value());  // empty: the whole loop
   EXPECT_FALSE((*rows)[1].tensor_core.has_value());
 }
 

@@ -60,9 +60,13 @@ struct CaseResult {
   int64_t iterations = 0;
   double elapsed_s = 0;
   double time_per_iteration_us = 0;
+  // achieved_tflops and mfu cover the counter windows' span, mfu_span_s
+  // long, where the loop's checkpoints allow; absent mfu_span_s: the whole
+  // loop (elapsed_s).
   double achieved_tflops = 0;
   std::optional<double> peak_tflops;  // the spec database's dense peak of the precision
   std::optional<double> mfu;          // achieved / peak
+  std::optional<double> mfu_span_s;
 
   // Counters over the windows that lie wholly inside the loop.
   int windows = 0;

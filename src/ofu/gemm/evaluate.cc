@@ -1,5 +1,7 @@
 #include "ofu/gemm/evaluate.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "ofu/core/ofu_math.h"
@@ -44,6 +46,49 @@ std::optional<double> ErrorPp(const std::optional<double>& ofu, const std::optio
 void AddNote(std::string& note, const std::string& text) {
   if (!note.empty()) note += "; ";
   note += text;
+}
+
+// The interval the MFU covers: the windows' span with the iterations the
+// GPU did in it, or the reason it cannot be had (then the whole loop).
+struct MfuSpan {
+  double seconds = 0;
+  double iterations = 0;  // interpolated: a fraction of an iteration is real work done
+};
+
+// Iterations done by time t, linear between the two checkpoints around it;
+// t must lie within [first, last] checkpoint.
+double IterationsAt(const std::vector<LoopCheckpoint>& checkpoints, double t) {
+  for (std::size_t i = 1; i < checkpoints.size(); ++i) {
+    const LoopCheckpoint& a = checkpoints[i - 1];
+    const LoopCheckpoint& b = checkpoints[i];
+    if (t > b.time_s) continue;
+    const double fraction = b.time_s > a.time_s ? (t - a.time_s) / (b.time_s - a.time_s) : 1.0;
+    return static_cast<double>(a.iterations) + fraction * static_cast<double>(b.iterations - a.iterations);
+  }
+  return static_cast<double>(checkpoints.back().iterations);
+}
+
+Result<MfuSpan> WindowSpan(const Measurement& measured) {
+  const std::vector<CounterWindow>& windows = measured.windows;
+  const std::vector<LoopCheckpoint>& checkpoints = measured.checkpoints;
+  if (checkpoints.size() < 2) return Error::InvalidArgument("the loop has no checkpoints");
+  for (std::size_t i = 1; i < checkpoints.size(); ++i) {
+    if (checkpoints[i].time_s < checkpoints[i - 1].time_s ||
+        checkpoints[i].iterations < checkpoints[i - 1].iterations) {
+      return Error::InvalidArgument("the loop's checkpoints are out of order");
+    }
+  }
+  double begin = 0, end = 0;
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    if (!windows[i].start_s || !windows[i].end_s) return Error::InvalidArgument("a window has no times");
+    begin = i == 0 ? *windows[i].start_s : std::min(begin, *windows[i].start_s);
+    end = i == 0 ? *windows[i].end_s : std::max(end, *windows[i].end_s);
+  }
+  if (!(end > begin)) return Error::InvalidArgument("the windows' span is empty");
+  if (begin < checkpoints.front().time_s || end > checkpoints.back().time_s) {
+    return Error::InvalidArgument("the windows' span is not inside the checkpoints");
+  }
+  return MfuSpan{end - begin, IterationsAt(checkpoints, end) - IterationsAt(checkpoints, begin)};
 }
 
 }  // namespace
@@ -120,19 +165,29 @@ Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec) {
   }
   row.tile_check = CompareTiling(row.algorithm_tiling, row.name_tiling);
 
-  // True MFU, from the loop's own timing.
+  // True MFU: over the windows' span where the checkpoints give it, else
+  // over the whole loop (its CUDA events).
   const GemmCase& c = run.gemm_case;
+  const std::vector<CounterWindow>& windows = measured.windows;
   const double useful_per_iteration = 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) *
                                       static_cast<double>(c.k);
   row.iterations = measured.iterations;
   row.elapsed_s = measured.elapsed_s;
   row.time_per_iteration_us = measured.elapsed_s / static_cast<double>(measured.iterations) * 1e6;
-  row.achieved_tflops = useful_per_iteration * static_cast<double>(measured.iterations) / measured.elapsed_s / 1e12;
+  MfuSpan span{measured.elapsed_s, static_cast<double>(measured.iterations)};
+  if (!windows.empty()) {
+    if (auto within = WindowSpan(measured); within.ok()) {
+      span = *within;
+      row.mfu_span_s = span.seconds;
+    } else {
+      AddNote(row.note, "MFU over the whole loop, not the windows' span: " + within.error().message);
+    }
+  }
+  row.achieved_tflops = useful_per_iteration * span.iterations / span.seconds / 1e12;
   row.peak_tflops = PeakTflops(spec, c.precision);
   if (row.peak_tflops) row.mfu = row.achieved_tflops / *row.peak_tflops;
 
   // OFU, each clock basis.
-  const std::vector<CounterWindow>& windows = measured.windows;
   const OfuScale scale{spec.SpecClockMhz(), spec.k_arch};
   row.windows = static_cast<int>(windows.size());
   if (windows.empty()) AddNote(row.note, "no counter window lay wholly inside the steady loop");

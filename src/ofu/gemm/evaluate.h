@@ -1,7 +1,8 @@
 // From what a GEMM case measured to its result row: true MFU, each OFU
 // estimate, the tile-padding correction and the errors.
 //
-//   true MFU   = 2·M·N·K · iterations / elapsed_s / Peak_precision
+//   true MFU   = 2·M·N·K · iterations / elapsed_s / Peak_precision,
+//                over the counter windows' span (below)
 //   OFU        = A_tensor · f_SM / f_spec · k_arch       (core/ofu_math.h)
 //   corrected  = OFU_raw · U / E                         (kernels/gemm_padding.h)
 //   error (pp) = (OFU - MFU) · 100
@@ -9,6 +10,18 @@
 // Peak_precision and f_spec come from the spec database entry of the GPU
 // that ran the case. fp32 (SIMT) has no tensor peak there, so its MFU and
 // errors are absent: the row shows what tensor activity misses instead.
+//
+// MFU and OFU cover the same interval. The OFU figures cover the windows'
+// span [first window's start, last window's end], which lies inside the
+// loop but is shorter than it; the loop's first part (often at a higher
+// clock, before the power limit pulls it down) and its last fraction of a
+// window lie in no window. So the MFU is taken over that span too: the
+// iterations done by time t are interpolated linearly between the loop's
+// checkpoints (host timestamps the GPU reached between chunks of the loop,
+// on the windows' clock), and MFU = 2·M·N·K · (I(span end) − I(span start))
+// / span length / Peak. Without windows with times, or without checkpoints
+// that enclose the span, the MFU falls back to the whole loop (CUDA events)
+// and the note says so; mfu_span_s is then absent.
 //
 // Each OFU is the mean over the counter windows of that window's OFU; an
 // estimate needs its inputs in every window, else it is absent (a mean over
@@ -22,6 +35,8 @@
 // Pure; thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,11 +55,24 @@ struct CounterWindow {
   bool exact_cycles = false;                    // the source derived both from cycle counters
   std::optional<double> point_clock_mhz;        // one reading at the window's end
   std::optional<double> oversampled_clock_mhz;  // the mean of readings spread over the window
+  // When the window began and ended, in seconds on the clock the loop's
+  // checkpoints use; absent when not recorded (then MFU covers the whole loop).
+  std::optional<double> start_s, end_s;
+};
+
+// How far the GPU had got through the steady loop: `iterations` matmuls
+// done by `time_s` (seconds, the windows' clock).
+struct LoopCheckpoint {
+  double time_s = 0;
+  int64_t iterations = 0;
 };
 
 struct Measurement {
   int64_t iterations = 0;
   double elapsed_s = 0;  // CUDA events around the steady loop
+  // In time order, iterations non-decreasing: the loop's start (0), one
+  // after each chunk, its end (iterations). Empty: not recorded.
+  std::vector<LoopCheckpoint> checkpoints;
   std::vector<CounterWindow> windows;
 };
 
@@ -72,7 +100,9 @@ struct CorrectionTile {
 };
 std::optional<CorrectionTile> ChooseCorrectionTile(const Tiling& name, const Tiling& algorithm);
 
-// Errors (kInvalidArgument): iterations or elapsed_s not positive.
+// Errors (kInvalidArgument): iterations or elapsed_s not positive. Unusable
+// checkpoints (out of order, not enclosing the windows) are no error: the
+// MFU falls back to the whole loop with a note.
 Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec);
 
 // A row for a case that did not run (precision not on this GPU, no

@@ -175,6 +175,7 @@ std::vector<Column> Columns() {
   c.push_back(Number("achieved_tflops", &R::achieved_tflops));
   c.push_back(OptionalNumber("peak_tflops", &R::peak_tflops));
   c.push_back(OptionalNumber("mfu", &R::mfu));
+  c.push_back(OptionalNumber("mfu_span_s", &R::mfu_span_s));
   c.push_back(Column{"windows", false, [](const R& r) { return fmt::format("{}", r.windows); },
                      [](std::string_view text, R& r) {
                        auto v = ParseInteger<int>(text);
