@@ -1,9 +1,6 @@
 #include "correct_command.h"
 
-#include <unistd.h>
-
 #include <cstdio>
-#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,9 +11,9 @@
 #include "ofu/analysis/correction_output.h"
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/training_log.h"
-#include "ofu/formats/trace_file.h"
 #include "ofu/sources/replay.h"
 #include "spec_db.h"
+#include "trace_input.h"
 
 namespace ofu::cli {
 namespace {
@@ -56,40 +53,6 @@ Examples:
 Exit status: 0 ok, 1 usage, 2 unreadable or malformed trace or recording,
 3 unknown GPU model, 4 no GEMM kernel could be corrected (or the recording
 gives no OFU). See docs/cli.md.)";
-
-// Progress on a terminal only: a long read should not look hung, and a pipe
-// should not fill with carriage returns.
-void ShowProgress(uint64_t done, uint64_t total) {
-  if (total > 0) {
-    fmt::print(stderr, "\rreading trace: {} of {} MiB ({:.0f} %)", done >> 20, total >> 20,
-               100.0 * static_cast<double>(done) / static_cast<double>(total));
-  } else {
-    fmt::print(stderr, "\rreading trace: {} MiB", done >> 20);
-  }
-  std::fflush(stderr);
-}
-
-// The spec whose rates weigh the precisions: --gpu-model, else the one model
-// the trace's devices name, else none (generic rates).
-struct ChosenGpu {
-  const GpuSpec* spec = nullptr;
-  std::string origin;
-  std::string note;  // why the trace's device did not give one
-};
-
-ChosenGpu ChooseGpu(const GpuSpecDatabase& specs, const formats::KernelTrace& trace, const GpuSpec* from_flag) {
-  if (from_flag != nullptr) return {from_flag, "--gpu-model", ""};
-  std::set<std::string> names;
-  for (const formats::TraceDevice& device : trace.devices) {
-    if (!device.name.empty()) names.insert(device.name);
-  }
-  if (names.size() != 1) {
-    return {nullptr, "", names.empty() ? "" : "the trace names several GPU models; pass --gpu-model"};
-  }
-  auto spec = specs.Lookup(*names.begin());
-  if (!spec.ok()) return {nullptr, "", fmt::format("the trace's GPU: {}", spec.error().message)};
-  return {*spec, "the trace", ""};
-}
 
 }  // namespace
 
@@ -168,17 +131,8 @@ Result<int> RunCorrect(const CorrectArgs& args) {
     training_log = std::move(log);
   }
 
-  formats::TraceReadOptions read_options;
-  const bool tty = isatty(STDERR_FILENO) == 1;
-  if (tty) read_options.progress = ShowProgress;
-  std::vector<std::string> files;
-  for (const std::string& path : args.trace) {
-    OFU_ASSIGN_OR_RETURN(auto in_path, formats::TraceFiles(path));
-    files.insert(files.end(), in_path.begin(), in_path.end());
-  }
-  auto read = formats::ReadKernelTraces(files, read_options);
-  if (tty) fmt::print(stderr, "\r\033[K");  // the progress line goes, whatever the outcome
-  OFU_ASSIGN_OR_RETURN(const formats::KernelTrace trace, std::move(read));
+  OFU_ASSIGN_OR_RETURN(const TraceInput input, ReadTraceInput(args.trace));
+  const formats::KernelTrace& trace = input.trace;
 
   const ChosenGpu gpu = ChooseGpu(specs, trace, flag_gpu);
   analysis::CorrectionOptions options;
@@ -191,9 +145,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   if (!gpu.note.empty()) report.notes.push_back(gpu.note);
 
   analysis::CorrectionView view;
-  const std::string trace_name = files.size() == 1
-                                     ? files.front()
-                                     : fmt::format("{} ({} traces)", fmt::join(args.trace, ", "), files.size());
+  const std::string& trace_name = input.name;
   view.trace_path = trace_name;
   view.trace = &trace;
   view.report = &report;

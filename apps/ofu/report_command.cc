@@ -14,6 +14,7 @@
 #include "exit_codes.h"
 #include "format_flag.h"
 #include "history_source.h"
+#include "ofu/analysis/correction.h"
 #include "ofu/analysis/html_report.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/recording_history.h"
@@ -22,10 +23,12 @@
 #include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/kernels/kernel_throughput.h"
 #include "ofu/sinks/history_reader.h"
 #include "ofu/sources/clock.h"
 #include "ofu/sources/replay.h"
 #include "spec_db.h"
+#include "trace_input.h"
 
 namespace ofu::cli {
 namespace {
@@ -58,7 +61,11 @@ it): OFU timelines per job and per GPU, distributions by GPU model, the
 work outside the tensor cores (CUDA-core pipes beside OFU, the CUDA-core
 advice) where measured, and room for the OFU-vs-MFU scatter and regression
 markers. It prints the
-file's path instead of the text report. See docs/html-report.md.
+file's path instead of the text report. With --trace (a kernel trace of a
+job, as `ofu correct --trace` reads it; repeatable) the page also lists the
+GEMMs that ran on kernels built for an older GPU architecture or waste
+tensor time on tile padding, with advice, and the correction factor. See
+docs/html-report.md.
 
 A GPU ofu cannot compute OFU for (a model missing from the spec database,
 a missing counter, a MIG profile it does not know) is shown without OFU,
@@ -88,6 +95,26 @@ void Progress(const char* what) {
   if (::isatty(STDERR_FILENO) == 1) fmt::print(stderr, "ofu report: {}\n", what);
 }
 
+// --trace: what `ofu correct` finds in the traces (correction.h), with its
+// default options and the kernel-throughput table; the GPU is --gpu-model's,
+// else the trace's (ChooseGpu).
+Result<analysis::KernelFindings> TraceFindings(const ReportArgs& args, const GpuSpecDatabase& specs) {
+  const GpuSpec* flag_gpu = nullptr;
+  if (args.gpu_model) {
+    OFU_ASSIGN_OR_RETURN(flag_gpu, specs.Lookup(*args.gpu_model));
+  }
+  Progress("reading the kernel trace");
+  OFU_ASSIGN_OR_RETURN(const TraceInput input, ReadTraceInput(args.trace));
+  const ChosenGpu gpu = ChooseGpu(specs, input.trace, flag_gpu);
+  OFU_ASSIGN_OR_RETURN(const kernels::KernelThroughputTable throughput, kernels::KernelThroughputTable::Embedded());
+  analysis::CorrectionOptions options;
+  options.gpu = gpu.spec;
+  options.throughput = &throughput;
+  analysis::CorrectionReport report = analysis::ComputeCorrection(input.trace, options);
+  if (!gpu.note.empty()) report.notes.push_back(gpu.note);
+  return analysis::KernelFindingsOfCorrection(report, args.trace, gpu.spec);
+}
+
 // --html: the page of `history`, written next to its destination first so a
 // reader never sees half a file. The fleet analyses fill the page's markers
 // (the regression scan) and scatter (the reconciliation, with --mfu).
@@ -115,6 +142,9 @@ Status WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& histo
     }
   } else if (args.mfu) {
     fmt::print(stderr, "ofu report: {} has no jobs, so --mfu has nothing to reconcile\n", source);
+  }
+  if (!args.trace.empty()) {
+    OFU_ASSIGN_OR_RETURN(view.kernel_findings, TraceFindings(args, specs));
   }
   const std::string html = analysis::RenderHtmlReport(view);
 
@@ -198,6 +228,11 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
                                     "ofu reconcile)")
                          ->needs(html);
   cmd.add_option("--corrections", args.corrections, "With --mfu: per-job corrections (see ofu reconcile)")->needs(mfu);
+  cmd.add_option("--trace,-t", args.trace,
+                 "With --html: a kernel trace of the job (as ofu correct --trace; a directory reads every trace in "
+                 "it; repeatable): the page adds its GEMM findings")
+      ->needs(html)
+      ->take_all();
   AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
   cmd.add_option("--gpu-model", args.gpu_model,
                  "Treat every GPU as this model: a SKU id (h100-sxm5) or a name (\"NVIDIA H100 80GB HBM3\")");

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -38,6 +39,10 @@ struct ReportArgs {
   // per-job corrections (ofu reconcile's --mfu and --corrections).
   std::optional<std::string> mfu;
   std::optional<std::string> corrections;
+  // With --html: kernel traces of a job (files or directories of per-rank
+  // traces, read as one job as `ofu correct --trace` does); the page then
+  // shows `ofu correct`'s GEMM findings. Empty: no such section.
+  std::vector<std::string> trace;
 };
 
 // Adds the command's flags to `cmd`; results land in `args` (command.h).

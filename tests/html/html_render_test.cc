@@ -11,6 +11,7 @@
 
 #include "html/chromium.h"
 #include "html/html_test_support.h"
+#include "html/real_trace_findings.h"
 #include "ofu/analysis/html_report.h"
 
 namespace {
@@ -30,6 +31,23 @@ std::string Drawn(const std::string& dom) {
   return begin == std::string::npos || end == std::string::npos ? std::string() : dom.substr(begin, end - begin);
 }
 
+// Text as the DOM dump writes it inside an element.
+std::string EscapeText(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '&') {
+      out += "&amp;";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 int Count(const std::string& text, const std::string& needle) {
   int n = 0;
   for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
@@ -37,7 +55,8 @@ int Count(const std::string& text, const std::string& needle) {
 }
 
 // Two GPUs of two SKUs, a normal job and one with a hostile id, five jobs in
-// the scatter (two flagged) and two markers. All synthetic.
+// the scatter (two flagged) and two markers, all synthetic; and the GEMM
+// findings of one real trace (real_trace_findings.h), as --trace adds them.
 ofu::analysis::HtmlReportView SyntheticView() {
   ofu::sinks::StoredHistory history;
   history.path = "synthetic.sqlite";
@@ -69,6 +88,7 @@ ofu::analysis::HtmlReportView SyntheticView() {
   view.markers.emplace();
   view.markers->push_back({"J1", "GPU-1", t0 + 60 * 80, 0.45, 0.18, 0.4, "regression", "debug overhead"});
   view.markers->push_back({"", "GPU-2", t0 + 60 * 30, 0.3, 0.3, 1.0, "precision shift", "BF16 to FP8"});
+  view.kernel_findings = ofu::testing::RaggedTraceFindings(specs);
   return view;
 }
 
@@ -117,6 +137,22 @@ TEST_F(HtmlRender, DrawsEverySectionWithoutScriptErrors) {
   EXPECT_EQ(Count(dom, "class=\"marker\" data-marker-kind=\"precision shift\""), 1);
   EXPECT_NE(dom.find("regression · 2.5× lower"), std::string::npos);
   EXPECT_NE(dom.find("debug overhead"), std::string::npos);
+
+  // The GEMM findings of the trace: the pre-native kernel first, with its
+  // advice as text (escaped as the DOM writes text), then tile padding.
+  const ofu::analysis::KernelFindings findings = *SyntheticView().kernel_findings;
+  ASSERT_FALSE(findings.gemms.empty());
+  const std::string drawn_findings = Drawn(dom);
+  EXPECT_EQ(Count(drawn_findings, "id=\"gemm-findings\""), 1);
+  EXPECT_NE(drawn_findings.find("GEMM findings from the trace"), std::string::npos);
+  EXPECT_EQ(Count(drawn_findings, "data-gemm-finding=\"pre-native kernel\""), 1);
+  EXPECT_EQ(Count(drawn_findings, "data-gemm-finding=\"tile padding\""), static_cast<int>(findings.gemms.size()) - 1);
+  EXPECT_NE(drawn_findings.find("pre-native kernel (sm75 s1688 bf16)"), std::string::npos);
+  EXPECT_NE(drawn_findings.find(">4097×1000×8191<"), std::string::npos);
+  EXPECT_NE(drawn_findings.find(EscapeText(findings.gemms.front().advice)), std::string::npos) << findings.gemms.front().advice;
+  EXPECT_NE(drawn_findings.find("factor " + fmt::format("{:.3f}", *findings.factor) + " = tile padding " +
+                     fmt::format("{:.3f}", *findings.padding_factor) + " × kernel throughput 0.473"),
+            std::string::npos);
 
   // A distribution per SKU.
   EXPECT_EQ(Count(dom, "class=\"sku\" data-sku=\"h100-sxm5\""), 1);
@@ -181,6 +217,11 @@ TEST_F(HtmlRender, NonTensorFiguresAndAdviceWhereMeasuredOnly) {
   EXPECT_EQ(Count(dom, "data-field=\"fp16_active\""), 0);
   EXPECT_NE(row("data-nt-gpu=\"GPU-2\"").find("data-field=\"fp32_active\">–<"), std::string::npos);
   EXPECT_NE(dom.find("Fleet FP32 pipe"), std::string::npos);
+
+  // No --trace: no GEMM findings section, card or table at all.
+  for (const char* none : {"gemm-findings", "GEMM findings", "data-gemm-finding"}) {
+    EXPECT_EQ(dom.find(none), std::string::npos) << none;
+  }
 }
 
 TEST_F(HtmlRender, ScreenshotIsAPng) {

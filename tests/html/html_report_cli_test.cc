@@ -67,6 +67,7 @@ TEST_F(HtmlReportCli, StoreToPageWithJobAndGpuTimelines) {
   EXPECT_TRUE(data["scatter"].is_null());
   ASSERT_TRUE(data["markers"].is_array());
   EXPECT_TRUE(data["markers"].empty());
+  EXPECT_TRUE(data["kernel_findings"].is_null());  // no --trace: no findings, not empty ones
 }
 
 // The simulator's fleet (SYNTHETIC, tests/fleet): the page's scatter flags
@@ -249,6 +250,79 @@ TEST_F(HtmlReportCli, TitleNeedsHtml) {
   const std::string store = WriteJobStore();
   const CommandResult run = Ofu(fmt::format("report --store '{}' --title x", store));
   EXPECT_EQ(run.exit_code, 1);
+}
+
+// --trace: the GEMM findings of real H100 traces (tests/data/gpu-results/
+// 2026-11-26-h100-sxm5/ragged/, measured, not synthetic), the same as
+// `ofu correct --trace` finds in them, on the page of a (synthetic) store.
+const std::string kRagged = OFU_TEST_DATA_DIR "/gpu-results/2026-11-26-h100-sxm5/ragged/";
+
+TEST_F(HtmlReportCli, TraceAddsTheGemmFindingsOfOfuCorrect) {
+  const std::string store = WriteJobStore();
+  const std::string trace = kRagged + "trace-bf16-4097x1000x8191.json.gz";
+  const fs::path out = dir_ / "trace.html";
+  const CommandResult run =
+      Ofu(fmt::format("report --store '{}' --html '{}' --trace '{}'", store, out.string(), trace));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json data = DataOf(ofu::testing::Slurp(out));
+  ASSERT_TRUE(data.is_object());
+  const nlohmann::json& findings = data["kernel_findings"];
+  ASSERT_TRUE(findings.is_object()) << data.dump().substr(0, 400);
+  EXPECT_EQ(findings["traces"], nlohmann::json::array({trace}));
+  EXPECT_EQ(findings["gpu_sku"], "h100-sxm5");  // the trace names its device
+  EXPECT_NEAR(findings["throughput_factor"].get<double>(), 0.473, 1e-12);
+  ASSERT_GE(findings["gemms"].size(), 1u);
+  const nlohmann::json& first = findings["gemms"][0];
+  EXPECT_EQ(first["kind"], "pre-native kernel");
+  EXPECT_EQ(first["family"], "sm75 s1688 bf16");
+  EXPECT_EQ(first["unaligned"], nlohmann::json::parse(R"(["M = 4097", "K = 8191"])"));
+  EXPECT_EQ(first["tensor_time_share"], 1.0);
+
+  // What `ofu correct` says about the same trace, word for word.
+  const CommandResult correct = Ofu(fmt::format("correct --trace '{}' --format json", trace));
+  ASSERT_EQ(correct.exit_code, 0) << correct.err;
+  const nlohmann::json corrected = nlohmann::json::parse(correct.out);
+  EXPECT_EQ(findings["factor"], corrected["factor"]);
+  EXPECT_EQ(findings["padding_factor"], corrected["padding_factor"]);
+  ASSERT_EQ(corrected["pre_native"].size(), 1u);
+  EXPECT_EQ(first["advice"], corrected["pre_native"][0]["advice"]);
+  EXPECT_EQ(first["kernel"], corrected["pre_native"][0]["kernel"]);
+  EXPECT_EQ(findings["gemms"].size(), 1 + corrected["wasteful"].size());
+}
+
+TEST_F(HtmlReportCli, TraceIsRepeatableAndReadAsOneJob) {
+  const std::string store = WriteJobStore();
+  const std::string a = kRagged + "trace-bf16-4097x1000x8191.json.gz", b = kRagged + "trace-bf16-1000x4097x8191.json.gz";
+  const fs::path out = dir_ / "traces.html";
+  const CommandResult run =
+      Ofu(fmt::format("report --store '{}' --html '{}' --trace '{}' --trace '{}'", store, out.string(), a, b));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json findings = DataOf(ofu::testing::Slurp(out))["kernel_findings"];
+  EXPECT_EQ(findings["traces"], nlohmann::json::array({a, b}));
+  int pre_native = 0;
+  double share = 0;
+  for (const auto& g : findings["gemms"]) {
+    if (g["kind"] != "pre-native kernel") continue;
+    ++pre_native;
+    share += g["tensor_time_share"].get<double>();
+  }
+  EXPECT_EQ(pre_native, 2);  // one GEMM per trace, both on the sm75 kernels
+  EXPECT_NEAR(share, 1.0, 1e-12);
+}
+
+TEST_F(HtmlReportCli, TraceNeedsHtml) {
+  const CommandResult run = Ofu(fmt::format("report --store x.sqlite --trace '{}'", kRagged));
+  EXPECT_EQ(run.exit_code, 1);
+}
+
+TEST_F(HtmlReportCli, UnreadableTraceIsAnInputError) {
+  const std::string store = WriteJobStore();
+  const fs::path out = dir_ / "bad-trace.html";
+  const CommandResult run = Ofu(fmt::format("report --store '{}' --html '{}' --trace '{}'", store, out.string(),
+                                            (dir_ / "missing.json.gz").string()));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("missing.json.gz"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(out));  // nothing half-made
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "html/html_test_support.h"
+#include "html/real_trace_findings.h"
 
 namespace {
 
@@ -414,6 +415,97 @@ TEST(HtmlReportRender, PageIsSelfContained) {
   EXPECT_EQ(Count(html, "://"), 1);
   EXPECT_EQ(Count(html, "\"http://www.w3.org/2000/svg\""), 1);
   EXPECT_NE(html.find("default-src 'none'"), std::string::npos);
+}
+
+// The GEMM findings of `ofu report --trace` on the real ragged trace (see
+// real_trace_findings.h): the one pre-native finding `ofu correct` makes,
+// copied field by field, and the tile-padding ones after it.
+TEST(HtmlReportKernelFindings, RealRaggedTraceGivesOnePreNativeFinding) {
+  const ofu::analysis::CorrectionReport report = ofu::testing::RaggedTraceCorrection(Specs());
+  const ofu::analysis::KernelFindings findings = ofu::testing::RaggedTraceFindings(Specs());
+  EXPECT_EQ(findings.traces, std::vector<std::string>{ofu::testing::kRaggedTrace});
+  EXPECT_EQ(findings.gpu_sku, "h100-sxm5");
+  ASSERT_TRUE(findings.factor && findings.padding_factor && findings.throughput_factor);
+  EXPECT_EQ(findings.factor, report.factor);
+  EXPECT_EQ(findings.padding_factor, report.padding_factor);
+  // All of its tensor time on the one family measured at 0.473 (data/kernel_throughput.json).
+  EXPECT_NEAR(*findings.throughput_factor, 0.473, 1e-12);
+  EXPECT_EQ(findings.notes, report.notes);
+
+  ASSERT_EQ(report.pre_native.size(), 1u);
+  ASSERT_EQ(findings.gemms.size(), 1 + report.wasteful.size());
+  const ofu::analysis::GemmFinding& g = findings.gemms.front();
+  EXPECT_EQ(g.kind, "pre-native kernel");
+  EXPECT_EQ(g.family, "sm75 s1688 bf16");
+  EXPECT_EQ(g.unaligned, (std::vector<std::string>{"M = 4097", "K = 8191"}));
+  EXPECT_DOUBLE_EQ(g.tensor_time_share, 1.0);
+  ASSERT_TRUE(g.lost_share.has_value());
+  EXPECT_NEAR(*g.lost_share, 1 - 0.473, 1e-12);
+  EXPECT_EQ(g.problem, (ofu::kernels::GemmProblem{4097, 1000, 8191, 1}));
+  EXPECT_EQ(g.precision, ofu::kernels::Precision::kBf16);
+  EXPECT_NE(g.kernel_name.find("cutlass_75_tensorop_bf16_s1688gemm"), std::string::npos) << g.kernel_name;
+  EXPECT_EQ(g.advice, report.pre_native.front().advice);
+  EXPECT_NE(g.advice.find("M = 4097 and K = 8191 are not a multiple of 8"), std::string::npos) << g.advice;
+  for (std::size_t i = 1; i < findings.gemms.size(); ++i) {
+    EXPECT_EQ(findings.gemms[i].kind, "tile padding");
+    EXPECT_EQ(findings.gemms[i].lost_share, report.wasteful[i - 1].wasted_share);
+    EXPECT_EQ(findings.gemms[i].advice, report.wasteful[i - 1].advice);
+  }
+
+  // In the page's data, and so in the page: its advice as a JSON string with
+  // every '<' escaped (ScriptSafeJson).
+  HtmlReportView view = BuildHtmlReportView(SgemmAndBf16Jobs(), BuildStoreReport(SgemmAndBf16Jobs(), Specs()),
+                                            Options(500));
+  view.kernel_findings = findings;
+  const std::string html = RenderHtmlReport(view);
+  EXPECT_NE(html.find(nlohmann::json(g.advice).dump()), std::string::npos);
+  const nlohmann::json data = DataOf(html);
+  ASSERT_TRUE(data["kernel_findings"].is_object());
+  const nlohmann::json& first = data["kernel_findings"]["gemms"][0];
+  EXPECT_EQ(first["kind"], "pre-native kernel");
+  EXPECT_EQ(first["advice"], g.advice);
+  EXPECT_EQ(first["m"], 4097);
+  EXPECT_EQ(first["k"], 8191);
+  EXPECT_EQ(first["precision"], "bf16");
+  EXPECT_EQ(first["unaligned"], nlohmann::json::parse(R"(["M = 4097", "K = 8191"])"));
+  EXPECT_NEAR(data["kernel_findings"]["throughput_factor"].get<double>(), 0.473, 1e-12);
+}
+
+// Strings of a finding come from the trace (op and kernel names): none can
+// end the data's script element, and they read back exactly. Synthetic.
+TEST(HtmlReportKernelFindings, FindingStringsAreEscaped) {
+  HtmlReportView view;
+  ofu::analysis::KernelFindings findings;
+  findings.traces = {"</script><script>alert(1)</script>.json"};
+  ofu::analysis::GemmFinding g;
+  g.kind = "tile padding";
+  g.op_name = "aten::mm<!--";
+  g.advice = "Pad N to 128 </script><b>now</b> & \"quote\"";
+  g.kernel_name = "</SCRIPT>";
+  findings.gemms = {g};
+  view.kernel_findings = findings;
+  const std::string html = RenderHtmlReport(view);
+  EXPECT_EQ(Count(html, "<script"), 3);
+  EXPECT_EQ(Count(html, "</script"), 3);
+  EXPECT_EQ(Count(html, "</SCRIPT"), 0);
+  EXPECT_EQ(Count(html, "<!--"), 0);
+  EXPECT_NE(html.find(R"("Pad N to 128 \u003c/script>\u003cb>now\u003c/b> & \"quote\"")"), std::string::npos);
+  const nlohmann::json data = DataOf(html);
+  EXPECT_EQ(data["kernel_findings"]["traces"][0], findings.traces[0]);
+  EXPECT_EQ(data["kernel_findings"]["gemms"][0]["advice"], g.advice);
+  EXPECT_EQ(data["kernel_findings"]["gemms"][0]["op"], g.op_name);
+  EXPECT_TRUE(data["kernel_findings"]["gemms"][0]["lost_share"].is_null());
+}
+
+// Without a trace the view has no findings and the data says null: the page
+// draws no section (not one of zeros).
+TEST(HtmlReportKernelFindings, AbsentWithoutATrace) {
+  const HtmlReportView view = BuildHtmlReportView(SgemmAndBf16Jobs(), BuildStoreReport(SgemmAndBf16Jobs(), Specs()),
+                                                  Options(500));
+  EXPECT_FALSE(view.kernel_findings.has_value());
+  const nlohmann::json data = DataOf(RenderHtmlReport(view));
+  ASSERT_TRUE(data.contains("kernel_findings"));
+  EXPECT_TRUE(data["kernel_findings"].is_null());
 }
 
 }  // namespace

@@ -330,6 +330,33 @@ json AdviceJson(const CudaCoreFinding& finding) {
           {"text", a.text}};
 }
 
+json KernelFindingsJson(const KernelFindings& findings) {
+  json gemms = json::array();
+  for (const GemmFinding& g : findings.gemms) {
+    gemms.push_back({{"kind", g.kind},
+                     {"op", g.op_name},
+                     {"m", g.problem.m},
+                     {"n", g.problem.n},
+                     {"k", g.problem.k},
+                     {"batch", g.problem.batch},
+                     {"precision", kernels::PrecisionName(g.precision)},
+                     {"tensor_time_share", g.tensor_time_share},
+                     {"lost_share", Optional(g.lost_share)},
+                     {"family", g.family},
+                     {"unaligned", g.unaligned},
+                     {"advice", g.advice},
+                     {"kernel", g.kernel_name}});
+  }
+  return {{"traces", findings.traces},
+          {"gpu_sku", findings.gpu_sku},
+          {"gpu_name", findings.gpu_name},
+          {"factor", Optional(findings.factor)},
+          {"padding_factor", Optional(findings.padding_factor)},
+          {"throughput_factor", Optional(findings.throughput_factor)},
+          {"gemms", std::move(gemms)},
+          {"notes", findings.notes}};
+}
+
 json ViewJson(const HtmlReportView& view) {
   json j;
   j["title"] = view.title;
@@ -430,6 +457,7 @@ json ViewJson(const HtmlReportView& view) {
     j["markers"] = nullptr;
   }
   j["markers_absent"] = view.markers_absent;
+  j["kernel_findings"] = view.kernel_findings ? KernelFindingsJson(*view.kernel_findings) : json(nullptr);
   return j;
 }
 
@@ -480,6 +508,29 @@ std::string RenderHtmlReport(const HtmlReportView& view) {
       "<script type=\"application/json\" id=\"ofu-data\">{}</script>\n"
       "<script>\n{}</script>\n</body>\n</html>\n",
       EscapeHtml(view.title), html::kReportCss, html::kErrorTrapJs, ScriptSafeJson(ViewJson(view)), html::kReportJs);
+}
+
+KernelFindings KernelFindingsOfCorrection(const CorrectionReport& report, std::vector<std::string> traces,
+                                          const GpuSpec* gpu) {
+  KernelFindings findings;
+  findings.traces = std::move(traces);
+  if (gpu != nullptr) {
+    findings.gpu_sku = gpu->id;
+    findings.gpu_name = gpu->name;
+  }
+  findings.factor = report.factor;
+  findings.padding_factor = report.padding_factor;
+  findings.throughput_factor = report.throughput_factor;
+  for (const PreNativeGemm& g : report.pre_native) {
+    findings.gemms.push_back({"pre-native kernel", g.op_name, g.problem, g.precision, g.tensor_time_share,
+                              g.lost_share, g.family, g.unaligned, g.advice, g.kernel_name});
+  }
+  for (const WastefulGemm& w : report.wasteful) {
+    findings.gemms.push_back({"tile padding", w.op_name, w.problem, w.precision, w.tensor_time_share, w.wasted_share,
+                              "", {}, w.advice, w.kernel_name});
+  }
+  findings.notes = report.notes;
+  return findings;
 }
 
 MfuScatter ScatterOfReconciliation(const ReconcileReport& report) {

@@ -44,6 +44,14 @@
 // and for each job (its OFU and non-tensor totals; the gain needs one SKU
 // for all of the job's GPUs).
 //
+// GEMM findings from a kernel trace. With `ofu report --html --trace`, the
+// page also shows what `ofu correct` finds in the trace (correction.h): the
+// correction factor and its two parts, and per GEMM the pre-native kernels
+// (built for an older architecture: fewer FLOPs per tensor-active cycle, so
+// OFU reads high) and the tile padding that wastes tensor time, each with its
+// advice. KernelFindingsOfCorrection copies them; nothing is recomputed here.
+// Without a trace the view has no findings and the page no such section.
+//
 // Size. At most max_gpu_timelines GPU series and max_job_timelines job
 // series are drawn (those with the most observed seconds; the page says how
 // many are left out); the distributions and totals cover every GPU and job.
@@ -58,6 +66,7 @@
 #include <string>
 #include <vector>
 
+#include "ofu/analysis/correction.h"
 #include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/regress.h"
@@ -168,6 +177,43 @@ struct CudaCoreFinding {
   CudaCoreAdvice advice;
 };
 
+// One GEMM of the trace that `ofu correct` has a finding for.
+struct GemmFinding {
+  std::string kind;  // "pre-native kernel" (PreNativeGemm) or "tile padding" (WastefulGemm)
+  std::string op_name;
+  kernels::GemmProblem problem;  // framework orientation: M, N, K, batch
+  kernels::Precision precision = kernels::Precision::kBf16;
+  double tensor_time_share = 0;  // its share of the trace's tensor time, 0-1
+  // Pre-native: the tensor time a native kernel would not spend; tile
+  // padding: the tensor time spent on padding; both over the trace's, 0-1.
+  // Absent for a pre-native family nobody measured (no relative throughput).
+  std::optional<double> lost_share;
+  std::string family;                  // pre-native only: "sm75 s1688 bf16"
+  std::vector<std::string> unaligned;  // pre-native only: "K = 8191"; empty when every dimension is aligned
+  std::string advice;                  // for a person, as `ofu correct` prints it
+  std::string kernel_name;
+};
+
+struct KernelFindings {
+  std::vector<std::string> traces;  // the paths given, for people
+  // The GPU whose rates weighed the precisions: its SKU id and name; both
+  // empty when none was known (generic rates).
+  std::string gpu_sku;
+  std::string gpu_name;
+  std::optional<double> factor;     // absent: no kernel could be corrected
+  std::optional<double> padding_factor;
+  std::optional<double> throughput_factor;
+  // Pre-native kernels first (largest tensor time first), then tile padding
+  // (most waste first), as correction.h orders each list.
+  std::vector<GemmFinding> gemms;
+  std::vector<std::string> notes;  // the correction's notes (coverage, unmeasured families, ...)
+};
+
+// The findings of `report` (ComputeCorrection of the trace(s) at `traces`,
+// with the rates of `gpu`, null for generic rates).
+KernelFindings KernelFindingsOfCorrection(const CorrectionReport& report, std::vector<std::string> traces,
+                                          const GpuSpec* gpu);
+
 struct HtmlReportOptions {
   std::string title = "OFU report";
   // What was read, for people: a store path or a Prometheus URL.
@@ -211,6 +257,8 @@ struct HtmlReportView {
       "reported (see ofu reconcile).";
   std::optional<std::vector<RegressionMarker>> markers;
   std::string markers_absent = "The regression scan was not run for this report (see ofu regress).";
+  // Absent: no trace was given, and the page has no section for it.
+  std::optional<KernelFindings> kernel_findings;
 };
 
 // Timelines, distributions and totals of `history`. `totals` is

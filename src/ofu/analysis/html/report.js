@@ -204,6 +204,7 @@
     const nt = data.overall_non_tensor;
     if (nt.fp32_active !== null) card(pct(nt.fp32_active), "Fleet FP32 pipe (CUDA cores)");
     if (nt.flops_upper_bound_tflops !== null) card(num(nt.flops_upper_bound_tflops, 1), "Non-tensor TFLOP/s per GPU (bound)");
+    if (data.kernel_findings) card(String(data.kernel_findings.gemms.length), "GEMM findings (trace)");
     if (data.cuda_core_advice_total) card(String(data.cuda_core_advice_total), "Math on CUDA cores (advice)");
   }
 
@@ -505,6 +506,53 @@
     }
   }
 
+  // ---- GEMM findings from a kernel trace (ofu report --trace) -----------
+
+  function gemmShape(g) {
+    return g.m + "×" + g.n + "×" + g.k + (g.batch !== 1 ? " (×" + g.batch + ")" : "");
+  }
+
+  // Only with a trace: without one there is no section at all.
+  function drawKernelFindings() {
+    const kf = data.kernel_findings;
+    if (!kf) return;
+    const section = panel("gemm-findings", "GEMM findings from the trace",
+      "What ofu correct finds in the kernel trace: GEMMs that ran on kernels built for an older GPU architecture " +
+      "(fewer FLOPs per tensor-active cycle, so OFU reads above MFU) and GEMMs whose tiles pad the work. " +
+      "Corrected OFU = OFU × factor; the factor is the tile-padding part × the kernel-throughput part.");
+    el("div", { class: "muted", text: "Trace: " + kf.traces.join(", ") + " · GPU: " +
+                (kf.gpu_sku ? kf.gpu_name + " (" + kf.gpu_sku + ")" : "not known (generic precision rates)") }, section);
+    el("p", { class: "factors", text: "factor " + num(kf.factor, 3) + " = tile padding " + num(kf.padding_factor, 3) +
+              " × kernel throughput " + num(kf.throughput_factor, 3) }, section);
+    if (!kf.gemms.length) {
+      absent(section, kf.factor === null ? "No GEMM kernel of the trace could be corrected (ofu correct lists why)." :
+        "No GEMM of the trace ran on a pre-native kernel or wasted tensor time on tile padding.");
+    } else {
+      const wrap = el("div", { class: "scroll" }, section);
+      const table = el("table", { class: "gemm-findings" }, wrap);
+      const hr = el("tr", {}, el("thead", {}, table));
+      for (const h of ["finding", "op", "shape M×N×K", "precision", "tensor time", "lost / wasted", "advice", "kernel"]) {
+        el("th", { text: h }, hr);
+      }
+      const body = el("tbody", {}, table);
+      for (const g of kf.gemms) {
+        const tr = el("tr", { "data-gemm-finding": g.kind }, body);
+        el("td", { class: "flag", text: g.kind + (g.family ? " (" + g.family + ")" : "") }, tr);
+        el("td", { text: g.op }, tr);
+        el("td", { class: "num", text: gemmShape(g) }, tr);
+        el("td", { text: g.precision }, tr);
+        el("td", { class: "num", text: pct(g.tensor_time_share) }, tr);
+        el("td", { class: "num", text: pct(g.lost_share) }, tr);
+        el("td", { class: "advice", text: g.advice }, tr);
+        el("td", { class: "kernel", text: g.kernel }, tr);
+      }
+    }
+    if (kf.notes.length) {
+      const list = el("ul", { class: "finding-notes muted" }, section);
+      for (const n of kf.notes) el("li", { text: n }, list);
+    }
+  }
+
   // ---- Distributions by SKU ----------------------------------------------
 
   function drawSkus() {
@@ -609,6 +657,7 @@
   drawJobs();
   drawGpus();
   drawScatter();
+  drawKernelFindings();
   drawSkus();
   drawMarkers();
   drawNotes();
