@@ -58,6 +58,7 @@ power_limit_fractions = [0.6, 0.8]
   ASSERT_TRUE(sweep.ok()) << sweep.error().message;
   ASSERT_EQ(sweep->cases.size(), 3u);
   EXPECT_FALSE(sweep->cases[0].power_limit_fraction.has_value());
+  EXPECT_DOUBLE_EQ(sweep->cases[0].min_seconds, 10.0);  // neither file nor group says: the default
   EXPECT_DOUBLE_EQ(*sweep->cases[1].power_limit_fraction, 0.6);
   EXPECT_TRUE(sweep->cases[2].clock_study);
   EXPECT_EQ(sweep->cases[0].group, "group-1");  // unnamed group

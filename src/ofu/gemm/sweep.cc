@@ -162,7 +162,7 @@ Result<double> ReadFraction(const toml::node& node) {
 }
 
 struct Defaults {
-  double min_seconds = kMinSteadySeconds;
+  double min_seconds = kDefaultSteadySeconds;
 };
 
 Status ReadGroup(std::string_view file, const toml::table& table, std::size_t index, const Sweep& sweep,
