@@ -11,6 +11,7 @@
 #include "ofu/analysis/correction_output.h"
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/training_log.h"
+#include "ofu/kernels/kernel_throughput.h"
 #include "ofu/sources/replay.h"
 #include "spec_db.h"
 #include "trace_input.h"
@@ -135,8 +136,10 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   const formats::KernelTrace& trace = input.trace;
 
   const ChosenGpu gpu = ChooseGpu(specs, trace, flag_gpu);
+  OFU_ASSIGN_OR_RETURN(const kernels::KernelThroughputTable throughput, kernels::KernelThroughputTable::Embedded());
   analysis::CorrectionOptions options;
   options.gpu = gpu.spec;
+  options.throughput = &throughput;
   options.reference_precision = *kernels::PrecisionFromName(args.reference_precision);
   options.orientation = args.orientation == "direct" ? kernels::TileOrientation::kDirect
                                                      : kernels::TileOrientation::kSwapped;

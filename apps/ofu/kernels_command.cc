@@ -1,5 +1,6 @@
 #include "kernels_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string_view>
@@ -10,6 +11,8 @@
 #include "exit_codes.h"
 #include "format_flag.h"
 #include "ofu/kernels/kernel_name.h"
+#include "ofu/kernels/kernel_throughput.h"
+#include "spec_db.h"
 
 namespace ofu::cli {
 namespace {
@@ -32,12 +35,20 @@ whether it still names a GEMM and on which unit, when the name tells. The
 meanings of the cuBLAS-internal names are inferred, not documented
 (docs/kernels.md).
 
+A kernel built for an older architecture than the GPU it runs on (cuBLAS
+runs cutlass_75_tensorop_bf16_s1688gemm_* on an H100 when a dimension is
+not a multiple of 8) issues that architecture's MMA instructions, which do
+fewer FLOPs per tensor-active cycle, so OFU reads high. Such a kernel gets a
+finding: against the GPU of --gpu-model, else against every architecture
+data/kernel_throughput.json has a measured figure for.
+
 NAME '-' reads names from standard input, one per line.
 
 Examples:
   ofu kernels parse nvjet_tst_64x8_64x16_4x1_v_bz_splitK_TNT
   ofu kernels parse --format json ampere_sgemm_128x64_nn
   ofu kernels parse 'void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_nn_align8>(...)'
+  ofu kernels parse --gpu-model h100-sxm5 'cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1'
   ofu kernels parse - < kernel-names.txt
 
 Exit status: 0 when every name parsed, 2 when any did not (all are still
@@ -47,7 +58,47 @@ struct Parsed {
   std::string name;
   Result<kernels::KernelInfo> info;
   kernels::KernelClass kind;  // what an unparsed name still says
+  std::vector<std::string> findings;  // pre-native: what it costs, on which architecture
 };
+
+// What running `info` on `architecture` costs, when it is pre-native there;
+// absent otherwise. `gpu_name` names the GPU in the text.
+std::optional<std::string> Finding(const kernels::KernelThroughputTable& table, const kernels::KernelInfo& info,
+                                   const std::string& architecture, const std::string& gpu_name) {
+  if (!info.precision) return std::nullopt;
+  const kernels::KernelGeneration g = table.Classify(info, *info.precision, architecture);
+  if (!g.pre_native) return std::nullopt;
+  const int step = kernels::NativeAlignment(*info.precision);
+  const std::string why = info.alignment && *info.alignment < step
+                              ? fmt::format("align{}: cuBLAS picks such kernels when a dimension is not a multiple of {}",
+                                            *info.alignment, step)
+                              : std::string("cuBLAS picks such kernels for unaligned or small shapes");
+  if (g.figure == nullptr) {
+    return fmt::format("on {} ({}, own kernels sm{}): built for sm{}, so it issues older MMA instructions ({}); its "
+                       "FLOPs per tensor-active cycle there are not measured",
+                       gpu_name, architecture, g.native_sm, g.kernel_sm, why);
+  }
+  return fmt::format("on {} ({}, own kernels sm{}): built for sm{}, it did {:.3f} of the native FLOPs per "
+                     "tensor-active cycle (measured on {}), so OFU reads {:.1f}x its MFU ({}); make M, N and K "
+                     "multiples of {}",
+                     gpu_name, architecture, g.native_sm, g.kernel_sm, g.figure->relative_throughput,
+                     g.figure->measured_on, 1.0 / g.figure->relative_throughput, why, step);
+}
+
+void AddFindings(const kernels::KernelThroughputTable& table, const GpuSpec* gpu, Parsed& parsed) {
+  if (!parsed.info.ok()) return;
+  if (gpu != nullptr) {
+    if (auto f = Finding(table, *parsed.info, gpu->architecture, gpu->name)) parsed.findings.push_back(*f);
+    return;
+  }
+  std::vector<std::string> seen;
+  for (const kernels::ThroughputFigure& figure : table.figures()) {
+    if (std::find(seen.begin(), seen.end(), figure.architecture) != seen.end()) continue;
+    seen.push_back(figure.architecture);
+    auto f = Finding(table, *parsed.info, figure.architecture, "a " + figure.architecture + " GPU");
+    if (f) parsed.findings.push_back(*f);
+  }
+}
 
 std::string Trim(std::string_view text) {
   const auto begin = text.find_first_not_of(" \t\r\n");
@@ -89,6 +140,10 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
     }
     out["tensor_core"] = OrNull(parsed.kind.tensor_core);  // what the name says of a GEMM it does not fully give
     out["unknown_flags"] = nlohmann::ordered_json::array();
+    out["target_sm"] = nullptr;
+    out["mma_shape"] = nullptr;
+    out["alignment"] = nullptr;
+    out["findings"] = nlohmann::ordered_json::array();
     return out;
   }
   const kernels::KernelInfo& info = *parsed.info;
@@ -105,6 +160,10 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
   out["split_k"] = info.split_k;
   out["two_cta"] = info.two_cta;
   out["unknown_flags"] = info.unknown_flags;
+  out["target_sm"] = OrNull(info.target_sm);
+  out["mma_shape"] = info.mma_shape.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(info.mma_shape);
+  out["alignment"] = OrNull(info.alignment);
+  out["findings"] = parsed.findings;
   return out;
 }
 
@@ -135,6 +194,7 @@ void PrintTable(const std::vector<Parsed>& all) {
     if (flags.empty()) flags = "-";
     fmt::print("{:<10} {:<12} {:>6} {:>7} {:<9} {:<7} {:<12} {}\n", kernels::FamilyName(info.family), tile,
                Show(info.stages), cluster, precision, tensor, Trim(flags), parsed.name);
+    for (const std::string& finding : parsed.findings) fmt::print("{:<10} finding: {}\n", "", finding);
   }
 }
 
@@ -147,14 +207,25 @@ void AddKernelsFlags(CLI::App& cmd, KernelsArgs& args) {
   parse->description(kParseHelp);
   parse->add_option("names", args.names, "Kernel names; '-' reads them from stdin, one per line")->required();
   AddFormatFlag(*parse, args.format, {"table", "json"}, "Output: table or json");
+  parse->add_option("--gpu-model", args.gpu_model,
+                    "Judge each kernel against this GPU (SKU id or model name, e.g. h100-sxm5): is it built for an "
+                    "older architecture, and what does that cost");
+  AddSpecDbFlag(*parse, args.spec_db);
 }
 
 Result<int> RunKernels(const KernelsArgs& args) {
+  OFU_ASSIGN_OR_RETURN(const GpuSpecDatabase specs, LoadSpecDatabase(args.spec_db));
+  const GpuSpec* gpu = nullptr;
+  if (args.gpu_model) {
+    OFU_ASSIGN_OR_RETURN(gpu, specs.Lookup(*args.gpu_model));
+  }
+  OFU_ASSIGN_OR_RETURN(const kernels::KernelThroughputTable table, kernels::KernelThroughputTable::Embedded());
   std::vector<Parsed> all;
   for (std::string& name : CollectNames(args.names)) {
     auto info = kernels::ParseKernelName(name);
     auto kind = kernels::ClassifyKernelName(name);
-    all.push_back(Parsed{std::move(name), std::move(info), std::move(kind)});
+    all.push_back(Parsed{std::move(name), std::move(info), std::move(kind), {}});
+    AddFindings(table, gpu, all.back());
   }
   if (all.empty()) return Error::InvalidArgument("no kernel names given (standard input was empty)");
   bool all_parsed = true;

@@ -2,6 +2,7 @@
 // clusters and precision (src/ofu/kernels/kernel_name.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@ namespace ofu::cli {
 struct KernelsArgs {
   std::vector<std::string> names;  // "-" reads names from stdin, one per line
   std::string format;              // --format; AddFormatFlag sets the default
+  std::optional<std::string> gpu_model;  // --gpu-model: judge kernels against this GPU's architecture
+  std::optional<std::string> spec_db;    // --spec-db
 };
 
 // Adds `kernels`' one subcommand `parse` to `cmd`, and its flags.

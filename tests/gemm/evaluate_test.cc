@@ -228,3 +228,43 @@ TEST(TileCheckTest, ComparesAlgorithmAndName) {
 
 }  // namespace
 }  // namespace ofu::gemm
+
+namespace ofu::gemm {
+namespace {
+
+// The kernel family's throughput in the corrected OFU: a kernel built for
+// Turing on an H100 (the name and figure of docs/results/2026-11-26-h100-sxm5,
+// stage B's 4097^3 bf16 row; the window values here are SYNTHETIC).
+TEST(EvaluateTest, APreHopperKernelCountsAtItsMeasuredThroughput) {
+  const kernels::KernelThroughputTable table = kernels::KernelThroughputTable::Embedded().value();
+  CaseRun run = MakeRun(4096, 4096, 4096, Precision::kBf16);
+  run.measurement.windows = {Window(0.4, kSpecMhz, kSpecMhz, kSpecMhz)};
+  run.kernel_name = "cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align1";
+  auto row = EvaluateCase(run, H100(), &table);
+  ASSERT_TRUE(row.ok()) << row.error().message;
+  EXPECT_DOUBLE_EQ(*row->padding_factor, 1.0);  // 4096 is a multiple of 128
+  EXPECT_DOUBLE_EQ(*row->throughput_factor, 0.473);
+  EXPECT_NEAR(*row->ofu_corrected, 0.4 * 0.473, 1e-12);
+
+  // Without the table (or for a native kernel) the factor is 1.
+  auto without = EvaluateCase(run, H100());
+  ASSERT_TRUE(without.ok());
+  EXPECT_FALSE(without->throughput_factor.has_value());
+  EXPECT_NEAR(*without->ofu_corrected, 0.4, 1e-12);
+  run.kernel_name = "nvjet_tst_128x256_64x4_2x1_v_bz_TNT";
+  auto native = EvaluateCase(run, H100(), &table);
+  ASSERT_TRUE(native.ok());
+  EXPECT_DOUBLE_EQ(*native->throughput_factor, 1.0);
+
+  // A pre-Hopper family nobody measured: no factor, and a note that says so.
+  run.kernel_name = "cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_nn_align8";
+  auto unmeasured = EvaluateCase(run, H100(), &table);
+  ASSERT_TRUE(unmeasured.ok());
+  EXPECT_FALSE(unmeasured->throughput_factor.has_value());
+  EXPECT_NE(unmeasured->note.find("built for sm80 (sm80 s16816 bf16): its throughput on hopper is not measured"),
+            std::string::npos)
+      << unmeasured->note;
+}
+
+}  // namespace
+}  // namespace ofu::gemm

@@ -40,6 +40,7 @@ CaseResult FullRow() {
   r.sm_clock_point_mhz = 1740;
   r.source_clock_mhz = 1756;
   r.padding_factor = 0.8125;
+  r.throughput_factor = 0.473;
   r.ofu_raw = 0.3933;
   r.ofu_point = 0.3898;
   r.ofu_oversampled = 0.3932;

@@ -127,10 +127,97 @@ struct GroupKey {
 
 struct Group {
   PaddedGemm padded;
+  kernels::KernelGeneration generation;
   int64_t launches = 0;
-  double executed_time = 0;  // Σ E/R
-  double wasted_time = 0;    // Σ (E−U)/R
+  double executed_time = 0;  // Σ E/(R·t): tensor time
+  double wasted_time = 0;    // Σ (E−U)/(R·t): tensor time on padding
+  double native_time = 0;    // Σ E/R: what a native kernel would take
 };
+
+// The dimensions of `problem` that are not multiples of the alignment that
+// lets cuBLAS choose the GPU's own kernels: "K = 8191".
+std::vector<std::string> Unaligned(const kernels::GemmProblem& problem, Precision precision) {
+  const int64_t step = kernels::NativeAlignment(precision);
+  std::vector<std::string> out;
+  for (const auto& [label, size] : {std::pair{"M", problem.m}, std::pair{"N", problem.n}, std::pair{"K", problem.k}}) {
+    if (size % step != 0) out.push_back(fmt::format("{} = {}", label, size));
+  }
+  return out;
+}
+
+std::string JoinAnd(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  }
+  return out;
+}
+
+std::string ArchName(int sm) {
+  switch (sm) {
+    case 70: return "Volta";
+    case 75: return "Turing";
+    case 80: return "Ampere";
+    case 90: return "Hopper";
+    case 100: return "Blackwell";
+    default: return fmt::format("sm{}", sm);
+  }
+}
+
+// " (the pre-native families measured on hopper did 0.47-0.67 of ...)", or
+// "" when none is measured there.
+std::string MeasuredRange(const kernels::KernelThroughputTable& table, const std::string& architecture) {
+  std::optional<double> low, high;
+  for (const kernels::ThroughputFigure& figure : table.figures()) {
+    if (figure.architecture != architecture) continue;
+    low = std::min(low.value_or(figure.relative_throughput), figure.relative_throughput);
+    high = std::max(high.value_or(figure.relative_throughput), figure.relative_throughput);
+  }
+  if (!low) return "";
+  return fmt::format(" (the pre-native families measured on {} did {:.2f}-{:.2f} of the native FLOPs per "
+                     "tensor-active cycle)",
+                     architecture, *low, *high);
+}
+
+// The finding for a person: which dimensions, that cuBLAS therefore ran an
+// older architecture's kernel, what it cost, what to change.
+std::string PreNativeAdvice(const PreNativeGemm& g) {
+  const int64_t step = kernels::NativeAlignment(g.precision);
+  std::string cause;
+  if (!g.unaligned.empty()) {
+    cause = fmt::format("{} {} not {} of {}, so cuBLAS ran a pre-{} kernel ({})", JoinAnd(g.unaligned),
+                        g.unaligned.size() == 1 ? "is" : "are", g.unaligned.size() == 1 ? "a multiple" : "multiples",
+                        step, ArchName(g.native_sm), g.family);
+  } else {
+    cause = fmt::format(
+        "cuBLAS ran a pre-{} kernel ({}) although every dimension is a multiple of {}: its heuristic chose it "
+        "for this shape, so padding will not change it",
+        ArchName(g.native_sm), g.family, step);
+  }
+  std::string cost;
+  if (g.relative_throughput && g.lost_share) {
+    cost = fmt::format(
+        "; such kernels did {:.3f} of the FLOPs per tensor-active cycle of {}'s own (data/kernel_throughput.json), "
+        "so this GEMM's {:.1f} % of tensor time would be {:.1f} % on a native kernel",
+        *g.relative_throughput, ArchName(g.native_sm), 100.0 * g.tensor_time_share,
+        100.0 * (g.tensor_time_share - *g.lost_share));
+  } else {
+    cost = fmt::format("; its throughput on {} is not measured (it holds {:.1f} % of tensor time)",
+                       ArchName(g.native_sm), 100.0 * g.tensor_time_share);
+  }
+  std::string change;
+  if (!g.unaligned.empty()) {
+    std::vector<std::string> padded;
+    for (const auto& [label, size] : {std::pair{"M", g.problem.m}, std::pair{"N", g.problem.n},
+                                      std::pair{"K", g.problem.k}}) {
+      if (size % step != 0) padded.push_back(fmt::format("{} to {}", label, (size + step - 1) / step * step));
+    }
+    change = fmt::format(
+        ". Pad {} (multiples of {}: e.g. a vocabulary, hidden or head size padded with unused rows)",
+        JoinAnd(padded), step);
+  }
+  return cause + cost + change;
+}
 
 // Names repeat across launches: each distinct one is read once, and
 // classified once when it cannot be read in full.
@@ -194,6 +281,7 @@ class CorrectionBuilder {
     report_.coverage.left_out = left_out_.Take();
     SetFactorAndPrecisionMix();
     ListWastefulGemms();
+    ListPreNativeGemms();
     AddCountNotes();
     for (std::string& note : rates_.TakeNotes()) report_.notes.push_back(std::move(note));
     return std::move(report_);
@@ -279,7 +367,7 @@ class CorrectionBuilder {
       left_out_.Add("tile or shape out of range", kernel.duration_us, name, padded.error().message);
       return;
     }
-    AddCorrected(kernel, op, *problem, *padded, *precision);
+    AddCorrected(kernel, op, info, *problem, *padded, *precision);
   }
 
   // The name's tile; its cluster from the name, else from the launch, else
@@ -308,23 +396,35 @@ class CorrectionBuilder {
 
   // Useful and executed tensor time (FLOPs / R_p) into the sums, by
   // precision and by GEMM shape.
-  void AddCorrected(const formats::TraceKernel& kernel, const formats::FrameworkOp& op,
+  // Useful and executed tensor time (FLOPs / R_p, and / t for a kernel
+  // built for an older architecture) into the sums, by precision and by
+  // GEMM shape.
+  void AddCorrected(const formats::TraceKernel& kernel, const formats::FrameworkOp& op, const KernelInfo& info,
                     const kernels::GemmProblem& problem, const PaddedGemm& padded, Precision precision) {
     const double rate = rates_.RelativeRate(precision);
-    const double executed = padded.executed_flops / rate;
+    kernels::KernelGeneration generation;
+    if (options_.throughput != nullptr && options_.gpu != nullptr) {
+      generation = options_.throughput->Classify(info, precision, options_.gpu->architecture);
+    }
+    const double throughput = generation.RelativeThroughput();
+    const double native = padded.executed_flops / rate;
+    const double executed = native / throughput;
     const double useful = padded.useful_flops / rate;
     report_.coverage.corrected_kernels += 1;
     report_.coverage.corrected_time_us += kernel.duration_us;
     useful_time_ += useful;
     executed_time_ += executed;
+    native_time_ += native;
     time_by_precision_[precision] += executed;
 
     Group& group =
         groups_[GroupKey{kernel.name_id, op.name, problem.m, problem.n, problem.k, problem.batch, precision}];
     group.padded = padded;
+    group.generation = generation;
     group.launches += 1;
     group.executed_time += executed;
-    group.wasted_time += executed - useful;
+    group.wasted_time += (padded.executed_flops - padded.useful_flops) / rate / throughput;
+    group.native_time += native;
   }
 
   // factor, w_p and the MFU scale; or a note saying why there are none.
@@ -333,6 +433,8 @@ class CorrectionBuilder {
     if (coverage.gemm_time_us > 0) report_.non_tensor_gemm_share = coverage.simt_time_us / coverage.gemm_time_us;
     if (executed_time_ > 0) {
       report_.factor = useful_time_ / executed_time_;
+      report_.padding_factor = useful_time_ / native_time_;
+      report_.throughput_factor = native_time_ / executed_time_;
       double scale = 0;
       for (const auto& [precision, time] : time_by_precision_) {
         const double share = time / executed_time_;
@@ -375,6 +477,67 @@ class CorrectionBuilder {
     if (report_.wasteful.size() > options_.max_wasteful) report_.wasteful.resize(options_.max_wasteful);
   }
 
+  // The GEMMs on kernels built for an older architecture, largest tensor
+  // time first, with advice; and a note per family.
+  void ListPreNativeGemms() {
+    struct FamilyTotal {
+      const kernels::KernelGeneration* generation = nullptr;
+      double time = 0;
+      int64_t launches = 0;
+    };
+    std::map<std::string, FamilyTotal> families;
+    for (const auto& [key, group] : groups_) {
+      const kernels::KernelGeneration& g = group.generation;
+      if (!g.pre_native) continue;
+      PreNativeGemm row;
+      row.kernel_name = trace_.kernel_names[key.name_id];
+      row.op_name = key.op_name;
+      row.problem = kernels::GemmProblem{key.m, key.n, key.k, key.batch};
+      row.precision = key.precision;
+      row.family = g.family;
+      row.kernel_sm = g.kernel_sm;
+      row.native_sm = g.native_sm;
+      row.launches = group.launches;
+      row.tensor_time_share = group.executed_time / executed_time_;
+      if (g.figure != nullptr) {
+        row.relative_throughput = g.figure->relative_throughput;
+        row.throughput_source = fmt::format("measured on {}", g.figure->measured_on);
+        row.lost_share = (group.executed_time - group.native_time) / executed_time_;
+      }
+      row.unaligned = Unaligned(row.problem, row.precision);
+      row.advice = PreNativeAdvice(row);
+      report_.pre_native.push_back(std::move(row));
+      FamilyTotal& total = families[g.family];
+      total.generation = &g;
+      total.time += group.executed_time;
+      total.launches += group.launches;
+    }
+    std::stable_sort(report_.pre_native.begin(), report_.pre_native.end(),
+                     [](const PreNativeGemm& a, const PreNativeGemm& b) {
+                       return a.tensor_time_share > b.tensor_time_share;
+                     });
+    if (report_.pre_native.size() > options_.max_wasteful) report_.pre_native.resize(options_.max_wasteful);
+    for (const auto& [family, total] : families) {
+      const kernels::KernelGeneration& g = *total.generation;
+      const double share = total.time / executed_time_;
+      if (g.figure != nullptr) {
+        report_.notes.push_back(fmt::format(
+            "{} launch(es) ran {} kernels, built for sm{} ({}), on a GPU whose own kernels are sm{}: {:.1f} % of "
+            "tensor time, counted at {:.3f} of the native FLOPs per tensor-active cycle (measured on {}; "
+            "data/kernel_throughput.json)",
+            total.launches, family, g.kernel_sm, g.figure->label, g.native_sm, 100.0 * share,
+            g.figure->relative_throughput, g.figure->measured_on));
+      } else {
+        report_.notes.push_back(fmt::format(
+            "{} launch(es) ran {} kernels, built for sm{}, on a GPU whose own kernels are sm{}: {:.1f} % of tensor "
+            "time. No throughput is measured for this family on {}, so it is counted as native and the predicted "
+            "MFU may be too high by up to that share{}",
+            total.launches, family, g.kernel_sm, g.native_sm, 100.0 * share, options_.gpu->architecture,
+            MeasuredRange(*options_.throughput, options_.gpu->architecture)));
+      }
+    }
+  }
+
   // What was assumed about tiles and clusters, and how often.
   void AddCountNotes() {
     std::vector<std::string>& notes = report_.notes;
@@ -415,7 +578,8 @@ class CorrectionBuilder {
   RateTable rates_;
   LeftOutCounter left_out_;
   KernelNames names_;
-  double useful_time_ = 0, executed_time_ = 0;  // Σ U/R_p, Σ E/R_p
+  double useful_time_ = 0, executed_time_ = 0;  // Σ U/R_p, Σ E/(R_p·t)
+  double native_time_ = 0;                      // Σ E/R_p
   std::map<Precision, double> time_by_precision_;
   std::map<GroupKey, Group> groups_;
   int64_t unknown_tile_k_ = 0, assumed_cluster_ = 0, launch_cluster_ = 0, split_k_ = 0;

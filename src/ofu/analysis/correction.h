@@ -15,9 +15,18 @@
 // Tensor activity counts busy pipe cycles, and a pipe is busy E/R_p long,
 // so the factor weighs kernels as the pipes see them:
 //
-//     factor = Σ U/R_p / Σ E/R_p          corrected OFU = OFU × factor
-//     w_p    = Σ_p E/R_p / Σ E/R_p        (share of tensor time in precision p)
+//     factor = Σ U/R_p / Σ E/(R_p·t)      corrected OFU = OFU × factor
+//     w_p    = Σ_p E/(R_p·t) / Σ E/(R_p·t)  (share of tensor time in precision p)
 //     MFU_ref ≈ corrected OFU × Σ_p w_p · R_p / R_ref
+//
+// t is the kernel's FLOPs per tensor-active cycle relative to the GPU's own
+// kernels (kernels/kernel_throughput.h): 1 for a native kernel; the measured
+// figure for a kernel built for an older architecture (an sm75 s1688 kernel
+// on an H100: 0.473), which keeps the pipe busy 1/t as long for the same
+// work. A pre-native kernel with no measured figure is counted at t = 1 and
+// named in a note with its share of tensor time. The factor splits exactly
+// into padding_factor (Σ U/R_p / Σ E/R_p) × throughput_factor
+// (Σ E/R_p / Σ E/(R_p·t)).
 //
 // R_p comes from the GPU's spec (flops_per_clock_per_sm relative to bf16)
 // when the caller names one that lists p, else from the generic ratios
@@ -41,12 +50,16 @@
 #include "ofu/kernels/gemm_padding.h"
 #include "ofu/kernels/gemm_problem.h"
 #include "ofu/kernels/kernel_name.h"
+#include "ofu/kernels/kernel_throughput.h"
 
 namespace ofu::analysis {
 
 struct CorrectionOptions {
   kernels::TileOrientation orientation = kernels::TileOrientation::kSwapped;
   const GpuSpec* gpu = nullptr;  // tensor rates per precision; null: generic ratios
+  // Kernel-family throughput on the GPU's architecture; null (or no gpu):
+  // every kernel counts as native and no pre-native finding is made.
+  const kernels::KernelThroughputTable* throughput = nullptr;
   kernels::Precision reference_precision = kernels::Precision::kBf16;
   size_t max_wasteful = 10;  // rows of the advice table
 };
@@ -71,6 +84,30 @@ struct WastefulGemm {
   std::string advice;            // for a person: which dimension, what multiple
 };
 
+// A GEMM that ran on a kernel built for an older architecture than the
+// GPU's (cuBLAS's choice for unaligned or small shapes), what it cost and
+// what to change.
+struct PreNativeGemm {
+  std::string kernel_name;
+  std::string op_name;
+  kernels::GemmProblem problem;  // framework orientation
+  kernels::Precision precision = kernels::Precision::kBf16;
+  std::string family;            // "sm75 s1688 bf16"
+  int kernel_sm = 0, native_sm = 0;
+  std::optional<double> relative_throughput;  // the measured t; absent: nobody measured this family here
+  std::string throughput_source;              // where t comes from (the table's measured_on and source)
+  int64_t launches = 0;
+  double tensor_time_share = 0;  // its tensor time over the trace's (at t)
+  // Tensor time a native kernel would not spend, over the trace's: its
+  // share × (1 − t). Absent without a measured t.
+  std::optional<double> lost_share;
+  // The dimensions (framework M, N, K) that are not multiples of
+  // kernels::NativeAlignment(precision): "K = 8191". Empty when all are,
+  // and then alignment is not the cause.
+  std::vector<std::string> unaligned;
+  std::string advice;  // for a person: cause, cost, what to change
+};
+
 // Why a kernel of a GEMM op, or a GEMM-named kernel, is not in the factor.
 struct LeftOut {
   std::string reason;
@@ -93,12 +130,15 @@ struct Coverage {
 
 struct CorrectionReport {
   std::optional<double> factor;               // absent when no kernel could be corrected
+  std::optional<double> padding_factor;       // Σ U/R_p / Σ E/R_p: tiles and clusters alone
+  std::optional<double> throughput_factor;    // Σ E/R_p / Σ E/(R_p·t): pre-native kernels alone
   std::vector<PrecisionShare> precision_mix;  // largest share first
   std::optional<double> mfu_scale;            // Σ w_p · R_p / R_ref
   kernels::Precision reference_precision = kernels::Precision::kBf16;
   std::optional<double> non_tensor_gemm_share;  // simt_time_us / gemm_time_us
   Coverage coverage;
   std::vector<WastefulGemm> wasteful;  // worst first, only those that waste
+  std::vector<PreNativeGemm> pre_native;  // largest tensor time first
   std::vector<std::string> notes;
 };
 

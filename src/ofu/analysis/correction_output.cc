@@ -96,6 +96,8 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
                    : json{{"sku", nullptr}, {"name", nullptr}, {"rates", "generic"}, {"from", nullptr}};
   out["reference_precision"] = kernels::PrecisionName(r.reference_precision);
   out["factor"] = Optional(r.factor);
+  out["padding_factor"] = Optional(r.padding_factor);
+  out["throughput_factor"] = Optional(r.throughput_factor);
   out["ofu"] = Optional(view.ofu);
   out["ofu_source"] = view.ofu ? json(view.ofu_source) : json(nullptr);
   out["corrected_ofu"] = Optional(view.CorrectedOfu());
@@ -143,6 +145,29 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
                         {"kernel_k", DimJson(w.padded.k)}});
   }
   out["wasteful"] = wasteful;
+  json pre_native = json::array();
+  for (const PreNativeGemm& g : r.pre_native) {
+    json unaligned = json::array();
+    for (const std::string& dim : g.unaligned) unaligned.push_back(dim);
+    pre_native.push_back({{"kernel", g.kernel_name},
+                          {"op", g.op_name},
+                          {"m", g.problem.m},
+                          {"n", g.problem.n},
+                          {"k", g.problem.k},
+                          {"batch", g.problem.batch},
+                          {"precision", kernels::PrecisionName(g.precision)},
+                          {"family", g.family},
+                          {"kernel_sm", g.kernel_sm},
+                          {"native_sm", g.native_sm},
+                          {"relative_throughput", Optional(g.relative_throughput)},
+                          {"throughput_source", g.relative_throughput ? json(g.throughput_source) : json(nullptr)},
+                          {"launches", g.launches},
+                          {"tensor_time_share", g.tensor_time_share},
+                          {"lost_share", Optional(g.lost_share)},
+                          {"unaligned", unaligned},
+                          {"advice", g.advice}});
+  }
+  out["pre_native"] = pre_native;
   out["reported"] = nullptr;
   out["notes"] = view.trace->notes;
   for (const std::string& note : r.notes) out["notes"].push_back(note);
@@ -177,6 +202,10 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
     line("Correction factor",
          fmt::format("{:.4f}  (useful / executed tensor work over {} GEMM kernels, {} of GEMM time)", *r.factor,
                      c.corrected_kernels, c.gemm_time_us > 0 ? Percent(c.corrected_time_us / c.gemm_time_us) : "—"));
+    if (r.throughput_factor && *r.throughput_factor < 1.0) {
+      line("", fmt::format("= tiles {:.4f} x pre-native kernels {:.4f} (their FLOPs per tensor-active cycle)",
+                           r.padding_factor.value_or(1.0), *r.throughput_factor));
+    }
   } else {
     line("Correction factor", "—  (no GEMM kernel could be corrected)");
   }
@@ -231,6 +260,17 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
                          Percent(w.tensor_time_share), w.launches, w.op_name, Shape(w.problem),
                          kernels::PrecisionName(w.precision), w.advice);
       out += fmt::format("  {:>7}  {:>7}  {:>8}  {:<16} {:<20} {:<5} {}\n", "", "", "", "", "", "", w.kernel_name);
+    }
+  }
+  if (!r.pre_native.empty()) {
+    out += "\nGEMMs on kernels built for an older architecture (fewer FLOPs per tensor-active cycle)\n";
+    out += fmt::format("  {:>7}  {:>7}  {:>8}  {:<16} {:<20} {:<5} {}\n", "lost", "tensor", "launches", "op",
+                       "shape MxNxK", "prec", "finding / kernel");
+    for (const PreNativeGemm& g : r.pre_native) {
+      out += fmt::format("  {:>7}  {:>7}  {:>8}  {:<16} {:<20} {:<5} {}\n",
+                         g.lost_share ? Percent(*g.lost_share) : std::string("?"), Percent(g.tensor_time_share),
+                         g.launches, g.op_name, Shape(g.problem), kernels::PrecisionName(g.precision), g.advice);
+      out += fmt::format("  {:>7}  {:>7}  {:>8}  {:<16} {:<20} {:<5} {}\n", "", "", "", "", "", "", g.kernel_name);
     }
   }
   if (!c.left_out.empty()) {

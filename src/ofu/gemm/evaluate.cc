@@ -138,7 +138,8 @@ CaseResult SkippedCase(const GemmCase& c, std::string gpu_model, std::string rea
   return row;
 }
 
-Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec) {
+Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec,
+                                const kernels::KernelThroughputTable* throughput) {
   const Measurement& measured = run.measurement;
   if (measured.iterations <= 0 || !(measured.elapsed_s > 0)) {
     return Error::InvalidArgument("{}: the steady loop needs iterations > 0 and a positive time (got {} in {} s)",
@@ -214,7 +215,25 @@ Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec) {
   } else {
     AddNote(row.note, "no tile from the kernel name or the algorithm: no padding correction");
   }
-  if (row.ofu_raw && row.padding_factor) row.ofu_corrected = *row.ofu_raw * *row.padding_factor;
+  // Kernel family: a kernel built for an older architecture does fewer
+  // FLOPs per tensor-active cycle (data/kernel_throughput.json).
+  if (throughput != nullptr && !run.kernel_name.empty()) {
+    const auto info = kernels::ParseKernelName(run.kernel_name);
+    if (info.ok() && info->tensor_core == true) {
+      const kernels::Precision p = c.precision == kernels::Precision::kFp32 ? kernels::Precision::kTf32 : c.precision;
+      const kernels::KernelGeneration g = throughput->Classify(*info, p, spec.architecture);
+      if (!g.pre_native || g.figure != nullptr) {
+        row.throughput_factor = g.RelativeThroughput();
+      } else {
+        AddNote(row.note, fmt::format("kernel built for sm{} ({}): its throughput on {} is not measured, so the "
+                                      "corrected OFU counts it as native",
+                                      g.kernel_sm, g.family, spec.architecture));
+      }
+    }
+  }
+  if (row.ofu_raw && row.padding_factor) {
+    row.ofu_corrected = *row.ofu_raw * *row.padding_factor * row.throughput_factor.value_or(1.0);
+  }
 
   row.err_raw_pp = ErrorPp(row.ofu_raw, row.mfu);
   row.err_point_pp = ErrorPp(row.ofu_point, row.mfu);

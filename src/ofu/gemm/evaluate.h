@@ -45,6 +45,7 @@
 #include "ofu/gemm/case_result.h"
 #include "ofu/gemm/sweep.h"
 #include "ofu/kernels/gemm_padding.h"
+#include "ofu/kernels/kernel_throughput.h"
 
 namespace ofu::gemm {
 
@@ -102,8 +103,11 @@ std::optional<CorrectionTile> ChooseCorrectionTile(const Tiling& name, const Til
 
 // Errors (kInvalidArgument): iterations or elapsed_s not positive. Unusable
 // checkpoints (out of order, not enclosing the windows) are no error: the
-// MFU falls back to the whole loop with a note.
-Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec);
+// MFU falls back to the whole loop with a note. `throughput` (may be null:
+// every kernel counts as native) gives the kernel family's throughput on
+// spec's architecture for the corrected OFU (throughput_factor).
+Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec,
+                                const kernels::KernelThroughputTable* throughput = nullptr);
 
 // A row for a case that did not run (precision not on this GPU, no
 // permission for the power limit, cuBLASLt had no algorithm, ...): the

@@ -188,6 +188,7 @@ std::vector<Column> Columns() {
   c.push_back(OptionalNumber("sm_clock_point_mhz", &R::sm_clock_point_mhz));
   c.push_back(OptionalNumber("source_clock_mhz", &R::source_clock_mhz));
   c.push_back(OptionalNumber("padding_factor", &R::padding_factor));
+  c.push_back(OptionalNumber("throughput_factor", &R::throughput_factor));
   c.push_back(OptionalNumber("ofu_raw", &R::ofu_raw));
   c.push_back(OptionalNumber("ofu_point", &R::ofu_point));
   c.push_back(OptionalNumber("ofu_oversampled", &R::ofu_oversampled));

@@ -398,6 +398,7 @@ Result<KernelInfo> ParseLegacy(const Tokens& t, KernelInfo info) {
   }
   info.family = arch->family;
   info.tensor_core = mma->has_mma_shape;
+  info.mma_shape = std::string(mma->shape);
   // The type after the MMA token is A's (ampere_int32_i16832gemm_int8_...
   // writes the int32 output first), so it comes before the one in front.
   std::optional<Precision> input;
@@ -451,6 +452,7 @@ Result<KernelInfo> ParseCutlass2(const Tokens& t, KernelInfo info) {
     }
   }
   info.family = KernelFamily::kCutlass2;
+  info.mma_shape = std::string(mma->shape);
   // CUTLASS writes A's type only when it differs from the accumulator's.
   std::optional<Precision> input;
   if (mma->math != nullptr) {
@@ -732,6 +734,34 @@ Result<std::string_view> FindGemmIdentifier(const std::vector<Identifier>& ids, 
   return found;
 }
 
+// The architecture a name targets (KernelInfo::target_sm): fixed by the
+// family's prefix, or the number in the name (nvjet_sm90_, cutlass_75_,
+// cutlass3x_sm100_).
+std::optional<int> TargetSm(const Tokens& t, KernelFamily family) {
+  const auto sm_token = [](std::string_view token) -> std::optional<int> {
+    if (!StartsWith(token, "sm")) return std::nullopt;
+    return ParseNumber(token.substr(2));
+  };
+  switch (family) {
+    case KernelFamily::kVolta: return 70;
+    case KernelFamily::kTuring: return 75;
+    case KernelFamily::kAmpere:
+    case KernelFamily::kSm80Xmma: return 80;
+    case KernelFamily::kSm90Xmma: return 90;
+    case KernelFamily::kSm100: return 100;
+    case KernelFamily::kNvjet:
+    case KernelFamily::kCutlass3: return t.size() > 1 ? sm_token(t[1]) : std::nullopt;
+    case KernelFamily::kCutlass2: return t.size() > 1 ? ParseNumber(t[1]) : std::nullopt;
+    case KernelFamily::kGemv:
+    case KernelFamily::kGemmk1:
+    case KernelFamily::kSgemmLargeK:
+    case KernelFamily::kMagma:
+    case KernelFamily::kCudnnSgemm:
+    case KernelFamily::kFermi: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 Result<KernelInfo> ParseFamily(const Tokens& tokens, KernelFamily family, KernelInfo info) {
   switch (family) {
     case KernelFamily::kNvjet: return ParseNvjet(tokens, std::move(info));
@@ -859,7 +889,14 @@ Result<KernelInfo> ParseKernelName(std::string_view name) {
   }
   KernelInfo info;
   info.identifier = std::string(identifier);
-  OFU_ASSIGN_OR_RETURN(auto result, ParseFamily(Split(identifier, '_'), family->family, std::move(info)));
+  const Tokens tokens = Split(identifier, '_');
+  OFU_ASSIGN_OR_RETURN(auto result, ParseFamily(tokens, family->family, std::move(info)));
+  result.target_sm = TargetSm(tokens, result.family);
+  if (result.family == KernelFamily::kCutlass2 || result.family == KernelFamily::kCutlass3) {
+    for (const std::string_view token : tokens) {
+      if (StartsWith(token, "align") && ParseNumber(token.substr(5))) result.alignment = ParseNumber(token.substr(5));
+    }
+  }
   // A zero that survived the family rules (which turn the documented
   // run-time zeros into absent fields) is not a size ofu can compute with.
   for (const auto& [field, value] :

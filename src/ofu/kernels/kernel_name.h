@@ -151,6 +151,20 @@ struct KernelInfo {
   std::optional<Precision> precision;
   std::optional<bool> tensor_core;
   bool split_k = false;  // the name carries a split-K flag
+  // The SM architecture the name says the kernel was built for, as a
+  // compute capability times ten: 70 volta_, 75 turing_ and cutlass_75_,
+  // 80 ampere_, sm80_xmma_ and cutlass_80_, 90 sm90_xmma_, nvjet_sm90_ and
+  // cutlass3x_sm90_, 100 sm100_ and cutlass3x_sm100_. Absent where the name
+  // does not say (bare nvjet_, cutlass_ without a number). A kernel built
+  // for an older architecture than the GPU it runs on uses that
+  // architecture's MMA instructions (kernel_throughput.h).
+  std::optional<int> target_sm;
+  // The MMA instruction shape a pre-Hopper name spells ("1688", "16816",
+  // "884", "8816"); empty where the name has none (Hopper and later, SIMT).
+  std::string mma_shape;
+  // The operand alignment, in elements, a CUTLASS name ends with (`align1`,
+  // `align8`); absent in other families' names.
+  std::optional<int> alignment;
   bool two_cta = false;  // a 2-CTA (2SM) kernel: the tile spans a CTA pair
   // Flags in the name that ofu does not know (nvjet). The tile is read as
   // named, but whether such a flag changes how the work is split or padded
