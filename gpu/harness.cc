@@ -40,6 +40,7 @@ Result<std::unique_ptr<Harness>> Harness::Open(const CudaDevice& device, const G
                                                std::unique_ptr<KernelRecorder> recorder) {
   std::unique_ptr<Harness> harness(new Harness(device, spec, options, clock));
   harness->recorder_ = std::move(recorder);
+  OFU_ASSIGN_OR_RETURN(harness->throughput_, kernels::KernelThroughputTable::Embedded());
   OFU_RETURN_IF_ERROR(LtStatus(cublasLtCreate(&harness->lt_), "cublasLtCreate"));
   OFU_RETURN_IF_ERROR(CudaStatus(cudaStreamCreateWithFlags(&harness->stream_, cudaStreamNonBlocking),
                                  "cudaStreamCreate"));
@@ -157,7 +158,7 @@ Result<gemm::CaseResult> Harness::TryRun(const gemm::GemmCase& c) {
   OFU_RETURN_IF_ERROR(CudaStatus(cudaEventElapsedTime(&loop_ms, start_, stop_), "cudaEventElapsedTime"));
   run.measurement.elapsed_s = loop_ms / 1e3;
   if (!sampler_note.empty()) run.note += (run.note.empty() ? "" : "; ") + sampler_note;
-  return gemm::EvaluateCase(run, spec_);
+  return gemm::EvaluateCase(run, spec_, throughput_ ? &*throughput_ : nullptr);
 }
 
 }  // namespace ofu::gpu

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <cublasLt.h>
@@ -30,6 +31,7 @@
 #include "ofu/core/gpu_spec.h"
 #include "ofu/gemm/case_result.h"
 #include "ofu/gemm/sweep.h"
+#include "ofu/kernels/kernel_throughput.h"
 #include "ofu/sources/clock.h"
 
 namespace ofu::gpu {
@@ -63,6 +65,8 @@ class Harness {
   HarnessOptions options_;
   sources::Clock& clock_;
   std::unique_ptr<KernelRecorder> recorder_;
+  // Kernel-family throughput for the corrected OFU (data/kernel_throughput.json).
+  std::optional<kernels::KernelThroughputTable> throughput_;
   cublasLtHandle_t lt_ = nullptr;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
