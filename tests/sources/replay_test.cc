@@ -427,5 +427,58 @@ TEST(ReplayLeniency, MalformedSyntaxStillStopsTheReadNamingTheLine) {
   }
 }
 
+// Phases (docs/formats.md, "Phases"): labelled intervals with an optional
+// true MFU, read in file order; other labels on them and on the header are
+// for people and change nothing.
+TEST(Replay, ReadsPhasesAndHeaderLabels) {
+  auto r = Read(
+      "# TYPE ofu_recording info\n"
+      "ofu_recording_info{synthetic=\"false\",description=\"d\",driver=\"580.159.04\"} 1 100\n"
+      "# TYPE ofu_recording_phase info\n"
+      "ofu_recording_phase_info{phase=\"bf16\",kind=\"gemm\",precision=\"bf16\",start=\"101.5\",end=\"107\","
+      "mfu=\"0.69\",peak_tflops=\"989.4\",note=\"any\"} 1 101.5\n"
+      "ofu_recording_phase_info{phase=\"idle\",start=\"107\",end=\"110\"} 1 107\n"
+      "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1980 101\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->synthetic, std::optional<bool>(false));
+  EXPECT_EQ(r->description, "d");
+  ASSERT_EQ(r->phases.size(), 2u);
+  const RecordedPhase& gemm = r->phases[0];
+  EXPECT_EQ(gemm.name, "bf16");
+  EXPECT_EQ(gemm.kind, "gemm");
+  EXPECT_EQ(gemm.precision, "bf16");
+  EXPECT_DOUBLE_EQ(gemm.start_s, 101.5);
+  EXPECT_DOUBLE_EQ(gemm.end_s, 107);
+  EXPECT_EQ(gemm.mfu, std::optional<double>(0.69));
+  EXPECT_EQ(gemm.peak_tflops, std::optional<double>(989.4));
+  EXPECT_EQ(gemm.line, 4u);
+  EXPECT_EQ(r->phases[1].name, "idle");
+  EXPECT_TRUE(r->phases[1].kind.empty());
+  EXPECT_FALSE(r->phases[1].mfu.has_value());  // not stated: absent, not 0
+  ASSERT_EQ(r->gpus.size(), 1u);
+  EXPECT_EQ(r->gpus[0].samples.size(), 1u);
+}
+
+TEST(Replay, RefusesAPhaseThatCannotBeWhatItSays) {
+  const std::string head = "DCGM_FI_DEV_SM_CLOCK{UUID=\"GPU-a\"} 1980 101\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"ofu_recording_phase_info{start=\"1\",end=\"2\"} 1\n", "test.prom:2: ofu_recording_phase_info has no phase"},
+      {"ofu_recording_phase_info{phase=\"p\",end=\"2\"} 1\n", "test.prom:2: phase p has no start label"},
+      {"ofu_recording_phase_info{phase=\"p\",start=\"1\",end=\"1\"} 1\n", "test.prom:2: phase p: end 1 is not after"},
+      {"ofu_recording_phase_info{phase=\"p\",start=\"1\",end=\"2s\"} 1\n",
+       "test.prom:2: phase p: end=\"2s\" is not a finite number >= 0"},
+      {"ofu_recording_phase_info{phase=\"p\",start=\"1\",end=\"2\",mfu=\"-0.1\"} 1\n",
+       "test.prom:2: phase p: mfu=\"-0.1\" is not a finite number >= 0"},
+      {"ofu_recording_phase_info{phase=\"p\",start=\"1\",end=\"2\",mfu=\"nan\"} 1\n",
+       "test.prom:2: phase p: mfu=\"nan\" is not a finite number >= 0"},
+  };
+  for (const auto& [line, error] : cases) {
+    auto r = Read(head + line);
+    ASSERT_FALSE(r.ok()) << line;
+    EXPECT_EQ(r.error().code, ErrorCode::kMalformedInput);
+    EXPECT_EQ(r.error().message.rfind(error, 0), 0u) << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace ofu::sources

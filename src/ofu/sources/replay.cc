@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -20,6 +21,7 @@ namespace {
 // (140737488355328.0); the int64 blanks are larger still.
 constexpr double kDcgmBlankThreshold = 140737488355328.0;
 constexpr std::string_view kRecordingInfo = "ofu_recording_info";
+constexpr std::string_view kRecordingPhase = "ofu_recording_phase_info";
 // Timestamps from 1e11 s on (the year 5138) are certainly wrong, and keeping
 // them out keeps window arithmetic far from integer overflow.
 constexpr double kLatestTimestampS = 1e11;
@@ -71,6 +73,10 @@ class RecordingBuilder final : public formats::TextVisitor {
       ReadRecordingInfo(s.labels);
       return;
     }
+    if (s.name == kRecordingPhase) {
+      ReadPhase(s.labels, s.line);
+      return;
+    }
     const std::optional<KnownMetric> metric = LookupDcgmExporterMetric(s.name);
     if (!metric) return;
 
@@ -97,6 +103,10 @@ class RecordingBuilder final : public formats::TextVisitor {
     ++recording_.samples_read;
     if (s.name == kRecordingInfo) {  // its labels are what it says; the value never mattered
       ReadRecordingInfo(s.labels);
+      return;
+    }
+    if (s.name == kRecordingPhase) {
+      ReadPhase(s.labels, s.line);
       return;
     }
     ++recording_.non_numeric_values;
@@ -143,6 +153,7 @@ class RecordingBuilder final : public formats::TextVisitor {
   };
 
   void Fail(std::size_t line, const std::string& what) {
+    if (error_) return;  // the first error is the one reported
     error_ = Error::MalformedInput("{}:{}: {}", source_name_, line, what);
   }
 
@@ -150,6 +161,46 @@ class RecordingBuilder final : public formats::TextVisitor {
     const std::string_view synthetic = FirstLabel(labels, {"synthetic"});
     if (!synthetic.empty()) recording_.synthetic = synthetic == "true";
     recording_.description = std::string(FirstLabel(labels, {"description"}));
+  }
+
+  // One ofu_recording_phase_info sample. Its labels are its content, so a
+  // label that cannot be what it claims is an error, not a guess.
+  void ReadPhase(std::span<const formats::Label> labels, std::size_t line) {
+    RecordedPhase phase;
+    phase.name = std::string(FirstLabel(labels, {"phase"}));
+    phase.kind = std::string(FirstLabel(labels, {"kind"}));
+    phase.precision = std::string(FirstLabel(labels, {"precision"}));
+    phase.line = line;
+    if (phase.name.empty()) return Fail(line, "ofu_recording_phase_info has no phase label");
+    const std::optional<double> start = LabelNumber(labels, "start", line, phase.name, /*required=*/true);
+    const std::optional<double> end = LabelNumber(labels, "end", line, phase.name, /*required=*/true);
+    phase.mfu = LabelNumber(labels, "mfu", line, phase.name, /*required=*/false);
+    phase.peak_tflops = LabelNumber(labels, "peak_tflops", line, phase.name, /*required=*/false);
+    if (error_) return;
+    if (!(*end > *start)) {
+      return Fail(line, fmt::format("phase {}: end {} is not after start {}", phase.name, *end, *start));
+    }
+    phase.start_s = *start;
+    phase.end_s = *end;
+    recording_.phases.push_back(std::move(phase));
+  }
+
+  // A phase label that must be a finite number >= 0: absent when the label
+  // is (and not required), else the number or a Fail.
+  std::optional<double> LabelNumber(std::span<const formats::Label> labels, std::string_view name, std::size_t line,
+                                    const std::string& phase, bool required) {
+    const std::string_view text = FirstLabel(labels, {name});
+    if (text.empty()) {
+      if (required) Fail(line, fmt::format("phase {} has no {} label", phase, name));
+      return std::nullopt;
+    }
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) {
+      Fail(line, fmt::format("phase {}: {}=\"{}\" is not a finite number >= 0", phase, name, ForNote(text)));
+      return std::nullopt;
+    }
+    return value;
   }
 
   // A value's text as a note shows it: printable ASCII as is, other bytes as

@@ -24,7 +24,15 @@
 //     a file without timestamps;
 //   * unknown families, repeated or changing HELP/TYPE lines: skipped;
 //   * an info series ofu_recording_info{synthetic="true|false",
-//     description="..."} 1 that says what the recording is.
+//     description="..."} 1 that says what the recording is (other labels on
+//     it, such as gpu_name or driver, are for people and are not read);
+//   * info series ofu_recording_phase_info{phase="...",start="<epoch s>",
+//     end="<epoch s>"[,mfu="<0..>"][,kind=...][,precision=...]
+//     [,peak_tflops=...]} 1: labelled intervals of the recording, each with
+//     its true MFU when the workload measured it (docs/formats.md, "Phases").
+//     A phase without a name, with a start or end that is not a number, with
+//     end <= start, or with an mfu or peak_tflops that is not a finite
+//     number >= 0 is an error naming the line.
 //
 // Errors: malformed text (whatever RecordingOptions::parse says, non-numeric
 // values are always read as above), a sample without GPU identity, a number
@@ -58,6 +66,19 @@ struct RecordingOptions {
   bool strict_values = false;
 };
 
+// One labelled interval of a recording (an ofu_recording_phase_info sample),
+// in the order of the file. Times in epoch seconds, the samples' clock.
+struct RecordedPhase {
+  std::string name;
+  std::string kind;       // e.g. gemm, copy, idle; empty when not stated
+  std::string precision;  // the precision its MFU is measured in; empty when not stated
+  double start_s = 0;
+  double end_s = 0;                   // > start_s
+  std::optional<double> mfu;          // 0..1 ratio; absent when the recording does not know it
+  std::optional<double> peak_tflops;  // the peak that mfu is measured against; absent when not stated
+  std::size_t line = 0;
+};
+
 struct GpuRecording {
   GpuIdentity identity;
   std::vector<CounterSample> samples;  // sorted by time, one per instant
@@ -68,8 +89,9 @@ struct Recording {
   std::vector<GpuRecording> gpus;   // in order of first appearance
   bool timestamps_assumed = false;  // the file had none; see untimestamped_interval_s
   double assumed_interval_s = 0;
-  std::optional<bool> synthetic;  // from ofu_recording_info; absent when not stated
-  std::string description;        // from ofu_recording_info
+  std::optional<bool> synthetic;      // from ofu_recording_info; absent when not stated
+  std::string description;            // from ofu_recording_info
+  std::vector<RecordedPhase> phases;  // from ofu_recording_phase_info; empty when none
   std::size_t lines = 0;
   std::size_t samples_read = 0;        // every sample line
   std::size_t samples_used = 0;        // lines that carried a counter ofu uses
