@@ -304,8 +304,8 @@ TEST_F(ReportCli, ReferenceSampleParsesButHasNothingToComputeOfuFrom) {
   EXPECT_TRUE(j["source"]["timestamps_assumed"].get<bool>());
 }
 
-// The bundled recording is synthetic: 2 GPUs, 600 s, GPU 1 silent for
-// seconds 301..390 and idle for 120 s at each end.
+// The bundled synthetic recording: 2 GPUs, 600 s, GPU 1 silent for seconds
+// 301..390 and idle for 120 s at each end.
 TEST_F(ReportCli, BundledRecordingSaysItIsSyntheticAndShowsTheGap) {
   const std::string path = OFU_SOURCE_DIR "/data/recordings/synthetic-2xh100-bf16-matmul.om";
   const CommandResult table = Ofu("report --input '" + path + "'");
@@ -326,6 +326,43 @@ TEST_F(ReportCli, BundledRecordingSaysItIsSyntheticAndShowsTheGap) {
   EXPECT_DOUBLE_EQ(j["gpus"][1]["idle_fraction"].get<double>(), 240.0 / 510);
   EXPECT_EQ(j["overall"]["gpus"], 2);
   EXPECT_DOUBLE_EQ(j["overall"]["seconds"].get<double>(), 1110);
+}
+
+// The bundled real recording (one H100, stage A of the GPU validation) carries
+// its phases: the table shows them first, OFU beside true MFU, and the JSON
+// has them. Figures: docs/results/2026-11-26-h100-sxm5/stage-A/stage-a-phases.csv
+// (bf16 8192^3: ofu_rec 0.7006, mfu_loop 0.6940).
+TEST_F(ReportCli, RealBundledRecordingShowsItsPhasesFirst) {
+  const std::string path = OFU_SOURCE_DIR "/data/recordings/h100-sxm5-stage-a-1s.om";
+  const CommandResult table = Ofu("report --input '" + path + "'");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.find("SYNTHETIC"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("recorded on real hardware"), std::string::npos) << table.out;
+  const std::size_t phases = table.out.find("Phases");
+  ASSERT_NE(phases, std::string::npos) << table.out;
+  EXPECT_LT(phases, table.out.find("overall")) << "the phase table comes before the GPU table";
+  const std::size_t row = table.out.find("bf16-8192");
+  ASSERT_NE(row, std::string::npos);
+  const std::string line = table.out.substr(row, table.out.find('\n', row) - row);
+  EXPECT_NE(line.find(" 70.1 "), std::string::npos) << line;
+  EXPECT_NE(line.find(" 69.4 "), std::string::npos) << line;
+  EXPECT_NE(line.find("+0.7 pp"), std::string::npos) << line;
+
+  const CommandResult json = Ofu("report --format json --input '" + path + "'");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["source"]["synthetic"], false);
+  ASSERT_EQ(j["phases"].size(), 8u);
+  EXPECT_EQ(j["phases"][0]["phase"], "bf16-8192");
+  EXPECT_EQ(j["phases"][0]["windows"], 6);
+  EXPECT_NEAR(j["phases"][0]["ofu"].get<double>(), 0.7006, 0.0005);
+  EXPECT_NEAR(j["phases"][0]["mfu"].get<double>(), 0.6940, 0.0001);
+  EXPECT_TRUE(j["phases"][0]["ofu_minus_mfu_pp"].is_number());
+
+  const CommandResult synthetic = Ofu("report --format json --input '" OFU_SOURCE_DIR
+                                      "/data/recordings/synthetic-2xh100-bf16-matmul.om'");
+  ASSERT_EQ(synthetic.exit_code, 0) << synthetic.err;
+  EXPECT_TRUE(nlohmann::json::parse(synthetic.out)["phases"].empty());  // it carries none
 }
 
 // dcgm-exporter writes "ERROR - FAILED TO CONVERT TO STRING" for fields it

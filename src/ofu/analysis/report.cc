@@ -115,6 +115,7 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
   }
 
   OverallBuilder overall;
+  std::vector<PhaseGpu> phase_gpus;
   for (const auto& recorded : recording.gpus) {
     GpuReport gpu;
     gpu.identity = recorded.identity;
@@ -133,11 +134,13 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
     } else {
       overall.Add(gpu, gpu.windowed.windows);
       ExplainAbsences(gpu);
+      phase_gpus.push_back(PhaseGpu{gpu.identity, recorded.samples, scale, gpu.windowed.interval_s});
     }
     report.gpus.push_back(std::move(gpu));
   }
   report.overall = overall.FinishSummary();
   report.coverage = overall.coverage();
+  report.phases = BuildPhaseTable(recording.phases, phase_gpus, options.windows.busy_threshold);
   return report;
 }
 

@@ -2,6 +2,7 @@
 //
 // For each GPU of the recording: find its SKU in the spec database (or use
 // the --gpu-model override), cut its samples into windows, and summarize.
+// When the recording carries phases, the per-phase table beside them.
 // The overall summary weighs every GPU-second the same, and a MIG instance's
 // seconds by its share of the GPU (core/gpu_share.h).
 //
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "ofu/analysis/phase_table.h"
 #include "ofu/core/aggregate.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
@@ -93,6 +95,9 @@ struct Report {
   std::vector<GpuReport> gpus;
   Summary overall;
   FleetCoverage coverage;
+  // When the recording carries phases: each phase on each GPU (phase_table.h),
+  // MIG parents left out as from the overall figures. Empty when it carries none.
+  std::vector<PhaseRow> phases;
   std::vector<std::string> notes;  // about the input as a whole, for people
 };
 

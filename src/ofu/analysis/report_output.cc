@@ -232,6 +232,53 @@ std::string JobsTable(const std::vector<JobTotals>& jobs) {
   return out;
 }
 
+std::string Percent(const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v * 100) : "-"; }
+
+// The phases the recording carries, OFU beside true MFU, before the GPU
+// table: what a recording of known work teaches is how close OFU comes.
+std::string PhaseTable(const Report& r) {
+  if (r.phases.empty()) return "";
+  std::size_t phase_width = 5, gpu_width = 3;
+  for (const auto& p : r.phases) {
+    phase_width = std::max(phase_width, p.phase.size());
+    gpu_width = std::max(gpu_width, GpuLabel(p.gpu).size());
+  }
+  constexpr std::string_view kRow = "{:<{}} {:<{}} {:<9} {:>7} {:>7} {:>6} {:>6} {:>6} {:>8}\n";
+  std::string out =
+      "Phases (OFU over the recorded windows wholly inside each phase; MFU as the recording states it):\n";
+  out += fmt::format(kRow, "phase", phase_width, "GPU", gpu_width, "precision", "peak TF", "seconds", "SM MHz", "OFU %",
+                     "MFU %", "OFU-MFU");
+  for (const auto& p : r.phases) {
+    out += fmt::format(kRow, p.phase, phase_width, GpuLabel(p.gpu), gpu_width,
+                       p.precision.empty() ? p.kind : p.precision,
+                       p.peak_tflops ? fmt::format("{:g}", *p.peak_tflops) : "-",
+                       fmt::format("{:.1f}", p.end_s - p.start_s), Mhz(p.sm_clock_mhz), Percent(p.ofu), Percent(p.mfu),
+                       p.ofu_minus_mfu_pp ? fmt::format("{:+.1f} pp", *p.ofu_minus_mfu_pp) : "-");
+  }
+  out += "OFU counts tensor-pipe work only; MFU = the workload's own FLOPs over its time / the peak TF shown.\n\n";
+  return out;
+}
+
+json PhasesJson(const Report& r) {
+  json phases = json::array();
+  for (const auto& p : r.phases) {
+    phases.push_back({{"phase", p.phase},
+                      {"kind", OrNull(p.kind)},
+                      {"precision", OrNull(p.precision)},
+                      {"start_s", p.start_s},
+                      {"end_s", p.end_s},
+                      {"gpu", p.gpu.key},
+                      {"windows", p.windows},
+                      {"seconds", p.seconds},
+                      {"ofu", OrNull(p.ofu)},
+                      {"sm_clock_mhz", OrNull(p.sm_clock_mhz)},
+                      {"mfu", OrNull(p.mfu)},
+                      {"peak_tflops", OrNull(p.peak_tflops)},
+                      {"ofu_minus_mfu_pp", OrNull(p.ofu_minus_mfu_pp)}});
+  }
+  return phases;
+}
+
 std::string TimeOrDash(const std::optional<double>& t) { return t ? fmt::format("{:.3f}", *t) : "-"; }
 
 }  // namespace
@@ -244,10 +291,11 @@ std::string RenderJson(const Report& r) {
                     {"description", OrNull(r.description)},
                     {"timestamps_assumed", r.timestamps_assumed}};
   AddReportJson(r, root);
+  root["phases"] = PhasesJson(r);
   return root.dump(2) + "\n";
 }
 
-std::string RenderTable(const Report& r) { return ReportTable(r, SourceLine(r) + "\n\n"); }
+std::string RenderTable(const Report& r) { return ReportTable(r, SourceLine(r) + "\n\n" + PhaseTable(r)); }
 
 std::string RenderJson(const StoreReport& s) {
   json root;

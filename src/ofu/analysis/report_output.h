@@ -8,7 +8,11 @@
 //    "overall": {"ofu","active_ofu","seconds","gpus", ...,
 //                "coverage": {"gpus","gpus_with_ofu","gpus_left_out","gpu_seconds",
 //                             "seconds_left_out","left_out":[keys]}},
-//    "notes": [...]}
+//    "notes": [...],
+//    "phases": [{"phase","kind","precision","start_s","end_s","gpu","windows","seconds",
+//                "ofu","sm_clock_mhz","mfu","peak_tflops","ofu_minus_mfu_pp"}]}
+// ("phases": replay reports only, [] when the recording carries none; the
+// table shows them first, above the GPUs; phase_table.h).
 // Ratios are numbers in 0..1 (OFU may exceed 1); an absent figure is null,
 // never 0. CSV has one row per GPU and a last row "overall", absent = empty.
 //
