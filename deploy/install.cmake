@@ -13,7 +13,7 @@
 #   P/share/ofu/kubernetes/*.yaml      DaemonSet, Service, ServiceMonitor
 #   P/share/ofu/gpu_specs.json         the spec database compiled into ofu,
 #                                      to copy and extend (--spec-db)
-#   P/share/ofu/recordings/*.om        the bundled (SYNTHETIC) recording
+#   P/share/ofu/recordings/*.om        the bundled recordings: a real H100 one, a SYNTHETIC one
 #   P/share/doc/ofu/                   README.md and docs/*.md
 #   P/share/man/man1/ofu.1.gz, ofu-COMMAND.1.gz   generated from --help
 #
@@ -49,7 +49,8 @@ install(DIRECTORY deploy/grafana/ DESTINATION ${CMAKE_INSTALL_DATADIR}/ofu/grafa
 install(DIRECTORY deploy/kubernetes/ DESTINATION ${CMAKE_INSTALL_DATADIR}/ofu/kubernetes OPTIONAL
   FILES_MATCHING PATTERN "*.yaml")
 install(FILES data/gpu_specs.json DESTINATION ${CMAKE_INSTALL_DATADIR}/ofu)
-install(FILES data/recordings/synthetic-2xh100-bf16-matmul.om data/recordings/README.md
+install(FILES data/recordings/h100-sxm5-stage-a-1s.om data/recordings/synthetic-2xh100-bf16-matmul.om
+  data/recordings/README.md
   DESTINATION ${CMAKE_INSTALL_DATADIR}/ofu/recordings)
 
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

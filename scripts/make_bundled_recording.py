@@ -8,8 +8,8 @@ This script only makes that file self-describing; it invents no figure:
 
   * every sample line of pass-1s/rec.om is copied unchanged;
   * its ofu_recording_info header gets a description naming the GPU, driver,
-    CUDA version, date and what ran, plus the labels gpu_name, driver, cuda
-    and recorded (from stage-A/env.json and the header's own timestamp);
+    CUDA version, date and commit, plus the labels gpu_name, driver, cuda and
+    recorded (from stage-A/env.json and the header's own timestamp);
   * one ofu_recording_phase_info sample per phase of pass-1s/phases.jsonl
     (what the workload timed with CUDA events), labelled with its start and
     end (epoch seconds, the recording's clock) and its true MFU: the loop's
@@ -105,11 +105,10 @@ def main():
         sys.exit("{}: not the real recording this script expects".format(RECORDING))
     timestamp = lines[2].rsplit(" ", 1)[1]
     recorded = datetime.datetime.fromtimestamp(float(timestamp), datetime.timezone.utc)
-    description = ("{gpu} (H100 SXM5), driver {driver}, CUDA {cuda}, {date} UTC: ofu GPU validation stage A "
-                   "at commit {commit}, ofu record at 1 s windows over PyTorch loops: bf16, fp16, tf32, fp8 "
-                   "8192^3, bf16 4097^3, a 2 GiB copy, idle, fp32 8192^3 on CUDA cores"
-                   ).format(gpu=env["gpu"], driver=env["driver"], cuda=env["cuda"],
-                            date=recorded.strftime("%Y-%m-%d %H:%M"), commit=COMMIT)
+    description = ("{gpu} (SXM5), driver {driver}, CUDA {cuda}, {date} UTC: ofu GPU validation stage A, "
+                   "commit {commit}; the phases below say what ran").format(
+                       gpu=env["gpu"], driver=env["driver"], cuda=env["cuda"],
+                       date=recorded.strftime("%Y-%m-%d %H:%M"), commit=COMMIT)
     info = labels([("synthetic", "false"), ("description", description), ("gpu_name", env["gpu"]),
                    ("driver", env["driver"]), ("cuda", env["cuda"]),
                    ("recorded", recorded.strftime("%Y-%m-%dT%H:%M:%SZ"))])

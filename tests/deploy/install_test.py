@@ -34,7 +34,8 @@ def main():
                     "lib/systemd/system/ofu-agent.service", "share/ofu/prometheus/ofu-recording-rules.yml",
                     "share/ofu/prometheus/ofu-alert-rules.yml", "share/ofu/prometheus/ofu-regression-rules.yml",
                     "share/ofu/prometheus/dcgm-exporter-rules.yml", "share/ofu/gpu_specs.json",
-                    "share/ofu/recordings/synthetic-2xh100-bf16-matmul.om", "share/doc/ofu/README.md",
+                    "share/ofu/recordings/synthetic-2xh100-bf16-matmul.om",
+                    "share/ofu/recordings/h100-sxm5-stage-a-1s.om", "share/doc/ofu/README.md",
                     "share/doc/ofu/agent.md", "share/doc/ofu/deploy.md", "share/doc/ofu/copyright",
                     "share/ofu/kubernetes/ofu-agent.yaml", "share/ofu/kubernetes/servicemonitor.yaml",
                     "share/ofu/grafana/ofu-fleet.json", "share/ofu/grafana/ofu-dcgm-exporter.json"]:
