@@ -57,7 +57,7 @@ printed), 1 usage.)";
 struct Parsed {
   std::string name;
   Result<kernels::KernelInfo> info;
-  kernels::KernelClass kind;  // what an unparsed name still says
+  kernels::KernelClass kind;          // what an unparsed name still says
   std::vector<std::string> findings;  // pre-native: what it costs, on which architecture
 };
 
@@ -69,20 +69,23 @@ std::optional<std::string> Finding(const kernels::KernelThroughputTable& table, 
   const kernels::KernelGeneration g = table.Classify(info, *info.precision, architecture);
   if (!g.pre_native) return std::nullopt;
   const int step = kernels::NativeAlignment(*info.precision);
-  const std::string why = info.alignment && *info.alignment < step
-                              ? fmt::format("align{}: cuBLAS picks such kernels when a dimension is not a multiple of {}",
-                                            *info.alignment, step)
-                              : std::string("cuBLAS picks such kernels for unaligned or small shapes");
+  const std::string why =
+      info.alignment && *info.alignment < step
+          ? fmt::format("align{}: cuBLAS picks such kernels when a dimension is not a multiple of {}", *info.alignment,
+                        step)
+          : std::string("cuBLAS picks such kernels for unaligned or small shapes");
   if (g.figure == nullptr) {
-    return fmt::format("on {} ({}, own kernels sm{}): built for sm{}, so it issues older MMA instructions ({}); its "
-                       "FLOPs per tensor-active cycle there are not measured",
-                       gpu_name, architecture, g.native_sm, g.kernel_sm, why);
+    return fmt::format(
+        "on {} ({}, own kernels sm{}): built for sm{}, so it issues older MMA instructions ({}); its "
+        "FLOPs per tensor-active cycle there are not measured",
+        gpu_name, architecture, g.native_sm, g.kernel_sm, why);
   }
-  return fmt::format("on {} ({}, own kernels sm{}): built for sm{}, it did {:.3f} of the native FLOPs per "
-                     "tensor-active cycle (measured on {}), so OFU reads {:.1f}x its MFU ({}); make M, N and K "
-                     "multiples of {}",
-                     gpu_name, architecture, g.native_sm, g.kernel_sm, g.figure->relative_throughput,
-                     g.figure->measured_on, 1.0 / g.figure->relative_throughput, why, step);
+  return fmt::format(
+      "on {} ({}, own kernels sm{}): built for sm{}, it did {:.3f} of the native FLOPs per "
+      "tensor-active cycle (measured on {}), so OFU reads {:.1f}x its MFU ({}); make M, N and K "
+      "multiples of {}",
+      gpu_name, architecture, g.native_sm, g.kernel_sm, g.figure->relative_throughput, g.figure->measured_on,
+      1.0 / g.figure->relative_throughput, why, step);
 }
 
 void AddFindings(const kernels::KernelThroughputTable& table, const GpuSpec* gpu, Parsed& parsed) {

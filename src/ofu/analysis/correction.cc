@@ -174,9 +174,10 @@ std::string MeasuredRange(const kernels::KernelThroughputTable& table, const std
     high = std::max(high.value_or(figure.relative_throughput), figure.relative_throughput);
   }
   if (!low) return "";
-  return fmt::format(" (the pre-native families measured on {} did {:.2f}-{:.2f} of the native FLOPs per "
-                     "tensor-active cycle)",
-                     architecture, *low, *high);
+  return fmt::format(
+      " (the pre-native families measured on {} did {:.2f}-{:.2f} of the native FLOPs per "
+      "tensor-active cycle)",
+      architecture, *low, *high);
 }
 
 // The finding for a person: which dimensions, that cuBLAS therefore ran an
@@ -208,13 +209,12 @@ std::string PreNativeAdvice(const PreNativeGemm& g) {
   std::string change;
   if (!g.unaligned.empty()) {
     std::vector<std::string> padded;
-    for (const auto& [label, size] : {std::pair{"M", g.problem.m}, std::pair{"N", g.problem.n},
-                                      std::pair{"K", g.problem.k}}) {
+    for (const auto& [label, size] :
+         {std::pair{"M", g.problem.m}, std::pair{"N", g.problem.n}, std::pair{"K", g.problem.k}}) {
       if (size % step != 0) padded.push_back(fmt::format("{} to {}", label, (size + step - 1) / step * step));
     }
-    change = fmt::format(
-        ". Pad {} (multiples of {}: e.g. a vocabulary, hidden or head size padded with unused rows)",
-        JoinAnd(padded), step);
+    change = fmt::format(". Pad {} (multiples of {}: e.g. a vocabulary, hidden or head size padded with unused rows)",
+                         JoinAnd(padded), step);
   }
   return cause + cost + change;
 }
