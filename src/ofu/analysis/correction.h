@@ -92,7 +92,7 @@ struct PreNativeGemm {
   std::string op_name;
   kernels::GemmProblem problem;  // framework orientation
   kernels::Precision precision = kernels::Precision::kBf16;
-  std::string family;            // "sm75 s1688 bf16"
+  std::string family;  // "sm75 s1688 bf16"
   int kernel_sm = 0, native_sm = 0;
   std::optional<double> relative_throughput;  // the measured t; absent: nobody measured this family here
   std::string throughput_source;              // where t comes from (the table's measured_on and source)
@@ -137,7 +137,7 @@ struct CorrectionReport {
   kernels::Precision reference_precision = kernels::Precision::kBf16;
   std::optional<double> non_tensor_gemm_share;  // simt_time_us / gemm_time_us
   Coverage coverage;
-  std::vector<WastefulGemm> wasteful;  // worst first, only those that waste
+  std::vector<WastefulGemm> wasteful;     // worst first, only those that waste
   std::vector<PreNativeGemm> pre_native;  // largest tensor time first
   std::vector<std::string> notes;
 };

@@ -4,10 +4,10 @@
 //   {"trace": {"path","format","kernels","bytes_read"},
 //    "gpu": {"sku","name","rates"},            rates: "spec" or "generic"
 //    "reference_precision": "bf16",
-//    "factor", "padding_factor", "throughput_factor", "ofu", "ofu_source", "corrected_ofu", "mfu_scale", "predicted_mfu",
-//    "non_tensor_gemm_share", "fp32_pipe_active",
-//    "precision_mix": [{"precision","tensor_time_share","relative_rate"}],
-//    "coverage": {"kernels","kernel_time_us","gemm_kernels","gemm_time_us",
+//    "factor", "padding_factor", "throughput_factor", "ofu", "ofu_source", "corrected_ofu", "mfu_scale",
+//    "predicted_mfu", "non_tensor_gemm_share", "fp32_pipe_active", "precision_mix":
+//    [{"precision","tensor_time_share","relative_rate"}], "coverage":
+//    {"kernels","kernel_time_us","gemm_kernels","gemm_time_us",
 //                 "corrected_kernels","corrected_time_us","simt_kernels","simt_time_us",
 //                 "left_out": [{"reason","kernels","time_us","example"}]},
 //    "wasteful": [{"kernel","op","m","n","k","batch","precision","launches",
