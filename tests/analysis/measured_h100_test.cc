@@ -101,7 +101,9 @@ TEST(MeasuredH100, RaggedTracesPredictTheMeasuredMfuWithinTwoPoints) {
     EXPECT_DOUBLE_EQ(g.tensor_time_share, 1.0);
     ASSERT_TRUE(g.lost_share.has_value());
     EXPECT_NEAR(*g.lost_share, 1.0 - 0.473, 1e-12);
-    EXPECT_NE(g.advice.find("are not multiples of 8, so cuBLAS ran a pre-Hopper kernel (sm75 s1688 bf16)"), std::string::npos) << g.advice;
+    EXPECT_NE(g.advice.find("are not multiples of 8, so cuBLAS ran a pre-Hopper kernel (sm75 s1688 bf16)"),
+              std::string::npos)
+        << g.advice;
     EXPECT_NE(g.advice.find("Pad "), std::string::npos) << g.advice;
   }
 }

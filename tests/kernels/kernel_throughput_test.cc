@@ -68,8 +68,8 @@ TEST(KernelThroughput, TheBundledTableKnowsTheH100Figures) {
   EXPECT_DOUBLE_EQ(on_turing.RelativeThroughput(), 1.0);
 
   // tf32 on the sm80 s1688 kernel has its own figure.
-  const KernelGeneration tf32 =
-      table->Classify(Parse("cutlass_80_tensorop_s1688gemm_256x128_32x3_tn_align1"), Precision::kTf32, "hopper");
+  const KernelGeneration tf32 = table->Classify(Parse("cutlass_80_tensorop_s1688gemm_256x128_32x3_tn_align1"),
+                                                Precision::kTf32, "hopper");
   ASSERT_NE(tf32.figure, nullptr);
   EXPECT_DOUBLE_EQ(tf32.RelativeThroughput(), 0.667);
 
@@ -82,17 +82,17 @@ TEST(KernelThroughput, TheBundledTableKnowsTheH100Figures) {
   EXPECT_EQ(unmeasured.family, "sm80 s16816 bf16");
 
   // Native kernels, and names that do not say their target.
-  EXPECT_FALSE(table->Classify(Parse("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT"), Precision::kBf16, "hopper")
-                   .pre_native);
+  EXPECT_FALSE(
+      table->Classify(Parse("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT"), Precision::kBf16, "hopper").pre_native);
   EXPECT_FALSE(
       table->Classify(Parse("nvjet_tst_256x128_64x4_1x2_h_bz_coopA_TNT"), Precision::kBf16, "hopper").pre_native);
   // Ada runs Ampere's kernels as its own.
-  EXPECT_FALSE(table->Classify(Parse("ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_32x3_nn"), Precision::kBf16,
-                               "ada")
-                   .pre_native);
+  EXPECT_FALSE(
+      table->Classify(Parse("ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_32x3_nn"), Precision::kBf16, "ada")
+          .pre_native);
   // A SIMT kernel has no tensor throughput to correct.
-  EXPECT_FALSE(table->Classify(Parse("cutlass_80_simt_sgemm_256x128_8x4_nn_align1"), Precision::kFp32, "hopper")
-                   .pre_native);
+  EXPECT_FALSE(
+      table->Classify(Parse("cutlass_80_simt_sgemm_256x128_8x4_nn_align1"), Precision::kFp32, "hopper").pre_native);
 }
 
 TEST(KernelThroughput, ParseNamesTheBadField) {

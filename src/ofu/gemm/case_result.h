@@ -80,11 +80,11 @@ struct CaseResult {
   // measured figure for one built for an older architecture; absent for a
   // pre-native family nobody measured, or without a kernel name.
   std::optional<double> throughput_factor;
-  std::optional<double> ofu_raw;             // as ofu reports it live
-  std::optional<double> ofu_point;           // with one clock reading per window
-  std::optional<double> ofu_oversampled;     // with the harness's oversampled clock
-  std::optional<double> ofu_exact;           // from cycle counters, where they exist
-  std::optional<double> ofu_corrected;       // ofu_raw * padding_factor * throughput_factor (1 where absent)
+  std::optional<double> ofu_raw;          // as ofu reports it live
+  std::optional<double> ofu_point;        // with one clock reading per window
+  std::optional<double> ofu_oversampled;  // with the harness's oversampled clock
+  std::optional<double> ofu_exact;        // from cycle counters, where they exist
+  std::optional<double> ofu_corrected;    // ofu_raw * padding_factor * throughput_factor (1 where absent)
   std::optional<double> err_raw_pp, err_point_pp, err_oversampled_pp, err_exact_pp, err_corrected_pp;
 
   std::string note;  // why something is absent or the case was skipped

@@ -70,9 +70,7 @@ Result<ThroughputFigure> ParseFigure(const json& entry, std::string_view where) 
 
 }  // namespace
 
-double KernelGeneration::RelativeThroughput() const {
-  return figure != nullptr ? figure->relative_throughput : 1.0;
-}
+double KernelGeneration::RelativeThroughput() const { return figure != nullptr ? figure->relative_throughput : 1.0; }
 
 Result<KernelThroughputTable> KernelThroughputTable::Parse(std::string_view json_text, std::string_view source_name) {
   const json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);

@@ -45,9 +45,9 @@ struct ThroughputFigure {
 
 // What the table says about one kernel on one GPU architecture.
 struct KernelGeneration {
-  bool pre_native = false;  // the kernel targets an older SM than the architecture's native kernels
-  int kernel_sm = 0;        // set when pre_native
-  int native_sm = 0;        // set when pre_native
+  bool pre_native = false;                   // the kernel targets an older SM than the architecture's native kernels
+  int kernel_sm = 0;                         // set when pre_native
+  int native_sm = 0;                         // set when pre_native
   const ThroughputFigure* figure = nullptr;  // the measured figure, when there is one (owned by the table)
   // "sm75 s1688 bf16": the family as ofu names it in notes and JSON.
   std::string family;
