@@ -3,7 +3,7 @@
 // path. It exports the C functions of src/ofu/sources/nvml_api.h that the
 // source uses, plus two control functions for in-process tests:
 //
-//   int ofu_fake_nvml_load_scenario(const char* json);  // 0 ok, -1 bad JSON
+//   int ofu_fake_nvml_load_scenario(const char* json);  // 0 ok, -1 bad JSON or unknown driver_profile
 //   int ofu_fake_nvml_count(const char* what);          // call counters:
 //       "init", "shutdown", "gpm_sample", "metrics_get", "clock", "processes", "samples_live"
 //
@@ -13,8 +13,41 @@
 //
 // Nothing depends on wall time: values advance with calls.
 //
+// What a scenario leaves out behaves like the one real driver measured so
+// far: driver 580.159.04 on an NVIDIA H100 80GB HBM3 (SXM5, 132 SMs, max SM
+// clock 1980 MHz), docs/results/2026-11-26-h100-sxm5/ (README.md there;
+// stage-A/probe-info.json, stage-A/probe-metrics.json). So by default:
+//   - the driver version is "580.159.04" and a device's name "NVIDIA H100 80GB HBM3";
+//   - GPM metric ids 1-209 answer as the scenario's "gpm" windows say (an id
+//     a window does not list: NOT_SUPPORTED, in its own nvmlReturn), and
+//     every id >= 210 answers INVALID_ARGUMENT in its own nvmlReturn while the
+//     call as a whole succeeds, listed or not. That is what the H100 did for
+//     ids 210-400, 248-250 (SM_CYCLES_ELAPSED, SM_ACTIVE_CYCLES,
+//     MMA_CYCLES_ACTIVE) among them: probe-metrics.json "refused"
+//     {"INVALID_ARGUMENT (2)": [210 .. 400]}, "whole_call_failures": [].
+//     So ofu's exact-cycle path (src/ofu/sources/exact_cycles.h) does not
+//     run by default: the NVML source keeps the sampled clock, as it did there;
+//   - a device without "clocks" reads its SM clock by the load rule below.
+// "driver_profile": "newer-gpm-cycles" stands for a later driver, not yet
+// measured, that answers ids >= 210 like the others (248-250 included);
+// tests of the exact-cycle path opt in with it. Its default driver version
+// is "newer-gpm-cycles (synthetic)": no version number is claimed for it.
+//
+// The load rule for the SM clock (a device without "clocks"): every read
+// sees GPM metric 5 (ANY_TENSOR_UTIL, percent) of the device's current
+// window (the window its next GPM sample will close; the last repeats).
+// Below 50 % it reads the device's "max_sm_clock_mhz" (1980 when not
+// given); at 50 % or more, 1368 MHz. Both figures are the H100's, measured
+// in stage A (README.md's table, stage-A/stage-a-phases.csv clock_rec):
+// idle, the 2 GiB copy and bf16 4097^3 (30.6 % tensor activity) ran at
+// 1980 MHz; the bf16 8192^3 loop at 1368 MHz mean (the 8192^3 loops: 91.5-
+// 93.8 % tensor activity, 1237-1411 MHz, under the 700 W power limit). 50 %
+// lies between 30.6 % and those loops' windows (>= 90 %, stage-A/pass-1s/probe.csv).
+// `"clocks": []` makes every SM-clock read NOT_SUPPORTED.
+//
 // Scenario (JSON; every key optional):
 // {
+//   "driver_profile": "580.159.04",  // the default, above; or "newer-gpm-cycles"
 //   "driver_version": "550.54.15",
 //   "init_error": 9,              // every nvmlInit fails with this code
 //   "driver_gone": {              // from the Nth SM-clock read on (1-based,
@@ -29,15 +62,17 @@
 //     "gpm_supported": true,      // nvmlGpmQueryDeviceSupport's answer
 //     "gpm_query_error": 0,       // its return code instead (e.g. 4)
 //     "gpm_sample_error": 0,      // nvmlGpmSampleGet always returns this
-//     "clocks": [1830, 1200],     // SM clock per read, in call order; the last repeats
+//     "clocks": [1830, 1200],     // SM clock per read, in call order; the last
+//                                 // repeats (absent: the load rule above)
 //     "power_mw": [700000],       // per read, last repeats (likewise below)
 //     "energy_mj": [5000],
 //     "clock_event_reasons": [0],
-//     "gpm": [ {"5": 50.0, "248": 2.2e11, "250": 1.1e11} ],
+//     "gpm": [ {"5": 50.0, "7": 49.0} ],
 //                                 // per metrics window k (sample k+1 against
 //                                 // sample k of this GPU; the last repeats):
 //                                 // metric id -> value; an id not listed
 //                                 // answers NOT_SUPPORTED in its own nvmlReturn
+//                                 // (ids >= 210: see driver_profile above)
 //     "processes": [{"pid": 4242, "used_memory": 1048576, "gi": 1}],
 //     "lost_after_gpm_samples": 3, // once this GPU has had 3 successful GPM
 //                                  // samples, every call for it returns
@@ -48,6 +83,7 @@
 //
 // All state lives in one file-static object: this is a test double, loaded
 // once per process.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -91,8 +127,20 @@ struct FakeSample {
   int seq = 0;                  // 1-based sample number of its owner
 };
 
+// The measured driver's defaults (see the top of this file).
+constexpr const char* kMeasuredDriverVersion = "580.159.04";
+constexpr const char* kMeasuredDeviceName = "NVIDIA H100 80GB HBM3";
+constexpr const char* kNewerProfile = "newer-gpm-cycles";
+constexpr const char* kNewerDriverVersion = "newer-gpm-cycles (synthetic)";
+constexpr unsigned kFirstRefusedGpmMetricId = 210;  // 580.159.04 answered 1-209
+constexpr unsigned kGpmAnyTensorUtil = 5;
+constexpr double kLoadedTensorPercent = 50;
+constexpr unsigned kMeasuredMaxSmClockMhz = 1980;     // probe-info.json; idle in stage-a-phases.csv
+constexpr unsigned kMeasuredLoadedSmClockMhz = 1368;  // bf16 8192^3, README.md's stage A table
+
 struct State {
   bool loaded = false;
+  bool newer_driver = false;  // "driver_profile": "newer-gpm-cycles"
   json scenario = json::object();
   std::vector<std::unique_ptr<FakeDevice>> devices;
   bool initialized = false;
@@ -112,11 +160,15 @@ State& S() {
   return state;
 }
 
-void Load(const json& scenario) {
+// False (nothing loaded) for a driver_profile this double does not know.
+bool Load(const json& scenario) {
+  const std::string profile = scenario.value("driver_profile", kMeasuredDriverVersion);
+  if (profile != kMeasuredDriverVersion && profile != kNewerProfile) return false;
   State& s = S();
   s = State{};
   s.loaded = true;
   s.scenario = scenario;
+  s.newer_driver = profile == kNewerProfile;
   for (const auto& spec : scenario.value("devices", json::array())) {
     auto device = std::make_unique<FakeDevice>();
     device->spec = spec;
@@ -130,6 +182,7 @@ void Load(const json& scenario) {
     }
     s.devices.push_back(std::move(device));
   }
+  return true;
 }
 
 void LoadFromEnvironment() {
@@ -143,7 +196,10 @@ void LoadFromEnvironment() {
   std::stringstream text;
   text << in.rdbuf();
   json scenario = json::parse(text.str(), nullptr, false);
-  Load(scenario.is_object() ? scenario : json::object());  // unreadable: a machine without GPUs
+  if (!scenario.is_object() || !Load(scenario)) {
+    std::fprintf(stderr, "fake_nvml: %s is not a scenario this double reads: no GPUs\n", path);
+    Load(json::object());  // a machine without GPUs
+  }
 }
 
 // The value of a per-call sequence: element i, the last repeating.
@@ -154,6 +210,26 @@ bool Sequence(const json& spec, const char* key, int index, T& out) {
   const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(index), it->size() - 1);
   out = (*it)[i].get<T>();
   return true;
+}
+
+// Metrics window k of a "gpm" list (the last repeats); null when there is none.
+const json* Window(const json& windows, int k) {
+  if (!windows.is_array() || windows.empty()) return nullptr;
+  return &windows[std::min<std::size_t>(static_cast<std::size_t>(std::max(k, 0)), windows.size() - 1)];
+}
+
+// The SM clock of a device without "clocks" (the load rule at the top):
+// its current window is the one its next GPM sample will close.
+unsigned RuleSmClockMhz(const FakeDevice& device) {
+  double tensor_percent = 0;
+  const auto gpm = device.spec.find("gpm");
+  if (gpm != device.spec.end()) {
+    if (const json* window = Window(*gpm, device.gpm_samples - 1)) {
+      tensor_percent = window->value(std::to_string(kGpmAnyTensorUtil), 0.0);
+    }
+  }
+  if (tensor_percent >= kLoadedTensorPercent) return kMeasuredLoadedSmClockMhz;
+  return device.spec.value("max_sm_clock_mhz", kMeasuredMaxSmClockMhz);
 }
 
 FakeDevice* AsDevice(nvmlDevice_t handle) {
@@ -193,8 +269,7 @@ void CopyString(const std::string& text, char* out, unsigned length) {
 
 FAKE_EXPORT int ofu_fake_nvml_load_scenario(const char* text) {
   json scenario = json::parse(text, nullptr, false);
-  if (!scenario.is_object()) return -1;
-  Load(scenario);
+  if (!scenario.is_object() || !Load(scenario)) return -1;
   return 0;
 }
 
@@ -246,7 +321,8 @@ FAKE_EXPORT const char* nvmlErrorString(nvmlReturn_t code) {
 
 FAKE_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char* out, unsigned length) {
   if (!S().initialized) return NVML_ERROR_UNINITIALIZED;
-  CopyString(S().scenario.value("driver_version", "999.99"), out, length);
+  CopyString(S().scenario.value("driver_version", S().newer_driver ? kNewerDriverVersion : kMeasuredDriverVersion), out,
+             length);
   return NVML_SUCCESS;
 }
 
@@ -270,12 +346,12 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t handle, char* out, unsig
   FakeDevice* parent = nullptr;
   if (FakeMig* mig = AsMig(handle, &parent)) {
     if (const nvmlReturn_t gate = Gate(parent); gate != NVML_SUCCESS) return gate;
-    CopyString(parent->spec.value("name", "Fake GPU") + " MIG " + mig->profile, out, length);
+    CopyString(parent->spec.value("name", kMeasuredDeviceName) + " MIG " + mig->profile, out, length);
     return NVML_SUCCESS;
   }
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
-  CopyString(device->spec.value("name", "Fake GPU"), out, length);
+  CopyString(device->spec.value("name", kMeasuredDeviceName), out, length);
   return NVML_SUCCESS;
 }
 
@@ -339,6 +415,10 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t handle, int type, u
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   if (type != NVML_CLOCK_SM) return NVML_ERROR_NOT_SUPPORTED;
+  if (!device->spec.contains("clocks")) {
+    *mhz = RuleSmClockMhz(*device);
+    return NVML_SUCCESS;
+  }
   unsigned value = 0;
   if (!Sequence(device->spec, "clocks", device->clock_reads++, value)) return NVML_ERROR_NOT_SUPPORTED;
   *mhz = value;
@@ -491,15 +571,15 @@ FAKE_EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* request) {
       if (m.get() == second->owner) windows = m->gpm;
     }
   }
-  json values = json::object();
-  if (!windows.empty()) {
-    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(second->seq - 2), windows.size() - 1);
-    values = windows[k];
-  }
+  const json* found = Window(windows, second->seq - 2);
+  const json values = found != nullptr ? *found : json::object();
   for (unsigned i = 0; i < request->numMetrics; ++i) {
     nvmlGpmMetric_t& metric = request->metrics[i];
     const std::string id = std::to_string(metric.metricId);
-    if (values.contains(id)) {
+    if (metric.metricId >= kFirstRefusedGpmMetricId && !s.newer_driver) {
+      metric.nvmlReturn = NVML_ERROR_INVALID_ARGUMENT;  // as 580.159.04 did, listed or not
+      metric.value = 0;
+    } else if (values.contains(id)) {
       metric.nvmlReturn = NVML_SUCCESS;
       metric.value = values[id].get<double>();
     } else {

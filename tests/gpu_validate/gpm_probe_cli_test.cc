@@ -2,6 +2,8 @@
 // (tests/doubles/fake_nvml.cc): every value here is SYNTHETIC. Checks what
 // the GPU validation's Stage A reads from it: the device, the metric ids
 // the driver answers, the cost of the calls, and the per-interval log.
+#include <string>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -11,14 +13,19 @@
 namespace ofu::testing {
 namespace {
 
-constexpr const char* kScenario = R"({"driver_version": "580.00-synthetic",
-  "devices": [{"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-synthetic-0", "sm_count": 132,
+// The double's default driver is the one measured on an H100 SXM5
+// (580.159.04, docs/results/2026-11-26-h100-sxm5/stage-A/probe-*.json): no
+// driver version or name is given here, and GPM 248 and 250 carry values
+// that driver refuses (INVALID_ARGUMENT) unless the scenario names a newer one.
+constexpr const char* kDevices = R"("devices": [{"uuid": "GPU-synthetic-0", "sm_count": 132,
                "max_sm_clock_mhz": 1980, "clocks": [1755],
                "gpm": [{"5": 50.0, "7": 49.0, "248": 2.3166e10, "250": 1.1583e10}]}]})";
+std::string Scenario() { return std::string("{") + kDevices; }
+std::string NewerDriverScenario() { return std::string(R"({"driver_profile": "newer-gpm-cycles", )") + kDevices; }
 
 class GpmProbeCliTest : public CliTest {
  protected:
-  CommandResult Probe(const std::string& args, const std::string& scenario = kScenario) {
+  CommandResult Probe(const std::string& args, const std::string& scenario = Scenario()) {
     const auto path = Write("nvml.json", scenario);
     return RunShell(fmt::format("env OFU_FAKE_NVML_SCENARIO='{}' '{}' --nvml-library '{}' {}", path.string(),
                                 OFU_GPM_PROBE_BINARY, OFU_FAKE_NVML_PATH, args),
@@ -31,7 +38,7 @@ TEST_F(GpmProbeCliTest, InfoNamesTheDeviceAndSaysItIsADouble) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["test_double"].get<bool>());
-  EXPECT_EQ(j["driver_version"], "580.00-synthetic");
+  EXPECT_EQ(j["driver_version"], "580.159.04");
   EXPECT_EQ(j["devices"][0]["name"], "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(j["devices"][0]["sm_count"], 132);
   EXPECT_EQ(j["devices"][0]["sm_clock_mhz"], 1755);
@@ -39,8 +46,29 @@ TEST_F(GpmProbeCliTest, InfoNamesTheDeviceAndSaysItIsADouble) {
   EXPECT_NE(r.err.find("TEST DOUBLE"), std::string::npos) << r.err;
 }
 
+// As on the H100: ids from 210 on are refused one by one with
+// INVALID_ARGUMENT inside calls that succeed (probe-metrics.json there:
+// 210-400 refused, no whole-call failure).
 TEST_F(GpmProbeCliTest, MetricsListsTheIdsTheDriverAnswers) {
   const CommandResult r = Probe("metrics --interval 0.1 --last 300");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::vector<unsigned> ids;
+  for (const auto& m : j["supported"]) ids.push_back(m["id"].get<unsigned>());
+  EXPECT_EQ(ids, (std::vector<unsigned>{5, 7}));
+  EXPECT_EQ(j["refused"]["NOT_SUPPORTED (3)"].size(), 207u);  // 1-209 but 5 and 7
+  const auto& invalid = j["refused"]["INVALID_ARGUMENT (2)"];
+  ASSERT_EQ(invalid.size(), 91u);  // 210-300
+  EXPECT_EQ(invalid.front(), 210);
+  EXPECT_EQ(invalid[248 - 210], 248);
+  EXPECT_EQ(invalid.back(), 300);
+  EXPECT_TRUE(j["whole_call_failures"].empty());
+  EXPECT_EQ(j["ids_asked"], "1-300");
+}
+
+// A driver that answers the cycle counters (none measured yet) gets them listed.
+TEST_F(GpmProbeCliTest, MetricsListsTheCycleCountersOfANewerDriver) {
+  const CommandResult r = Probe("metrics --interval 0.1 --last 300", NewerDriverScenario());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   std::vector<unsigned> ids;
@@ -48,7 +76,7 @@ TEST_F(GpmProbeCliTest, MetricsListsTheIdsTheDriverAnswers) {
   EXPECT_EQ(ids, (std::vector<unsigned>{5, 7, 248, 250}));
   EXPECT_EQ(j["supported"][2]["value"], 2.3166e10);
   EXPECT_EQ(j["refused"]["NOT_SUPPORTED (3)"].size(), 296u);
-  EXPECT_EQ(j["ids_asked"], "1-300");
+  EXPECT_FALSE(j["refused"].contains("INVALID_ARGUMENT (2)"));
 }
 
 TEST_F(GpmProbeCliTest, CostTimesEachKindOfCall) {
@@ -71,8 +99,9 @@ TEST_F(GpmProbeCliTest, LogWritesOneRowPerInterval) {
   EXPECT_EQ(csv.rfind("t_end_s,dt_s,gpm5_any_tensor_pct,gpm5_any_tensor_pct_rc,", 0), 0u) << csv;
   EXPECT_NE(csv.find(",clock_mean_mhz,clock_last_mhz,clock_min_mhz,clock_max_mhz,clock_readings,test_double\n"),
             std::string::npos);
-  // GPM 5 = 50 (rc 0), 7 = 49, 9 and 2 not supported (rc 3), 248, 249 (rc 3), 250, clock 1755; flagged a double.
-  EXPECT_NE(csv.find(",50,0,49,0,,3,,3,23166000000,0,,3,11583000000,0,1755,1755,1755,1755,"), std::string::npos) << csv;
+  // GPM 5 = 50 (rc 0), 7 = 49, 9 and 2 not supported (rc 3), 248-250 refused (rc 2, as in the H100's
+  // stage-A/pass-1s/probe.csv), clock 1755; flagged a double.
+  EXPECT_NE(csv.find(",50,0,49,0,,3,,3,,2,,2,,2,1755,1755,1755,1755,"), std::string::npos) << csv;
   const auto rows = std::count(csv.begin(), csv.end(), '\n') - 1;
   EXPECT_GE(rows, 3) << csv;
   EXPECT_LE(rows, 5) << csv;

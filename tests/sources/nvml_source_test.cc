@@ -6,10 +6,15 @@
 
 #include <dlfcn.h>
 
+#include <array>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "ofu/sources/nvml_library.h"
 
 namespace ofu::sources {
 namespace {
@@ -341,10 +346,14 @@ TEST_F(NvmlSourceTest, NoGpuFailsOpen) {
   EXPECT_THAT(source.error().message, HasSubstr("no GPU"));
 }
 
+// The exact-cycle tests need a driver that answers GPM 248 and 250, which
+// the one measured (580.159.04) does not: they opt in to the double's
+// "newer-gpm-cycles" profile (tests/doubles/fake_nvml.cc).
+//
 // 132 SMs at 1700 MHz for 1 s: 132 x 1.7e9 = 2.244e11 elapsed cycles summed
 // over SMs; the oversampled clock (1800 MHz) is within a factor 2 of 1700.
 TEST_F(NvmlSourceTest, ExactCyclesSummedOverSms) {
-  Load(R"({"devices": [{"uuid": "GPU-s", "sm_count": 132, "clocks": [1800],
+  Load(R"({"driver_profile": "newer-gpm-cycles", "devices": [{"uuid": "GPU-s", "sm_count": 132, "clocks": [1800],
             "gpm": [{"5": 20, "248": 2.244e11, "250": 5.61e10}]}]})");
   SourceOptions options;
   options.window_s = 1;
@@ -364,7 +373,7 @@ TEST_F(NvmlSourceTest, ExactCyclesSummedOverSms) {
 }
 
 TEST_F(NvmlSourceTest, ExactCyclesPerSmAverage) {
-  Load(R"({"devices": [{"uuid": "GPU-p", "sm_count": 132, "clocks": [1800],
+  Load(R"({"driver_profile": "newer-gpm-cycles", "devices": [{"uuid": "GPU-p", "sm_count": 132, "clocks": [1800],
             "gpm": [{"5": 20, "248": 1.7e9, "250": 1.02e9}]}]})");
   SourceOptions options;
   options.window_s = 1;
@@ -378,7 +387,7 @@ TEST_F(NvmlSourceTest, ExactCyclesPerSmAverage) {
 
 TEST_F(NvmlSourceTest, InconsistentCyclesFallBackWithOneNote) {
   // 1e7 cycles in 1 s fits neither 132 x 1800 MHz nor 1800 MHz.
-  Load(R"({"devices": [{"uuid": "GPU-i", "sm_count": 132, "clocks": [1800],
+  Load(R"({"driver_profile": "newer-gpm-cycles", "devices": [{"uuid": "GPU-i", "sm_count": 132, "clocks": [1800],
             "gpm": [{"5": 20, "248": 1e7, "250": 5e6}]}]})");
   SourceOptions options;
   options.window_s = 1;
@@ -396,6 +405,157 @@ TEST_F(NvmlSourceTest, InconsistentCyclesFallBackWithOneNote) {
   const Snapshot second = NextOk(*source);
   EXPECT_TRUE(second.notes.empty());  // said once, not every window
   EXPECT_EQ(second.gpus.at(0).sample.tensor_active, 0.2);
+}
+
+// ---- The double's defaults are the driver measured on an H100 SXM5
+// (580.159.04, docs/results/2026-11-26-h100-sxm5/, README.md there): the
+// values below are SYNTHETIC, the behaviour is the measured one.
+
+// Asks the double, through the product's own loader, for GPM `ids` over
+// its first device's first window; each id's own return code and value.
+struct GpmAnswer {
+  nvmlReturn_t code = NVML_SUCCESS;
+  double value = 0;
+  bool operator==(const GpmAnswer&) const = default;
+};
+std::vector<GpmAnswer> AskGpm(const NvmlFunctions& fn, nvmlDevice_t device, const std::vector<unsigned>& ids) {
+  std::array<nvmlGpmSample_t, 2> samples{};
+  for (auto& sample : samples) {
+    EXPECT_EQ(fn.GpmSampleAlloc(&sample), NVML_SUCCESS);
+    EXPECT_EQ(fn.GpmSampleGet(device, sample), NVML_SUCCESS);
+  }
+  auto request = std::make_unique<nvmlGpmMetricsGet_t>();
+  request->version = NVML_GPM_METRICS_GET_VERSION;
+  request->sample1 = samples[0];
+  request->sample2 = samples[1];
+  request->numMetrics = static_cast<unsigned>(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) request->metrics[i].metricId = ids[i];
+  // The call as a whole succeeds; each id answers in its own nvmlReturn.
+  EXPECT_EQ(fn.GpmMetricsGet(request.get()), NVML_SUCCESS);
+  std::vector<GpmAnswer> answers;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    answers.push_back({request->metrics[i].nvmlReturn, request->metrics[i].value});
+  for (auto& sample : samples) fn.GpmSampleFree(sample);
+  return answers;
+}
+
+TEST_F(NvmlSourceTest, DoubleRefusesGpmIdsFrom210AsDriver580Did) {
+  // The scenario gives values for 248-250: the measured driver refuses them all the same.
+  const std::string gpm = R"("gpm": [{"5": 93.8, "209": 1.5, "248": 2.244e11, "249": 2.2e11, "250": 5.61e10}])";
+  Load(R"({"devices": [{"uuid": "GPU-r", )" + gpm + "}]}");
+  auto nvml = NvmlLibrary::Load(OFU_FAKE_NVML_PATH);
+  ASSERT_TRUE(nvml.ok()) << nvml.error().message;
+  const NvmlFunctions& fn = (*nvml)->fn();
+  ASSERT_EQ(fn.Init(), NVML_SUCCESS);
+  char text[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
+  ASSERT_EQ(fn.SystemGetDriverVersion(text, sizeof(text)), NVML_SUCCESS);
+  EXPECT_STREQ(text, "580.159.04");  // stage-A/probe-info.json
+  nvmlDevice_t device = nullptr;
+  ASSERT_EQ(fn.DeviceGetHandleByIndex(0, &device), NVML_SUCCESS);
+  char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = {};
+  ASSERT_EQ(fn.DeviceGetName(device, name, sizeof(name)), NVML_SUCCESS);
+  EXPECT_STREQ(name, "NVIDIA H100 80GB HBM3");  // the scenario names none
+
+  // stage-A/probe-metrics.json: 1-209 answered, 210-400 INVALID_ARGUMENT (2).
+  const std::vector<unsigned> ids = {5, 7, 209, 210, 248, 249, 250, 400};
+  const GpmAnswer refused{NVML_ERROR_INVALID_ARGUMENT, 0};
+  const GpmAnswer not_listed{NVML_ERROR_NOT_SUPPORTED, 0};  // an id the scenario does not give
+  EXPECT_EQ(AskGpm(fn, device, ids),
+            (std::vector<GpmAnswer>{
+                {NVML_SUCCESS, 93.8}, not_listed, {NVML_SUCCESS, 1.5}, refused, refused, refused, refused, refused}));
+  EXPECT_EQ(fn.Shutdown(), NVML_SUCCESS);
+
+  // The profile of a newer driver answers them; it claims no version number.
+  Load(R"({"driver_profile": "newer-gpm-cycles", "devices": [{"uuid": "GPU-r", )" + gpm + "}]}");
+  ASSERT_EQ(fn.Init(), NVML_SUCCESS);
+  ASSERT_EQ(fn.SystemGetDriverVersion(text, sizeof(text)), NVML_SUCCESS);
+  EXPECT_STREQ(text, "newer-gpm-cycles (synthetic)");
+  ASSERT_EQ(fn.DeviceGetHandleByIndex(0, &device), NVML_SUCCESS);
+  EXPECT_EQ(AskGpm(fn, device, ids), (std::vector<GpmAnswer>{{NVML_SUCCESS, 93.8},
+                                                             not_listed,
+                                                             {NVML_SUCCESS, 1.5},
+                                                             not_listed,
+                                                             {NVML_SUCCESS, 2.244e11},
+                                                             {NVML_SUCCESS, 2.2e11},
+                                                             {NVML_SUCCESS, 5.61e10},
+                                                             not_listed}));
+  EXPECT_EQ(fn.Shutdown(), NVML_SUCCESS);
+
+  EXPECT_EQ(load_(R"({"driver_profile": "999.99"})"), -1);  // a profile nobody wrote is an error
+}
+
+// The double's load rule: without "clocks", the SM clock is 1980 MHz (or the
+// device's max) while the current GPM window's tensor activity (metric 5) is
+// under 50 %, and 1368 MHz (the H100's bf16 8192^3 mean) from 50 % on.
+TEST_F(NvmlSourceTest, DoubleSmClockFallsUnderTensorLoad) {
+  Load(R"({"devices": [{"uuid": "GPU-c", "gpm": [{"5": 0}, {"5": 93.8}, {"5": 30.6}]},
+                       {"uuid": "GPU-m", "max_sm_clock_mhz": 1755, "gpm": [{"5": 0}]},
+                       {"uuid": "GPU-n", "clocks": [], "gpm": [{"5": 93.8}]}]})");
+  auto nvml = NvmlLibrary::Load(OFU_FAKE_NVML_PATH);
+  ASSERT_TRUE(nvml.ok()) << nvml.error().message;
+  const NvmlFunctions& fn = (*nvml)->fn();
+  ASSERT_EQ(fn.Init(), NVML_SUCCESS);
+  std::array<nvmlDevice_t, 3> devices{};
+  for (unsigned i = 0; i < devices.size(); ++i) ASSERT_EQ(fn.DeviceGetHandleByIndex(i, &devices[i]), NVML_SUCCESS);
+  const auto clock = [&](nvmlDevice_t device) {
+    unsigned mhz = 0;
+    EXPECT_EQ(fn.DeviceGetClockInfo(device, NVML_CLOCK_SM, &mhz), NVML_SUCCESS);
+    return mhz;
+  };
+  // Window k runs from GPM sample k+1 to sample k+2.
+  std::vector<unsigned> read;
+  read.push_back(clock(devices[0]));  // before any sample: window 0
+  nvmlGpmSample_t sample = nullptr;
+  ASSERT_EQ(fn.GpmSampleAlloc(&sample), NVML_SUCCESS);
+  for (int taken = 1; taken <= 4; ++taken) {
+    ASSERT_EQ(fn.GpmSampleGet(devices[0], sample), NVML_SUCCESS);
+    read.push_back(clock(devices[0]));  // window taken - 1 (the last repeats)
+  }
+  fn.GpmSampleFree(sample);
+  EXPECT_EQ(read, (std::vector<unsigned>{1980, 1980, 1368, 1980, 1980}));
+  EXPECT_EQ(clock(devices[1]), 1755u);
+  unsigned mhz = 0;
+  EXPECT_EQ(fn.DeviceGetClockInfo(devices[2], NVML_CLOCK_SM, &mhz), NVML_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(fn.Shutdown(), NVML_SUCCESS);
+}
+
+// What ofu did on the H100: GPM 248 and 250 refused, so the NVML source
+// keeps the sampled clock (here the double's loaded 1368 MHz, read 10 times)
+// and GPM 5's tensor activity. The same scenario on a newer driver takes
+// the exact-cycle path: 2.244e11 cycles / (132 SMs x 1 s) = 1700 MHz,
+// tensor 5.61e10 / 2.244e11 = 0.25.
+TEST_F(NvmlSourceTest, DefaultDriverKeepsTheSampledClockAsOnTheH100) {
+  const std::string devices =
+      R"("devices": [{"uuid": "GPU-h", "sm_count": 132, "gpm": [{"5": 93.8, "248": 2.244e11, "250": 5.61e10}]}]})";
+  SourceOptions options;
+  options.window_s = 1;
+  options.clock_readings = 10;
+
+  Load("{" + devices);
+  auto source = OpenOk(options);
+  ASSERT_NE(source, nullptr);
+  EXPECT_THAT(source->Describe(), HasSubstr("driver 580.159.04"));
+  Snapshot s = NextOk(*source);
+  GpuReading g = s.gpus.at(0);
+  EXPECT_EQ(g.identity.model, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(g.clock_basis, ClockBasis::kOversampled);
+  EXPECT_EQ(g.clock_readings, 10);
+  EXPECT_EQ(g.sample.sm_clock_mhz, 1368.0);
+  ASSERT_TRUE(g.sample.tensor_active.has_value());
+  EXPECT_DOUBLE_EQ(*g.sample.tensor_active, 0.938);
+  EXPECT_TRUE(s.notes.empty());  // a driver without the counters is normal, not news
+  EXPECT_EQ(NextOk(*source).gpus.at(0).clock_basis, ClockBasis::kOversampled);
+
+  source.reset();  // its nvmlShutdown must come before the next source's nvmlInit
+  Load(R"({"driver_profile": "newer-gpm-cycles", )" + devices);
+  source = OpenOk(options);
+  ASSERT_NE(source, nullptr);
+  s = NextOk(*source);
+  g = s.gpus.at(0);
+  EXPECT_EQ(g.clock_basis, ClockBasis::kExactCycles);
+  ASSERT_TRUE(g.sample.sm_clock_mhz.has_value() && g.sample.tensor_active.has_value());
+  EXPECT_DOUBLE_EQ(*g.sample.sm_clock_mhz, 1700.0);
+  EXPECT_DOUBLE_EQ(*g.sample.tensor_active, 0.25);
 }
 
 TEST_F(NvmlSourceTest, ComputeProcessesAreListed) {
