@@ -149,9 +149,10 @@ TEST_F(HtmlRender, DrawsEverySectionWithoutScriptErrors) {
   EXPECT_EQ(Count(drawn_findings, "data-gemm-finding=\"tile padding\""), static_cast<int>(findings.gemms.size()) - 1);
   EXPECT_NE(drawn_findings.find("pre-native kernel (sm75 s1688 bf16)"), std::string::npos);
   EXPECT_NE(drawn_findings.find(">4097×1000×8191<"), std::string::npos);
-  EXPECT_NE(drawn_findings.find(EscapeText(findings.gemms.front().advice)), std::string::npos) << findings.gemms.front().advice;
+  EXPECT_NE(drawn_findings.find(EscapeText(findings.gemms.front().advice)), std::string::npos)
+      << findings.gemms.front().advice;
   EXPECT_NE(drawn_findings.find("factor " + fmt::format("{:.3f}", *findings.factor) + " = tile padding " +
-                     fmt::format("{:.3f}", *findings.padding_factor) + " × kernel throughput 0.473"),
+                                fmt::format("{:.3f}", *findings.padding_factor) + " × kernel throughput 0.473"),
             std::string::npos);
 
   // A distribution per SKU.

@@ -261,8 +261,8 @@ TEST_F(HtmlReportCli, TraceAddsTheGemmFindingsOfOfuCorrect) {
   const std::string store = WriteJobStore();
   const std::string trace = kRagged + "trace-bf16-4097x1000x8191.json.gz";
   const fs::path out = dir_ / "trace.html";
-  const CommandResult run =
-      Ofu(fmt::format("report --store '{}' --html '{}' --trace '{}'", store, out.string(), trace));
+  const CommandResult run = Ofu(fmt::format("report --store '{}' --html '{}' --trace '{}'", store, out.string(),
+                                            trace));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json data = DataOf(ofu::testing::Slurp(out));
   ASSERT_TRUE(data.is_object());
@@ -292,10 +292,11 @@ TEST_F(HtmlReportCli, TraceAddsTheGemmFindingsOfOfuCorrect) {
 
 TEST_F(HtmlReportCli, TraceIsRepeatableAndReadAsOneJob) {
   const std::string store = WriteJobStore();
-  const std::string a = kRagged + "trace-bf16-4097x1000x8191.json.gz", b = kRagged + "trace-bf16-1000x4097x8191.json.gz";
+  const std::string a = kRagged + "trace-bf16-4097x1000x8191.json.gz",
+                    b = kRagged + "trace-bf16-1000x4097x8191.json.gz";
   const fs::path out = dir_ / "traces.html";
-  const CommandResult run =
-      Ofu(fmt::format("report --store '{}' --html '{}' --trace '{}' --trace '{}'", store, out.string(), a, b));
+  const CommandResult run = Ofu(fmt::format("report --store '{}' --html '{}' --trace '{}' --trace '{}'", store,
+                                            out.string(), a, b));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json findings = DataOf(ofu::testing::Slurp(out))["kernel_findings"];
   EXPECT_EQ(findings["traces"], nlohmann::json::array({a, b}));

@@ -17,8 +17,8 @@
 
 namespace ofu::testing {
 
-inline const std::string kRaggedTrace =
-    std::string(OFU_TEST_DATA_DIR) + "/gpu-results/2026-11-26-h100-sxm5/ragged/trace-bf16-4097x1000x8191.json.gz";
+inline const std::string kRaggedTrace = std::string(OFU_TEST_DATA_DIR) +
+                                        "/gpu-results/2026-11-26-h100-sxm5/ragged/trace-bf16-4097x1000x8191.json.gz";
 
 // ComputeCorrection of the trace as `ofu report --trace` runs it (the
 // H100 SXM5's rates, the embedded kernel-throughput table, default options).
@@ -34,8 +34,7 @@ inline analysis::CorrectionReport RaggedTraceCorrection(const GpuSpecDatabase& s
 }
 
 inline analysis::KernelFindings RaggedTraceFindings(const GpuSpecDatabase& specs) {
-  return analysis::KernelFindingsOfCorrection(RaggedTraceCorrection(specs), {kRaggedTrace},
-                                              *specs.Lookup("h100-sxm5"));
+  return analysis::KernelFindingsOfCorrection(RaggedTraceCorrection(specs), {kRaggedTrace}, *specs.Lookup("h100-sxm5"));
 }
 
 }  // namespace ofu::testing

@@ -522,12 +522,20 @@ KernelFindings KernelFindingsOfCorrection(const CorrectionReport& report, std::v
   findings.padding_factor = report.padding_factor;
   findings.throughput_factor = report.throughput_factor;
   for (const PreNativeGemm& g : report.pre_native) {
-    findings.gemms.push_back({"pre-native kernel", g.op_name, g.problem, g.precision, g.tensor_time_share,
-                              g.lost_share, g.family, g.unaligned, g.advice, g.kernel_name});
+    findings.gemms.push_back({"pre-native kernel", g.op_name, g.problem, g.precision, g.tensor_time_share, g.lost_share,
+                              g.family, g.unaligned, g.advice, g.kernel_name});
   }
   for (const WastefulGemm& w : report.wasteful) {
-    findings.gemms.push_back({"tile padding", w.op_name, w.problem, w.precision, w.tensor_time_share, w.wasted_share,
-                              "", {}, w.advice, w.kernel_name});
+    findings.gemms.push_back({"tile padding",
+                              w.op_name,
+                              w.problem,
+                              w.precision,
+                              w.tensor_time_share,
+                              w.wasted_share,
+                              "",
+                              {},
+                              w.advice,
+                              w.kernel_name});
   }
   findings.notes = report.notes;
   return findings;

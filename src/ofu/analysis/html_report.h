@@ -200,7 +200,7 @@ struct KernelFindings {
   // empty when none was known (generic rates).
   std::string gpu_sku;
   std::string gpu_name;
-  std::optional<double> factor;     // absent: no kernel could be corrected
+  std::optional<double> factor;  // absent: no kernel could be corrected
   std::optional<double> padding_factor;
   std::optional<double> throughput_factor;
   // Pre-native kernels first (largest tensor time first), then tile padding
