@@ -162,7 +162,7 @@ State& S() {
 
 // False (nothing loaded) for a driver_profile this double does not know.
 bool Load(const json& scenario) {
-  const std::string profile = scenario.value("driver_profile", kMeasuredDriverVersion);
+  const json profile = scenario.value("driver_profile", json(kMeasuredDriverVersion));
   if (profile != kMeasuredDriverVersion && profile != kNewerProfile) return false;
   State& s = S();
   s = State{};

@@ -482,6 +482,7 @@ TEST_F(NvmlSourceTest, DoubleRefusesGpmIdsFrom210AsDriver580Did) {
   EXPECT_EQ(fn.Shutdown(), NVML_SUCCESS);
 
   EXPECT_EQ(load_(R"({"driver_profile": "999.99"})"), -1);  // a profile nobody wrote is an error
+  EXPECT_EQ(load_(R"({"driver_profile": 580})"), -1);
 }
 
 // The double's load rule: without "clocks", the SM clock is 1980 MHz (or the
