@@ -30,4 +30,9 @@ echo "project's GPU validation while known work ran, so each phase's OFU stands 
 echo
 "$ofu" report --input "$recording" --window 10
 echo
+echo "Reading the phases: OFU tracks MFU within about 1 pp where cuBLAS ran Hopper's own kernels."
+echo "bf16-4097 reads 2.4x high: 4097 is not a multiple of 8, so cuBLAS ran a Turing-era kernel that"
+echo "does 0.47 of the FLOPs per tensor-active cycle; with a trace, 'ofu correct' counts that and says"
+echo "what to pad (docs/kernels.md). fp32-simt ran on the CUDA cores, which OFU does not count."
+echo
 echo "Watch it play back in real time: $ofu top --source replay:$recording"
