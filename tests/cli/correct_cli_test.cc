@@ -410,3 +410,47 @@ TEST_F(CorrectCli, ErrorsAndExitCodes) {
 }
 
 }  // namespace
+
+namespace {
+
+// The real traces of the first H100 run (tests/data/gpu-results/, not
+// synthetic): the pad-to-8 finding with its dimensions and cost, and none
+// on the training step.
+const std::string kH100 = std::string(OFU_TEST_DATA_DIR) + "/gpu-results/2026-11-26-h100-sxm5";
+
+TEST_F(CorrectCli, ARaggedH100TracePrintsThePadToEightFinding) {
+  // The phase's OFU from stage-c-ragged.csv; its measured MFU was 0.1380.
+  auto result = Ofu("correct --trace '" + kH100 +
+                    "/ragged/trace-bf16-4097x1000x8191.json.gz' --ofu 0.31137530858227397");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("GEMMs on kernels built for an older architecture"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("M = 4097 and K = 8191 are not multiples of 8, so cuBLAS ran a pre-Hopper kernel "
+                            "(sm75 s1688 bf16)"),
+            std::string::npos)
+      << result.out;
+  // The cost: all of its tensor time, 47.3 % of it on a native kernel.
+  EXPECT_NE(result.out.find("this GEMM's 100.0 % of tensor time would be 47.3 % on a native kernel"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("Pad M to 4104 and K to 8192"), std::string::npos) << result.out;
+  // 0.31137530858227397 x 0.9472008907433712 (tiles) x 0.473 = 0.1395
+  EXPECT_NE(result.out.find("Predicted MFU (bf16)  0.140"), std::string::npos) << result.out;
+
+  auto json_result = Ofu("correct --format json --trace '" + kH100 +
+                         "/ragged/trace-bf16-4097x1000x8191.json.gz' --ofu 0.31137530858227397");
+  ASSERT_EQ(json_result.exit_code, 0) << json_result.err;
+  const auto json = nlohmann::json::parse(json_result.out);
+  EXPECT_NEAR(json["predicted_mfu"].get<double>(), 0.31137530858227397 * 0.9472008907433712 * 0.473, 1e-9);
+  ASSERT_EQ(json["pre_native"].size(), 1u);
+  EXPECT_EQ(json["pre_native"][0]["unaligned"], nlohmann::json::array({"M = 4097", "K = 8191"}));
+  EXPECT_DOUBLE_EQ(json["pre_native"][0]["relative_throughput"].get<double>(), 0.473);
+}
+
+TEST_F(CorrectCli, TheH100TrainingTracePrintsNoPreNativeFinding) {
+  auto result = Ofu("correct --trace '" + kH100 + "/train/trace.json.gz' --ofu 0.4941877687298037");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.find("built for an older architecture"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("pre-native"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("Correction factor     0.9916"), std::string::npos) << result.out;
+}
+
+}  // namespace

@@ -102,3 +102,36 @@ TEST_F(KernelsCli, NoNameIsAUsageError) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(KernelsCli, APreHopperKernelGetsAFindingOnAnH100) {
+  // The kernel cuBLAS ran for bf16 4097^3 on the H100 (docs/results/2026-11-26-h100-sxm5).
+  auto result = Ofu("kernels parse --gpu-model h100-sxm5 cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("finding: on H100 SXM5 (hopper, own kernels sm90): built for sm75, it did 0.473 of the "
+                            "native FLOPs per tensor-active cycle"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("so OFU reads 2.1x its MFU (align1: cuBLAS picks such kernels when a dimension is not a "
+                            "multiple of 8); make M, N and K multiples of 8"),
+            std::string::npos)
+      << result.out;
+
+  auto json_result =
+      Ofu("kernels parse --format json nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT "
+          "cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1");
+  ASSERT_EQ(json_result.exit_code, 0) << json_result.err;
+  const auto json = nlohmann::json::parse(json_result.out);
+  EXPECT_EQ(json[0]["target_sm"], 90);
+  EXPECT_TRUE(json[0]["findings"].empty());  // Hopper's own
+  EXPECT_EQ(json[1]["target_sm"], 75);
+  EXPECT_EQ(json[1]["mma_shape"], "1688");
+  EXPECT_EQ(json[1]["alignment"], 1);
+  ASSERT_EQ(json[1]["findings"].size(), 1u);  // against hopper, the one architecture with a figure
+  EXPECT_NE(json[1]["findings"][0].get<std::string>().find("on a hopper GPU"), std::string::npos);
+
+  EXPECT_EQ(Ofu("kernels parse --gpu-model no-such-gpu nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT").exit_code, 3);
+}
+
+}  // namespace
