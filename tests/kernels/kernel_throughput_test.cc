@@ -134,6 +134,12 @@ TEST(KernelThroughput, ParseNamesTheBadField) {
   ASSERT_FALSE(bad_precision.ok());
   EXPECT_NE(bad_precision.error().message.find("bf17"), std::string::npos);
 
+  // Found by fuzz_kernel_throughput: a list that is not a list is an error, not an exception.
+  const auto not_a_list = KernelThroughputTable::Parse(R"({"figures": "vt.py"})", "t.json");
+  ASSERT_FALSE(not_a_list.ok());
+  EXPECT_EQ(not_a_list.error().message, "t.json: \"figures\" is not a list");
+  EXPECT_FALSE(KernelThroughputTable::Parse(R"({"architectures": {"hopper": 90}})", "t.json").ok());
+  EXPECT_FALSE(KernelThroughputTable::Parse(R"({"figures": [7]})", "t.json").ok());
   EXPECT_FALSE(KernelThroughputTable::Parse("[1, 2]", "t.json").ok());
   EXPECT_FALSE(KernelThroughputTable::Parse("{not json", "t.json").ok());
 }

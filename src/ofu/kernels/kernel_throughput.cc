@@ -79,6 +79,9 @@ Result<KernelThroughputTable> KernelThroughputTable::Parse(std::string_view json
   }
   KernelThroughputTable table;
   const json architectures = root.value("architectures", json::array());
+  const json figures = root.value("figures", json::array());
+  if (!architectures.is_array()) return Error::MalformedInput("{}: \"architectures\" is not a list", source_name);
+  if (!figures.is_array()) return Error::MalformedInput("{}: \"figures\" is not a list", source_name);
   for (size_t i = 0; i < architectures.size(); ++i) {
     const std::string where = fmt::format("{}: architectures[{}]", source_name, i);
     Architecture arch;
@@ -86,7 +89,6 @@ Result<KernelThroughputTable> KernelThroughputTable::Parse(std::string_view json
     OFU_ASSIGN_OR_RETURN(arch.native_sm, PositiveIntField(architectures[i], "native_sm", where));
     table.architectures_.push_back(std::move(arch));
   }
-  const json figures = root.value("figures", json::array());
   for (size_t i = 0; i < figures.size(); ++i) {
     const std::string where = fmt::format("{}: figures[{}]", source_name, i);
     OFU_ASSIGN_OR_RETURN(ThroughputFigure figure, ParseFigure(figures[i], where));
