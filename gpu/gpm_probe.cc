@@ -7,7 +7,10 @@
 //   info      driver, device name, UUID, SMs, clocks, GPM support (JSON)
 //   metrics   which GPM metric ids the driver answers, with their values
 //             over one interval and the names NVML gives them (JSON)
-//   cost      microseconds per SM-clock read, GPM sample and metrics get (JSON)
+//   cost      microseconds per call, for every call the NVML source makes
+//             per window: SM clock, GPM sample, GPM metrics get (14, 12
+//             and 1 metrics), power, energy, clock event reasons,
+//             process list (JSON)
 //   log       one CSV row per interval: tensor utilization (5), SM cycles
 //             elapsed / active and MMA cycles active (248/249/250) as NVML
 //             returns them, and the SM clock read every 10 ms over the
@@ -53,7 +56,9 @@ constexpr const char* kAbout = R"(ofu-gpm-probe -- read NVML GPM raw, for the GP
 Commands:
   info      driver, device, SM count, clocks, GPM support (JSON)
   metrics   the GPM metric ids the driver answers over one interval (JSON)
-  cost      microseconds per SM-clock read, GPM sample and metrics get (JSON)
+  cost      microseconds per call, for every call the NVML source makes per
+            window: SM clock, GPM sample and metrics get, power, energy,
+            clock event reasons, process list (JSON)
   log       one CSV row per interval: GPM 5, 248, 249, 250 and the SM clock
             read every 10 ms; stops at --duration or on SIGINT/SIGTERM
 
@@ -359,10 +364,10 @@ ordered_json Stats(std::vector<double> us) {
           {"max", us.back()}};
 }
 
-// Times `call` `count` times (or until `limit_s` passed); µs per call, and
-// the first failing return code, if any.
+// Times `call` `count` times (or until `limit_s` passed); µs per call, the
+// NVML function timed, and the first failing return code, if any.
 template <typename Call>
-ordered_json TimeCalls(int count, double limit_s, Call call) {
+ordered_json TimeCalls(const char* function, int count, double limit_s, Call call) {
   std::vector<double> us;
   std::optional<nvmlReturn_t> failed;
   const double end = SteadyS() + limit_s;
@@ -375,16 +380,35 @@ ordered_json TimeCalls(int count, double limit_s, Call call) {
   ordered_json out = Stats(us);
   out["unit"] = "us";
   out["failed_with"] = failed ? ordered_json(CodeText(*failed)) : ordered_json();
+  out["call"] = function;
   return out;
+}
+
+// The same for a function the loader treats as optional: a library without
+// it gets {"call", "absent": true} rather than a crash, as the NVML source
+// then skips the call.
+// Slot: the function table's entry (a pointer, or anything that compares
+// with nullptr as one).
+template <typename Slot, typename Call>
+ordered_json TimeOptionalCalls(const char* function, const Slot& slot, int count, double limit_s, Call call) {
+  if (slot == nullptr) return {{"call", function}, {"absent", true}};
+  return TimeCalls(function, count, limit_s, call);
 }
 
 struct CostOptions {
   int clock_reads = 2000;
   int gpm_samples = 200;
   int metrics_gets = 200;
+  int other_calls = 200;
   double limit_s = 10;
 };
 
+// Every call the NVML source (src/ofu/sources/nvml_source.cc) makes per
+// window and GPU, timed alone on one device: the SM clock (ten reads a
+// second whatever the window), a GPM sample, the GPM metrics get, power,
+// energy, clock event reasons, and the process list (read once per
+// attribution interval, not every window). How often each is made per
+// window is the source's business; this gives the price of one.
 int RunCost(Probe& probe, const CostOptions& options) {
   Failure failure{0, ""};
   std::optional<nvmlGpmSample_t> a, b;
@@ -396,30 +420,64 @@ int RunCost(Probe& probe, const CostOptions& options) {
   out["library"] = probe.nvml().path();
   out["test_double"] = probe.nvml().is_test_double();
   unsigned mhz = 0;
-  out["sm_clock_read"] = TimeCalls(options.clock_reads, options.limit_s,
+  out["sm_clock_read"] = TimeCalls("nvmlDeviceGetClockInfo(SM)", options.clock_reads, options.limit_s,
                                    [&] { return fn.DeviceGetClockInfo(device, NVML_CLOCK_SM, &mhz); });
   int which = 0;
-  out["gpm_sample"] = TimeCalls(options.gpm_samples, options.limit_s,
+  out["gpm_sample"] = TimeCalls("nvmlGpmSampleGet", options.gpm_samples, options.limit_s,
                                 [&] { return fn.GpmSampleGet(device, (which++ % 2 == 0) ? *a : *b); });
-  // The metrics get the NVML source makes every window: 12 utilizations
-  // and the cycle pair, between two samples taken the way it takes them.
+  // The metrics gets between two samples taken the way the source takes them.
   if (!TwoSamples(probe, *a, *b, 0.2, failure)) {
     fmt::print(stderr, "ofu-gpm-probe: {}\n", failure.message);
     return failure.exit_code;
   }
   auto request = std::make_unique<nvmlGpmMetricsGet_t>();
-  const unsigned ids[] = {1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 248, 250};
-  out["gpm_metrics_get_14"] = TimeCalls(options.metrics_gets, options.limit_s, [&] {
-    request->version = NVML_GPM_METRICS_GET_VERSION;
-    request->sample1 = *a;
-    request->sample2 = *b;
-    request->numMetrics = 0;
-    for (unsigned id : ids) {
-      request->metrics[request->numMetrics] = nvmlGpmMetric_t{};
-      request->metrics[request->numMetrics++].metricId = id;
-    }
-    return fn.GpmMetricsGet(request.get());
-  });
+  const auto metrics_get = [&](const std::vector<unsigned>& ids) {
+    return TimeCalls("nvmlGpmMetricsGet", options.metrics_gets, options.limit_s, [&] {
+      request->version = NVML_GPM_METRICS_GET_VERSION;
+      request->sample1 = *a;
+      request->sample2 = *b;
+      request->numMetrics = 0;
+      for (unsigned id : ids) {
+        request->metrics[request->numMetrics] = nvmlGpmMetric_t{};
+        request->metrics[request->numMetrics++].metricId = id;
+      }
+      return fn.GpmMetricsGet(request.get());
+    });
+  };
+  // The source's 12 utilizations (its kUtilMetrics) and the cycle pair,
+  // asked until the driver shows it lacks the pair; then the 12 alone (so
+  // every window on the H100's 580.159.04, which refuses 248 and 250); and
+  // GPM 5 alone, the least OFU needs, to show how the price grows with the
+  // number of metrics asked.
+  const std::vector<unsigned> util = {1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+  std::vector<unsigned> with_cycles = util;
+  with_cycles.push_back(NVML_GPM_METRIC_SM_CYCLES_ELAPSED);
+  with_cycles.push_back(NVML_GPM_METRIC_MMA_CYCLES_ACTIVE);
+  out["gpm_metrics_get_14"] = metrics_get(with_cycles);
+  out["gpm_metrics_get_12"] = metrics_get(util);
+  out["gpm_metrics_get_1"] = metrics_get({NVML_GPM_METRIC_ANY_TENSOR_UTIL});
+
+  const int n = options.other_calls;
+  unsigned milliwatts = 0;
+  out["power_usage"] = TimeOptionalCalls("nvmlDeviceGetPowerUsage", fn.DeviceGetPowerUsage, n, options.limit_s,
+                                         [&] { return fn.DeviceGetPowerUsage(device, &milliwatts); });
+  unsigned long long millijoules = 0;
+  out["total_energy"] = TimeOptionalCalls("nvmlDeviceGetTotalEnergyConsumption", fn.DeviceGetTotalEnergyConsumption, n,
+                                          options.limit_s,
+                                          [&] { return fn.DeviceGetTotalEnergyConsumption(device, &millijoules); });
+  unsigned long long reasons = 0;
+  out["clock_event_reasons"] = TimeOptionalCalls("nvmlDeviceGetCurrentClocksEventReasons",
+                                                 fn.DeviceGetClockEventReasons, n, options.limit_s,
+                                                 [&] { return fn.DeviceGetClockEventReasons(device, &reasons); });
+  // As the source reads it: a 32-slot buffer (INSUFFICIENT_SIZE with more
+  // processes than that is recorded as the call's failure).
+  std::vector<nvmlProcessInfo_t> infos(32);
+  out["compute_processes"] = TimeOptionalCalls("nvmlDeviceGetComputeRunningProcesses",
+                                               fn.DeviceGetComputeRunningProcesses, n, options.limit_s, [&] {
+                                                 unsigned count = static_cast<unsigned>(infos.size());
+                                                 return fn.DeviceGetComputeRunningProcesses(device, &count,
+                                                                                            infos.data());
+                                               });
   fmt::print("{}\n", out.dump(2));
   return ofu::cli::kExitOk;
 }
@@ -546,10 +604,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   metrics->add_flag("--no-names", no_names, "Do not read the names NVML returns with each metric");
   CostOptions cost_options;
-  auto* cost = app.add_subcommand("cost", "Microseconds per SM-clock read, GPM sample and metrics get (JSON)");
+  auto* cost = app.add_subcommand("cost",
+                                  "Microseconds per call, for every call the NVML source makes per window (JSON)");
   cost->add_option("--clock-reads", cost_options.clock_reads)->check(CLI::Range(1, 1000000))->capture_default_str();
   cost->add_option("--gpm-samples", cost_options.gpm_samples)->check(CLI::Range(1, 100000))->capture_default_str();
-  cost->add_option("--metrics-gets", cost_options.metrics_gets)->check(CLI::Range(1, 100000))->capture_default_str();
+  cost->add_option("--metrics-gets", cost_options.metrics_gets, "Calls per GPM metrics get (14, 12 and 1 metrics)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cost->add_option("--other-calls", cost_options.other_calls,
+                   "Calls each of power, energy, clock event reasons, processes")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   cost->add_option("--limit", cost_options.limit_s, "Seconds at most per kind of call")
       ->check(CLI::Range(0.1, 600.0))
       ->capture_default_str();

@@ -2,8 +2,9 @@
 # against true MFU. Sourced by run-stage.sh, which defines step, bg_start,
 # bg_stop, $OFU, $PROBE, $NVML_FLAG and $WORK.
 #
-#   1. ofu sources; the GPM metric ids the driver answers; the cost of one
-#      SM-clock read, GPM sample and metrics get; GPM logs at idle with
+#   1. ofu sources; the GPM metric ids the driver answers; the cost of
+#      every call the NVML source makes per window (SM clock, GPM sample,
+#      metrics get, power, energy, clock event reasons, processes); GPM logs at idle with
 #      0.1 s and 1 s windows (a count and a rate of cycles differ only
 #      between windows of different lengths);
 #   2. two passes of the PyTorch phases (workload.py phases: bf16, fp16,
@@ -47,7 +48,8 @@ stage_main() {
   # that crash on this driver, list the ids again without them.
   step probe-metrics 60 --stdout probe-metrics.json -- "$PROBE" "${NVML_FLAG[@]}" metrics ||
     step probe-metrics-no-names 60 --stdout probe-metrics.json -- "$PROBE" "${NVML_FLAG[@]}" metrics --no-names
-  step probe-cost 60 --stdout probe-cost.json -- "$PROBE" "${NVML_FLAG[@]}" cost
+  # Nine kinds of call, at most 5 s each (0.5 s in all on the H100 for the first three).
+  step probe-cost 60 --stdout probe-cost.json -- "$PROBE" "${NVML_FLAG[@]}" cost --limit 5
   local interval
   for interval in 0.1 1; do
     step "probe-idle-${interval}s" 20 -- "$PROBE" "${NVML_FLAG[@]}" log --interval "$interval" \

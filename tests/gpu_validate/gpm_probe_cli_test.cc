@@ -3,6 +3,8 @@
 // the GPU validation's Stage A reads from it: the device, the metric ids
 // the driver answers, the cost of the calls, and the per-interval log.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -80,7 +82,7 @@ TEST_F(GpmProbeCliTest, MetricsListsTheCycleCountersOfANewerDriver) {
 }
 
 TEST_F(GpmProbeCliTest, CostTimesEachKindOfCall) {
-  const CommandResult r = Probe("cost --clock-reads 50 --gpm-samples 5 --metrics-gets 5");
+  const CommandResult r = Probe("cost --clock-reads 50 --gpm-samples 5 --metrics-gets 5 --other-calls 7");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["sm_clock_read"]["n"], 50);
@@ -89,6 +91,52 @@ TEST_F(GpmProbeCliTest, CostTimesEachKindOfCall) {
   EXPECT_EQ(j["sm_clock_read"]["unit"], "us");
   EXPECT_TRUE(j["sm_clock_read"]["failed_with"].is_null());
   EXPECT_LE(j["sm_clock_read"]["min"].get<double>(), j["sm_clock_read"]["p50"].get<double>());
+}
+
+// Every call the NVML source makes per window has its own entry, under the
+// NVML function's name; the keys of the first run (sm_clock_read,
+// gpm_sample, gpm_metrics_get_14) keep their meaning.
+TEST_F(GpmProbeCliTest, CostTimesEveryCallTheSourceMakes) {
+  const std::string scenario = R"({"devices": [{"uuid": "GPU-synthetic-0", "sm_count": 132,
+      "max_sm_clock_mhz": 1980, "clocks": [1755], "power_mw": [250000], "energy_mj": [1000],
+      "clock_event_reasons": [0], "processes": [{"pid": 4242, "used_memory": 1048576}],
+      "gpm": [{"5": 50.0, "7": 49.0}]}]})";
+  const CommandResult r = Probe("cost --clock-reads 50 --gpm-samples 5 --metrics-gets 5 --other-calls 7", scenario);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"sm_clock_read", "nvmlDeviceGetClockInfo(SM)"},
+      {"gpm_sample", "nvmlGpmSampleGet"},
+      {"gpm_metrics_get_14", "nvmlGpmMetricsGet"},
+      {"gpm_metrics_get_12", "nvmlGpmMetricsGet"},
+      {"gpm_metrics_get_1", "nvmlGpmMetricsGet"},
+      {"power_usage", "nvmlDeviceGetPowerUsage"},
+      {"total_energy", "nvmlDeviceGetTotalEnergyConsumption"},
+      {"clock_event_reasons", "nvmlDeviceGetCurrentClocksEventReasons"},
+      {"compute_processes", "nvmlDeviceGetComputeRunningProcesses"}};
+  for (const auto& [key, call] : expected) {
+    ASSERT_TRUE(j.contains(key)) << key << ": " << r.out;
+    EXPECT_EQ(j[key]["call"], call) << key;
+    EXPECT_EQ(j[key]["unit"], "us") << key;
+    EXPECT_TRUE(j[key]["failed_with"].is_null()) << key << ": " << j[key].dump();
+    EXPECT_LE(j[key]["p50"].get<double>(), j[key]["p99"].get<double>()) << key;
+  }
+  EXPECT_EQ(j["gpm_metrics_get_12"]["n"], 5);
+  EXPECT_EQ(j["gpm_metrics_get_1"]["n"], 5);
+  for (const char* key : {"power_usage", "total_energy", "clock_event_reasons", "compute_processes"}) {
+    EXPECT_EQ(j[key]["n"], 7) << key;
+  }
+}
+
+// A call the driver does not support is timed and its return code kept:
+// the default scenario gives no power, energy or reasons.
+TEST_F(GpmProbeCliTest, CostKeepsTheCodeOfACallTheDriverRefuses) {
+  const CommandResult r = Probe("cost --clock-reads 5 --gpm-samples 2 --metrics-gets 2 --other-calls 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["power_usage"]["n"], 3);
+  EXPECT_EQ(j["power_usage"]["failed_with"], "NOT_SUPPORTED (3)");
+  EXPECT_TRUE(j["compute_processes"]["failed_with"].is_null()) << j["compute_processes"].dump();
 }
 
 TEST_F(GpmProbeCliTest, LogWritesOneRowPerInterval) {
