@@ -5,7 +5,12 @@
 //
 //   int ofu_fake_nvml_load_scenario(const char* json);  // 0 ok, -1 bad JSON or unknown driver_profile
 //   int ofu_fake_nvml_count(const char* what);          // call counters:
-//       "init", "shutdown", "gpm_sample", "metrics_get", "clock", "processes", "samples_live"
+//       "init", "shutdown", "gpm_sample", "metrics_get", "clock", "processes", "samples_live";
+//       or the name of any NVML function this double exports ("nvmlDeviceGetPowerUsage"):
+//       how many times it was called, whatever it returned; "nvml_calls": all of
+//       those together (0 for one not called yet); "gpm_metrics_asked": the
+//       metrics asked over all nvmlGpmMetricsGet calls (numMetrics summed).
+//       -1 for any other name.
 //
 // A test reaches them by dlopen()ing the same path (the same handle) and
 // dlsym. Subprocess tests set OFU_FAKE_NVML_SCENARIO=path instead; the file
@@ -88,6 +93,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -151,6 +157,11 @@ struct State {
   int clock_calls = 0;
   int process_calls = 0;
   int samples_live = 0;
+  // Every call of an exported NVML function, by name, counted on entry: the
+  // deterministic proxy of the driver's cost (tests/sources/nvml_call_count_test.cc).
+  std::map<std::string, int> calls;
+  int all_calls = 0;
+  int gpm_metrics_asked = 0;
   bool driver_gone = false;
   int gone_init_failures_left = 0;
 };
@@ -158,6 +169,12 @@ struct State {
 State& S() {
   static State state;
   return state;
+}
+
+// Called first thing by every exported NVML function with its own __func__.
+void Counted(const char* function) {
+  ++S().calls[function];
+  ++S().all_calls;
 }
 
 // False (nothing loaded) for a driver_profile this double does not know.
@@ -283,10 +300,17 @@ FAKE_EXPORT int ofu_fake_nvml_count(const char* what) {
   if (w == "clock") return s.clock_calls;
   if (w == "processes") return s.process_calls;
   if (w == "samples_live") return s.samples_live;
+  if (w == "nvml_calls") return s.all_calls;
+  if (w == "gpm_metrics_asked") return s.gpm_metrics_asked;
+  if (w.rfind("nvml", 0) == 0) {
+    const auto it = s.calls.find(w);
+    return it != s.calls.end() ? it->second : 0;
+  }
   return -1;
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlInit_v2() {
+  Counted(__func__);
   LoadFromEnvironment();
   State& s = S();
   ++s.init_calls;
@@ -304,12 +328,14 @@ FAKE_EXPORT nvmlReturn_t nvmlInit_v2() {
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlShutdown() {
+  Counted(__func__);
   ++S().shutdown_calls;
   S().initialized = false;
   return NVML_SUCCESS;
 }
 
 FAKE_EXPORT const char* nvmlErrorString(nvmlReturn_t code) {
+  Counted(__func__);
   switch (code) {
     case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
     case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
@@ -320,6 +346,7 @@ FAKE_EXPORT const char* nvmlErrorString(nvmlReturn_t code) {
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char* out, unsigned length) {
+  Counted(__func__);
   if (!S().initialized) return NVML_ERROR_UNINITIALIZED;
   CopyString(S().scenario.value("driver_version", S().newer_driver ? kNewerDriverVersion : kMeasuredDriverVersion), out,
              length);
@@ -327,6 +354,7 @@ FAKE_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char* out, unsigned length) 
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* count) {
+  Counted(__func__);
   if (!S().initialized) return NVML_ERROR_UNINITIALIZED;
   if (S().driver_gone) return NVML_ERROR_DRIVER_NOT_LOADED;
   *count = static_cast<unsigned>(S().devices.size());
@@ -334,6 +362,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* count) {
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t* handle) {
+  Counted(__func__);
   if (!S().initialized) return NVML_ERROR_UNINITIALIZED;
   if (index >= S().devices.size()) return NVML_ERROR_INVALID_ARGUMENT;
   FakeDevice* device = S().devices[index].get();
@@ -343,6 +372,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevic
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t handle, char* out, unsigned length) {
+  Counted(__func__);
   FakeDevice* parent = nullptr;
   if (FakeMig* mig = AsMig(handle, &parent)) {
     if (const nvmlReturn_t gate = Gate(parent); gate != NVML_SUCCESS) return gate;
@@ -356,6 +386,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t handle, char* out, unsig
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t handle, char* out, unsigned length) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   CopyString(device->spec.value("uuid", ""), out, length);
@@ -363,6 +394,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t handle, char* out, unsig
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t handle, nvmlPciInfo_t* pci) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   *pci = nvmlPciInfo_t{};
@@ -371,6 +403,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t handle, nvmlPciInf
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t handle, unsigned* arch) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   *arch = device->spec.value("architecture", 9u);
@@ -378,6 +411,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t handle, unsigned
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t handle, nvmlDeviceAttributes_t* attributes) {
+  Counted(__func__);
   FakeDevice* parent = nullptr;
   if (FakeMig* mig = AsMig(handle, &parent)) {
     if (const nvmlReturn_t gate = Gate(parent); gate != NVML_SUCCESS) return gate;
@@ -394,6 +428,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t handle, nvmlDev
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t handle, int type, unsigned* mhz) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   if (type != NVML_CLOCK_SM || !device->spec.contains("max_sm_clock_mhz")) return NVML_ERROR_NOT_SUPPORTED;
@@ -402,6 +437,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t handle, int type
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t handle, int type, unsigned* mhz) {
+  Counted(__func__);
   State& s = S();
   if (s.initialized && !s.driver_gone && s.scenario.contains("driver_gone")) {
     const int at = s.scenario["driver_gone"].value("at_clock_read", 0);
@@ -426,6 +462,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t handle, int type, u
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t handle, unsigned* milliwatts) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   return Sequence(device->spec, "power_mw", device->power_reads++, *milliwatts) ? NVML_SUCCESS
@@ -433,12 +470,14 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t handle, unsigned* 
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t handle, unsigned long long* mj) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   return Sequence(device->spec, "energy_mj", device->energy_reads++, *mj) ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t handle, unsigned long long* reasons) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   return Sequence(device->spec, "clock_event_reasons", device->reason_reads++, *reasons) ? NVML_SUCCESS
@@ -447,6 +486,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t han
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t handle, unsigned* count,
                                                                  nvmlProcessInfo_t* infos) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   ++S().process_calls;
@@ -467,6 +507,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t ha
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t handle, unsigned* current, unsigned* pending) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   *current = device->migs.empty() ? NVML_DEVICE_MIG_DISABLE : NVML_DEVICE_MIG_ENABLE;
@@ -475,6 +516,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t handle, unsigned* cur
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t handle, unsigned* count) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   *count = static_cast<unsigned>(device->migs.size());
@@ -482,6 +524,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t handle, uns
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t handle, unsigned index, nvmlDevice_t* mig) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   if (index >= device->migs.size()) return NVML_ERROR_NOT_FOUND;
@@ -490,6 +533,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t handle
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t handle, unsigned* gi) {
+  Counted(__func__);
   FakeDevice* parent = nullptr;
   FakeMig* mig = AsMig(handle, &parent);
   if (mig == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
@@ -499,6 +543,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t handle, unsigne
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t handle, nvmlGpmSupport_t* support) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   if (support->version != NVML_GPM_SUPPORT_VERSION) return NVML_ERROR_INVALID_ARGUMENT;
@@ -508,6 +553,7 @@ FAKE_EXPORT nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t handle, nvmlGpmS
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t* sample) {
+  Counted(__func__);
   if (!S().initialized) return NVML_ERROR_UNINITIALIZED;
   *sample = reinterpret_cast<nvmlGpmSample_t>(new FakeSample);
   ++S().samples_live;
@@ -515,6 +561,7 @@ FAKE_EXPORT nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t* sample) {
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t sample) {
+  Counted(__func__);
   delete reinterpret_cast<FakeSample*>(sample);
   --S().samples_live;
   return NVML_SUCCESS;
@@ -539,12 +586,14 @@ nvmlReturn_t TakeSample(FakeDevice* device, const void* owner, int& counter, nvm
 }  // namespace
 
 FAKE_EXPORT nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t handle, nvmlGpmSample_t sample) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   int unused = 0;
   return TakeSample(device, device, device != nullptr ? device->gpm_samples : unused, sample);
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t handle, unsigned gi, nvmlGpmSample_t sample) {
+  Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
   for (auto& mig : device->migs) {
@@ -554,8 +603,10 @@ FAKE_EXPORT nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t handle, unsigned gi, n
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* request) {
+  Counted(__func__);
   State& s = S();
   ++s.metrics_calls;
+  s.gpm_metrics_asked += static_cast<int>(request->numMetrics);
   if (!s.initialized) return NVML_ERROR_UNINITIALIZED;
   if (s.driver_gone) return NVML_ERROR_DRIVER_NOT_LOADED;
   if (request->version != NVML_GPM_METRICS_GET_VERSION) return NVML_ERROR_INVALID_ARGUMENT;
