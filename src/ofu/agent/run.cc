@@ -17,9 +17,8 @@
 #include "ofu/sources/builtin_sources.h"
 
 namespace ofu::agent {
-namespace {
 
-Result<std::unique_ptr<sources::Source>> OpenConfiguredSource(const AgentConfig& config, sources::Clock& clock) {
+sources::SourceOptions SourceOptionsOf(const AgentConfig& config) {
   sources::SourceOptions options;
   options.window_s = config.window_s;
   options.clock_readings = config.clock_readings;
@@ -27,6 +26,15 @@ Result<std::unique_ptr<sources::Source>> OpenConfiguredSource(const AgentConfig&
   options.dcgm_library = config.dcgm_library;
   options.pace_replay = true;                                  // a replay plays at the speed it was recorded
   options.process_interval_s = config.attribution_interval_s;  // only attribution reads them
+  const auto fields = AgentCounterFields();                    // nothing read that no output carries
+  options.fields.assign(fields.begin(), fields.end());
+  return options;
+}
+
+namespace {
+
+Result<std::unique_ptr<sources::Source>> OpenConfiguredSource(const AgentConfig& config, sources::Clock& clock) {
+  sources::SourceOptions options = SourceOptionsOf(config);
   // The registry auto-detects when given an empty text.
   return sources::BuiltinSourceRegistry().Open(config.source == "auto" ? "" : config.source, options, clock);
 }

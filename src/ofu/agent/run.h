@@ -25,6 +25,7 @@
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
 #include "ofu/sources/clock.h"
+#include "ofu/sources/source.h"
 
 namespace ofu::agent {
 
@@ -56,6 +57,12 @@ enum class RunEnd {
   kSourceEnded,      // a finite source (a replay) ended
   kDurationReached,  // duration_s passed
 };
+
+// The options the agent opens its source with: the config's window, clock
+// readings and libraries, process lists every attribution interval, and
+// only the counters its outputs carry (AgentCounterFields). The driver
+// calls these cause per window are pinned in tests/sources/nvml_call_count_test.cc.
+sources::SourceOptions SourceOptionsOf(const AgentConfig& config);
 
 // Runs the agent. `config` must have passed ValidateAgentConfig, and its
 // gpu_model, if any, must be in `specs`. Errors: the source cannot be

@@ -6,6 +6,16 @@
 
 namespace ofu::agent {
 
+std::span<const CounterField> AgentCounterFields() {
+  static constexpr CounterField kFields[] = {
+      CounterField::kTensorActive, CounterField::kGrEngineActive, CounterField::kFp64Active,
+      CounterField::kFp32Active,   CounterField::kFp16Active,     CounterField::kImmaActive,
+      CounterField::kHmmaActive,   CounterField::kDfmaActive,     CounterField::kSmClockMhz,
+      CounterField::kMaxSmClockMhz,
+  };
+  return kFields;
+}
+
 WindowEvaluator::WindowEvaluator(const GpuSpecDatabase& specs, std::optional<std::string> gpu_model,
                                  double busy_threshold)
     : specs_(specs), gpu_model_(std::move(gpu_model)), busy_threshold_(busy_threshold) {}

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "ofu/core/gpu_spec.h"
@@ -19,6 +20,15 @@
 #include "ofu/sources/source.h"
 
 namespace ofu::agent {
+
+// The counters Evaluate reads from a reading's sample, hence the only ones
+// the agent's outputs (/metrics, the history store) can carry: the agent asks
+// its source for these alone (SourceOptions::fields), since every driver
+// call costs CPU on the node. Tensor activity, the engine activity for
+// "busy", the tensor pipes (HMMA, IMMA, DFMA), the non-tensor pipes (FP64,
+// FP32, FP16) and the clocks; not SM activity, occupancy, DRAM, DMMA,
+// power, energy or clock event reasons.
+std::span<const CounterField> AgentCounterFields();
 
 class WindowEvaluator {
  public:

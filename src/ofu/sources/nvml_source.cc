@@ -61,9 +61,31 @@ std::string HostName() {
   return name;
 }
 
-// The utilization metrics every window asks for, and the exact-cycle pair
-// asked for until a GPU is known not to have it.
-constexpr std::array<unsigned, 12> kUtilMetrics = {1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+// The driver calls the consumer's counters need (SourceOptions::fields),
+// decided once. On the H100 one nvmlGpmMetricsGet of 14 metrics took 1,420 us
+// (p50, docs/results/2026-11-26-h100-sxm5/stage-A/probe-cost.json), the
+// largest cost per window by far, so nothing is asked that nobody reads.
+// Whether fewer metrics make that call cheaper was not measured there.
+struct Wanted {
+  std::vector<unsigned> gpm_metrics;  // GPM metric ids, in CounterField order
+  bool cycles = false;  // the exact-cycle pair (248, 250): tensor_active and sm_clock_mhz
+  bool power = false;
+  bool energy = false;
+  bool clock_event_reasons = false;
+};
+
+Wanted Resolve(const std::vector<CounterField>& fields) {
+  Wanted wanted;
+  for (const CounterFieldInfo& info : AllCounterFields()) {
+    if (!fields.empty() && std::find(fields.begin(), fields.end(), info.field) == fields.end()) continue;
+    if (info.gpm_metric_id != 0) wanted.gpm_metrics.push_back(static_cast<unsigned>(info.gpm_metric_id));
+    if (info.field == CounterField::kTensorActive || info.field == CounterField::kSmClockMhz) wanted.cycles = true;
+    if (info.field == CounterField::kPowerW) wanted.power = true;
+    if (info.field == CounterField::kEnergyMj) wanted.energy = true;
+    if (info.field == CounterField::kClockEventReasons) wanted.clock_event_reasons = true;
+  }
+  return wanted;
+}
 
 constexpr const char* kLostAdvice =
     "the GPU fell off the bus or needs a reset: look for Xid 79 (or 48, 74) in `dmesg`, drain the node's jobs "
@@ -106,7 +128,11 @@ struct Device {
 class NvmlSource final : public Source {
  public:
   NvmlSource(const SourceOptions& options, Clock& clock, std::unique_ptr<NvmlLibrary> library)
-      : options_(options), clock_(clock), nvml_(std::move(library)), hostname_(HostName()) {}
+      : options_(options),
+        wanted_(Resolve(options.fields)),
+        clock_(clock),
+        nvml_(std::move(library)),
+        hostname_(HostName()) {}
 
   ~NvmlSource() override { Shutdown(); }
 
@@ -554,21 +580,22 @@ class NvmlSource final : public Source {
     // Board-wide values belong to the whole GPU, not to a MIG instance.
     if (device.health != GpuHealth::kLost && !device.gpu_instance) {
       std::optional<unsigned> milliwatts;
-      if (fn().DeviceGetPowerUsage != nullptr &&
+      if (wanted_.power && fn().DeviceGetPowerUsage != nullptr &&
           !Optional<unsigned>(
               device, [&](unsigned* v) { return fn().DeviceGetPowerUsage(h, v); }, milliwatts)) {
         return false;
       }
       if (milliwatts) sample.power_w = *milliwatts / 1000.0;
       std::optional<unsigned long long> millijoules;
-      if (fn().DeviceGetTotalEnergyConsumption != nullptr &&
+      if (wanted_.energy && fn().DeviceGetTotalEnergyConsumption != nullptr &&
           !Optional<unsigned long long>(
               device, [&](unsigned long long* v) { return fn().DeviceGetTotalEnergyConsumption(h, v); }, millijoules)) {
         return false;
       }
       if (millijoules) sample.energy_mj = static_cast<double>(*millijoules);
     }
-    if (device.health != GpuHealth::kLost && fn().DeviceGetClockEventReasons != nullptr) {
+    if (wanted_.clock_event_reasons && device.health != GpuHealth::kLost &&
+        fn().DeviceGetClockEventReasons != nullptr) {
       std::optional<unsigned long long> reasons;
       if (!Optional<unsigned long long>(
               device, [&](unsigned long long* v) { return fn().DeviceGetClockEventReasons(h, v); }, reasons)) {
@@ -620,13 +647,14 @@ class NvmlSource final : public Source {
       request.metrics[n] = nvmlGpmMetric_t{};
       request.metrics[n++].metricId = id;
     };
-    for (unsigned id : kUtilMetrics) ask(id);
-    const bool ask_cycles = !device.cycles_probed || device.has_cycles;
+    for (unsigned id : wanted_.gpm_metrics) ask(id);
+    const bool ask_cycles = wanted_.cycles && (!device.cycles_probed || device.has_cycles);
     if (ask_cycles) {
       ask(NVML_GPM_METRIC_SM_CYCLES_ELAPSED);
       ask(NVML_GPM_METRIC_MMA_CYCLES_ACTIVE);
     }
     request.numMetrics = n;
+    if (n == 0) return true;  // the sample still opens the next window
     const nvmlReturn_t got = fn().GpmMetricsGet(&request);
     switch (Classify(got)) {
       case Outcome::kOk: break;
@@ -711,6 +739,7 @@ class NvmlSource final : public Source {
   }
 
   SourceOptions options_;
+  Wanted wanted_;
   Clock& clock_;
   std::unique_ptr<NvmlLibrary> nvml_;
   std::string hostname_;

@@ -19,6 +19,16 @@
 // previous one are read; the first Next() takes its starting sample when it
 // is called, so every window's metrics cover exactly that window.
 //
+// Only what options.fields lists is read (empty: every counter): GPM is
+// asked only for the metrics of the listed fields (the exact-cycle pair only
+// when tensor_active or sm_clock_mhz is listed), and power, energy and clock
+// event reasons are read only when listed; the rest is absent. The SM clock
+// and the GPM sample are read whatever the list: every window needs them.
+// Per window and GPU that is clock_readings SM-clock reads, one GPM sample,
+// at most one nvmlGpmMetricsGet, one call per listed board value and a
+// process list every options.process_interval_s; the counts are pinned in
+// tests/sources/nvml_call_count_test.cc.
+//
 // Units: activities are 0..1 (GPM gives percent), clocks MHz, power W (NVML
 // gives mW), energy mJ since driver load, clock_event_reasons NVML's bitmask
 // (the same bits as DCGM field 112), process memory bytes. time_s is

@@ -96,6 +96,12 @@ struct SourceOptions {
   // only for attribution, every attribution interval; `ofu top` shows them
   // every window.
   double process_interval_s = 0;
+  // The counters the consumer uses; a source may leave the others unread
+  // (absent). NVML asks nvmlGpmMetricsGet only for the GPM metrics of these
+  // and calls the power, energy and clock-event-reason functions only when
+  // they are listed: every driver call costs CPU on the node (issue 29).
+  // Empty: every counter, as `ofu top` and `ofu record` need.
+  std::vector<CounterField> fields;
   std::string nvml_library;     // empty: "libnvidia-ml.so.1"
   std::string dcgm_library;     // empty: "libdcgm.so.4", then "libdcgm.so.3"
   bool pace_replay = false;     // replay sleeps one window per snapshot (for `top`)
