@@ -8,6 +8,8 @@ for bench in "$build"/bench/bench_*; do
   echo "== $(basename "$bench")"
   "$bench" --benchmark_min_time=1
 done
+echo "== the agent's predicted CPU on the H100 from driver calls x per-call cost (bench/nvml_cost_model.cc)"
+"$build"/bench/nvml_cost_model
 echo "== reader vs promtool check metrics"
 bash bench/compare_promtool.sh "$build"
 echo "== fleet scale: Prometheus and the store (bench/fleet_scale.sh)"
