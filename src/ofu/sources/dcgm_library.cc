@@ -1,7 +1,5 @@
 #include "ofu/sources/dcgm_library.h"
 
-#include <type_traits>
-
 #include <fmt/format.h>
 
 namespace ofu::sources {
@@ -17,7 +15,8 @@ std::vector<std::string> DcgmLibrary::Candidates(const std::string& option) {
   return {"libdcgm.so.4", "libdcgm.so.3"};
 }
 
-Result<std::unique_ptr<DcgmLibrary>> DcgmLibrary::Load(const std::vector<std::string>& candidates) {
+Result<std::unique_ptr<DcgmLibrary>> DcgmLibrary::Load(const std::vector<std::string>& candidates,
+                                                       CallAccounting* accounting) {
   auto opened = DynamicLibrary::Open(candidates);
   if (!opened.ok()) {
     return Error::Unavailable("cannot load the DCGM library ({}); {}", opened.error().message, kInstallHint);
@@ -25,11 +24,13 @@ Result<std::unique_ptr<DcgmLibrary>> DcgmLibrary::Load(const std::vector<std::st
   std::unique_ptr<DcgmLibrary> dcgm(new DcgmLibrary(std::move(*opened)));
   const DynamicLibrary& lib = *dcgm->library_;
 
-  // Resolves `slot` from `names` (newest first); remembers the first
-  // required one missing so the error names it.
+  // Resolves `slot` from `names` (newest first), counted under the name
+  // found; remembers the first required one missing so the error names it.
   std::string missing;
-  auto bind = [&](auto& slot, std::initializer_list<std::string_view> names, bool required) {
-    slot = lib.Function<std::remove_reference_t<decltype(slot)>>(names);
+  auto bind = [&]<typename Signature>(AccountedFunction<Signature>& slot, std::initializer_list<std::string_view> names,
+                                      bool required) {
+    const DynamicLibrary::Found found = lib.Symbol(names);
+    slot = BindAccounted<Signature>(found.address, found.name, accounting);
     if (slot == nullptr && required && missing.empty()) missing = std::string(*names.begin());
   };
   bind(dcgm->init, {"dcgmInit"}, true);

@@ -10,16 +10,21 @@
 // Without the MIG calls the source cannot read MIG GPU instances, and says
 // so for each MIG-mode GPU (CanEnumerateMig).
 //
-// The pointers are valid while the DcgmLibrary lives.
+// The pointers are valid while the DcgmLibrary lives. Each is an
+// AccountedFunction (call_accounting.h): with a CallAccounting given to
+// Load(), every call is counted and timed under the symbol's own name.
 //
-// Thread-safety: immutable after Load(); DCGM's own calls are thread-safe.
+// Thread-safety: immutable after Load(); DCGM's own calls are thread-safe,
+// and so is the accounting.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ofu/core/result.h"
+#include "ofu/sources/call_accounting.h"
 #include "ofu/sources/dcgm_api.h"
 #include "ofu/sources/dynamic_library.h"
 
@@ -33,7 +38,9 @@ class DcgmLibrary {
 
   // Errors: kUnavailable, naming every path tried (or the missing symbol)
   // and saying how to get DCGM.
-  static Result<std::unique_ptr<DcgmLibrary>> Load(const std::vector<std::string>& candidates);
+  // `accounting`, when not null, must outlive the library.
+  static Result<std::unique_ptr<DcgmLibrary>> Load(const std::vector<std::string>& candidates,
+                                                   CallAccounting* accounting = nullptr);
 
   const std::string& path() const { return library_->path(); }
   bool is_test_double() const { return library_->IsTestDouble(); }
@@ -45,25 +52,29 @@ class DcgmLibrary {
   // Whether this library can list MIG GPU instances and watch them.
   bool CanEnumerateMig() const { return get_gpu_instance_hierarchy != nullptr && group_add_entity != nullptr; }
 
-  dcgm::InitFn init = nullptr;
-  dcgm::ShutdownFn shutdown = nullptr;
-  dcgm::ConnectV2Fn connect_v2 = nullptr;
-  dcgm::DisconnectFn disconnect = nullptr;
-  dcgm::StartEmbeddedV2Fn start_embedded_v2 = nullptr;  // optional
-  dcgm::StartEmbeddedFn start_embedded = nullptr;       // optional (one of the two is required)
-  dcgm::StopEmbeddedFn stop_embedded = nullptr;
-  dcgm::GetAllSupportedDevicesFn get_all_supported_devices = nullptr;
-  dcgm::GroupCreateFn group_create = nullptr;
-  dcgm::GroupAddDeviceFn group_add_device = nullptr;
-  dcgm::GroupAddEntityFn group_add_entity = nullptr;                     // optional (MIG)
-  dcgm::GetGpuInstanceHierarchyFn get_gpu_instance_hierarchy = nullptr;  // optional (MIG)
-  dcgm::GroupDestroyFn group_destroy = nullptr;
-  dcgm::FieldGroupCreateFn field_group_create = nullptr;
-  dcgm::FieldGroupDestroyFn field_group_destroy = nullptr;
-  dcgm::WatchFieldsFn watch_fields = nullptr;
-  dcgm::UpdateAllFieldsFn update_all_fields = nullptr;
-  dcgm::EntitiesGetLatestValuesFn entities_get_latest_values = nullptr;
-  dcgm::ErrorStringFn error_string = nullptr;  // optional
+  // A table slot from dcgm_api.h's pointer type.
+  template <typename FnPointer>
+  using Slot = AccountedFunction<std::remove_pointer_t<FnPointer>>;
+
+  Slot<dcgm::InitFn> init;
+  Slot<dcgm::ShutdownFn> shutdown;
+  Slot<dcgm::ConnectV2Fn> connect_v2;
+  Slot<dcgm::DisconnectFn> disconnect;
+  Slot<dcgm::StartEmbeddedV2Fn> start_embedded_v2;  // optional
+  Slot<dcgm::StartEmbeddedFn> start_embedded;       // optional (one of the two is required)
+  Slot<dcgm::StopEmbeddedFn> stop_embedded;
+  Slot<dcgm::GetAllSupportedDevicesFn> get_all_supported_devices;
+  Slot<dcgm::GroupCreateFn> group_create;
+  Slot<dcgm::GroupAddDeviceFn> group_add_device;
+  Slot<dcgm::GroupAddEntityFn> group_add_entity;                     // optional (MIG)
+  Slot<dcgm::GetGpuInstanceHierarchyFn> get_gpu_instance_hierarchy;  // optional (MIG)
+  Slot<dcgm::GroupDestroyFn> group_destroy;
+  Slot<dcgm::FieldGroupCreateFn> field_group_create;
+  Slot<dcgm::FieldGroupDestroyFn> field_group_destroy;
+  Slot<dcgm::WatchFieldsFn> watch_fields;
+  Slot<dcgm::UpdateAllFieldsFn> update_all_fields;
+  Slot<dcgm::EntitiesGetLatestValuesFn> entities_get_latest_values;
+  Slot<dcgm::ErrorStringFn> error_string;  // optional
 
  private:
   explicit DcgmLibrary(std::unique_ptr<DynamicLibrary> library) : library_(std::move(library)) {}

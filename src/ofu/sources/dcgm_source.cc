@@ -803,7 +803,8 @@ Result<std::unique_ptr<Source>> OpenDcgmSource(std::string_view address, const S
   if (parsed.kind == AddressKind::kUnixSocket && parsed.target.empty()) {
     return Error::InvalidArgument("dcgm:unix: needs a socket path, e.g. dcgm:unix:/run/dcgm.sock");
   }
-  OFU_ASSIGN_OR_RETURN(auto lib, DcgmLibrary::Load(DcgmLibrary::Candidates(options.dcgm_library)));
+  OFU_ASSIGN_OR_RETURN(auto lib,
+                       DcgmLibrary::Load(DcgmLibrary::Candidates(options.dcgm_library), options.call_accounting));
   auto source = std::make_unique<DcgmSource>(std::move(lib), std::move(parsed), options, clock);
   OFU_RETURN_IF_ERROR(source->Start());
   return std::unique_ptr<Source>(std::move(source));

@@ -7,25 +7,28 @@ namespace {
 
 constexpr const char* kDefaultLibrary = "libnvidia-ml.so.1";
 
-// Resolves one table entry; remembers the first required symbol missing so
+// Resolves one table entry, with a counter under the symbol's own name when
+// there is an accounting; remembers the first required symbol missing so
 // Load() can name it.
 class Resolver {
  public:
-  explicit Resolver(const DynamicLibrary& library) : library_(library) {}
+  Resolver(const DynamicLibrary& library, CallAccounting* accounting) : library_(library), accounting_(accounting) {}
 
-  template <typename Fn>
-  void Required(Fn& slot, std::initializer_list<std::string_view> names) {
-    slot = library_.Function<Fn>(names);
+  template <typename Signature>
+  void Required(AccountedFunction<Signature>& slot, std::initializer_list<std::string_view> names) {
+    Optional(slot, names);
     if (slot == nullptr && missing_.empty()) missing_ = std::string(*names.begin());
   }
-  template <typename Fn>
-  void Optional(Fn& slot, std::initializer_list<std::string_view> names) {
-    slot = library_.Function<Fn>(names);
+  template <typename Signature>
+  void Optional(AccountedFunction<Signature>& slot, std::initializer_list<std::string_view> names) {
+    const DynamicLibrary::Found found = library_.Symbol(names);
+    slot = BindAccounted<Signature>(found.address, found.name, accounting_);
   }
   const std::string& missing() const { return missing_; }
 
  private:
   const DynamicLibrary& library_;
+  CallAccounting* accounting_;
   std::string missing_;
 };
 
@@ -59,7 +62,7 @@ std::string_view NvmlReturnName(nvmlReturn_t code) {
   }
 }
 
-Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path) {
+Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path, CallAccounting* accounting) {
   const std::string target = path.empty() ? kDefaultLibrary : path;
   auto opened = DynamicLibrary::Open({target});
   if (!opened.ok()) {
@@ -70,7 +73,7 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path) 
   }
   std::unique_ptr<NvmlLibrary> nvml(new NvmlLibrary(std::move(opened).value()));
   NvmlFunctions& f = nvml->fn_;
-  Resolver r(*nvml->library_);
+  Resolver r(*nvml->library_, accounting);
   r.Required(f.Init, {"nvmlInit_v2", "nvmlInit"});
   r.Required(f.Shutdown, {"nvmlShutdown"});
   r.Required(f.DeviceGetCount, {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"});

@@ -7,8 +7,13 @@
 // the missing symbol; optional ones (power, energy, processes, MIG, ...)
 // are left null and the data they would give is simply absent.
 //
+// Every slot is an AccountedFunction (call_accounting.h): with a
+// CallAccounting given to Load(), each call through the table is counted
+// and timed under the symbol's own name; without one, a slot is a plain
+// call through the pointer.
+//
 // Thread-safety: the table is immutable after Load(); NVML itself is
-// thread-safe.
+// thread-safe, and so is the accounting.
 #pragma once
 
 #include <memory>
@@ -16,6 +21,7 @@
 #include <string_view>
 
 #include "ofu/core/result.h"
+#include "ofu/sources/call_accounting.h"
 #include "ofu/sources/dynamic_library.h"
 #include "ofu/sources/nvml_api.h"
 
@@ -23,43 +29,45 @@ namespace ofu::sources {
 
 struct NvmlFunctions {
   // Required.
-  nvmlReturn_t (*Init)() = nullptr;
-  nvmlReturn_t (*Shutdown)() = nullptr;
-  nvmlReturn_t (*DeviceGetCount)(unsigned int*) = nullptr;
-  nvmlReturn_t (*DeviceGetHandleByIndex)(unsigned int, nvmlDevice_t*) = nullptr;
-  nvmlReturn_t (*DeviceGetName)(nvmlDevice_t, char*, unsigned int) = nullptr;
-  nvmlReturn_t (*DeviceGetUUID)(nvmlDevice_t, char*, unsigned int) = nullptr;
-  nvmlReturn_t (*DeviceGetClockInfo)(nvmlDevice_t, int, unsigned int*) = nullptr;
-  nvmlReturn_t (*GpmQueryDeviceSupport)(nvmlDevice_t, nvmlGpmSupport_t*) = nullptr;
-  nvmlReturn_t (*GpmSampleAlloc)(nvmlGpmSample_t*) = nullptr;
-  nvmlReturn_t (*GpmSampleFree)(nvmlGpmSample_t) = nullptr;
-  nvmlReturn_t (*GpmSampleGet)(nvmlDevice_t, nvmlGpmSample_t) = nullptr;
-  nvmlReturn_t (*GpmMetricsGet)(nvmlGpmMetricsGet_t*) = nullptr;
+  AccountedFunction<nvmlReturn_t()> Init;
+  AccountedFunction<nvmlReturn_t()> Shutdown;
+  AccountedFunction<nvmlReturn_t(unsigned int*)> DeviceGetCount;
+  AccountedFunction<nvmlReturn_t(unsigned int, nvmlDevice_t*)> DeviceGetHandleByIndex;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, char*, unsigned int)> DeviceGetName;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, char*, unsigned int)> DeviceGetUUID;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, int, unsigned int*)> DeviceGetClockInfo;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, nvmlGpmSupport_t*)> GpmQueryDeviceSupport;
+  AccountedFunction<nvmlReturn_t(nvmlGpmSample_t*)> GpmSampleAlloc;
+  AccountedFunction<nvmlReturn_t(nvmlGpmSample_t)> GpmSampleFree;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, nvmlGpmSample_t)> GpmSampleGet;
+  AccountedFunction<nvmlReturn_t(nvmlGpmMetricsGet_t*)> GpmMetricsGet;
 
   // Optional: null when the library does not export them.
-  const char* (*ErrorString)(nvmlReturn_t) = nullptr;
-  nvmlReturn_t (*SystemGetDriverVersion)(char*, unsigned int) = nullptr;
-  nvmlReturn_t (*DeviceGetPciInfo)(nvmlDevice_t, nvmlPciInfo_t*) = nullptr;
-  nvmlReturn_t (*DeviceGetArchitecture)(nvmlDevice_t, unsigned int*) = nullptr;
-  nvmlReturn_t (*DeviceGetAttributes)(nvmlDevice_t, nvmlDeviceAttributes_t*) = nullptr;
-  nvmlReturn_t (*DeviceGetMaxClockInfo)(nvmlDevice_t, int, unsigned int*) = nullptr;
-  nvmlReturn_t (*DeviceGetPowerUsage)(nvmlDevice_t, unsigned int*) = nullptr;
-  nvmlReturn_t (*DeviceGetTotalEnergyConsumption)(nvmlDevice_t, unsigned long long*) = nullptr;
-  nvmlReturn_t (*DeviceGetClockEventReasons)(nvmlDevice_t, unsigned long long*) = nullptr;
-  nvmlReturn_t (*DeviceGetComputeRunningProcesses)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) = nullptr;
-  nvmlReturn_t (*DeviceGetMigMode)(nvmlDevice_t, unsigned int*, unsigned int*) = nullptr;
-  nvmlReturn_t (*DeviceGetMaxMigDeviceCount)(nvmlDevice_t, unsigned int*) = nullptr;
-  nvmlReturn_t (*DeviceGetMigDeviceHandleByIndex)(nvmlDevice_t, unsigned int, nvmlDevice_t*) = nullptr;
-  nvmlReturn_t (*DeviceGetGpuInstanceId)(nvmlDevice_t, unsigned int*) = nullptr;
-  nvmlReturn_t (*GpmMigSampleGet)(nvmlDevice_t, unsigned int, nvmlGpmSample_t) = nullptr;
+  AccountedFunction<const char*(nvmlReturn_t)> ErrorString;
+  AccountedFunction<nvmlReturn_t(char*, unsigned int)> SystemGetDriverVersion;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, nvmlPciInfo_t*)> DeviceGetPciInfo;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, unsigned int*)> DeviceGetArchitecture;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, nvmlDeviceAttributes_t*)> DeviceGetAttributes;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, int, unsigned int*)> DeviceGetMaxClockInfo;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, unsigned int*)> DeviceGetPowerUsage;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, unsigned long long*)> DeviceGetTotalEnergyConsumption;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, unsigned long long*)> DeviceGetClockEventReasons;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*)> DeviceGetComputeRunningProcesses;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, unsigned int*, unsigned int*)> DeviceGetMigMode;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, unsigned int*)> DeviceGetMaxMigDeviceCount;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, unsigned int, nvmlDevice_t*)> DeviceGetMigDeviceHandleByIndex;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, unsigned int*)> DeviceGetGpuInstanceId;
+  AccountedFunction<nvmlReturn_t(nvmlDevice_t, unsigned int, nvmlGpmSample_t)> GpmMigSampleGet;
 };
 
 class NvmlLibrary {
  public:
   // Errors: kUnavailable when the library cannot be opened (the message
   // names the path and says to install the driver or pass --nvml-library)
-  // or lacks a required symbol (the message names it).
-  static Result<std::unique_ptr<NvmlLibrary>> Load(const std::string& path);
+  // or lacks a required symbol (the message names it). `accounting`, when
+  // not null, must outlive the library; it gets a counter for every symbol
+  // resolved.
+  static Result<std::unique_ptr<NvmlLibrary>> Load(const std::string& path, CallAccounting* accounting = nullptr);
 
   const NvmlFunctions& fn() const { return fn_; }
   const std::string& path() const { return library_->path(); }
