@@ -35,6 +35,8 @@
 
 namespace ofu::sources {
 
+class CallAccounting;  // call_accounting.h
+
 enum class GpuHealth {
   kOk,
   kLost,          // fell off the bus (NVML GPU_IS_LOST, DCGM GPU lost); others continue
@@ -106,6 +108,10 @@ struct SourceOptions {
   std::string dcgm_library;     // empty: "libdcgm.so.4", then "libdcgm.so.3"
   bool pace_replay = false;     // replay sleeps one window per snapshot (for `top`)
   double scrape_timeout_s = 5;  // HTTP scrape
+  // Where the NVML and DCGM sources count and time their library calls
+  // (call_accounting.h); null: not accounted. Must outlive the source. The
+  // agent keeps one across reloads so its counters never go back.
+  CallAccounting* call_accounting = nullptr;
 };
 
 class Source {
