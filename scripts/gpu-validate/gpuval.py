@@ -33,6 +33,8 @@ import re
 import statistics
 import sys
 
+import agent_cost  # the /metrics reader and the agent figures; beside this file
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_SPEC_DB = os.path.join(REPO, "data", "gpu_specs.json")
@@ -137,26 +139,13 @@ def phase_mfu(sku, phase, span=None):
 # --------------------------------------------------------------------------
 # Recordings (ofu record's OpenMetrics) and probe logs (ofu-gpm-probe log).
 
-_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+(\S+)(?:\s+(\S+))?\s*$')
-_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-
-
 def parse_openmetrics(text):
     """{(name, frozenset(labels)): [(t, value), ...]} of the samples with a
     timestamp; # lines are skipped."""
     series = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = _SAMPLE.match(line)
-        if not m or m.group(4) is None:
-            continue
-        labels = frozenset(_LABEL.findall(m.group(2) or ""))
-        try:
-            value, t = float(m.group(3)), float(m.group(4))
-        except ValueError:
-            continue
-        series.setdefault((m.group(1), labels), []).append((t, value))
+    for name, labels, value, t in agent_cost.parse_exposition(text):
+        if t is not None:
+            series.setdefault((name, frozenset(labels.items())), []).append((t, value))
     return series
 
 
@@ -556,6 +545,27 @@ def write_csv(path, columns, rows):
             w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in columns})
 
 
+def probe_cost_lines(cost):
+    """The summary's lines for probe-cost.json (ofu-gpm-probe cost): the
+    three calls the first run timed, then, where the probe timed them, the
+    source's other calls per window. A call the library lacks says
+    "absent"; one the driver refused names its code."""
+    def c_(k):
+        s = cost.get(k) or {}
+        if s.get("absent"):
+            return "absent"
+        text = f"{s['mean']:.1f} us (p99 {s['p99']:.1f})" if s.get("mean") is not None else "-"
+        return text + (f" [{s['failed_with']}]" if s.get("failed_with") else "")
+    lines = [f"cost: SM clock read {c_('sm_clock_read')}; GPM sample {c_('gpm_sample')}; "
+             f"metrics get of 14 {c_('gpm_metrics_get_14')}"]
+    others = [("metrics get of 12", "gpm_metrics_get_12"), ("of 1", "gpm_metrics_get_1"), ("power", "power_usage"),
+              ("energy", "total_energy"), ("clock event reasons", "clock_event_reasons"),
+              ("process list", "compute_processes")]
+    if any(k in cost for _, k in others):
+        lines.append("cost: " + "; ".join(f"{name} {c_(k)}" for name, k in others if k in cost))
+    return lines
+
+
 def format_stage_a(workdir, result):
     env_text, env = environment_line(workdir)
     steps = read_steps(workdir)
@@ -590,11 +600,7 @@ def format_stage_a(workdir, result):
         out.append("GPM 250: no busy window with 248, 250 and util5")
     cost = read_json(os.path.join(workdir, "probe-cost.json"))
     if cost:
-        def c_(k):
-            s = cost.get(k) or {}
-            return f"{s['mean']:.1f} us (p99 {s['p99']:.1f})" if s.get("mean") is not None else "-"
-        out.append(f"cost: SM clock read {c_('sm_clock_read')}; GPM sample {c_('gpm_sample')}; "
-                   f"metrics get of 14 {c_('gpm_metrics_get_14')}")
+        out.extend(probe_cost_lines(cost))
     table = result["table"]
     if table:
         out.append("")
@@ -733,17 +739,63 @@ def transformer_flops_per_token(layers, d_model, vocab, seq_len, causal=False, f
     return 6 * matmul_params + attention + recompute
 
 
-def agent_cost_line(cost):
+def _mean_call_us(entry):
+    """Mean microseconds per call of one row of agent_cost.source_call_table,
+    from its wall-time series where the labels say which that is, else its
+    only (or first) series; None without calls or seconds."""
+    seconds = entry.get("seconds") or {}
+    if not seconds or not entry.get("calls"):
+        return None
+    key = next((k for k in sorted(seconds) if "wall" in k), "" if "" in seconds else sorted(seconds)[0])
+    return 1e6 * seconds[key] / entry["calls"]
+
+
+def agent_run_line(run):
+    """One agent run of agent-cost.json (agent_cost.py) on one line. Runs of
+    the first GPU run (2026-11-26) lack the steady, thread, PSS and per-call
+    figures; their line says what they have."""
+    label = run.get("label")
+    if run.get("error") and run.get("cpu_percent") is None:
+        return f"{label}: {run['error']}"
+    parts = [f"CPU {run['cpu_percent']:.2f} % of one core over {run['wall_s']:.0f} s"]
+    steady = run.get("steady")
+    if steady:
+        busiest = [t for t in run.get("threads") or [] if t.get("cpu_percent") is not None][:4]
+        shown = ", ".join(f"{t['name']} {t['cpu_percent']:.2f}" for t in busiest)
+        parts.append(f"steady {steady['cpu_percent']:.2f} % over {steady['wall_s']:.0f} s"
+                     + (f" (busiest threads: {shown})" if shown else ""))
+    # wait4's max RSS includes the Python that started the agent (agent_cost.py's docstring).
+    if run.get("vm_hwm_mib") is not None:
+        parts.append(f"peak RSS {run['vm_hwm_mib']:.1f} MiB (VmHWM; wait4 {run['max_rss_mib']:.1f})")
+    else:
+        parts.append(f"peak RSS {run['max_rss_mib']:.1f} MiB (wait4, an upper bound)")
+    if run.get("pss_mib") is not None:
+        parts.append(f"PSS {run['pss_mib']:.1f} MiB")
+    parts.append(f"exit {run.get('exit_code')}")
+    calls = run.get("source_calls")
+    if calls is not None:
+        if not calls.get("present"):
+            parts.append("per-call table absent")
+        else:
+            rows = []
+            for e in calls.get("calls", [])[:4]:
+                per_window = f"{e['per_window']:.1f}/window" if e.get("per_window") is not None else f"{e['calls']:.0f}"
+                us = _mean_call_us(e)
+                rows.append(f"{e['call']} {per_window}" + (f" {us:.1f} us" if us is not None else ""))
+            parts.append("calls: " + ", ".join(rows))
+    if run.get("error"):
+        parts.append(run["error"])
+    return f"{label}: " + ", ".join(parts)
+
+
+def agent_cost_lines(cost):
+    """The agent step's lines of the stage C summary: one per run."""
     if not cost:
-        return "agent: no measurement (see logs)"
-    parts = []
-    for run in cost.get("runs", []):
-        if run.get("error"):
-            parts.append(f"{run.get('label')}: {run['error']}")
-            continue
-        parts.append(f"{run['label']}: CPU {run['cpu_percent']:.2f} % of one core over {run['wall_s']:.0f} s, "
-                     f"peak RSS {run['max_rss_mib']:.1f} MiB, exit {run.get('exit_code')}")
-    return "agent at 10 Hz: " + ("; ".join(parts) if parts else "no run")
+        return ["agent: no measurement (see logs)"]
+    runs = cost.get("runs", [])
+    if not runs:
+        return ["agent: no run"]
+    return ["agent (ofu agent --source nvml), CPU in % of one core:"] + ["  " + agent_run_line(r) for r in runs]
 
 
 def stage_c_tables(workdir, specs):
@@ -830,7 +882,7 @@ def format_stage_c(workdir, result):
                    f"predicted MFU {pct(r['predicted_mfu'], 0)} % ({pp(r['predicted_mfu'], r['mfu'], 0).strip()} pp)")
     if not result["train"]:
         out.append("training step: no data")
-    out.append(agent_cost_line(read_json(os.path.join(workdir, "agent", "agent-cost.json"))))
+    out.extend(agent_cost_lines(read_json(os.path.join(workdir, "agent", "agent-cost.json"))))
     return "\n".join(out) + "\n"
 
 

@@ -12,14 +12,19 @@
 #      autocast, random tokens, MFU counted analytically), recorded at 1 s,
 #      traced for two steps, and corrected by `ofu correct --ofu` with the
 #      OFU of its steady loop;
-#   3. `ofu agent` at 10 Hz (0.1 s windows) for 30 s, with the history
-#      store and without: CPU % of one core and peak RSS (agent_cost.py).
+#   3. `ofu agent --source nvml` at 0.1 s and 1 s windows, each with the
+#      full configuration (the defaults, with a history store) and the
+#      minimal one (agent-minimal.toml: no store, no attribution), 20 s
+#      each: CPU % of one core overall and per thread, peak RSS, PSS, and
+#      the agent's own per-call table where /metrics has one
+#      (agent_cost.py).
 
-# Cut to fit the stage's 240 s: about 70 s of ragged GEMMs and traces, 35 s
-# of training, two 30 s agent runs.
+# Cut to fit the stage's 240 s: about 50 s of ragged GEMMs and traces, 45 s
+# of training (104 s together on the H100 of 2026-11-26), four agent runs
+# of 20 s and about 2 s each to start and stop: about 190 s.
 RAGGED_S=${GPUVAL_RAGGED_SECONDS:-5}
 TRAIN_S=${GPUVAL_TRAIN_SECONDS:-20}
-AGENT_S=${GPUVAL_AGENT_SECONDS:-30}
+AGENT_S=${GPUVAL_AGENT_SECONDS:-20}
 SETTLE_S=${GPUVAL_SETTLE_SECONDS:-2}
 
 stage_main() {
@@ -71,13 +76,26 @@ stage_main() {
 
   d="$WORK/agent"
   mkdir -p "$d"
-  local seconds=$AGENT_S
-  step agent-with-store $((seconds + 30)) -- python3 "$here/agent_cost.py" --ofu "$OFU" --label "with store" \
-    --json "$d/agent-cost.json" --duration "$seconds" --metrics-out "$d/metrics-with-store.txt" \
-    --log "$d/agent-with-store.log" -- "${NVML_FLAG[@]}" --store "$d/history.sqlite"
-  if [ "$(remaining)" -gt $((seconds + 15)) ]; then
-    step agent-without-store $((seconds + 30)) -- python3 "$here/agent_cost.py" --ofu "$OFU" --label "without store" \
-      --json "$d/agent-cost.json" --duration "$seconds" --metrics-out "$d/metrics-without-store.txt" \
-      --log "$d/agent-without-store.log" -- "${NVML_FLAG[@]}" --no-store
-  fi
+  # Most telling first, should time run short: the full configuration at
+  # 0.1 s is the first run's "with store" (6.49 % of a core on the H100).
+  local window config name extra
+  for window in 0.1 1; do
+    for config in full minimal; do
+      name="agent-$config-${window}s"
+      if [ "$(remaining)" -lt $((AGENT_S + 10)) ]; then
+        printf '%s\tskipped\t-\t0\tno stage time left\n' "$name" >>"$WORK/steps.tsv"
+        log "$name: skipped (no stage time left)"
+        continue
+      fi
+      if [ "$config" = full ]; then
+        extra=(-- "${NVML_FLAG[@]}" --store "$d/history-${window}s.sqlite")
+      else
+        extra=(--config "$here/agent-minimal.toml" -- "${NVML_FLAG[@]}")
+      fi
+      step "$name" $((AGENT_S + 40)) -- python3 "$here/agent_cost.py" --ofu "$OFU" \
+        --label "$config ${window} s" --config-name "$config" --window "$window" --duration "$AGENT_S" \
+        --json "$d/agent-cost.json" --metrics-out "$d/metrics-$config-${window}s.txt" \
+        --log "$d/$name.log" "${extra[@]}"
+    done
+  done
 }

@@ -76,9 +76,31 @@ for f in square.list.txt llm.list.txt clock-study.list.txt; do
   if [ -L "$pkg/ofu-gemm" ]; then expect "stage B archives $f" grep -qx "$f" "$tmp/B.files"; fi
 done
 expect "stage B records the sweeps' outcome" grep -q "^sweep-square	" <(tar -xzOf "$tmp/out-B/stage-B.tar.gz" ./steps.tsv)
-for f in ragged/rec.om agent/agent-cost.json agent/agent-with-store.log; do
+expect "stage A times every call the source makes" \
+  grep -q "^cost: metrics get of 12 .*; power .*; energy .*; clock event reasons .*; process list .* us" \
+  "$tmp/out-A/stage-A-summary.txt"
+for f in ragged/rec.om agent/agent-cost.json; do
   expect "stage C archives $f" grep -qx "$f" "$tmp/C.files"
 done
-expect "stage C measures the agent" grep -q "agent at 10 Hz: with store: CPU .* % of one core over .* s, peak RSS" \
-  "$tmp/out-C/stage-C-summary.txt"
+# The agent step: four runs, the full and the minimal configuration at 0.1 s and 1 s windows, each with
+# steady CPU per thread, VmHWM and PSS, and the per-call table or "absent".
+for run in "full 0.1 s" "minimal 0.1 s" "full 1 s" "minimal 1 s"; do
+  expect "stage C measures the agent: $run" grep -Eq \
+    "^  $run: CPU .* % of one core over .* s, steady .* % over .* s \(busiest threads: .*\), peak RSS .* MiB \(VmHWM; .*PSS .* MiB, exit 0, (per-call table absent|calls: .*)\$" \
+    "$tmp/out-C/stage-C-summary.txt"
+  name=agent-$(echo "$run" | awk '{ print $1 "-" $2 "s" }')
+  expect "stage C records $name" grep -q "^$name	ok	0" <(tar -xzOf "$tmp/out-C/stage-C.tar.gz" ./steps.tsv)
+  expect "stage C archives $name's log" grep -qx "agent/$name.log" "$tmp/C.files"
+  expect "stage C archives $name's /metrics page" grep -qx "agent/metrics-${name#agent-}.txt" "$tmp/C.files"
+done
+expect "only the full runs keep a store" \
+  [ "$(grep '^agent/history' "$tmp/C.files" | tr '\n' ' ')" = "agent/history-0.1s.sqlite agent/history-1s.sqlite " ]
+expect "the agent-cost.json has per-thread figures for each run" python3 - "$tmp/out-C/stage-C.tar.gz" <<'PY'
+import json, sys, tarfile
+runs = json.load(tarfile.open(sys.argv[1]).extractfile("./agent/agent-cost.json"))["runs"]
+assert [(r["config"], r["window_s"]) for r in runs] == [("full", 0.1), ("minimal", 0.1), ("full", 1.0), ("minimal", 1.0)], runs
+for r in runs:
+    assert r["threads"] and all("name" in t and "cpu_percent" in t for t in r["threads"]), r
+    assert r["vm_hwm_mib"] > 0 and r["pss_mib"] > 0 and "present" in r["source_calls"], r
+PY
 exit $fail

@@ -2,7 +2,9 @@
 """The pure-Python parts of the GPU validation (scripts/gpu-validate), on
 SYNTHETIC inputs made up here with hand-computed answers: the spec lookup,
 FLOP and MFU arithmetic, recording and probe-log parsing, the phase join,
-the GPM cycle-counter decision, the orientation verdict, the summaries.
+the GPM cycle-counter decision, the orientation verdict, the agent step's
+figures (per-thread CPU from two /proc snapshots, memory, the agent's
+per-call table from /metrics), the probe's cost lines, the summaries.
 Needs no GPU and no torch (workload.py imports torch only to run)."""
 
 import json
@@ -222,8 +224,107 @@ class VerdictsTest(unittest.TestCase):
         r = agent_cost.cost_record("with store", 60.0, 0.3, 0.12, 14336, 0)
         self.assertAlmostEqual(r["cpu_percent"], 0.7)
         self.assertAlmostEqual(r["max_rss_mib"], 14.0)
-        self.assertIn("with store: CPU 0.70 % of one core over 60 s, peak RSS 14.0 MiB",
-                      gpuval.agent_cost_line({"runs": [r]}))
+        # A run of the first GPU run's file: no VmHWM, so wait4's figure, marked as an upper bound.
+        self.assertEqual(gpuval.agent_cost_lines({"runs": [r]}), [
+            "agent (ofu agent --source nvml), CPU in % of one core:",
+            "  with store: CPU 0.70 % of one core over 60 s, peak RSS 14.0 MiB (wait4, an upper bound), exit 0"])
+
+    def test_parse_stat(self):
+        # proc(5): pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
+        # A comm with a space and a ')' must not shift the fields.
+        line = "4242 (ofu a) b) S 1 4242 4242 0 -1 4194560 900 0 0 0 123 456 0 0 20 0 3 0 77 1 2\n"
+        self.assertEqual(agent_cost.parse_stat(line), ("ofu a) b", 123, 456))
+
+    def test_thread_cpu_from_two_snapshots(self):
+        # SYNTHETIC /proc snapshots 10 s apart at 100 ticks a second.
+        before = {100: {"name": "ofu", "utime": 50, "stime": 20},
+                  101: {"name": "ofu-http", "utime": 5, "stime": 5},
+                  102: {"name": "gone", "utime": 9, "stime": 9}}
+        after = {100: {"name": "ofu", "utime": 80, "stime": 170},
+                 101: {"name": "ofu-http", "utime": 5, "stime": 7},
+                 103: {"name": "ofu-store", "utime": 3, "stime": 1}}
+        rows = agent_cost.thread_cpu(before, after, 10.0, 100)
+        # 100: (30 + 150) ticks = 1.8 s of 10 s = 18 %; 103 started in between: 0.04 s = 0.4 %; 101: 0.02 s = 0.2 %;
+        # 102 ended in between and is left out.
+        self.assertEqual([r["tid"] for r in rows], [100, 103, 101])
+        self.assertAlmostEqual(rows[0]["user_s"], 0.30)
+        self.assertAlmostEqual(rows[0]["system_s"], 1.50)
+        self.assertAlmostEqual(rows[0]["cpu_percent"], 18.0)
+        self.assertEqual((rows[1]["name"], rows[1]["new"]), ("ofu-store", True))
+        self.assertAlmostEqual(rows[1]["cpu_percent"], 0.4)
+        self.assertAlmostEqual(rows[2]["cpu_percent"], 0.2)
+        self.assertFalse(rows[2]["new"])
+
+    def test_memory_fields(self):
+        status = "Name:\tofu\nVmHWM:\t   34128 kB\nVmRSS:\t   30000 kB\n"
+        rollup = "55d0-7ffd ---p 00000000 00:00 0 [rollup]\nRss:   30000 kB\nPss:   20480 kB\nPss_Anon: 9000 kB\n"
+        self.assertEqual(agent_cost.kib_field(status, "VmHWM"), 34128)
+        self.assertEqual(agent_cost.kib_field(rollup, "Pss"), 20480)  # not Pss_Anon
+        self.assertIsNone(agent_cost.kib_field(status, "VmSwap"))
+
+    # A SYNTHETIC /metrics page of an agent that accounts for its calls, after 50 windows of 0.1 s on one GPU.
+    METRICS_WITH_CALLS = "\n".join([
+        "# TYPE ofu_source_calls_total counter",
+        'ofu_source_calls_total{call="nvmlDeviceGetClockInfo"} 50',
+        'ofu_source_calls_total{call="nvmlGpmMetricsGet"} 50',
+        'ofu_source_calls_total{call="nvmlInit_v2"} 1',
+        'ofu_source_call_seconds_total{call="nvmlGpmMetricsGet",clock="wall"} 0.071',
+        'ofu_source_call_seconds_total{call="nvmlGpmMetricsGet",clock="system"} 0.06',
+        'ofu_source_call_seconds_total{call="nvmlDeviceGetClockInfo",clock="wall"} 0.00002',
+        'ofu_observed_seconds_total{uuid="GPU-synthetic-0",gpu="0"} 5.0000001',
+        'ofu_window_seconds{uuid="GPU-synthetic-0",gpu="0"} 0.1',
+        "process_cpu_seconds_total 0.37",
+        "process_resident_memory_bytes 1.4e+07", ""])
+
+    def test_source_call_table(self):
+        t = agent_cost.source_call_table(self.METRICS_WITH_CALLS)
+        self.assertTrue(t["present"])
+        self.assertEqual(t["windows"], 50)
+        self.assertEqual([e["call"] for e in t["calls"]],
+                         ["nvmlDeviceGetClockInfo", "nvmlGpmMetricsGet", "nvmlInit_v2"])
+        get = t["calls"][1]
+        self.assertEqual(get["calls"], 50)
+        self.assertAlmostEqual(get["per_window"], 1.0)
+        self.assertEqual(get["seconds"], {"clock=wall": 0.071, "clock=system": 0.06})
+        self.assertAlmostEqual(t["calls"][2]["per_window"], 0.02)
+        # The wall series: 0.071 s / 50 calls = 1420 us a call.
+        self.assertAlmostEqual(gpuval._mean_call_us(get), 1420.0)
+        self.assertEqual(agent_cost.process_metrics(self.METRICS_WITH_CALLS),
+                         {"process_cpu_seconds_total": 0.37, "process_resident_memory_bytes": 1.4e7})
+        # An agent before issue 29: no table, and the step says so.
+        self.assertEqual(agent_cost.source_call_table('ofu_window_seconds{gpu="0"} 0.1\n'), {"present": False})
+
+    def test_agent_run_line(self):
+        run = agent_cost.cost_record("full 0.1 s", 22.0, 0.2, 1.2, 40960, 0)  # 1.4 s of 22 s: 6.36 %
+        run.update({"window_s": 0.1, "config": "full",
+                    "steady": {"wall_s": 20.0, "user_s": 0.1, "system_s": 1.1, "cpu_percent": 6.0},
+                    "threads": agent_cost.thread_cpu({1: {"name": "ofu", "utime": 0, "stime": 0}},
+                                                     {1: {"name": "ofu", "utime": 10, "stime": 100},
+                                                      2: {"name": "ofu-store", "utime": 1, "stime": 0}}, 20.0, 100),
+                    "vm_hwm_mib": 30.25, "pss_mib": 18.5,
+                    "source_calls": agent_cost.source_call_table(self.METRICS_WITH_CALLS)})
+        self.assertEqual(gpuval.agent_run_line(run),
+                         "full 0.1 s: CPU 6.36 % of one core over 22 s, steady 6.00 % over 20 s (busiest threads: "
+                         "ofu 5.50, ofu-store 0.05), peak RSS 30.2 MiB (VmHWM; wait4 40.0), PSS 18.5 MiB, exit 0, "
+                         "calls: nvmlDeviceGetClockInfo 1.0/window 0.4 us, nvmlGpmMetricsGet 1.0/window 1420.0 us, "
+                         "nvmlInit_v2 0.0/window")
+        run["source_calls"] = {"present": False}
+        self.assertTrue(gpuval.agent_run_line(run).endswith("exit 0, per-call table absent"))
+
+    def test_probe_cost_lines(self):
+        cost = {"sm_clock_read": {"mean": 1.0, "p99": 0.5}, "gpm_sample": {"mean": 54.4, "p99": 72.1},
+                "gpm_metrics_get_14": {"mean": 1462.1, "p99": 2083.2},
+                "gpm_metrics_get_12": {"mean": 1400.0, "p99": 2000.0},
+                "gpm_metrics_get_1": {"mean": 200.0, "p99": 250.0},
+                "power_usage": {"mean": 12.0, "p99": 14.0, "failed_with": "NOT_SUPPORTED (3)"},
+                "total_energy": {"call": "nvmlDeviceGetTotalEnergyConsumption", "absent": True}}
+        self.assertEqual(gpuval.probe_cost_lines(cost), [
+            "cost: SM clock read 1.0 us (p99 0.5); GPM sample 54.4 us (p99 72.1); "
+            "metrics get of 14 1462.1 us (p99 2083.2)",
+            "cost: metrics get of 12 1400.0 us (p99 2000.0); of 1 200.0 us (p99 250.0); "
+            "power 12.0 us (p99 14.0) [NOT_SUPPORTED (3)]; energy absent"])
+        # The first run's file has the three first keys only: one line.
+        self.assertEqual(len(gpuval.probe_cost_lines({"sm_clock_read": {"mean": 1.0, "p99": 0.5}})), 1)
 
     def test_stage_b_table(self):
         text = ("sweep,group,m,n,k,precision,layout,mfu,achieved_tflops,err_raw_pp,err_corrected_pp,err_exact_pp,note\n"
@@ -325,7 +426,7 @@ class StageSummaryTest(unittest.TestCase):
         # corrected 0.45 x 0.9 = 0.405 against MFU 0.4: +0.5 pp.
         self.assertIn("training step train-steady: MFU 40.0 % (HFU 44.0 %), OFU 45.0 %, factor 0.9, corrected 40.5 % "
                       "(+0.5 pp), predicted MFU 40.5 % (+0.5 pp)", text)
-        self.assertIn("agent at 10 Hz: with store: CPU 0.70 %", text)
+        self.assertIn("\n  with store: CPU 0.70 % of one core over 60 s", text)
 
     def test_phase_ofu_command(self):
         phase = {"phase": "train-steady", "t_start": 3000, "t_end": 3010}
