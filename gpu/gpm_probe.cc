@@ -444,9 +444,10 @@ int RunCost(Probe& probe, const CostOptions& options) {
       return fn.GpmMetricsGet(request.get());
     });
   };
-  // The source's 12 utilizations (its kUtilMetrics) and the cycle pair,
-  // asked until the driver shows it lacks the pair; then the 12 alone (so
-  // every window on the H100's 580.159.04, which refuses 248 and 250); and
+  // The 12 utilizations the source asked every window in the first GPU run
+  // and the cycle pair, asked until the driver shows it lacks the pair; then
+  // the 12 alone (so every window on the H100's 580.159.04, which refuses 248
+  // and 250; issue 29 asks fewer, those the outputs use); and
   // GPM 5 alone, the least OFU needs, to show how the price grows with the
   // number of metrics asked.
   const std::vector<unsigned> util = {1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13};
