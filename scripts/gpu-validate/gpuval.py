@@ -739,15 +739,16 @@ def transformer_flops_per_token(layers, d_model, vocab, seq_len, causal=False, f
     return 6 * matmul_params + attention + recompute
 
 
-def _mean_call_us(entry):
-    """Mean microseconds per call of one row of agent_cost.source_call_table,
-    from its wall-time series where the labels say which that is, else its
-    only (or first) series; None without calls or seconds."""
+def _mean_call_us(entry, kind="wall"):
+    """Mean microseconds per call of one row of agent_cost.source_call_table
+    by one kind of time (the agent labels them kind="wall", "cpu", "user",
+    "system"); for wall, a row with one unlabelled series uses that. None
+    without calls or such a series."""
     seconds = entry.get("seconds") or {}
-    if not seconds or not entry.get("calls"):
+    if not entry.get("calls"):
         return None
-    key = next((k for k in sorted(seconds) if "wall" in k), "" if "" in seconds else sorted(seconds)[0])
-    return 1e6 * seconds[key] / entry["calls"]
+    key = f"kind={kind}" if f"kind={kind}" in seconds else ("" if kind == "wall" and "" in seconds else None)
+    return 1e6 * seconds[key] / entry["calls"] if key is not None else None
 
 
 def agent_run_line(run):
@@ -777,12 +778,17 @@ def agent_run_line(run):
         if not calls.get("present"):
             parts.append("per-call table absent")
         else:
+            # The four that cost the most CPU where the agent says, else the most frequent.
+            table = [e for e in calls.get("calls", []) if e.get("calls")]
+            if any("kind=cpu" in e["seconds"] for e in table):
+                table.sort(key=lambda e: -e["seconds"].get("kind=cpu", 0.0))
             rows = []
-            for e in calls.get("calls", [])[:4]:
+            for e in table[:4]:
                 per_window = f"{e['per_window']:.1f}/window" if e.get("per_window") is not None else f"{e['calls']:.0f}"
-                us = _mean_call_us(e)
-                rows.append(f"{e['call']} {per_window}" + (f" {us:.1f} us" if us is not None else ""))
-            parts.append("calls: " + ", ".join(rows))
+                wall, cpu = _mean_call_us(e), _mean_call_us(e, "cpu")
+                rows.append(f"{e['call']} {per_window}" + (f" {wall:.1f} us" if wall is not None else "")
+                            + (f" (cpu {cpu:.1f})" if cpu is not None else ""))
+            parts.append("calls (us each): " + ", ".join(rows))
     if run.get("error"):
         parts.append(run["error"])
     return f"{label}: " + ", ".join(parts)

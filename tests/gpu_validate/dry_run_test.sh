@@ -86,7 +86,7 @@ done
 # steady CPU per thread, VmHWM and PSS, and the per-call table or "absent".
 for run in "full 0.1 s" "minimal 0.1 s" "full 1 s" "minimal 1 s"; do
   expect "stage C measures the agent: $run" grep -Eq \
-    "^  $run: CPU .* % of one core over .* s, steady .* % over .* s \(busiest threads: .*\), peak RSS .* MiB \(VmHWM; .*PSS .* MiB, exit 0, (per-call table absent|calls: .*)\$" \
+    "^  $run: CPU .* % of one core over .* s, steady .* % over .* s \(busiest threads: .*\), peak RSS .* MiB \(VmHWM; .*PSS .* MiB, exit 0, (per-call table absent|calls \(us each\): .*)\$" \
     "$tmp/out-C/stage-C-summary.txt"
   name=agent-$(echo "$run" | awk '{ print $1 "-" $2 "s" }')
   expect "stage C records $name" grep -q "^$name	ok	0" <(tar -xzOf "$tmp/out-C/stage-C.tar.gz" ./steps.tsv)

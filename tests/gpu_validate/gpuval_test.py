@@ -264,13 +264,16 @@ class VerdictsTest(unittest.TestCase):
 
     # A SYNTHETIC /metrics page of an agent that accounts for its calls, after 50 windows of 0.1 s on one GPU.
     METRICS_WITH_CALLS = "\n".join([
-        "# TYPE ofu_source_calls_total counter",
+        "# TYPE ofu_source_calls counter",
         'ofu_source_calls_total{call="nvmlDeviceGetClockInfo"} 50',
         'ofu_source_calls_total{call="nvmlGpmMetricsGet"} 50',
         'ofu_source_calls_total{call="nvmlInit_v2"} 1',
-        'ofu_source_call_seconds_total{call="nvmlGpmMetricsGet",clock="wall"} 0.071',
-        'ofu_source_call_seconds_total{call="nvmlGpmMetricsGet",clock="system"} 0.06',
-        'ofu_source_call_seconds_total{call="nvmlDeviceGetClockInfo",clock="wall"} 0.00002',
+        'ofu_source_calls_total{call="nvmlDeviceGetName"} 0',
+        'ofu_source_call_seconds_total{call="nvmlGpmMetricsGet",kind="wall"} 0.071',
+        'ofu_source_call_seconds_total{call="nvmlGpmMetricsGet",kind="cpu"} 0.065',
+        'ofu_source_call_seconds_total{call="nvmlGpmMetricsGet",kind="system"} 0.06',
+        'ofu_source_call_seconds_total{call="nvmlDeviceGetClockInfo",kind="wall"} 0.00002',
+        'ofu_source_call_seconds_total{call="nvmlDeviceGetClockInfo",kind="cpu"} 0.00001',
         'ofu_observed_seconds_total{uuid="GPU-synthetic-0",gpu="0"} 5.0000001',
         'ofu_window_seconds{uuid="GPU-synthetic-0",gpu="0"} 0.1',
         "process_cpu_seconds_total 0.37",
@@ -281,14 +284,16 @@ class VerdictsTest(unittest.TestCase):
         self.assertTrue(t["present"])
         self.assertEqual(t["windows"], 50)
         self.assertEqual([e["call"] for e in t["calls"]],
-                         ["nvmlDeviceGetClockInfo", "nvmlGpmMetricsGet", "nvmlInit_v2"])
+                         ["nvmlDeviceGetClockInfo", "nvmlGpmMetricsGet", "nvmlInit_v2", "nvmlDeviceGetName"])
         get = t["calls"][1]
         self.assertEqual(get["calls"], 50)
         self.assertAlmostEqual(get["per_window"], 1.0)
-        self.assertEqual(get["seconds"], {"clock=wall": 0.071, "clock=system": 0.06})
+        self.assertEqual(get["seconds"], {"kind=wall": 0.071, "kind=cpu": 0.065, "kind=system": 0.06})
         self.assertAlmostEqual(t["calls"][2]["per_window"], 0.02)
-        # The wall series: 0.071 s / 50 calls = 1420 us a call.
+        # 0.071 s / 50 calls = 1420 us a call of wall time, 0.065 s / 50 = 1300 us of CPU.
         self.assertAlmostEqual(gpuval._mean_call_us(get), 1420.0)
+        self.assertAlmostEqual(gpuval._mean_call_us(get, "cpu"), 1300.0)
+        self.assertIsNone(gpuval._mean_call_us(t["calls"][2]))  # counted, never timed
         self.assertEqual(agent_cost.process_metrics(self.METRICS_WITH_CALLS),
                          {"process_cpu_seconds_total": 0.37, "process_resident_memory_bytes": 1.4e7})
         # An agent before issue 29: no table, and the step says so.
@@ -306,8 +311,8 @@ class VerdictsTest(unittest.TestCase):
         self.assertEqual(gpuval.agent_run_line(run),
                          "full 0.1 s: CPU 6.36 % of one core over 22 s, steady 6.00 % over 20 s (busiest threads: "
                          "ofu 5.50, ofu-store 0.05), peak RSS 30.2 MiB (VmHWM; wait4 40.0), PSS 18.5 MiB, exit 0, "
-                         "calls: nvmlDeviceGetClockInfo 1.0/window 0.4 us, nvmlGpmMetricsGet 1.0/window 1420.0 us, "
-                         "nvmlInit_v2 0.0/window")
+                         "calls (us each): nvmlGpmMetricsGet 1.0/window 1420.0 us (cpu 1300.0), "
+                         "nvmlDeviceGetClockInfo 1.0/window 0.4 us (cpu 0.2), nvmlInit_v2 0.0/window")
         run["source_calls"] = {"present": False}
         self.assertTrue(gpuval.agent_run_line(run).endswith("exit 0, per-call table absent"))
 
