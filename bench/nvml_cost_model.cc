@@ -93,16 +93,16 @@ bool Measure(void* fake, ofu::sources::SourceOptions options, int gpus, int wind
     if (!(*source)->Next().ok()) return false;
   }
   out.double_cpu_us_per_window = (ThreadCpuS() - cpu0) / windows * 1e6;
-  for (const std::string& f : kFunctions) out.calls_per_window[f] = static_cast<double>(count(f.c_str()) - before[f]) / windows;
+  for (const std::string& f : kFunctions)
+    out.calls_per_window[f] = static_cast<double>(count(f.c_str()) - before[f]) / windows;
   return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string path = argc > 1 ? argv[1]
-                                    : std::string(OFU_SOURCE_DIR) +
-                                          "/docs/results/2026-11-26-h100-sxm5/stage-A/probe-cost.json";
+  const std::string path =
+      argc > 1 ? argv[1] : std::string(OFU_SOURCE_DIR) + "/docs/results/2026-11-26-h100-sxm5/stage-A/probe-cost.json";
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -129,13 +129,12 @@ int main(int argc, char** argv) {
     int gpus;
   };
   const std::vector<Case> cases = {
-      {"agent", false, 1.0, 1}, {"agent", false, 1.0, 8}, {"agent", false, 0.1, 1}, {"agent", false, 0.1, 8},
-      {"all (before)", true, 1.0, 1}, {"all (before)", true, 0.1, 1},
+      {"agent", false, 1.0, 1}, {"agent", false, 1.0, 8},       {"agent", false, 0.1, 1},
+      {"agent", false, 0.1, 8}, {"all (before)", true, 1.0, 1}, {"all (before)", true, 0.1, 1},
   };
-  fmt::print(
-      "\n{:<13} {:>6} {:>4} | {:>28} | {:>22} | {:>22} | {}\n", "fields", "window", "GPUs",
-      "calls/window: clock smpl met", "H100 p50: us/win  %core", "H100 mean: us/win %core",
-      "double here: us/win %core; not measured on the H100 (calls/window)");
+  fmt::print("\n{:<13} {:>6} {:>4} | {:>28} | {:>22} | {:>22} | {}\n", "fields", "window", "GPUs",
+             "calls/window: clock smpl met", "H100 p50: us/win  %core", "H100 mean: us/win %core",
+             "double here: us/win %core; not measured on the H100 (calls/window)");
   for (const Case& c : cases) {
     ofu::agent::AgentConfig config;
     config.window_s = c.window_s;
@@ -162,12 +161,13 @@ int main(int argc, char** argv) {
       }
     }
     const auto percent = [&](double us) { return us / (c.window_s * 1e6) * 100; };
-    fmt::print("{:<13} {:>5g}s {:>4} | {:>10g} {:>8g} {:>8g} | {:>12.1f} {:>8.3f}% | {:>12.1f} {:>8.3f}% | "
-               "{:.1f} {:.4f}%; {}\n",
-               c.label, c.window_s, c.gpus, m.calls_per_window["nvmlDeviceGetClockInfo"],
-               m.calls_per_window["nvmlGpmSampleGet"], m.calls_per_window["nvmlGpmMetricsGet"], p50_us,
-               percent(p50_us), mean_us, percent(mean_us), m.double_cpu_us_per_window,
-               percent(m.double_cpu_us_per_window), untimed.empty() ? "none" : untimed);
+    fmt::print(
+        "{:<13} {:>5g}s {:>4} | {:>10g} {:>8g} {:>8g} | {:>12.1f} {:>8.3f}% | {:>12.1f} {:>8.3f}% | "
+        "{:.1f} {:.4f}%; {}\n",
+        c.label, c.window_s, c.gpus, m.calls_per_window["nvmlDeviceGetClockInfo"],
+        m.calls_per_window["nvmlGpmSampleGet"], m.calls_per_window["nvmlGpmMetricsGet"], p50_us, percent(p50_us),
+        mean_us, percent(mean_us), m.double_cpu_us_per_window, percent(m.double_cpu_us_per_window),
+        untimed.empty() ? "none" : untimed);
   }
   fmt::print(
       "\nH100 columns: a lower bound (only the 3 timed calls; nvmlGpmMetricsGet at its 14-metric time). "

@@ -105,9 +105,9 @@ TEST(AgentCounterFields, StoredCountersAndWindowFiguresAreTheSame) {
 
 TEST(AgentCounterFields, LeavesOutWhatNoAgentOutputCarries) {
   const auto fields = agent::AgentCounterFields();
-  for (const CounterField unused : {CounterField::kSmActive, CounterField::kSmOccupancy, CounterField::kDramActive,
-                                    CounterField::kDmmaActive, CounterField::kPowerW, CounterField::kEnergyMj,
-                                    CounterField::kClockEventReasons}) {
+  for (const CounterField unused :
+       {CounterField::kSmActive, CounterField::kSmOccupancy, CounterField::kDramActive, CounterField::kDmmaActive,
+        CounterField::kPowerW, CounterField::kEnergyMj, CounterField::kClockEventReasons}) {
     EXPECT_EQ(std::find(fields.begin(), fields.end(), unused), fields.end()) << InfoFor(unused).name;
   }
   EXPECT_EQ(fields.size(), 10u);

@@ -8,10 +8,9 @@ namespace ofu::agent {
 
 std::span<const CounterField> AgentCounterFields() {
   static constexpr CounterField kFields[] = {
-      CounterField::kTensorActive, CounterField::kGrEngineActive, CounterField::kFp64Active,
-      CounterField::kFp32Active,   CounterField::kFp16Active,     CounterField::kImmaActive,
-      CounterField::kHmmaActive,   CounterField::kDfmaActive,     CounterField::kSmClockMhz,
-      CounterField::kMaxSmClockMhz,
+      CounterField::kTensorActive, CounterField::kGrEngineActive, CounterField::kFp64Active, CounterField::kFp32Active,
+      CounterField::kFp16Active,   CounterField::kImmaActive,     CounterField::kHmmaActive, CounterField::kDfmaActive,
+      CounterField::kSmClockMhz,   CounterField::kMaxSmClockMhz,
   };
   return kFields;
 }

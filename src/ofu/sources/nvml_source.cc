@@ -68,7 +68,7 @@ std::string HostName() {
 // Whether fewer metrics make that call cheaper was not measured there.
 struct Wanted {
   std::vector<unsigned> gpm_metrics;  // GPM metric ids, in CounterField order
-  bool cycles = false;  // the exact-cycle pair (248, 250): tensor_active and sm_clock_mhz
+  bool cycles = false;                // the exact-cycle pair (248, 250): tensor_active and sm_clock_mhz
   bool power = false;
   bool energy = false;
   bool clock_event_reasons = false;
@@ -755,7 +755,7 @@ class NvmlSource final : public Source {
 }  // namespace
 
 Result<std::unique_ptr<Source>> OpenNvmlSource(const SourceOptions& options, Clock& clock) {
-  OFU_ASSIGN_OR_RETURN(auto library, NvmlLibrary::Load(options.nvml_library, options.call_accounting));
+  OFU_ASSIGN_OR_RETURN(auto library, NvmlLibrary::Load(options.nvml_library));
   auto source = std::make_unique<NvmlSource>(options, clock, std::move(library));
   OFU_RETURN_IF_ERROR(source->Start());  // on an error, the destructor shuts NVML down
   return std::unique_ptr<Source>(std::move(source));
