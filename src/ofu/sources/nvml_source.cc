@@ -755,7 +755,7 @@ class NvmlSource final : public Source {
 }  // namespace
 
 Result<std::unique_ptr<Source>> OpenNvmlSource(const SourceOptions& options, Clock& clock) {
-  OFU_ASSIGN_OR_RETURN(auto library, NvmlLibrary::Load(options.nvml_library));
+  OFU_ASSIGN_OR_RETURN(auto library, NvmlLibrary::Load(options.nvml_library, options.call_accounting));
   auto source = std::make_unique<NvmlSource>(options, clock, std::move(library));
   OFU_RETURN_IF_ERROR(source->Start());  // on an error, the destructor shuts NVML down
   return std::unique_ptr<Source>(std::move(source));
