@@ -15,6 +15,7 @@
 #include "ofu/sinks/metrics_state.h"
 #include "ofu/sinks/web_config.h"
 #include "ofu/sources/builtin_sources.h"
+#include "ofu/sources/call_accounting.h"
 
 namespace ofu::agent {
 
@@ -33,8 +34,10 @@ sources::SourceOptions SourceOptionsOf(const AgentConfig& config) {
 
 namespace {
 
-Result<std::unique_ptr<sources::Source>> OpenConfiguredSource(const AgentConfig& config, sources::Clock& clock) {
+Result<std::unique_ptr<sources::Source>> OpenConfiguredSource(const AgentConfig& config, sources::Clock& clock,
+                                                              sources::CallAccounting& calls) {
   sources::SourceOptions options = SourceOptionsOf(config);
+  options.call_accounting = &calls;  // exported on /metrics: what the agent costs
   // The registry auto-detects when given an empty text.
   return sources::BuiltinSourceRegistry().Open(config.source == "auto" ? "" : config.source, options, clock);
 }
@@ -65,16 +68,19 @@ Result<std::unique_ptr<sinks::HistoryStore>> OpenHistory(const AgentConfig& conf
 // One configuration's worth of running: until stop, reload or the end of a
 // finite source. Returns how it ended, or nullopt to reload.
 Result<std::optional<RunEnd>> RunConfigured(const AgentConfig& config, const GpuSpecDatabase& specs,
-                                            std::unique_ptr<sinks::MetricsState>& metrics, sources::Clock& clock,
-                                            double started_s, const RunEnvironment& env) {
+                                            std::unique_ptr<sinks::MetricsState>& metrics,
+                                            sources::CallAccounting& calls, sources::Clock& clock, double started_s,
+                                            const RunEnvironment& env) {
   const Log& log = env.log;
-  OFU_ASSIGN_OR_RETURN(auto source, OpenConfiguredSource(config, clock));
+  OFU_ASSIGN_OR_RETURN(auto source, OpenConfiguredSource(config, clock, calls));
   log(fmt::format("reading {} every {} s", source->Describe(), config.window_s));
 
   sinks::MetricsOptions metrics_options;
   metrics_options.version = env.version;
   metrics_options.source_name = source->kind();
   metrics_options.window_s = config.window_s;
+  metrics_options.call_accounting = &calls;
+  metrics_options.proc_files = env.proc_files;
   // The counters live across reloads: they must never go back.
   if (metrics) {
     metrics->Reconfigure(metrics_options);
@@ -128,10 +134,12 @@ Result<std::optional<RunEnd>> RunConfigured(const AgentConfig& config, const Gpu
 Result<RunEnd> Run(const AgentConfig& config, const GpuSpecDatabase& specs, sources::Clock& clock,
                    const RunEnvironment& environment) {
   const double started_s = clock.NowS();
+  // Like the metrics state, the call counters live across reloads.
+  sources::CallAccounting calls;
   std::unique_ptr<sinks::MetricsState> metrics;
   AgentConfig running = config;
   while (true) {
-    OFU_ASSIGN_OR_RETURN(auto ended, RunConfigured(running, specs, metrics, clock, started_s, environment));
+    OFU_ASSIGN_OR_RETURN(auto ended, RunConfigured(running, specs, metrics, calls, clock, started_s, environment));
     if (ended) return *ended;
     // A reload: the new configuration, or the running one when the new one is bad.
     if (!environment.load_config) continue;

@@ -25,6 +25,7 @@
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
 #include "ofu/sources/clock.h"
+#include "ofu/sources/process_figures.h"
 #include "ofu/sources/source.h"
 
 namespace ofu::agent {
@@ -49,6 +50,9 @@ struct RunEnvironment {
   // Stop once this much clock time has passed since Run began (tests,
   // benchmarks); unset: run until stopped.
   std::optional<double> duration_s;
+  // Where the process_* figures on /metrics are read (process_figures.h);
+  // unset: not exported.
+  std::optional<sources::ProcFiles> proc_files = sources::SystemProcFiles();
 };
 
 // Why Run returned without an error.

@@ -44,6 +44,9 @@ constexpr ConnectionRejection kAllRejections[] = {
     ConnectionRejection::kBadRequest};
 static_assert(std::size(kAllRejections) == kConnectionRejections);
 
+// The process_* families are the process's own: no labels.
+constexpr formats::LabelPairs kNoLabels{};
+
 }  // namespace
 
 std::string_view ConnectionRejectionLabel(ConnectionRejection reason) {
@@ -253,7 +256,51 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   }
   out.Family("ofu_build", MetricType::kInfo, "The agent's version and the source it reads.");
   out.Sample({{"version", options_.version}, {"source", options_.source_name}}, 1);
+  RenderOwnCost(out);
   return out.Finish();
+}
+
+// Every function the library exports that the source resolved is listed
+// from 0; `kind` separates wall time from this thread's CPU time and its
+// user and system parts, which are not to be summed with each other.
+void MetricsState::RenderOwnCost(formats::ExpositionWriter& out) const {
+  if (options_.call_accounting != nullptr) {
+    const std::vector<sources::CallTotals> calls = options_.call_accounting->Snapshot();
+    out.Family("ofu_source_calls", MetricType::kCounter,
+               "Calls the source made into its GPU library (NVML, DCGM), by the library's function name.");
+    for (const sources::CallTotals& call : calls) out.Sample({{"call", call.call}}, static_cast<double>(call.calls));
+    out.Family("ofu_source_call_seconds", MetricType::kCounter,
+               "Time spent inside the source's GPU library calls, by function; kind: wall (elapsed), cpu (the "
+               "calling thread's CPU time), user and system (its parts). Do not sum over kind.");
+    for (const sources::CallTotals& call : calls) {
+      out.Sample({{"call", call.call}, {"kind", "wall"}}, call.wall_s);
+      out.Sample({{"call", call.call}, {"kind", "cpu"}}, call.cpu_s);
+      if (call.user_s) out.Sample({{"call", call.call}, {"kind", "user"}}, *call.user_s);
+      if (call.system_s) out.Sample({{"call", call.call}, {"kind", "system"}}, *call.system_s);
+    }
+  }
+  if (!options_.proc_files) return;
+  const auto figures = sources::ReadProcessFigures(*options_.proc_files);
+  if (!figures.ok()) return;
+  out.Family("process_cpu_seconds", MetricType::kCounter, "Total user and system CPU time spent in seconds.");
+  out.Sample(kNoLabels, figures->cpu_seconds);
+  out.Family("process_resident_memory_bytes", MetricType::kGauge, "Resident memory size in bytes.");
+  out.Sample(kNoLabels, figures->resident_memory_bytes);
+  out.Family("process_virtual_memory_bytes", MetricType::kGauge, "Virtual memory size in bytes.");
+  out.Sample(kNoLabels, figures->virtual_memory_bytes);
+  if (figures->start_time_seconds) {
+    out.Family("process_start_time_seconds", MetricType::kGauge,
+               "Start time of the process since unix epoch in seconds.");
+    out.Sample(kNoLabels, *figures->start_time_seconds);
+  }
+  if (figures->open_fds) {
+    out.Family("process_open_fds", MetricType::kGauge, "Number of open file descriptors.");
+    out.Sample(kNoLabels, *figures->open_fds);
+  }
+  if (figures->max_fds) {
+    out.Family("process_max_fds", MetricType::kGauge, "Maximum number of open file descriptors.");
+    out.Sample(kNoLabels, *figures->max_fds);
+  }
 }
 
 }  // namespace ofu::sinks

@@ -21,6 +21,13 @@
 // or refused to protect itself (ofu_http_connections_rejected_total{reason}),
 // so an operator sees an attack or a misconfigured scraper.
 //
+// It exports what the agent itself costs: calls and time per library
+// function of the NVML or DCGM source (ofu_source_calls_total{call},
+// ofu_source_call_seconds_total{call,kind}; call_accounting.h) and the
+// process figures under the names Prometheus client libraries use
+// (process_cpu_seconds_total, process_resident_memory_bytes, ...;
+// process_figures.h), so an operator sees what ofu costs and where.
+//
 // Thread-safety: Consume and CountDroppedWindow (sampling thread),
 // CountRejectedConnection (HTTP thread) and Render/CheckHealth (HTTP thread)
 // may run concurrently; a mutex guards the state, the rejection counters are
@@ -41,7 +48,9 @@
 #include "ofu/formats/exposition.h"
 #include "ofu/sinks/sink.h"
 #include "ofu/sinks/window_counters.h"
+#include "ofu/sources/call_accounting.h"
 #include "ofu/sources/clock.h"
+#include "ofu/sources/process_figures.h"
 
 namespace ofu::sinks {
 
@@ -50,6 +59,12 @@ struct MetricsOptions {
   std::string source_name;   // Source::kind(), e.g. "nvml": ofu_build_info{source}, errors' {source}
   double window_s = 1;       // ofu_window_seconds
   double stale_windows = 3;  // /healthz turns unhealthy after this many windows without data
+  // The agent's own cost, read at each Render (docs/prometheus.md §1): the
+  // source's library calls from this accounting (null: no ofu_source_call*
+  // families), and the process_* figures from these /proc files (unset:
+  // none; a read that fails leaves them out of that scrape).
+  const sources::CallAccounting* call_accounting = nullptr;
+  std::optional<sources::ProcFiles> proc_files = std::nullopt;
 };
 
 // Why the HTTP server closed or refused a connection; the {reason} label of
@@ -108,6 +123,10 @@ class MetricsState : public Sink {
     bool up = false;
     std::optional<attribution::JobInfo> job;
   };
+
+  // The ofu_source_call* and process_* families (options_'s accounting and
+  // /proc files); called by Render under the lock.
+  void RenderOwnCost(formats::ExpositionWriter& out) const;
 
   MetricsOptions options_;
   sources::Clock& clock_;
