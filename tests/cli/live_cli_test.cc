@@ -6,6 +6,7 @@
 // the command's own run is checked on what its windows hold.
 #include <dlfcn.h>
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -215,3 +216,32 @@ TEST_F(LiveCli, TopOnceOverDcgmWithAHostengineThatNeverAnswersExitsFive) {
 }
 
 }  // namespace
+
+// `ofu sources --cost` on the double: the source opened as the agent opens
+// it, 0.5 s of 0.1 s windows after the first. The calls per window are
+// exact: per GPU one GPM sample and one nvmlGpmMetricsGet a window.
+TEST_F(LiveCli, SourcesCostCountsTheCallsPerWindow) {
+  const CommandResult result = OfuLive(kNvmlTwoGpus, kDcgmOneGpu,
+                                       "sources --cost --source nvml --window 0.1 --seconds 0.5 --format json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["windows"], 5);
+  EXPECT_EQ(json["gpus"], 2);
+  EXPECT_NE(json["source"].get<std::string>().find("TEST DOUBLE"), std::string::npos) << json["source"];
+  std::map<std::string, nlohmann::json> calls;
+  for (const auto& call : json["calls"]) calls[call["call"].get<std::string>()] = call;
+  ASSERT_TRUE(calls.count("nvmlGpmMetricsGet")) << json.dump(2);
+  EXPECT_EQ(calls["nvmlGpmMetricsGet"]["calls"], 10);
+  EXPECT_EQ(calls["nvmlGpmMetricsGet"]["per_window"], 2.0);
+  EXPECT_EQ(calls["nvmlGpmSampleGet"]["per_window"], 2.0);
+  EXPECT_GT(calls["nvmlGpmMetricsGet"]["wall_us_per_call"].get<double>(), 0);
+  // Setup calls happen before the measured windows: not in the table.
+  EXPECT_FALSE(calls.count("nvmlInit_v2")) << json.dump(2);
+
+  const CommandResult table = OfuLive(kNvmlTwoGpus, kDcgmOneGpu,
+                                      "sources --cost --source nvml --window 0.1 --seconds 0.2");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("2 windows of 0.1 s, 2 GPUs"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("nvmlGpmMetricsGet"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("per window:"), std::string::npos) << table.out;
+}
