@@ -784,7 +784,7 @@ def agent_run_line(run):
                 table.sort(key=lambda e: -e["seconds"].get("kind=cpu", 0.0))
             rows = []
             for e in table[:4]:
-                per_window = f"{e['per_window']:.1f}/window" if e.get("per_window") is not None else f"{e['calls']:.0f}"
+                per_window = f"{e['per_window']:.3g}/window" if e.get("per_window") is not None else f"{e['calls']:.0f}"
                 wall, cpu = _mean_call_us(e), _mean_call_us(e, "cpu")
                 rows.append(f"{e['call']} {per_window}" + (f" {wall:.1f} us" if wall is not None else "")
                             + (f" (cpu {cpu:.1f})" if cpu is not None else ""))

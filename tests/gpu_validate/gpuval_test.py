@@ -311,8 +311,8 @@ class VerdictsTest(unittest.TestCase):
         self.assertEqual(gpuval.agent_run_line(run),
                          "full 0.1 s: CPU 6.36 % of one core over 22 s, steady 6.00 % over 20 s (busiest threads: "
                          "ofu 5.50, ofu-store 0.05), peak RSS 30.2 MiB (VmHWM; wait4 40.0), PSS 18.5 MiB, exit 0, "
-                         "calls (us each): nvmlGpmMetricsGet 1.0/window 1420.0 us (cpu 1300.0), "
-                         "nvmlDeviceGetClockInfo 1.0/window 0.4 us (cpu 0.2), nvmlInit_v2 0.0/window")
+                         "calls (us each): nvmlGpmMetricsGet 1/window 1420.0 us (cpu 1300.0), "
+                         "nvmlDeviceGetClockInfo 1/window 0.4 us (cpu 0.2), nvmlInit_v2 0.02/window")
         run["source_calls"] = {"present": False}
         self.assertTrue(gpuval.agent_run_line(run).endswith("exit 0, per-call table absent"))
 
