@@ -4,12 +4,15 @@
 // FakeClock makes every window and back-off exact and instant.
 #include <dlfcn.h>
 
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "ofu/core/gpu_spec.h"
+#include "ofu/sources/call_accounting.h"
 #include "ofu/sources/dcgm_library.h"
 #include "ofu/sources/dcgm_source.h"
 
@@ -166,6 +169,27 @@ TEST_F(DcgmSourceTest, SteadyLoadMapsEveryFieldWithItsUnit) {
   EXPECT_EQ(late.window_s, 2.5);
   EXPECT_EQ(fake_.State()["reads"], 3);
   EXPECT_EQ(fake_.State()["update_all_fields"], 0);  // the hostengine samples by itself
+}
+
+// Every DCGM call is accounted under the library's own name (issue 29):
+// one connection (dcgmInit once), then one dcgmEntitiesGetLatestValues per
+// window for two GPUs without MIG.
+TEST_F(DcgmSourceTest, EveryLibraryCallIsAccountedUnderItsName) {
+  Load({{"gpus", TwoGpus()}, {"reads", json::array({json::array({{{"1004", 0.5}, {"100", 1755}}})})}});
+  CallAccounting accounting;
+  options_.call_accounting = &accounting;
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  const auto before = accounting.Snapshot();
+  for (int i = 0; i < 3; ++i) Next(*source);
+  std::map<std::string, std::uint64_t> calls, setup;
+  for (const CallTotals& t : before) setup[t.call] = t.calls;
+  for (const CallTotals& t : accounting.Snapshot()) calls[t.call] = t.calls;
+  EXPECT_EQ(setup["dcgmInit"], 1u);
+  EXPECT_EQ(calls["dcgmInit"], 1u);
+  EXPECT_EQ(calls["dcgmEntitiesGetLatestValues"] - setup["dcgmEntitiesGetLatestValues"], 3u);
+  EXPECT_TRUE(calls.count("dcgmShutdown"));  // resolved, not yet called: listed at 0
+  EXPECT_EQ(calls["dcgmShutdown"], 0u);
 }
 
 TEST_F(DcgmSourceTest, ProfilingPausedLeavesTensorAbsentAndNotesOnce) {
