@@ -18,24 +18,38 @@ class SystemClock final : public CallClock {
 
   CallClockReading Read() const override {
     CallClockReading reading;
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    reading.wall_ns = Nanoseconds(t);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    reading.cpu_ns = Nanoseconds(t);
-#ifdef RUSAGE_THREAD
-    if (user_system_) {
-      rusage usage{};
-      if (getrusage(RUSAGE_THREAD, &usage) == 0) {
-        reading.user_ns = Nanoseconds(usage.ru_utime);
-        reading.system_ns = Nanoseconds(usage.ru_stime);
-      }
-    }
-#endif
+    ReadUsage(reading);
+    reading.wall_ns = Now(CLOCK_MONOTONIC);
+    reading.cpu_ns = Now(CLOCK_THREAD_CPUTIME_ID);
+    return reading;
+  }
+  CallClockReading ReadAfter() const override {
+    CallClockReading reading;
+    reading.cpu_ns = Now(CLOCK_THREAD_CPUTIME_ID);
+    reading.wall_ns = Now(CLOCK_MONOTONIC);
+    ReadUsage(reading);
     return reading;
   }
 
  private:
+  static std::int64_t Now(clockid_t clock) {
+    timespec t{};
+    clock_gettime(clock, &t);
+    return Nanoseconds(t);
+  }
+  void ReadUsage(CallClockReading& reading) const {
+#ifdef RUSAGE_THREAD
+    if (!user_system_) return;
+    rusage usage{};
+    if (getrusage(RUSAGE_THREAD, &usage) == 0) {
+      reading.user_ns = Nanoseconds(usage.ru_utime);
+      reading.system_ns = Nanoseconds(usage.ru_stime);
+    }
+#else
+    (void)reading;
+#endif
+  }
+
   bool user_system_;
 };
 

@@ -21,12 +21,14 @@
 // Overhead per accounted call: two reads of each of the three clocks, that
 // is 2 vDSO clock reads and 4 system calls. On the CPU-only development VM,
 // where CLOCK_THREAD_CPUTIME_ID took 1.4 us and getrusage 1.1 us a read,
-// that was 5.2 us a call (CallAccountingTest.OverheadIsSmall prints it);
-// system calls are cheaper outside a VM, but this was not measured on the
-// H100. Beside the H100's calls (probe-cost.json, p50: GPM metrics get
-// 1,420 us, GPM sample get 45 us, SM clock read 0.39 us) it is small for
-// the expensive ones and larger than the cheapest. CallClockKind::kWallAndCpu
-// drops getrusage, about half of it.
+// that was 4.9-5.3 us a call, and an empty function was recorded as 2.7 us
+// wall and 1.3 us CPU: the part of the measurement inside the spans, which
+// every recorded call overstates by (CallAccountingTest.OverheadIsSmall
+// prints both). System calls are cheaper outside a VM, but this was not
+// measured on the H100. Beside the H100's calls (probe-cost.json, p50: GPM
+// metrics get 1,420 us, GPM sample get 45 us, SM clock read 0.39 us) that is
+// small for the expensive ones and larger than the cheapest.
+// CallClockKind::kWallAndCpu drops getrusage, about half of it.
 //
 // Names are the library's own symbol names as resolved ("nvmlGpmMetricsGet",
 // "nvmlDeviceGetCount_v2"), so they match the driver's documentation and
@@ -64,7 +66,12 @@ struct CallClockReading {
 class CallClock {
  public:
   virtual ~CallClock() = default;
+  // The reading before a call.
   virtual CallClockReading Read() const = 0;
+  // The reading after it; the same clocks, possibly read in reverse order
+  // so that the spans nest around the call (the system clocks put the
+  // thread-CPU clock innermost: see SystemCallClock).
+  virtual CallClockReading ReadAfter() const { return Read(); }
 };
 
 enum class CallClockKind {
@@ -72,6 +79,11 @@ enum class CallClockKind {
   kWallAndCpu,         // the first two only: user and system are absent
 };
 // The real clocks of this thread. Points to static storage (stateless).
+// Before a call: getrusage, CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID; after
+// it the reverse. So the cpu span holds the call and about one thread-CPU
+// clock read, the wall span also the two CPU clock reads, and the user and
+// system spans everything: what a call costs is overstated by that much
+// (CallAccountingTest.OverheadIsSmall prints it for an empty function).
 const CallClock& SystemCallClock(CallClockKind kind = CallClockKind::kWallCpuUserSystem);
 
 // The sums for one library function. Updated lock-free by the calling thread.
@@ -140,7 +152,7 @@ class AccountedFunction<R(Args...)> {
     struct After {
       const AccountedFunction& self;
       const CallClockReading& before;
-      ~After() { self.counter_->Add(before, self.clock_->Read()); }
+      ~After() { self.counter_->Add(before, self.clock_->ReadAfter()); }
     } after{*this, before};
     return function_(args...);
   }
