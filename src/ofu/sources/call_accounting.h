@@ -12,12 +12,14 @@
 //   wall    CLOCK_MONOTONIC across the call;
 //   cpu     CLOCK_THREAD_CPUTIME_ID across the call: this thread's CPU,
 //           user + system, the kernel's exact runtime;
-//   user,   getrusage(RUSAGE_THREAD) across the call (Linux): the kernel
-//   system  splits `cpu` between user and system mode by tick sampling, so
-//           per call they are coarse (microseconds, and a short call may
-//           land wholly in one or the other) but their sums over many calls
-//           are what `time` and /proc/PID/task report. Absent (not 0) where
-//           the platform has no per-thread rusage.
+//   user,   getrusage(RUSAGE_THREAD) across the call (Linux). The kernel
+//   system  splits the thread's CPU between user and system mode by tick
+//           sampling and re-splits past time as ticks arrive, so across one
+//           short call they are coarse (microseconds) and may even exceed
+//           `cpu` (seen on the NVML double); over many calls their ratio says
+//           where the time goes (on the H100 94 % of the agent's CPU was
+//           system time, stage C). Absent (not 0)
+//           where the platform has no per-thread rusage.
 // Overhead per accounted call: two reads of each of the three clocks, that
 // is 2 vDSO clock reads and 4 system calls. On the CPU-only development VM,
 // where CLOCK_THREAD_CPUTIME_ID took 1.4 us and getrusage 1.1 us a read,
