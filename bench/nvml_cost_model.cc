@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "doubles/fake_nvml_scenarios.h"
 #include "ofu/agent/config.h"
 #include "ofu/agent/run.h"
 #include "ofu/sources/nvml_source.h"
@@ -42,29 +43,7 @@ const std::map<std::string, std::string> kTimedBy = {
     {"nvmlGpmMetricsGet", "gpm_metrics_get_14"},
 };
 
-// The per-window functions the source calls (tests/sources/nvml_call_count_test.cc).
-const std::vector<std::string> kFunctions = {
-    "nvmlDeviceGetClockInfo",
-    "nvmlGpmSampleGet",
-    "nvmlGpmMetricsGet",
-    "nvmlDeviceGetPowerUsage",
-    "nvmlDeviceGetTotalEnergyConsumption",
-    "nvmlDeviceGetCurrentClocksEventReasons",
-    "nvmlDeviceGetComputeRunningProcesses_v3",
-};
-
-std::string Scenario(int gpus) {
-  std::string devices;
-  for (int i = 0; i < gpus; ++i) {
-    devices += (i == 0 ? "" : ",") + std::string(R"({"uuid": "GPU-)") + std::to_string(i) +
-               R"(", "sm_count": 132, "max_sm_clock_mhz": 1980,
-                  "power_mw": [650000], "energy_mj": [1000000], "clock_event_reasons": [4],
-                  "processes": [{"pid": 4242, "used_memory": 1048576}],
-                  "gpm": [{"1": 100, "2": 95, "3": 40, "5": 50, "6": 0, "7": 45, "8": 0, "9": 5,
-                           "10": 30, "11": 1, "12": 10, "13": 2}]})";
-  }
-  return R"({"devices": [)" + devices + "]}";
-}
+const std::vector<std::string>& kFunctions = ofu::testing::PerWindowNvmlFunctions();
 
 double ThreadCpuS() {
   timespec t{};
@@ -81,7 +60,7 @@ struct Measured {
 bool Measure(void* fake, ofu::sources::SourceOptions options, int gpus, int windows, Measured& out) {
   auto load = reinterpret_cast<int (*)(const char*)>(dlsym(fake, "ofu_fake_nvml_load_scenario"));
   auto count = reinterpret_cast<int (*)(const char*)>(dlsym(fake, "ofu_fake_nvml_count"));
-  if (load == nullptr || count == nullptr || load(Scenario(gpus).c_str()) != 0) return false;
+  if (load == nullptr || count == nullptr || load(ofu::testing::EveryCounterScenario(gpus).c_str()) != 0) return false;
   ofu::sources::FakeClock clock(1789999980.0);
   options.nvml_library = OFU_FAKE_NVML_PATH;
   auto source = ofu::sources::OpenNvmlSource(options, clock);

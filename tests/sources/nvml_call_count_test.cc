@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "doubles/fake_nvml_scenarios.h"
 #include "ofu/agent/config.h"
 #include "ofu/agent/run.h"
 #include "ofu/sources/nvml_source.h"
@@ -28,30 +29,11 @@ namespace {
 
 // The NVML functions the source may call per window; "nvml_calls" is all
 // functions together, so a call of any other function is caught too.
-const std::vector<std::string> kCounted = {
-    "nvml_calls",
-    "nvmlDeviceGetClockInfo",
-    "nvmlGpmSampleGet",
-    "nvmlGpmMetricsGet",
-    "gpm_metrics_asked",
-    "nvmlDeviceGetPowerUsage",
-    "nvmlDeviceGetTotalEnergyConsumption",
-    "nvmlDeviceGetCurrentClocksEventReasons",
-    "nvmlDeviceGetComputeRunningProcesses_v3",
-};
-
-std::string Scenario(int gpus) {
-  std::string devices;
-  for (int i = 0; i < gpus; ++i) {
-    devices += (i == 0 ? "" : ",") + std::string(R"({"uuid": "GPU-)") + std::to_string(i) +
-               R"(", "sm_count": 132, "max_sm_clock_mhz": 1980,
-                  "power_mw": [650000], "energy_mj": [1000000], "clock_event_reasons": [4],
-                  "processes": [{"pid": 4242, "used_memory": 1048576}],
-                  "gpm": [{"1": 100, "2": 95, "3": 40, "5": 50, "6": 0, "7": 45, "8": 0, "9": 5,
-                           "10": 30, "11": 1, "12": 10, "13": 2}]})";
-  }
-  return R"({"devices": [)" + devices + "]}";
-}
+const std::vector<std::string> kCounted = [] {
+  std::vector<std::string> counted = {"nvml_calls", "gpm_metrics_asked"};
+  for (const std::string& f : ofu::testing::PerWindowNvmlFunctions()) counted.push_back(f);
+  return counted;
+}();
 
 class NvmlCallCountTest : public ::testing::Test {
  protected:
@@ -70,7 +52,7 @@ class NvmlCallCountTest : public ::testing::Test {
   // Calls per window per GPU over `windows` windows after the first.
   std::map<std::string, double> CallsPerWindowPerGpu(SourceOptions options, int gpus, int windows) {
     std::map<std::string, double> out;
-    EXPECT_EQ(load_(Scenario(gpus).c_str()), 0);
+    EXPECT_EQ(load_(ofu::testing::EveryCounterScenario(gpus).c_str()), 0);
     options.nvml_library = OFU_FAKE_NVML_PATH;
     auto source = OpenNvmlSource(options, clock_);
     EXPECT_TRUE(source.ok()) << (source.ok() ? "" : source.error().message);
