@@ -129,9 +129,11 @@ TEST(CallAccountingTest, ConcurrentCallersLoseNoCall) {
   EXPECT_GE(totals.at(0).wall_s, kThreads * kCalls * 1e-6 - 1e-9);
 }
 
-// What the accounting adds to each call on this machine, measured, with the
-// real clocks. The header's "about 1 us" comes from this line of output.
-TEST(CallAccountingTest, OverheadIsSmall) {
+// What the accounting adds to each call on this machine, printed for a
+// person, with the real clocks: not asserted (timings belong in benchmarks;
+// under ASan or on a loaded machine they vary). What is asserted: every one
+// of the calls is counted.
+TEST(CallAccountingTest, EveryCallOfAManyCallLoopIsCounted) {
   CallAccounting accounting;
   const auto twice = BindAccounted<int(int)>(reinterpret_cast<void*>(&Twice), "nvmlTwice", &accounting);
   constexpr int kCalls = 100000;
@@ -140,16 +142,15 @@ TEST(CallAccountingTest, OverheadIsSmall) {
   for (int i = 0; i < kCalls; ++i) sum += twice(i & 1);
   const double per_call_us =
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / kCalls;
-  EXPECT_EQ(sum, kCalls);  // half the calls give 2, half 0
-  EXPECT_EQ(accounting.Snapshot().at(0).calls, std::uint64_t{kCalls});
-  const CallTotals& t = accounting.Snapshot().at(0);
+  EXPECT_EQ(sum, kCalls);                                          // half the calls give 2, half 0
+  const std::vector<CallTotals> snapshot = accounting.Snapshot();  // a copy: t must not outlive it
+  ASSERT_EQ(snapshot.size(), 1u);
+  const CallTotals& t = snapshot.at(0);
+  EXPECT_EQ(t.calls, std::uint64_t{kCalls});
   std::printf(
       "accounted call overhead: %.3f us per call (%d calls); an empty call is recorded as %.3f us wall, "
       "%.3f us cpu\n",
       per_call_us, kCalls, t.wall_s * 1e6 / kCalls, t.cpu_s * 1e6 / kCalls);
-  // Generous: a regression to something like a mutex per call or a /proc
-  // read would be far above this; a couple of clock reads are far below.
-  EXPECT_LT(per_call_us, 10.0);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@
 // where CLOCK_THREAD_CPUTIME_ID took 1.4 us and getrusage 1.1 us a read,
 // that was 4.9-5.3 us a call, and an empty function was recorded as 2.7 us
 // wall and 1.3 us CPU: the part of the measurement inside the spans, which
-// every recorded call overstates by (CallAccountingTest.OverheadIsSmall
+// every recorded call overstates by (CallAccountingTest.EveryCallOfAManyCallLoopIsCounted
 // prints both). System calls are cheaper outside a VM, but this was not
 // measured on the H100. Beside the H100's calls (probe-cost.json, p50: GPM
 // metrics get 1,420 us, GPM sample get 45 us, SM clock read 0.39 us) that is
@@ -85,7 +85,7 @@ enum class CallClockKind {
 // it the reverse. So the cpu span holds the call and about one thread-CPU
 // clock read, the wall span also the two CPU clock reads, and the user and
 // system spans everything: what a call costs is overstated by that much
-// (CallAccountingTest.OverheadIsSmall prints it for an empty function).
+// (CallAccountingTest.EveryCallOfAManyCallLoopIsCounted prints it for an empty function).
 const CallClock& SystemCallClock(CallClockKind kind = CallClockKind::kWallCpuUserSystem);
 
 // The sums for one library function. Updated lock-free by the calling thread.
