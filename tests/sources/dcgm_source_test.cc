@@ -117,7 +117,10 @@ TEST_F(DcgmSourceTest, SteadyLoadMapsEveryFieldWithItsUnit) {
   EXPECT_EQ(state["watch_update_us"], 1000000);
   EXPECT_EQ(state["watch_keep_age_s"], 4.0);
   EXPECT_EQ(state["group_gpus"], json::array({0, 1}));
-  EXPECT_EQ(state["watched_fields"].size(), 5u + 15u + 7u);
+  // Every field ofu reads: the 5 device fields, the 11 profiling fields of
+  // 1001-1015 it maps (not the PCIe and NVLink bytes, 1009-1012), and of the
+  // cycle counters the two it reads.
+  EXPECT_EQ(state["watched_fields"].size(), 5u + 11u + 2u);
 
   Snapshot s = Next(*source);
   EXPECT_EQ(s.time_s, 1001);
@@ -265,7 +268,7 @@ TEST_F(DcgmSourceTest, HostengineRestartIsUnavailableThenReconnectsWithBackoff) 
   EXPECT_EQ(back.gpus[0].health, GpuHealth::kOk);
   EXPECT_EQ(back.gpus[0].sample.tensor_active, 0.3);  // read 2, retried
   // Group and every watch were made again on the new connection.
-  EXPECT_EQ(fake_.State()["watched_fields"].size(), 2u * (5 + 15 + 7));
+  EXPECT_EQ(fake_.State()["watched_fields"].size(), 2u * (5 + 11 + 2));
   EXPECT_EQ(fake_.State()["group_gpus"], json::array({0}));
 
   Snapshot after = Next(*source);
@@ -295,6 +298,39 @@ TEST_F(DcgmSourceTest, LostGpuIsMarkedWhileOthersContinue) {
   EXPECT_FALSE(second.gpus[1].sample.tensor_active);
   EXPECT_FALSE(second.gpus[1].sample.sm_clock_mhz);
   EXPECT_EQ(second.gpus[1].clock_basis, ClockBasis::kNone);
+}
+
+// The agent's counters (agent::AgentCounterFields): only their fields are
+// watched, the SM clock always, and a field not watched is absent even when
+// the hostengine would have a value for it.
+TEST_F(DcgmSourceTest, WatchesOnlyTheFieldsAsked) {
+  Load({{"reads", json::array({json::array({{{"1004", 0.5}, {"1005", 0.3}, {"100", 1755}, {"155", 500}}})})}});
+  options_.fields = {CounterField::kTensorActive, CounterField::kGrEngineActive, CounterField::kFp64Active,
+                     CounterField::kFp32Active,   CounterField::kFp16Active,     CounterField::kImmaActive,
+                     CounterField::kHmmaActive,   CounterField::kDfmaActive,     CounterField::kSmClockMhz,
+                     CounterField::kMaxSmClockMhz};
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(fake_.State()["watched_fields"],
+            json::array({100, 113, 1001, 1004, 1006, 1007, 1008, 1013, 1014, 1015, 1084, 1086}));
+  Snapshot s = Next(*source);
+  EXPECT_EQ(s.gpus[0].sample.tensor_active, 0.5);
+  EXPECT_EQ(s.gpus[0].sample.sm_clock_mhz, 1755);
+  EXPECT_FALSE(s.gpus[0].sample.dram_active);  // 1005 not watched: absent, not 0
+  EXPECT_FALSE(s.gpus[0].sample.power_w);      // 155 not watched
+}
+
+// Power alone: the clock is still watched (it tells a GPU that answers),
+// no profiling field and no cycle counter.
+TEST_F(DcgmSourceTest, PowerAloneWatchesNoProfilingField) {
+  Load({{"reads", json::array({json::array({{{"100", 1755}, {"155", 500}}})})}});
+  options_.fields = {CounterField::kPowerW};
+  auto source = Open();
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(fake_.State()["watched_fields"], json::array({100, 155}));
+  Snapshot s = Next(*source);
+  EXPECT_EQ(s.gpus[0].sample.power_w, 500);
+  EXPECT_FALSE(s.gpus[0].sample.tensor_active);
 }
 
 TEST_F(DcgmSourceTest, NoPermissionOnProfilingKeepsDeviceFieldsFlowing) {
@@ -482,16 +518,14 @@ TEST_F(DcgmSourceTest, MigInstancesAreDevicesOfTheirOwnWithTheParentsClock) {
   const json mig_group = state["group_entities"][0]["group"];
   EXPECT_EQ(state["group_entities"][0], json({{"group", mig_group}, {"entity_group", 2}, {"id", 0}}));
   EXPECT_EQ(state["group_entities"][1], json({{"group", mig_group}, {"entity_group", 2}, {"id", 1}}));
-  // On the instances' group: the profiling fields 1001-1015, then the cycle counters.
+  // On the instances' group: the profiling fields ofu maps, then the cycle counters.
   json on_mig_group = json::array();
   for (const auto& watch : state["watches"]) {
     if (watch["group"] == mig_group) on_mig_group.push_back(watch["fields"]);
   }
   ASSERT_EQ(on_mig_group.size(), 2u);
-  EXPECT_EQ(on_mig_group[0].size(), 15u);
-  EXPECT_EQ(on_mig_group[0][0], 1001);
-  EXPECT_EQ(on_mig_group[0][14], 1015);
-  EXPECT_EQ(on_mig_group[1][0], 1084);
+  EXPECT_EQ(on_mig_group[0], json::array({1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1013, 1014, 1015}));
+  EXPECT_EQ(on_mig_group[1], json::array({1084, 1086}));
 
   Snapshot s = Next(*source);
   ASSERT_EQ(s.gpus.size(), 3u);  // the A100's two instances (not the A100 itself), then the H100

@@ -24,20 +24,53 @@
 namespace ofu::sources {
 namespace {
 
-// Watched in three field groups so that a refusal of the profiling fields
-// (or an older DCGM that lacks the cycle counters) leaves the others flowing.
+// Every device field the source can read (CounterField order is not DCGM's).
 const std::vector<unsigned short>& DeviceFields() {
   static const std::vector<unsigned short> kFields = {100, 112, 113, 155, 156};
   return kFields;
 }
 
-std::vector<unsigned short> FieldRange(unsigned short first, unsigned short last) {
-  std::vector<unsigned short> ids;
-  for (unsigned id = first; id <= last; ++id) ids.push_back(static_cast<unsigned short>(id));
-  return ids;
-}
-
 bool IsProfilingField(unsigned short id) { return id >= 1001 && id <= 1015; }
+
+// The fields watched, in three field groups so that a refusal of the
+// profiling fields (or an older DCGM that lacks the cycle counters) leaves
+// the others flowing. Only the fields SourceOptions::fields asks for are
+// watched: every watched profiling field is sampled by the hostengine's
+// profiling module and every field is copied into each window's read, so a
+// field no output carries costs the node for nothing (issue 29). Of the
+// cycle counters 1084-1090 only the two DeriveExactCycles uses are watched,
+// and only when the tensor activity or the clock is wanted.
+struct WatchPlan {
+  std::vector<unsigned short> device;     // from 100, 112, 113, 155, 156; never empty
+  std::vector<unsigned short> profiling;  // from 1001-1015
+  std::vector<unsigned short> cycles;     // 1084 and 1086, or none
+};
+
+WatchPlan PlanWatches(const std::vector<CounterField>& wanted) {
+  const auto is_wanted = [&](CounterField f) {
+    return wanted.empty() || std::find(wanted.begin(), wanted.end(), f) != wanted.end();
+  };
+  WatchPlan plan;
+  for (const CounterFieldInfo& info : AllCounterFields()) {
+    if (!is_wanted(info.field) || info.dcgm_field_id == 0) continue;
+    const auto id = static_cast<unsigned short>(info.dcgm_field_id);
+    if (IsProfilingField(id)) plan.profiling.push_back(id);
+    if (std::find(DeviceFields().begin(), DeviceFields().end(), id) != DeviceFields().end()) {
+      plan.device.push_back(id);
+    }
+  }
+  // The SM clock always: it is what tells a GPU that answers from one that
+  // does not, and the instances' device values come from it.
+  if (std::find(plan.device.begin(), plan.device.end(), dcgm::kFieldSmClock) == plan.device.end()) {
+    plan.device.insert(plan.device.begin(), dcgm::kFieldSmClock);
+  }
+  std::sort(plan.device.begin(), plan.device.end());
+  std::sort(plan.profiling.begin(), plan.profiling.end());
+  if (is_wanted(CounterField::kTensorActive) || is_wanted(CounterField::kSmClockMhz)) {
+    plan.cycles = {dcgm::kFieldSmCyclesElapsedTotal, dcgm::kFieldMmaCyclesActiveTotal};
+  }
+  return plan;
+}
 
 // The fields a MIG instance takes from its parent GPU: the SM clock and its
 // limits are the chip's. Power and energy are not lent: they are the board's,
@@ -127,7 +160,11 @@ struct Gpu {
 class DcgmSource final : public Source {
  public:
   DcgmSource(std::unique_ptr<DcgmLibrary> lib, Address address, const SourceOptions& options, Clock& clock)
-      : lib_(std::move(lib)), address_(std::move(address)), options_(options), clock_(clock) {
+      : lib_(std::move(lib)),
+        address_(std::move(address)),
+        options_(options),
+        plan_(PlanWatches(options.fields)),
+        clock_(clock) {
     if (auto specs = GpuSpecDatabase::Embedded(); specs.ok()) specs_ = std::move(*specs);
   }
 
@@ -373,10 +410,10 @@ class DcgmSource final : public Source {
     instance_fields_.clear();
     profiling_health_ = GpuHealth::kOk;
     profiling_problem_.clear();
-    if (dcgm::Return rc = Watch(group_, DeviceFields(), prefix + "-device", read_fields_); rc != dcgm::kOk) {
+    if (dcgm::Return rc = Watch(group_, plan_.device, prefix + "-device", read_fields_); rc != dcgm::kOk) {
       return Failure{rc, fmt::format("{} did not watch the clock and power fields: {}", where, lib_->ErrorText(rc))};
     }
-    const dcgm::Return profiling_rc = Watch(group_, FieldRange(1001, 1015), prefix + "-profiling", read_fields_);
+    const dcgm::Return profiling_rc = Watch(group_, plan_.profiling, prefix + "-profiling", read_fields_);
     if (profiling_rc == dcgm::kConnectionNotValid) {
       return Failure{profiling_rc, fmt::format("{} went away: {}", where, lib_->ErrorText(profiling_rc))};
     }
@@ -385,7 +422,7 @@ class DcgmSource final : public Source {
     } else {
       // Cycle counters exist from DCGM 4.6; an older library refuses the
       // field ids, and the point clock serves instead.
-      if (Watch(group_, FieldRange(1084, 1090), prefix + "-cycles", read_fields_) == dcgm::kConnectionNotValid) {
+      if (Watch(group_, plan_.cycles, prefix + "-cycles", read_fields_) == dcgm::kConnectionNotValid) {
         return Failure{dcgm::kConnectionNotValid, fmt::format("{} went away", where)};
       }
     }
@@ -543,9 +580,9 @@ class DcgmSource final : public Source {
           lib_->ErrorText(rc));
       return std::nullopt;
     }
-    rc = Watch(instance_group_, FieldRange(1001, 1015), prefix + "-mig-profiling", instance_fields_);
+    rc = Watch(instance_group_, plan_.profiling, prefix + "-mig-profiling", instance_fields_);
     if (rc == dcgm::kOk) {
-      rc = Watch(instance_group_, FieldRange(1084, 1090), prefix + "-mig-cycles", instance_fields_);
+      rc = Watch(instance_group_, plan_.cycles, prefix + "-mig-cycles", instance_fields_);
       if (rc != dcgm::kConnectionNotValid) rc = dcgm::kOk;  // as on the GPUs: the point clock serves instead
     }
     if (rc == dcgm::kConnectionNotValid) {
@@ -560,9 +597,10 @@ class DcgmSource final : public Source {
   }
 
   // Creates a field group and watches it on `group`; on success its fields
-  // are added to `read`, to be read each window.
+  // are added to `read`, to be read each window. No fields: nothing to do.
   dcgm::Return Watch(dcgm::GpuGroup group, const std::vector<unsigned short>& fields, const std::string& name,
                      std::vector<unsigned short>& read) {
+    if (fields.empty()) return dcgm::kOk;
     std::vector<unsigned short> ids = fields;
     dcgm::FieldGroup fg = 0;
     dcgm::Return rc = lib_->field_group_create(handle_, static_cast<int>(ids.size()), ids.data(), name.c_str(), &fg);
@@ -767,6 +805,7 @@ class DcgmSource final : public Source {
   std::unique_ptr<DcgmLibrary> lib_;
   Address address_;
   SourceOptions options_;
+  WatchPlan plan_;  // what Connect() watches
   Clock& clock_;
   std::optional<GpuSpecDatabase> specs_;
 

@@ -10,9 +10,11 @@
 // It enumerates the supported GPUs (name, UUID and PCI bus id from fields
 // 50/54/57; SM count from the spec database by model name), makes a group of
 // them and watches, at an update interval of one window and a keep age of a
-// few windows: the device fields 100, 112, 113, 155, 156; the profiling
-// fields 1001-1015; and, where the library knows them (DCGM 4.6), the
-// cumulative cycle counters 1084-1090.
+// few windows, the fields of options.fields (all when empty): the device
+// fields among 100, 112, 113, 155, 156 (100 always); the profiling fields
+// among 1001-1015; and, when the tensor activity or the clock is wanted and
+// the library knows them (DCGM 4.6), the cumulative cycle counters 1084 and
+// 1086. A field not watched is absent, never 0.
 //
 // MIG: a GPU in MIG mode (field 67) is reported as its GPU instances, the
 // way dcgm-exporter and the NVML source do, each a device of its own. The
