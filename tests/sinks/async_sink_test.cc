@@ -5,9 +5,12 @@
 // sink is a GatedSink that the test releases: no sleeps, no timing.
 #include "ofu/sinks/async_sink.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -157,6 +160,27 @@ TEST(AsyncSink, ErrorsSurfaceAWindowLateUnderTheWrappedSinksName) {
   EXPECT_EQ(late.error().message, "cannot write the window at 1");
   EXPECT_TRUE(sink->Flush().ok());                  // window 2 was written
   EXPECT_TRUE(sink->Consume(BatchEnding(3)).ok());  // and that is what Consume says now
+}
+
+// The names of this process's threads (Linux: /proc/self/task/TID/comm).
+std::vector<std::string> ThreadNames() {
+  std::vector<std::string> names;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    if (std::getline(comm, name)) names.push_back(name);
+  }
+  return names;
+}
+
+// So that top -H and the GPU step's per-thread CPU table tell it apart.
+TEST(AsyncSink, ItsThreadIsNamedAfterTheWrappedSink) {
+  auto written = std::make_shared<std::vector<double>>();
+  AsyncSink sink(std::make_unique<RecordingSink>(written), {});
+  ASSERT_TRUE(sink.Consume(BatchEnding(1)).ok());
+  ASSERT_TRUE(sink.Flush().ok());  // the worker has run, so it has named itself
+  const auto names = ThreadNames();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "ofu-recording"), 1) << ::testing::PrintToString(names);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 #include "ofu/sinks/async_sink.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+
+#include "ofu/sinks/thread_name.h"
 
 namespace ofu::sinks {
 
@@ -65,6 +68,7 @@ std::uint64_t AsyncSink::dropped_windows() const {
 }
 
 void AsyncSink::Work() {
+  NameThisThread("ofu-" + std::string(sink_->name()));  // "ofu-store"
   std::unique_lock lock(mutex_);
   while (true) {
     queued_.wait(lock, [&] { return closing_ || !queue_.empty(); });

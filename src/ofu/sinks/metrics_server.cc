@@ -32,6 +32,7 @@
 
 #include <fmt/format.h>
 
+#include "ofu/sinks/thread_name.h"
 #include "ofu/sinks/http_request.h"
 
 namespace ofu::sinks {
@@ -271,6 +272,7 @@ class MetricsServer::Loop {
   // ---- the loop ----
 
   void Run() {
+    NameThisThread("ofu-http");
     // OpenSSL writes with write(2), which raises SIGPIPE on a socket the
     // peer has closed; blocked on this thread it stays pending here, harmless,
     // and the write fails with EPIPE instead of killing the agent.
@@ -876,6 +878,7 @@ class MetricsServer::Loop {
   }
 
   void RunAuth() {
+    NameThisThread("ofu-http-auth");
     while (true) {
       AuthJob job;
       {
