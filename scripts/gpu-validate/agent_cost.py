@@ -14,7 +14,9 @@ time and measures it, with no tool the GPU machine may lack:
     the process and of each thread, from /proc/PID/stat and
     /proc/PID/task/TID/stat (utime, stime) read at both ends, each thread
     named by its comm; peak RSS (VmHWM, /proc/PID/status) and PSS
-    (/proc/PID/smaps_rollup) at the end;
+    (/proc/PID/smaps_rollup) at the end, and what the resident memory is
+    made of (/proc/PID/smaps by category: driver library, device files,
+    ofu's binary and plugins, history store, heap, stack, other libraries);
   - the agent's own accounting from /metrics read at the end: the per-call
     table (ofu_source_calls_total{call}, ofu_source_call_seconds_total
     {call,...}) and the process_* figures, or "absent" where the agent does
@@ -28,7 +30,8 @@ JSON file given with --json:
              "window_s", "config", "steady": {"wall_s", "user_s",
              "system_s", "cpu_percent"}, "threads": [{"tid", "name",
              "user_s", "system_s", "cpu_percent", "new"}], "vm_hwm_mib",
-             "vm_rss_mib", "pss_mib", "source_calls": {"present", ...},
+             "vm_rss_mib", "pss_mib", "memory": {"categories", "mappings",
+             "rss_kib", "pss_kib"}, "source_calls": {"present", ...},
              "process_metrics": {...}}]}
 
 The first eight keys mean what they meant in the first run's file
@@ -92,6 +95,62 @@ def kib_field(text, key):
     """A "Key:   1234 kB" line of /proc/PID/status or smaps_rollup, in KiB; None when absent."""
     m = re.search(rf"^{re.escape(key)}:\s+(\d+)\s+kB", text, re.M)
     return int(m.group(1)) if m else None
+
+
+_MAPPING = re.compile(r"^[0-9a-f]+-[0-9a-f]+\s+\S+\s+\S+\s+\S+\s+\d+\s*(.*)$")
+
+# What a mapping of the agent is, for the memory breakdown: the first
+# category whose test matches its path. The driver's libraries and device
+# files are not ofu's to cut; the agent's heap also holds what the driver
+# allocates inside the process (it cannot be told apart there).
+MEMORY_CATEGORIES = (
+    ("driver library", lambda p, ofu: re.search(r"/lib(nvidia-[a-z-]+|cuda|dcgm[a-z_]*)\.so", p) is not None),
+    ("device files", lambda p, ofu: p.startswith("/dev/")),
+    ("ofu binary and plugins", lambda p, ofu: p == ofu or re.search(r"/libofu-[a-z-]+\.so", p) is not None),
+    ("history store", lambda p, ofu: p.endswith((".sqlite-shm", ".sqlite", ".sqlite-wal"))),
+    ("heap and anonymous", lambda p, ofu: p in ("", "[heap]") or p.startswith("[anon")),
+    ("stack", lambda p, ofu: p.startswith("[stack")),
+    ("other libraries", lambda p, ofu: ".so" in p),
+    ("other", lambda p, ofu: True),
+)
+
+
+def memory_breakdown(smaps_text, ofu_path):
+    """What the agent's resident memory is made of, from /proc/PID/smaps:
+    {"categories": [{"category", "rss_kib", "pss_kib", "private_dirty_kib"}]
+    in MEMORY_CATEGORIES order (empty ones left out), "mappings": the 12
+    largest files or regions by RSS [{"path", "category", "rss_kib",
+    "pss_kib", "private_dirty_kib"}], "rss_kib", "pss_kib"}. A mapping's path
+    is its smaps pathname ("" for an anonymous one; " (deleted)" dropped)."""
+    per_path = {}
+    current = None
+    for line in smaps_text.splitlines():
+        m = _MAPPING.match(line)
+        if m:
+            path = m.group(1).strip()
+            if path.endswith(" (deleted)"):
+                path = path[: -len(" (deleted)")]
+            current = per_path.setdefault(path, {"rss_kib": 0, "pss_kib": 0, "private_dirty_kib": 0})
+            continue
+        if current is None:
+            continue
+        for key, field in (("Rss", "rss_kib"), ("Pss", "pss_kib"), ("Private_Dirty", "private_dirty_kib")):
+            if line.startswith(key + ":"):
+                value = kib_field(line, key)
+                if value is not None:
+                    current[field] += value
+    categories = {name: {"category": name, "rss_kib": 0, "pss_kib": 0, "private_dirty_kib": 0}
+                  for name, _ in MEMORY_CATEGORIES}
+    mappings = []
+    for path, figures in per_path.items():
+        name = next(n for n, test in MEMORY_CATEGORIES if test(path, ofu_path))
+        for field in ("rss_kib", "pss_kib", "private_dirty_kib"):
+            categories[name][field] += figures[field]
+        mappings.append({"path": path, "category": name, **figures})
+    mappings.sort(key=lambda r: (-r["rss_kib"], r["path"]))
+    rows = [c for c in categories.values() if c["rss_kib"] or c["pss_kib"]]
+    return {"categories": rows, "mappings": mappings[:12],
+            "rss_kib": sum(c["rss_kib"] for c in rows), "pss_kib": sum(c["pss_kib"] for c in rows)}
 
 
 _SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?\s+(\S+)(?:\s+(\S+))?\s*$')
@@ -275,7 +334,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     page = proc0 = proc1 = None
     tasks0, tasks1, t0, t1 = {}, {}, 0.0, 0.0
-    status_text = rollup = ""
+    status_text = rollup = smaps = ""
     ticks = os.sysconf("SC_CLK_TCK")
     try:
         ready_by = started + args.ready_timeout
@@ -292,6 +351,7 @@ def main(argv=None):
             tasks1 = read_tasks(agent.pid)
             status_text = read_text(f"/proc/{agent.pid}/status") or ""
             rollup = read_text(f"/proc/{agent.pid}/smaps_rollup") or ""
+            smaps = read_text(f"/proc/{agent.pid}/smaps") or ""
             page = scrape(port)
             os.kill(agent.pid, signal.SIGTERM)  # exit 0: stopped by a signal
             if not agent.wait(15):
@@ -327,6 +387,7 @@ def main(argv=None):
     run["vm_hwm_mib"] = hwm / 1024.0 if hwm is not None else None
     run["vm_rss_mib"] = rss / 1024.0 if rss is not None else None
     run["pss_mib"] = pss / 1024.0 if pss is not None else None
+    run["memory"] = memory_breakdown(smaps, os.path.realpath(args.ofu)) if smaps else None
     if page is not None:
         run["metrics_lines"] = sum(1 for line in page.splitlines() if line and not line.startswith("#"))
         run["source_calls"] = source_call_table(page)

@@ -772,6 +772,10 @@ def agent_run_line(run):
         parts.append(f"peak RSS {run['max_rss_mib']:.1f} MiB (wait4, an upper bound)")
     if run.get("pss_mib") is not None:
         parts.append(f"PSS {run['pss_mib']:.1f} MiB")
+    memory = run.get("memory")
+    if memory and memory.get("categories"):
+        parts.append("RSS by kind (MiB): " + ", ".join(
+            f"{c['category']} {c['rss_kib'] / 1024.0:.1f}" for c in memory["categories"] if c["rss_kib"] >= 512))
     parts.append(f"exit {run.get('exit_code')}")
     calls = run.get("source_calls")
     if calls is not None:

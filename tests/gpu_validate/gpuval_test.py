@@ -262,6 +262,46 @@ class VerdictsTest(unittest.TestCase):
         self.assertEqual(agent_cost.kib_field(rollup, "Pss"), 20480)  # not Pss_Anon
         self.assertIsNone(agent_cost.kib_field(status, "VmSwap"))
 
+    # A SYNTHETIC /proc/PID/smaps in the kernel's layout: the agent binary,
+    # the driver's NVML, libc (shared with other processes: PSS < RSS), the
+    # store's shared-memory file, the heap, an anonymous region and the stack.
+    SMAPS = "\n".join([
+        "55d000000000-55d000200000 r-xp 00000000 08:01 1234   /opt/ofu/bin/ofu",
+        "Rss:                2048 kB", "Pss:                2048 kB", "Private_Dirty:        16 kB",
+        "7f0000000000-7f0000400000 r-xp 00000000 08:01 99     /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.159.04",
+        "Rss:                3000 kB", "Pss:                3000 kB", "Private_Dirty:       100 kB",
+        "7f1000000000-7f1000100000 rw-s 00000000 00:05 7      /dev/nvidiactl",
+        "Rss:                 512 kB", "Pss:                 512 kB",
+        "7f2000000000-7f2000200000 r-xp 00000000 08:01 55     /usr/lib/x86_64-linux-gnu/libc.so.6",
+        "Rss:                1400 kB", "Pss:                 400 kB", "Private_Dirty:        24 kB",
+        "7f3000000000-7f3000008000 rw-s 00000000 08:01 77     /var/lib/ofu/history.sqlite-shm",
+        "Rss:                  32 kB", "Pss:                  32 kB", "Private_Dirty:        32 kB",
+        "55d000400000-55d000500000 rw-p 00000000 00:00 0      [heap]",
+        "Rss:                 700 kB", "Pss:                 700 kB", "Private_Dirty:       700 kB",
+        "7f4000000000-7f4000100000 rw-p 00000000 00:00 0 ",
+        "Rss:                 300 kB", "Pss:                 300 kB", "Private_Dirty:       300 kB",
+        "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0      [stack]",
+        "Rss:                  24 kB", "Pss:                  24 kB", "Private_Dirty:        24 kB",
+        "VmFlags: rd wr mr mw me gd ac", ""])
+
+    def test_memory_breakdown(self):
+        b = agent_cost.memory_breakdown(self.SMAPS, "/opt/ofu/bin/ofu")
+        by = {c["category"]: c for c in b["categories"]}
+        self.assertEqual(list(by), ["driver library", "device files", "ofu binary and plugins", "history store",
+                                    "heap and anonymous", "stack", "other libraries"])
+        self.assertEqual(by["driver library"]["rss_kib"], 3000)
+        self.assertEqual(by["device files"]["rss_kib"], 512)
+        self.assertEqual(by["ofu binary and plugins"]["private_dirty_kib"], 16)
+        self.assertEqual(by["heap and anonymous"]["rss_kib"], 1000)  # [heap] 700 + anonymous 300
+        self.assertEqual(by["other libraries"]["pss_kib"], 400)
+        self.assertEqual(b["rss_kib"], 2048 + 3000 + 512 + 1400 + 32 + 700 + 300 + 24)
+        self.assertEqual(b["mappings"][0]["path"], "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.580.159.04")
+        self.assertEqual(agent_cost.memory_breakdown("", "/x")["rss_kib"], 0)
+        line = gpuval.agent_run_line({"label": "l", "cpu_percent": 1.0, "wall_s": 30, "max_rss_mib": 20,
+                                      "vm_hwm_mib": 8.0, "exit_code": 0, "memory": b})
+        self.assertIn("RSS by kind (MiB): driver library 2.9, device files 0.5, ofu binary and plugins 2.0, "
+                      "heap and anonymous 1.0, other libraries 1.4", line)
+
     # A SYNTHETIC /metrics page of an agent that accounts for its calls, after 50 windows of 0.1 s on one GPU.
     METRICS_WITH_CALLS = "\n".join([
         "# TYPE ofu_source_calls counter",
