@@ -1,7 +1,9 @@
 // libFuzzer entry for the training-log reader (training_log.h): any text.
-// A parsed log keeps the contract: at least one step, each step once, MFU
-// finite and not negative, lines increasing, the median among the values; an
-// error always names the file first.
+// A parsed log keeps the contract: at least one step, each step once, each
+// value finite and not negative (an MFU at most 1: impossible ones are left
+// out, counted and named in the notes), lines increasing, the median among
+// the values; the row for reconcile carries FLOP/s per GPU exactly for the
+// formats that print it; an error always names the file first.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -11,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/training_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -27,13 +30,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   double low = INFINITY, high = -INFINITY;
   for (const auto& step : log->steps) {
     if (!steps.insert(step.step).second) std::abort();
-    if (!std::isfinite(step.mfu) || step.mfu < 0) std::abort();
+    if (!std::isfinite(step.value) || step.value < 0) std::abort();
+    if (log->quantity == ofu::analysis::TrainingLogQuantity::kMfu && step.value > 1) std::abort();
     if (step.line <= previous_line) std::abort();
     previous_line = step.line;
-    low = std::min(low, step.mfu);
-    high = std::max(high, step.mfu);
+    low = std::min(low, step.value);
+    high = std::max(high, step.value);
   }
-  if (log->median_mfu < low || log->median_mfu > high) std::abort();
+  if (log->median < low || log->median > high) std::abort();
   if (log->peak_flops && !(*log->peak_flops > 0 && std::isfinite(*log->peak_flops))) std::abort();
+  if (log->impossible_steps > 0 && log->notes.empty()) std::abort();
+  const auto row = ofu::analysis::ReportedMfuOf(*log, "job");
+  if (row.flops_per_gpu.has_value() != (log->quantity == ofu::analysis::TrainingLogQuantity::kFlopsPerGpu)) {
+    std::abort();
+  }
+  // Over a GPU's peak (the H100 SXM5's bf16, FLOP/s): an MFU when there is
+  // one is in 0..1, an absent one comes with a note saying why.
+  const auto own = ofu::analysis::MfuOverOwnPeak(row, 989.4e12, "gpu");
+  if (own.mfu && !(*own.mfu >= 0 && std::isfinite(*own.mfu))) std::abort();
+  if (row.flops_per_gpu && own.mfu && *own.mfu > 1) std::abort();
+  if (!own.mfu && own.note.empty()) std::abort();
   return 0;
 }

@@ -39,9 +39,13 @@ A directory stands for every trace in it (one per rank, as
 tensorboard_trace_handler writes them); they are corrected as one job.
 
 With --training-log, the MFU the job's own log prints (torchtitan, nanoGPT,
-nanochat, llm.c; the median over its steps, over this GPU's own peak) is set
-beside the predicted one, with the ratio and its most likely meaning (the
-flags of `ofu reconcile`).
+nanochat, llm.c, prime-rl, modula; the median over its steps, over this GPU's
+own peak) is set beside the predicted one, with the ratio and its most likely
+meaning (the flags of `ofu reconcile`). Megatron-LM, MaxText and nanotron
+print TFLOP/s per GPU: it is divided by the GPU's peak of
+--reference-precision, both named in the notes. MFU values above 100 % or
+below 0 are left out with a note. A log that cannot be used is noted and the
+trace's answer is still printed (exit 2).
 
 Examples:
   ofu correct --trace step.json.gz
@@ -51,9 +55,10 @@ Examples:
   ofu correct --trace step.json.gz --format json
   ofu correct --trace ./profiler-logs/ --input run.om   # every rank's trace
 
-Exit status: 0 ok, 1 usage, 2 unreadable or malformed trace or recording,
-3 unknown GPU model, 4 no GEMM kernel could be corrected (or the recording
-gives no OFU). See docs/cli.md.)";
+Exit status: 0 ok, 1 usage, 2 unreadable or malformed trace or recording
+(or a refused --training-log, after the report), 3 unknown GPU model, 4 no
+GEMM kernel could be corrected (or the recording gives no OFU). See
+docs/cli.md.)";
 
 }  // namespace
 
@@ -69,10 +74,13 @@ void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
   auto* input = cmd.add_option("--input,-i", args.input, "Recording to take the measured OFU from (as ofu report)");
   ofu->excludes(input);
   input->excludes(ofu);
-  cmd.add_option("--training-log", args.training_log,
-                 "The job's training log (torchtitan, nanoGPT, nanochat, llm.c): its MFU beside the predicted one");
+  cmd.add_option(
+      "--training-log", args.training_log,
+      "The job's training log (torchtitan, nanoGPT, nanochat, llm.c, prime-rl, modula, Megatron-LM, MaxText, "
+      "nanotron): its MFU beside the predicted one");
   cmd.add_option("--reference-precision", args.reference_precision,
-                 "Precision the MFU is quoted against (the framework's peak)")
+                 "Precision the MFU is quoted against (the framework's peak); for a training log of TFLOP/s per GPU, "
+                 "the precision whose peak divides it")
       ->check(CLI::IsMember({"fp16", "bf16", "tf32", "fp8", "fp4", "int8"}))
       ->capture_default_str();
   cmd.add_option("--gpu-model", args.gpu_model,
@@ -126,10 +134,22 @@ Result<int> RunCorrect(const CorrectArgs& args) {
     fp32_pipe_active = report.overall.non_tensor.fp32_active;
   }
 
+  // A refused log is noted and the trace still answers (exit 2 after the
+  // report: the log is a malformed input, the rest is not).
   std::optional<analysis::TrainingLog> training_log;
+  std::optional<Error> training_log_error;
   if (args.training_log) {
-    OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadTrainingLog(*args.training_log));
-    training_log = std::move(log);
+    auto log = analysis::ReadTrainingLog(*args.training_log);
+    if (log.ok()) {
+      training_log = std::move(*log);
+      // Megatron-LM, MaxText and nanotron print FLOP/s, not the precision:
+      // it is divided by the peak of the precision the user names.
+      if (training_log->quantity == analysis::TrainingLogQuantity::kFlopsPerGpu) {
+        training_log->reference_precision = *kernels::PrecisionFromName(args.reference_precision);
+      }
+    } else {
+      training_log_error = log.error();
+    }
   }
 
   OFU_ASSIGN_OR_RETURN(const TraceInput input, ReadTraceInput(args.trace));
@@ -158,11 +178,13 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   view.ofu_source = ofu_source;
   view.fp32_pipe_active = fp32_pipe_active;
   view.training_log = training_log ? &*training_log : nullptr;
+  if (training_log_error) view.training_log_error = training_log_error->message;
   fmt::print("{}",
              args.format == "json" ? analysis::RenderCorrectionJson(view) : analysis::RenderCorrectionTable(view));
   if (!report.factor) {
     return Error::NoData("{}: no GEMM kernel could be corrected (see the coverage above)", trace_name);
   }
+  if (training_log_error) return *training_log_error;
   return kExitOk;
 }
 

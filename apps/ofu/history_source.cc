@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ofu/analysis/prometheus_history.h"
 #include "ofu/analysis/prometheus_totals.h"
@@ -193,7 +194,8 @@ Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s
 
 Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
                                 const std::vector<std::string>& training_logs,
-                                const std::optional<std::string>& corrections_path) {
+                                const std::optional<std::string>& corrections_path,
+                                kernels::Precision flops_precision) {
   MfuInputs inputs;
   if (mfu_path) {
     OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadMfuLog(*mfu_path));
@@ -212,9 +214,20 @@ Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
     if (!jobs.insert(job_id).second) {
       return Error::InvalidArgument("--training-log '{}': job {} already has a reported MFU", flag, job_id);
     }
-    OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadTrainingLog(path));
-    inputs.log.jobs.push_back(analysis::ReportedMfuOf(log, job_id));
+    auto log = analysis::ReadTrainingLog(path);
+    if (!log.ok()) {
+      inputs.refused_logs.push_back(log.error().WithContext(fmt::format("--training-log {}", flag)));
+      continue;
+    }
+    if (log->quantity == analysis::TrainingLogQuantity::kFlopsPerGpu) log->reference_precision = flops_precision;
+    inputs.log.jobs.push_back(analysis::ReportedMfuOf(*log, job_id));
     log_path = path;
+  }
+  if (inputs.log.jobs.empty() && !mfu_path && !inputs.refused_logs.empty()) {
+    // Nothing left to reconcile: the refusals are the answer.
+    std::vector<std::string> why;
+    for (const Error& error : inputs.refused_logs) why.push_back(error.message);
+    return Error{inputs.refused_logs.front().code, fmt::format("{}", fmt::join(why, "; "))};
   }
   if (inputs.log.path.empty()) {
     inputs.log.path = training_logs.size() == 1 ? log_path : fmt::format("{} training logs", training_logs.size());

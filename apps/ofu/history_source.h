@@ -86,9 +86,16 @@ Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, dou
 struct MfuInputs {
   analysis::MfuLog log;
   std::map<std::string, analysis::JobCorrection> corrections;
+  // Training logs that could not be used (unreadable, no MFU, every value
+  // impossible): their jobs are left out and the others reconciled. An
+  // error only when nothing at all is left to reconcile.
+  std::vector<Error> refused_logs;
 };
+// `flops_precision`: the precision whose peak divides a training log that
+// prints FLOP/s per GPU (Megatron-LM, MaxText, nanotron).
 Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
                                 const std::vector<std::string>& training_logs,
-                                const std::optional<std::string>& corrections_path);
+                                const std::optional<std::string>& corrections_path,
+                                kernels::Precision flops_precision = kernels::Precision::kBf16);
 
 }  // namespace ofu::cli

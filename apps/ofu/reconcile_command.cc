@@ -34,9 +34,14 @@ ratio), reference_precision (bf16, fp8, ...), and optionally
 model_flops_per_token, tokens_per_s, recompute (true/false), peak_flops
 (FLOP/s per GPU the MFU divides by, when not the GPU's own peak).
 Training logs (--training-log JOB=PATH, repeatable): a job's own log as
-torchtitan, nanoGPT, nanochat or llm.c print it; the job's MFU is the
-median over its steps. nanoGPT divides by the A100's peak on any GPU
-(older nanochat by the H100's): such an MFU is rescaled to the job's GPU.
+torchtitan, nanoGPT, nanochat, llm.c, prime-rl or modula print it; the job's
+MFU is the median over its steps. nanoGPT divides by the A100's peak on any
+GPU (older nanochat by the H100's): such an MFU is rescaled to the job's GPU.
+Megatron-LM, MaxText and nanotron print TFLOP/s per GPU: it is divided by
+the peak of the job's GPU (from the OFU data) in --reference-precision
+(default bf16), both named in the job's notes. MFU values above 100 % or
+below 0 are left out with a note; a log that cannot be used is noted, its
+job left out and the others reconciled (exit 2).
 Corrections (--corrections): a directory of <job_id>.json written by
 `ofu correct --format json`, or a CSV job_id,factor[,mfu_scale,reference_precision].
 
@@ -47,8 +52,9 @@ Examples:
       --corrections corrections/ --format json
 
 Exit status: 0 ok (flags are findings, not failures), 1 usage, 2 unreadable
-or malformed input, 4 no job has both an OFU and a reported MFU,
-5 Prometheus unreachable. See docs/fleet-analysis.md.)";
+or malformed input (a refused training log: after the report of the other
+jobs), 4 no job has both an OFU and a reported MFU, 5 Prometheus
+unreachable. See docs/fleet-analysis.md.)";
 
 }  // namespace
 
@@ -57,8 +63,13 @@ void AddReconcileFlags(CLI::App& cmd, ReconcileArgs& args) {
   AddHistorySourceOptions(cmd, args.history, /*with_job=*/false);
   cmd.add_option("--mfu", args.mfu, "MFU log: CSV or JSON lines (job_id, mfu, reference_precision, ...)");
   cmd.add_option("--training-log", args.training_logs,
-                 "JOB=PATH: the job's training log (torchtitan, nanoGPT, nanochat, llm.c); repeatable")
+                 "JOB=PATH: the job's training log (torchtitan, nanoGPT, nanochat, llm.c, prime-rl, modula, "
+                 "Megatron-LM, MaxText, nanotron); repeatable")
       ->take_all();
+  cmd.add_option("--reference-precision", args.reference_precision,
+                 "Precision whose peak divides a training log's TFLOP/s per GPU (Megatron-LM, MaxText, nanotron)")
+      ->check(CLI::IsMember({"fp16", "bf16", "tf32", "fp8", "fp4", "int8"}))
+      ->capture_default_str();
   cmd.add_option("--corrections", args.corrections,
                  "Per-job corrections: a directory of <job_id>.json from `ofu correct --format json`, or a CSV");
   AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
@@ -76,7 +87,8 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
   if (!args.mfu && args.training_logs.empty()) {
     return Error::InvalidArgument("give the reported MFU: --mfu LOG, or --training-log JOB=PATH (or both)");
   }
-  OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(args.mfu, args.training_logs, args.corrections));
+  OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(args.mfu, args.training_logs, args.corrections,
+                                                  *kernels::PrecisionFromName(args.reference_precision)));
   OFU_ASSIGN_OR_RETURN(auto fleet, LoadFleetReport(args.history, sources::SystemClock().NowS(), specs,
                                                    /*windows_needed=*/false));
   const sinks::StoredHistory& history = fleet.history;
@@ -84,8 +96,11 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
   analysis::ReconcileOptions options;
   options.tolerance = args.tolerance;
   options.match = args.match;
-  const analysis::ReconcileReport report = analysis::Reconcile(history, store, inputs.log, inputs.corrections, &specs,
-                                                               options);
+  analysis::ReconcileReport report = analysis::Reconcile(history, store, inputs.log, inputs.corrections, &specs,
+                                                         options);
+  for (const Error& refused : inputs.refused_logs) {
+    report.notes.push_back(fmt::format("refused, its job left out: {}", refused.message));
+  }
   if (args.format == "json") {
     fmt::print("{}", analysis::RenderReconcileJson(report));
   } else if (args.format == "csv") {
@@ -96,6 +111,9 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
   if (report.all.jobs == 0) {
     return Error::NoData("no job of {} has an OFU in {} for this range", inputs.log.path, history.path);
   }
+  // The other jobs are answered above; the refused log is still a
+  // malformed input (exit 2), named on standard error.
+  if (!inputs.refused_logs.empty()) return inputs.refused_logs.front();
   return kExitOk;
 }
 

@@ -19,7 +19,8 @@ struct ReconcileArgs {
   std::optional<std::string> mfu;
   std::vector<std::string> training_logs;  // --training-log JOB=PATH
   std::optional<std::string> corrections;
-  std::string format;  // --format; AddFormatFlag sets the default
+  std::string reference_precision = "bf16";  // whose peak divides a log of TFLOP/s per GPU
+  std::string format;                        // --format; AddFormatFlag sets the default
   double tolerance = 0.15;
   double match = 0.15;
   std::optional<std::string> spec_db;

@@ -342,11 +342,69 @@ TEST_F(CorrectCli, TrainingLogSetsTheReportedMfuBesideThePredictedOne) {
   EXPECT_NE(table.out.find("Reported MFU (bf16)   0.166  (nanoGPT log "), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("Reported / predicted  1.14x  ok: "), std::string::npos) << table.out;
 
-  // A log with no MFU: exit 2 naming it, before the trace is read.
+  // A log with no MFU (karpathy/llm.c#796, every step "-100.0%"): refused,
+  // exit 2 naming it, and the trace's answer is still printed in full with
+  // a note (issue 30: a refused log hid it).
   const auto bad = Ofu("correct --trace '" + trace +
-                       "' --training-log '" OFU_TEST_DATA_DIR "/training-logs/llmc-796-blackwell.log'");
+                       "' --ofu 0.3 --format json --training-log '" OFU_TEST_DATA_DIR
+                       "/training-logs/llmc-796-blackwell.log'");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("llmc-796-blackwell.log: every MFU the log prints"), std::string::npos) << bad.err;
+  json = nlohmann::json::parse(bad.out);
+  EXPECT_NEAR(json["predicted_mfu"].get<double>(), predicted, 1e-12);
+  EXPECT_TRUE(json["reported"].is_null());
+  EXPECT_NE(json["training_log_error"].get<std::string>().find("every MFU the log prints (11 step(s)) is absent"),
+            std::string::npos);
+  EXPECT_NE(json["notes"].back().get<std::string>().find("--training-log was refused"), std::string::npos);
+  const auto bad_table = Ofu("correct --trace '" + trace +
+                             "' --ofu 0.3 --training-log '" OFU_TEST_DATA_DIR "/training-logs/no-such.log'");
+  EXPECT_EQ(bad_table.exit_code, 2);
+  EXPECT_NE(bad_table.out.find("Predicted MFU (bf16)  0.145"), std::string::npos) << bad_table.out;
+  EXPECT_NE(bad_table.out.find("--training-log was refused"), std::string::npos) << bad_table.out;
+}
+
+// Megatron-LM prints TFLOP/s per GPU (NVIDIA/Megatron-LM#756, median 228.3
+// over iterations 29-31): ofu divides it by the GPU's peak of
+// --reference-precision and says which. The trace's A100 (bf16 312 TFLOPS):
+// 228.3 / 312; with --gpu-model h100-sxm5 (989.4): 228.3 / 989.4. Pairing
+// the log with this trace checks only the arithmetic (different runs).
+TEST_F(CorrectCli, TrainingLogOfTflopsPerGpuIsDividedByTheNamedPeak) {
+  const std::string trace = OFU_TEST_DATA_DIR "/kineto/hta-cuda-graphs-a100.json.gz";
+  const std::string log = OFU_TEST_DATA_DIR "/training-logs/megatron-756-h100.log";
+  auto result = Ofu("correct --trace '" + trace + "' --ofu 0.3 --training-log '" + log + "' --format json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto json = nlohmann::json::parse(result.out);
+  const auto& reported = json["reported"];
+  EXPECT_EQ(reported["format"], "Megatron-LM");
+  EXPECT_EQ(reported["steps"], 3);
+  EXPECT_DOUBLE_EQ(reported["flops_per_gpu"].get<double>(), 228.3e12);
+  EXPECT_DOUBLE_EQ(reported["gpu_peak_flops"].get<double>(), 312e12);
+  EXPECT_EQ(reported["gpu"], "a100");
+  EXPECT_EQ(reported["precision"], "bf16");
+  EXPECT_NEAR(reported["mfu"].get<double>(), 228.3 / 312, 1e-12);
+  bool stated = false;
+  for (const auto& note : json["notes"]) {
+    stated = stated || note.get<std::string>() ==
+                           "the log prints 228.3 TFLOP/s per GPU; over a100 (from the trace)'s bf16 peak (312.0 "
+                           "TFLOPS) that is MFU 0.7317";
+  }
+  EXPECT_TRUE(stated) << json["notes"];
+
+  result = Ofu("correct --trace '" + trace + "' --ofu 0.3 --gpu-model h100-sxm5 --training-log '" + log +
+               "' --format json");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  json = nlohmann::json::parse(result.out);
+  EXPECT_NEAR(json["reported"]["mfu"].get<double>(), 228.3 / 989.4, 1e-12);
+  EXPECT_EQ(json["reported"]["gpu"], "h100-sxm5");
+
+  // prime-rl#20: "mfu: 337.59" is flagged and left out, 42.46 is used.
+  result = Ofu("correct --trace '" + trace +
+               "' --ofu 0.3 --training-log '" OFU_TEST_DATA_DIR "/training-logs/prime-rl-20.log'");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("Reported MFU (bf16)   0.425  (prime-rl log "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("1 impossible value(s) of the training log left out: "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("prime-rl-20.log:1: MFU 337.59 % is above 100 %: impossible, left out"), std::string::npos)
+      << result.out;
 }
 
 // The trace's GEMM time on CUDA cores beside a recording's FP32 pipe (issue

@@ -184,4 +184,44 @@ TEST_F(FleetCli, ReconcileReadsATrainingLogAndRescalesItsPeak) {
   EXPECT_EQ(nothing.exit_code, 1) << nothing.err;
 }
 
+// Megatron-LM prints TFLOP/s per GPU (NVIDIA/Megatron-LM#756, median 228.3
+// over iterations 29-31), given to a SYNTHETIC job on an H100 SXM5: its MFU
+// is 228.3 / 989.4 over the H100's bf16 peak, and the notes name the GPU,
+// precision and peak. A refused log beside it (llm.c#796, no MFU) leaves
+// its job out with a note and does not hide the other job: exit 2 after the
+// report.
+TEST_F(FleetCli, ReconcileDividesTflopsPerGpuAndKeepsAnswersBesideARefusedLog) {
+  Simulate();
+  const std::string store = fmt::format("--store '{}'", (dir_ / "fleet" / "history.sqlite").string());
+  const std::string logs = std::string(OFU_TEST_DATA_DIR) + "/training-logs/";
+  auto run = RunShell(fmt::format("'{}' reconcile {} --format json --training-log 'sim-00001={}megatron-756-h100.log' "
+                                  "--training-log 'sim-00002={}llmc-796-blackwell.log'",
+                                  OFU_BINARY, store, logs, logs),
+                      dir_);
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("llmc-796-blackwell.log: every MFU the log prints"), std::string::npos) << run.err;
+  const json r = json::parse(run.out);
+  ASSERT_EQ(r["jobs"].size(), 1u) << r.dump(1);
+  const json& job = r["jobs"][0];
+  EXPECT_EQ(job["job_id"], "sim-00001");
+  EXPECT_DOUBLE_EQ(job["flops_per_gpu"].get<double>(), 228.3e12);
+  EXPECT_NEAR(job["reported_mfu"].get<double>(), 228.3 / 989.4, 1e-12);
+  EXPECT_NE(job["notes"].dump().find("the log prints 228.3 TFLOP/s per GPU; over h100-sxm5 (the job's GPUs in the OFU "
+                                     "data)'s bf16 peak (989.4 TFLOPS) that is MFU 0.2307"),
+            std::string::npos)
+      << job["notes"];
+  ASSERT_EQ(r["notes"].size(), 1u);
+  EXPECT_NE(r["notes"][0].get<std::string>().find("refused, its job left out: --training-log sim-00002="),
+            std::string::npos)
+      << r["notes"];
+
+  // fp8: the H100 SXM5's fp8 peak (1979 TFLOPS) divides the same figure.
+  const json fp8 =
+      RunJson(fmt::format("reconcile {} --reference-precision fp8 --training-log "
+                          "'sim-00001={}megatron-756-h100.log'",
+                          store, logs));
+  EXPECT_EQ(fp8["jobs"][0]["reference_precision"], "fp8");
+  EXPECT_NEAR(fp8["jobs"][0]["reported_mfu"].get<double>(), 228.3 / 1979, 1e-12);
+}
+
 }  // namespace

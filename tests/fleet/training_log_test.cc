@@ -5,6 +5,8 @@
 // Python snippet in that README. Inputs written here are marked SYNTHETIC.
 #include "ofu/analysis/training_log.h"
 
+#include "ofu/analysis/reconcile.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -12,10 +14,12 @@
 
 namespace {
 
+using ofu::analysis::MfuOverOwnPeak;
 using ofu::analysis::ParseTrainingLog;
 using ofu::analysis::ReadTrainingLog;
 using ofu::analysis::ReportedMfuOf;
 using ofu::analysis::TrainingLogFormat;
+using ofu::analysis::TrainingLogQuantity;
 
 std::string Data(const std::string& file) { return std::string(OFU_TEST_DATA_DIR) + "/training-logs/" + file; }
 
@@ -34,12 +38,12 @@ TEST(TrainingLog, TorchtitanWithSeveralRanksCountsEachStepOnce) {
   EXPECT_EQ(log->format, TrainingLogFormat::kTorchtitan);
   ASSERT_EQ(log->steps.size(), 2u);
   EXPECT_EQ(log->steps[0].step, 4);
-  EXPECT_DOUBLE_EQ(log->steps[0].mfu, 0.1201);
+  EXPECT_DOUBLE_EQ(log->steps[0].value, 0.1201);
   EXPECT_EQ(log->steps[0].line, 1);
   EXPECT_EQ(log->steps[1].step, 5);
-  EXPECT_DOUBLE_EQ(log->steps[1].mfu, 0.1444);
+  EXPECT_DOUBLE_EQ(log->steps[1].value, 0.1444);
   EXPECT_EQ(log->repeated_lines, 4);
-  EXPECT_NEAR(log->median_mfu, (0.1201 + 0.1444) / 2, 1e-15);
+  EXPECT_NEAR(log->median, (0.1201 + 0.1444) / 2, 1e-15);
   // The log does not print the peak: torchtitan's own table, not fixed.
   EXPECT_FALSE(log->peak_flops);
 }
@@ -54,7 +58,7 @@ TEST(TrainingLog, TorchtitanPeakFromTheLogsOwnLines) {
   EXPECT_EQ(alone->steps.size(), 8u);
   EXPECT_EQ(alone->steps.front().step, 14);
   EXPECT_EQ(alone->steps.back().step, 21);
-  EXPECT_DOUBLE_EQ(alone->median_mfu, 0.0017);
+  EXPECT_DOUBLE_EQ(alone->median, 0.0017);
   EXPECT_FALSE(alone->peak_flops);
 
   auto joined = ParseTrainingLog(Text("peak-flops-torchtitan-3393.log") + steps, "joined");
@@ -78,8 +82,8 @@ TEST(TrainingLog, NanoGptSkipsItsMinusHundredAndFixesTheA100Peak) {
   EXPECT_EQ(log->absent_steps, 1);
   ASSERT_EQ(log->steps.size(), 24u);
   EXPECT_EQ(log->steps.front().step, 10);
-  EXPECT_DOUBLE_EQ(log->steps.front().mfu, 0.1668);
-  EXPECT_NEAR(log->median_mfu, 0.16605, 1e-12);
+  EXPECT_DOUBLE_EQ(log->steps.front().value, 0.1668);
+  EXPECT_NEAR(log->median, 0.16605, 1e-12);
   ASSERT_TRUE(log->peak_flops);
   EXPECT_DOUBLE_EQ(*log->peak_flops, 312e12);
 
@@ -95,7 +99,7 @@ TEST(TrainingLog, NanoGptOnAnOldGpu) {
   auto log = ReadTrainingLog(Data("nanogpt-466-titanxp.log"));
   ASSERT_TRUE(log.ok()) << log.error().message;
   EXPECT_EQ(log->steps.size(), 6u);
-  EXPECT_DOUBLE_EQ(log->median_mfu, 0.0096);
+  EXPECT_DOUBLE_EQ(log->median, 0.0096);
 }
 
 // karpathy/llm.c#796: a Blackwell GPU llm.c's table lacks; every step says
@@ -115,7 +119,7 @@ TEST(TrainingLog, LlmcSteps) {
   ASSERT_TRUE(log.ok()) << log.error().message;
   EXPECT_EQ(log->format, TrainingLogFormat::kLlmC);
   EXPECT_EQ(log->steps.size(), 11u);
-  EXPECT_DOUBLE_EQ(log->median_mfu, 0.092);
+  EXPECT_DOUBLE_EQ(log->median, 0.092);
   EXPECT_FALSE(log->peak_flops);
 }
 
@@ -129,8 +133,8 @@ TEST(TrainingLog, NanochatPercentWithoutASign) {
   EXPECT_EQ(log->format, TrainingLogFormat::kNanochat);
   ASSERT_EQ(log->steps.size(), 7u);
   EXPECT_EQ(log->steps.front().step, 4);
-  EXPECT_DOUBLE_EQ(log->steps.front().mfu, 0.7413);
-  EXPECT_DOUBLE_EQ(log->median_mfu, 0.7387);
+  EXPECT_DOUBLE_EQ(log->steps.front().value, 0.7413);
+  EXPECT_DOUBLE_EQ(log->median, 0.7387);
 }
 
 // SYNTHETIC line in nanochat's first format (scripts/base_train.py at its
@@ -142,7 +146,7 @@ TEST(TrainingLog, NanochatWithoutAPeakLineUsesItsOldFixedH100Peak) {
       "total time: 0.10m\n",
       "old.log");
   ASSERT_TRUE(log.ok()) << log.error().message;
-  EXPECT_DOUBLE_EQ(log->median_mfu, 0.25);
+  EXPECT_DOUBLE_EQ(log->median, 0.25);
   EXPECT_EQ(log->peak_flops, 989e12);
   EXPECT_NE(log->peak_basis.find("before 2026-01-17"), std::string::npos);
 }
@@ -158,7 +162,7 @@ TEST(TrainingLog, NanochatPeakLine) {
       "epoch: 1 | total time: 0.11m\n";
   auto log = ParseTrainingLog("GPU: NVIDIA A100-SXM4-80GB | Peak FLOPS (BF16): 3.12e+14\n" + steps, "n.log");
   ASSERT_TRUE(log.ok()) << log.error().message;
-  EXPECT_DOUBLE_EQ(log->median_mfu, 0.41);
+  EXPECT_DOUBLE_EQ(log->median, 0.41);
   EXPECT_EQ(log->peak_flops, 3.12e14);
 
   auto unknown = ParseTrainingLog(
@@ -183,19 +187,173 @@ TEST(TrainingLog, TorchtitanColoursAndNotAvailable) {
   EXPECT_EQ(log->absent_steps, 1);
   ASSERT_EQ(log->steps.size(), 1u);
   EXPECT_EQ(log->steps[0].step, 2);
-  EXPECT_DOUBLE_EQ(log->median_mfu, 0.335);
+  EXPECT_DOUBLE_EQ(log->median, 0.335);
 }
 
+// SYNTHETIC: a negative MFU (not nanoGPT's -100) is impossible; when it is
+// the only value, nothing is left and the log is refused naming the line.
 TEST(TrainingLog, BadValuesNameTheLine) {
   auto negative = ParseTrainingLog("x\niter 10: loss 3.2, time 9.0ms, mfu -5.00%\n", "neg.log");
   ASSERT_FALSE(negative.ok());
-  EXPECT_EQ(negative.error().message, "neg.log:2: MFU -5.00 % is negative");
+  EXPECT_EQ(negative.error().message,
+            "neg.log: every value the log prints is absent or impossible, none can be used: neg.log:2: MFU -5.00 % "
+            "is below 0: impossible, left out");
 
   auto nothing = ParseTrainingLog("epoch 1 loss 3.2 mfu=0.4\n", "other.log");
   ASSERT_FALSE(nothing.ok());
   EXPECT_EQ(nothing.error().message.rfind("other.log: no line reports an MFU in a format ofu reads", 0), 0u);
 
   EXPECT_FALSE(ReadTrainingLog(Data("no-such.log")).ok());
+}
+
+// PrimeIntellect-ai/prime-rl#20 (samsja, 2025-03-01): the PR's "before"
+// line printed "mfu: 337.59" (a percentage without '%': 337.59 % cannot be),
+// its "after" line 42.46. The impossible value is flagged with its line and
+// left out; the median is the one usable step's.
+TEST(TrainingLog, PrimeRlFlagsAnImpossibleMfu) {
+  auto log = ParseTrainingLog(Text("prime-rl-20.log"), "prime-rl-20.log");
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kPrimeRl);
+  EXPECT_EQ(log->quantity, TrainingLogQuantity::kMfu);
+  EXPECT_EQ(log->impossible_steps, 1);
+  ASSERT_EQ(log->notes.size(), 1u);
+  EXPECT_EQ(log->notes[0], "prime-rl-20.log:1: MFU 337.59 % is above 100 %: impossible, left out");
+  ASSERT_EQ(log->steps.size(), 1u);
+  EXPECT_EQ(log->steps[0].step, 8);
+  EXPECT_EQ(log->steps[0].line, 2);
+  EXPECT_DOUBLE_EQ(log->median, 0.4246);
+  const auto row = ReportedMfuOf(*log, "j");
+  EXPECT_DOUBLE_EQ(row.mfu, 0.4246);
+  EXPECT_FALSE(row.flops_per_gpu);
+  EXPECT_NE(row.origin.find("1 impossible value(s) left out (prime-rl-20.log:1: MFU 337.59 %"), std::string::npos)
+      << row.origin;
+
+  // The "before" line alone: every value impossible, the log is refused.
+  auto before = ParseTrainingLog(Text("prime-rl-20.log").substr(0, Text("prime-rl-20.log").find('\n') + 1), "b.log");
+  ASSERT_FALSE(before.ok());
+  EXPECT_NE(before.error().message.find("b.log:1: MFU 337.59 % is above 100 %"), std::string::npos)
+      << before.error().message;
+}
+
+// PrimeIntellect-ai/prime-diloco#25 (samsja, 2024-09-30), the same line
+// format: 4.02 (the first step), then 50.51-50.78. Sorted: 4.02 50.51 50.55
+// 50.56 50.70 50.78; median (50.55 + 50.56) / 2 = 50.555 %.
+TEST(TrainingLog, PrimeDilocoSteps) {
+  auto log = ReadTrainingLog(Data("prime-diloco-25.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kPrimeRl);
+  EXPECT_EQ(log->steps.size(), 6u);
+  EXPECT_DOUBLE_EQ(log->steps[0].value, 0.0402);
+  EXPECT_NEAR(log->median, 0.50555, 1e-12);
+  EXPECT_EQ(log->impossible_steps, 0);
+}
+
+// modula-systems/modula#1, review comment by gaviag-cerebras (2024-06-18),
+// on an A10: "MFU: 43.46%" after tokens/gpu/sec; the "..." line before it is
+// not a step.
+TEST(TrainingLog, ModulaMfuWithAPercentSign) {
+  auto log = ReadTrainingLog(Data("modula-1-a10.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kModula);
+  ASSERT_EQ(log->steps.size(), 1u);
+  EXPECT_EQ(log->steps[0].step, 100);
+  EXPECT_EQ(log->steps[0].line, 2);
+  EXPECT_DOUBLE_EQ(log->median, 0.4346);
+  EXPECT_FALSE(log->peak_flops);
+}
+
+// NVIDIA/Megatron-LM#756 (ShinoharaHare, 2024-04-06; 16 x H100): iterations
+// 29-31 print 220.9, 234.4 and 228.3 TFLOP/s per GPU; median 228.3. Over
+// the H100 SXM5's bf16 peak (989.4 TFLOPS, data/gpu_specs.json) that is
+// 228.3 / 989.4 = 0.23075 MFU.
+TEST(TrainingLog, MegatronTflopsPerGpuBecomeMfuOverTheGpusPeak) {
+  auto log = ReadTrainingLog(Data("megatron-756-h100.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kMegatron);
+  EXPECT_EQ(log->quantity, TrainingLogQuantity::kFlopsPerGpu);
+  ASSERT_EQ(log->steps.size(), 3u);
+  EXPECT_EQ(log->steps[0].step, 29);
+  EXPECT_DOUBLE_EQ(log->steps[0].value, 220.9e12);
+  EXPECT_DOUBLE_EQ(log->steps[1].value, 234.4e12);
+  EXPECT_DOUBLE_EQ(log->median, 228.3e12);
+  EXPECT_FALSE(log->peak_flops);
+
+  const auto row = ReportedMfuOf(*log, "j");
+  ASSERT_TRUE(row.flops_per_gpu);
+  EXPECT_DOUBLE_EQ(*row.flops_per_gpu, 228.3e12);
+  const auto own = MfuOverOwnPeak(row, 989.4e12, "h100-sxm5");
+  ASSERT_TRUE(own.mfu);
+  EXPECT_DOUBLE_EQ(*own.mfu, 228.3 / 989.4);
+  EXPECT_EQ(own.own_peak_flops, 989.4e12);
+  EXPECT_EQ(own.note,
+            "the log prints 228.3 TFLOP/s per GPU; over h100-sxm5's bf16 peak (989.4 TFLOPS) that is MFU 0.2307");
+
+  // No peak: no MFU, and the note says what gives one. Never a 0.
+  const auto unknown = MfuOverOwnPeak(row, std::nullopt, "the trace's GPU", "name the GPU with --gpu-model");
+  EXPECT_FALSE(unknown.mfu);
+  EXPECT_EQ(unknown.note,
+            "the log prints 228.3 TFLOP/s per GPU, not MFU, and the trace's GPU's bf16 peak is not known, so there is "
+            "no MFU: name the GPU with --gpu-model");
+  // A peak below what the log prints (arithmetic only: 200 TFLOPS): 228.3 /
+  // 200 = 114.15 % is above 100 %, impossible, not used.
+  const auto below = MfuOverOwnPeak(row, 200e12, "x");
+  EXPECT_FALSE(below.mfu);
+  EXPECT_NE(below.note.find("above x's bf16 peak (200.0 TFLOPS): MFU 114."), std::string::npos) << below.note;
+  EXPECT_NE(below.note.find("is impossible and not used"), std::string::npos) << below.note;
+}
+
+// AI-Hypercomputer/maxtext#761 (tonyjohnchen, 2024-07-09): "TFLOP/s/device:
+// 257.929"; maxtext#8 (amankhandelia, 2023-04-28, a TPU v3-8): the older
+// "TFLOP/s: 36.722", medians 257.929 and 36.739 TFLOP/s.
+TEST(TrainingLog, MaxTextTflopsPerDevice) {
+  auto log = ReadTrainingLog(Data("maxtext-761.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kMaxText);
+  EXPECT_EQ(log->quantity, TrainingLogQuantity::kFlopsPerGpu);
+  ASSERT_EQ(log->steps.size(), 1u);
+  EXPECT_EQ(log->steps[0].step, 9);
+  EXPECT_DOUBLE_EQ(log->median, 257.929e12);
+
+  auto old = ReadTrainingLog(Data("maxtext-8-v3-8.log"));
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_EQ(old->format, TrainingLogFormat::kMaxText);
+  EXPECT_EQ(old->steps.size(), 3u);
+  EXPECT_EQ(old->steps[0].step, 15107);
+  EXPECT_DOUBLE_EQ(old->median, 36.739e12);
+}
+
+// huggingface/nanotron#390 (JunkFood436, 2025-10-18): "model_tflops_per_gpu:
+// 38.3" on four iterations, beside "85.8G" and "11.5K" of human_format;
+// nanotron#23 (xrsrke, 2024-01-17): values below 1 in "{:.3g}", 0.00744,
+// 0.00755, 0.00754 TFLOP/s: median 0.00754.
+TEST(TrainingLog, NanotronModelTflopsPerGpu) {
+  auto log = ReadTrainingLog(Data("nanotron-390.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kNanotron);
+  EXPECT_EQ(log->steps.size(), 4u);
+  EXPECT_EQ(log->steps[0].step, 327281);
+  EXPECT_DOUBLE_EQ(log->median, 38.3e12);
+
+  auto small = ReadTrainingLog(Data("nanotron-23.log"));
+  ASSERT_TRUE(small.ok()) << small.error().message;
+  EXPECT_EQ(small->steps.size(), 3u);
+  EXPECT_DOUBLE_EQ(small->steps[0].value, 0.00744e12);
+  EXPECT_DOUBLE_EQ(small->median, 0.00754e12);
+}
+
+// SYNTHETIC lines in nanotron's format (its human_format, logging/base.py):
+// above 999 TFLOP/s the value gets a suffix, K = 1000 (B, or G in 2024-25
+// versions, = 10^9).
+TEST(TrainingLog, NanotronSuffixes) {
+  const std::string line = "iteration: 5 / 10 | consumed_tokens: 1.2M | model_tflops_per_gpu: ";
+  auto k = ParseTrainingLog(line + "1.2K | hardware_tflops_per_gpu: 1.2K | grad_norm: 1\n", "k.log");
+  ASSERT_TRUE(k.ok()) << k.error().message;
+  EXPECT_DOUBLE_EQ(k->median, 1.2e3 * 1e12);
+  auto g = ParseTrainingLog(line + "2G\n", "g.log");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_DOUBLE_EQ(g->median, 2e9 * 1e12);
+  auto bad = ParseTrainingLog(line + "1.2X | grad_norm: 1\n", "x.log");
+  EXPECT_FALSE(bad.ok());
 }
 
 }  // namespace

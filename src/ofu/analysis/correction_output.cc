@@ -1,6 +1,7 @@
 #include "ofu/analysis/correction_output.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "ofu/analysis/cuda_core_advice.h"
@@ -66,10 +67,13 @@ std::optional<CorrectionView::Reported> CorrectionView::ReportedBesidePredicted(
     }
   }
   Reported out;
-  out.mfu = MfuOverOwnPeak(ReportedMfuOf(*training_log, ""), own_peak, gpu != nullptr ? gpu->id : "the trace's GPU");
+  out.mfu = MfuOverOwnPeak(ReportedMfuOf(*training_log, ""), own_peak,
+                           gpu != nullptr ? fmt::format("{} (from {})", gpu->id, gpu_origin) : "the trace's GPU",
+                           gpu != nullptr ? "check --gpu-model and --reference-precision"
+                                          : "name the GPU with --gpu-model (a SKU id such as h100-sxm5, or its name)");
   const std::optional<double> predicted = PredictedMfu();
-  if (predicted && *predicted > 0 && precision == report->reference_precision) {
-    out.ratio = out.mfu.mfu / *predicted;
+  if (out.mfu.mfu && predicted && *predicted > 0 && precision == report->reference_precision) {
+    out.ratio = *out.mfu.mfu / *predicted;
     out.verdict = ClassifyRatio(*out.ratio, std::nullopt, ReconcileOptions{});
   }
   return out;
@@ -80,6 +84,32 @@ namespace {
 // The training log's line of the table, and of the notes.
 std::string ReportedSource(const TrainingLog& log) {
   return fmt::format("{} log {}, median of {} step(s)", TrainingLogFormatName(log.format), log.path, log.steps.size());
+}
+
+std::string TrainingLogRefusedNote(const CorrectionView& view) {
+  return fmt::format(
+      "--training-log was refused, so no reported MFU is set beside the prediction (the rest of "
+      "this report does not depend on it): {}",
+      view.training_log_error);
+}
+
+// What the table's and the JSON's notes say of the log: impossible values
+// left out, how its figure became an MFU (the GPU, precision and peak).
+std::vector<std::string> ReportedNotes(const CorrectionView& view, const CorrectionView::Reported& reported) {
+  const TrainingLog& log = *view.training_log;
+  std::vector<std::string> notes;
+  if (log.impossible_steps > 0) {
+    notes.push_back(fmt::format("{} impossible value(s) of the training log left out: {}", log.impossible_steps,
+                                fmt::join(log.notes, "; ")));
+  }
+  if (!reported.mfu.note.empty()) notes.push_back(reported.mfu.note);
+  if (log.quantity == TrainingLogQuantity::kFlopsPerGpu) {
+    notes.push_back(
+        fmt::format("{} prints FLOP/s, not MFU, and not the precision it trained in: the peak is the {} one "
+                    "(--reference-precision, default bf16); pass the job's own precision if it is another",
+                    TrainingLogFormatName(log.format), kernels::PrecisionName(log.reference_precision)));
+  }
+  return notes;
 }
 
 }  // namespace
@@ -171,18 +201,25 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
   out["reported"] = nullptr;
   out["notes"] = view.trace->notes;
   for (const std::string& note : r.notes) out["notes"].push_back(note);
+  out["training_log_error"] = view.training_log_error.empty() ? json(nullptr) : json(view.training_log_error);
+  if (!view.training_log_error.empty()) out["notes"].push_back(TrainingLogRefusedNote(view));
   if (const std::optional<CorrectionView::Reported> reported = view.ReportedBesidePredicted()) {
     const OwnPeakMfu& mfu = reported->mfu;
     out["reported"] = {{"source", view.training_log->path},
                        {"format", TrainingLogFormatName(view.training_log->format)},
                        {"steps", view.training_log->steps.size()},
-                       {"mfu", mfu.mfu},
+                       {"impossible_steps", view.training_log->impossible_steps},
+                       {"mfu", Optional(mfu.mfu)},
                        {"logged_mfu", Optional(mfu.logged_mfu)},
                        {"peak_flops", Optional(mfu.peak_flops)},
+                       {"flops_per_gpu", Optional(mfu.flops_per_gpu)},
+                       {"gpu_peak_flops", Optional(mfu.own_peak_flops)},
+                       {"gpu", view.gpu != nullptr ? json(view.gpu->id) : json(nullptr)},
+                       {"precision", kernels::PrecisionName(view.training_log->reference_precision)},
                        {"ratio", Optional(reported->ratio)},
                        {"flag", reported->verdict ? json(reported->verdict->flag) : json(nullptr)},
                        {"explanation", reported->verdict ? json(reported->verdict->explanation) : json(nullptr)}};
-    if (!mfu.note.empty()) out["notes"].push_back(mfu.note);
+    for (const std::string& note : ReportedNotes(view, *reported)) out["notes"].push_back(note);
   }
   return out.dump(2) + "\n";
 }
@@ -237,12 +274,13 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
   if (const std::optional<CorrectionView::Reported> reported = view.ReportedBesidePredicted()) {
     const TrainingLog& log = *view.training_log;
     line(fmt::format("Reported MFU ({})", kernels::PrecisionName(log.reference_precision)),
-         fmt::format("{:.3f}  ({})", reported->mfu.mfu, ReportedSource(log)));
-    if (!reported->mfu.note.empty()) reported_notes.push_back(reported->mfu.note);
+         reported->mfu.mfu ? fmt::format("{:.3f}  ({})", *reported->mfu.mfu, ReportedSource(log))
+                           : fmt::format("—  ({}: no MFU, see the notes)", ReportedSource(log)));
+    reported_notes = ReportedNotes(view, *reported);
     if (reported->ratio) {
       line("Reported / predicted",
            fmt::format("{:.2f}x  {}: {}", *reported->ratio, reported->verdict->flag, reported->verdict->explanation));
-    } else if (log.reference_precision != r.reference_precision) {
+    } else if (reported->mfu.mfu && log.reference_precision != r.reference_precision) {
       reported_notes.push_back(fmt::format(
           "the log's MFU is quoted against {} and the prediction against {}: pass --reference-precision {} to "
           "compare them",
@@ -281,6 +319,7 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
                          row.example);
     }
   }
+  if (!view.training_log_error.empty()) reported_notes.push_back(TrainingLogRefusedNote(view));
   if (!view.trace->notes.empty() || !r.notes.empty() || !reported_notes.empty()) {
     out += "\nNotes\n";
     for (const std::string& note : view.trace->notes) out += fmt::format("  - {}\n", note);

@@ -53,6 +53,10 @@ struct CorrectionView {
   // The job's own training log (--training-log), to set its reported MFU
   // beside the predicted one; null without.
   const TrainingLog* training_log = nullptr;
+  // Why --training-log was refused (unreadable, no MFU, every value
+  // impossible); empty when it was read or not given. The rest of the
+  // report stands and the notes say so.
+  std::string training_log_error;
 
   std::optional<double> CorrectedOfu() const;
   std::optional<double> PredictedMfu() const;

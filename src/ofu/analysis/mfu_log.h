@@ -50,8 +50,13 @@ struct ReportedMfu {
   std::optional<double> tokens_per_s;
   std::optional<bool> recompute;
   std::optional<double> peak_flops;  // FLOP/s per GPU the MFU divides by; absent: the GPU's own peak
-  int line = 0;                      // where it came from, for messages
-  std::string origin;                // a training log's summary (training_log.h); empty for MFU log rows
+  // Set for a training log that prints the model FLOP/s each GPU achieved
+  // (Megatron-LM, MaxText, nanotron), not MFU: `mfu` is then 0 and unused,
+  // and MfuOverOwnPeak (reconcile.h) divides this by the GPU's peak of
+  // reference_precision. Absent for every MFU log row.
+  std::optional<double> flops_per_gpu;
+  int line = 0;        // where it came from, for messages
+  std::string origin;  // a training log's summary (training_log.h); empty for MFU log rows
 };
 
 struct MfuLog {

@@ -100,6 +100,10 @@ std::string Optional(const std::optional<double>& v, const char* format = "{:.3f
 
 json JsonOptional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
+std::optional<double> Reported(const ReconciledJob& job) {
+  return job.reported_known ? std::optional<double>(job.reported_mfu) : std::nullopt;
+}
+
 json FitJson(const FitStatistics& fit) {
   return {{"jobs", fit.jobs},
           {"pearson_r", JsonOptional(fit.pearson_r)},
@@ -109,13 +113,38 @@ json FitJson(const FitStatistics& fit) {
 
 }  // namespace
 
-OwnPeakMfu MfuOverOwnPeak(const ReportedMfu& reported, std::optional<double> own_peak_flops, const std::string& gpu) {
+OwnPeakMfu MfuOverOwnPeak(const ReportedMfu& reported, std::optional<double> own_peak_flops, const std::string& gpu,
+                          std::string_view missing) {
   OwnPeakMfu out;
+  const std::string_view precision = kernels::PrecisionName(reported.reference_precision);
+  if (reported.flops_per_gpu) {
+    out.flops_per_gpu = reported.flops_per_gpu;
+    const double tflops = *reported.flops_per_gpu / 1e12;
+    if (!own_peak_flops) {
+      out.note = fmt::format(
+          "the log prints {:.4g} TFLOP/s per GPU, not MFU, and {}'s {} peak is not known, so there is no MFU{}{}",
+          tflops, gpu, precision, missing.empty() ? "" : ": ", missing);
+      return out;
+    }
+    out.own_peak_flops = own_peak_flops;
+    const double mfu = *reported.flops_per_gpu / *own_peak_flops;
+    if (mfu > 1) {
+      out.note = fmt::format(
+          "the log prints {:.4g} TFLOP/s per GPU, above {}'s {} peak ({:.1f} TFLOPS): MFU {:.1f} % is impossible "
+          "and not used (another GPU or precision?){}{}",
+          tflops, gpu, precision, *own_peak_flops / 1e12, mfu * 100, missing.empty() ? "" : ": ", missing);
+      return out;
+    }
+    out.mfu = mfu;
+    out.note =
+        fmt::format("the log prints {:.4g} TFLOP/s per GPU; over {}'s {} peak ({:.1f} TFLOPS) that is MFU {:.4f}",
+                    tflops, gpu, precision, *own_peak_flops / 1e12, mfu);
+    return out;
+  }
   out.mfu = reported.mfu;
   if (!reported.peak_flops) return out;
   out.logged_mfu = reported.mfu;
   out.peak_flops = reported.peak_flops;
-  const std::string_view precision = kernels::PrecisionName(reported.reference_precision);
   if (!own_peak_flops) {
     out.note = fmt::format(
         "the application divides by {:.1f} TFLOPS per GPU, and {}'s own {} peak is not known (one SKU in the spec "
@@ -123,11 +152,12 @@ OwnPeakMfu MfuOverOwnPeak(const ReportedMfu& reported, std::optional<double> own
         *reported.peak_flops / 1e12, gpu, precision);
     return out;
   }
+  out.own_peak_flops = own_peak_flops;
   out.mfu = reported.mfu * *reported.peak_flops / *own_peak_flops;
   out.note = fmt::format(
       "the application divides by {:.1f} TFLOPS per GPU; over {}'s {} peak ({:.1f} TFLOPS) its MFU "
       "{:.4f} is {:.4f}",
-      *reported.peak_flops / 1e12, gpu, precision, *own_peak_flops / 1e12, reported.mfu, out.mfu);
+      *reported.peak_flops / 1e12, gpu, precision, *own_peak_flops / 1e12, reported.mfu, *out.mfu);
   return out;
 }
 
@@ -233,6 +263,8 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
     ReconciledJob job;
     job.job_id = reported.job_id;
     job.reported_mfu = reported.mfu;
+    job.reported_known = !reported.flops_per_gpu;
+    job.flops_per_gpu = reported.flops_per_gpu;
     job.reference_precision = reported.reference_precision;
     job.recompute = reported.recompute;
     auto total = totals.find(reported.job_id);
@@ -250,11 +282,24 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
     const std::set<std::string>& skus = skus_of_job[job.job_id];
     const std::optional<double> own_peak = OwnPeakFlops(specs, skus, reported.reference_precision);
     if (!reported.origin.empty()) job.notes.push_back(reported.origin);
-    const OwnPeakMfu own = MfuOverOwnPeak(reported, own_peak, skus.size() == 1 ? *skus.begin() : "the job's GPUs");
-    job.reported_mfu = own.mfu;
+    const bool one_sku = skus.size() == 1 && !skus.begin()->empty();
+    const OwnPeakMfu own = MfuOverOwnPeak(
+        reported, own_peak,
+        one_sku ? fmt::format("{} (the job's GPUs in the OFU data)", *skus.begin()) : "the job's GPUs",
+        one_sku ? "check --reference-precision (default bf16), or add the GPU's peaks to the spec database (--spec-db)"
+                : "the job's GPUs are not one model known to the spec database, so no one peak applies");
     job.logged_mfu = own.logged_mfu;
     job.peak_flops = own.peak_flops;
     if (!own.note.empty()) job.notes.push_back(own.note);
+    if (!own.mfu) {
+      job.flag = "no_mfu";
+      job.explanation = own.note;
+      out.flags[job.flag] += 1;
+      out.jobs.push_back(std::move(job));
+      continue;
+    }
+    job.reported_mfu = *own.mfu;
+    job.reported_known = true;
     auto correction = corrections.find(reported.job_id);
     const JobCorrection* c = correction == corrections.end() ? nullptr : &correction->second;
     job.factor = c != nullptr ? c->factor : std::nullopt;
@@ -334,14 +379,15 @@ std::string RenderReconcileTable(const ReconcileReport& report) {
   out += fmt::format("{:<16} {:>4} {:>7} {:>7} {:>9} {:>9} {:>9} {:>7}  {}\n", "JOB", "GPUS", "OFU", "CORR", "EXPECTED",
                      "REPORTED", "RESIDUAL", "RATIO", "FLAG");
   for (const ReconciledJob& job : report.jobs) {
-    out += fmt::format("{:<16} {:>4} {:>7} {:>7} {:>9} {:>9.3f} {:>9} {:>7}  {}\n", job.job_id, job.gpus,
-                       Optional(job.ofu), Optional(job.corrected_ofu), Optional(job.expected_mfu), job.reported_mfu,
-                       Optional(job.residual, "{:+.3f}"), Optional(job.ratio, "{:.2f}x"), job.flag);
+    out += fmt::format("{:<16} {:>4} {:>7} {:>7} {:>9} {:>9} {:>9} {:>7}  {}\n", job.job_id, job.gpus,
+                       Optional(job.ofu), Optional(job.corrected_ofu), Optional(job.expected_mfu),
+                       Optional(Reported(job)), Optional(job.residual, "{:+.3f}"), Optional(job.ratio, "{:.2f}x"),
+                       job.flag);
   }
   out += "\nFlagged jobs:\n";
   bool any = false;
   for (const ReconciledJob& job : report.jobs) {
-    if (!job.flagged() && job.flag != "no_ofu") continue;
+    if (!job.flagged() && job.flag != "no_ofu" && job.flag != "no_mfu") continue;
     any = true;
     out += fmt::format("  {}: {}\n", job.job_id, job.explanation);
     for (const std::string& alternative : job.alternatives) out += fmt::format("      or: {}\n", alternative);
@@ -364,6 +410,10 @@ std::string RenderReconcileTable(const ReconcileReport& report) {
   fit("  without flagged jobs", report.unflagged);
   if (report.jobs_without_mfu > 0) {
     out += fmt::format("\n{} job(s) in the OFU data have no line in the MFU log.\n", report.jobs_without_mfu);
+  }
+  if (!report.notes.empty()) {
+    out += "\nNotes:\n";
+    for (const std::string& note : report.notes) out += fmt::format("  - {}\n", note);
   }
   return out;
 }
@@ -388,7 +438,8 @@ std::string RenderReconcileJson(const ReconcileReport& report) {
     row["mfu_scale"] = job.mfu_scale;
     row["reference_precision"] = kernels::PrecisionName(job.reference_precision);
     row["expected_mfu"] = JsonOptional(job.expected_mfu);
-    row["reported_mfu"] = job.reported_mfu;
+    row["reported_mfu"] = JsonOptional(Reported(job));
+    row["flops_per_gpu"] = JsonOptional(job.flops_per_gpu);
     row["logged_mfu"] = JsonOptional(job.logged_mfu);
     row["peak_flops"] = JsonOptional(job.peak_flops);
     row["throughput_mfu"] = JsonOptional(job.throughput_mfu);
@@ -414,6 +465,7 @@ std::string RenderReconcileJson(const ReconcileReport& report) {
   out["statistics"] = {{"all", FitJson(report.all)}, {"unflagged", FitJson(report.unflagged)}};
   out["flags"] = report.flags;
   out["jobs_without_mfu"] = report.jobs_without_mfu;
+  out["notes"] = report.notes;
   out["scatter"] = std::move(scatter);
   return out.dump(2) + "\n";
 }
@@ -432,7 +484,7 @@ std::string RenderReconcileCsv(const ReconcileReport& report) {
   for (const ReconciledJob& job : report.jobs) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", text(job.job_id), text(job.job_name), job.gpus,
                        cell(job.ofu), cell(job.factor), cell(job.corrected_ofu), job.mfu_scale,
-                       kernels::PrecisionName(job.reference_precision), cell(job.expected_mfu), job.reported_mfu,
+                       kernels::PrecisionName(job.reference_precision), cell(job.expected_mfu), cell(Reported(job)),
                        cell(job.residual), cell(job.ratio), job.flag);
   }
   return out;

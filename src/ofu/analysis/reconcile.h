@@ -51,6 +51,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ofu/analysis/mfu_log.h"
@@ -76,7 +77,12 @@ struct ReconciledJob {
   std::optional<double> corrected_ofu;
   double mfu_scale = 1;
   std::optional<double> expected_mfu;
-  double reported_mfu = 0;  // over the job's GPUs' own peak (see logged_mfu)
+  double reported_mfu = 0;  // over the job's GPUs' own peak (see logged_mfu); see reported_known
+  // False when the log printed FLOP/s per GPU (flops_per_gpu) and no MFU
+  // came of it (flag no_mfu, or no_ofu before the peak was looked up):
+  // reported_mfu is then not a figure, and outputs print null / "-".
+  bool reported_known = true;
+  std::optional<double> flops_per_gpu;  // what such a log printed (median, FLOP/s per GPU)
   // When the application divides by a peak other than its GPUs' own
   // (ReportedMfu::peak_flops): the MFU as logged and that peak (FLOP/s per
   // GPU); reported_mfu is then logged_mfu × peak_flops / the GPUs' own peak,
@@ -95,7 +101,9 @@ struct ReconciledJob {
   std::vector<std::string> alternatives;
   std::vector<std::string> notes;
 
-  bool flagged() const { return flag != "ok" && flag != "no_ofu"; }
+  // no_ofu: the job has no OFU; no_mfu: its log printed FLOP/s per GPU and
+  // the job's GPU peak is not known (ReportedMfu::flops_per_gpu).
+  bool flagged() const { return flag != "ok" && flag != "no_ofu" && flag != "no_mfu"; }
 };
 
 struct FitStatistics {
@@ -115,6 +123,9 @@ struct ReconcileReport {
   FitStatistics unflagged;           // the same without flagged jobs
   int jobs_without_mfu = 0;          // in the OFU data, not in the log
   std::map<std::string, int> flags;  // flag -> jobs
+  // About the inputs, for people: a training log that was refused (its job
+  // is then not in `jobs`; the others are), set by the caller.
+  std::vector<std::string> notes;
 };
 
 // `specs` may be null (no throughput_mfu then). `history` gives each job's
@@ -135,14 +146,23 @@ Classification ClassifyRatio(double ratio, std::optional<bool> recompute, const 
 // it compares with OFU. When the application divided by another peak
 // (ReportedMfu::peak_flops: nanoGPT always uses the A100's) it is
 // mfu × peak_flops / own_peak_flops; without own_peak_flops (an unknown GPU)
-// it stays as logged and the note says so. `gpu` names the GPU in the note.
+// it stays as logged and the note says so. When the log printed FLOP/s per
+// GPU (ReportedMfu::flops_per_gpu: Megatron-LM, MaxText, nanotron) it is
+// flops_per_gpu / own_peak_flops, and the note names the GPU, precision and
+// peak; without own_peak_flops, or when that MFU is above 1 (the GPU or the
+// precision is not the job's), there is no MFU and the note says why and,
+// with `missing`, how to give what is missing (the flags of the command).
+// `gpu` names the GPU in the note, with where it comes from.
 struct OwnPeakMfu {
-  double mfu = 0;
-  std::optional<double> logged_mfu;  // set when the application used another peak
-  std::optional<double> peak_flops;  // that peak, FLOP/s per GPU
-  std::string note;                  // empty when the MFU is already over its GPU's peak
+  std::optional<double> mfu;             // absent: FLOP/s per GPU with no usable peak (see the note)
+  std::optional<double> logged_mfu;      // set when the application used another peak
+  std::optional<double> peak_flops;      // that peak, FLOP/s per GPU
+  std::optional<double> flops_per_gpu;   // what the log printed, when FLOP/s per GPU
+  std::optional<double> own_peak_flops;  // the peak it was divided by
+  std::string note;                      // empty when the MFU is already over its GPU's peak
 };
-OwnPeakMfu MfuOverOwnPeak(const ReportedMfu& reported, std::optional<double> own_peak_flops, const std::string& gpu);
+OwnPeakMfu MfuOverOwnPeak(const ReportedMfu& reported, std::optional<double> own_peak_flops, const std::string& gpu,
+                          std::string_view missing = {});
 
 // Statistics of paired samples; absent below 3 points or with no variance.
 std::optional<double> PearsonR(std::span<const double> x, std::span<const double> y);

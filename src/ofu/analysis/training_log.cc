@@ -10,6 +10,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <re2/re2.h>
 
 namespace ofu::analysis {
@@ -19,13 +20,16 @@ namespace {
 constexpr double kA100Bf16 = 312e12;
 constexpr double kH100SxmBf16 = 989e12;
 
-// One framework's step line: the step number is group 1, the MFU group 2;
-// `percent_scale` turns the printed number into a ratio.
+// One framework's step line: the step number is group 1, the value group 2;
+// `scale` turns the printed number into a ratio (MFU) or FLOP/s per GPU.
 struct StepPattern {
   TrainingLogFormat format;
   std::unique_ptr<RE2> line;
-  double percent_scale = 0.01;
+  double scale = 0.01;
 };
+
+// How many impossible values are named one by one in TrainingLog::notes.
+constexpr size_t kNamedImpossible = 5;
 
 // What one line says, when it says anything.
 struct LineMfu {
@@ -56,19 +60,46 @@ std::optional<double> Number(std::string_view text) {
   return value;
 }
 
+// nanotron's human_format: a number, then K, M, B (G in 2024-25 versions),
+// T, P or E for a power of 1000.
+std::optional<double> HumanNumber(std::string_view text) {
+  static constexpr std::string_view kSuffixes = "KMGTPE";
+  if (text.empty()) return std::nullopt;
+  double scale = 1;
+  const char last = text.back();
+  const size_t power = last == 'B' ? 2 : kSuffixes.find(last);
+  if (power != std::string_view::npos) {
+    for (size_t i = 0; i <= power; ++i) scale *= 1000;
+    text.remove_suffix(1);
+  }
+  const std::optional<double> value = Number(text);
+  if (!value) return std::nullopt;
+  return *value * scale;
+}
+
 class Reader {
  public:
   explicit Reader(const std::string& name) : name_(name) {
     // RE2: linear time in the line's length whatever the pattern, so a long
     // or hostile line cannot stall the read.
-    const auto step = [&](TrainingLogFormat format, const char* pattern) {
-      patterns_.push_back({format, std::make_unique<RE2>(pattern, RE2::Quiet)});
+    const auto step = [&](TrainingLogFormat format, const char* pattern, double scale = 0.01) {
+      patterns_.push_back({format, std::make_unique<RE2>(pattern, RE2::Quiet), scale});
     };
     step(TrainingLogFormat::kTorchtitan, R"(step:\s*(\d+)\s+loss:.*\bmfu:\s*(N/A|-?[0-9.]+)%?)");
     step(TrainingLogFormat::kNanoGpt, R"(\biter (\d+): loss [^,]*, time [^,]*ms, mfu (-?[0-9.]+)%)");
     step(TrainingLogFormat::kNanochat,
          R"(\bstep (\d+)(?:/\d+)? \([0-9.]+%\) \|.*\| (?:bf16_)?mfu: (-?[0-9.]+|inf|nan) \|)");
     step(TrainingLogFormat::kLlmC, R"(\bstep\s+(\d+)/\d+ \|.*\| (-?[0-9.]+)% bf16 MFU \|)");
+    step(TrainingLogFormat::kPrimeRl, R"(\bstep: (\d+), loss: [^,]*,.*\bmfu: (-?[0-9.]+|inf|nan)\s*$)");
+    step(TrainingLogFormat::kModula, R"(\bstep: (\d+)\s.*\bMFU: (-?[0-9.]+|inf|nan)%)");
+    step(TrainingLogFormat::kMegatron,
+         R"(\biteration\s+(\d+)/\s*\d+ \|.*\| throughput per GPU \(TFLOP/s/GPU\): (-?[0-9.]+|inf|nan) \|)", 1e12);
+    step(TrainingLogFormat::kMaxText,
+         R"(\bcompleted step: (\d+), seconds: [^,]*, TFLOP/s(?:/device)?: (-?[0-9.]+|inf|nan),)", 1e12);
+    step(
+        TrainingLogFormat::kNanotron,
+        R"(\biteration: (\d+) / \d+ \|.*\| model_tflops_per_gpu: (-?[0-9.]+(?:e[-+]?\d+)?[KMBGTPE]?|inf|nan)(?: \||\s*$))",
+        1e12);
     torchtitan_peak_ = std::make_unique<RE2>(R"(Peak FLOPS used for computing MFU: ([0-9.eE+-]+|inf))");
     nanochat_peak_ = std::make_unique<RE2>(R"(Peak FLOPS \(BF16\): ([0-9.eE+-]+|inf))");
     torchtitan_fallback_ = std::make_unique<RE2>(R"(Peak flops undefined for(?: TPU)?: .*, fallback to A100)");
@@ -77,7 +108,8 @@ class Reader {
   Status Line(std::string_view raw, int number) {
     // Only lines that can carry an MFU or a peak are matched.
     if (raw.find("mfu") == std::string_view::npos && raw.find("MFU") == std::string_view::npos &&
-        raw.find("Peak FLOPS") == std::string_view::npos && raw.find("Peak flops") == std::string_view::npos) {
+        raw.find("Peak FLOPS") == std::string_view::npos && raw.find("Peak flops") == std::string_view::npos &&
+        raw.find("TFLOP") == std::string_view::npos && raw.find("tflops") == std::string_view::npos) {
       return OkStatus();
     }
     const std::string line = WithoutAnsi(raw);
@@ -88,7 +120,7 @@ class Reader {
       if (!RE2::PartialMatch(line, *pattern.line, &step, &mfu)) continue;
       format_ = pattern.format;
       OFU_ASSIGN_OR_RETURN(LineMfu value, Value(pattern, step, mfu, number));
-      Add(value, number);
+      Add(value, mfu, number);
       return OkStatus();
     }
     return OkStatus();
@@ -97,16 +129,29 @@ class Reader {
   Result<TrainingLog> Finish() {
     if (!format_) {
       return Error::MalformedInput(
-          "{}: no line reports an MFU in a format ofu reads (torchtitan 'step: N ... mfu: X%', nanoGPT "
-          "'iter N: ... mfu X%', nanochat 'step N/M (...) | ... | mfu: X |', llm.c 'step N/M | ... | X% bf16 MFU |')",
+          "{}: no line reports an MFU in a format ofu reads, nor a TFLOP/s per GPU (torchtitan 'step: N ... mfu: "
+          "X%', nanoGPT 'iter N: ... mfu X%', nanochat 'step N/M (...) | ... | mfu: X |', llm.c 'step N/M | ... | "
+          "X% bf16 MFU |', prime-rl 'step: N, loss: ..., mfu: X', modula 'step: N ... MFU: X%', Megatron-LM "
+          "'iteration N/ M | ... | throughput per GPU (TFLOP/s/GPU): X |', MaxText 'completed step: N, seconds: "
+          "..., TFLOP/s/device: X,', nanotron 'iteration: N / M | ... | model_tflops_per_gpu: X')",
           name_);
     }
     TrainingLog log;
     log.path = name_;
     log.format = *format_;
+    log.quantity = QuantityOf(*format_);
     log.steps = std::move(steps_);
     log.absent_steps = absent_steps_;
+    log.impossible_steps = impossible_steps_;
     log.repeated_lines = repeated_lines_;
+    log.notes = std::move(notes_);
+    if (impossible_steps_ > static_cast<int>(kNamedImpossible)) {
+      log.notes.push_back(fmt::format("{} more impossible value(s) left out", impossible_steps_ - kNamedImpossible));
+    }
+    if (log.steps.empty() && impossible_steps_ > 0) {
+      return Error::MalformedInput("{}: every value the log prints is absent or impossible, none can be used: {}",
+                                   name_, fmt::join(log.notes, "; "));
+    }
     if (log.steps.empty()) {
       return Error::MalformedInput(
           "{}: every MFU the log prints ({} step(s)) is absent ('-100%', 'N/A' or 0 with an unknown peak): {} did "
@@ -114,10 +159,10 @@ class Reader {
           name_, absent_steps_, TrainingLogFormatName(*format_));
     }
     std::vector<double> values;
-    for (const TrainingLogStep& step : log.steps) values.push_back(step.mfu);
+    for (const TrainingLogStep& step : log.steps) values.push_back(step.value);
     std::sort(values.begin(), values.end());
     const size_t n = values.size();
-    log.median_mfu = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    log.median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
     SetPeak(log);
     return log;
   }
@@ -158,16 +203,18 @@ class Reader {
       return Error::MalformedInput("{}:{}: step '{}' is out of range", name_, number, step_text);
     }
     if (text == "N/A" || text == "inf" || text == "nan") return out;
-    const auto value = Number(text);
-    if (!value) return Error::MalformedInput("{}:{}: MFU '{}' is not a number", name_, number, text);
-    // nanoGPT and llm.c print -100 % for "not known"; nothing else is negative.
-    if (*value == -100) return out;
-    if (*value < 0) return Error::MalformedInput("{}:{}: MFU {} % is negative", name_, number, text);
-    out.mfu = *value * pattern.percent_scale;
+    const bool flops = QuantityOf(pattern.format) == TrainingLogQuantity::kFlopsPerGpu;
+    const auto value = pattern.format == TrainingLogFormat::kNanotron ? HumanNumber(text) : Number(text);
+    if (!value || !std::isfinite(*value * pattern.scale)) {
+      return Error::MalformedInput("{}:{}: {} '{}' is not a number", name_, number, flops ? "TFLOP/s" : "MFU", text);
+    }
+    // nanoGPT and llm.c print -100 % for "not known".
+    if (!flops && *value == -100) return out;
+    out.mfu = *value * pattern.scale;
     return out;
   }
 
-  void Add(const LineMfu& value, int number) {
+  void Add(const LineMfu& value, const std::string& printed, int number) {
     if (!seen_steps_.insert(value.step).second) {
       ++repeated_lines_;
       return;
@@ -177,6 +224,19 @@ class Reader {
                               std::isinf(*nanochat_peak_flops_);
     if (!value.mfu || unknown_peak) {
       ++absent_steps_;
+      return;
+    }
+    // No GPU does more than its peak or less than nothing: such a value is
+    // a bug of the framework's FLOP count or peak (prime-rl#20 printed
+    // "mfu: 337.59" before counting every GPU), not the job's MFU. A FLOP/s
+    // per GPU is checked against the peak when one is known (reconcile.h).
+    const bool flops = QuantityOf(*format_) == TrainingLogQuantity::kFlopsPerGpu;
+    if (*value.mfu < 0 || (!flops && *value.mfu > 1)) {
+      if (impossible_steps_++ < static_cast<int>(kNamedImpossible)) {
+        notes_.push_back(fmt::format("{}:{}: {} {}{} is {}: impossible, left out", name_, number,
+                                     flops ? "TFLOP/s per GPU" : "MFU", printed, flops ? "" : " %",
+                                     *value.mfu < 0 ? "below 0" : "above 100 %"));
+      }
       return;
     }
     steps_.push_back({value.step, *value.mfu, number});
@@ -213,6 +273,20 @@ class Reader {
       case TrainingLogFormat::kLlmC:
         log.peak_basis = "llm.c's table of the GPU's peak (llmc/mfu.h; the line says bf16, the default build)";
         return;
+      case TrainingLogFormat::kPrimeRl:
+        log.peak_basis = "prime-rl's table of the GPU's bf16 peak (the log does not print it)";
+        return;
+      case TrainingLogFormat::kModula:
+        log.peak_basis =
+            "the 16-bit peak of the GPU named to modula's train-gpt.py (its own table; the log does not print it)";
+        return;
+      case TrainingLogFormat::kMegatron:
+      case TrainingLogFormat::kMaxText:
+      case TrainingLogFormat::kNanotron:
+        log.peak_basis = fmt::format(
+            "{} prints the model TFLOP/s per GPU, not MFU: it is divided by the GPU's peak of the reference precision",
+            TrainingLogFormatName(log.format));
+        return;
     }
   }
 
@@ -225,7 +299,9 @@ class Reader {
   std::vector<TrainingLogStep> steps_;
   std::set<int64_t> seen_steps_;
   int absent_steps_ = 0;
+  int impossible_steps_ = 0;
   int repeated_lines_ = 0;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace
@@ -236,8 +312,28 @@ std::string_view TrainingLogFormatName(TrainingLogFormat format) {
     case TrainingLogFormat::kNanoGpt: return "nanoGPT";
     case TrainingLogFormat::kNanochat: return "nanochat";
     case TrainingLogFormat::kLlmC: return "llm.c";
+    case TrainingLogFormat::kPrimeRl: return "prime-rl";
+    case TrainingLogFormat::kModula: return "modula";
+    case TrainingLogFormat::kMegatron: return "Megatron-LM";
+    case TrainingLogFormat::kMaxText: return "MaxText";
+    case TrainingLogFormat::kNanotron: return "nanotron";
   }
   return "unknown";
+}
+
+TrainingLogQuantity QuantityOf(TrainingLogFormat format) {
+  switch (format) {
+    case TrainingLogFormat::kMegatron:
+    case TrainingLogFormat::kMaxText:
+    case TrainingLogFormat::kNanotron: return TrainingLogQuantity::kFlopsPerGpu;
+    case TrainingLogFormat::kTorchtitan:
+    case TrainingLogFormat::kNanoGpt:
+    case TrainingLogFormat::kNanochat:
+    case TrainingLogFormat::kLlmC:
+    case TrainingLogFormat::kPrimeRl:
+    case TrainingLogFormat::kModula: return TrainingLogQuantity::kMfu;
+  }
+  return TrainingLogQuantity::kMfu;
 }
 
 Result<TrainingLog> ParseTrainingLog(std::string_view text, const std::string& name) {
@@ -267,11 +363,19 @@ Result<TrainingLog> ReadTrainingLog(const std::string& path) {
 ReportedMfu ReportedMfuOf(const TrainingLog& log, const std::string& job_id) {
   ReportedMfu row;
   row.job_id = job_id;
-  row.mfu = log.median_mfu;
+  if (log.quantity == TrainingLogQuantity::kFlopsPerGpu) {
+    row.flops_per_gpu = log.median;
+  } else {
+    row.mfu = log.median;
+  }
   row.reference_precision = log.reference_precision;
   row.peak_flops = log.peak_flops;
   row.origin = fmt::format("{}: {}, median of {} step(s); denominator: {}", log.path, TrainingLogFormatName(log.format),
                            log.steps.size(), log.peak_basis);
+  if (log.impossible_steps > 0) {
+    row.origin += fmt::format("; {} impossible value(s) left out ({})", log.impossible_steps,
+                              fmt::join(log.notes, "; "));
+  }
   return row;
 }
 
