@@ -2,12 +2,14 @@
 //
 // The visitor reads every byte of every view it is given, so that
 // AddressSanitizer sees a view that points outside the reader's buffers or
-// into a scratch buffer that has moved. Each input is read twice: as
-// Prometheus would (a value that is not a number stops the read) and as the
-// replay reads it (such samples go to OnNonNumericSample).
+// into a scratch buffer that has moved. Each input is read three times: as
+// Prometheus would (a value that is not a number stops the read), with such
+// samples going to OnNonNumericSample, and as the replay reads it (those,
+// and lines that cannot be a sample going to OnStrayLine).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 #include "ofu/formats/prometheus_text.h"
 
@@ -34,6 +36,11 @@ class TouchEverything : public ofu::formats::TextVisitor {
     checksum_ += sample.line + (sample.out_of_range ? 1 : 0);
   }
 
+  void OnStrayLine(const ofu::formats::StrayLine& line) override {
+    Touch(line.text);
+    checksum_ += line.line;
+  }
+
   void OnMetadata(const ofu::formats::TextMetadata& metadata) override {
     Touch(metadata.family);
     Touch(metadata.text);
@@ -56,12 +63,19 @@ class TouchEverything : public ofu::formats::TextVisitor {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   std::size_t checksum = 0;
-  for (const auto mode : {ofu::formats::NonNumericValues::kError, ofu::formats::NonNumericValues::kReport}) {
+  using ofu::formats::NonNumericValues;
+  using ofu::formats::StrayLines;
+  const std::pair<NonNumericValues, StrayLines> modes[] = {{NonNumericValues::kError, StrayLines::kError},
+                                                           {NonNumericValues::kReport, StrayLines::kError},
+                                                           {NonNumericValues::kReport, StrayLines::kSkip}};
+  for (const auto& [values, stray] : modes) {
     ofu::formats::ParseOptions options;
-    options.non_numeric_values = mode;
+    options.non_numeric_values = values;
+    options.stray_lines = stray;
     TouchEverything visitor;
     const auto result = ofu::formats::ReadPrometheusText(text, "fuzz.prom", visitor, options);
-    checksum += visitor.checksum() + (result.ok() ? result->samples + result->non_numeric_samples : 0);
+    checksum += visitor.checksum() +
+                (result.ok() ? result->samples + result->non_numeric_samples + result->stray_lines : 0);
   }
   // Keeps the checksum (and so every read) observable.
   volatile std::size_t sink = checksum;

@@ -87,9 +87,12 @@ class Recorder : public TextVisitor {
     non_numeric.push_back(std::move(copy));
   }
 
+  void OnStrayLine(const StrayLine& line) override { stray.emplace_back(line.line, std::string(line.text)); }
+
   std::vector<RecordedSample> samples;
   std::vector<RecordedMetadata> metadata_seen;
   std::vector<RecordedNonNumeric> non_numeric;
+  std::vector<std::pair<std::size_t, std::string>> stray;  // (line, text)
 };
 
 struct Parsed {
@@ -98,6 +101,7 @@ struct Parsed {
   std::vector<RecordedSample> samples;
   std::vector<RecordedMetadata> metadata;
   std::vector<RecordedNonNumeric> non_numeric;
+  std::vector<std::pair<std::size_t, std::string>> stray;
 
   std::string message() const { return error ? error->message : std::string(); }
 };
@@ -112,6 +116,7 @@ Parsed Collect(const Result<ReadStats>& result, Recorder& recorder) {
   parsed.samples = std::move(recorder.samples);
   parsed.metadata = std::move(recorder.metadata_seen);
   parsed.non_numeric = std::move(recorder.non_numeric);
+  parsed.stray = std::move(recorder.stray);
   return parsed;
 }
 
@@ -139,6 +144,7 @@ void ExpectSameResults(const Parsed& view, const Parsed& stream) {
     EXPECT_EQ(view.stats->lines, stream.stats->lines);
     EXPECT_EQ(view.stats->samples, stream.stats->samples);
     EXPECT_EQ(view.stats->non_numeric_samples, stream.stats->non_numeric_samples);
+    EXPECT_EQ(view.stats->stray_lines, stream.stats->stray_lines);
     EXPECT_EQ(view.stats->saw_eof_marker, stream.stats->saw_eof_marker);
   } else {
     EXPECT_EQ(view.error->code, stream.error->code);
@@ -156,6 +162,7 @@ void ExpectSameResults(const Parsed& view, const Parsed& stream) {
   }
   EXPECT_EQ(view.metadata, stream.metadata);
   EXPECT_EQ(view.non_numeric, stream.non_numeric);
+  EXPECT_EQ(view.stray, stream.stray);
 }
 
 // Parses with both entry points, checks they agree and returns one result.
@@ -822,6 +829,99 @@ TEST(PrometheusTextNonNumeric, SyntaxErrorsStillStopTheRead) {
     EXPECT_EQ(parsed.message(), "x.prom:2: " + c.reason);
     EXPECT_THAT(parsed.non_numeric, IsEmpty());
   }
+}
+
+// ---------------------------------------------------------------------------
+// Lines that cannot be a sample, as people paste scrapes
+
+ParseOptions SkipStray() {
+  ParseOptions options;
+  options.stray_lines = StrayLines::kSkip;
+  return options;
+}
+
+// Each line is one people paste around a scrape (curl -v's verbose lines
+// and progress meter as curl prints them, a prompt, an elision, markup,
+// prose): skipped under kSkip and handed over as written, blanks before it
+// removed; the samples around it are read. Synthetic lines, one per kind;
+// the real pasted files are read in tests/sources/real_scrapes_test.cc.
+TEST(PrometheusTextStrayLines, SkippedAndHandedOverWithTheirLineNumbers) {
+  const std::vector<std::string> stray = {
+      "$ curl -v localhost:9400/metrics",
+      "*   Trying 127.0.0.1:9400...",
+      "> GET /metrics HTTP/1.1",
+      "< HTTP/1.1 200 OK",
+      "% Total    % Received % Xferd  Average Speed   Time    Time     Time  Current",
+      "100  8410    0  8410    0     0   820k      0 --:--:-- --:--:-- --:--:--  821k",
+      "...",
+      "[...]",
+      "<code># HELP DCGM_FI_DEV_SM_CLOCK SM clock frequency (in MHz).</code>",
+      "</code></pre>",
+      "```shell",
+      "root@node:~# curl localhost:9400/metrics",
+      "curl localhost:9400/metrics",
+      "Handling connection for 9400",
+      "container=\"ctr\",",
+      "* Connection #0 to host localhost left intact",
+  };
+  std::string text = "a 1\n";
+  for (const std::string& line : stray) text += "  " + line + "\n";
+  text += "b{gpu=\"0\"} 2\n";
+  const Parsed parsed = Parse(text, SkipStray(), "x.prom");
+  ASSERT_TRUE(parsed.stats) << parsed.message();
+  EXPECT_EQ(parsed.stats->samples, 2u);
+  EXPECT_EQ(parsed.stats->stray_lines, stray.size());
+  ASSERT_EQ(parsed.stray.size(), stray.size());
+  for (std::size_t i = 0; i < stray.size(); ++i) {
+    EXPECT_EQ(parsed.stray[i], std::make_pair(i + 2, stray[i]));
+  }
+  ASSERT_EQ(parsed.samples.size(), 2u);
+  EXPECT_EQ(parsed.samples[1].line, stray.size() + 2);
+}
+
+// Without kSkip the first such line is today's error, naming file and line.
+TEST(PrometheusTextStrayLines, ByDefaultTheFirstOneIsAnError) {
+  const Parsed parsed = Parse("a 1\n* Connection #0 to host localhost left intact\nb 2\n", {}, "x.prom");
+  ASSERT_TRUE(parsed.error);
+  EXPECT_EQ(parsed.message(), "x.prom:2: metric name missing");
+  EXPECT_THAT(parsed.stray, IsEmpty());
+}
+
+// What looks like a sample stays an error under kSkip: skipping it could
+// hide a broken reading. Numbers after a bare name are samples.
+TEST(PrometheusTextStrayLines, BrokenSamplesAreStillErrors) {
+  struct Case {
+    std::string line;
+    std::string reason;
+  };
+  const Case cases[] = {
+      {R"(m{gpu="0} 1)", "label value is not terminated"},
+      {R"(m{gpu="0" 1)", R"(expected ',' or '}' after the value of label "gpu")"},
+      {R"({gpu="0"} 1)", "metric name missing"},
+      {"m", "sample value missing"},
+      {"m 1 x", R"(invalid timestamp "x")"},
+      {R"(m{gpu="0"} ERROR)", R"(invalid sample value "ERROR")"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.line);
+    const Parsed parsed = Parse("ok 1\n" + c.line + "\nok 2\n", SkipStray(), "x.prom");
+    ASSERT_TRUE(parsed.error);
+    EXPECT_EQ(parsed.message(), "x.prom:2: " + c.reason);
+  }
+  const Parsed numbers = Parse("big 1e999\nnan NaN\ninf +Inf\n", SkipStray(), "x.prom");
+  ASSERT_TRUE(numbers.error);  // out of range is a number, too big: not stray
+  EXPECT_EQ(numbers.message(), R"(x.prom:1: sample value "1e999" is out of range)");
+}
+
+// curl -v after an OpenMetrics body: its closing lines come after "# EOF".
+TEST(PrometheusTextStrayLines, SkippedAfterEofButSamplesThereAreStillErrors) {
+  const Parsed parsed = Parse("a 1\n# EOF\n* Connection #0 to host localhost left intact\n", SkipStray(), "x.om");
+  ASSERT_TRUE(parsed.stats) << parsed.message();
+  EXPECT_TRUE(parsed.stats->saw_eof_marker);
+  EXPECT_EQ(parsed.stray.size(), 1u);
+  const Parsed sample_after = Parse("a 1\n# EOF\nb 2\n", SkipStray(), "x.om");
+  ASSERT_TRUE(sample_after.error);
+  EXPECT_EQ(sample_after.message(), R"(x.om:3: text after "# EOF")");
 }
 
 // ---------------------------------------------------------------------------

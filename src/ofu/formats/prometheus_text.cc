@@ -271,6 +271,25 @@ std::optional<double> ParseTimestamp(std::string_view token, TimestampUnit unit)
   return integer && std::fabs(value) >= kMillisecondsThreshold ? value / 1000 : value;
 }
 
+// Whether a line (leading blanks removed, not a comment) cannot be a sample
+// at all, by the rules in the header: what surrounds a pasted scrape rather
+// than a broken sample in it.
+bool IsStrayLine(std::string_view line) {
+  // '{' starts a label set: a sample whose name is missing, not a stray line.
+  if (!HasClass(line[0], kMetricNameStart)) return line[0] != '{';
+  std::size_t i = 1;
+  while (i < line.size() && HasClass(line[i], kMetricNameChar)) ++i;
+  if (i == line.size()) return false;  // a name alone: "sample value missing"
+  if (line[i] == '{') return false;
+  if (!IsBlank(line[i])) return true;
+  while (i < line.size() && IsBlank(line[i])) ++i;
+  if (i == line.size() || line[i] == '{') return false;
+  std::size_t end = i;
+  while (end < line.size() && !IsBlank(line[end])) ++end;
+  double value = 0;
+  return ParseGoFloat(line.substr(i, end - i), value) == NumberStatus::kInvalid;
+}
+
 bool IsKnownMetricType(std::string_view type) {
   constexpr std::string_view kTypes[] = {"counter", "gauge", "histogram", "summary",       "untyped",
                                          "unknown", "info",  "stateset",  "gaugehistogram"};
@@ -365,6 +384,11 @@ bool LineParser::Parse(std::string_view line) {
   Cursor c{line.data(), line.data() + line.size()};
   c.SkipBlanks();
   if (c.done()) return true;  // blank lines are allowed anywhere
+  if (options_.stray_lines == StrayLines::kSkip && c.peek() != '#' && IsStrayLine(c.Rest())) {
+    visitor_.OnStrayLine(StrayLine{c.Rest(), stats_.lines});
+    ++stats_.stray_lines;
+    return true;
+  }
   if (stats_.saw_eof_marker) return Fail("text after \"# EOF\"");
   if (c.peek() == '#') {
     ++c.pos;

@@ -23,6 +23,24 @@
 //   * # HELP / # TYPE / # UNIT lines, reported as metadata; "# EOF" ends the
 //     input (text after it is an error, blank lines are not); other "#"
 //     lines are comments.
+//   * with ParseOptions::stray_lines = kSkip, a line that cannot be a sample
+//     as people paste scrapes: text around the exposition rather than in it
+//     (a shell prompt "$ curl ...", curl's "* Connection #0 to host ... left
+//     intact" and other "*", "<", ">" verbose lines, a progress meter, a
+//     "..." elision, markup such as "<code>" or a ``` fence, prose). It is
+//     handed to TextVisitor::OnStrayLine and the read goes on. A line is
+//     stray when, after leading blanks, it
+//       - starts with a byte that cannot start a metric name (and is not '#'
+//         or the '{' of a label set),
+//       - or has a metric name followed by something other than a blank or
+//         '{' ("root@host:~$ ...", 'container="ctr",'),
+//       - or has a name, no label set, and a first token after it that is no
+//         number at all ("curl localhost:9400/metrics", "Handling connection
+//         for 9400").
+//     Anything else malformed (a label set not closed, a bad escape, a bad
+//     timestamp) is still an error: it looks like a sample, so skipping it
+//     could hide a broken one. Under the default, kError, a stray line is an
+//     error, as in Prometheus. Stray lines are also skipped after "# EOF".
 //   * blank lines (0.0.4 allows them) and CRLF line ends.
 //   * spaces and tabs around every token, as Prometheus' own parser allows.
 //   * many scrapes in one file: the same series may appear any number of
@@ -77,6 +95,12 @@ struct TextSample {
   std::size_t line = 0;               // 1-based
 };
 
+// A line that cannot be a sample (see ParseOptions::stray_lines).
+struct StrayLine {
+  std::string_view text;  // the line without its line end and leading blanks; any bytes, never empty
+  std::size_t line = 0;   // 1-based
+};
+
 // A sample line whose value is not a number (see ParseOptions::non_numeric_values).
 struct NonNumericSample {
   std::string_view name;          // the series name as written
@@ -104,6 +128,8 @@ class TextVisitor {
   virtual void OnMetadata(const TextMetadata& /*metadata*/) {}
   // Called only under NonNumericValues::kReport.
   virtual void OnNonNumericSample(const NonNumericSample& /*sample*/) {}
+  // Called only under StrayLines::kSkip.
+  virtual void OnStrayLine(const StrayLine& /*line*/) {}
 };
 
 enum class TimestampUnit { kAuto, kMilliseconds, kSeconds };
@@ -114,9 +140,17 @@ enum class NonNumericValues {
   kReport,  // goes to TextVisitor::OnNonNumericSample; the read goes on
 };
 
+// What a line that cannot be a sample (a pasted shell prompt, curl's
+// verbose lines, an elision, markup) does to the read.
+enum class StrayLines {
+  kError,  // stops it, as in Prometheus
+  kSkip,   // goes to TextVisitor::OnStrayLine; the read goes on
+};
+
 struct ParseOptions {
   TimestampUnit timestamps = TimestampUnit::kAuto;
   NonNumericValues non_numeric_values = NonNumericValues::kError;
+  StrayLines stray_lines = StrayLines::kError;
 };
 
 struct ReadStats {
@@ -124,6 +158,7 @@ struct ReadStats {
   std::size_t lines = 0;
   std::size_t samples = 0;              // handed to OnSample
   std::size_t non_numeric_samples = 0;  // handed to OnNonNumericSample
+  std::size_t stray_lines = 0;          // handed to OnStrayLine
   bool saw_eof_marker = false;          // "# EOF" (OpenMetrics) was present
 };
 
