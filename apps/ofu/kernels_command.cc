@@ -138,9 +138,10 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
   if (!parsed.info.ok()) {
     out["reason"] = parsed.info.error().message;
     for (const char* key : {"family", "tile_m", "tile_n", "tile_k", "stages", "cluster_m", "cluster_n", "precision",
-                            "tensor_core", "split_k", "two_cta"}) {
+                            "tensor_core", "split_k", "two_cta", "sparse", "block_scaled"}) {
       out[key] = nullptr;
     }
+    out["truncated"] = parsed.kind.truncated;
     out["tensor_core"] = OrNull(parsed.kind.tensor_core);  // what the name says of a GEMM it does not fully give
     out["unknown_flags"] = nlohmann::ordered_json::array();
     out["target_sm"] = nullptr;
@@ -162,6 +163,9 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
   out["tensor_core"] = OrNull(info.tensor_core);
   out["split_k"] = info.split_k;
   out["two_cta"] = info.two_cta;
+  out["sparse"] = info.sparse;
+  out["block_scaled"] = info.block_scaled;
+  out["truncated"] = false;
   out["unknown_flags"] = info.unknown_flags;
   out["target_sm"] = OrNull(info.target_sm);
   out["mma_shape"] = info.mma_shape.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(info.mma_shape);
@@ -181,8 +185,9 @@ void PrintTable(const std::vector<Parsed>& all) {
                                     : !parsed.kind.tensor_core ? "a GEMM"
                                     : *parsed.kind.tensor_core ? "a GEMM on tensor cores"
                                                                : "a GEMM on CUDA cores (simt)";
-      fmt::print("{:<10} {}\n{:<10} reason: {}\n{:<10} name says: {}\n", "unparsed", parsed.name, "",
-                 parsed.info.error().message, "", kind);
+      fmt::print("{:<10} {}\n{:<10} reason: {}\n{:<10} name says: {}\n",
+                 parsed.kind.truncated ? "truncated" : "unparsed", parsed.name, "", parsed.info.error().message, "",
+                 kind);
       continue;
     }
     const kernels::KernelInfo& info = *parsed.info;
@@ -193,6 +198,8 @@ void PrintTable(const std::vector<Parsed>& all) {
     std::string flags;
     if (info.split_k) flags += "splitK ";
     if (info.two_cta) flags += "2cta ";
+    if (info.sparse) flags += "sparse ";
+    if (info.block_scaled) flags += "bscaled ";
     for (const std::string& flag : info.unknown_flags) flags += fmt::format("{}? ", flag);  // kept, not understood
     if (flags.empty()) flags = "-";
     fmt::print("{:<10} {:<12} {:>6} {:>7} {:<9} {:<7} {:<12} {}\n", kernels::FamilyName(info.family), tile,

@@ -411,5 +411,117 @@ TEST(KernelClassification, HelpersAndQualifiersNamedAfterGemmAreNotGemms) {
   }
 }
 
+// --- issue 30: sparse, block-scaled, trtllm-gen, cut names -------------------------------
+// The names below are copied from tests/data/kernel-names-real.tsv (CUTLASS's SM100 unit
+// tests at 7107b05, TensorRT-LLM's KernelMetaInfo.h at 7b437aa); the expected fields are
+// read off them by hand.
+
+TEST(KernelNameIssue30, SparseBlockScaledCutlassNameWithoutAClusterField) {
+  const auto result = ParseKernelName(
+      "cutlass3x_sm100_bssptensorop_bsspgemm_ue8m0xe2m1_ue8m0xe2m1_f32_f16_f16_256x128x256_0_vs64_tnt_align32_q_2sm");
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_TRUE(result->sparse);
+  EXPECT_TRUE(result->block_scaled);
+  EXPECT_EQ(result->tile_m, 256);
+  EXPECT_EQ(result->tile_k, 256);
+  EXPECT_EQ(result->cluster_m, std::nullopt);  // no cluster field: not a 1x1 default
+  EXPECT_EQ(result->stages, std::nullopt);     // 0: the builder's choice
+  EXPECT_TRUE(result->two_cta);
+  // MX-FP4 in the mxf8f6f4 kind (`_q_`) runs at the fp8 rate.
+  EXPECT_EQ(result->precision, Precision::kFp8);
+  EXPECT_EQ(result->target_sm, 100);
+}
+
+TEST(KernelNameIssue30, Fp4KindAndPlainSparseNames) {
+  // `_o_`: the mxf4/nvf4 kinds, the fp4 rate.
+  const auto nvfp4 = ParseKernelName(
+      "cutlass3x_sm100_bssptensorop_bsspgemm_ue4m3xe2m1_ue4m3xe2m1_f32_f32_f32_128x192x256_0_vs32_tnn_align64_o_1sm");
+  ASSERT_TRUE(nvfp4.ok()) << nvfp4.error().message;
+  EXPECT_EQ(nvfp4->precision, Precision::kFp4);
+  EXPECT_FALSE(nvfp4->two_cta);
+  // Sparse, not block-scaled, with a cluster field.
+  const auto sparse =
+      ParseKernelName("cutlass3x_sm100_sptensorop_spgemm_s8_s8_s32_void_s8_256x64x256_2x1x1_0_tnn_align32_2sm");
+  ASSERT_TRUE(sparse.ok()) << sparse.error().message;
+  EXPECT_TRUE(sparse->sparse);
+  EXPECT_FALSE(sparse->block_scaled);
+  EXPECT_EQ(sparse->cluster_m, 2);
+  EXPECT_EQ(sparse->precision, Precision::kInt8);
+  // A dense name is neither.
+  const auto dense =
+      ParseKernelName("cutlass3x_sm100_tensorop_gemm_f16_f16_f32_void_f16_128x128x64_1x1x1_0_tnt_align8_1sm");
+  ASSERT_TRUE(dense.ok());
+  EXPECT_FALSE(dense->sparse);
+  EXPECT_FALSE(dense->block_scaled);
+}
+
+TEST(KernelNameIssue30, StageSuffixFixesTheStageCount) {
+  const auto result = ParseKernelName(
+      "cutlass3x_sm100_tensorop_gemm_e4m3_e4m3_f32_void_e4m3_256x128x128_2x1x1_0_tnt_align16_2sm_stage9");
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(result->stages, 9);
+}
+
+TEST(KernelNameIssue30, TrtllmGenMxfp4MoeGemm) {
+  const auto pair = ParseKernelName(
+      "bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x32x256_s5_et128x32_m256x32x32_cga2x1x1_16dp256b_rM_TN_transOut_"
+      "schedP2x1x2x3_biasM_bN_tma_tmaOpt_clmp_swiGlu_dynBatch_sm100f");
+  ASSERT_TRUE(pair.ok()) << pair.error().message;
+  EXPECT_EQ(pair->family, KernelFamily::kTrtllmGen);
+  EXPECT_EQ(pair->tile_m, 128);
+  EXPECT_EQ(pair->tile_n, 32);
+  EXPECT_EQ(pair->tile_k, 256);
+  EXPECT_EQ(pair->stages, 5);
+  EXPECT_EQ(pair->cluster_m, 2);
+  EXPECT_TRUE(pair->two_cta);                   // m256 over a 128-row tile with a 2x1 cluster
+  EXPECT_EQ(pair->precision, Precision::kFp8);  // MX-FP4 x MX-FP8: the fp8 rate
+  EXPECT_TRUE(pair->block_scaled);
+  EXPECT_EQ(pair->tensor_core, true);
+  EXPECT_EQ(pair->target_sm, 100);
+  const auto nvfp4 = ParseKernelName(
+      "bmm_Bfloat16_E2m1E2m1_Fp32_t128x64x512_s3_et128x64_m128x64x64_cga1x1x1_16dp256b_rM_TN_transOut_"
+      "schedP2x1x2x3_bN_tmaOpt_clmp_dynBatch_sm100f");
+  ASSERT_TRUE(nvfp4.ok()) << nvfp4.error().message;
+  EXPECT_EQ(nvfp4->precision, Precision::kFp4);
+  EXPECT_FALSE(nvfp4->two_cta);
+  EXPECT_TRUE(nvfp4->block_scaled);
+}
+
+TEST(KernelNameIssue30, XmmaFastFp32NamesGiveTheMmaType) {
+  const auto tf32 = ParseKernelName(
+      "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize64x128x32_stage5_warpsize2x2x1_g1_"
+      "tensor16x8x8_execute_kernel_cudnn_infer");
+  ASSERT_TRUE(tf32.ok());
+  EXPECT_EQ(tf32->precision, Precision::kTf32);
+  const auto bf16 = ParseKernelName(
+      "sm90_xmma_gemm_bf16f32_bf16f32_f32_nt_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel_"
+      "_5x_cublas");
+  ASSERT_TRUE(bf16.ok());
+  EXPECT_EQ(bf16->precision, Precision::kBf16);
+}
+
+TEST(KernelNameIssue30, CutNamesAreTruncatedGemms) {
+  // Synthetic: real names cut by hand as profiler tables cut them.
+  const std::string whole =
+      "bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x32x256_s5_et128x32_m256x32x32_cga2x1x1_16dp256b_rM_TN_transOut_"
+      "schedP2x1x2x3_biasM_bN_tma_tmaOpt_clmp_swiGlu_dynBatch_sm100f";
+  const std::string cut = whole.substr(0, 64);
+  const auto parsed = ParseKernelName(cut);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().message.rfind("truncated:", 0), 0u) << parsed.error().message;
+  const KernelClass kind = ClassifyKernelName(cut);
+  EXPECT_TRUE(kind.truncated);
+  EXPECT_TRUE(kind.gemm);
+  EXPECT_EQ(kind.tensor_core, true);
+  const KernelClass dotted =
+      ClassifyKernelName("cutlass3x_sm100_sptensorop_spgemm_e4m3_e4m3_f32_f16_f16_256x64x128_2x1x1_0_...");
+  EXPECT_TRUE(dotted.truncated);
+  EXPECT_TRUE(dotted.gemm);
+  EXPECT_EQ(dotted.tensor_core, true);
+  // A whole name is not called cut; nor is a name that is no GEMM's.
+  EXPECT_FALSE(ClassifyKernelName(whole).truncated);
+  EXPECT_FALSE(ClassifyKernelName("flash_fwd_kernel").truncated);
+}
+
 }  // namespace
 }  // namespace ofu::kernels

@@ -117,6 +117,22 @@ std::optional<Precision> InputPrecision(const TypeCode& a, const TypeCode* b) {
   return a.precision;
 }
 
+// The width of a 4-, 6- or 8-bit float type code; 0 for any other type.
+int NarrowFloatBits(std::string_view code) {
+  if (code == "e2m1" || code == "fp4") return 4;
+  if (code == "e2m3" || code == "e3m2") return 6;
+  if (code == "e4m3" || code == "e5m2" || code == "fp8" || code == "f8") return 8;
+  return 0;
+}
+
+// The rate class of a Blackwell MMA on 4-, 6- and 8-bit float inputs: the
+// f8f6f4 and mxf8f6f4 kinds run every mix of them at the fp8 rate; only
+// fp4 on both sides in the mxf4/nvf4 kinds (`fp4_kind`) runs at the fp4
+// rate (CUTLASS media/docs/cpp/blackwell_functionality.md).
+Precision NarrowMmaPrecision(int a_bits, int b_bits, bool fp4_kind) {
+  return a_bits == 4 && b_bits == 4 && fp4_kind ? Precision::kFp4 : Precision::kFp8;
+}
+
 std::string Quote(std::string_view text) { return fmt::format("'{}'", text); }
 
 // --- nvjet ------------------------------------------------------------------
@@ -276,7 +292,13 @@ Result<KernelInfo> ParseXmma(const Tokens& t, KernelFamily family, KernelInfo in
   if (family == KernelFamily::kSm80Xmma) info.cluster_m = info.cluster_n = std::nullopt;
 
   info.family = family;
-  info.precision = Resolve(InputPrecision(*a, b), info.tensor_core);
+  // `tf32f32`, `bf16f32`: fp32 data that the MMA reads as the other type.
+  std::optional<Precision> input = InputPrecision(*a, b);
+  if (b != nullptr && a->precision != b->precision) {
+    if (b->precision == Precision::kFp32) input = a->precision;
+    if (a->precision == Precision::kFp32) input = b->precision;
+  }
+  info.precision = Resolve(input, info.tensor_core);
   return info;
 }
 
@@ -433,13 +455,14 @@ Result<KernelInfo> ParseCutlass2(const Tokens& t, KernelInfo info) {
                                 Quote(i < t.size() ? t[i] : "")));
   }
   if (i < t.size() && WholeType(t[i]) != nullptr) ++i;  // C's element type: not an input
-  const auto mma = i < t.size() ? ParseMmaToken(t[i], {"gemm", "fprop", "dgrad", "wgrad"}) : std::nullopt;
+  const auto mma = i < t.size() ? ParseMmaToken(t[i], {"spgemm", "gemm", "fprop", "dgrad", "wgrad"}) : std::nullopt;
   if (!mma) {
     return Unparsed(
         fmt::format("cutlass2: expected a GEMM or convolution field like s16816gemm or s1688fprop, "
                     "found {}",
                     Quote(i < t.size() ? t[i] : "")));
   }
+  info.sparse = EndsWith(t[i], "spgemm");
   // Between the MMA field and the tile: epilogue or iterator words (relu,
   // optimized, ...) and A's element type.
   const TypeCode* a = nullptr;
@@ -468,11 +491,12 @@ Result<KernelInfo> ParseCutlass2(const Tokens& t, KernelInfo info) {
 
 // --- CUTLASS 3 ----------------------------------------------------------------
 
-// cutlass3x_sm<arch>_<opclass>_<mma>gemm_<A>_<B>_<acc>_<C>_<D>_<TM>x<TN>x<TK>_<CM>x<CN>x<CK>_<S>_<layouts>_align<a>...
+// cutlass3x_sm<arch>_<opclass>_<mma>gemm_<A>_<B>_<acc>_<C>_<D>_<TM>x<TN>x<TK>[_<CM>x<CN>x<CK>]_<S>_<layouts>_align<a>...
 Result<KernelInfo> ParseCutlass3(const Tokens& t, KernelInfo info) {
   if (t.size() < 5 || !StartsWith(t[1], "sm") || !ParseNumber(t[1].substr(2))) {
     return Unparsed(fmt::format("cutlass3: expected sm<arch> as field 2, found {}", Quote(t.size() > 1 ? t[1] : "")));
   }
+  const int arch = *ParseNumber(t[1].substr(2));
   if (t[2].find("tensorop") != std::string_view::npos) {
     info.tensor_core = true;
   } else if (t[2] == "simt") {
@@ -481,26 +505,39 @@ Result<KernelInfo> ParseCutlass3(const Tokens& t, KernelInfo info) {
     return Unparsed(fmt::format("cutlass3: op class {} is not a tensorop or simt class", Quote(t[2])));
   }
   if (!EndsWith(t[3], "gemm")) return Unparsed(fmt::format("cutlass3: expected a gemm field, found {}", Quote(t[3])));
+  // bstensorop/bssptensorop: block-scaled; sptensorop, spgemm, bsspgemm: sparse.
+  info.sparse = StartsWith(t[2], "sp") || StartsWith(t[2], "bssp") || StartsWith(t[3], "sp") ||
+                StartsWith(t[3], "bssp");
+  info.block_scaled = StartsWith(t[2], "bs");
 
   std::size_t i = 4;
   std::vector<const TypeCode*> types;
   for (; i < t.size() && !ParseDims<3>(t[i]); ++i) {
     const TypeCode* type = WholeType(t[i]);
     if (type == nullptr) return Unparsed(fmt::format("cutlass3: element type {} not recognised", Quote(t[i])));
+    // A scale before the element type: ue8m0x/ue4m3x (MX, NVFP4), 64x128f32x (blockwise).
+    if (type->code.size() != t[i].size()) info.block_scaled = true;
     types.push_back(type);
   }
   if (types.size() < 2) return Unparsed("cutlass3: expected the A and B element types before the tile");
-  if (i + 2 >= t.size()) return Unparsed("cutlass3: expected <TM>x<TN>x<TK>_<CM>x<CN>x<CK>_<stages>");
+  if (i + 1 >= t.size()) return Unparsed("cutlass3: expected <TM>x<TN>x<TK>[_<CM>x<CN>x<CK>]_<stages>");
   const auto tile = ParseDims<3>(t[i]);
+  // The cluster field is left out where the cluster is a run-time argument
+  // (CUTLASS's SM100 sparse and block-scaled unit-test names).
   const auto cluster = ParseDims<3>(t[i + 1]);
-  const auto stages = ParseNumber(t[i + 2]);
-  if (!cluster)
-    return Unparsed(fmt::format("cutlass3: expected cluster <CM>x<CN>x<CK> after the tile, found {}", Quote(t[i + 1])));
-  if (!stages)
-    return Unparsed(fmt::format("cutlass3: expected a stage count after the cluster, found {}", Quote(t[i + 2])));
-  for (std::size_t j = i + 3; j < t.size(); ++j) {
+  const std::size_t stage_at = cluster ? i + 2 : i + 1;
+  const auto stages = stage_at < t.size() ? ParseNumber(t[stage_at]) : std::nullopt;
+  if (!stages) {
+    return Unparsed(fmt::format("cutlass3: expected a cluster <CM>x<CN>x<CK> or a stage count after the tile, found {}",
+                                Quote(stage_at < t.size() ? t[stage_at] : t[i + 1])));
+  }
+  bool fp4_kind = false;
+  std::optional<int> fixed_stages;
+  for (std::size_t j = stage_at + 1; j < t.size(); ++j) {
     if (t[j] == "2sm") info.two_cta = true;
     if (t[j] == "splitk" || t[j] == "splitK") info.split_k = true;
+    if (t[j] == "o") fp4_kind = true;  // the mxf4/nvf4 MMA kinds (`_o_vs32_`, `_o_vs16_`)
+    if (StartsWith(t[j], "stage") && ParseNumber(t[j].substr(5))) fixed_stages = ParseNumber(t[j].substr(5));
   }
 
   info.family = KernelFamily::kCutlass3;
@@ -508,13 +545,143 @@ Result<KernelInfo> ParseCutlass3(const Tokens& t, KernelInfo info) {
   info.tile_n = (*tile)[1];
   info.tile_k = (*tile)[2];
   // 0x0x1: the cluster shape is a run-time argument, not in the name.
-  if ((*cluster)[0] != 0 && (*cluster)[1] != 0) {
+  if (cluster && (*cluster)[0] != 0 && (*cluster)[1] != 0) {
     info.cluster_m = (*cluster)[0];
     info.cluster_n = (*cluster)[1];
   }
-  // 0 stages: the collective builder picks the count to fill shared memory.
+  // 0 stages: the collective builder picks the count to fill shared memory,
+  // unless a _stage<N> suffix fixes it.
   if (*stages != 0) info.stages = *stages;
-  info.precision = Resolve(InputPrecision(*types[0], types[1]), info.tensor_core);
+  if (fixed_stages) info.stages = fixed_stages;
+  const int a_bits = NarrowFloatBits(types[0]->code);
+  const int b_bits = NarrowFloatBits(types[1]->code);
+  if (arch >= 100 && a_bits != 0 && b_bits != 0 && info.tensor_core == true) {
+    info.precision = NarrowMmaPrecision(a_bits, b_bits, fp4_kind);
+  } else {
+    info.precision = Resolve(InputPrecision(*types[0], types[1]), info.tensor_core);
+  }
+  return info;
+}
+
+// --- trtllm-gen ------------------------------------------------------------------
+
+// A trtllm-gen element type ("E4m3", "MxE2m1", "Bfloat16") at the start of
+// `text`: its lower-case code, whether it is MX-scaled, and its length.
+struct GenType {
+  std::string_view code;  // as in kTypeCodes: e4m3, e2m1, bf16, ...
+  bool mx = false;
+  std::size_t length = 0;
+};
+std::optional<GenType> LeadingGenType(std::string_view text) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kGenTypes = {{
+      {"Bfloat16", "bf16"},
+      {"Fp16", "f16"},
+      {"Fp32", "f32"},
+      {"E4m3", "e4m3"},
+      {"E5m2", "e5m2"},
+      {"E2m3", "e2m3"},
+      {"E3m2", "e3m2"},
+      {"E2m1", "e2m1"},
+      {"Int8", "s8"},
+  }};
+  GenType type;
+  if (StartsWith(text, "Mx")) {
+    type.mx = true;
+    text.remove_prefix(2);
+  }
+  for (const auto& [spelling, code] : kGenTypes) {
+    if (!StartsWith(text, spelling)) continue;
+    type.code = code;
+    type.length = spelling.size() + (type.mx ? 2 : 0);
+    return type;
+  }
+  return std::nullopt;
+}
+
+// `count` types making up all of `token` ("MxE2m1MxE4m3": two).
+std::optional<std::vector<GenType>> GenTypes(std::string_view token, std::size_t count) {
+  std::vector<GenType> types;
+  while (!token.empty()) {
+    const auto type = LeadingGenType(token);
+    if (!type) return std::nullopt;
+    types.push_back(*type);
+    token.remove_prefix(type->length);
+  }
+  if (types.size() != count) return std::nullopt;
+  return types;
+}
+
+// Whether an identifier starts like a trtllm-gen GEMM: bmm_/gemm_/
+// gemmGatedAct_, then the output type, then A and B. Also true for a name
+// cut after that.
+bool IsTrtllmGenName(const Tokens& t) {
+  if (t.size() < 3 || (t[0] != "bmm" && t[0] != "gemm" && t[0] != "gemmGatedAct")) return false;
+  return GenTypes(t[1], 1).has_value() && GenTypes(t[2], 2).has_value();
+}
+
+// The architecture token that ends a whole trtllm-gen name: sm100a, sm100f, sm103a.
+std::optional<int> GenArch(std::string_view token) {
+  if (!StartsWith(token, "sm") || token.size() < 4) return std::nullopt;
+  const char variant = token.back();
+  if (variant != 'a' && variant != 'f') return std::nullopt;
+  return ParseNumber(token.substr(2, token.size() - 3));
+}
+
+// <bmm|gemm|gemmGatedAct>_<D>_<A><B>[_cast<T>]_<acc>_..._t<TM>x<TN>x<TK>[u2]_s<S>_..._m<MM>x<MN>x<MK>_<cga|c><CM>x<CN>x<CK>_..._sm<arch><a|f>
+Result<KernelInfo> ParseTrtllmGen(const Tokens& t, KernelInfo info) {
+  if (!IsTrtllmGenName(t)) return Unparsed("trtllm_gen: expected <bmm|gemm>_<output type>_<A type><B type>");
+  if (!GenArch(t.back())) {
+    return Unparsed(fmt::format("trtllm_gen: expected the architecture (sm100a, sm100f, ...) last, found {}",
+                                Quote(t.back())));
+  }
+  const std::vector<GenType> ab = *GenTypes(t[2], 2);
+  std::optional<GenType> cast;  // the type one operand is converted to before the MMA
+  std::optional<std::array<int, 3>> mma;
+  for (std::size_t i = 3; i + 1 < t.size(); ++i) {
+    const std::string_view token = t[i];
+    if (StartsWith(token, "cast")) {
+      const auto types = GenTypes(token.substr(4), 1);
+      if (!types) return Unparsed(fmt::format("trtllm_gen: cast type {} not recognised", Quote(token)));
+      cast = (*types)[0];
+    } else if (token.size() > 1 && token[0] == 't' && IsDigit(token[1])) {
+      std::string_view dims = token.substr(1);
+      if (EndsWith(dims, "u2")) dims.remove_suffix(2);  // the mainloop unrolled twice
+      const auto tile = ParseDims<3>(dims);
+      if (!tile) return Unparsed(fmt::format("trtllm_gen: {} is not t<TM>x<TN>x<TK>", Quote(token)));
+      info.tile_m = (*tile)[0];
+      info.tile_n = (*tile)[1];
+      info.tile_k = (*tile)[2];
+    } else if (token.size() > 1 && token[0] == 's' && IsDigit(token[1])) {
+      info.stages = ParseNumber(token.substr(1));  // s4x4x4x4x1x4 (per-stage counts): absent
+    } else if (token.size() > 1 && token[0] == 'm' && IsDigit(token[1])) {
+      mma = ParseDims<3>(token.substr(1));
+    } else if (StartsWith(token, "cga") || (token.size() > 1 && token[0] == 'c' && IsDigit(token[1]))) {
+      const auto cluster = ParseDims<3>(token.substr(token[1] == 'g' ? 3 : 1));
+      if (!cluster) return Unparsed(fmt::format("trtllm_gen: {} is not a cluster <CM>x<CN>x<CK>", Quote(token)));
+      info.cluster_m = (*cluster)[0];
+      info.cluster_n = (*cluster)[1];
+    } else if (StartsWith(token, "splitK")) {
+      info.split_k = true;
+    } else if (token == "dsFp8" || StartsWith(token, "sfBlk")) {
+      info.block_scaled = true;
+    }
+  }
+  if (!info.tile_m) return Unparsed("trtllm_gen: no t<TM>x<TN>x<TK> tile field");
+  info.family = KernelFamily::kTrtllmGen;
+  info.tensor_core = true;
+  for (const GenType& type : ab) info.block_scaled = info.block_scaled || type.mx || type.code == "e2m1";
+  if (mma && info.cluster_m == 2 && (*mma)[0] == 2 * *info.tile_m) info.two_cta = true;
+  const int a_bits = NarrowFloatBits(ab[0].code);
+  const int b_bits = NarrowFloatBits(ab[1].code);
+  const int cast_bits = cast ? NarrowFloatBits(cast->code) : 0;
+  if (cast && cast_bits == 0) {
+    info.precision = Resolve(WholeType(cast->code)->precision, info.tensor_core);  // e.g. fp4 weights cast to bf16
+  } else if (a_bits != 0 && b_bits != 0) {
+    // fp4 x fp4 runs in the fp4 kind unless one side is cast to a wider type.
+    info.precision = NarrowMmaPrecision(a_bits, b_bits, /*fp4_kind=*/cast_bits == 0 || cast_bits == 4);
+  } else if (ab[0].code == ab[1].code) {
+    info.precision = Resolve(WholeType(ab[0].code)->precision, info.tensor_core);
+  }
   return info;
 }
 
@@ -546,6 +713,9 @@ bool IsCutlass2Name(std::string_view identifier) {
 }
 
 const FamilyPrefix* FindFamily(std::string_view identifier) {
+  // trtllm-gen's names start with bmm_/gemm_ and are known by their types.
+  static constexpr FamilyPrefix kTrtllmGenFamily{"", KernelFamily::kTrtllmGen};
+  if (IsTrtllmGenName(Split(identifier, '_'))) return &kTrtllmGenFamily;
   for (const FamilyPrefix& entry : kPrefixes) {
     if (!StartsWith(identifier, entry.prefix)) continue;
     if (entry.family == KernelFamily::kCutlass2 && !IsCutlass2Name(identifier)) continue;
@@ -752,6 +922,7 @@ std::optional<int> TargetSm(const Tokens& t, KernelFamily family) {
     case KernelFamily::kNvjet:
     case KernelFamily::kCutlass3: return t.size() > 1 ? sm_token(t[1]) : std::nullopt;
     case KernelFamily::kCutlass2: return t.size() > 1 ? ParseNumber(t[1]) : std::nullopt;
+    case KernelFamily::kTrtllmGen: return t.empty() ? std::nullopt : GenArch(t.back());
     case KernelFamily::kGemv:
     case KernelFamily::kGemmk1:
     case KernelFamily::kSgemmLargeK:
@@ -773,6 +944,7 @@ Result<KernelInfo> ParseFamily(const Tokens& tokens, KernelFamily family, Kernel
     case KernelFamily::kVolta: return ParseLegacy(tokens, std::move(info));
     case KernelFamily::kCutlass2: return ParseCutlass2(tokens, std::move(info));
     case KernelFamily::kCutlass3: return ParseCutlass3(tokens, std::move(info));
+    case KernelFamily::kTrtllmGen: return ParseTrtllmGen(tokens, std::move(info));
     case KernelFamily::kGemv:
     case KernelFamily::kGemmk1:
     case KernelFamily::kSgemmLargeK:
@@ -835,6 +1007,7 @@ std::optional<bool> TensorCoreFromName(std::string_view name, const std::vector<
   for (const Identifier& id : ids) {
     for (const std::string& word : Words(id.text)) {
       if (!EndsWith(word, "gemm") || word.size() == 4) continue;
+      if (word == "spgemm" || word == "bsspgemm") continue;  // CUTLASS 3's sparse GEMM kinds, not SIMT letters
       // <kind><mma shape>gemm: digits are an MMA shape (tensor cores); letters alone are a SIMT kernel.
       const std::string_view kind = std::string_view(word).substr(0, word.size() - 4);
       bool digits = false;
@@ -858,9 +1031,20 @@ std::string_view SignatureHead(std::string_view name) {
   return name;
 }
 
-}  // namespace
+// A name as a profiler table cut it: the part kept, and how it was cut.
+constexpr std::size_t kCutWidth = 64;  // the width the names of issue 30 were cut to
+struct CutName {
+  std::string_view kept;
+  bool ellipsis = false;  // it ended in "..." or "…"
+};
+CutName StripEllipsis(std::string_view name) {
+  for (const std::string_view mark : {std::string_view("..."), std::string_view("\xE2\x80\xA6")}) {
+    if (EndsWith(name, mark) && name.size() > mark.size()) return {name.substr(0, name.size() - mark.size()), true};
+  }
+  return {name, false};
+}
 
-Result<KernelInfo> ParseKernelName(std::string_view name) {
+Result<KernelInfo> ParseWholeName(std::string_view name) {
   if (name.empty()) return Unparsed("empty kernel name");
   std::string_view identifier = name;
   bool plain = true;
@@ -885,7 +1069,8 @@ Result<KernelInfo> ParseKernelName(std::string_view name) {
   if (family == nullptr) {
     return Unparsed(
         "not a GEMM kernel family ofu reads (nvjet_, sm90_xmma_, sm100_, sm80_xmma_, ampere_, "
-        "turing_, volta_, cutlass_, cutlass3x_, and the cuBLAS, MAGMA and cuDNN SIMT kernels)");
+        "turing_, volta_, cutlass_, cutlass3x_, TensorRT-LLM's bmm_/gemm_, and the cuBLAS, MAGMA "
+        "and cuDNN SIMT kernels)");
   }
   KernelInfo info;
   info.identifier = std::string(identifier);
@@ -908,6 +1093,25 @@ Result<KernelInfo> ParseKernelName(std::string_view name) {
   return result;
 }
 
+}  // namespace
+
+Result<KernelInfo> ParseKernelName(std::string_view name) {
+  const CutName cut = StripEllipsis(name);
+  if (cut.ellipsis) {
+    return Unparsed(
+        "truncated: the name ends in an ellipsis, so the fields after the cut (schedule, flags, "
+        "architecture) are not known");
+  }
+  auto result = ParseWholeName(name);
+  if (!result.ok() && name.size() == kCutWidth) {
+    return Unparsed(
+        fmt::format("truncated: the name is exactly {} characters, as profiler tables cut long names, "
+                    "and does not read in full ({})",
+                    kCutWidth, result.error().message));
+  }
+  return result;
+}
+
 KernelClass ClassifyKernelName(std::string_view name) {
   KernelClass out;
   const auto parsed = ParseKernelName(name);
@@ -917,20 +1121,24 @@ KernelClass ClassifyKernelName(std::string_view name) {
     return out;
   }
   out.reason = parsed.error().message;
+  out.truncated = StartsWith(out.reason, "truncated:");
+  name = StripEllipsis(name).kept;  // a cut name is classified by what it kept
   const bool mangled = IsMangled(name);
   const std::vector<Identifier> ids = mangled ? MangledIdentifiers(name) : DemangledIdentifiers(SignatureHead(name));
+  bool trtllm_gen = false;
   for (const Identifier& id : ids) {
     // Qualifiers (cutlass::gemm::, dpsk::grouped_gemm::) name where a kernel
     // lives, not what it does; mangled names do not mark them, but their
     // bare "gemm" namespace is not read as a kernel.
     if (id.qualifier || (mangled && (id.text == "gemm" || id.text == "gemv"))) continue;
     const FamilyPrefix* family = FindFamily(id.text);
-    const bool gemm_only_family = family != nullptr && (family->family == KernelFamily::kNvjet ||
-                                                        family->family == KernelFamily::kCutlass2 ||
-                                                        family->family == KernelFamily::kCutlass3);
+    const bool gemm_only_family =
+        family != nullptr && (family->family == KernelFamily::kNvjet || family->family == KernelFamily::kCutlass2 ||
+                              family->family == KernelFamily::kCutlass3 || family->family == KernelFamily::kTrtllmGen);
+    trtllm_gen = trtllm_gen || (family != nullptr && family->family == KernelFamily::kTrtllmGen);
     out.gemm = out.gemm || gemm_only_family || NamesAGemm(id.text);
   }
-  if (out.gemm) out.tensor_core = TensorCoreFromName(name, ids);
+  if (out.gemm) out.tensor_core = trtllm_gen ? std::optional<bool>(true) : TensorCoreFromName(name, ids);
   return out;
 }
 
@@ -939,7 +1147,8 @@ bool FamilyHasClusters(KernelFamily family) {
     case KernelFamily::kNvjet:
     case KernelFamily::kSm90Xmma:
     case KernelFamily::kSm100:
-    case KernelFamily::kCutlass3: return true;
+    case KernelFamily::kCutlass3:
+    case KernelFamily::kTrtllmGen: return true;
     case KernelFamily::kSm80Xmma:
     case KernelFamily::kAmpere:
     case KernelFamily::kCutlass2:
@@ -972,6 +1181,7 @@ std::string_view FamilyName(KernelFamily family) {
     case KernelFamily::kMagma: return "magma";
     case KernelFamily::kCudnnSgemm: return "cudnn_sgemm";
     case KernelFamily::kFermi: return "fermi";
+    case KernelFamily::kTrtllmGen: return "trtllm_gen";
   }
   return "unknown";
 }

@@ -51,10 +51,12 @@
 //   smNN_xmma_<gemm|fprop_implicit_gemm|dgrad_implicit_gemm|wgrad_implicit_gemm>[_indexed]
 //     _<AB types>_<C/compute types>_<D type>_<layouts>_..._tilesize<M>x<N>x<K>
 //     [_stage<S>][_cgasize<CM>x<CN>x<CK>]_..._[tensor<m>x<n>x<k>|ffma|hfma]...
-//   precision from the first type token, which names A then B: `bf16bf16`
-//   → bf16, `f32f32` → fp32 on CUDA cores or tf32 on tensor cores (tensor
-//   cores have no fp32 mode); two different types (`bf16f32`, `tf32f32`)
-//   leave it absent. tensor_core: false for `ffma`/`hfma`; true for
+//   precision from the first type token: `bf16bf16` → bf16, `f32f32` →
+//   fp32 on CUDA cores or tf32 on tensor cores (tensor cores have no fp32
+//   mode). Where its two codes differ and one is f32 (`tf32f32`, `bf16f32`:
+//   fp32 data the MMA reads as tf32 or bf16, cuBLAS's fast-fp32 modes), the
+//   other is the type the tensor pipes see; other pairs leave it absent.
+//   tensor_core: false for `ffma`/`hfma`; true for
 //   `tensorMxNxK`, and for sm90/sm100 (warpgroup MMA kernels) unless
 //   ffma/hfma; else absent. cluster from `cgasize`; sm90 names without
 //   `cgasize` run 1x1 (inferred from the reference names); sm80 has no
@@ -93,12 +95,48 @@
 //
 // cutlass3 (CUTLASS 3.x; same generator)
 //   cutlass3x_sm<arch>_<opclass>_<mma>gemm_<A>_<B>_<acc>_<C>_<D>_<TM>x<TN>x<TK>
-//     _<CM>x<CN>x<CK>_<S>_<layouts>_align<a>[_...][_1sm|_2sm]
-//   precision from A (absent when A and B differ); blockwise-scaled types
-//   (`64x128f32xe4m3`, `ue8m0xe2m1`) read as their element type. tensor_core
-//   true for a *tensorop opclass. Cluster `0x0x1` is chosen at run time:
-//   absent. Stages `0` are chosen by the builder: absent. `_2sm` (SM100):
-//   two_cta, and the tile spans the CTA pair.
+//     [_<CM>x<CN>x<CK>]_<S>_<layouts>_align<a>[_q|_o_vs<n>][_1sm|_2sm][_epi...][_stage<N>]
+//   opclass tensorop, bstensorop (block-scaled), sptensorop (sparse) or
+//   bssptensorop (both); simt. gemm field gemm, spgemm or bsspgemm. Scaled
+//   types (`ue8m0xe2m1`: an MX/NV block scale and its element type;
+//   `64x128f32xe4m3`: a blockwise scale) read as their element type and make
+//   the kernel block_scaled. precision from A and B: the same type, that
+//   type; on Blackwell (sm100 and later) 4-, 6- and 8-bit float inputs run
+//   in the f8f6f4/mxf8f6f4 MMA kinds at the fp8 rate whatever their mix
+//   (CUTLASS media/docs/cpp/blackwell_functionality.md), so they read as
+//   fp8, except that fp4 on both sides with `_o_` (the mxf4/nvf4 kinds,
+//   KernelScheduleSuffixes in python/cutlass_library/library.py) reads as
+//   fp4; `_q_` names the f8f6f4 kind; other mixed inputs are absent.
+//   tensor_core true for a *tensorop opclass. Cluster `0x0x1` is chosen at
+//   run time: absent; a name with no cluster field (CUTLASS's SM100 unit
+//   tests: `..._128x128x256_0_vs64_tnt_...`) does not give it: absent.
+//   Stages `0` are chosen by the builder: absent, unless a `_stage<N>`
+//   suffix fixes them. `_2sm` (SM100): two_cta, and the tile spans the CTA
+//   pair.
+//
+// trtllm_gen (TensorRT-LLM's and FlashInfer's generated Blackwell GEMMs;
+// the generator is not public: inferred from the names and the options
+// TensorRT-LLM lists beside them in trtllmGen_bmm_export/KernelMetaInfo.h)
+//   <bmm|gemm|gemmGatedAct>_<D>_<A><B>[_cast<T>]_<acc>[_...]_t<TM>x<TN>x<TK>[u2]
+//     _s<S>_et<EM>x<EN>_m<MM>x<MN>x<MK>_<cga|c><CM>x<CN>x<CK>_..._sm<arch><a|f>
+//   types Bfloat16, Fp16, Fp32, E4m3, E5m2, E2m3, E3m2, E2m1, each with an
+//   optional Mx (MX block scale): `bmm_MxE4m3_MxE2m1MxE4m3_...` is an MX-FP4
+//   weight (A) times MX-FP8 activation (B) batched GEMM with MX-FP8 output.
+//   precision: fp4 when both inputs are fp4 (the mxf4nvf4 MMA kind), else
+//   fp8 when both are 4-, 6- or 8-bit floats (f8f6f4 kinds run at the fp8
+//   rate), after a `cast<T>` that converts one to T; bf16/fp16 as named.
+//   block_scaled for Mx types, E2m1 (NVFP4 carries a scale per 16
+//   elements), `dsFp8` (DeepSeek-style block-scaled fp8) and `sfBlk<n>`.
+//   The tile is one CTA's; an MMA M twice the tile's with a 2-wide cluster
+//   spans a CTA pair: two_cta. `s<S>` with more than one number gives no
+//   stage count (absent). `splitK<n>` sets split_k. `transOut`: the kernel
+//   computes the transposed product, so its M runs over the weights' rows.
+//   tensor_core true (tcgen05).
+//
+// Sparse kernels (`sptensorop`, `spgemm`; CUTLASS 2.x `..._s16832spgemm_...`)
+// run 2:4 structured-sparse MMAs (1:2 for tf32): the tile and a problem's
+// M, N, K are the dense ones, but the tensor pipes execute half of the
+// 2·M·N·K multiply-adds, at twice the dense rate (docs/kernels.md).
 //
 // Untiled SIMT kernels (cuBLAS, MAGMA, cuDNN): tile, stages and cluster are
 // absent, tensor_core false. precision from the element type of the first
@@ -137,6 +175,7 @@ enum class KernelFamily {
   kMagma,
   kCudnnSgemm,
   kFermi,
+  kTrtllmGen,
 };
 
 // Input (A/B operand) precision, the one the tensor pipes see.
@@ -154,7 +193,8 @@ struct KernelInfo {
   // The SM architecture the name says the kernel was built for, as a
   // compute capability times ten: 70 volta_, 75 turing_ and cutlass_75_,
   // 80 ampere_, sm80_xmma_ and cutlass_80_, 90 sm90_xmma_, nvjet_sm90_ and
-  // cutlass3x_sm90_, 100 sm100_ and cutlass3x_sm100_. Absent where the name
+  // cutlass3x_sm90_, 100 sm100_ and cutlass3x_sm100_; trtllm_gen's last
+  // token (sm100a, sm100f: 100, sm103a: 103). Absent where the name
   // does not say (bare nvjet_, cutlass_ without a number). A kernel built
   // for an older architecture than the GPU it runs on uses that
   // architecture's MMA instructions (kernel_throughput.h).
@@ -165,7 +205,16 @@ struct KernelInfo {
   // The operand alignment, in elements, a CUTLASS name ends with (`align1`,
   // `align8`); absent in other families' names.
   std::optional<int> alignment;
-  bool two_cta = false;  // a 2-CTA (2SM) kernel: the tile spans a CTA pair
+  // A 2-CTA (2SM) kernel: one MMA spans a CTA pair (in cutlass3 and nvjet
+  // names the tile is the pair's; in trtllm_gen names it is one CTA's).
+  bool two_cta = false;
+  // 2:4 structured sparsity (sptensorop/spgemm): the tensor pipes execute
+  // half of the dense 2·M·N·K (docs/kernels.md, "Sparse kernels").
+  bool sparse = false;
+  // The operands carry per-block scale factors: MX and NVFP4 microscaling
+  // (ue8m0x/ue4m3x types, bstensorop, Mx/E2m1 in trtllm_gen), CUTLASS
+  // blockwise (64x128f32xe4m3) and DeepSeek-style fp8 (dsFp8).
+  bool block_scaled = false;
   // Flags in the name that ofu does not know (nvjet). The tile is read as
   // named, but whether such a flag changes how the work is split or padded
   // is not known: a caller that pads should say so.
@@ -178,9 +227,14 @@ struct KernelClass {
   bool gemm = false;                // the name names a GEMM kernel (see above)
   std::optional<bool> tensor_core;  // whether tensor cores run it, when the name tells
   std::string reason;               // empty when ParseKernelName() reads the name, else its reason
+  // The name is cut (profiler tables cut long names: it ends in "..." or
+  // "…", or is exactly 64 characters and does not read in full). gemm then
+  // says whether the part kept starts like a GEMM family's name.
+  bool truncated = false;
 };
 
-// Reads `name`. On failure the error's message is the reason, for a person.
+// Reads `name`. On failure the error's message is the reason, for a person;
+// for a cut name (KernelClass::truncated) it starts with "truncated:".
 Result<KernelInfo> ParseKernelName(std::string_view name);
 
 // For a name ParseKernelName() reads: gemm, and its tensor_core. For any
@@ -194,7 +248,7 @@ Result<KernelInfo> ParseKernelName(std::string_view name);
 KernelClass ClassifyKernelName(std::string_view name);
 
 // True for the families whose kernels can run in thread-block clusters
-// (Hopper and later: nvjet, sm90_xmma, sm100, cutlass3). The others predate
+// (Hopper and later: nvjet, sm90_xmma, sm100, cutlass3, trtllm_gen). The others predate
 // clusters (Volta to Ampere, CUTLASS 2.x) and always run 1x1, so an absent
 // cluster_m/n there is not an unknown.
 bool FamilyHasClusters(KernelFamily family);
