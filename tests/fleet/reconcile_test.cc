@@ -160,4 +160,35 @@ TEST_F(ReconcileOneJob, AnMfuOverAnotherGpusPeakIsRescaledToTheJobsOwn) {
   EXPECT_TRUE(noted);
 }
 
+// A training log of FLOP/s per GPU (SYNTHETIC row: 395.76 TFLOP/s, as
+// Megatron-LM, MaxText and nanotron print): over the job's H100 SXM5 bf16
+// peak, 395.76 / 989.4 = 0.4, the OFU (ok). Without a spec database there is
+// no peak: flag no_mfu, no reported figure (null, "-"), not a 0, and the job
+// is out of the statistics.
+TEST_F(ReconcileOneJob, FlopsPerGpuAreDividedByTheJobsGpuPeak) {
+  MfuLog log;
+  ReportedMfu row = Reported("A", 0, 2);
+  row.flops_per_gpu = 395.76e12;
+  log.jobs.push_back(row);
+  const auto report = Reconcile(history, store, log, {}, &specs, {});
+  const ReconciledJob& job = report.jobs[0];
+  EXPECT_TRUE(job.reported_known);
+  EXPECT_NEAR(job.reported_mfu, 0.4, 1e-12);
+  EXPECT_EQ(job.flag, "ok");
+
+  const auto unknown = Reconcile(history, store, log, {}, nullptr, {});
+  const ReconciledJob& none = unknown.jobs[0];
+  EXPECT_EQ(none.flag, "no_mfu");
+  EXPECT_FALSE(none.reported_known);
+  EXPECT_FALSE(none.flagged());
+  EXPECT_FALSE(none.expected_mfu);
+  EXPECT_EQ(unknown.all.jobs, 0);
+  EXPECT_NE(none.explanation.find("the log prints 395.8 TFLOP/s per GPU, not MFU"), std::string::npos)
+      << none.explanation;
+  const auto json = nlohmann::json::parse(RenderReconcileJson(unknown));
+  EXPECT_TRUE(json["jobs"][0]["reported_mfu"].is_null());
+  EXPECT_DOUBLE_EQ(json["jobs"][0]["flops_per_gpu"].get<double>(), 395.76e12);
+  EXPECT_NE(RenderReconcileCsv(unknown).find(",,no_mfu\n"), std::string::npos) << RenderReconcileCsv(unknown);
+}
+
 }  // namespace
