@@ -165,5 +165,117 @@ TEST(RealScrapes, HopperH100) {
   EXPECT_TRUE(r.notes.empty());
 }
 
+// ---------------------------------------------------------------------------
+// Scrapes as people paste them: prompts, elisions, fences, prose and quote
+// marks around the samples (README.md says where each comes from). Every
+// line that cannot be a sample gets one note with its line and text; the
+// samples are read.
+
+// The notes a file's stray lines get, from the list of (line, text) the
+// file holds, in the form replay.h documents.
+std::vector<std::string> StrayNotes(const std::string& name, const std::vector<std::pair<int, std::string>>& lines) {
+  std::vector<std::string> notes;
+  for (const auto& [line, text] : lines) {
+    notes.push_back(kScrapes + name + ":" + std::to_string(line) + ": skipped a line that cannot be a sample: '" +
+                    text + "'");
+  }
+  return notes;
+}
+
+// A pasted file of tests/data/scrapes, read with the default options; empty
+// (after a failure) when it cannot be read.
+Recording ReadPasted(const std::string& name) {
+  auto r = ReadRecordingFile(kScrapes + name);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.ok() ? std::move(*r) : Recording{};
+}
+
+// NVIDIA/gpu-monitoring-tools README, Quickstart: a fence, two "$" prompts,
+// the exposition with "..." where lines were cut, a fence.
+TEST(RealPastedScrapes, GpuMonitoringToolsReadmeWithPromptsAndElisions) {
+  const std::string name = "pasted-gpu-monitoring-tools-readme-quickstart.prom";
+  const Recording r = ReadPasted(name);
+  EXPECT_EQ(r.lines, 15u);
+  EXPECT_EQ(r.stray_lines, 6u);
+  EXPECT_EQ(r.samples_read, 3u);
+  EXPECT_EQ(r.notes, StrayNotes(name, {{1, "```"},
+                                       {2, "$ docker run -d --gpus all --rm -p 9400:9400 nvcr.io/nvidia/k8s/..."},
+                                       {3, "$ curl localhost:9400/metrics"},
+                                       {10, "..."},
+                                       {14, "..."},
+                                       {15, "```"}}));
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_EQ(r.gpus[0].identity.key, "GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52");
+  EXPECT_EQ(r.gpus[0].identity.model, "");  // this old output has no modelName label
+  ASSERT_EQ(r.gpus[0].samples.size(), 1u);
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].sm_clock_mhz, 139);
+  EXPECT_FALSE(r.gpus[0].samples[0].tensor_active.has_value());
+
+  RecordingOptions strict;
+  strict.strict_values = true;
+  const auto refused = ReadRecordingFile(kScrapes + name, strict);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, kScrapes + name + ":1: metric name missing");
+}
+
+// NVIDIA/dcgm-exporter README today: the commands have no "$" prompt, so
+// "docker run ..." and "curl localhost:9400/metrics" read as a name and a
+// value that is no number.
+TEST(RealPastedScrapes, DcgmExporterReadmeWithBareCommands) {
+  const std::string name = "pasted-dcgm-exporter-readme-quickstart.prom";
+  const Recording r = ReadPasted(name);
+  EXPECT_EQ(r.stray_lines, 6u);
+  EXPECT_EQ(r.samples_read, 3u);
+  ASSERT_EQ(r.notes.size(), 6u);
+  EXPECT_EQ(r.notes[1],
+            StrayNotes(name, {{2, "docker run -d --gpus all --cap-add SYS_ADMIN --rm -p 9400:9400 n..."}})[0]);
+  EXPECT_EQ(r.notes[2], StrayNotes(name, {{3, "curl localhost:9400/metrics"}})[0]);
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].sm_clock_mhz, 139);
+}
+
+// dcgm-exporter issue 68: numbered steps around two pastes of an A30 MIG
+// instance, and one sample quoted with "> " (skipped: as written it is not
+// a sample). The tensor series appears twice, so the file is two scrapes.
+TEST(RealPastedScrapes, DcgmExporterIssue68StepsAndQuotedSample) {
+  const std::string name = "pasted-dcgm-exporter-issue-68-a30-mig.prom";
+  const Recording r = ReadPasted(name);
+  EXPECT_EQ(r.stray_lines, 7u);
+  EXPECT_EQ(r.samples_read, 3u);
+  EXPECT_EQ(r.scrapes, 2u);
+  ASSERT_EQ(r.notes.size(), 7u);
+  EXPECT_EQ(r.notes[0], StrayNotes(name, {{1, "@nikkon-dev "}})[0]);
+  EXPECT_EQ(r.notes[1], StrayNotes(name, {{2, "this is the test you requested."}})[0]);
+  EXPECT_EQ(r.notes[6],
+            StrayNotes(name, {{13, "> DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\",UUID=\"GPU-603a8873-0edd-..."}})[0]);
+  ASSERT_EQ(r.gpus.size(), 1u);
+  const GpuRecording& gi = r.gpus[0];
+  EXPECT_EQ(gi.identity.key, "GPU-603a8873-0edd-c157-ce48-2078e8b1a935/gi1");
+  EXPECT_EQ(gi.identity.model, "NVIDIA A30");
+  EXPECT_EQ(gi.identity.mig_profile, "2g.12gb");
+  ASSERT_EQ(gi.samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(*gi.samples[0].tensor_active, 0.0);
+  EXPECT_DOUBLE_EQ(*gi.samples[1].tensor_active, 0.022137);
+  EXPECT_FALSE(gi.samples[1].gr_engine_active.has_value());  // its line was the quoted one
+  EXPECT_FALSE(gi.samples[1].sm_clock_mhz.has_value());
+}
+
+// kubernetes/website, a GH200 scrape with prose and label fragments after
+// it: ten stray lines, eight named and one note for the last two. Its only
+// family (PCIe bytes) is none ofu uses, so no GPU.
+TEST(RealPastedScrapes, KubernetesWebsiteGh200WithLabelFragments) {
+  const std::string name = "pasted-kubernetes-website-gh200-dra.prom";
+  const Recording r = ReadPasted(name);
+  EXPECT_EQ(r.stray_lines, 10u);
+  EXPECT_EQ(r.samples_read, 2u);
+  EXPECT_TRUE(r.gpus.empty());
+  ASSERT_EQ(r.notes.size(), kMaxStrayLineNotes + 1);
+  EXPECT_EQ(r.notes[1], StrayNotes(name, {{6, "with Pod DRA info:"}})[0]);
+  EXPECT_EQ(r.notes[2], StrayNotes(name, {{8, "container=\"ctr\","}})[0]);
+  EXPECT_EQ(r.notes[8], kScrapes + name +
+                            ": 2 more lines that cannot be a sample skipped, the first on line 14 (--strict refuses "
+                            "them)");
+}
+
 }  // namespace
 }  // namespace ofu::sources

@@ -125,12 +125,33 @@ class RecordingBuilder final : public formats::TextVisitor {
     ++non_numeric_[it->second].count;
   }
 
+  // A line that cannot be a sample: named in a note (the first few), never read.
+  void OnStrayLine(const formats::StrayLine& s) override {
+    ++recording_.stray_lines;
+    if (stray_notes_.size() < kMaxStrayLineNotes) {
+      stray_notes_.push_back(fmt::format("{}:{}: skipped a line that cannot be a sample: '{}'", source_name_, s.line,
+                                         ForNote(s.text)));
+    } else {
+      if (more_stray_first_line_ == 0) more_stray_first_line_ = s.line;
+      ++more_stray_lines_;
+    }
+  }
+
   Result<Recording> Finish(std::size_t lines) {
     if (error_) return *error_;
+    recording_.notes = std::move(stray_notes_);
+    if (more_stray_lines_ > 0) {
+      recording_.notes.push_back(fmt::format(
+          "{}: {} more line{} that cannot be a sample skipped, the first on line {} (--strict refuses them)",
+          source_name_, more_stray_lines_, more_stray_lines_ == 1 ? "" : "s", more_stray_first_line_));
+    }
     for (const auto& family : non_numeric_) recording_.notes.push_back(NoteFor(family));
     recording_.lines = lines;
     recording_.timestamps_assumed = timing_ == Timing::kUnstamped;
-    if (recording_.timestamps_assumed) recording_.assumed_interval_s = options_.untimestamped_interval_s;
+    if (recording_.timestamps_assumed) {
+      recording_.assumed_interval_s = options_.untimestamped_interval_s;
+      recording_.scrapes = scrape_ + 1;
+    }
     LendParentReadings();
     for (auto& gpu : gpus_) {
       OFU_ASSIGN_OR_RETURN(auto samples, Assemble(gpu.points));
@@ -377,6 +398,9 @@ class RecordingBuilder final : public formats::TextVisitor {
   Timing timing_ = Timing::kUnknown;
   std::unordered_set<std::string> series_in_scrape_;
   std::size_t scrape_ = 0;
+  std::vector<std::string> stray_notes_;  // the first kMaxStrayLineNotes, in line order
+  std::size_t more_stray_lines_ = 0;      // past those
+  std::size_t more_stray_first_line_ = 0;
   std::vector<NonNumericFamily> non_numeric_;  // in order of first line
   std::unordered_map<std::string, std::size_t> non_numeric_index_;
 };
@@ -390,6 +414,7 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
   formats::ParseOptions parse = options.parse;
   parse.non_numeric_values = options.strict_values ? formats::NonNumericValues::kError
                                                    : formats::NonNumericValues::kReport;
+  parse.stray_lines = options.strict_values ? formats::StrayLines::kError : formats::StrayLines::kSkip;
   OFU_ASSIGN_OR_RETURN(auto stats, formats::ReadPrometheusText(in, source_name, builder, parse));
   return builder.Finish(stats.lines);
 }

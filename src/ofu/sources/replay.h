@@ -22,6 +22,11 @@
 //     naming the first such line and how many there were. The sample still
 //     needs a GPU identity and still counts toward telling scrapes apart in
 //     a file without timestamps;
+//   * lines that cannot be a sample, as people paste scrapes (a shell prompt,
+//     curl's verbose and progress lines, a "..." elision, markup, prose:
+//     formats::StrayLines): skipped, each with a note naming its line and
+//     what it looked like (the first kMaxStrayLineNotes; the rest in one
+//     note that counts them). The samples around them are read;
 //   * unknown families, repeated or changing HELP/TYPE lines: skipped;
 //   * an info series ofu_recording_info{synthetic="true|false",
 //     description="..."} 1 that says what the recording is (other labels on
@@ -35,7 +40,8 @@
 //     number >= 0 is an error naming the line.
 //
 // Errors: malformed text (whatever RecordingOptions::parse says, non-numeric
-// values are always read as above), a sample without GPU identity, a number
+// values and stray lines are always read as above unless strict_values), a
+// sample without GPU identity, a number
 // outside what its counter can hold, a series given twice at one instant, or
 // timestamps on some samples but not others: kMalformedInput with
 // "<source>:<line>: ...".
@@ -60,11 +66,16 @@ namespace ofu::sources {
 struct RecordingOptions {
   std::optional<ValueScale> activity_scale;  // overrides the per-metric scale of activity fields
   double untimestamped_interval_s = 30;      // dcgm-exporter's default scrape interval
-  formats::ParseOptions parse;               // its non_numeric_values is not used: see above
-  // Refuse a value that is not a number, in any family, as Prometheus does
-  // (`ofu report --strict`): kMalformedInput naming file and line.
+  formats::ParseOptions parse;               // its non_numeric_values and stray_lines are not used: see above
+  // Refuse a value that is not a number, in any family, and a line that
+  // cannot be a sample, as Prometheus does (`ofu report --strict`):
+  // kMalformedInput naming file and line.
   bool strict_values = false;
 };
+
+// Stray lines named one by one in Recording::notes; past these, one note
+// counts the rest.
+inline constexpr std::size_t kMaxStrayLineNotes = 8;
 
 // One labelled interval of a recording (an ofu_recording_phase_info sample),
 // in the order of the file. Times in epoch seconds, the samples' clock.
@@ -97,10 +108,15 @@ struct Recording {
   std::size_t samples_used = 0;        // lines that carried a counter ofu uses
   std::size_t blank_values = 0;        // DCGM blanks and NaN, kept absent
   std::size_t non_numeric_values = 0;  // samples whose value is not a number, skipped
+  std::size_t stray_lines = 0;         // lines that cannot be a sample, skipped
+  // In a file without timestamps, how many scrapes it holds (a new one
+  // starts where a series repeats); 0 in a file with timestamps.
+  std::size_t scrapes = 0;
   // For people, in order of first line; each names the source and a line:
   // "dcgm.prom:210: DCGM_FI_DEV_VGPU_PER_PROCESS_UTILIZATION: value 'ERROR -
   // FAILED TO CONVERT TO STRING' is not a number; 10 such samples skipped
-  // (family not used by ofu)".
+  // (family not used by ofu)", "README.md:2: skipped a line that cannot be a
+  // sample: '$ curl localhost:9400/metrics'". Stray lines come first.
   std::vector<std::string> notes;
 };
 
