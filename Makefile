@@ -23,8 +23,9 @@ $(BUILD)/build.ninja: CMakeLists.txt | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD)
 
-# Only what `make run` runs: the ofu program and the kubelet plugin it opens
-# (a dependency of the ofu target), not the tests, benchmarks or tools.
+# Only what `make run` runs: the ofu program and the plugins it opens (the
+# kubelet and HTTP clients, dependencies of the ofu target), not the tests,
+# benchmarks or tools.
 run: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) --target ofu
 	@./scripts/run.sh $(BUILD)/apps/ofu/ofu

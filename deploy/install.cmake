@@ -5,6 +5,8 @@
 #   P/bin/ofu
 #   P/lib/ofu/libofu-kubelet.so        where ofu looks for it: ../lib/ofu/ from
 #                                      its own directory (kubelet_plugin.h)
+#   P/lib/ofu/libofu-http.so           the HTTP client, found the same way
+#                                      (sources/http_client.h)
 #   P/lib/ofu/slurm/{prolog,epilog}.sh
 #   P/lib/systemd/system/ofu-agent.service   (ExecStart names P/bin/ofu)
 #   P/etc/ofu/agent.toml               /etc/ofu/agent.toml when P is /usr
@@ -18,7 +20,7 @@
 #   P/share/man/man1/ofu.1.gz, ofu-COMMAND.1.gz   generated from --help
 #
 # ofu needs none of the data files to run: the spec database and the HTML
-# report's assets are compiled in; the plugin is found relative to the
+# report's assets are compiled in; the plugins are found relative to the
 # binary. So the tree can be moved, and no environment variable is needed.
 
 include(GNUInstallDirs)
@@ -29,7 +31,7 @@ include(GNUInstallDirs)
 set(OFU_INSTALL_PLUGINDIR lib/ofu)
 
 install(TARGETS ofu RUNTIME DESTINATION bin)
-install(TARGETS ofu_kubelet_plugin LIBRARY DESTINATION ${OFU_INSTALL_PLUGINDIR})
+install(TARGETS ofu_kubelet_plugin ofu_http_plugin LIBRARY DESTINATION ${OFU_INSTALL_PLUGINDIR})
 install(PROGRAMS deploy/slurm/prolog.sh deploy/slurm/epilog.sh DESTINATION ${OFU_INSTALL_PLUGINDIR}/slurm)
 
 # The systemd unit (with ExecStart pointing into the prefix) and the

@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -263,6 +264,37 @@ TEST_F(AgentCli, ScrapesAnswerWhileSlowClientsHoldConnections) {
 // The agent on a Kubernetes node: it finds libofu-kubelet.so beside itself,
 // loads it once the kubelet's socket exists, and labels the GPU with the pod
 // a stand-in kubelet (doubles/fake_kubelet.cc, synthetic pods) reports.
+// An agent reading NVML never opens an HTTP client, so it must not carry
+// one: cpp-httplib (and with it OpenSSL's error strings, brotli and zlib)
+// cost ~2.8 MiB of resident memory at load. It lives in libofu-http.so,
+// opened by the commands that make requests (http_client.h). And its
+// threads carry names, so a per-thread CPU table can tell them apart.
+TEST_F(AgentCli, CarriesNoHttpClientAndNamesItsThreads) {
+  const fs::path scenario = Write("nvml.json", kNvmlScenario);
+  const int port = ofu::testing::FreeLoopbackPort();
+  BackgroundProcess agent;
+  ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--source", "nvml", "--nvml-library", OFU_FAKE_NVML_PATH, "--listen",
+                           fmt::format("127.0.0.1:{}", port), "--store", (dir_ / "history.sqlite").string(),
+                           "--window", "0.1"},
+                          {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
+  ASSERT_TRUE(WaitForMetric(port, "ofu_gpu_up", 10)) << ofu::testing::Slurp(dir_ / "agent.log");
+  const fs::path proc = fs::path("/proc") / std::to_string(agent.pid());
+  const std::string maps = ofu::testing::Slurp(proc / "maps");
+  ASSERT_NE(maps.find("libnvidia-ml"), std::string::npos);  // the maps were read
+  EXPECT_EQ(maps.find("libcpp-httplib"), std::string::npos);
+  EXPECT_EQ(maps.find("libofu-http"), std::string::npos);
+  EXPECT_EQ(maps.find("libbrotli"), std::string::npos);
+  std::vector<std::string> names;
+  for (const auto& task : fs::directory_iterator(proc / "task")) {
+    std::string name = ofu::testing::Slurp(task.path() / "comm");
+    while (!name.empty() && name.back() == '\n') name.pop_back();
+    names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"ofu", "ofu-http", "ofu-store"}));
+  EXPECT_EQ(agent.Stop(), 0);
+}
+
 TEST_F(AgentCli, AttributesGpusToPodsThroughTheKubeletPlugin) {
   const fs::path scenario = Write("nvml.json", kNvmlScenario);
   const fs::path socket = dir_ / "kubelet.sock";

@@ -30,7 +30,7 @@ def main():
             return 1
         p = lambda rel: os.path.join(prefix, rel)
 
-        for rel in ["bin/ofu", "lib/ofu/libofu-kubelet.so", "etc/ofu/agent.toml",
+        for rel in ["bin/ofu", "lib/ofu/libofu-kubelet.so", "lib/ofu/libofu-http.so", "etc/ofu/agent.toml",
                     "lib/systemd/system/ofu-agent.service", "share/ofu/prometheus/ofu-recording-rules.yml",
                     "share/ofu/prometheus/ofu-alert-rules.yml", "share/ofu/prometheus/ofu-regression-rules.yml",
                     "share/ofu/prometheus/dcgm-exporter-rules.yml", "share/ofu/gpu_specs.json",
@@ -58,6 +58,14 @@ def main():
         check(len(commands) >= 9, f"ofu --help lists {len(commands)} commands: {commands}")
         for name in ["ofu"] + ["ofu-" + c for c in commands]:
             check(os.path.isfile(p(f"share/man/man1/{name}.1.gz")), f"man page {name}(1) is not installed")
+
+        # The installed ofu opens the installed HTTP client plugin (it never
+        # looks in a build tree): a scrape of a closed port fails on the
+        # connection, not on loading the plugin.
+        scrape = run([p("bin/ofu"), "record", "--source", "scrape:http://127.0.0.1:1/metrics", "--duration", "1",
+                      "--out", os.path.join(prefix, "scrape.om")])
+        check(scrape.returncode != 0 and "is dcgm-exporter running there" in scrape.stderr
+              and "plugin" not in scrape.stderr, f"the installed ofu could not use its HTTP client: {scrape.stderr!r}")
 
         check_program(p("bin/ofu"), p("etc/ofu/agent.toml"),
                       p("share/ofu/recordings/synthetic-2xh100-bf16-matmul.om"), prefix)

@@ -69,6 +69,9 @@ class BackgroundProcess {
 
   bool Signal(int signal) { return pid_ > 0 && ::kill(pid_, signal) == 0; }
 
+  // The process id while it runs; -1 before Start() and after Stop().
+  pid_t pid() const { return pid_; }
+
   bool running() {
     if (pid_ <= 0) return false;
     int status = 0;

@@ -1,15 +1,15 @@
 #include "ofu/analysis/prometheus_client.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
-#include <httplib.h>
 #include <nlohmann/json.hpp>
+
+#include "ofu/sources/http_client.h"
 
 namespace ofu::analysis {
 namespace {
@@ -81,8 +81,7 @@ bool IsRefusalForSize(const std::string& message) {
 
 struct PrometheusClient::Connection {
   Endpoint endpoint;
-  httplib::Client client;
-  explicit Connection(Endpoint e) : endpoint(std::move(e)), client(endpoint.origin) {}
+  std::unique_ptr<sources::HttpClient> client;
 };
 
 PrometheusClient::PrometheusClient(std::string url, std::unique_ptr<Connection> connection)
@@ -92,25 +91,25 @@ PrometheusClient::~PrometheusClient() = default;
 
 Result<std::unique_ptr<PrometheusClient>> PrometheusClient::Open(const std::string& url, double timeout_s) {
   OFU_ASSIGN_OR_RETURN(auto endpoint, ParseEndpoint(url));
-  auto connection = std::make_unique<Connection>(std::move(endpoint));
-  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::duration<double>(timeout_s));
-  connection->client.set_connection_timeout(timeout);
-  connection->client.set_read_timeout(timeout);
-  connection->client.set_keep_alive(true);
+  sources::HttpClientOptions options;
+  options.timeout_s = timeout_s;
+  options.keep_alive = true;
   // A query is sent as its headers, then its form body. With Nagle's
   // algorithm the body waits for the headers' ACK, which the server's kernel
   // may delay by 40 ms: 40 ms of every query, 8 s of a 1,024-GPU week's fleet
   // report (docs/BENCHMARKS.md).
-  connection->client.set_tcp_nodelay(true);
+  options.tcp_nodelay = true;
+  OFU_ASSIGN_OR_RETURN(auto client, sources::OpenHttpClient(endpoint.origin, options));
+  auto connection = std::make_unique<Connection>(Connection{std::move(endpoint), std::move(client)});
   return std::unique_ptr<PrometheusClient>(new PrometheusClient(url, std::move(connection)));
 }
 
 Result<PromAnswer> PrometheusClient::Query(const std::string& promql, double time_s) {
   ++queries_;
-  const httplib::Params params = {{"query", promql}, {"time", fmt::format("{:.3f}", time_s)}};
-  auto response = connection_->client.Post((connection_->endpoint.base_path + "/api/v1/query").c_str(), params);
-  if (!response) {
-    return Error::Unavailable("{}: cannot query Prometheus: {}", url_, httplib::to_string(response.error()));
+  const sources::HttpForm form = {{"query", promql}, {"time", fmt::format("{:.3f}", time_s)}};
+  auto response = connection_->client->PostForm(connection_->endpoint.base_path + "/api/v1/query", form);
+  if (!response.ok()) {
+    return Error::Unavailable("{}: cannot query Prometheus: {}", url_, response.error().message);
   }
   json body = json::parse(response->body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded() || !body.is_object()) {

@@ -4,8 +4,8 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
-#include <httplib.h>
 
+#include "ofu/sources/http_client.h"
 #include "ofu/sources/replay.h"
 
 namespace ofu::sources {
@@ -29,12 +29,9 @@ Result<Url> ParseUrl(const std::string& url) {
 
 class ScrapeSource final : public Source {
  public:
-  ScrapeSource(std::string url, Url parts, const SourceOptions& options, Clock& clock)
-      : url_(std::move(url)), client_(parts.origin), path_(std::move(parts.path)), options_(options), clock_(clock) {
-    const auto timeout_us = static_cast<long>(options_.scrape_timeout_s * 1e6);
-    client_.set_connection_timeout(0, timeout_us);
-    client_.set_read_timeout(0, timeout_us);
-  }
+  ScrapeSource(std::string url, std::unique_ptr<HttpClient> client, std::string path, const SourceOptions& options,
+               Clock& clock)
+      : url_(std::move(url)), client_(std::move(client)), path_(std::move(path)), options_(options), clock_(clock) {}
 
   std::string_view kind() const override { return "scrape"; }
 
@@ -43,10 +40,8 @@ class ScrapeSource final : public Source {
 
   // One scrape; on failure the reason.
   Result<Recording> Scrape() {
-    auto response = client_.Get(path_);
-    if (!response) {
-      return Error::Unavailable("{}: {}", url_, httplib::to_string(response.error()));
-    }
+    auto response = client_->Get(path_);
+    if (!response.ok()) return Error::Unavailable("{}: {}", url_, response.error().message);
     if (response->status != 200) {
       return Error::Unavailable("{}: HTTP status {}", url_, response->status);
     }
@@ -101,7 +96,7 @@ class ScrapeSource final : public Source {
 
  private:
   std::string url_;
-  httplib::Client client_;
+  std::unique_ptr<HttpClient> client_;
   std::string path_;
   SourceOptions options_;
   Clock& clock_;
@@ -117,7 +112,10 @@ class ScrapeSource final : public Source {
 
 Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string& url, const SourceOptions& options, Clock& clock) {
   OFU_ASSIGN_OR_RETURN(auto parts, ParseUrl(url));
-  auto source = std::make_unique<ScrapeSource>(url, parts, options, clock);
+  HttpClientOptions http;
+  http.timeout_s = options.scrape_timeout_s;
+  OFU_ASSIGN_OR_RETURN(auto client, OpenHttpClient(parts.origin, http));
+  auto source = std::make_unique<ScrapeSource>(url, std::move(client), std::move(parts.path), options, clock);
   auto first = source->Scrape();
   if (!first.ok()) {
     if (first.error().code == ErrorCode::kMalformedInput) return first.error();
