@@ -295,5 +295,46 @@ TEST(Correction, AdviceSuggestsBatchingForDecodeShapes) {
             "M = 8 pads to 64 with 64-wide tiles; make M a multiple of 64 or batch more rows per GEMM");
 }
 
+TEST(Correction, BlockScaledGemmsWithoutShapesAreCountedAndNamed) {
+  // Synthetic trace (no public B200 trace with these kernels was found) with
+  // real names: TensorRT-LLM's MX-FP4 x MX-FP8 MoE GEMM (KernelMetaInfo.h at
+  // 7b437aa, tests/data/kernel-names-real.tsv) launched by a custom op with no
+  // aten GEMM op, and a bf16 nvjet GEMM with its shape. As issue 30 saw on a
+  // B200: 87 % of GEMM time in the block-scaled kernel.
+  const KernelTrace trace =
+      TraceBuilder()
+          .Kernel("nvjet_tst_256x128_64x4_2x1_v_bz_TNT", 130, "aten::mm", {{4096, 4096}, {4096, 4096}},
+                  {"c10::BFloat16", "c10::BFloat16"})
+          .Kernel(
+              "bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x32x256_s5_et128x32_m256x32x32_cga2x1x1_16dp256b_rM_TN_transOut_"
+              "schedP2x1x2x3_biasM_bN_tma_tmaOpt_clmp_swiGlu_dynBatch_sm100f",
+              870)
+          .Launch(formats::LaunchKind::kKernel)
+          .Build();
+  const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
+  const Coverage& c = report.coverage;
+  EXPECT_EQ(c.gemm_kernels, 2);
+  EXPECT_DOUBLE_EQ(c.gemm_time_us, 1000);
+  EXPECT_DOUBLE_EQ(c.corrected_time_us, 130);
+  EXPECT_EQ(c.block_scaled_without_shape_kernels, 1);
+  EXPECT_DOUBLE_EQ(c.block_scaled_without_shape_time_us, 870);
+  // Every GEMM kernel, by the precision its name gives, largest first.
+  ASSERT_EQ(c.gemm_time_by_precision.size(), 2u);
+  EXPECT_EQ(c.gemm_time_by_precision[0].precision, Precision::kFp8);
+  EXPECT_DOUBLE_EQ(c.gemm_time_by_precision[0].gemm_time_share, 0.87);
+  EXPECT_EQ(c.gemm_time_by_precision[1].precision, Precision::kBf16);
+  EXPECT_DOUBLE_EQ(c.gemm_time_by_precision[1].gemm_time_share, 0.13);
+  // The factor and precision mix cover only the corrected kernel, and a note says so.
+  ASSERT_EQ(report.precision_mix.size(), 1u);
+  EXPECT_EQ(report.precision_mix[0].precision, Precision::kBf16);
+  bool noted = false;
+  for (const std::string& note : report.notes) {
+    noted = noted || (note.find("1 block-scaled GEMM kernel(s)") != std::string::npos &&
+                      note.find("0.9 ms, 87.0 % of GEMM time") != std::string::npos &&
+                      note.find("cover the 13.0 % of GEMM time that was corrected") != std::string::npos);
+  }
+  EXPECT_TRUE(noted) << ::testing::PrintToString(report.notes);
+}
+
 }  // namespace
 }  // namespace ofu::analysis

@@ -265,11 +265,13 @@ class CorrectionBuilder {
     if (unread != nullptr && !unread->gemm && op == nullptr) return;  // neither named nor launched as a GEMM
     coverage.gemm_kernels += 1;
     coverage.gemm_time_us += kernel.duration_us;
+    gemm_time_by_precision_[info.ok() ? info->precision : std::nullopt] += kernel.duration_us;
 
     if (unread != nullptr) {
       AddUnreadGemm(kernel, name, *unread, info.error());
     } else if (OnTensorCores(kernel, name, *info)) {
       if (op == nullptr) {
+        if (info->block_scaled) CountBlockScaledWithoutShape(kernel);
         AddWithoutOp(kernel, name);
       } else {
         AddTensorGemm(kernel, name, *info, *op);
@@ -279,6 +281,7 @@ class CorrectionBuilder {
 
   CorrectionReport Finish() {
     report_.coverage.left_out = left_out_.Take();
+    SetGemmTimeByPrecision();
     SetFactorAndPrecisionMix();
     ListWastefulGemms();
     ListPreNativeGemms();
@@ -337,6 +340,11 @@ class CorrectionBuilder {
     return true;
   }
 
+  void CountBlockScaledWithoutShape(const formats::TraceKernel& kernel) {
+    report_.coverage.block_scaled_without_shape_kernels += 1;
+    report_.coverage.block_scaled_without_shape_time_us += kernel.duration_us;
+  }
+
   void AddSimt(const formats::TraceKernel& kernel) {
     report_.coverage.simt_kernels += 1;
     report_.coverage.simt_time_us += kernel.duration_us;
@@ -348,6 +356,7 @@ class CorrectionBuilder {
                      const formats::FrameworkOp& op) {
     auto problem = kernels::GemmProblemFromOp(op.name, op.input_dims);
     if (!problem.ok()) {
+      if (info.block_scaled) CountBlockScaledWithoutShape(kernel);
       left_out_.Add("the op's shapes could not be read", kernel.duration_us, name, problem.error().message);
       return;
     }
@@ -425,6 +434,16 @@ class CorrectionBuilder {
     group.executed_time += executed;
     group.wasted_time += (padded.executed_flops - padded.useful_flops) / rate / throughput;
     group.native_time += native;
+  }
+
+  void SetGemmTimeByPrecision() {
+    Coverage& coverage = report_.coverage;
+    for (const auto& [precision, time] : gemm_time_by_precision_) {
+      coverage.gemm_time_by_precision.push_back(PrecisionTime{
+          precision, time, coverage.gemm_time_us > 0 ? time / coverage.gemm_time_us : 0});
+    }
+    std::stable_sort(coverage.gemm_time_by_precision.begin(), coverage.gemm_time_by_precision.end(),
+                     [](const PrecisionTime& a, const PrecisionTime& b) { return a.time_us > b.time_us; });
   }
 
   // factor, w_p and the MFU scale; or a note saying why there are none.
@@ -570,6 +589,16 @@ class CorrectionBuilder {
                       "(a lower bound on the waste)",
                       split_k_));
     }
+    const Coverage& c = report_.coverage;
+    if (c.block_scaled_without_shape_kernels > 0 && c.gemm_time_us > 0) {
+      notes.push_back(fmt::format(
+          "{} block-scaled GEMM kernel(s) (MX/NVFP4 or blockwise-scaled; {:.1f} ms, {:.1f} % of GEMM time) have no "
+          "shape in the trace (a custom op launched them, as TensorRT-LLM's and FlashInfer's MoE runners do): they "
+          "are counted as GEMMs but left out of the factor, the precision mix and the predicted MFU, which cover the "
+          "{:.1f} % of GEMM time that was corrected; GEMM time by precision counts them",
+          c.block_scaled_without_shape_kernels, c.block_scaled_without_shape_time_us / 1000.0,
+          100.0 * c.block_scaled_without_shape_time_us / c.gemm_time_us, 100.0 * c.corrected_time_us / c.gemm_time_us));
+    }
   }
 
   const formats::KernelTrace& trace_;
@@ -581,6 +610,7 @@ class CorrectionBuilder {
   double useful_time_ = 0, executed_time_ = 0;  // Σ U/R_p, Σ E/(R_p·t)
   double native_time_ = 0;                      // Σ E/R_p
   std::map<Precision, double> time_by_precision_;
+  std::map<std::optional<Precision>, double> gemm_time_by_precision_;  // every GEMM kernel, by its name
   std::map<GroupKey, Group> groups_;
   int64_t unknown_tile_k_ = 0, assumed_cluster_ = 0, launch_cluster_ = 0, split_k_ = 0;
   int64_t graph_kernels_ = 0;  // tensor-core GEMMs left out as replayed from a graph

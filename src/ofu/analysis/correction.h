@@ -116,6 +116,13 @@ struct LeftOut {
   std::string example;  // one kernel name, and the detail for it
 };
 
+// GEMM kernel time in one precision, as the kernels' names give it.
+struct PrecisionTime {
+  std::optional<kernels::Precision> precision;  // absent: the name does not give it
+  double time_us = 0;
+  double gemm_time_share = 0;  // time_us / Coverage::gemm_time_us
+};
+
 struct Coverage {
   int64_t kernels = 0;  // every kernel of the trace
   double kernel_time_us = 0;
@@ -126,6 +133,15 @@ struct Coverage {
   int64_t simt_kernels = 0;  // GEMMs the name says run on CUDA cores, read in full or not
   double simt_time_us = 0;
   std::vector<LeftOut> left_out;  // the rest of gemm_kernels, by reason
+  // Every GEMM kernel's time by the precision its name gives, corrected or
+  // not, largest first (precision_mix weighs only the corrected kernels).
+  std::vector<PrecisionTime> gemm_time_by_precision;
+  // Block-scaled GEMMs (MX, NVFP4, blockwise fp8; KernelInfo::block_scaled)
+  // with no shape in the trace, as when a custom op launches them: counted
+  // in gemm_kernels, left out of the factor and the prediction, and named
+  // in a note with their share of GEMM time.
+  int64_t block_scaled_without_shape_kernels = 0;
+  double block_scaled_without_shape_time_us = 0;
 };
 
 struct CorrectionReport {

@@ -157,6 +157,15 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
                      {"simt_kernels", c.simt_kernels},
                      {"simt_time_us", c.simt_time_us},
                      {"left_out", left_out}};
+  json by_precision = json::array();
+  for (const PrecisionTime& row : c.gemm_time_by_precision) {
+    by_precision.push_back({{"precision", row.precision ? json(kernels::PrecisionName(*row.precision)) : json(nullptr)},
+                            {"time_us", row.time_us},
+                            {"gemm_time_share", row.gemm_time_share}});
+  }
+  out["coverage"]["gemm_time_by_precision"] = by_precision;
+  out["coverage"]["block_scaled_without_shape_kernels"] = c.block_scaled_without_shape_kernels;
+  out["coverage"]["block_scaled_without_shape_time_us"] = c.block_scaled_without_shape_time_us;
   json wasteful = json::array();
   for (const WastefulGemm& w : r.wasteful) {
     wasteful.push_back({{"kernel", w.kernel_name},
@@ -253,6 +262,15 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
                          Percent(share.tensor_time_share));
     }
     line("Precision mix", mix + "  (share of tensor time)");
+  }
+  if (!c.gemm_time_by_precision.empty()) {
+    std::string by_precision;
+    for (const PrecisionTime& row : c.gemm_time_by_precision) {
+      by_precision += fmt::format("{}{} {}", by_precision.empty() ? "" : ", ",
+                                  row.precision ? kernels::PrecisionName(*row.precision) : "not named",
+                                  Percent(row.gemm_time_share));
+    }
+    line("GEMM time by precision", by_precision + "  (every GEMM kernel, by its name)");
   }
   line("GEMMs on CUDA cores", r.non_tensor_gemm_share ? fmt::format("{} of GEMM time ({} kernels; not in OFU)",
                                                                     Percent(*r.non_tensor_gemm_share), c.simt_kernels)
