@@ -73,8 +73,11 @@ with a note saying what to do; every other GPU gets its answer and the
 overall line says how many GPUs and GPU-seconds it covers. A sample whose
 value is not a number (dcgm-exporter writes "ERROR - FAILED TO CONVERT TO
 STRING" for some fields) is skipped or left absent, with one note per
-family. --strict makes an unknown model fail the whole report instead
-(exit 3), and a value that is not a number too (exit 2).
+family. A line that cannot be a sample, as scrapes are pasted (a shell
+prompt, curl -v's "*", "<" and ">" lines, a "..." elision, a ``` fence or
+<code> tag, prose), is skipped with a note naming its line. --strict makes
+an unknown model fail the whole report instead (exit 3), and a value that
+is not a number or a line that cannot be a sample too (exit 2).
 
 Exit status: 0 ok (also when some GPUs have no OFU), 1 usage, 2 unreadable
 or malformed input, 3 unknown GPU model with --strict, 4 no GPU at all has
@@ -254,7 +257,8 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
       ->capture_default_str();
   cmd.add_flag("--strict", args.strict,
                "All or nothing: fail (exit 3) when a GPU's model is not in the spec database, and (exit 2) on a "
-               "value that is not a number, instead of reporting the rest with notes");
+               "value that is not a number or a line that cannot be a sample (a pasted prompt, curl -v line, "
+               "elision or markup), instead of reporting the rest with notes");
 }
 
 Result<int> RunReport(const ReportArgs& args) {
@@ -297,8 +301,8 @@ Result<int> RunReport(const ReportArgs& args) {
   if (report.gpus.empty()) {
     return Error::NoData(
         "{}: no GPU counters found (read {} samples, none from "
-        "dcgm-exporter metrics ofu knows)",
-        args.input, recording.samples_read);
+        "dcgm-exporter metrics ofu knows). {}",
+        args.input, recording.samples_read, analysis::MissingCountersAdvice(true, true));
   }
   if (!report.overall.ofu) {
     return Error::NoData(

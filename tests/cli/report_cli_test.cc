@@ -481,4 +481,96 @@ TEST_F(ReportScrapes, RealVoltaAndHopperWithoutTensorActivityHaveNoOfu) {
   }
 }
 
+// --- Scrapes as people paste them (tests/data/scrapes/pasted-*, sources in its README) ---
+
+constexpr const char* kTensorCountersLine =
+    "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, gauge, Ratio of cycles the tensor (HMMA) pipe is active.";
+constexpr const char* kClockCountersLine = "DCGM_FI_DEV_SM_CLOCK,  gauge, SM clock frequency (in MHz).";
+
+// NVIDIA/gpu-monitoring-tools' README: fences, "$" prompts and "..." around
+// the exposition. Each such line is named in a note, the samples are read
+// (the SM clock, 139 MHz); the missing tensor field is named with the
+// counters-file line that enables it. --strict refuses the first stray line.
+TEST_F(ReportScrapes, PastedReadmeIsReadAroundItsPromptsAndNamesTheMissingField) {
+  const std::string file = "pasted-gpu-monitoring-tools-readme-quickstart.prom";
+  const CommandResult run =
+      Ofu(fmt::format("report --format json --gpu-model h100-sxm5 --input '" OFU_TEST_DATA_DIR "/scrapes/{}'", file));
+  EXPECT_EQ(run.exit_code, 4) << run.err;  // no tensor activity: no OFU
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["gpus"].size(), 1u);
+  EXPECT_DOUBLE_EQ(j["gpus"][0]["sm_clock_mhz"].get<double>(), 139);
+  ASSERT_EQ(j["notes"].size(), 7u);  // six stray lines, then the missing field
+  EXPECT_NE(j["notes"][1].get<std::string>().find(file + ":2: skipped a line that cannot be a sample: '$ docker run"),
+            std::string::npos)
+      << j["notes"];
+  const std::string advice = j["notes"][6];
+  EXPECT_NE(advice.find("missing: DCGM_FI_PROF_PIPE_TENSOR_ACTIVE."), std::string::npos) << advice;
+  EXPECT_NE(advice.find(kTensorCountersLine), std::string::npos) << advice;
+  EXPECT_EQ(advice.find(kClockCountersLine), std::string::npos) << advice;
+
+  const CommandResult strict =
+      Ofu(fmt::format("report --strict --gpu-model h100-sxm5 --input '" OFU_TEST_DATA_DIR "/scrapes/{}'", file));
+  EXPECT_EQ(strict.exit_code, 2);
+  EXPECT_NE(strict.err.find(file + ":1: metric name missing"), std::string::npos) << strict.err;
+}
+
+// dcgm-exporter issue 68: numbered steps and a "> " quote around an A30 MIG
+// instance's tensor activity, with no SM clock: the clock is what is
+// missing, and only its counters line is given.
+TEST_F(ReportScrapes, PastedIssueWithoutSmClockNamesTheClockField) {
+  const auto j = ReportJson("pasted-dcgm-exporter-issue-68-a30-mig.prom", 4);
+  ASSERT_EQ(j["gpus"].size(), 1u);
+  EXPECT_EQ(j["gpus"][0]["model"], "NVIDIA A30");
+  EXPECT_EQ(j["source"]["scrapes"], 2);
+  const std::string advice = j["notes"].back();
+  EXPECT_NE(advice.find("missing: DCGM_FI_DEV_SM_CLOCK."), std::string::npos) << advice;
+  EXPECT_NE(advice.find(kClockCountersLine), std::string::npos) << advice;
+  EXPECT_EQ(advice.find(kTensorCountersLine), std::string::npos) << advice;
+}
+
+// kubernetes/website's GH200 scrape holds only PCIe bytes: no GPU counter
+// ofu knows, and the error names both fields with their counters lines.
+TEST_F(ReportScrapes, PastedScrapeWithNoCounterOfuKnowsNamesBothFields) {
+  const CommandResult run = Ofu("report --input '" OFU_TEST_DATA_DIR
+                                "/scrapes/pasted-kubernetes-website-gh200-dra.prom'");
+  EXPECT_EQ(run.exit_code, 4) << run.err;
+  EXPECT_NE(run.err.find("no GPU counters found (read 2 samples"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(kTensorCountersLine), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(kClockCountersLine), std::string::npos) << run.err;
+  EXPECT_NE(run.out.find("pasted-kubernetes-website-gh200-dra.prom:6: skipped a line that cannot be a sample: "
+                         "'with Pod DRA info:'"),
+            std::string::npos)
+      << run.out;
+}
+
+// Coverage counts scrape time. The real H100 page is one scrape (clock
+// only): 30 s of data, as the source line says, not a 60 s window.
+TEST_F(ReportScrapes, OneScrapeIsThirtySecondsOfDataNotAWindow) {
+  const auto j = ReportJson("hopper-h100-80gb-hbm3.prom", 4);
+  EXPECT_EQ(j["source"]["scrapes"], 1);
+  EXPECT_DOUBLE_EQ(j["overall"]["coverage"]["seconds_left_out"].get<double>(), 30);
+  const CommandResult table = Ofu("report --input '" OFU_TEST_DATA_DIR "/scrapes/hopper-h100-80gb-hbm3.prom'");
+  EXPECT_NE(table.out.find("1 scrape, taken to stand for the 30 s before it"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("(30 s of data without an OFU"), std::string::npos) << table.out;
+}
+
+// Synthetic: three scrapes without timestamps, SM clock only, of an H100.
+// By hand: scrapes at 0, 30 and 60 s, one nominal 30 s each = 90 s (window
+// lengths would give 60 + 60 = 120: (-60, 0] holds one, (0, 60] two).
+TEST_F(ReportCli, ASequenceOfScrapesCountsThirtySecondsEach) {
+  std::string text;
+  for (int scrape = 0; scrape < 3; ++scrape) {
+    text += "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\",UUID=\"GPU-test-0\",modelName=\"NVIDIA H100 80GB HBM3\"} 1755\n";
+  }
+  const fs::path input = Write("three-scrapes.prom", text);
+  const CommandResult run = Ofu(fmt::format("report --input '{}' --format json", input.string()));
+  EXPECT_EQ(run.exit_code, 4) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["source"]["scrapes"], 3);
+  EXPECT_DOUBLE_EQ(j["overall"]["coverage"]["seconds_left_out"].get<double>(), 90);
+  const CommandResult table = Ofu(fmt::format("report --input '{}'", input.string()));
+  EXPECT_NE(table.out.find("3 scrapes, assumed 30 s apart"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("(90 s of data without an OFU"), std::string::npos) << table.out;
+}
+
 }  // namespace

@@ -1,23 +1,46 @@
 #include "ofu/analysis/report.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ofu/core/gpu_share.h"
+#include "ofu/sources/dcgm_exporter_names.h"
 
 namespace ofu::analysis {
 namespace {
 
 // Seconds of data a window holds: its tensor coverage, else (a clock alone)
-// its length.
-double DataSeconds(const OfuWindow& w) { return w.tensor_active ? w.covered_s : w.end_s - w.start_s; }
+// one nominal interval per reading, at most its length. Without a known
+// interval (a store's windows, which the agent sampled throughout) its length.
+double DataSeconds(const OfuWindow& w, double interval_s) {
+  if (w.tensor_active) return w.covered_s;
+  const double length = w.end_s - w.start_s;
+  if (!(interval_s > 0)) return length;
+  return std::min(length, w.clock_readings * interval_s);
+}
 
-void ExplainAbsences(GpuReport& gpu) {
+// Which of the counters OFU needs some device lacks altogether.
+struct MissingCounters {
+  bool tensor = false;
+  bool clock = false;
+};
+
+void ExplainAbsences(GpuReport& gpu, MissingCounters& missing) {
   const Summary& s = gpu.summary;
-  if (s.tensor_seconds == 0) gpu.problems.push_back("no tensor activity samples (DCGM field 1004)");
-  if (!s.sm_clock_mhz) gpu.problems.push_back("no SM clock readings (DCGM field 100)");
+  if (s.tensor_seconds == 0) {
+    gpu.problems.push_back("no tensor activity samples (DCGM field 1004)");
+    missing.tensor = true;
+  }
+  if (!s.sm_clock_mhz) {
+    gpu.problems.push_back("no SM clock readings (DCGM field 100)");
+    missing.clock = true;
+  }
   if (s.windows_without_clock > 0 && s.sm_clock_mhz) {
     gpu.problems.push_back(fmt::format("{} window(s) with tensor activity but no clock reading: excluded",
                                        s.windows_without_clock));
@@ -44,7 +67,7 @@ void OverallBuilder::AddWindow(const GpuReport& gpu, const OfuWindow& window) {
     any_ofu_ = true;
     coverage_.gpu_seconds += window.covered_s * *gpu.share;
   } else {
-    left_out_ += DataSeconds(window);
+    left_out_ += DataSeconds(window, gpu.windowed.interval_s);
   }
 }
 
@@ -75,6 +98,25 @@ void OverallBuilder::EndGpu(const GpuReport& gpu) {
   left_out_ = 0;
 }
 
+std::string MissingCountersAdvice(bool tensor_missing, bool clock_missing) {
+  std::vector<CounterField> missing;
+  if (tensor_missing) missing.push_back(CounterField::kTensorActive);
+  if (clock_missing) missing.push_back(CounterField::kSmClockMhz);
+  if (missing.empty()) return "";
+  std::vector<std::string_view> names, lines;
+  for (CounterField field : missing) {
+    names.push_back(sources::DcgmExporterNameFor(field)->name);
+    lines.push_back(*sources::DcgmExporterCountersLine(field));
+  }
+  const bool one = missing.size() == 1;
+  return fmt::format(
+      "OFU needs DCGM_FI_PROF_PIPE_TENSOR_ACTIVE and DCGM_FI_DEV_SM_CLOCK per GPU; missing: {}. dcgm-exporter "
+      "exports {} with {} line{} in its counters file (-f FILE or DCGM_EXPORTER_COLLECTORS{}): {}",
+      fmt::join(names, ", "), one ? "it" : "them", one ? "this" : "these", one ? "" : "s",
+      tensor_missing ? "; the tensor field is a profiling field, on datacenter GPUs from Volta on" : "",
+      fmt::join(lines, "; "));
+}
+
 Status ResolveSpec(GpuReport& gpu, const GpuSpecDatabase& specs, bool strict) {
   if (gpu.model.empty()) {
     gpu.problems.push_back("the data name no GPU model (no modelName label): pass --gpu-model to get OFU");
@@ -103,6 +145,7 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
   report.description = recording.description;
   report.timestamps_assumed = recording.timestamps_assumed;
   report.assumed_interval_s = recording.assumed_interval_s;
+  report.scrapes = recording.scrapes;
   report.window_s = options.windows.window_s;
   report.notes = recording.notes;  // lines the reader skipped or blanked, per family
 
@@ -115,6 +158,7 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
   }
 
   OverallBuilder overall;
+  MissingCounters missing;
   std::vector<PhaseGpu> phase_gpus;
   for (const auto& recorded : recording.gpus) {
     GpuReport gpu;
@@ -133,11 +177,13 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
       gpu.problems.push_back("MIG is on: the GPU's OFU is its instances' (the gi rows), weighted by their SMs");
     } else {
       overall.Add(gpu, gpu.windowed.windows);
-      ExplainAbsences(gpu);
+      ExplainAbsences(gpu, missing);
       phase_gpus.push_back(PhaseGpu{gpu.identity, recorded.samples, scale, gpu.windowed.interval_s});
     }
     report.gpus.push_back(std::move(gpu));
   }
+  // Once for the file, not per GPU: the counters file is the exporter's.
+  if (missing.tensor || missing.clock) report.notes.push_back(MissingCountersAdvice(missing.tensor, missing.clock));
   report.overall = overall.FinishSummary();
   report.coverage = overall.coverage();
   report.phases = BuildPhaseTable(recording.phases, phase_gpus, options.windows.busy_threshold);

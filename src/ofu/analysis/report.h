@@ -17,6 +17,7 @@
 // Thread-safety: pure function of its inputs.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,7 +57,10 @@ struct FleetCoverage {
   double gpu_seconds = 0;  // their seconds with an OFU, weighted by share (= overall.seconds)
   // Seconds of data (windows with tensor activity or a clock reading) that
   // the overall figures do not include, unweighted: devices left out, and
-  // windows of included devices that lack a counter.
+  // windows of included devices that lack a counter. A window with tensor
+  // activity counts its covered seconds; one with clock readings alone
+  // counts one nominal sampling interval per reading (at most its length),
+  // so a single 30 s scrape is 30 s of data, not a whole window.
   double seconds_left_out = 0;
   std::vector<std::string> left_out;  // keys of the devices with data that are not in the overall
 };
@@ -91,6 +95,7 @@ struct Report {
   std::string description;
   bool timestamps_assumed = false;
   double assumed_interval_s = 0;
+  std::size_t scrapes = 0;  // in a file without timestamps (Recording::scrapes); else 0
   double window_s = 0;
   std::vector<GpuReport> gpus;
   Summary overall;
@@ -100,6 +105,12 @@ struct Report {
   std::vector<PhaseRow> phases;
   std::vector<std::string> notes;  // about the input as a whole, for people
 };
+
+// What to do about the counters OFU needs that the data lack: names each
+// missing one (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, DCGM_FI_DEV_SM_CLOCK) and
+// gives the line of dcgm-exporter's counters file that enables it
+// (sources::DcgmExporterCountersLine). Empty when neither is missing.
+std::string MissingCountersAdvice(bool tensor_missing, bool clock_missing);
 
 // Sets gpu.spec and gpu.share for gpu.model (and a problem when either is
 // unknown). Error only with `strict` and a model the database lacks.

@@ -96,8 +96,12 @@ std::string SourceLine(const Report& r) {
     line += " -- recorded on real hardware";
   }
   if (!r.description.empty()) line += fmt::format("\n  {}", r.description);
-  if (r.timestamps_assumed) {
-    line += fmt::format("\n  the file has no timestamps: scrapes assumed {:g} s apart", r.assumed_interval_s);
+  if (r.timestamps_assumed && r.scrapes == 1) {
+    line += fmt::format("\n  the file has no timestamps: 1 scrape, taken to stand for the {:g} s before it",
+                        r.assumed_interval_s);
+  } else if (r.timestamps_assumed) {
+    line += fmt::format("\n  the file has no timestamps: {} scrapes, assumed {:g} s apart", r.scrapes,
+                        r.assumed_interval_s);
   }
   return line;
 }
@@ -289,7 +293,8 @@ std::string RenderJson(const Report& r) {
                     {"path", r.source_name},
                     {"synthetic", OrNull(r.synthetic)},
                     {"description", OrNull(r.description)},
-                    {"timestamps_assumed", r.timestamps_assumed}};
+                    {"timestamps_assumed", r.timestamps_assumed},
+                    {"scrapes", r.timestamps_assumed ? json(r.scrapes) : json(nullptr)}};
   AddReportJson(r, root);
   root["phases"] = PhasesJson(r);
   return root.dump(2) + "\n";

@@ -56,6 +56,17 @@ std::optional<KnownMetric> LookupDcgmExporterMetric(std::string_view name) {
   return std::nullopt;
 }
 
+// Copied from NVIDIA/dcgm-exporter etc/default-counters.csv (commit d5e5f51,
+// lines 6 and 92; the same lines are in etc/dcp-metrics-included.csv).
+std::optional<std::string_view> DcgmExporterCountersLine(CounterField field) {
+  switch (field) {
+    case CounterField::kTensorActive:
+      return "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, gauge, Ratio of cycles the tensor (HMMA) pipe is active.";
+    case CounterField::kSmClockMhz: return "DCGM_FI_DEV_SM_CLOCK,  gauge, SM clock frequency (in MHz).";
+    default: return std::nullopt;
+  }
+}
+
 std::optional<ExporterName> DcgmExporterNameFor(CounterField field) {
   for (const auto& m : kMetrics) {
     if (m.metric.field == field) return ExporterName{m.name, m.metric.scale};

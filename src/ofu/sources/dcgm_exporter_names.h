@@ -42,4 +42,11 @@ struct ExporterName {
 };
 std::optional<ExporterName> DcgmExporterNameFor(CounterField field);
 
+// The line of dcgm-exporter's counters file (CSV: DCGM field, Prometheus type,
+// help; the file given with -f or DCGM_EXPORTER_COLLECTORS) that makes it
+// export `field`, as dcgm-exporter's own etc/default-counters.csv writes it
+// ("DCGM_FI_DEV_SM_CLOCK,  gauge, SM clock frequency (in MHz)."). Absent for
+// the fields OFU does not need (only tensor activity and SM clock have one).
+std::optional<std::string_view> DcgmExporterCountersLine(CounterField field);
+
 }  // namespace ofu::sources
