@@ -157,6 +157,9 @@ TEST(GpuSpec, RealModelNamesOfEveryFamilyResolve) {
       {"NVIDIA H200", "h200-sxm"},
       {"NVIDIA H200 NVL", "h200-nvl"},
       {"NVIDIA GH200 480GB", "gh200"},
+      {"NVIDIA GH200 96GB HBM3", "gh200"},  // dcgm-exporter's modelName (tests/data/scrapes/pasted-kubernetes-...)
+      {"NVIDIA GH200 120GB", "gh200"},      // the driver README's name for device 2342
+      {"NVIDIA GH200 144G HBM3e", "gh200"},
       {"NVIDIA B200", "b200"},
       {"NVIDIA B300 SXM6 AC", "b300"},
       {"NVIDIA GB200", "gb200"},
