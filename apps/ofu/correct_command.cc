@@ -9,6 +9,7 @@
 #include "format_flag.h"
 #include "ofu/analysis/correction.h"
 #include "ofu/analysis/correction_output.h"
+#include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/training_log.h"
 #include "ofu/kernels/kernel_throughput.h"
@@ -89,7 +90,8 @@ void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
   AddSpecDbFlag(cmd, args.spec_db);
   cmd.add_flag("--strict", args.strict,
                "With --input: fail (exit 3) when a GPU's model is not in the spec database, instead of taking "
-               "the OFU of the others");
+               "the OFU of the others, and (exit 2) on a value that is not a number or a line that cannot be a "
+               "sample (a pasted prompt, curl -v line, elision or markup)");
   cmd.add_option("--tile-orientation", args.orientation,
                  "swapped: the kernel's M is the framework's N (cuBLAS computing Bt*At for row-major "
                  "PyTorch); direct: the kernel's M is the framework's M")
@@ -114,7 +116,9 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   std::string ofu_source = "--ofu";
   std::optional<double> fp32_pipe_active;
   if (args.input) {
-    OFU_ASSIGN_OR_RETURN(auto recording, sources::ReadRecordingFile(*args.input));
+    sources::RecordingOptions recording_options;
+    recording_options.strict_values = args.strict;  // stray lines and text values refused, as in ofu report
+    OFU_ASSIGN_OR_RETURN(auto recording, sources::ReadRecordingFile(*args.input, recording_options));
     analysis::ReportOptions options;
     options.gpu_model = args.gpu_model;
     options.strict = args.strict;
@@ -166,6 +170,8 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   options.max_wasteful = static_cast<size_t>(args.top);
   analysis::CorrectionReport report = analysis::ComputeCorrection(trace, options);
   if (!gpu.note.empty()) report.notes.push_back(gpu.note);
+  // GEMMs on the CUDA cores: the precision to change, not shapes to record.
+  if (auto simt = analysis::AdviseSimtGemms(report, gpu.spec)) report.notes.push_back(std::move(*simt));
 
   analysis::CorrectionView view;
   const std::string& trace_name = input.name;

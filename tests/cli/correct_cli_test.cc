@@ -200,6 +200,31 @@ TEST_F(CorrectCli, RealA100TraceShowsItsGemmsRanOnCudaCores) {
   EXPECT_NE(json["notes"].dump().find("record_shapes=True"), std::string::npos) << json["notes"];
 }
 
+// A real V100 training step in FP32 (pytorch/kineto's tb_plugin test trace,
+// tests/data/kineto/README.md), recorded without shapes: its GEMMs ran on
+// the CUDA cores (2 volta_sgemm kernels; the cuBLAS gemmSN kernels are not
+// read). Shapes cannot help such a trace, and V100's tensor cores take FP16
+// only: the advice is fp16 autocast, never TF32 and never "record shapes"
+// alone. Without --gpu-model (the trace's "Tesla V100-DGXS-32GB" is not in
+// the spec database) the advice says which GPUs need fp16.
+TEST_F(CorrectCli, RealV100Fp32TraceIsAdvisedMixedPrecisionNotShapes) {
+  const std::string trace = OFU_TEST_DATA_DIR "/kineto/kineto-tb-plugin-gpu-metrics-v100.json";
+  const auto result = Ofu("correct --trace '" + trace + "' --gpu-model v100-sxm2 --ofu 0.01 --format json");
+  EXPECT_EQ(result.exit_code, 4) << result.err;  // nothing on tensor cores to correct
+  const auto json = nlohmann::json::parse(result.out);
+  EXPECT_EQ(json["coverage"]["simt_kernels"], 2);
+  const std::string notes = json["notes"].dump();
+  EXPECT_NE(notes.find("ran on the CUDA cores, not the tensor cores"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("Recording shapes (record_shapes=True) would not change that"), std::string::npos) << notes;
+  EXPECT_NE(notes.find(R"(torch.autocast(\"cuda\", dtype=torch.float16))"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("allow_tf32 changes nothing here (V100 SXM2"), std::string::npos) << notes;
+  EXPECT_EQ(notes.find("allow_tf32 = True"), std::string::npos) << notes;
+
+  const auto unknown = Ofu("correct --trace '" + trace + "' --ofu 0.01");
+  EXPECT_EQ(unknown.exit_code, 4) << unknown.err;
+  EXPECT_NE(unknown.out.find("only fp16 autocast reaches the tensor cores"), std::string::npos) << unknown.out;
+}
+
 // A real trace recorded with shapes (HolisticTraceAnalysis's
 // tests/data/timeline_analysis/sampled_rank-0.json.gz, MIT; an Ampere run,
 // no deviceProperties). Every tensor-core GEMM is a CUTLASS 2.x tf32 kernel.

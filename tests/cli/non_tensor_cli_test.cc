@@ -107,6 +107,33 @@ TEST_F(NonTensorCli, LowOfuAndBusyFp32PipeGetsTheCudaCoreAdvice) {
   }
 }
 
+// A V100 has no TF32 and no bf16 on its tensor cores: FP32 math reaches
+// them only through fp16 autocast, so that is the advice, and the gain is
+// the fp16 tensor peak over the FP32 CUDA-core peak, 125 / 15.7 (V100 SXM2
+// datasheet figures in data/gpu_specs.json).
+TEST_F(NonTensorCli, LowOfuAndBusyFp32PipeOnAV100IsAdvisedFp16AutocastNotTf32) {
+  std::string text = "# SYNTHETIC recording written by tests/cli/non_tensor_cli_test.cc, not measured on a GPU\n";
+  const std::string labels = R"(gpu="0",UUID="GPU-nt-v100",modelName="Tesla V100-SXM2-32GB",Hostname="node-a")";
+  for (int t = 1; t <= 120; ++t) {
+    const int ts = 1699999980 + t;
+    text += fmt::format("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{{{}}} 0.01 {}\n", labels, ts);
+    text += fmt::format("DCGM_FI_PROF_PIPE_FP32_ACTIVE{{{}}} 0.97 {}\n", labels, ts);
+    text += fmt::format("DCGM_FI_DEV_SM_CLOCK{{{}}} 1530 {}\n", labels, ts);
+  }
+  const fs::path input = Write("v100-sgemm.prom", text);
+  const CommandResult run = Ofu(fmt::format("report --input '{}' --format json", input.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["advice"].size(), 1u) << run.out;
+  const auto& a = j["advice"][0];
+  EXPECT_EQ(a["tensor_precision"], "fp16");
+  EXPECT_NEAR(a["gain_upper_bound"].get<double>(), 125 / 15.7, 1e-9);
+  EXPECT_TRUE(a["bf16_gain_upper_bound"].is_null());
+  const std::string advice = a["text"];
+  EXPECT_NE(advice.find("torch.autocast(\"cuda\", dtype=torch.float16)"), std::string::npos) << advice;
+  EXPECT_EQ(advice.find("allow_tf32 = True"), std::string::npos) << advice;
+}
+
 TEST_F(NonTensorCli, LowOfuWithQuietPipesGetsNoAdvice) {
   const fs::path input = Write("idle.prom", SyntheticH100(0.02, 0.05, 1830));
   const auto j = nlohmann::json::parse(Ofu(fmt::format("report --input '{}' --format json", input.string())).out);

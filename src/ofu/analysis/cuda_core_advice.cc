@@ -19,7 +19,39 @@ std::optional<double> Gain(const GpuSpec* spec, const std::optional<PipeSpec>& p
   return it->second.peak_tflops / pipe->peak_tflops;
 }
 
+constexpr const char* kTf32Fix =
+    "enable TF32 for FP32 matmuls (torch.backends.cuda.matmul.allow_tf32 = True, or "
+    "torch.set_float32_matmul_precision(\"high\")), or run the model under bf16/fp16 autocast";
+constexpr const char* kFp16AutocastFix =
+    "use mixed precision: run the model under torch.autocast(\"cuda\", dtype=torch.float16), with "
+    "torch.cuda.amp.GradScaler when training; this GPU's tensor cores take FP16, not TF32 or bf16, so "
+    "allow_tf32 changes nothing here";
+
 }  // namespace
+
+bool HasTf32(const GpuSpec& spec) { return spec.precisions.count("tf32") > 0; }
+
+std::optional<std::string> AdviseSimtGemms(const CorrectionReport& report, const GpuSpec* gpu) {
+  const Coverage& c = report.coverage;
+  if (c.simt_kernels == 0) return std::nullopt;
+  const double share = report.non_tensor_gemm_share.value_or(0);
+  if (report.factor && share < 0.5) return std::nullopt;
+  std::string fix;
+  if (gpu == nullptr) {
+    fix = std::string(kTf32Fix) +
+          " (on Volta and Turing GPUs, such as V100 and T4, only fp16 autocast reaches the "
+          "tensor cores: they have no TF32 or bf16)";
+  } else if (HasTf32(*gpu)) {
+    fix = kTf32Fix;
+  } else {
+    fix = fmt::format("{} ({})", kFp16AutocastFix, gpu->name);
+  }
+  return fmt::format(
+      "{:.1f} % of GEMM time ({} kernel(s)) ran on the CUDA cores, not the tensor cores, so OFU does not count it. "
+      "Recording shapes (record_shapes=True) would not change that. If they are FP32 GEMMs (sgemm kernels: a model "
+      "left in fp32), what moves them to the tensor cores is a precision those take: {}.",
+      100.0 * share, c.simt_kernels, fix);
+}
 
 std::optional<CudaCoreAdvice> AdviseCudaCores(const std::string& gpu, const GpuSpec* spec, const Summary& summary) {
   if (!summary.ofu || *summary.ofu >= kLowOfu) return std::nullopt;
@@ -44,11 +76,14 @@ std::optional<CudaCoreAdvice> AdviseCudaCores(const std::string& gpu, const GpuS
   advice.tensor_precision = busiest->tensor_precision;
   advice.gain_upper_bound = Gain(spec, *busiest->spec, advice.tensor_precision);
   std::string fix;
-  if (advice.pipe == "fp32") {
+  if (advice.pipe == "fp32" && spec != nullptr && !HasTf32(*spec)) {
+    // V100, T4: no TF32 and no bf16 on the tensor cores, so fp16 it is.
+    advice.tensor_precision = "fp16";
+    advice.gain_upper_bound = Gain(spec, *busiest->spec, advice.tensor_precision);
+    fix = kFp16AutocastFix;
+  } else if (advice.pipe == "fp32") {
     advice.bf16_gain_upper_bound = Gain(spec, *busiest->spec, "bf16");
-    fix =
-        "enable TF32 for FP32 matmuls (torch.backends.cuda.matmul.allow_tf32 = True, or "
-        "torch.set_float32_matmul_precision(\"high\")), or run the model under bf16/fp16 autocast";
+    fix = kTf32Fix;
   } else if (advice.pipe == "fp16") {
     fix =
         "make sure the fp16/bf16 matmuls reach tensor-core kernels (shapes multiple of 8, cuBLAS/cuDNN, not "

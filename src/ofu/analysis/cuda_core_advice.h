@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ofu/analysis/correction.h"
 #include "ofu/analysis/report.h"
 
 namespace ofu::analysis {
@@ -41,5 +42,19 @@ std::optional<CudaCoreAdvice> AdviseCudaCores(const std::string& gpu, const GpuS
 
 // Advice for every GPU of the report, in report order.
 std::vector<CudaCoreAdvice> AdviseCudaCores(const Report& report);
+
+// Whether `spec`'s tensor cores take TF32: false on Volta and Turing, whose
+// tensor cores take FP16 only (data/gpu_specs.json lists no tf32 for them),
+// so FP32 math reaches them only through fp16 autocast.
+bool HasTf32(const GpuSpec& spec);
+
+// Advice for a kernel trace whose GEMMs ran on the CUDA cores: SIMT GEMM
+// kernels while no tensor-core GEMM could be corrected, or at least half the
+// GEMM time on CUDA cores. Recording shapes cannot help such a trace (ofu
+// needs shapes only to pad tensor-core tiles); a precision the GPU's tensor
+// cores take can: TF32 or bf16/fp16 autocast where the GPU has TF32, fp16
+// autocast on V100/T4-class GPUs. `gpu` null when the trace's GPU is not
+// known. Absent when the trace's GEMMs are mostly on tensor cores.
+std::optional<std::string> AdviseSimtGemms(const CorrectionReport& report, const GpuSpec* gpu);
 
 }  // namespace ofu::analysis
