@@ -86,7 +86,7 @@ done
 # steady CPU per thread, VmHWM and PSS, and the per-call table or "absent".
 for run in "full 0.1 s" "minimal 0.1 s" "full 1 s" "minimal 1 s"; do
   expect "stage C measures the agent: $run" grep -Eq \
-    "^  $run: CPU .* % of one core over .* s, steady .* % over .* s \(busiest threads: .*\), peak RSS .* MiB \(VmHWM; .*PSS .* MiB, exit 0, (per-call table absent|calls \(us each\): .*)\$" \
+    "^  $run: CPU .* % of one core over .* s, steady .* % over .* s \(busiest threads: .*\), peak RSS .* MiB \(VmHWM; .*PSS [0-9.]+ MiB, RSS by kind \(MiB\): .*other libraries [0-9.]+, exit 0, (per-call table absent|calls \(us each\): .*)\$" \
     "$tmp/out-C/stage-C-summary.txt"
   name=agent-$(echo "$run" | awk '{ print $1 "-" $2 "s" }')
   expect "stage C records $name" grep -q "^$name	ok	0" <(tar -xzOf "$tmp/out-C/stage-C.tar.gz" ./steps.tsv)
@@ -107,5 +107,32 @@ for r in runs:
     assert calls["present"] and calls["windows"] > 0, calls
     assert any(c["call"] == "nvmlGpmSampleGet" and c["calls"] > 0 for c in calls["calls"]), calls
     assert r["process_metrics"]["process_resident_memory_bytes"] > 0, r["process_metrics"]
+    # What the resident memory is made of, by kind, adding up to the whole.
+    kinds = {c["category"]: c["rss_kib"] for c in r["memory"]["categories"]}
+    assert kinds.get("ofu binary and plugins", 0) > 0 and kinds.get("other libraries", 0) > 0, kinds
+    assert sum(kinds.values()) == r["memory"]["rss_kib"] > 0, r["memory"]
 PY
+
+# Several stages in one call (run-plan.sh), on an H200 double: the stage reads
+# its SKU from the device, and a stage that cannot have its minimum of the
+# call's time is skipped, not started. A gets 70 - 10 = 60 s; after it, B
+# has less than its 60 s minimum whatever A took.
+cat >"$tmp/nvml-h200.json" <<'JSON'
+{"devices": [{"name": "NVIDIA H200", "uuid": "GPU-synthetic-h200", "sm_count": 132, "max_sm_clock_mhz": 1980,
+              "clocks": [1755], "gpm": [{"1": 90, "5": 50.0}]}]}
+JSON
+rc=0
+OFU_FAKE_NVML_SCENARIO=$tmp/nvml-h200.json GPUVAL_CALL_S=70 OUT=$tmp/out-plan \
+  bash "$src/scripts/gpu-validate/run-plan.sh" A B >"$tmp/plan.stdout" 2>"$tmp/plan.stderr" || rc=$?
+expect "the plan exits 1 when a stage was skipped" [ "$rc" = 1 ]
+expect "the plan runs A with the call's time" grep -q '^\[gpuval-plan\] stage A: budget 60 s' "$tmp/plan.stdout"
+expect "the plan skips B" grep -q '^\[gpuval-plan\] stage B skipped: .* under its minimum of 60 s' "$tmp/plan.stdout"
+expect "the plan leaves A's files only" \
+  [ "$(ls "$tmp/out-plan" | tr '\n' ' ')" = "stage-A-summary.txt stage-A.tar.gz " ]
+expect "the plan prints A's summary last" grep -q "^==== plan: A B; ran: A;" "$tmp/plan.stdout"
+expect "stage A on an H200 uses the H200's spec" grep -q "^spec: h200-sxm (132 SMs" "$tmp/plan.stdout"
+expect "no program of the plan still runs" [ -z "$(pgrep -f "$pkg/" || true)" ]
+if [ $fail = 1 ]; then
+  echo "--- plan stdout"; cat "$tmp/plan.stdout"; echo "--- plan stderr"; tail -n 20 "$tmp/plan.stderr"
+fi
 exit $fail
