@@ -225,6 +225,22 @@ TEST_F(CorrectCli, RealV100Fp32TraceIsAdvisedMixedPrecisionNotShapes) {
   EXPECT_NE(unknown.out.find("only fp16 autocast reaches the tensor cores"), std::string::npos) << unknown.out;
 }
 
+// --input is read as ofu report reads it: a pasted scrape's prompts and
+// elisions are skipped (its GPU then has no OFU: no tensor field, exit 4),
+// and --strict refuses the first such line, naming file and line (exit 2).
+TEST_F(CorrectCli, StrictRefusesAPastedRecordingsStrayLines) {
+  const std::string trace = OFU_TEST_DATA_DIR "/kineto/hta-alexnet-a100.json.gz";
+  const std::string scrape = OFU_TEST_DATA_DIR "/scrapes/pasted-gpu-monitoring-tools-readme-quickstart.prom";
+  const auto lenient = Ofu("correct --trace '" + trace + "' --input '" + scrape + "' --gpu-model a100");
+  EXPECT_EQ(lenient.exit_code, 4) << lenient.err;
+  EXPECT_NE(lenient.err.find("no OFU could be computed"), std::string::npos) << lenient.err;
+  const auto strict = Ofu("correct --trace '" + trace + "' --input '" + scrape + "' --gpu-model a100 --strict");
+  EXPECT_EQ(strict.exit_code, 2) << strict.err;
+  EXPECT_NE(strict.err.find("pasted-gpu-monitoring-tools-readme-quickstart.prom:1: metric name missing"),
+            std::string::npos)
+      << strict.err;
+}
+
 // A real trace recorded with shapes (HolisticTraceAnalysis's
 // tests/data/timeline_analysis/sampled_rank-0.json.gz, MIT; an Ampere run,
 // no deviceProperties). Every tensor-core GEMM is a CUTLASS 2.x tf32 kernel.
