@@ -6,6 +6,8 @@
 // sizes positive or absent, and an unparsed one always has a reason. The
 // classifier must agree with the parser: a parsed name is a GEMM with the
 // parser's tensor_core and no reason; any other name has the parser's reason.
+// A name is called truncated exactly when its reason starts "truncated:", and
+// never when it reads; a trtllm-gen 2-CTA kernel has a 2-wide cluster.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -32,11 +34,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       checksum += static_cast<std::size_t>(field.value_or(0));
     }
     if (!kind.gemm || kind.tensor_core != info.tensor_core || !kind.reason.empty()) std::abort();
+    if (kind.truncated) std::abort();  // a name that reads is never called cut
+    checksum += static_cast<std::size_t>(info.sparse) + static_cast<std::size_t>(info.block_scaled);
+    if (info.two_cta && info.family == ofu::kernels::KernelFamily::kTrtllmGen && info.cluster_m != 2) std::abort();
   } else {
     if (result.error().message.empty()) std::abort();  // unparsed always says why
     if (kind.reason != result.error().message) std::abort();
     for (const char c : result.error().message) checksum += static_cast<unsigned char>(c);
     if (!kind.gemm && kind.tensor_core) std::abort();  // a unit only for a GEMM
+    // A cut name says so first, and only a cut name does.
+    if (kind.truncated != (result.error().message.rfind("truncated:", 0) == 0)) std::abort();
   }
   volatile std::size_t sink = checksum;
   static_cast<void>(sink);

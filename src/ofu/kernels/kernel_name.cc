@@ -531,12 +531,13 @@ Result<KernelInfo> ParseCutlass3(const Tokens& t, KernelInfo info) {
     return Unparsed(fmt::format("cutlass3: expected a cluster <CM>x<CN>x<CK> or a stage count after the tile, found {}",
                                 Quote(stage_at < t.size() ? t[stage_at] : t[i + 1])));
   }
-  bool fp4_kind = false;
+  bool fp4_kind = false, f8f6f4_kind = false;
   std::optional<int> fixed_stages;
   for (std::size_t j = stage_at + 1; j < t.size(); ++j) {
     if (t[j] == "2sm") info.two_cta = true;
     if (t[j] == "splitk" || t[j] == "splitK") info.split_k = true;
-    if (t[j] == "o") fp4_kind = true;  // the mxf4/nvf4 MMA kinds (`_o_vs32_`, `_o_vs16_`)
+    if (t[j] == "o") fp4_kind = true;     // the mxf4/nvf4 MMA kinds (`_o_vs32_`, `_o_vs16_`)
+    if (t[j] == "q") f8f6f4_kind = true;  // the mxf8f6f4 kind
     if (StartsWith(t[j], "stage") && ParseNumber(t[j].substr(5))) fixed_stages = ParseNumber(t[j].substr(5));
   }
 
@@ -555,7 +556,10 @@ Result<KernelInfo> ParseCutlass3(const Tokens& t, KernelInfo info) {
   if (fixed_stages) info.stages = fixed_stages;
   const int a_bits = NarrowFloatBits(types[0]->code);
   const int b_bits = NarrowFloatBits(types[1]->code);
-  if (arch >= 100 && a_bits != 0 && b_bits != 0 && info.tensor_core == true) {
+  if (arch >= 100 && a_bits == 4 && b_bits == 4 && info.block_scaled && !fp4_kind && !f8f6f4_kind) {
+    // Block-scaled fp4 on both sides with no kind in the name: the builder
+    // picks mxf4 (fp4 rate) or mxf8f6f4 (fp8 rate); the name does not say.
+  } else if (arch >= 100 && a_bits != 0 && b_bits != 0 && info.tensor_core == true) {
     info.precision = NarrowMmaPrecision(a_bits, b_bits, fp4_kind);
   } else {
     info.precision = Resolve(InputPrecision(*types[0], types[1]), info.tensor_core);

@@ -106,7 +106,9 @@
 //   (CUTLASS media/docs/cpp/blackwell_functionality.md), so they read as
 //   fp8, except that fp4 on both sides with `_o_` (the mxf4/nvf4 kinds,
 //   KernelScheduleSuffixes in python/cutlass_library/library.py) reads as
-//   fp4; `_q_` names the f8f6f4 kind; other mixed inputs are absent.
+//   fp4; `_q_` names the f8f6f4 kind. Block-scaled fp4 on both sides with
+//   neither letter leaves the kind to the builder: absent. Other mixed
+//   inputs are absent.
 //   tensor_core true for a *tensorop opclass. Cluster `0x0x1` is chosen at
 //   run time: absent; a name with no cluster field (CUTLASS's SM100 unit
 //   tests: `..._128x128x256_0_vs64_tnt_...`) does not give it: absent.
