@@ -21,6 +21,8 @@ test. The fit is the mean of the fitting cases' ratios.
   scripts/fit_kernel_throughput.py                  print fit and test tables
   scripts/fit_kernel_throughput.py --check FILE     exit 1 unless FILE's figures
                                                     equal the fit (3 decimals)
+  scripts/fit_kernel_throughput.py --stage-k CSV    candidate rows from stage K's
+                                                    per-kernel CSV (printed, not merged)
 
 Standard library only. Inputs (committed, measured on one H100 80GB HBM3,
 driver 580.159.04, 2026-11-26):
@@ -144,11 +146,109 @@ def check(path, figures):
     return problems
 
 
+# --------------------------------------------------------------------------
+# Stage K (scripts/gpu-validate/stage-k.sh): per-kernel figures from Nsight
+# Compute, turned into candidate rows. They are printed, never written into
+# data/kernel_throughput.json: a person merges them with the run's results.
+
+# cuBLAS's own names for pre-Hopper tensor-op kernels, beside CUTLASS's.
+LEGACY_RE = re.compile(r"(volta|turing|ampere)_\w*?_?s(\d+)gemm")
+LEGACY_SM = {"volta": 70, "turing": 75, "ampere": 80}
+XMMA_RE = re.compile(r"sm(\d+)_xmma_gemm")
+NATIVE_RE = re.compile(r"nvjet|sm90_xmma|_sm90_|cutlass3x_sm90|gemm_sm90")
+
+
+def stage_k_family(kernel_name, precision):
+    """(kernel_sm, mma_shape, precision group) of a GEMM kernel built for an
+    older architecture, ("attention", family) of an attention kernel, or
+    None (Hopper's own GEMMs, the reference; kernels with no case FLOPs)."""
+    name = kernel_name or ""
+    if NATIVE_RE.search(name):
+        return None
+    fam = family_of(name, precision)
+    group = "16-bit" if precision in ("bf16", "fp16") else precision
+    if fam is None:
+        m = LEGACY_RE.search(name)
+        if m:
+            fam = (LEGACY_SM[m.group(1)], m.group(2), group)
+    if fam is None:
+        m = XMMA_RE.search(name)
+        if m:
+            fam = (int(m.group(1)), "xmma", group)
+    return fam
+
+
+def _number(text):
+    try:
+        return float(text) if text not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+
+
+def read_stage_k_csv(path):
+    with open(path, newline="") as f:
+        return [dict(r, flops=_number(r.get("flops")), rel_throughput=_number(r.get("rel_throughput")),
+                     rel_to_aligned=_number(r.get("rel_to_aligned"))) for r in csv.DictReader(f)]
+
+
+def stage_k_candidates(rows, architecture=None, measured_on=None):
+    """Candidate rows for data/kernel_throughput.json from stage K's kernel
+    rows (stage-k-kernels.csv): per family, the mean over its cases of the
+    kernel's FLOPs per tensor-active cycle relative to the aligned GEMM of
+    the same precision (rel_to_aligned), each case named as its source.
+    Only kernels that carry their case's FLOPs count; GEMM families by
+    stage_k_family, attention kernels by their family in the CSV."""
+    groups = {}
+    for r in rows:
+        value = r.get("rel_to_aligned")
+        if not r.get("flops") or value is None:
+            continue
+        kind = r.get("kind") or ""
+        if kind == "gemm":
+            fam = stage_k_family(r.get("kernel"), r.get("precision"))
+        elif kind.startswith("attention"):
+            fam = ("attention", r.get("family") or "attention (other)")
+        else:
+            fam = None
+        if fam is None:
+            continue
+        g = groups.setdefault(fam, {"values": [], "cases": [], "kernels": [], "precisions": set()})
+        g["values"].append(value)
+        g["cases"].append(r["case"])
+        g["precisions"].add(r.get("precision"))
+        if r.get("kernel") not in g["kernels"]:
+            g["kernels"].append(r.get("kernel"))
+    out = []
+    for fam, g in sorted(groups.items(), key=lambda x: str(x[0])):
+        row = {"architecture": architecture, "precisions": sorted(p for p in g["precisions"] if p),
+               "relative_throughput": round(sum(g["values"]) / len(g["values"]), 3),
+               "cases": [f"stage K {c}" for c in g["cases"]], "kernels": g["kernels"][:3],
+               "measured_on": measured_on,
+               "source": "stage K (Nsight Compute): case FLOPs / (tensor-active cycles x dense FLOPs per clock per SM), "
+                         "over the aligned GEMM of the same precision",
+               "fit_script": "scripts/fit_kernel_throughput.py --stage-k", "candidate": True}
+        if fam[0] == "attention":
+            row.update({"kind": "attention", "label": fam[1]})
+        else:
+            row.update({"kernel_sm": fam[0], "mma_shape": fam[1],
+                        "label": f"sm{fam[0]} {'s' + fam[1] if fam[1] != 'xmma' else 'xmma'} {fam[2]}"})
+        out.append(row)
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repo", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     parser.add_argument("--check", metavar="FILE", help="compare FILE's fitted figures with the fit")
+    parser.add_argument("--stage-k", metavar="CSV", help="print candidate rows from stage K's stage-k-kernels.csv "
+                        "(JSON; data/kernel_throughput.json is not changed) and exit")
+    parser.add_argument("--architecture", help="with --stage-k: the GPU's architecture (e.g. hopper)")
+    parser.add_argument("--measured-on", help="with --stage-k: the GPU, driver and date, for the rows")
     args = parser.parse_args()
+    if args.stage_k:
+        cands = stage_k_candidates(read_stage_k_csv(args.stage_k), args.architecture, args.measured_on)
+        print(json.dumps({"candidates": cands}, indent=2))
+        return 0
     cases = stage_b_cases(args.repo) + stage_c_cases(args.repo)
     figures = fit(cases)
     text, worst = report(cases, figures)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where stage C's training step reads OFU above HFU: the kernels behind it.
 
-  explain_train.py [RESULTS_DIR]
+  explain_train.py [RESULTS_DIR] [--kernels STAGE_K_CSV]
 
 RESULTS_DIR is one GPU run's results as committed (default
 docs/results/2026-11-26-h100-sxm5); the script reads, from it,
@@ -56,6 +56,12 @@ FAMILIES = (
     ("layer norm (fwd, bwd)", ("layer_norm", "GammaBetaBackward")),
     ("softmax, cross-entropy", ("SoftMax", "nll_loss")),
     ("GELU, residual adds", ("Gelu", "CUDAFunctor_add")),
+    # PyTorch's other SDPA backends (stage K profiles each): FlashAttention-2
+    # (flash_fwd_kernel, flash_bwd_*) and the memory-efficient CUTLASS kernels.
+    ("attention fwd (flash)", ("flash_fwd",)),
+    ("attention bwd (flash)", ("flash_bwd",)),
+    ("attention fwd (efficient)", ("fmha_cutlassF",)),
+    ("attention bwd (efficient)", ("fmha_cutlassB",)),
 )
 OTHER = "other (embedding, sort, ...)"
 ATTENTION_FAMILIES = ("attention fwd (cuDNN SDPA)", "attention bwd (cuDNN SDPA)")
@@ -266,6 +272,149 @@ def stage_a_ratios(rows):
 
 
 # --------------------------------------------------------------------------
+# Stage K's per-kernel figures (stage-k-kernels.csv) joined to the step.
+
+JOIN_FAMILIES = ("GEMM", "attention fwd", "attention bwd")
+
+
+def join_family(name):
+    """The family stage K's rates are joined by: attention fwd / bwd (any
+    backend; cuDNN's bwd helpers stay apart), GEMM (nvjet, CUTLASS, xmma and
+    other *gemm* kernels), else kernel_family's name."""
+    family = kernel_family(name)
+    if family.startswith("attention fwd"):
+        return "attention fwd"
+    if family.startswith("attention bwd") and "helpers" not in family:
+        return "attention bwd"
+    if family == "GEMM (nvjet)" or (family == OTHER and any(w in name.lower() for w in ("gemm", "xmma", "cutlass"))):
+        return "GEMM"
+    return family
+
+
+def step_family_flops(config):
+    """Hardware FLOPs per step per join family (the HFU count): GEMMs 6 x
+    matmul parameters x tokens, attention forward 4 b h s^2 d_head x layers
+    (causal halves it), backward 2.5 x forward (flash recompute)."""
+    b, h, s, d = config["batch"], config["heads"], config["seq_len"], config["d_model"] // config["heads"]
+    fwd = attention_forward_flops([[b, h, s, d], [b, h, s, d]], config["causal"]) * config["layers"]
+    return {"GEMM": analytic_flops(config)["gemm"], "attention fwd": fwd, "attention bwd": fwd * 5 // 2}
+
+
+def family_rates(rows, config):
+    """Per join family of stage K's training-step rows (dicts with group,
+    kernel, tensor_cycles, duration_us, native_flops_per_cycle_per_sm):
+    {family: {kernels, tensor_cycles, duration_us, flops, rate}}. flops is
+    the family's hardware FLOPs in a step of `config` (stage K's model);
+    rate = flops / (tensor-active cycles x F_p), None where either is unknown."""
+    out = {}
+    fpc = None
+    for r in rows:
+        if r.get("group") != "train":
+            continue
+        e = out.setdefault(join_family(r.get("kernel") or ""), {"kernels": 0, "tensor_cycles": 0.0, "duration_us": 0.0})
+        e["kernels"] += 1
+        e["tensor_cycles"] += r.get("tensor_cycles") or 0.0
+        e["duration_us"] += r.get("duration_us") or 0.0
+        fpc = fpc or r.get("native_flops_per_cycle_per_sm")
+    flops = step_family_flops(config)
+    for family, e in out.items():
+        e["flops"] = flops.get(family)
+        e["rate"] = (e["flops"] / (e["tensor_cycles"] * fpc)
+                     if e["flops"] and e["tensor_cycles"] and fpc else None)
+    return out
+
+
+def family_gap(rates, config, mfu, ofu, factor):
+    """Splits a training step's OFU, HFU and corrected OFU by join family.
+    Each family's tensor-active time in stage C's step is its hardware FLOPs
+    there over its rate from stage K (FLOPs per tensor-active cycle: a
+    property of the kernels, not of the layer count); a family with tensor
+    cycles but no FLOPs keeps its share of stage K's cycles. The shares of
+    that time split OFU (and ofu correct's factor scales each alike); HFU's
+    part is the family's FLOPs x MFU / model FLOPs, as HFU itself is counted.
+    Returns {family: {work, ofu, hfu, corrected, gap, corrected_gap}} in
+    percentage points, or None when no family has a rate."""
+    flops = step_family_flops(config)
+    model = analytic_flops(config)["model"]
+    pp_per_flop = mfu * 100 / model
+    known = {f: e for f, e in rates.items() if e.get("rate") and f in flops}
+    if not known:
+        return None
+    work = {f: flops[f] / e["rate"] for f, e in known.items()}
+    # Families without FLOPs: scaled from stage K's cycles by the ratio of the
+    # known families' stage C work to their stage K cycles.
+    k_cycles = sum(known[f]["tensor_cycles"] for f in known)
+    scale = sum(work.values()) / k_cycles if k_cycles else 0.0
+    for f, e in rates.items():
+        if f not in known and e.get("tensor_cycles"):
+            work[f] = e["tensor_cycles"] * scale
+    total = sum(work.values())
+    out = {}
+    for f, w in work.items():
+        o = ofu * 100 * w / total
+        hw = flops.get(f, 0) * pp_per_flop if f in known else 0.0
+        out[f] = {"work": w / total, "ofu": o, "hfu": hw, "corrected": o * factor, "gap": o - hw,
+                  "corrected_gap": o * factor - hw}
+    return out
+
+
+def read_stage_c(results):
+    """(config, {mfu, hfu, ofu, factor, corrected}) of a committed stage C
+    training step, or raises OSError / StopIteration when it is not there."""
+    train = os.path.join(results, "stage-C", "train")
+    _, phases = gpuval.split_phases(gpuval.read_jsonl(os.path.join(train, "phases.jsonl")))
+    phase = next(p for p in phases if p.get("phase") == "train-steady" and "config" in p)
+    with open(os.path.join(results, "stage-C", "stage-c-train.csv"), encoding="utf-8") as f:
+        summary = next(r for r in csv.DictReader(f) if r["phase"] == "train-steady")
+    return phase["config"], {k: float(summary[k]) for k in ("mfu", "hfu", "ofu", "factor", "corrected")}
+
+
+def family_gap_lines(rows, results, k_config=None):
+    """The summary's lines: which kernel families hold the gap between
+    (corrected) OFU and HFU in stage C's step at `results`, from stage K's
+    rows (None: stage K's CSV is absent, and the lines say so)."""
+    title = f"training step explained (stage C: {os.path.relpath(results, gpuval.REPO)}; stage K's per-kernel figures)"
+    if rows is None:
+        return [f"{title}: stage K's CSV (stage-k-kernels.csv) is absent: no per-family figures"]
+    if not any(r.get("group") == "train" for r in rows):
+        return [f"{title}: stage K profiled no kernel of the training step"]
+    try:
+        config, c = read_stage_c(results)
+    except (OSError, StopIteration, KeyError, ValueError) as e:
+        return [f"{title}: stage C's training step is not readable there ({type(e).__name__}: {e})"]
+    if k_config is None:
+        import kernels_workload  # beside this file; its train case's configuration
+        k_config = kernels_workload.train_config()
+    rates = family_rates(rows, k_config)
+    gap = family_gap(rates, config, c["mfu"], c["ofu"], c["factor"])
+    ref = next((r.get("rel_throughput") for r in rows if r.get("case") == "gemm-bf16-aligned"
+                and r.get("rel_throughput")), None)
+    lines = [title + ":",
+             f"  stage C: MFU {c['mfu'] * 100:.2f} %, HFU {c['hfu'] * 100:.2f} %, OFU {c['ofu'] * 100:.2f} %, "
+             f"corrected {c['corrected'] * 100:.2f} % (factor {c['factor']:.4f}): OFU - HFU "
+             f"{(c['ofu'] - c['hfu']) * 100:+.2f} pp, corrected - HFU {(c['corrected'] - c['hfu']) * 100:+.2f} pp",
+             f"  {'family':<30} {'kernels':>7} {'rate':>6} {'rate/al':>7} {'time %':>6} {'OFU pp':>7} {'HFU pp':>7} "
+             f"{'gap pp':>7} {'corr gap':>8}"]
+    if gap is None:
+        lines.append("  no family with both FLOPs and tensor-active cycles: no split")
+        return lines
+    for f, g in sorted(gap.items(), key=lambda x: -abs(x[1]["corrected_gap"])):
+        e = rates.get(f, {})
+        rate = e.get("rate")
+        lines.append(f"  {f:<30} {e.get('kernels', 0):>7} {'-' if rate is None else format(rate, '6.3f'):>6} "
+                     f"{'-' if rate is None or not ref else format(rate / ref, '7.3f'):>7} {g['work'] * 100:6.1f} "
+                     f"{g['ofu']:7.2f} {g['hfu']:7.2f} {g['gap']:+7.2f} {g['corrected_gap']:+8.2f}")
+    held = sorted(gap.items(), key=lambda x: -x[1]["corrected_gap"])
+    lines.append("  corrected OFU - HFU is held by: " + ", ".join(
+        f"{f} {g['corrected_gap']:+.2f} pp" for f, g in held if abs(g["corrected_gap"]) >= 0.05) +
+        f" (sum {sum(g['corrected_gap'] for g in gap.values()):+.2f} pp; time shares from stage K's rates, "
+        f"measured OFU split by them)")
+    lines.append("  rate: hardware FLOPs per tensor-active cycle / F_p in stage K's step "
+                 f"({k_config['layers']} layers); rate/al: over the aligned bf16 GEMM's")
+    return lines
+
+
+# --------------------------------------------------------------------------
 # Reading the committed files and printing.
 
 
@@ -444,8 +593,18 @@ def explain(results):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    sys.stdout.write(explain(argv[0] if argv else DEFAULT_RESULTS))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    kernels = None
+    if "--kernels" in argv:  # stage K's stage-k-kernels.csv: adds the per-family split
+        i = argv.index("--kernels")
+        kernels = argv[i + 1]
+        del argv[i:i + 2]
+    results = argv[0] if argv else DEFAULT_RESULTS
+    sys.stdout.write(explain(results))
+    if kernels is not None:
+        import stage_k  # beside this file
+        rows = stage_k.read_kernel_csv(kernels) if os.path.exists(kernels) else None
+        sys.stdout.write("\n5. " + "\n".join(family_gap_lines(rows, results)) + "\n")
     return 0
 
 

@@ -17,7 +17,7 @@ synthetic inputs.
                  over the same span, from the workload's FLOP checkpoints
 
 Command line (the stages call these):
-  gpuval.py summary A|B|C WORKDIR        print the stage's summary and write
+  gpuval.py summary A|B|C|K WORKDIR      print the stage's summary and write
                                          WORKDIR/summary.txt (+ CSV tables)
   gpuval.py phase-ofu --recording R --phases P --phase NAME [--window S]
                                          print one phase's OFU (for ofu correct --ofu)
@@ -914,6 +914,9 @@ def summarize(stage, workdir, spec_db=DEFAULT_SPEC_DB):
         write_csv(os.path.join(workdir, "stage-c-ragged.csv"), STAGE_C_RAGGED_COLUMNS, result["ragged"])
         write_csv(os.path.join(workdir, "stage-c-train.csv"), STAGE_C_TRAIN_COLUMNS, result["train"])
         text = format_stage_c(workdir, result)
+    elif stage == "K":
+        import stage_k  # beside this file; it writes stage-k-kernels.csv and stage-k-candidates.json
+        text = stage_k.summarize(workdir, specs)
     else:
         raise ValueError(f"unknown stage {stage}")
     with open(os.path.join(workdir, "summary.txt"), "w", encoding="utf-8") as f:
@@ -925,7 +928,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("summary")
-    s.add_argument("stage", choices=["A", "B", "C"])
+    s.add_argument("stage", choices=["A", "B", "C", "K"])
     s.add_argument("workdir")
     s.add_argument("--spec-db", default=DEFAULT_SPEC_DB)
     p = sub.add_parser("phase-ofu")

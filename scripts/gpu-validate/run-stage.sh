@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The one command a session passes to the device tool (docs/gpu-validation.md):
 #
-#   bash scripts/gpu-validate/run-stage.sh A|B|C        (carry: [".gpuval"])
+#   bash scripts/gpu-validate/run-stage.sh A|B|C|K      (carry: [".gpuval"])
 #
 # Runs one stage of the GPU validation with the programs that
 # scripts/gpu-validate/build.sh packaged into .gpuval/, within a time budget
-# (GPUVAL_BUDGET_S; by default A 270 s, C 240 s and B 240 s, so that A and C
-# follow one machine start inside the 15 minutes of device time a task is
-# lent), and leaves in $OUT:
+# (GPUVAL_BUDGET_S; by default A 270 s, C 240 s, B 240 s and K 180 s, so
+# that A and C follow one machine start inside the 15 minutes of device time
+# a task is lent), and leaves in $OUT:
 #
 #   stage-X-summary.txt   the one-screen summary, also printed last
 #   stage-X.tar.gz        everything the stage wrote: logs, step table,
@@ -17,7 +17,8 @@
 # Every step has its own timeout; a step that fails is recorded and the
 # stage goes on. Environment (all optional):
 #   GPUVAL_PKG        the packaged folder (default: .gpuval in the repo root)
-#   GPUVAL_BUDGET_S   seconds for the whole stage (default: A 270, B 240, C 240)
+#   GPUVAL_BUDGET_S   seconds for the whole stage (default: A 270, B 240, C 240, K 180)
+#   GPUVAL_NCU        Nsight Compute's ncu for stage K (default: found on the machine)
 #   GPUVAL_NVML       libnvidia-ml.so.1 to use (default: found on the machine)
 #   GPUVAL_SYNTHETIC  1 when the run reads a test double: every output says so
 #   GPUVAL_KEEP_WORK  1 to keep the scratch folder (default: removed once archived)
@@ -34,8 +35,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 stage=${1:-}
 case $stage in
-  A|B|C) ;;
-  *) echo "usage: $0 A|B|C   (see docs/gpu-validation.md)" >&2; exit 1 ;;
+  A|B|C|K) ;;
+  *) echo "usage: $0 A|B|C|K   (see docs/gpu-validation.md)" >&2; exit 1 ;;
 esac
 
 PKG=${GPUVAL_PKG:-$repo/.gpuval}
@@ -44,6 +45,7 @@ OUT=${OUT:-$repo/.gpuval-out}
 # and B only where the session still has the time.
 case $stage in
   A) default_budget=270 ;;
+  K) default_budget=180 ;;  # Nsight Compute over three groups of kernels (stage-k.sh)
   *) default_budget=240 ;;
 esac
 BUDGET=${GPUVAL_BUDGET_S:-$default_budget}
@@ -175,6 +177,7 @@ trap 'log "stopped by a signal"; exit 143' TERM INT HUP
 
 log "stage $stage: package $PKG, work $WORK, out $OUT, budget ${BUDGET} s"
 for p in "$OFU" "$GEMM" "$PROBE"; do
+  [ "$stage" = K ] && break  # stage K runs ncu and torch only
   # A transfer that drops the executable bit must not cost the stage.
   if [ -f "$p" ] && [ ! -x "$p" ]; then chmod +x "$p" 2>/dev/null; fi
   if [ ! -x "$p" ]; then
@@ -185,7 +188,7 @@ done
 find_cuda_libraries
 capture_env
 
-lower=$(echo "$stage" | tr 'ABC' 'abc')
+lower=$(echo "$stage" | tr 'ABCK' 'abck')
 # shellcheck source=stage-a.sh
 . "$here/stage-$lower.sh"
 stage_main

@@ -322,6 +322,23 @@ def build_model(torch, config):
     return Model().cuda()
 
 
+def train_step(torch, config):
+    """One training step of the model on random tokens (bf16 autocast, fused
+    AdamW), as a function; stage K (kernels_workload.py) profiles the same."""
+    model = build_model(torch, config)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    tokens = torch.randint(config["vocab"], (config["batch"], config["seq_len"]), device="cuda")
+    targets = torch.randint(config["vocab"], (config["batch"], config["seq_len"]), device="cuda")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(tokens, targets)
+        loss.backward()
+        opt.step()
+    return step
+
+
 def cmd_train(args):
     import torch
     os.makedirs(args.out, exist_ok=True)
@@ -330,18 +347,7 @@ def cmd_train(args):
     config = dict(TRAIN_CONFIG)
     phase = {"phase": "train-steady", "kind": "train", "precision": "bf16", "config": config}
     try:
-        model = build_model(torch, config)
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-        tokens = torch.randint(config["vocab"], (config["batch"], config["seq_len"]), device="cuda")
-        targets = torch.randint(config["vocab"], (config["batch"], config["seq_len"]), device="cuda")
-
-        def step():
-            opt.zero_grad(set_to_none=True)
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = model(tokens, targets)
-            loss.backward()
-            opt.step()
-
+        step = train_step(torch, config)
         model_flops, hardware_flops = train_flops(config)
         record = dict(phase)
         record.update(timed_loop(torch, step, args.seconds, model_flops))

@@ -19,7 +19,7 @@ for f in "$src"/scripts/gpu-validate/*.py "$src"/tests/gpu_validate/*.py; do
   "$python" -m py_compile "$f" || { echo "FAIL py_compile $f"; fail=1; }
 done
 # Every stage the driver accepts has its script.
-for s in a b c; do
+for s in a b c k; do
   [ -f "$src/scripts/gpu-validate/stage-$s.sh" ] || { echo "FAIL missing stage-$s.sh"; fail=1; }
 done
 echo "$count files checked"

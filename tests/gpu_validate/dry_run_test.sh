@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The GPU validation's stages end to end, without a GPU: run-stage.sh A, B
-# and C with this build's programs, the NVML double (SYNTHETIC data) and
+# The GPU validation's stages end to end, without a GPU: run-stage.sh A, B,
+# C and K with this build's programs, the NVML double (SYNTHETIC data) and
 # short workloads. Without torch (as here) the PyTorch steps fail and are
-# recorded; without a CUDA device ofu-gemm exits 5 and that is recorded.
+# recorded; without a CUDA device ofu-gemm exits 5 and that is recorded;
+# without Nsight Compute stage K records each ncu step as skipped.
 # What is checked is the plumbing a GPU session relies on: every stage
 # leaves exactly its summary and its archive in $OUT, says SYNTHETIC, keeps
 # within its budget, records each step, and leaves no process behind.
@@ -37,7 +38,7 @@ fail=0
 expect() {  # DESCRIPTION COMMAND...
   if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
 }
-for stage in A B C; do
+for stage in A B C K; do
   out=$tmp/out-$stage
   started=$(date +%s)
   rc=0
@@ -135,4 +136,18 @@ expect "no program of the plan still runs" [ -z "$(pgrep -f "$pkg/" || true)" ]
 if [ $fail = 1 ]; then
   echo "--- plan stdout"; cat "$tmp/plan.stdout"; echo "--- plan stderr"; tail -n 20 "$tmp/plan.stderr"
 fi
+# Stage K without ncu (none here): the plan is made, every ncu step is recorded
+# as skipped, and the summary says so and that the training step cannot be
+# explained by kernel family; the SKU is the double's device name.
+kdir=$tmp/out-K
+expect "stage K says ncu is absent" grep -q "^ncu absent: skipped" "$kdir/stage-K-summary.txt"
+expect "stage K reads the SKU from the device" \
+  grep -q "^SKU: h100-sxm5 (from the device's name 'NVIDIA H100 80GB HBM3')" "$kdir/stage-K-summary.txt"
+expect "stage K says the per-kernel CSV is absent" \
+  grep -q "stage K's CSV (stage-k-kernels.csv) is absent" "$kdir/stage-K-summary.txt"
+for s in ncu ncu-gemm ncu-sdpa ncu-train; do
+  expect "stage K records $s as skipped" grep -q "^$s	skipped	-	0	ncu absent" <(tar -xzOf "$kdir/stage-K.tar.gz" ./steps.tsv)
+done
+expect "stage K archives its plan of 27 cases" [ "$(tar -xzOf "$kdir/stage-K.tar.gz" ./kernels/plan.jsonl | wc -l)" = 27 ]
+expect "stage K archives its (empty) candidate rows" grep -qx "stage-k-candidates.json" "$tmp/K.files"
 exit $fail

@@ -2,7 +2,9 @@
 # machine, without a GPU, nvcc or torch:
 #   GpuValidate.ScriptSyntax        bash -n and py_compile of every script
 #   GpuValidate.PurePython          the arithmetic, joins and summaries on SYNTHETIC inputs
-#   GpuValidate.StagesOnNvmlDouble  run-stage.sh A, B, C end to end on the NVML double
+#   GpuValidate.StagesOnNvmlDouble  run-stage.sh A, B, C, K end to end on the NVML double
+#   GpuValidate.StageK              stage K's ncu CSV parser, FLOPs, rates, family split and
+#                                   candidate rows on SYNTHETIC inputs
 #   GpuValidate.ExplainTrain        explain_train.py's split on SYNTHETIC inputs, then on the
 #                                   committed H100 results (docs/results/2026-11-26-h100-sxm5)
 # scripts/gpu-validate/build.sh itself is too slow for CI; its figures are in the doc.
@@ -12,6 +14,10 @@ add_test(NAME GpuValidate.ScriptSyntax
 add_test(NAME GpuValidate.PurePython
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/gpuval_test.py)
 set_tests_properties(GpuValidate.PurePython PROPERTIES
+  ENVIRONMENT "PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache")
+add_test(NAME GpuValidate.StageK
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/stage_k_test.py)
+set_tests_properties(GpuValidate.StageK PROPERTIES
   ENVIRONMENT "PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache")
 add_test(NAME GpuValidate.ExplainTrain
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/explain_train_test.py)
