@@ -36,20 +36,22 @@ find_ncu() {
     /usr/local/NVIDIA-Nsight-Compute*/ncu
 }
 
-# profile_group NCU GROUP SECONDS LAUNCHES METRICS
+# profile_group NCU GROUP SECONDS LAUNCHES: with the metrics in $K_METRICS
 profile_group() {
-  local ncu=$1 group=$2 seconds=$3 launches=$4 metrics=$5 d="$WORK/kernels/$2"
+  local ncu=$1 group=$2 seconds=$3 launches=$4 d="$WORK/kernels/$2"
   mkdir -p "$d"
   local run=("$ncu" --target-processes all --profile-from-start off --clock-control none
     --launch-count "$launches" -f -o "$d/report")
   step "ncu-$group" "$seconds" --stdout "kernels/$group/ncu.out" --stderr "kernels/$group/ncu.err" -- \
-    "${run[@]}" --metrics "$metrics" python3 "$here/kernels_workload.py" run --group "$group" --out "$d/cases.jsonl"
+    "${run[@]}" --metrics "$K_METRICS" python3 "$here/kernels_workload.py" run --group "$group" --out "$d/cases.jsonl"
   if [ ! -f "$d/report.ncu-rep" ] && [ "$(step_status "ncu-$group")" = failed ]; then
-    # Should the selected list still hold a name this ncu refuses, the core set.
+    # Should the selected list still hold a name this ncu refuses, the core
+    # set, here and for the groups after this one.
     rm -f "$d/cases.jsonl"
+    K_METRICS=$(python3 "$here/stage_k.py" core-metrics)
+    echo "$K_METRICS" >"$WORK/ncu-metrics-core.txt"
     step "ncu-$group-core" "$seconds" --stdout "kernels/$group/ncu-core.out" --stderr "kernels/$group/ncu-core.err" -- \
-      "${run[@]}" --metrics "$(python3 "$here/stage_k.py" core-metrics)" \
-      python3 "$here/kernels_workload.py" run --group "$group" --out "$d/cases.jsonl"
+      "${run[@]}" --metrics "$K_METRICS" python3 "$here/kernels_workload.py" run --group "$group" --out "$d/cases.jsonl"
   fi
   if [ -f "$d/report.ncu-rep" ]; then
     step "ncu-$group-csv" 60 --stdout "kernels/$group/raw.csv" -- \
@@ -73,14 +75,13 @@ stage_main() {
   fi
   step ncu-version 20 --stdout ncu-version.txt -- "$ncu" --version
   step ncu-query-metrics 40 --stdout ncu-query-metrics.txt -- "$ncu" --query-metrics
-  local metrics
-  metrics=$(python3 "$here/stage_k.py" select-metrics --query "$WORK/ncu-query-metrics.txt" \
+  K_METRICS=$(python3 "$here/stage_k.py" select-metrics --query "$WORK/ncu-query-metrics.txt" \
     --missing "$WORK/ncu-metrics-missing.txt" 2>>"$WORK/logs/select-metrics.err")
-  [ -n "$metrics" ] || metrics=$(python3 "$here/stage_k.py" core-metrics)
-  echo "$metrics" >"$WORK/ncu-metrics.txt"
+  [ -n "$K_METRICS" ] || K_METRICS=$(python3 "$here/stage_k.py" core-metrics)
+  echo "$K_METRICS" >"$WORK/ncu-metrics.txt"
   # Most telling first: the GEMMs (the throughput table's families), then
   # attention, then the training step, which takes the longest.
-  profile_group "$ncu" gemm 60 "$K_GEMM_LAUNCHES" "$metrics"
-  profile_group "$ncu" sdpa 40 "$K_SDPA_LAUNCHES" "$metrics"
-  profile_group "$ncu" train 70 "$K_TRAIN_LAUNCHES" "$metrics"
+  profile_group "$ncu" gemm 60 "$K_GEMM_LAUNCHES"
+  profile_group "$ncu" sdpa 40 "$K_SDPA_LAUNCHES"
+  profile_group "$ncu" train 70 "$K_TRAIN_LAUNCHES"
 }

@@ -146,26 +146,27 @@ def parse_ncu_raw_csv(text, source="ncu raw CSV"):
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID","Process ID"')), None)
     if start is None:
         raise NcuCsvError(f"{source}: no header row (\"ID\",\"Process ID\",...): not ncu --csv --page raw output")
-    rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    # ncu's own messages (==PROF==, ==WARNING==) may come between the rows too;
+    # each row keeps its line number in the file for the errors.
+    kept = [(i + 1, line) for i, line in enumerate(lines) if i >= start and not line.startswith("==")]
+    rows = list(csv.reader(line for _, line in kept))
     header = rows[0]
     missing = [c for c in ("ID", "Kernel Name") if c not in header]
     if missing:
         raise NcuCsvError(f"{source}: line {start + 1}: header lacks {', '.join(missing)}")
     metric_cols = [i for i, c in enumerate(header) if c not in FIXED_COLUMNS]
     units = [""] * len(header)
-    body = rows[1:]
-    first_line = start + 2
-    if body and body[0] and body[0][header.index("ID")] == "":
-        units = body[0] + [""] * (len(header) - len(body[0]))
+    body = list(zip((n for n, _ in kept[1:]), rows[1:]))
+    if body and body[0][1] and body[0][1][header.index("ID")] == "":
+        units = body[0][1] + [""] * (len(header) - len(body[0][1]))
         body = body[1:]
-        first_line += 1
     col = {c: header.index(c) for c in FIXED_COLUMNS if c in header}
     out = []
-    for n, row in enumerate(body):
+    for line_no, row in body:
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) < len(header):
-            raise NcuCsvError(f"{source}: line {first_line + n}: {len(row)} fields, the header has {len(header)}")
+            raise NcuCsvError(f"{source}: line {line_no}: {len(row)} fields, the header has {len(header)}")
         metrics = {}
         for i in metric_cols:
             metrics[header[i]] = to_base_unit(parse_number(row[i]), units[i])[0]
@@ -343,8 +344,11 @@ def format_stage_k(workdir, result, explained):
     sku = result["sku"]
     out = [gpuval.synthetic_banner(bool(env.get("synthetic"))) +
            "== Stage K: per-kernel tensor throughput (Nsight Compute) ==", env_text, gpuval.steps_line(steps)]
-    out.append(f"SKU: {sku['id']} (from the device's name {env.get('gpu') or (result['meta'] or {}).get('device_name')!r})"
-               if sku else f"SKU: none in data/gpu_specs.json for {env.get('gpu')!r}: no relative throughput")
+    names = [n for n in ((result["meta"] or {}).get("device_name"), env.get("gpu")) if n]
+    used = next((n for n in names if gpuval.lookup_sku({"skus": [sku]}, n)), None) if sku else None
+    out.append(f"SKU: {sku['id']} (from the device's name {used!r})" if sku else
+               f"SKU: none in data/gpu_specs.json for {' / '.join(map(repr, names)) or 'an unnamed device'}: "
+               "no relative throughput")
     absent = ncu_absent(steps)
     if absent:
         out.append(f"ncu absent: skipped ({absent[len('ncu absent'):].lstrip(': ')})")
@@ -356,6 +360,9 @@ def format_stage_k(workdir, result, explained):
     if selected:
         out.append(f"metrics: {len(selected.split(','))} asked; not on this device/ncu: "
                    f"{', '.join(missing) if missing else 'none'}")
+    core = (gpuval.read_text(os.path.join(workdir, "ncu-metrics-core.txt"), "") or "").strip()
+    if core:
+        out.append(f"metrics: ncu refused the selected list; the core set ({core}) was used from then on")
     for e in result["errors"]:
         out.append(f"case {e.get('case')}: failed: {(e.get('error') or '')[:80]}")
     rows = result["rows"]

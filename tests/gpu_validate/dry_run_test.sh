@@ -150,4 +150,39 @@ for s in ncu ncu-gemm ncu-sdpa ncu-train; do
 done
 expect "stage K archives its plan of 27 cases" [ "$(tar -xzOf "$kdir/stage-K.tar.gz" ./kernels/plan.jsonl | wc -l)" = 27 ]
 expect "stage K archives its (empty) candidate rows" grep -qx "stage-k-candidates.json" "$tmp/K.files"
+
+# Stage K with a SYNTHETIC ncu (fake_ncu.py: made-up kernels, no torch run):
+# the metric list checked against its --query-metrics, its refusal of one
+# listed name answered with the core set for that group and the next ones,
+# the reports imported as CSV, the kernels split into cases, the rates, the
+# candidate rows and the training step's family split in the summary.
+out=$tmp/out-K-fake
+rc=0
+GPUVAL_NCU=$src/tests/gpu_validate/fake_ncu.py OUT=$out \
+  bash "$src/scripts/gpu-validate/run-stage.sh" K >"$tmp/K-fake.stdout" 2>"$tmp/K-fake.stderr" || rc=$?
+expect "stage K with a synthetic ncu exits 0" [ "$rc" = 0 ]
+tar -xzOf "$out/stage-K.tar.gz" ./steps.tsv >"$tmp/K-fake.steps"
+for s in ncu-version ncu-query-metrics ncu-gemm-core ncu-gemm-csv ncu-sdpa ncu-sdpa-csv ncu-train ncu-train-csv; do
+  expect "stage K with a synthetic ncu: $s ok" grep -q "^$s	ok	0" "$tmp/K-fake.steps"
+done
+expect "stage K falls back to the core metrics once" \
+  [ "$(grep -c '^ncu-gemm	failed	1' "$tmp/K-fake.steps")$(grep -c -- '-core	' "$tmp/K-fake.steps")" = 11 ]
+ksum=$out/stage-K-summary.txt
+expect "stage K names the metrics this ncu lacks" \
+  grep -q "^metrics: 10 asked; not on this device/ncu: sm__pipe_tensor_op_gmma_cycles_active.sum" "$ksum"
+expect "stage K says it used the core set" grep -q "^metrics: ncu refused the selected list; the core set" "$ksum"
+expect "stage K's SKU comes from the NVML double" \
+  grep -q "^SKU: h100-sxm5 (from the device's name 'NVIDIA H100 80GB HBM3')" "$ksum"
+expect "stage K rates the unaligned bf16 GEMM's kernel" \
+  grep -Eq "^gemm-bf16-n\+1 +cutlass_75_tensorop_bf16_s1688gemm.* 0\.500 +0\.500 +1755\$" "$ksum"
+expect "stage K proposes a candidate row" grep -q "^  sm75 s1688 16-bit: 0.500 over 6 case(s)" "$ksum"
+expect "stage K explains the training step by family" grep -q "^  corrected OFU - HFU is held by: GEMM" "$ksum"
+tar -tzf "$out/stage-K.tar.gz" | sed 's|^\./||' >"$tmp/K-fake.files"
+for f in stage-k-kernels.csv stage-k-candidates.json ncu-query-metrics.txt ncu-metrics.txt kernels/gemm/raw.csv \
+  kernels/gemm/cases.jsonl kernels/train/raw.csv; do
+  expect "stage K with a synthetic ncu archives $f" grep -qx "$f" "$tmp/K-fake.files"
+done
+if [ $fail = 1 ]; then
+  echo "--- stdout"; cat "$tmp/K-fake.stdout"; echo "--- stderr"; tail -n 40 "$tmp/K-fake.stderr"
+fi
 exit $fail

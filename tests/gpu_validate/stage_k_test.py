@@ -98,6 +98,12 @@ class NcuCsvTest(unittest.TestCase):
         cut = text.rsplit(",", 3)[0] + "\n"
         with self.assertRaisesRegex(stage_k.NcuCsvError, r"raw.csv: line 4: 15 fields, the header has 18"):
             stage_k.parse_ncu_raw_csv(cut, "raw.csv")
+        # ncu's messages between rows are skipped; the line numbers stay the file's.
+        lines = cut.splitlines()
+        warned = "\n".join(lines[:3] + ["==WARNING== SYNTHETIC: a message between the rows"] + lines[3:]) + "\n"
+        with self.assertRaisesRegex(stage_k.NcuCsvError, r"raw.csv: line 5: 15 fields"):
+            stage_k.parse_ncu_raw_csv(warned, "raw.csv")
+        self.assertEqual(len(stage_k.parse_ncu_raw_csv(warned.replace(lines[3], text.splitlines()[3]))), 1)
 
     def test_units(self):
         self.assertEqual(stage_k.to_base_unit(2.0, "usecond"), (2e-6, "second"))

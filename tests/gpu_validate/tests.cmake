@@ -25,7 +25,7 @@ set_tests_properties(GpuValidate.ExplainTrain PROPERTIES
   ENVIRONMENT "PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache")
 add_test(NAME GpuValidate.StagesOnNvmlDouble
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/dry_run_test.sh ${PROJECT_BINARY_DIR})
-set_tests_properties(GpuValidate.StagesOnNvmlDouble PROPERTIES TIMEOUT 300)
+set_tests_properties(GpuValidate.StagesOnNvmlDouble PROPERTIES TIMEOUT 420)
 
 # ofu-gpm-probe, Stage A's raw GPM reader, on the NVML double.
 ofu_test(gpm_probe_cli_test gpu_validate/gpm_probe_cli_test.cc)
