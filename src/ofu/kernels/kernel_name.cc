@@ -74,13 +74,13 @@ struct TypeCode {
   std::string_view code;
   std::optional<Precision> precision;  // nullopt: a real type with no OFU precision (void, f64)
 };
-constexpr std::array<TypeCode, 22> kTypeCodes = {{
+constexpr std::array<TypeCode, 24> kTypeCodes = {{
     {"bf16", Precision::kBf16}, {"tf32", Precision::kTf32}, {"fp16", Precision::kFp16}, {"fp32", Precision::kFp32},
     {"e4m3", Precision::kFp8},  {"e5m2", Precision::kFp8},  {"e2m1", Precision::kFp4},  {"int8", Precision::kInt8},
     {"void", std::nullopt},     {"fp8", Precision::kFp8},   {"fp4", Precision::kFp4},   {"f16", Precision::kFp16},
     {"f32", Precision::kFp32},  {"f64", std::nullopt},      {"f8", Precision::kFp8},    {"s8", Precision::kInt8},
     {"u8", Precision::kInt8},   {"i8", Precision::kInt8},   {"s32", std::nullopt},      {"e2m3", std::nullopt},
-    {"e3m2", std::nullopt},     {"int32", std::nullopt},
+    {"e3m2", std::nullopt},     {"int32", std::nullopt},    {"f4", Precision::kFp4},    {"f6", std::nullopt},
 }};
 
 // The type code at the start of `token`, or nullptr.
@@ -119,8 +119,8 @@ std::optional<Precision> InputPrecision(const TypeCode& a, const TypeCode* b) {
 
 // The width of a 4-, 6- or 8-bit float type code; 0 for any other type.
 int NarrowFloatBits(std::string_view code) {
-  if (code == "e2m1" || code == "fp4") return 4;
-  if (code == "e2m3" || code == "e3m2") return 6;
+  if (code == "e2m1" || code == "fp4" || code == "f4") return 4;
+  if (code == "e2m3" || code == "e3m2" || code == "f6") return 6;
   if (code == "e4m3" || code == "e5m2" || code == "fp8" || code == "f8") return 8;
   return 0;
 }
@@ -143,6 +143,15 @@ std::string Quote(std::string_view text) { return fmt::format("'{}'", text); }
 bool IsScheduleOrEpilogueFlag(std::string_view flag) {
   if (flag == "coopA" || flag == "coopB" || flag == "bias" || flag == "ovscale") return true;
   return StartsWith(flag, "algo") && ParseNumber(flag.substr(4)).has_value();
+}
+
+// cuBLASLt's block-scale flags: Avec16UE4M3/Bvec16UE4M3 (NVFP4: an e4m3 scale
+// per 16 elements), Avec32UE8M0/Bvec32UE8M0 (MX: an e8m0 scale per 32).
+bool IsBlockScaleFlag(std::string_view flag) {
+  if (!StartsWith(flag, "Avec") && !StartsWith(flag, "Bvec")) return false;
+  std::size_t i = 4;
+  while (i < flag.size() && IsDigit(flag[i])) ++i;
+  return i > 4 && (flag.substr(i) == "UE4M3" || flag.substr(i) == "UE8M0");
 }
 
 // nvjet_[sm<arch>_]<types>_<TM>x<TN>_<TK>x<S>_<CM>x<CN>[_2cta]_<v|h>_<bz|badd>[_flags]_<ops>
@@ -171,9 +180,11 @@ Result<KernelInfo> ParseNvjet(Tokens t, KernelInfo info) {
       case 't': letters.emplace_back(Precision::kBf16); break;
       case 's': letters.emplace_back(Precision::kFp32); break;
       case 'q': letters.emplace_back(Precision::kFp8); break;
+      case 'o': letters.emplace_back(Precision::kFp4); break;  // e2m1 (NVFP4/MXFP4 with Avec/Bvec scales)
       default:
-        return Unparsed(fmt::format("nvjet: type letter '{}' in {} is not one of h (fp16), t (bf16), s (fp32), q (fp8)",
-                                    c, Quote(types)));
+        return Unparsed(
+            fmt::format("nvjet: type letter '{}' in {} is not one of h (fp16), t (bf16), s (fp32), q (fp8), o (fp4)", c,
+                        Quote(types)));
     }
   }
   const auto tile = ParseDims<2>(t[2]);
@@ -215,6 +226,8 @@ Result<KernelInfo> ParseNvjet(Tokens t, KernelInfo info) {
                       Quote(t[i])));
     } else if (t[i].empty()) {
       return Unparsed("nvjet: an empty flag ('__') between beta and the operand layouts");
+    } else if (IsBlockScaleFlag(t[i])) {
+      info.block_scaled = true;
     } else if (!IsScheduleOrEpilogueFlag(t[i])) {
       info.unknown_flags.emplace_back(t[i]);
     }
@@ -230,9 +243,12 @@ Result<KernelInfo> ParseNvjet(Tokens t, KernelInfo info) {
   // A and B (one letter for both in the 3-letter form): absent for mixed inputs.
   const Precision a = letters[0];
   const Precision b = types.size() == 5 ? letters[1] : letters[0];
-  const std::optional<Precision> input = a == b ? std::optional<Precision>(a) : std::nullopt;
-  // Every nvjet kernel seen with 16-bit or fp8 inputs is a tensor-core kernel;
-  // for fp32 inputs the name does not say whether TF32 or CUDA cores run it.
+  std::optional<Precision> input = a == b ? std::optional<Precision>(a) : std::nullopt;
+  // fp4 with fp8 runs in Blackwell's f8f6f4 kinds, at the fp8 rate.
+  const auto narrow = [](Precision p) { return p == Precision::kFp8 || p == Precision::kFp4; };
+  if (!input && narrow(a) && narrow(b)) input = Precision::kFp8;
+  // Every nvjet kernel seen with 16-bit, fp8 or fp4 inputs is a tensor-core
+  // kernel; for fp32 inputs the name does not say whether TF32 or CUDA cores run it.
   if (input && *input != Precision::kFp32) info.tensor_core = true;
   info.precision = Resolve(input, info.tensor_core);
   return info;
@@ -511,6 +527,11 @@ Result<KernelInfo> ParseCutlass3(const Tokens& t, KernelInfo info) {
   info.block_scaled = StartsWith(t[2], "bs");
 
   std::size_t i = 4;
+  // cuBLASLt's own CUTLASS kernels name the kind: ..._s256x192x64gemm_block_scaled_ue4m3xf4_...
+  if (i + 1 < t.size() && t[i] == "block" && t[i + 1] == "scaled") {
+    info.block_scaled = true;
+    i += 2;
+  }
   std::vector<const TypeCode*> types;
   for (; i < t.size() && !ParseDims<3>(t[i]); ++i) {
     const TypeCode* type = WholeType(t[i]);

@@ -35,13 +35,16 @@
 // nvjet (cuBLAS, Hopper/Blackwell; inferred)
 //   nvjet_[sm<arch>_]<types>_<TM>x<TN>_<TK>x<S>_<CM>x<CN>[_2cta]_<v|h>_<bz|badd>[_flags]_<ops>
 //   types   3 letters AB,compute,D (tst) or 5 letters A,B,C,compute,D (qqtst);
-//           h fp16, t bf16, s fp32, q fp8. precision is the A/B type
-//           (absent when A and B differ; other lengths are unparsed). tensor_core true,
+//           h fp16, t bf16, s fp32, q fp8, o fp4 (e2m1). precision is the A/B
+//           type (absent when A and B differ, except fp4 with fp8: fp8, the
+//           f8f6f4 kind's rate; other lengths are unparsed). tensor_core true,
 //           except for fp32 inputs ('s'), where the name does not say
 //           whether TF32 tensor cores or CUDA cores run it (absent).
 //   tile_m=TM tile_n=TN tile_k=TK stages=S cluster_m=CM cluster_n=CN
 //   flags   splitK sets split_k; 2cta sets two_cta; coopA, coopB, bias,
 //           ovscale and algo<N> name a schedule or an epilogue, not the tile
+//           or the K split; Avec<n>UE4M3/Bvec<n>UE4M3 (NVFP4) and
+//           Avec<n>UE8M0/Bvec<n>UE8M0 (MX) name block scales: block_scaled
 //           or the K split, and are read as such (inferred); streamK changes
 //           how K is split and makes the name unparsed; any other flag is
 //           kept in unknown_flags and the tile is read as named.
