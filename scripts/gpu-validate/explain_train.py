@@ -24,6 +24,10 @@ them) and stage-A/stage-a-phases.csv, and prints:
   4. bounds on the forward / backward split, from two constraints: a kernel
      cannot beat native per active cycle, and its tensor-active time cannot
      exceed its duration in the trace.
+  5. with --kernels (stage K's stage-k-kernels.csv): which kernel families
+     hold the gap between (corrected) OFU and HFU, from each family's FLOPs
+     per tensor-active cycle measured by Nsight Compute (family_gap_lines;
+     stage K's summary prints the same lines, or that its CSV is absent).
 
 Python standard library only (gzip, json, csv) plus gpuval.py beside it,
 whose recording join and FLOP formula are the ones the stage summary used.

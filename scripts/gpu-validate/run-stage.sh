@@ -5,7 +5,7 @@
 #
 # Runs one stage of the GPU validation with the programs that
 # scripts/gpu-validate/build.sh packaged into .gpuval/, within a time budget
-# (GPUVAL_BUDGET_S; by default A 270 s, C 240 s, B 240 s and K 180 s, so
+# (GPUVAL_BUDGET_S; by default A 270 s, C 240 s, B 240 s and K 240 s, so
 # that A and C follow one machine start inside the 15 minutes of device time
 # a task is lent), and leaves in $OUT:
 #
@@ -17,7 +17,7 @@
 # Every step has its own timeout; a step that fails is recorded and the
 # stage goes on. Environment (all optional):
 #   GPUVAL_PKG        the packaged folder (default: .gpuval in the repo root)
-#   GPUVAL_BUDGET_S   seconds for the whole stage (default: A 270, B 240, C 240, K 180)
+#   GPUVAL_BUDGET_S   seconds for the whole stage (default: A 270, B 240, C 240, K 240)
 #   GPUVAL_NCU        Nsight Compute's ncu for stage K (default: found on the machine)
 #   GPUVAL_NVML       libnvidia-ml.so.1 to use (default: found on the machine)
 #   GPUVAL_SYNTHETIC  1 when the run reads a test double: every output says so
@@ -45,7 +45,7 @@ OUT=${OUT:-$repo/.gpuval-out}
 # and B only where the session still has the time.
 case $stage in
   A) default_budget=270 ;;
-  K) default_budget=180 ;;  # Nsight Compute over three groups of kernels (stage-k.sh)
+  K) default_budget=240 ;;  # Nsight Compute over three groups of kernels (stage-k.sh)
   *) default_budget=240 ;;
 esac
 BUDGET=${GPUVAL_BUDGET_S:-$default_budget}

@@ -81,7 +81,7 @@ stage_main() {
   echo "$K_METRICS" >"$WORK/ncu-metrics.txt"
   # Most telling first: the GEMMs (the throughput table's families), then
   # attention, then the training step, which takes the longest.
-  profile_group "$ncu" gemm 60 "$K_GEMM_LAUNCHES"
-  profile_group "$ncu" sdpa 40 "$K_SDPA_LAUNCHES"
-  profile_group "$ncu" train 70 "$K_TRAIN_LAUNCHES"
+  profile_group "$ncu" gemm 80 "$K_GEMM_LAUNCHES"
+  profile_group "$ncu" sdpa 50 "$K_SDPA_LAUNCHES"
+  profile_group "$ncu" train 110 "$K_TRAIN_LAUNCHES"
 }
