@@ -131,10 +131,9 @@ def sdpa_call(torch, case):
             return F.scaled_dot_product_attention(q, k, v, is_causal=case["causal"])
 
     if case["kind"] == "attention_fwd":
-        def fwd():
-            with torch.no_grad():
-                forward()
-        return fwd, None
+        # With grad enabled, as in training: the backends pick the kernel that
+        # also saves the softmax statistics for the backward.
+        return forward, None
     state = {}
 
     def prepare():  # the forward, outside the profiled range

@@ -164,6 +164,35 @@ class CasesTest(unittest.TestCase):
         self.assertEqual(case["config"]["d_model"], 2048)
 
 
+class WorkloadOrderTest(unittest.TestCase):
+    """kernels_workload.py run with a stand-in for torch (unittest.mock; no
+    GPU): each case is warmed up with the profiler stopped, then profiled as
+    start, the sentinel, one call, stop; each case is logged in order."""
+
+    def test_each_case_between_start_and_stop(self):
+        from unittest import mock
+        torch = mock.MagicMock(name="torch")
+        calls = []
+        torch.cuda.profiler.start.side_effect = lambda: calls.append("start")
+        torch.cuda.profiler.stop.side_effect = lambda: calls.append("stop")
+        torch.cuda._sleep.side_effect = lambda cycles: calls.append("sentinel")
+        torch.mm.side_effect = lambda a, b: calls.append("mm")
+        torch._int_mm.side_effect = lambda a, b: calls.append("int_mm")
+        modules = {"torch": torch, "torch.nn": torch.nn, "torch.nn.attention": torch.nn.attention}
+        with tempfile.TemporaryDirectory() as d, mock.patch.dict(sys.modules, modules), \
+                mock.patch.object(kernels_workload.workload, "meta", lambda t: {"meta": {"device_name": "MOCK"}}):
+            out = os.path.join(d, "cases.jsonl")
+            kernels_workload.main(["run", "--group", "gemm", "--out", out, "--warmups", "1"])
+            records = [json.loads(line) for line in open(out)]
+        self.assertEqual(records[0], {"meta": {"device_name": "MOCK"}})
+        self.assertEqual([r["case"] for r in records[1:]], [c["case"] for c in kernels_workload.plan("gemm")])
+        self.assertTrue(all(r["sentinel"] and "error" not in r for r in records[1:]))
+        # bf16 aligned first: a warm-up call, then start, sentinel, the call, stop.
+        self.assertEqual(calls[:5], ["mm", "start", "sentinel", "mm", "stop"])
+        self.assertEqual(calls.count("start"), 20)
+        self.assertEqual(calls[-5:], ["int_mm", "start", "sentinel", "int_mm", "stop"])
+
+
 def gemm_case(name, n, flops, precision="bf16"):
     return {"case": name, "group": "gemm", "kind": "gemm", "precision": precision, "m": 100, "n": n, "k": 100,
             "flops": flops}
