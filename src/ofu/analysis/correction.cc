@@ -595,7 +595,7 @@ class CorrectionBuilder {
           "{} block-scaled GEMM kernel(s) (MX/NVFP4 or blockwise-scaled; {:.1f} ms, {:.1f} % of GEMM time) have no "
           "shape in the trace (a custom op launched them, as TensorRT-LLM's and FlashInfer's MoE runners do): they "
           "are counted as GEMMs but left out of the factor, the precision mix and the predicted MFU, which cover the "
-          "{:.1f} % of GEMM time that was corrected; GEMM time by precision counts them",
+          "{:.1f} % of GEMM time that was corrected; \"GEMMs by precision\" counts them",
           c.block_scaled_without_shape_kernels, c.block_scaled_without_shape_time_us / 1000.0,
           100.0 * c.block_scaled_without_shape_time_us / c.gemm_time_us, 100.0 * c.corrected_time_us / c.gemm_time_us));
     }

@@ -270,7 +270,7 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
                                   row.precision ? kernels::PrecisionName(*row.precision) : "not named",
                                   Percent(row.gemm_time_share));
     }
-    line("GEMM time by precision", by_precision + "  (every GEMM kernel, by its name)");
+    line("GEMMs by precision", by_precision + "  (share of GEMM time, every GEMM kernel, by its name)");
   }
   line("GEMMs on CUDA cores", r.non_tensor_gemm_share ? fmt::format("{} of GEMM time ({} kernels; not in OFU)",
                                                                     Percent(*r.non_tensor_gemm_share), c.simt_kernels)
