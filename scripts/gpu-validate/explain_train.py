@@ -328,7 +328,7 @@ def family_rates(rows, config):
     return out
 
 
-def family_gap(rates, config, mfu, ofu, factor):
+def family_gap(rates, config, mfu, ofu, factor, flops=None):
     """Splits a training step's OFU, HFU and corrected OFU by join family.
     Each family's tensor-active time in stage C's step is its hardware FLOPs
     there over its rate from stage K (FLOPs per tensor-active cycle: a
@@ -337,8 +337,10 @@ def family_gap(rates, config, mfu, ofu, factor):
     that time split OFU (and ofu correct's factor scales each alike); HFU's
     part is the family's FLOPs x MFU / model FLOPs, as HFU itself is counted.
     Returns {family: {work, ofu, hfu, corrected, gap, corrected_gap}} in
-    percentage points, or None when no family has a rate."""
-    flops = step_family_flops(config)
+    percentage points, or None when no family has a rate. flops: the
+    step's FLOPs per join family when known otherwise (stage C's trace,
+    trace_family_flops); by default the analytic count of `config`."""
+    flops = flops or step_family_flops(config)
     model = analytic_flops(config)["model"]
     pp_per_flop = mfu * 100 / model
     known = {f: e for f, e in rates.items() if e.get("rate") and f in flops}
@@ -373,6 +375,31 @@ def read_stage_c(results):
     return phase["config"], {k: float(summary[k]) for k in ("mfu", "hfu", "ofu", "factor", "corrected")}
 
 
+def trace_family_flops(results):
+    """({family: hardware FLOPs per step}, {family: kernel microseconds per
+    step}, ops) from stage C's trace at `results` (trace_flops: GEMM and
+    attention forward from the ops' shapes, joined to their kernels;
+    backward 2.5 x forward), or None without a readable trace."""
+    path = os.path.join(results, "stage-C", "train", "trace.json.gz")
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            events = json.load(f)["traceEvents"]
+    except (OSError, ValueError, KeyError):
+        return None
+    steps = sum(1 for e in events if e.get("cat") == "user_annotation" and e["name"].startswith("Optimizer.step"))
+    if not steps:
+        return None
+    tr = trace_flops(events, steps)
+    flops = {"GEMM": tr["gemm"], "attention fwd": tr["attention_forward"],
+             "attention bwd": tr["attention_forward"] * 5 / 2}
+    times = {}
+    for e in events:
+        if e.get("cat") in ("kernel", "gpu_memset", "gpu_memcpy"):
+            f = join_family(e["name"])
+            times[f] = times.get(f, 0.0) + e["dur"] / steps
+    return flops, times, tr["gemm_ops"] + tr["attention_forward_ops"]
+
+
 def family_gap_lines(rows, results, k_config=None):
     """The summary's lines: which kernel families hold the gap between
     (corrected) OFU and HFU in stage C's step at `results`, from stage K's
@@ -390,31 +417,37 @@ def family_gap_lines(rows, results, k_config=None):
         import kernels_workload  # beside this file; its train case's configuration
         k_config = kernels_workload.train_config()
     rates = family_rates(rows, k_config)
-    gap = family_gap(rates, config, c["mfu"], c["ofu"], c["factor"])
+    traced = trace_family_flops(results)
+    gap = family_gap(rates, config, c["mfu"], c["ofu"], c["factor"], traced[0] if traced else None)
     ref = next((r.get("rel_throughput") for r in rows if r.get("case") == "gemm-bf16-aligned"
                 and r.get("rel_throughput")), None)
     lines = [title + ":",
              f"  stage C: MFU {c['mfu'] * 100:.2f} %, HFU {c['hfu'] * 100:.2f} %, OFU {c['ofu'] * 100:.2f} %, "
              f"corrected {c['corrected'] * 100:.2f} % (factor {c['factor']:.4f}): OFU - HFU "
              f"{(c['ofu'] - c['hfu']) * 100:+.2f} pp, corrected - HFU {(c['corrected'] - c['hfu']) * 100:+.2f} pp",
-             f"  {'family':<30} {'kernels':>7} {'rate':>6} {'rate/al':>7} {'time %':>6} {'OFU pp':>7} {'HFU pp':>7} "
-             f"{'gap pp':>7} {'corr gap':>8}"]
+             "  family FLOPs per step: " + (f"stage C's trace ({traced[2]:.0f} ops per step joined to their kernels)"
+                                            if traced else "analytic (stage C's trace not readable)"),
+             f"  {'family':<30} {'kernels':>7} {'rate':>6} {'rate/al':>7} {'time %':>6} {'trace ms':>8} {'OFU pp':>7} "
+             f"{'HFU pp':>7} {'gap pp':>7} {'corr gap':>8}"]
     if gap is None:
         lines.append("  no family with both FLOPs and tensor-active cycles: no split")
         return lines
     for f, g in sorted(gap.items(), key=lambda x: -abs(x[1]["corrected_gap"])):
         e = rates.get(f, {})
         rate = e.get("rate")
+        ms = traced[1].get(f) / 1e3 if traced and f in traced[1] else None
         lines.append(f"  {f:<30} {e.get('kernels', 0):>7} {'-' if rate is None else format(rate, '6.3f'):>6} "
                      f"{'-' if rate is None or not ref else format(rate / ref, '7.3f'):>7} {g['work'] * 100:6.1f} "
-                     f"{g['ofu']:7.2f} {g['hfu']:7.2f} {g['gap']:+7.2f} {g['corrected_gap']:+8.2f}")
+                     f"{'-' if ms is None else format(ms, '8.2f'):>8} {g['ofu']:7.2f} {g['hfu']:7.2f} "
+                     f"{g['gap']:+7.2f} {g['corrected_gap']:+8.2f}")
     held = sorted(gap.items(), key=lambda x: -x[1]["corrected_gap"])
     lines.append("  corrected OFU - HFU is held by: " + ", ".join(
         f"{f} {g['corrected_gap']:+.2f} pp" for f, g in held if abs(g["corrected_gap"]) >= 0.05) +
         f" (sum {sum(g['corrected_gap'] for g in gap.values()):+.2f} pp; time shares from stage K's rates, "
         f"measured OFU split by them)")
     lines.append("  rate: hardware FLOPs per tensor-active cycle / F_p in stage K's step "
-                 f"({k_config['layers']} layers); rate/al: over the aligned bf16 GEMM's")
+                 f"({k_config['layers']} layers); rate/al: over the aligned bf16 GEMM's; time %: of the step's "
+                 "tensor-active time; trace ms: kernel time per step in stage C's trace")
     return lines
 
 

@@ -297,6 +297,29 @@ class TrainingStepJoinTest(unittest.TestCase):
         self.assertAlmostEqual(sum(g["gap"] for g in gap.values()), 60 - 2912 * 50 / 2880)
         self.assertAlmostEqual(sum(g["corrected_gap"] for g in gap.values()), 54 - 2912 * 50 / 2880)
 
+    def test_family_flops_from_stage_cs_trace(self):
+        """A SYNTHETIC one-step kineto trace: an aten::mm of [2, 4] x [4, 12]
+        (2 x 2 x 12 x 4 = 192 FLOPs) and a cuDNN attention forward of
+        [1, 1, 2, 4] (4 x 2 x 2 x 4 = 64), joined to their kernels by External
+        id; the backward kernel gets 2.5 x 64 = 160."""
+        events = [{"cat": "user_annotation", "name": "Optimizer.step#AdamW.step", "args": {}},
+                  {"cat": "cpu_op", "name": "aten::mm", "args": {"External id": 1, "Input Dims": [[2, 4], [4, 12]]}},
+                  {"cat": "cpu_op", "name": "aten::_cudnn_attention_forward",
+                   "args": {"External id": 2, "Input Dims": [[1, 1, 2, 4]] * 3}},
+                  {"cat": "kernel", "name": NVJET, "ts": 0, "dur": 10, "args": {"External id": 1}},
+                  {"cat": "kernel", "name": FPROP, "ts": 10, "dur": 5, "args": {"External id": 2}},
+                  {"cat": "kernel", "name": BPROP, "ts": 15, "dur": 7, "args": {"External id": 3}}]
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "stage-C", "train"))
+            import gzip
+            with gzip.open(os.path.join(d, "stage-C", "train", "trace.json.gz"), "wt") as f:
+                json.dump({"traceEvents": events}, f)
+            flops, times, ops = explain_train.trace_family_flops(d)
+        self.assertEqual(flops, {"GEMM": 192, "attention fwd": 64, "attention bwd": 160})
+        self.assertEqual(times, {"GEMM": 10, "attention fwd": 5, "attention bwd": 7})
+        self.assertEqual(ops, 2)
+        self.assertIsNone(explain_train.trace_family_flops(os.path.join(HERE, "no-such-results")))
+
     def test_lines_say_when_stage_k_is_absent(self):
         (line,) = explain_train.family_gap_lines(None, explain_train.DEFAULT_RESULTS)
         self.assertIn("stage K's CSV (stage-k-kernels.csv) is absent", line)
@@ -311,6 +334,7 @@ class TrainingStepJoinTest(unittest.TestCase):
                 f.write("phase,mfu,hfu,ofu,factor,corrected\ntrain-steady,0.5,0.5055555555555555,0.6,0.9,0.54\n")
             lines = explain_train.family_gap_lines(self.ROWS, d, k_config=TINY)
         text = "\n".join(lines)
+        self.assertIn("family FLOPs per step: analytic (stage C's trace not readable)", text)
         self.assertIn("OFU - HFU +9.44 pp, corrected - HFU +3.44 pp", text)
         self.assertRegex(text, r"corrected OFU - HFU is held by: .*\(sum \+3\.44 pp")
 
