@@ -521,6 +521,9 @@ TEST(KernelNameIssue30, CutNamesAreTruncatedGemms) {
   // A whole name is not called cut; nor is a name that is no GEMM's.
   EXPECT_FALSE(ClassifyKernelName(whole).truncated);
   EXPECT_FALSE(ClassifyKernelName("flash_fwd_kernel").truncated);
+  // Synthetic: 64 characters that start like no GEMM family: not a GEMM, not "cut".
+  const std::string triton(64, 'x');
+  EXPECT_FALSE(ClassifyKernelName("triton_poi_fused_" + triton.substr(17)).truncated);
 }
 
 TEST(KernelNameIssue30, CublasLtMicroscalingNames) {

@@ -1128,7 +1128,9 @@ Result<KernelInfo> ParseKernelName(std::string_view name) {
         "architecture) are not known");
   }
   auto result = ParseWholeName(name);
-  if (!result.ok() && name.size() == kCutWidth) {
+  // Only a name that starts like a GEMM family's is taken as cut: a
+  // 64-character Triton or elementwise name is just not a GEMM.
+  if (!result.ok() && name.size() == kCutWidth && FindFamily(name) != nullptr) {
     return Unparsed(
         fmt::format("truncated: the name is exactly {} characters, as profiler tables cut long names, "
                     "and does not read in full ({})",

@@ -232,9 +232,10 @@ struct KernelClass {
   bool gemm = false;                // the name names a GEMM kernel (see above)
   std::optional<bool> tensor_core;  // whether tensor cores run it, when the name tells
   std::string reason;               // empty when ParseKernelName() reads the name, else its reason
-  // The name is cut (profiler tables cut long names: it ends in "..." or
-  // "…", or is exactly 64 characters and does not read in full). gemm then
-  // says whether the part kept starts like a GEMM family's name.
+  // The name is cut (profiler tables cut long names): it ends in "..." or
+  // "…", or it is exactly 64 characters, starts with a GEMM family's prefix
+  // and does not read in full. gemm then says whether the part kept starts
+  // like a GEMM family's name.
   bool truncated = false;
 };
 
