@@ -40,6 +40,12 @@ find_ncu() {
 profile_group() {
   local ncu=$1 group=$2 seconds=$3 launches=$4 d="$WORK/kernels/$2"
   mkdir -p "$d"
+  if [ -n "${K_BROKEN:-}" ]; then
+    # ncu failed with the core set too (say it cannot read the counters, as
+    # on gVisor machines): the other groups would only fail the same way.
+    printf 'ncu-%s\tskipped\t-\t0\t%s\n' "$group" "$K_BROKEN" >>"$WORK/steps.tsv"
+    return 0
+  fi
   local run=("$ncu" --target-processes all --profile-from-start off --clock-control none
     --launch-count "$launches" -f -o "$d/report")
   step "ncu-$group" "$seconds" --stdout "kernels/$group/ncu.out" --stderr "kernels/$group/ncu.err" -- \
@@ -52,6 +58,9 @@ profile_group() {
     echo "$K_METRICS" >"$WORK/ncu-metrics-core.txt"
     step "ncu-$group-core" "$seconds" --stdout "kernels/$group/ncu-core.out" --stderr "kernels/$group/ncu-core.err" -- \
       "${run[@]}" --metrics "$K_METRICS" python3 "$here/kernels_workload.py" run --group "$group" --out "$d/cases.jsonl"
+    if [ ! -f "$d/report.ncu-rep" ] && [ "$(step_status "ncu-$group-core")" = failed ]; then
+      K_BROKEN="ncu failed with the core metrics too (kernels/$group/ncu-core.err)"
+    fi
   fi
   if [ -f "$d/report.ncu-rep" ]; then
     step "ncu-$group-csv" 60 --stdout "kernels/$group/raw.csv" -- \

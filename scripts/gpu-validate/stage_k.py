@@ -362,7 +362,7 @@ def format_stage_k(workdir, result, explained):
                    f"{', '.join(missing) if missing else 'none'}")
     core = (gpuval.read_text(os.path.join(workdir, "ncu-metrics-core.txt"), "") or "").strip()
     if core:
-        out.append(f"metrics: ncu refused the selected list; the core set ({core}) was used from then on")
+        out.append(f"metrics: ncu failed with the selected list; the core set ({core}) was tried from then on")
     for e in result["errors"]:
         out.append(f"case {e.get('case')}: failed: {(e.get('error') or '')[:80]}")
     rows = result["rows"]

@@ -170,7 +170,7 @@ expect "stage K falls back to the core metrics once" \
 ksum=$out/stage-K-summary.txt
 expect "stage K names the metrics this ncu lacks" \
   grep -q "^metrics: 10 asked; not on this device/ncu: sm__pipe_tensor_op_gmma_cycles_active.sum" "$ksum"
-expect "stage K says it used the core set" grep -q "^metrics: ncu refused the selected list; the core set" "$ksum"
+expect "stage K says it used the core set" grep -q "^metrics: ncu failed with the selected list; the core set" "$ksum"
 expect "stage K's SKU comes from the NVML double" \
   grep -q "^SKU: h100-sxm5 (from the device's name 'NVIDIA H100 80GB HBM3')" "$ksum"
 expect "stage K rates the unaligned bf16 GEMM's kernel" \
@@ -182,6 +182,18 @@ for f in stage-k-kernels.csv stage-k-candidates.json ncu-query-metrics.txt ncu-m
   kernels/gemm/cases.jsonl kernels/train/raw.csv; do
   expect "stage K with a synthetic ncu archives $f" grep -qx "$f" "$tmp/K-fake.files"
 done
+# An ncu that cannot profile at all (as on gVisor machines): after the core
+# set fails too, the other groups are skipped rather than failed again.
+rc=0
+FAKE_NCU_BROKEN=1 GPUVAL_NCU=$src/tests/gpu_validate/fake_ncu.py OUT=$tmp/out-K-broken \
+  bash "$src/scripts/gpu-validate/run-stage.sh" K >"$tmp/K-broken.stdout" 2>"$tmp/K-broken.stderr" || rc=$?
+expect "stage K with a broken ncu exits 0" [ "$rc" = 0 ]
+for s in ncu-sdpa ncu-train; do
+  expect "stage K with a broken ncu skips $s" grep -q "^$s	skipped	-	0	ncu failed with the core metrics too" \
+    <(tar -xzOf "$tmp/out-K-broken/stage-K.tar.gz" ./steps.tsv)
+done
+expect "stage K with a broken ncu says no kernel was profiled" \
+  grep -q "^kernels: none profiled" "$tmp/out-K-broken/stage-K-summary.txt"
 if [ $fail = 1 ]; then
   echo "--- stdout"; cat "$tmp/K-fake.stdout"; echo "--- stderr"; tail -n 40 "$tmp/K-fake.stderr"
 fi

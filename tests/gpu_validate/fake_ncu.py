@@ -14,6 +14,8 @@ measured: every kernel, name and count below is made up.
         the NVML double) and a raw-page CSV into R.ncu-rep
   fake_ncu.py --import R.ncu-rep --page raw --csv --print-units base
         prints that CSV
+With FAKE_NCU_BROKEN=1 every profiling run fails, as ncu does where it
+cannot read the counters.
 
 The CSV: for each case a spin_kernel sentinel and one kernel whose tensor
 cycles make its relative throughput 1 for aligned GEMMs (nvjet) and 0.5 for
@@ -89,6 +91,9 @@ def main(argv):
             sys.stdout.write(f.read())
         return 0
     metrics, report = arg(argv, "--metrics"), arg(argv, "-o")
+    if os.environ.get("FAKE_NCU_BROKEN") == "1":  # as ncu where it cannot read the counters
+        print("==ERROR== Failed to initialize the profiler (SYNTHETIC: FAKE_NCU_BROKEN)", file=sys.stderr)
+        return 1
     if "smsp__cycles_active" in metrics:
         print("==ERROR== Failed to find metric smsp__cycles_active.avg (SYNTHETIC refusal)", file=sys.stderr)
         return 1
