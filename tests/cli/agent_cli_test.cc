@@ -274,8 +274,8 @@ TEST_F(AgentCli, CarriesNoHttpClientAndNamesItsThreads) {
   const int port = ofu::testing::FreeLoopbackPort();
   BackgroundProcess agent;
   ASSERT_TRUE(agent.Start({OFU_BINARY, "agent", "--source", "nvml", "--nvml-library", OFU_FAKE_NVML_PATH, "--listen",
-                           fmt::format("127.0.0.1:{}", port), "--store", (dir_ / "history.sqlite").string(),
-                           "--window", "0.1"},
+                           fmt::format("127.0.0.1:{}", port), "--store", (dir_ / "history.sqlite").string(), "--window",
+                           "0.1"},
                           {"OFU_FAKE_NVML_SCENARIO=" + scenario.string()}, (dir_ / "agent.log").string()));
   ASSERT_TRUE(WaitForMetric(port, "ofu_gpu_up", 10)) << ofu::testing::Slurp(dir_ / "agent.log");
   const fs::path proc = fs::path("/proc") / std::to_string(agent.pid());
