@@ -32,8 +32,8 @@
 
 #include <fmt/format.h>
 
-#include "ofu/sinks/thread_name.h"
 #include "ofu/sinks/http_request.h"
+#include "ofu/sinks/thread_name.h"
 
 namespace ofu::sinks {
 namespace {
