@@ -474,6 +474,12 @@ TEST_F(CorrectCli, RecordingsFp32PipeStandsBesideTheCudaCoreGemmShare) {
                            "GEMMs; TF32 or bf16/fp16 autocast"),
             std::string::npos)
       << table.out;
+  // Rated as a V100, whose tensor cores take FP16 only: no TF32 or bf16 to offer.
+  const auto v100 = Ofu("correct --trace '" + trace + "' --input fp32.prom --gpu-model v100-sxm2");
+  EXPECT_NE(v100.out.find("FP32 pipe (recording) 70.0 % active  (busy, and most GEMM time is on CUDA cores: FP32 "
+                          "GEMMs; this GPU's tensor cores take FP16 only, so fp16 autocast moves them there)"),
+            std::string::npos)
+      << v100.out;
 
   Write("no-fp32.prom", recording(false));
   const auto without =

@@ -33,13 +33,17 @@ std::string Bytes(uint64_t bytes) {
 
 // The recording's FP32 pipe beside the trace's GEMM time on CUDA cores. The
 // two need not cover the same minutes, so this says what agrees, not more.
-std::string Fp32PipeLine(double fp32_active, const std::optional<double>& simt_gemm_share) {
+// `gpu` (null: not known) decides the remedy: a GPU whose tensor cores take
+// FP16 only (V100, T4) has no TF32 or bf16 to offer.
+std::string Fp32PipeLine(double fp32_active, const std::optional<double>& simt_gemm_share, const GpuSpec* gpu) {
   std::string line = fmt::format("{} active", Percent(fp32_active));
   if (fp32_active < kBusyPipe || !simt_gemm_share) return line;
   if (*simt_gemm_share >= 0.5) {
-    return line +
-           "  (busy, and most GEMM time is on CUDA cores: FP32 GEMMs; TF32 or bf16/fp16 autocast "
-           "moves them to the tensor cores)";
+    const bool fp16_only = gpu != nullptr && !HasTf32(*gpu);
+    return line + (fp16_only ? "  (busy, and most GEMM time is on CUDA cores: FP32 GEMMs; this GPU's tensor cores "
+                               "take FP16 only, so fp16 autocast moves them there)"
+                             : "  (busy, and most GEMM time is on CUDA cores: FP32 GEMMs; TF32 or bf16/fp16 autocast "
+                               "moves them to the tensor cores)");
   }
   return line + "  (busy, but most GEMM time is on tensor cores: FP32 work other than these GEMMs)";
 }
@@ -276,7 +280,7 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
                                                                     Percent(*r.non_tensor_gemm_share), c.simt_kernels)
                                                       : std::string("—"));
   if (view.fp32_pipe_active)
-    line("FP32 pipe (recording)", Fp32PipeLine(*view.fp32_pipe_active, r.non_tensor_gemm_share));
+    line("FP32 pipe (recording)", Fp32PipeLine(*view.fp32_pipe_active, r.non_tensor_gemm_share, view.gpu));
   if (view.ofu) {
     line("OFU", fmt::format("{:.3f}  (from {})", *view.ofu, view.ofu_source));
     const std::optional<double> corrected = view.CorrectedOfu();
