@@ -470,6 +470,8 @@ TEST(HtmlReportKernelFindings, RealRaggedTraceGivesOnePreNativeFinding) {
   EXPECT_EQ(first["m"], 4097);
   EXPECT_EQ(first["k"], 8191);
   EXPECT_EQ(first["precision"], "bf16");
+  EXPECT_EQ(first["launches"], g.launches);  // the identity every list of GEMMs writes (GemmIdentityJson)
+  EXPECT_GT(g.launches, 0);
   EXPECT_EQ(first["unaligned"], nlohmann::json::parse(R"(["M = 4097", "K = 8191"])"));
   EXPECT_NEAR(data["kernel_findings"]["throughput_factor"].get<double>(), 0.473, 1e-12);
 }

@@ -476,17 +476,22 @@ class CorrectionBuilder {
   }
 
   // The GEMM shapes that waste the most tensor time, worst first, with advice.
+  // The fields every list of GEMMs shares, for one group of launches.
+  GemmIdentity IdentityOf(const GroupKey& key, const Group& group) const {
+    return GemmIdentity{trace_.kernel_names[key.name_id],
+                        key.op_name,
+                        kernels::GemmProblem{key.m, key.n, key.k, key.batch},
+                        key.precision,
+                        group.launches,
+                        group.executed_time / executed_time_};
+  }
+
   void ListWastefulGemms() {
     for (const auto& [key, group] : groups_) {
       if (group.wasted_time <= 0) continue;
       WastefulGemm row;
-      row.kernel_name = trace_.kernel_names[key.name_id];
-      row.op_name = key.op_name;
-      row.problem = kernels::GemmProblem{key.m, key.n, key.k, key.batch};
+      static_cast<GemmIdentity&>(row) = IdentityOf(key, group);
       row.padded = group.padded;
-      row.precision = key.precision;
-      row.launches = group.launches;
-      row.tensor_time_share = group.executed_time / executed_time_;
       row.wasted_share = group.wasted_time / executed_time_;
       row.advice = Advice(group.padded, options_.orientation);
       report_.wasteful.push_back(std::move(row));
@@ -509,15 +514,10 @@ class CorrectionBuilder {
       const kernels::KernelGeneration& g = group.generation;
       if (!g.pre_native) continue;
       PreNativeGemm row;
-      row.kernel_name = trace_.kernel_names[key.name_id];
-      row.op_name = key.op_name;
-      row.problem = kernels::GemmProblem{key.m, key.n, key.k, key.batch};
-      row.precision = key.precision;
+      static_cast<GemmIdentity&>(row) = IdentityOf(key, group);
       row.family = g.family;
       row.kernel_sm = g.kernel_sm;
       row.native_sm = g.native_sm;
-      row.launches = group.launches;
-      row.tensor_time_share = group.executed_time / executed_time_;
       if (g.figure != nullptr) {
         row.relative_throughput = g.figure->relative_throughput;
         row.throughput_source = fmt::format("measured on {}", g.figure->measured_on);

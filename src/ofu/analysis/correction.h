@@ -72,32 +72,32 @@ struct PrecisionShare {
 
 // One GEMM (kernel name, op, shape, precision) and how much tensor time its
 // padding wastes.
-struct WastefulGemm {
+// What names a GEMM in every list of GEMMs (the correction's table and
+// JSON, the HTML report's findings): its kernel, the op that launched it, its
+// shape and precision, how often it ran and its share of tensor time.
+struct GemmIdentity {
   std::string kernel_name;
   std::string op_name;
   kernels::GemmProblem problem;  // framework orientation
-  kernels::PaddedGemm padded;    // kernel orientation
   kernels::Precision precision = kernels::Precision::kBf16;
   int64_t launches = 0;
-  double tensor_time_share = 0;  // its E/R_p over the trace's Σ E/R_p
-  double wasted_share = 0;       // its (E − U)/R_p over the trace's Σ E/R_p
-  std::string advice;            // for a person: which dimension, what multiple
+  double tensor_time_share = 0;  // its E/R_p over the trace's Σ E/R_p (pre-native: at its t)
+};
+
+struct WastefulGemm : GemmIdentity {
+  kernels::PaddedGemm padded;  // kernel orientation
+  double wasted_share = 0;     // its (E − U)/R_p over the trace's Σ E/R_p
+  std::string advice;          // for a person: which dimension, what multiple
 };
 
 // A GEMM that ran on a kernel built for an older architecture than the
 // GPU's (cuBLAS's choice for unaligned or small shapes), what it cost and
 // what to change.
-struct PreNativeGemm {
-  std::string kernel_name;
-  std::string op_name;
-  kernels::GemmProblem problem;  // framework orientation
-  kernels::Precision precision = kernels::Precision::kBf16;
+struct PreNativeGemm : GemmIdentity {
   std::string family;  // "sm75 s1688 bf16"
   int kernel_sm = 0, native_sm = 0;
   std::optional<double> relative_throughput;  // the measured t; absent: nobody measured this family here
   std::string throughput_source;              // where t comes from (the table's measured_on and source)
-  int64_t launches = 0;
-  double tensor_time_share = 0;  // its tensor time over the trace's (at t)
   // Tensor time a native kernel would not spend, over the trace's: its
   // share × (1 − t). Absent without a measured t.
   std::optional<double> lost_share;

@@ -50,6 +50,18 @@ std::string Fp32PipeLine(double fp32_active, const std::optional<double>& simt_g
 
 }  // namespace
 
+json GemmIdentityJson(const GemmIdentity& gemm) {
+  return {{"kernel", gemm.kernel_name},
+          {"op", gemm.op_name},
+          {"m", gemm.problem.m},
+          {"n", gemm.problem.n},
+          {"k", gemm.problem.k},
+          {"batch", gemm.problem.batch},
+          {"precision", kernels::PrecisionName(gemm.precision)},
+          {"launches", gemm.launches},
+          {"tensor_time_share", gemm.tensor_time_share}};
+}
+
 std::optional<double> CorrectionView::CorrectedOfu() const {
   if (!ofu || !report->factor) return std::nullopt;
   return *ofu * *report->factor;
@@ -172,43 +184,29 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
   out["coverage"]["block_scaled_without_shape_time_us"] = c.block_scaled_without_shape_time_us;
   json wasteful = json::array();
   for (const WastefulGemm& w : r.wasteful) {
-    wasteful.push_back({{"kernel", w.kernel_name},
-                        {"op", w.op_name},
-                        {"m", w.problem.m},
-                        {"n", w.problem.n},
-                        {"k", w.problem.k},
-                        {"batch", w.problem.batch},
-                        {"precision", kernels::PrecisionName(w.precision)},
-                        {"launches", w.launches},
-                        {"tensor_time_share", w.tensor_time_share},
-                        {"wasted_share", w.wasted_share},
-                        {"advice", w.advice},
-                        {"kernel_m", DimJson(w.padded.m)},
-                        {"kernel_n", DimJson(w.padded.n)},
-                        {"kernel_k", DimJson(w.padded.k)}});
+    json row = GemmIdentityJson(w);
+    row["wasted_share"] = w.wasted_share;
+    row["advice"] = w.advice;
+    row["kernel_m"] = DimJson(w.padded.m);
+    row["kernel_n"] = DimJson(w.padded.n);
+    row["kernel_k"] = DimJson(w.padded.k);
+    wasteful.push_back(std::move(row));
   }
   out["wasteful"] = wasteful;
   json pre_native = json::array();
   for (const PreNativeGemm& g : r.pre_native) {
     json unaligned = json::array();
     for (const std::string& dim : g.unaligned) unaligned.push_back(dim);
-    pre_native.push_back({{"kernel", g.kernel_name},
-                          {"op", g.op_name},
-                          {"m", g.problem.m},
-                          {"n", g.problem.n},
-                          {"k", g.problem.k},
-                          {"batch", g.problem.batch},
-                          {"precision", kernels::PrecisionName(g.precision)},
-                          {"family", g.family},
-                          {"kernel_sm", g.kernel_sm},
-                          {"native_sm", g.native_sm},
-                          {"relative_throughput", Optional(g.relative_throughput)},
-                          {"throughput_source", g.relative_throughput ? json(g.throughput_source) : json(nullptr)},
-                          {"launches", g.launches},
-                          {"tensor_time_share", g.tensor_time_share},
-                          {"lost_share", Optional(g.lost_share)},
-                          {"unaligned", unaligned},
-                          {"advice", g.advice}});
+    json row = GemmIdentityJson(g);
+    row["family"] = g.family;
+    row["kernel_sm"] = g.kernel_sm;
+    row["native_sm"] = g.native_sm;
+    row["relative_throughput"] = Optional(g.relative_throughput);
+    row["throughput_source"] = g.relative_throughput ? json(g.throughput_source) : json(nullptr);
+    row["lost_share"] = Optional(g.lost_share);
+    row["unaligned"] = unaligned;
+    row["advice"] = g.advice;
+    pre_native.push_back(std::move(row));
   }
   out["pre_native"] = pre_native;
   out["reported"] = nullptr;

@@ -30,6 +30,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "ofu/analysis/correction.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/training_log.h"
@@ -75,5 +77,11 @@ struct CorrectionView {
 
 std::string RenderCorrectionTable(const CorrectionView& view);
 std::string RenderCorrectionJson(const CorrectionView& view);
+
+// A GEMM's identity as every JSON list of GEMMs writes it (correct's
+// "wasteful" and "pre_native", the HTML report's "kernel_findings"): kernel,
+// op, m, n, k, batch, precision, launches, tensor_time_share. Callers add
+// what their list says about it.
+nlohmann::json GemmIdentityJson(const GemmIdentity& gemm);
 
 }  // namespace ofu::analysis

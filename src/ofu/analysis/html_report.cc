@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/analysis/correction_output.h"
 #include "ofu/analysis/html/html_assets.h"
 #include "ofu/analysis/store_report.h"
 
@@ -333,19 +334,13 @@ json AdviceJson(const CudaCoreFinding& finding) {
 json KernelFindingsJson(const KernelFindings& findings) {
   json gemms = json::array();
   for (const GemmFinding& g : findings.gemms) {
-    gemms.push_back({{"kind", g.kind},
-                     {"op", g.op_name},
-                     {"m", g.problem.m},
-                     {"n", g.problem.n},
-                     {"k", g.problem.k},
-                     {"batch", g.problem.batch},
-                     {"precision", kernels::PrecisionName(g.precision)},
-                     {"tensor_time_share", g.tensor_time_share},
-                     {"lost_share", Optional(g.lost_share)},
-                     {"family", g.family},
-                     {"unaligned", g.unaligned},
-                     {"advice", g.advice},
-                     {"kernel", g.kernel_name}});
+    json row = GemmIdentityJson(g);
+    row["kind"] = g.kind;
+    row["lost_share"] = Optional(g.lost_share);
+    row["family"] = g.family;
+    row["unaligned"] = g.unaligned;
+    row["advice"] = g.advice;
+    gemms.push_back(std::move(row));
   }
   return {{"traces", findings.traces},
           {"gpu_sku", findings.gpu_sku},
@@ -522,20 +517,10 @@ KernelFindings KernelFindingsOfCorrection(const CorrectionReport& report, std::v
   findings.padding_factor = report.padding_factor;
   findings.throughput_factor = report.throughput_factor;
   for (const PreNativeGemm& g : report.pre_native) {
-    findings.gemms.push_back({"pre-native kernel", g.op_name, g.problem, g.precision, g.tensor_time_share, g.lost_share,
-                              g.family, g.unaligned, g.advice, g.kernel_name});
+    findings.gemms.push_back({g, "pre-native kernel", g.lost_share, g.family, g.unaligned, g.advice});
   }
   for (const WastefulGemm& w : report.wasteful) {
-    findings.gemms.push_back({"tile padding",
-                              w.op_name,
-                              w.problem,
-                              w.precision,
-                              w.tensor_time_share,
-                              w.wasted_share,
-                              "",
-                              {},
-                              w.advice,
-                              w.kernel_name});
+    findings.gemms.push_back({w, "tile padding", w.wasted_share, "", {}, w.advice});
   }
   findings.notes = report.notes;
   return findings;

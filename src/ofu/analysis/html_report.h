@@ -178,12 +178,11 @@ struct CudaCoreFinding {
 };
 
 // One GEMM of the trace that `ofu correct` has a finding for.
-struct GemmFinding {
+// The GEMM (GemmIdentity: kernel, op, shape in framework orientation,
+// precision, launches, share of the trace's tensor time 0-1) and what was
+// found about it.
+struct GemmFinding : GemmIdentity {
   std::string kind;  // "pre-native kernel" (PreNativeGemm) or "tile padding" (WastefulGemm)
-  std::string op_name;
-  kernels::GemmProblem problem;  // framework orientation: M, N, K, batch
-  kernels::Precision precision = kernels::Precision::kBf16;
-  double tensor_time_share = 0;  // its share of the trace's tensor time, 0-1
   // Pre-native: the tensor time a native kernel would not spend; tile
   // padding: the tensor time spent on padding; both over the trace's, 0-1.
   // Absent for a pre-native family nobody measured (no relative throughput).
@@ -191,7 +190,6 @@ struct GemmFinding {
   std::string family;                  // pre-native only: "sm75 s1688 bf16"
   std::vector<std::string> unaligned;  // pre-native only: "K = 8191"; empty when every dimension is aligned
   std::string advice;                  // for a person, as `ofu correct` prints it
-  std::string kernel_name;
 };
 
 struct KernelFindings {
