@@ -27,7 +27,7 @@ MxN, input precision, whether tensor cores run the kernel, split-K and 2-CTA.
 Families: nvjet_* (cuBLAS), sm90_xmma_*, sm100_*, sm80_xmma_*, ampere_*,
 turing_*, volta_* (cuBLAS and cuDNN), cutlass_* (CUTLASS 2.x), cutlass3x_*
 (CUTLASS 3.x), and the untiled SIMT kernels gemv*, gemmk1_kernel,
-sgemm_largek_lds64, magma_*gemm*, *_convolve_sgemm and fermi*gemm*. A
+gemmSN_*, sgemm_largek_lds64, magma_*gemm*, *_convolve_sgemm and fermi*gemm*. A
 demangled or mangled signature that names one of these also works. A field
 the name does not encode is shown as '-' (null in JSON), never a default;
 a name ofu cannot read is reported as unparsed with the reason, and with

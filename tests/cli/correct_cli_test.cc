@@ -202,8 +202,8 @@ TEST_F(CorrectCli, RealA100TraceShowsItsGemmsRanOnCudaCores) {
 
 // A real V100 training step in FP32 (pytorch/kineto's tb_plugin test trace,
 // tests/data/kineto/README.md), recorded without shapes: its GEMMs ran on
-// the CUDA cores (2 volta_sgemm kernels; the cuBLAS gemmSN kernels are not
-// read). Shapes cannot help such a trace, and V100's tensor cores take FP16
+// the CUDA cores (2 volta_sgemm and 3 cuBLAS gemmSN kernels, 13 of the GEMM
+// ops' 17 us). Shapes cannot help such a trace, and V100's tensor cores take FP16
 // only: the advice is fp16 autocast, never TF32 and never "record shapes"
 // alone. Without --gpu-model (the trace's "Tesla V100-DGXS-32GB" is not in
 // the spec database) the advice says which GPUs need fp16.
@@ -212,7 +212,10 @@ TEST_F(CorrectCli, RealV100Fp32TraceIsAdvisedMixedPrecisionNotShapes) {
   const auto result = Ofu("correct --trace '" + trace + "' --gpu-model v100-sxm2 --ofu 0.01 --format json");
   EXPECT_EQ(result.exit_code, 4) << result.err;  // nothing on tensor cores to correct
   const auto json = nlohmann::json::parse(result.out);
-  EXPECT_EQ(json["coverage"]["simt_kernels"], 2);
+  EXPECT_EQ(json["coverage"]["simt_kernels"], 5);
+  // 13 of the GEMM ops' 17 us: gemmSN 3 + 2 + 2, volta_sgemm 3 + 3; the other
+  // 4 us are two elementwise adds inside the ops (not GEMMs).
+  EXPECT_NEAR(json["non_tensor_gemm_share"].get<double>(), 13.0 / 17, 1e-12);
   const std::string notes = json["notes"].dump();
   EXPECT_NE(notes.find("ran on the CUDA cores, not the tensor cores"), std::string::npos) << notes;
   EXPECT_NE(notes.find("Recording shapes (record_shapes=True) would not change that"), std::string::npos) << notes;

@@ -310,6 +310,27 @@ TEST(KernelName, Cutlass2TypeBeforeTheCoreNameIsTheOutputs) {
   EXPECT_EQ(conv->stages, 5);
 }
 
+// cuBLAS's small-N GEMMs, as a real FP32 V100 step prints them (pytorch/kineto's
+// tb_plugin test trace, tests/data/kineto/README.md): SIMT, fp32 from A's type.
+TEST(KernelName, CublasSmallNGemmsAreSimtGemms) {
+  const auto tn = ParseKernelName(
+      "void gemmSN_TN_kernel_64addr<float, 128, 16, 2, 4, 8, 9, false, cublasGemvTensorStridedBatched<float const>, "
+      "cublasGemvTensorStridedBatched<float> >(cublasGemmSmallNParams<cublasGemvTensorStridedBatched<float const>, "
+      "cublasGemvTensorStridedBatched<float>, float>)");
+  ASSERT_TRUE(tn.ok()) << tn.error().message;
+  EXPECT_EQ(tn->family, KernelFamily::kGemmSmallN);
+  EXPECT_EQ(FamilyName(tn->family), "gemm_small_n");
+  EXPECT_EQ(tn->tensor_core, false);
+  EXPECT_EQ(tn->precision, Precision::kFp32);
+  EXPECT_EQ(tn->tile_m, std::nullopt);
+  const auto half = ParseKernelName(
+      "gemmSN_NN_kernel<__half, 256, 4, 2, 8, 4, 4, false, cublasGemvTensorStridedBatched<__half const>, "
+      "cublasGemvTensorStridedBatched<__half> >");  // SYNTHETIC: the type swapped to half
+  ASSERT_TRUE(half.ok()) << half.error().message;
+  EXPECT_EQ(half->precision, Precision::kFp16);
+  EXPECT_EQ(half->tensor_core, false);
+}
+
 TEST(KernelName, UntiledSimtKernelsHaveNoTile) {
   const auto bare = ParseKernelName("gemmk1_kernel");
   ASSERT_TRUE(bare.ok()) << bare.error().message;

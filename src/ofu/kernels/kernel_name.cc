@@ -822,6 +822,8 @@ std::optional<KernelFamily> UntiledFamily(const Identifier& id, const Identifier
     return std::nullopt;
   }
   if (s == "gemmk1_kernel") return KernelFamily::kGemmk1;
+  // cuBLAS's small-N GEMMs: gemmSN_TN_kernel_64addr<float, ...>, gemmSN_NN_kernel<...>
+  if (StartsWith(s, "gemmSN_")) return KernelFamily::kGemmSmallN;
   if (StartsWith(s, "gemv2T_kernel") || StartsWith(s, "gemv2N_kernel") || StartsWith(s, "gemvNSP_kernel")) {
     return KernelFamily::kGemv;
   }
@@ -950,6 +952,7 @@ std::optional<int> TargetSm(const Tokens& t, KernelFamily family) {
     case KernelFamily::kTrtllmGen: return t.empty() ? std::nullopt : GenArch(t.back());
     case KernelFamily::kGemv:
     case KernelFamily::kGemmk1:
+    case KernelFamily::kGemmSmallN:
     case KernelFamily::kSgemmLargeK:
     case KernelFamily::kMagma:
     case KernelFamily::kCudnnSgemm:
@@ -972,6 +975,7 @@ Result<KernelInfo> ParseFamily(const Tokens& tokens, KernelFamily family, Kernel
     case KernelFamily::kTrtllmGen: return ParseTrtllmGen(tokens, std::move(info));
     case KernelFamily::kGemv:
     case KernelFamily::kGemmk1:
+    case KernelFamily::kGemmSmallN:
     case KernelFamily::kSgemmLargeK:
     case KernelFamily::kMagma:
     case KernelFamily::kCudnnSgemm:
@@ -1183,6 +1187,7 @@ bool FamilyHasClusters(KernelFamily family) {
     case KernelFamily::kTuring:
     case KernelFamily::kGemv:
     case KernelFamily::kGemmk1:
+    case KernelFamily::kGemmSmallN:
     case KernelFamily::kSgemmLargeK:
     case KernelFamily::kMagma:
     case KernelFamily::kCudnnSgemm:
@@ -1204,6 +1209,7 @@ std::string_view FamilyName(KernelFamily family) {
     case KernelFamily::kTuring: return "turing";
     case KernelFamily::kGemv: return "gemv";
     case KernelFamily::kGemmk1: return "gemmk1";
+    case KernelFamily::kGemmSmallN: return "gemm_small_n";
     case KernelFamily::kSgemmLargeK: return "sgemm_largek";
     case KernelFamily::kMagma: return "magma";
     case KernelFamily::kCudnnSgemm: return "cudnn_sgemm";

@@ -149,6 +149,7 @@
 // floating-point template argument, else the letter in the name (s fp32).
 //   gemv          gemv2T_kernel_val<...>, gemv2N_kernel<...>, gemvNSP_kernel<...>, internal::gemvx::kernel<...>
 //   gemmk1        gemmk1_kernel<...> (K = 1)
+//   gemm_small_n  gemmSN_NN_kernel<...>, gemmSN_TN_kernel_64addr<...> (cuBLAS's small-N GEMMs)
 //   sgemm_largek  sgemm_largek_lds64<...>
 //   magma         magma_<s|d|c|z|h>gemm*<...>
 //   cudnn_sgemm   implicit_convolve_sgemm, explicit_convolve_sgemm, precomputed_convolve_sgemm
@@ -176,6 +177,7 @@ enum class KernelFamily {
   kTuring,
   kGemv,
   kGemmk1,
+  kGemmSmallN,
   kSgemmLargeK,
   kMagma,
   kCudnnSgemm,
