@@ -12,9 +12,7 @@
 namespace ofu::attribution {
 
 std::vector<std::string> DefaultKubeletPluginPaths(const std::string& executable_path) {
-  const std::filesystem::path dir = std::filesystem::path(executable_path).parent_path();
-  const std::string file(kKubeletPluginFileName);
-  return {(dir / file).string(), (dir.parent_path() / "lib" / "ofu" / file).string()};
+  return sources::PluginPathsBeside(executable_path, kKubeletPluginFileName);
 }
 
 KubeletPluginAttributor::KubeletPluginAttributor(KubeletOptions options, std::vector<std::string> plugin_paths)

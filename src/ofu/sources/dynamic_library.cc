@@ -30,4 +30,9 @@ DynamicLibrary::Found DynamicLibrary::Symbol(std::initializer_list<std::string_v
   return {};
 }
 
+std::vector<std::string> PluginPathsBeside(const std::filesystem::path& program, std::string_view file_name) {
+  const std::filesystem::path dir = program.parent_path();
+  return {(dir / file_name).string(), (dir.parent_path() / "lib" / "ofu" / file_name).string()};
+}
+
 }  // namespace ofu::sources

@@ -13,6 +13,7 @@
 // Thread-safety: Symbol() may be called from several threads.
 #pragma once
 
+#include <filesystem>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -59,5 +60,10 @@ class DynamicLibrary {
   void* handle_;
   std::string path_;
 };
+
+// Where ofu looks for one of its own plugins (libofu-kubelet.so,
+// libofu-http.so), given the program that opens it: beside the program,
+// then in ../lib/ofu/ from it (the installed layout, deploy/install.cmake).
+std::vector<std::string> PluginPathsBeside(const std::filesystem::path& program, std::string_view file_name);
 
 }  // namespace ofu::sources

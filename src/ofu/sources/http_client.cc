@@ -16,7 +16,6 @@ class LoadedHttpClient final : public HttpClient {
  public:
   LoadedHttpClient(std::unique_ptr<DynamicLibrary> library, std::unique_ptr<PluginHttpClient> client)
       : library_(std::move(library)), client_(std::move(client)) {}
-  ~LoadedHttpClient() override { client_.reset(); }
 
   Result<HttpResponse> Get(const std::string& path) override { return Answer(client_->Get(path)); }
   Result<HttpResponse> PostForm(const std::string& path, const HttpForm& form) override {
@@ -30,6 +29,7 @@ class LoadedHttpClient final : public HttpClient {
   }
 
   std::unique_ptr<DynamicLibrary> library_;
+  // Declared after library_, so destroyed before it: its code lives there.
   std::unique_ptr<PluginHttpClient> client_;
 };
 
@@ -37,15 +37,13 @@ class LoadedHttpClient final : public HttpClient {
 
 std::vector<std::string> HttpPluginPaths(const std::filesystem::path& program,
                                          const std::filesystem::path& build_tree) {
-  const std::string file(kHttpPluginFileName);
-  const std::filesystem::path dir = program.parent_path();
-  std::vector<std::string> paths = {(dir / file).string(), (dir.parent_path() / "lib" / "ofu" / file).string()};
+  std::vector<std::string> paths = PluginPathsBeside(program, kHttpPluginFileName);
   // Inside the build tree: the program's path starts with the tree's, a
   // whole component at a time.
   const std::filesystem::path tree = build_tree.lexically_normal();
   const std::filesystem::path where = program.lexically_normal();
   auto [tree_end, where_end] = std::mismatch(tree.begin(), tree.end(), where.begin(), where.end());
-  if (!tree.empty() && tree_end == tree.end()) paths.push_back((tree / "apps" / "ofu" / file).string());
+  if (!tree.empty() && tree_end == tree.end()) paths.push_back((tree / "apps" / "ofu" / kHttpPluginFileName).string());
   return paths;
 }
 
