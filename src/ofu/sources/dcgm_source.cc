@@ -46,13 +46,10 @@ struct WatchPlan {
   std::vector<unsigned short> cycles;     // 1084 and 1086, or none
 };
 
-WatchPlan PlanWatches(const std::vector<CounterField>& wanted) {
-  const auto is_wanted = [&](CounterField f) {
-    return wanted.empty() || std::find(wanted.begin(), wanted.end(), f) != wanted.end();
-  };
+WatchPlan PlanWatches(const SourceOptions& options) {
   WatchPlan plan;
   for (const CounterFieldInfo& info : AllCounterFields()) {
-    if (!is_wanted(info.field) || info.dcgm_field_id == 0) continue;
+    if (!options.Wants(info.field) || info.dcgm_field_id == 0) continue;
     const auto id = static_cast<unsigned short>(info.dcgm_field_id);
     if (IsProfilingField(id)) plan.profiling.push_back(id);
     if (std::find(DeviceFields().begin(), DeviceFields().end(), id) != DeviceFields().end()) {
@@ -66,7 +63,7 @@ WatchPlan PlanWatches(const std::vector<CounterField>& wanted) {
   }
   std::sort(plan.device.begin(), plan.device.end());
   std::sort(plan.profiling.begin(), plan.profiling.end());
-  if (is_wanted(CounterField::kTensorActive) || is_wanted(CounterField::kSmClockMhz)) {
+  if (options.Wants(CounterField::kTensorActive) || options.Wants(CounterField::kSmClockMhz)) {
     plan.cycles = {dcgm::kFieldSmCyclesElapsedTotal, dcgm::kFieldMmaCyclesActiveTotal};
   }
   return plan;
@@ -163,7 +160,7 @@ class DcgmSource final : public Source {
       : lib_(std::move(lib)),
         address_(std::move(address)),
         options_(options),
-        plan_(PlanWatches(options.fields)),
+        plan_(PlanWatches(options)),
         clock_(clock) {
     if (auto specs = GpuSpecDatabase::Embedded(); specs.ok()) specs_ = std::move(*specs);
   }

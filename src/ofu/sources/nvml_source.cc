@@ -74,10 +74,10 @@ struct Wanted {
   bool clock_event_reasons = false;
 };
 
-Wanted Resolve(const std::vector<CounterField>& fields) {
+Wanted Resolve(const SourceOptions& options) {
   Wanted wanted;
   for (const CounterFieldInfo& info : AllCounterFields()) {
-    if (!fields.empty() && std::find(fields.begin(), fields.end(), info.field) == fields.end()) continue;
+    if (!options.Wants(info.field)) continue;
     if (info.gpm_metric_id != 0) wanted.gpm_metrics.push_back(static_cast<unsigned>(info.gpm_metric_id));
     if (info.field == CounterField::kTensorActive || info.field == CounterField::kSmClockMhz) wanted.cycles = true;
     if (info.field == CounterField::kPowerW) wanted.power = true;
@@ -128,11 +128,7 @@ struct Device {
 class NvmlSource final : public Source {
  public:
   NvmlSource(const SourceOptions& options, Clock& clock, std::unique_ptr<NvmlLibrary> library)
-      : options_(options),
-        wanted_(Resolve(options.fields)),
-        clock_(clock),
-        nvml_(std::move(library)),
-        hostname_(HostName()) {}
+      : options_(options), wanted_(Resolve(options)), clock_(clock), nvml_(std::move(library)), hostname_(HostName()) {}
 
   ~NvmlSource() override { Shutdown(); }
 

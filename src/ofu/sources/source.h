@@ -23,6 +23,7 @@
 // Thread-safety: a Source is used by one thread at a time.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -104,6 +105,10 @@ struct SourceOptions {
   // they are listed: every driver call costs CPU on the node (issue 29).
   // Empty: every counter, as `ofu top` and `ofu record` need.
   std::vector<CounterField> fields;
+  // Whether `field` is asked for (every field is when `fields` is empty).
+  bool Wants(CounterField field) const {
+    return fields.empty() || std::find(fields.begin(), fields.end(), field) != fields.end();
+  }
   std::string nvml_library;     // empty: "libnvidia-ml.so.1"
   std::string dcgm_library;     // empty: "libdcgm.so.4", then "libdcgm.so.3"
   bool pace_replay = false;     // replay sleeps one window per snapshot (for `top`)
