@@ -31,17 +31,8 @@ import fit_kernel_throughput  # noqa: E402
 import gpuval  # noqa: E402
 import kernels_workload  # noqa: E402
 import stage_k  # noqa: E402
-
-# A made-up GPU: F_p = 1000 FLOPs per clock per SM in bf16, 2000 in fp8.
-SYNTHETIC_SPECS = {
-    "schema_version": 1,
-    "architectures": {"synthetic": {"k_arch": 1.0}},
-    "skus": [{"id": "synthetic-gpu", "name": "SYNTHETIC GPU", "architecture": "synthetic", "sm_count": 100,
-              "basis_precision": "bf16", "aliases": ["SYNTHETIC GPU 80GB"],
-              "precisions": {"bf16": {"flops_per_clock_per_sm": 1000, "peak_tflops": 200},
-                             "fp8": {"flops_per_clock_per_sm": 2000, "peak_tflops": 400}}}],
-}
-SKU = SYNTHETIC_SPECS["skus"][0]
+# The made-up GPU of gpuval_test: F_p = 1000 FLOPs per clock per SM in bf16, 2000 in fp8.
+from gpuval_test import SKU, SYNTHETIC_SPECS  # noqa: E402,F401
 
 FIXED = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC"'
 METRICS = ["gpc__cycles_elapsed.avg.per_second", "gpu__time_duration.sum", "sm__cycles_elapsed.max",
