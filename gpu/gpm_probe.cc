@@ -39,11 +39,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "exit_codes.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/parse_command_line.h"
+#include "ofu/cli/stop_signal.h"
 #include "ofu/core/version.h"
 #include "ofu/sources/nvml_library.h"
-#include "parse_command_line.h"
-#include "stop_signal.h"
 
 namespace {
 

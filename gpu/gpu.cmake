@@ -18,12 +18,9 @@ endif()
 # tested against the NVML double; $ORIGIN first in its RUNPATH, like
 # ofu-gemm, so that scripts/gpu-validate/build.sh's folder carries its
 # libraries.
-add_executable(ofu-gpm-probe
-  ${PROJECT_SOURCE_DIR}/gpu/gpm_probe.cc
-  ${PROJECT_SOURCE_DIR}/apps/ofu/stop_signal.cc)
-target_include_directories(ofu-gpm-probe PRIVATE ${PROJECT_SOURCE_DIR}/apps/ofu)  # exit_codes.h, parse_command_line.h, stop_signal.h
+add_executable(ofu-gpm-probe ${PROJECT_SOURCE_DIR}/gpu/gpm_probe.cc)
 target_link_libraries(ofu-gpm-probe PRIVATE
-  ofu_sources ofu_core CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
+  ofu_cli ofu_sources ofu_core CLI11::CLI11 fmt::fmt nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
 target_link_options(ofu-gpm-probe PRIVATE -Wl,--as-needed)
 set_target_properties(ofu-gpm-probe PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/gpu

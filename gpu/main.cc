@@ -16,15 +16,15 @@
 #include <CLI/CLI.hpp>
 
 #include "device.h"
-#include "exit_codes.h"
 #include "harness.h"
 #include "kernel_recorder.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/parse_command_line.h"
+#include "ofu/cli/spec_db.h"
 #include "ofu/core/version.h"
 #include "ofu/gemm/result_csv.h"
 #include "ofu/gemm/summary.h"
 #include "ofu/gemm/sweep.h"
-#include "parse_command_line.h"
-#include "spec_db.h"
 
 namespace {
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/parse_command_line.h"
 #include "ofu/simulation/fleet_sim.h"
 
 namespace {
@@ -32,7 +34,8 @@ Example:
   ofu reconcile --store /tmp/fleet/history.sqlite --mfu /tmp/fleet/mfu.csv --corrections /tmp/fleet/corrections
   ofu regress --store /tmp/fleet/history.sqlite
 
-Exit status: 0 written, 1 bad options, 2 a file could not be written.)";
+Exit status, as for every ofu program (docs/cli.md): 0 written, 1 bad
+options, 2 a file could not be written.)";
 
 }  // namespace
 
@@ -57,16 +60,11 @@ int main(int argc, char** argv) {
                  "its multiples, written as the simulation passes it. 7200 matches promtool's 2 h blocks: promtool "
                  "re-reads its whole input once per block, so a week in one file is read 84 times")
       ->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 1;
-  }
+  if (auto exit_status = ofu::cli::ParseCommandLine(app, argc, argv)) return *exit_status;
   auto truth = ofu::simulation::SimulateFleet(options, out);
   if (!truth.ok()) {
     fmt::print(stderr, "ofu-fleet-sim: {}\n", truth.error().message);
-    return truth.error().code == ofu::ErrorCode::kInvalidArgument ? 1 : 2;
+    return ofu::cli::ExitCodeFor(truth.error().code);
   }
   fmt::print("SYNTHETIC fleet: {} jobs on {} GPUs, {:.0f} s to {:.0f} s, written to {}\n", truth->jobs.size(),
              options.gpus, options.start_s, truth->end_s, out);
@@ -78,5 +76,5 @@ int main(int argc, char** argv) {
   for (const auto& r : truth->run_regressions) {
     fmt::print("  planted regression x{:.2f} across runs of {} from {}\n", r.ratio, r.job_name, r.first_job_id);
   }
-  return 0;
+  return ofu::cli::kExitOk;
 }

@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "exit_codes.h"
 #include "ofu/agent/config.h"
 #include "ofu/agent/run.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/spec_db.h"
+#include "ofu/cli/stop_signal.h"
 #include "ofu/core/version.h"
 #include "ofu/sources/clock.h"
-#include "spec_db.h"
-#include "stop_signal.h"
 
 namespace ofu::cli {
 namespace {

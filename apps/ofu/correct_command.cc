@@ -5,16 +5,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "exit_codes.h"
 #include "format_flag.h"
 #include "ofu/analysis/correction.h"
 #include "ofu/analysis/correction_output.h"
 #include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/training_log.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/spec_db.h"
 #include "ofu/kernels/kernel_throughput.h"
 #include "ofu/sources/replay.h"
-#include "spec_db.h"
 #include "trace_input.h"
 
 namespace ofu::cli {

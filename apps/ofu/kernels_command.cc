@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "exit_codes.h"
 #include "format_flag.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/spec_db.h"
 #include "ofu/kernels/kernel_name.h"
 #include "ofu/kernels/kernel_throughput.h"
-#include "spec_db.h"
 
 namespace ofu::cli {
 namespace {

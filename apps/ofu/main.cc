@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include "agent_command.h"
-#include "command.h"
-#include "command_table.h"
 #include "correct_command.h"
 #include "kernels_command.h"
+#include "ofu/cli/command.h"
+#include "ofu/cli/command_table.h"
 #include "ofu/core/version.h"
 #include "reconcile_command.h"
 #include "record_command.h"

@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "exit_codes.h"
 #include "format_flag.h"
 #include "ofu/analysis/mfu_log.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/store_report.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/spec_db.h"
 #include "ofu/sources/clock.h"
-#include "spec_db.h"
 
 namespace ofu::cli {
 namespace {

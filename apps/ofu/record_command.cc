@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "exit_codes.h"
 #include "format_flag.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/stop_signal.h"
 #include "ofu/sources/recording_writer.h"
-#include "stop_signal.h"
 
 namespace ofu::cli {
 namespace {

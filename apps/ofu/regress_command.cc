@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "exit_codes.h"
 #include "format_flag.h"
 #include "ofu/analysis/regress.h"
 #include "ofu/analysis/store_report.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/spec_db.h"
 #include "ofu/sources/clock.h"
-#include "spec_db.h"
 
 namespace ofu::cli {
 namespace {

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include "exit_codes.h"
 #include "format_flag.h"
 #include "history_source.h"
 #include "ofu/analysis/correction.h"
@@ -22,12 +21,13 @@
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/spec_db.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/kernels/kernel_throughput.h"
 #include "ofu/sinks/history_reader.h"
 #include "ofu/sources/clock.h"
 #include "ofu/sources/replay.h"
-#include "spec_db.h"
 #include "trace_input.h"
 
 namespace ofu::cli {

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "exit_codes.h"
 #include "format_flag.h"
 #include "ofu/agent/run.h"
+#include "ofu/cli/exit_codes.h"
 #include "ofu/core/windows.h"
 #include "ofu/sources/builtin_sources.h"
 #include "ofu/sources/call_accounting.h"

@@ -13,11 +13,11 @@
 
 #include <fmt/format.h>
 
-#include "exit_codes.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/spec_db.h"
+#include "ofu/cli/stop_signal.h"
 #include "ofu/core/gpu_spec.h"
 #include "process_names.h"
-#include "spec_db.h"
-#include "stop_signal.h"
 #include "top_view.h"
 
 namespace ofu::cli {

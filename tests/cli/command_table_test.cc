@@ -1,7 +1,7 @@
 // The "add a subcommand" recipe of docs/ARCHITECTURE.md, followed once: a
 // command file's three parts (HelloArgs, AddHelloFlags, RunHello), one
 // MakeCommand row, and the table run as `ofu`'s main runs its own.
-#include "command_table.h"
+#include "ofu/cli/command_table.h"
 
 #include <string>
 #include <vector>
@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "command.h"
-#include "exit_codes.h"
+#include "ofu/cli/command.h"
+#include "ofu/cli/exit_codes.h"
 
 namespace ofu::cli {
 namespace {

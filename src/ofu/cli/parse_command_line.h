@@ -2,15 +2,15 @@
 // and --version print and exit 0, a usage error prints the message and the
 // usage and exits kExitUsage (1).
 //
-// Header-only, so that ofu, ofu-gemm and ofu-gpm-probe share it without a
-// library that links CLI11.
+// Every ofu program's main parses with it (ofu through RunCommandTable,
+// ofu-gemm, ofu-gpm-probe, ofu-fleet-sim). Not thread-safe; main's thread.
 #pragma once
 
 #include <optional>
 
 #include <CLI/CLI.hpp>
 
-#include "exit_codes.h"
+#include "ofu/cli/exit_codes.h"
 
 namespace ofu::cli {
 

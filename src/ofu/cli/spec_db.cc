@@ -1,4 +1,4 @@
-#include "spec_db.h"
+#include "ofu/cli/spec_db.h"
 
 #include <fstream>
 #include <sstream>

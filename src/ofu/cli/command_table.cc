@@ -1,12 +1,12 @@
-#include "command_table.h"
+#include "ofu/cli/command_table.h"
 
 #include <utility>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "exit_codes.h"
-#include "parse_command_line.h"
+#include "ofu/cli/exit_codes.h"
+#include "ofu/cli/parse_command_line.h"
 
 namespace ofu::cli {
 namespace {

@@ -1,4 +1,5 @@
-// What `ofu`'s exit status means; documented in docs/cli.md.
+// What the exit status of every ofu program (ofu, ofu-gemm, ofu-gpm-probe,
+// ofu-fleet-sim) means; documented in docs/cli.md.
 #pragma once
 
 #include "ofu/core/result.h"

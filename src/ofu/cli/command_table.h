@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "command.h"
+#include "ofu/cli/command.h"
 
 namespace ofu::cli {
 

@@ -12,9 +12,9 @@
 // an Error otherwise. main prints the error as "ofu foo: <message>" and maps
 // its code to the exit status, once for every command (exit_codes.h).
 //
-// Thread-safety, for every header in apps/ofu: flags are added, parsed and
-// run on main's thread. A command that starts threads of its own (the agent,
-// through the library) says so in its header.
+// Thread-safety, for this header and every command header in apps/ofu:
+// flags are added, parsed and run on main's thread. A command that starts
+// threads of its own (the agent, through the library) says so in its header.
 #pragma once
 
 #include <functional>
