@@ -13,12 +13,12 @@
 
 #include <fmt/format.h>
 
+#include "ofu/attribution/process_names.h"
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/spec_db.h"
 #include "ofu/cli/stop_signal.h"
 #include "ofu/core/gpu_spec.h"
-#include "process_names.h"
-#include "top_view.h"
+#include "ofu/render/top_view.h"
 
 namespace ofu::cli {
 namespace {
@@ -45,13 +45,6 @@ Examples:
 Exit status: 0 ok, 1 usage, 2 malformed recording, 4 no window read,
 5 no source could be opened. See docs/cli.md.)";
 
-SortOrder ParseSort(const std::string& name) {
-  if (name == "tensor") return SortOrder::kTensor;
-  if (name == "power") return SortOrder::kPower;
-  if (name == "gpu") return SortOrder::kGpuIndex;
-  return SortOrder::kOfu;
-}
-
 // --once: one frame as plain text.
 Result<int> RunOnce(const TopArgs& args, const GpuSpecDatabase& specs) {
   sources::SystemClock clock;
@@ -59,7 +52,7 @@ Result<int> RunOnce(const TopArgs& args, const GpuSpecDatabase& specs) {
   flags.options.pace_replay = false;
   OFU_ASSIGN_OR_RETURN(auto source, OpenSourceFromFlags(flags, clock));
 
-  TopModel model(specs, args.history);
+  render::TopModel model(specs, args.history);
   bool ended = false;
   // A live source gives one window; a replay is read to its end so the
   // frame shows its last window with the whole history behind it.
@@ -73,13 +66,13 @@ Result<int> RunOnce(const TopArgs& args, const GpuSpecDatabase& specs) {
   } while (!(source)->live());
 
   if (model.windows() == 0) return Error::NoData("{} gave no window", (source)->Describe());
-  TopFrame frame;
+  render::TopFrame frame;
   frame.source = (source)->Describe();
-  frame.sort = ParseSort(args.sort);
+  frame.sort = render::SortOrderForName(args.sort).value_or(render::SortOrder::kOfu);
   frame.width = args.width;
   frame.ended = ended;
-  frame.process_name = [&](std::uint32_t pid) { return ReadProcessName(args.proc_root, pid); };
-  for (const TopLine& line : RenderTop(model, frame)) fmt::print("{}\n", line.text);
+  frame.process_name = [&](std::uint32_t pid) { return attribution::ReadProcessName(args.proc_root, pid); };
+  for (const render::TopLine& line : render::RenderTop(model, frame)) fmt::print("{}\n", line.text);
   return kExitOk;
 }
 
@@ -98,14 +91,14 @@ class Screen {
   Screen(const Screen&) = delete;
   Screen& operator=(const Screen&) = delete;
 
-  void Draw(const std::vector<TopLine>& lines) {
+  void Draw(const std::vector<render::TopLine>& lines) {
     erase();
     const auto rows = static_cast<std::size_t>(std::max(LINES, 0));
     for (std::size_t y = 0; y < lines.size() && y < rows; ++y) {
-      const int attributes = lines[y].style == LineStyle::kHeader    ? A_BOLD
-                             : lines[y].style == LineStyle::kWarning ? A_REVERSE
-                             : lines[y].style == LineStyle::kProblem ? (A_BOLD | A_REVERSE)
-                                                                     : A_NORMAL;
+      const int attributes = lines[y].style == render::LineStyle::kHeader    ? A_BOLD
+                             : lines[y].style == render::LineStyle::kWarning ? A_REVERSE
+                             : lines[y].style == render::LineStyle::kProblem ? (A_BOLD | A_REVERSE)
+                                                                             : A_NORMAL;
       attron(attributes);
       mvaddstr(static_cast<int>(y), 0, lines[y].text.c_str());
       attroff(attributes);
@@ -124,9 +117,11 @@ class Screen {
 class Interactive {
  public:
   Interactive(const TopArgs& args, const GpuSpecDatabase& specs) : model_(specs, args.history) {
-    frame_.sort = ParseSort(args.sort);
+    frame_.sort = render::SortOrderForName(args.sort).value_or(render::SortOrder::kOfu);
     frame_.interactive = true;
-    frame_.process_name = [root = args.proc_root](std::uint32_t pid) { return ReadProcessName(root, pid); };
+    frame_.process_name = [root = args.proc_root](std::uint32_t pid) {
+      return attribution::ReadProcessName(root, pid);
+    };
   }
 
   bool quit() const { return quit_ || StopRequested(); }
@@ -153,8 +148,8 @@ class Interactive {
       if (key == 'q' || key == 'Q') {
         quit_ = true;
       } else if (key == 's') {
-        frame_.sort = NextSortOrder(frame_.sort);
-      } else if (auto order = SortOrderForKey(key)) {
+        frame_.sort = render::NextSortOrder(frame_.sort);
+      } else if (auto order = render::SortOrderForKey(key)) {
         frame_.sort = *order;
       }
       Redraw();  // after any key, KEY_RESIZE included: the size is read anew
@@ -163,13 +158,13 @@ class Interactive {
 
   void Redraw() {
     frame_.width = static_cast<std::size_t>(std::max(COLS, 1));
-    screen_.Draw(RenderTop(model_, frame_));
+    screen_.Draw(render::RenderTop(model_, frame_));
   }
 
  private:
   Screen screen_;
-  TopModel model_;
-  TopFrame frame_;
+  render::TopModel model_;
+  render::TopFrame frame_;
   bool quit_ = false;
 };
 

@@ -1,6 +1,6 @@
 // The view of `ofu top` as plain lines, from snapshots built here with
 // hand-computed OFU (H100 SXM5: f_spec = 989.4e12 / (132 * 4096) = 1829.95 MHz).
-#include "top_view.h"
+#include "ofu/render/top_view.h"
 
 #include <unistd.h>
 
@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "process_names.h"
+#include "ofu/attribution/process_names.h"
 
-namespace ofu::cli {
+namespace ofu::render {
 namespace {
 
 constexpr const char* kH100 = "NVIDIA H100 80GB HBM3";
@@ -156,6 +156,9 @@ TEST_F(TopViewTest, SortOrdersAndTheirCycle) {
   EXPECT_EQ(NextSortOrder(SortOrder::kGpuIndex), SortOrder::kOfu);
   EXPECT_EQ(SortOrderForKey('p'), SortOrder::kPower);
   EXPECT_FALSE(SortOrderForKey('x').has_value());
+  EXPECT_EQ(SortOrderForName("gpu"), SortOrder::kGpuIndex);
+  EXPECT_EQ(SortOrderForName("tensor"), SortOrder::kTensor);
+  EXPECT_FALSE(SortOrderForName("OFU").has_value());  // the flag's words are lower case
   EXPECT_NE(Render(model, SortOrder::kPower).find("sort: power"), std::string::npos);
 }
 
@@ -195,7 +198,7 @@ TEST_F(TopViewTest, ProcessesByPidAndNameFromAFakeProcRoot) {
   model.Add(Snap({gpu}));
   TopFrame frame;
   frame.width = 120;
-  frame.process_name = [&](std::uint32_t pid) { return ReadProcessName(root.string(), pid); };
+  frame.process_name = [&](std::uint32_t pid) { return attribution::ReadProcessName(root.string(), pid); };
   const std::string text = Text(RenderTop(model, frame));
   EXPECT_NE(text.find("procs    1234 python, 99 ?\n"), std::string::npos) << text;
   fs::remove_all(root);
@@ -212,4 +215,4 @@ TEST_F(TopViewTest, LinesFitTheWidthInColumnsNotBytes) {
 }
 
 }  // namespace
-}  // namespace ofu::cli
+}  // namespace ofu::render

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <string>
 
-namespace ofu::cli {
+namespace ofu::attribution {
 
 // The process's command name, or "?" when it cannot be read (gone, other
 // namespace, no procfs).
 std::string ReadProcessName(const std::string& proc_root, std::uint32_t pid);
 
-}  // namespace ofu::cli
+}  // namespace ofu::attribution

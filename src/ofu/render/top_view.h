@@ -27,7 +27,7 @@
 #include "ofu/core/ofu_math.h"
 #include "ofu/sources/source.h"
 
-namespace ofu::cli {
+namespace ofu::render {
 
 enum class SortOrder { kOfu, kTensor, kPower, kGpuIndex };
 
@@ -35,6 +35,9 @@ std::string_view SortOrderName(SortOrder order);  // "OFU", "tensor", "power", "
 SortOrder NextSortOrder(SortOrder order);         // OFU -> tensor -> power -> GPU -> OFU
 // For a key: 'o', 't', 'p', 'g'; nullopt for any other.
 std::optional<SortOrder> SortOrderForKey(int key);
+// For a word of `ofu top --sort`: "ofu", "tensor", "power", "gpu"; nullopt
+// for any other.
+std::optional<SortOrder> SortOrderForName(std::string_view name);
 
 // The sparkline glyph for an OFU value: 0 -> ▁ ... 1 and above -> █,
 // rounding v*7 to the nearest of 8 levels. Absent: "·".
@@ -101,4 +104,4 @@ std::vector<TopLine> RenderTop(const TopModel& model, const TopFrame& frame);
 // draws is one column wide).
 std::string TruncateColumns(std::string_view text, std::size_t columns);
 
-}  // namespace ofu::cli
+}  // namespace ofu::render

@@ -1,10 +1,10 @@
-#include "process_names.h"
+#include "ofu/attribution/process_names.h"
 
 #include <fstream>
 
 #include <fmt/format.h>
 
-namespace ofu::cli {
+namespace ofu::attribution {
 
 std::string ReadProcessName(const std::string& proc_root, std::uint32_t pid) {
   std::ifstream file(fmt::format("{}/{}/comm", proc_root, pid));
@@ -13,4 +13,4 @@ std::string ReadProcessName(const std::string& proc_root, std::uint32_t pid) {
   return name;
 }
 
-}  // namespace ofu::cli
+}  // namespace ofu::attribution

@@ -1,4 +1,4 @@
-#include "top_view.h"
+#include "ofu/render/top_view.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 #include "ofu/core/clock_events.h"
 #include "ofu/core/ofu_math.h"
 
-namespace ofu::cli {
+namespace ofu::render {
 namespace {
 
 constexpr std::string_view kAbsent = "—";
@@ -118,6 +118,14 @@ std::optional<SortOrder> SortOrderForKey(int key) {
     case 'g': return SortOrder::kGpuIndex;
     default: return std::nullopt;
   }
+}
+
+std::optional<SortOrder> SortOrderForName(std::string_view name) {
+  if (name == "ofu") return SortOrder::kOfu;
+  if (name == "tensor") return SortOrder::kTensor;
+  if (name == "power") return SortOrder::kPower;
+  if (name == "gpu") return SortOrder::kGpuIndex;
+  return std::nullopt;
 }
 
 std::string_view SparkGlyph(std::optional<double> ofu) {
@@ -262,4 +270,4 @@ std::vector<TopLine> RenderTop(const TopModel& model, const TopFrame& frame) {
   return lines;
 }
 
-}  // namespace ofu::cli
+}  // namespace ofu::render
