@@ -1,6 +1,5 @@
 #include "kernels_command.h"
 
-#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <string_view>
@@ -61,45 +60,14 @@ struct Parsed {
   std::vector<std::string> findings;  // pre-native: what it costs, on which architecture
 };
 
-// What running `info` on `architecture` costs, when it is pre-native there;
-// absent otherwise. `gpu_name` names the GPU in the text.
-std::optional<std::string> Finding(const kernels::KernelThroughputTable& table, const kernels::KernelInfo& info,
-                                   const std::string& architecture, const std::string& gpu_name) {
-  if (!info.precision) return std::nullopt;
-  const kernels::KernelGeneration g = table.Classify(info, *info.precision, architecture);
-  if (!g.pre_native) return std::nullopt;
-  const int step = kernels::NativeAlignment(*info.precision);
-  const std::string why =
-      info.alignment && *info.alignment < step
-          ? fmt::format("align{}: cuBLAS picks such kernels when a dimension is not a multiple of {}", *info.alignment,
-                        step)
-          : std::string("cuBLAS picks such kernels for unaligned or small shapes");
-  if (g.figure == nullptr) {
-    return fmt::format(
-        "on {} ({}, own kernels sm{}): built for sm{}, so it issues older MMA instructions ({}); its "
-        "FLOPs per tensor-active cycle there are not measured",
-        gpu_name, architecture, g.native_sm, g.kernel_sm, why);
-  }
-  return fmt::format(
-      "on {} ({}, own kernels sm{}): built for sm{}, it did {:.3f} of the native FLOPs per "
-      "tensor-active cycle (measured on {}), so OFU reads {:.1f}x its MFU ({}); make M, N and K "
-      "multiples of {}",
-      gpu_name, architecture, g.native_sm, g.kernel_sm, g.figure->relative_throughput, g.figure->measured_on,
-      1.0 / g.figure->relative_throughput, why, step);
-}
-
+// Against the GPU of --gpu-model when given, else every architecture with a
+// measured figure (kernels/kernel_throughput.h).
 void AddFindings(const kernels::KernelThroughputTable& table, const GpuSpec* gpu, Parsed& parsed) {
   if (!parsed.info.ok()) return;
-  if (gpu != nullptr) {
-    if (auto f = Finding(table, *parsed.info, gpu->architecture, gpu->name)) parsed.findings.push_back(*f);
-    return;
-  }
-  std::vector<std::string> seen;
-  for (const kernels::ThroughputFigure& figure : table.figures()) {
-    if (std::find(seen.begin(), seen.end(), figure.architecture) != seen.end()) continue;
-    seen.push_back(figure.architecture);
-    auto f = Finding(table, *parsed.info, figure.architecture, "a " + figure.architecture + " GPU");
-    if (f) parsed.findings.push_back(*f);
+  if (gpu == nullptr) {
+    parsed.findings = kernels::PreNativeFindingsWhereMeasured(table, *parsed.info);
+  } else if (auto finding = kernels::PreNativeFinding(table, *parsed.info, gpu->architecture, gpu->name)) {
+    parsed.findings.push_back(std::move(*finding));
   }
 }
 

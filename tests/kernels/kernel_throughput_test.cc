@@ -152,5 +152,34 @@ TEST(KernelThroughput, NativeAlignmentIsSixteenBytesOrEightElements) {
   EXPECT_EQ(NativeAlignment(Precision::kInt8), 16);
 }
 
+// The finding `ofu kernels parse` prints, whole: the figure and the
+// measurement are data/kernel_throughput.json's hopper sm75 s1688 entry, and
+// 1 / 0.473 = 2.11, printed 2.1.
+TEST(KernelThroughput, APreNativeKernelsFindingGivesTheMeasuredCostAndTheFix) {
+  const auto table = KernelThroughputTable::Embedded();
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  const KernelInfo sm75 = Parse("cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1");
+  EXPECT_EQ(PreNativeFinding(*table, sm75, "hopper", "H100 SXM5"),
+            "on H100 SXM5 (hopper, own kernels sm90): built for sm75, it did 0.473 of the native FLOPs per "
+            "tensor-active cycle (measured on NVIDIA H100 80GB HBM3 (SXM5), driver 580.159.04, CUDA 13.0, cuBLAS of "
+            "PyTorch 2.11.0+cu130, 2026-11-26), so OFU reads 2.1x its MFU (align1: cuBLAS picks such kernels when a "
+            "dimension is not a multiple of 8); make M, N and K multiples of 8");
+  EXPECT_EQ(PreNativeFinding(*table, sm75, "turing", "a T4"), std::nullopt);  // native there
+  EXPECT_EQ(PreNativeFinding(*table, sm75, "no-such-arch", "?"), std::nullopt);
+
+  // Ampere's own m16n8k16 kernel on Hopper: pre-native, and nobody measured it.
+  const KernelInfo sm80 = Parse("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_nn_align8");
+  EXPECT_EQ(PreNativeFinding(*table, sm80, "hopper", "H100 SXM5"),
+            "on H100 SXM5 (hopper, own kernels sm90): built for sm80, so it issues older MMA instructions (cuBLAS "
+            "picks such kernels for unaligned or small shapes); its FLOPs per tensor-active cycle there are not "
+            "measured");
+
+  // With no GPU given: once per architecture that has a figure (hopper only).
+  const std::vector<std::string> anywhere = PreNativeFindingsWhereMeasured(*table, sm75);
+  ASSERT_EQ(anywhere.size(), 1u);
+  EXPECT_EQ(anywhere[0].rfind("on a hopper GPU (hopper, own kernels sm90): built for sm75, it did 0.473", 0), 0u);
+  EXPECT_TRUE(PreNativeFindingsWhereMeasured(*table, Parse("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")).empty());
+}
+
 }  // namespace
 }  // namespace ofu::kernels

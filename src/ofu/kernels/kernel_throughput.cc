@@ -147,4 +147,41 @@ int NativeAlignment(Precision precision) {
   return 8;
 }
 
+std::optional<std::string> PreNativeFinding(const KernelThroughputTable& table, const KernelInfo& info,
+                                            std::string_view architecture, std::string_view gpu_name) {
+  if (!info.precision) return std::nullopt;
+  const KernelGeneration g = table.Classify(info, *info.precision, architecture);
+  if (!g.pre_native) return std::nullopt;
+  const int step = NativeAlignment(*info.precision);
+  const std::string why =
+      info.alignment && *info.alignment < step
+          ? fmt::format("align{}: cuBLAS picks such kernels when a dimension is not a multiple of {}", *info.alignment,
+                        step)
+          : std::string("cuBLAS picks such kernels for unaligned or small shapes");
+  if (g.figure == nullptr) {
+    return fmt::format(
+        "on {} ({}, own kernels sm{}): built for sm{}, so it issues older MMA instructions ({}); its "
+        "FLOPs per tensor-active cycle there are not measured",
+        gpu_name, architecture, g.native_sm, g.kernel_sm, why);
+  }
+  return fmt::format(
+      "on {} ({}, own kernels sm{}): built for sm{}, it did {:.3f} of the native FLOPs per "
+      "tensor-active cycle (measured on {}), so OFU reads {:.1f}x its MFU ({}); make M, N and K "
+      "multiples of {}",
+      gpu_name, architecture, g.native_sm, g.kernel_sm, g.figure->relative_throughput, g.figure->measured_on,
+      1.0 / g.figure->relative_throughput, why, step);
+}
+
+std::vector<std::string> PreNativeFindingsWhereMeasured(const KernelThroughputTable& table, const KernelInfo& info) {
+  std::vector<std::string> findings;
+  std::vector<std::string_view> seen;
+  for (const ThroughputFigure& figure : table.figures()) {
+    if (std::find(seen.begin(), seen.end(), figure.architecture) != seen.end()) continue;
+    seen.push_back(figure.architecture);
+    auto finding = PreNativeFinding(table, info, figure.architecture, "a " + figure.architecture + " GPU");
+    if (finding) findings.push_back(std::move(*finding));
+  }
+  return findings;
+}
+
 }  // namespace ofu::kernels

@@ -90,4 +90,19 @@ class KernelThroughputTable {
 // 16 bytes; 8 is what was measured), 16 for fp8 and int8, 32 for fp4.
 int NativeAlignment(Precision precision);
 
+// What running `info` on `architecture` costs when the kernel is pre-native
+// there, in words for a person: the architectures, the measured share of the
+// native FLOPs per tensor-active cycle and how far OFU reads above MFU (or
+// that nobody measured it), why cuBLAS picked it, and the alignment that
+// avoids it. Absent for a native kernel, an architecture the table does not
+// know, or a kernel whose precision the name does not give. `gpu_name`
+// names the GPU in the text ("H100 SXM5", "a hopper GPU").
+std::optional<std::string> PreNativeFinding(const KernelThroughputTable& table, const KernelInfo& info,
+                                            std::string_view architecture, std::string_view gpu_name);
+
+// PreNativeFinding on every architecture the table has a measured figure
+// for, once each in the table's order, naming each "a <architecture> GPU":
+// what a kernel costs when the GPU it runs on is not known.
+std::vector<std::string> PreNativeFindingsWhereMeasured(const KernelThroughputTable& table, const KernelInfo& info);
+
 }  // namespace ofu::kernels
