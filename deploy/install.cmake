@@ -6,7 +6,7 @@
 #   P/lib/ofu/libofu-kubelet.so        where ofu looks for it: ../lib/ofu/ from
 #                                      its own directory (kubelet_plugin.h)
 #   P/lib/ofu/libofu-http.so           the HTTP client, found the same way
-#                                      (sources/http_client.h)
+#                                      (net/http_client.h)
 #   P/lib/ofu/slurm/{prolog,epilog}.sh
 #   P/lib/systemd/system/ofu-agent.service   (ExecStart names P/bin/ofu)
 #   P/etc/ofu/agent.toml               /etc/ofu/agent.toml when P is /usr

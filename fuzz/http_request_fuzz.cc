@@ -12,16 +12,16 @@
 #include <string>
 #include <string_view>
 
-#include "ofu/sinks/http_request.h"
+#include "ofu/net/http_request.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   std::size_t checksum = 0;
-  const auto end = ofu::sinks::FindRequestHeadEnd(bytes);
+  const auto end = ofu::net::FindRequestHeadEnd(bytes);
   if (end) {
     if (*end > bytes.size()) std::abort();
-    if (ofu::sinks::FindRequestHeadEnd(std::string(bytes) + "GET / HTTP/1.1\r\n\r\n") != end) std::abort();
-    const auto head = ofu::sinks::ParseRequestHead(bytes.substr(0, *end));
+    if (ofu::net::FindRequestHeadEnd(std::string(bytes) + "GET / HTTP/1.1\r\n\r\n") != end) std::abort();
+    const auto head = ofu::net::ParseRequestHead(bytes.substr(0, *end));
     if (head.ok()) {
       if (head->path.size() > head->target.size()) std::abort();
       checksum += head->fields.size() + head->JoinedField("accept").size() + head->CountField("host") +
@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   // The whole input too, head or not: the parser must refuse what is not one.
-  const auto whole = ofu::sinks::ParseRequestHead(bytes);
+  const auto whole = ofu::net::ParseRequestHead(bytes);
   checksum += whole.ok() ? whole->method.size() : whole.error().message.size();
   // Keeps the results (and so every read) observable.
   volatile std::size_t sink = checksum;

@@ -72,7 +72,7 @@ std::vector<std::string> CuptiCandidates(const std::string& flag, const std::str
           cuda_library_dir + "/../extras/CUPTI/lib64/libcupti.so.13"};
 }
 
-KernelRecorder::KernelRecorder(std::unique_ptr<sources::DynamicLibrary> library, std::unique_ptr<CuptiFunctions> fn)
+KernelRecorder::KernelRecorder(std::unique_ptr<platform::DynamicLibrary> library, std::unique_ptr<CuptiFunctions> fn)
     : library_(std::move(library)), fn_(std::move(fn)) {}
 
 KernelRecorder::~KernelRecorder() {
@@ -82,7 +82,7 @@ KernelRecorder::~KernelRecorder() {
 }
 
 Result<std::unique_ptr<KernelRecorder>> KernelRecorder::Open(const std::vector<std::string>& candidates) {
-  auto library = sources::DynamicLibrary::Open(candidates);
+  auto library = platform::DynamicLibrary::Open(candidates);
   if (!library.ok()) {
     return Error::Unavailable(
         "cannot load CUPTI ({}); pass --cupti-library PATH (libcupti.so.13 ships with the "
@@ -90,7 +90,7 @@ Result<std::unique_ptr<KernelRecorder>> KernelRecorder::Open(const std::vector<s
         library.error().message);
   }
   auto fn = std::make_unique<CuptiFunctions>();
-  const sources::DynamicLibrary& lib = **library;
+  const platform::DynamicLibrary& lib = **library;
   fn->ActivityEnable = lib.Function<decltype(fn->ActivityEnable)>({"cuptiActivityEnable"});
   fn->ActivityDisable = lib.Function<decltype(fn->ActivityDisable)>({"cuptiActivityDisable"});
   fn->ActivityRegisterCallbacks =

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "ofu/core/result.h"
-#include "ofu/sources/dynamic_library.h"
+#include "ofu/platform/dynamic_library.h"
 
 namespace ofu::gpu {
 
@@ -50,8 +50,8 @@ class KernelRecorder {
   Result<std::vector<KernelActivity>> Collect();
 
  private:
-  KernelRecorder(std::unique_ptr<sources::DynamicLibrary> library, std::unique_ptr<CuptiFunctions> fn);
-  std::unique_ptr<sources::DynamicLibrary> library_;
+  KernelRecorder(std::unique_ptr<platform::DynamicLibrary> library, std::unique_ptr<CuptiFunctions> fn);
+  std::unique_ptr<platform::DynamicLibrary> library_;
   std::unique_ptr<CuptiFunctions> fn_;
   bool registered_ = false;
 };

@@ -11,7 +11,7 @@ namespace ofu::gpu {
 Result<std::unique_ptr<PowerLimit>> PowerLimit::Reduce(const std::string& nvml_library, nvmlDevice_t device,
                                                        double fraction) {
   OFU_ASSIGN_OR_RETURN(auto library,
-                       sources::DynamicLibrary::Open({nvml_library.empty() ? "libnvidia-ml.so.1" : nvml_library}));
+                       platform::DynamicLibrary::Open({nvml_library.empty() ? "libnvidia-ml.so.1" : nvml_library}));
   std::unique_ptr<PowerLimit> limit(new PowerLimit());
   limit->library_ = std::move(library);
   limit->device_ = device;

@@ -2,7 +2,7 @@
 //
 // NVML's power-management setters are not in ofu's NVML table (the agent
 // only reads), so this resolves its own four functions from the same
-// library with sources::DynamicLibrary. Setting a limit needs root: NVML
+// library with platform::DynamicLibrary. Setting a limit needs root: NVML
 // answers NO_PERMISSION otherwise, and the harness records the case as
 // skipped with that reason instead of failing the sweep.
 //
@@ -16,7 +16,7 @@
 #include <string>
 
 #include "ofu/core/result.h"
-#include "ofu/sources/dynamic_library.h"
+#include "ofu/platform/dynamic_library.h"
 #include "ofu/sources/nvml_api.h"
 
 namespace ofu::gpu {
@@ -36,7 +36,7 @@ class PowerLimit {
 
  private:
   PowerLimit() = default;
-  std::unique_ptr<sources::DynamicLibrary> library_;
+  std::unique_ptr<platform::DynamicLibrary> library_;
   nvmlReturn_t (*set_)(nvmlDevice_t, unsigned) = nullptr;
   nvmlDevice_t device_ = nullptr;
   unsigned previous_mw_ = 0;

@@ -33,7 +33,7 @@
 #include <gtest/gtest.h>
 
 #include <httplib.h>
-#include "sinks/web_test_support.h"
+#include "net/web_test_support.h"
 
 #include "ofu/sources/clock.h"
 
@@ -51,6 +51,14 @@ constexpr char kPrometheusAccept[] =
 
 using ofu::testing::Bcrypt;
 using ofu::testing::TempDir;
+
+// The server and its web config are net's (net/http_server.h); the routes and
+// the counters of rejections are the agent's (metrics_server.h).
+using net::ParseWebConfig;
+using net::ServerLimits;
+using net::TlsServerConfig;
+using net::TlsVersion;
+using net::WebConfig;
 
 // A self-signed P-256 certificate for CN=localhost and its key, as PEM files.
 bool WriteSelfSignedCertificate(const std::string& cert_path, const std::string& key_path) {

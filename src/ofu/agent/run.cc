@@ -9,11 +9,11 @@
 #include "ofu/agent/attribution_setup.h"
 #include "ofu/agent/queued_sink.h"
 #include "ofu/agent/window_evaluator.h"
+#include "ofu/net/web_config.h"
 #include "ofu/sinks/async_sink.h"
 #include "ofu/sinks/history_store.h"
 #include "ofu/sinks/metrics_server.h"
 #include "ofu/sinks/metrics_state.h"
-#include "ofu/sinks/web_config.h"
 #include "ofu/sources/builtin_sources.h"
 #include "ofu/sources/call_accounting.h"
 
@@ -95,9 +95,9 @@ Result<std::optional<RunEnd>> RunConfigured(const AgentConfig& config, const Gpu
   std::vector<sinks::Sink*> sinks = {metrics.get()};
   if (queued_history) sinks.push_back(queued_history.get());
 
-  std::optional<sinks::WebConfig> web_config;
+  std::optional<net::WebConfig> web_config;
   if (!config.web_config.empty()) {
-    OFU_ASSIGN_OR_RETURN(auto loaded, sinks::LoadWebConfig(config.web_config));
+    OFU_ASSIGN_OR_RETURN(auto loaded, net::LoadWebConfig(config.web_config));
     web_config = std::move(loaded);
   }
   sinks::MetricsServer server(*metrics);

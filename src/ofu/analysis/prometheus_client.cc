@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/sources/http_client.h"
+#include "ofu/net/http_client.h"
 
 namespace ofu::analysis {
 namespace {
@@ -81,7 +81,7 @@ bool IsRefusalForSize(const std::string& message) {
 
 struct PrometheusClient::Connection {
   Endpoint endpoint;
-  std::unique_ptr<sources::HttpClient> client;
+  std::unique_ptr<net::HttpClient> client;
 };
 
 PrometheusClient::PrometheusClient(std::string url, std::unique_ptr<Connection> connection)
@@ -91,7 +91,7 @@ PrometheusClient::~PrometheusClient() = default;
 
 Result<std::unique_ptr<PrometheusClient>> PrometheusClient::Open(const std::string& url, double timeout_s) {
   OFU_ASSIGN_OR_RETURN(auto endpoint, ParseEndpoint(url));
-  sources::HttpClientOptions options;
+  net::HttpClientOptions options;
   options.timeout_s = timeout_s;
   options.keep_alive = true;
   // A query is sent as its headers, then its form body. With Nagle's
@@ -99,14 +99,14 @@ Result<std::unique_ptr<PrometheusClient>> PrometheusClient::Open(const std::stri
   // may delay by 40 ms: 40 ms of every query, 8 s of a 1,024-GPU week's fleet
   // report (docs/BENCHMARKS.md).
   options.tcp_nodelay = true;
-  OFU_ASSIGN_OR_RETURN(auto client, sources::OpenHttpClient(endpoint.origin, options));
+  OFU_ASSIGN_OR_RETURN(auto client, net::OpenHttpClient(endpoint.origin, options));
   auto connection = std::make_unique<Connection>(Connection{std::move(endpoint), std::move(client)});
   return std::unique_ptr<PrometheusClient>(new PrometheusClient(url, std::move(connection)));
 }
 
 Result<PromAnswer> PrometheusClient::Query(const std::string& promql, double time_s) {
   ++queries_;
-  const sources::HttpForm form = {{"query", promql}, {"time", fmt::format("{:.3f}", time_s)}};
+  const net::HttpForm form = {{"query", promql}, {"time", fmt::format("{:.3f}", time_s)}};
   auto response = connection_->client->PostForm(connection_->endpoint.base_path + "/api/v1/query", form);
   if (!response.ok()) {
     return Error::Unavailable("{}: cannot query Prometheus: {}", url_, response.error().message);

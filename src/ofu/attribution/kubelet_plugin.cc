@@ -7,12 +7,12 @@
 
 #include <fmt/format.h>
 
-#include "ofu/sources/dynamic_library.h"
+#include "ofu/platform/dynamic_library.h"
 
 namespace ofu::attribution {
 
 std::vector<std::string> DefaultKubeletPluginPaths(const std::string& executable_path) {
-  return sources::PluginPathsBeside(executable_path, kKubeletPluginFileName);
+  return platform::PluginPathsBeside(executable_path, kKubeletPluginFileName);
 }
 
 KubeletPluginAttributor::KubeletPluginAttributor(KubeletOptions options, std::vector<std::string> plugin_paths)
@@ -33,7 +33,7 @@ Result<Attribution> KubeletPluginAttributor::Attribute(const std::vector<GpuRef>
           "node, or its directory is not mounted into the agent's pod",
           options_.socket_path);
     }
-    auto library = sources::DynamicLibrary::Open(plugin_paths_);
+    auto library = platform::DynamicLibrary::Open(plugin_paths_);
     if (!library.ok()) {
       return Error::Unavailable(
           "the kubelet client plugin did not load ({}); it is built beside ofu "

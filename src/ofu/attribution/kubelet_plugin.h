@@ -25,7 +25,7 @@
 #include "ofu/attribution/attributor.h"
 #include "ofu/attribution/kubelet_pod_resources.h"
 
-namespace ofu::sources {
+namespace ofu::platform {
 class DynamicLibrary;
 }
 
@@ -61,7 +61,7 @@ class KubeletPluginAttributor : public Attributor {
   std::vector<std::string> plugin_paths_;
   // Declared before client_: the client's code lives in the library, so the
   // client must be destroyed first.
-  std::unique_ptr<sources::DynamicLibrary> library_;
+  std::unique_ptr<platform::DynamicLibrary> library_;
   std::unique_ptr<Attributor> client_;
 };
 

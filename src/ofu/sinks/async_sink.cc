@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "ofu/sinks/thread_name.h"
+#include "ofu/platform/thread_name.h"
 
 namespace ofu::sinks {
 
@@ -68,7 +68,7 @@ std::uint64_t AsyncSink::dropped_windows() const {
 }
 
 void AsyncSink::Work() {
-  NameThisThread("ofu-" + std::string(sink_->name()));  // "ofu-store"
+  platform::NameThisThread("ofu-" + std::string(sink_->name()));  // "ofu-store"
   std::unique_lock lock(mutex_);
   while (true) {
     queued_.wait(lock, [&] { return closing_ || !queue_.empty(); });

@@ -46,6 +46,7 @@
 #include <string_view>
 
 #include "ofu/formats/exposition.h"
+#include "ofu/net/connection_rejection.h"
 #include "ofu/sinks/sink.h"
 #include "ofu/sinks/window_counters.h"
 #include "ofu/sources/call_accounting.h"
@@ -67,18 +68,10 @@ struct MetricsOptions {
   std::optional<sources::ProcFiles> proc_files = std::nullopt;
 };
 
-// Why the HTTP server closed or refused a connection; the {reason} label of
-// ofu_http_connections_rejected_total (docs/prometheus.md §1).
-enum class ConnectionRejection {
-  kPerPeerLimit,          // "per_peer_limit": its peer address had max_connections_per_peer
-  kTotalLimit,            // "total_limit": the server had max_connections
-  kHeaderDeadline,        // "header_deadline": the request head was not complete in time
-  kTlsHandshakeDeadline,  // "tls_handshake_deadline": the TLS handshake was not complete in time
-  kTlsHandshakeFailed,    // "tls_handshake_failed": not TLS, or no protocol/cipher in common
-  kWriteDeadline,         // "write_deadline": the client did not read its response in time
-  kBadRequest,            // "bad_request": a malformed or oversized request, answered and closed
-};
-inline constexpr std::size_t kConnectionRejections = 7;
+// Why the HTTP server closed or refused a connection (net/connection_rejection.h);
+// the {reason} label of ofu_http_connections_rejected_total (docs/prometheus.md §1).
+using net::ConnectionRejection;
+using net::kConnectionRejections;
 std::string_view ConnectionRejectionLabel(ConnectionRejection reason);
 
 struct Health {

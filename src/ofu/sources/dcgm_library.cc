@@ -17,19 +17,19 @@ std::vector<std::string> DcgmLibrary::Candidates(const std::string& option) {
 
 Result<std::unique_ptr<DcgmLibrary>> DcgmLibrary::Load(const std::vector<std::string>& candidates,
                                                        CallAccounting* accounting) {
-  auto opened = DynamicLibrary::Open(candidates);
+  auto opened = platform::DynamicLibrary::Open(candidates);
   if (!opened.ok()) {
     return Error::Unavailable("cannot load the DCGM library ({}); {}", opened.error().message, kInstallHint);
   }
   std::unique_ptr<DcgmLibrary> dcgm(new DcgmLibrary(std::move(*opened)));
-  const DynamicLibrary& lib = *dcgm->library_;
+  const platform::DynamicLibrary& lib = *dcgm->library_;
 
   // Resolves `slot` from `names` (newest first), counted under the name
   // found; remembers the first required one missing so the error names it.
   std::string missing;
   auto bind = [&]<typename Signature>(AccountedFunction<Signature>& slot, std::initializer_list<std::string_view> names,
                                       bool required) {
-    const DynamicLibrary::Found found = lib.Symbol(names);
+    const platform::DynamicLibrary::Found found = lib.Symbol(names);
     slot = BindAccounted<Signature>(found.address, found.name, accounting);
     if (slot == nullptr && required && missing.empty()) missing = std::string(*names.begin());
   };

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "ofu/core/result.h"
+#include "ofu/platform/dynamic_library.h"
 #include "ofu/sources/call_accounting.h"
 #include "ofu/sources/dcgm_api.h"
-#include "ofu/sources/dynamic_library.h"
 
 namespace ofu::sources {
 
@@ -77,8 +77,8 @@ class DcgmLibrary {
   Slot<dcgm::ErrorStringFn> error_string;  // optional
 
  private:
-  explicit DcgmLibrary(std::unique_ptr<DynamicLibrary> library) : library_(std::move(library)) {}
-  std::unique_ptr<DynamicLibrary> library_;
+  explicit DcgmLibrary(std::unique_ptr<platform::DynamicLibrary> library) : library_(std::move(library)) {}
+  std::unique_ptr<platform::DynamicLibrary> library_;
 };
 
 }  // namespace ofu::sources

@@ -12,7 +12,8 @@ constexpr const char* kDefaultLibrary = "libnvidia-ml.so.1";
 // Load() can name it.
 class Resolver {
  public:
-  Resolver(const DynamicLibrary& library, CallAccounting* accounting) : library_(library), accounting_(accounting) {}
+  Resolver(const platform::DynamicLibrary& library, CallAccounting* accounting)
+      : library_(library), accounting_(accounting) {}
 
   template <typename Signature>
   void Required(AccountedFunction<Signature>& slot, std::initializer_list<std::string_view> names) {
@@ -21,13 +22,13 @@ class Resolver {
   }
   template <typename Signature>
   void Optional(AccountedFunction<Signature>& slot, std::initializer_list<std::string_view> names) {
-    const DynamicLibrary::Found found = library_.Symbol(names);
+    const platform::DynamicLibrary::Found found = library_.Symbol(names);
     slot = BindAccounted<Signature>(found.address, found.name, accounting_);
   }
   const std::string& missing() const { return missing_; }
 
  private:
-  const DynamicLibrary& library_;
+  const platform::DynamicLibrary& library_;
   CallAccounting* accounting_;
   std::string missing_;
 };
@@ -64,7 +65,7 @@ std::string_view NvmlReturnName(nvmlReturn_t code) {
 
 Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path, CallAccounting* accounting) {
   const std::string target = path.empty() ? kDefaultLibrary : path;
-  auto opened = DynamicLibrary::Open({target});
+  auto opened = platform::DynamicLibrary::Open({target});
   if (!opened.ok()) {
     return Error::Unavailable(
         "cannot load the NVML library {} ({}); install the NVIDIA driver, or pass "

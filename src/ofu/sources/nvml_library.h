@@ -21,8 +21,8 @@
 #include <string_view>
 
 #include "ofu/core/result.h"
+#include "ofu/platform/dynamic_library.h"
 #include "ofu/sources/call_accounting.h"
-#include "ofu/sources/dynamic_library.h"
 #include "ofu/sources/nvml_api.h"
 
 namespace ofu::sources {
@@ -78,8 +78,8 @@ class NvmlLibrary {
   std::string ErrorString(nvmlReturn_t code) const;
 
  private:
-  explicit NvmlLibrary(std::unique_ptr<DynamicLibrary> library) : library_(std::move(library)) {}
-  std::unique_ptr<DynamicLibrary> library_;
+  explicit NvmlLibrary(std::unique_ptr<platform::DynamicLibrary> library) : library_(std::move(library)) {}
+  std::unique_ptr<platform::DynamicLibrary> library_;
   NvmlFunctions fn_;
 };
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "ofu/sources/http_client.h"
+#include "ofu/net/http_client.h"
 #include "ofu/sources/replay.h"
 
 namespace ofu::sources {
@@ -29,7 +29,7 @@ Result<Url> ParseUrl(const std::string& url) {
 
 class ScrapeSource final : public Source {
  public:
-  ScrapeSource(std::string url, std::unique_ptr<HttpClient> client, std::string path, const SourceOptions& options,
+  ScrapeSource(std::string url, std::unique_ptr<net::HttpClient> client, std::string path, const SourceOptions& options,
                Clock& clock)
       : url_(std::move(url)), client_(std::move(client)), path_(std::move(path)), options_(options), clock_(clock) {}
 
@@ -96,7 +96,7 @@ class ScrapeSource final : public Source {
 
  private:
   std::string url_;
-  std::unique_ptr<HttpClient> client_;
+  std::unique_ptr<net::HttpClient> client_;
   std::string path_;
   SourceOptions options_;
   Clock& clock_;
@@ -112,9 +112,9 @@ class ScrapeSource final : public Source {
 
 Result<std::unique_ptr<Source>> OpenScrapeSource(const std::string& url, const SourceOptions& options, Clock& clock) {
   OFU_ASSIGN_OR_RETURN(auto parts, ParseUrl(url));
-  HttpClientOptions http;
+  net::HttpClientOptions http;
   http.timeout_s = options.scrape_timeout_s;
-  OFU_ASSIGN_OR_RETURN(auto client, OpenHttpClient(parts.origin, http));
+  OFU_ASSIGN_OR_RETURN(auto client, net::OpenHttpClient(parts.origin, http));
   auto source = std::make_unique<ScrapeSource>(url, std::move(client), std::move(parts.path), options, clock);
   auto first = source->Scrape();
   if (!first.ok()) {

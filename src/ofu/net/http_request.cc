@@ -1,10 +1,10 @@
-#include "ofu/sinks/http_request.h"
+#include "ofu/net/http_request.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-namespace ofu::sinks {
+namespace ofu::net {
 namespace {
 
 // RFC 9110 §5.6.2 tchar.
@@ -218,4 +218,4 @@ Result<HttpRequestHead> ParseRequestHead(std::string_view head) {
   return parsed;
 }
 
-}  // namespace ofu::sinks
+}  // namespace ofu::net

@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "ofu/core/result.h"
-#include "ofu/sources/http_client_plugin.h"
+#include "ofu/net/http_client_plugin.h"
 
-namespace ofu::sources {
+namespace ofu::net {
 
 struct HttpResponse {
   int status = 0;  // the HTTP status code, as sent (200, 404, 503, ...)
@@ -62,4 +62,4 @@ std::vector<std::string> HttpPluginPaths(const std::filesystem::path& program, c
 // build's tree: what the two-argument OpenHttpClient tries.
 std::vector<std::string> DefaultHttpPluginPaths();
 
-}  // namespace ofu::sources
+}  // namespace ofu::net

@@ -1,20 +1,20 @@
-#include "ofu/sources/http_client.h"
+#include "ofu/net/http_client.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
 #include <utility>
 
-#include "ofu/sources/dynamic_library.h"
+#include "ofu/platform/dynamic_library.h"
 
-namespace ofu::sources {
+namespace ofu::net {
 namespace {
 
 // Holds the plugin's client and the library its code lives in; the client
 // goes first.
 class LoadedHttpClient final : public HttpClient {
  public:
-  LoadedHttpClient(std::unique_ptr<DynamicLibrary> library, std::unique_ptr<PluginHttpClient> client)
+  LoadedHttpClient(std::unique_ptr<platform::DynamicLibrary> library, std::unique_ptr<PluginHttpClient> client)
       : library_(std::move(library)), client_(std::move(client)) {}
 
   Result<HttpResponse> Get(const std::string& path) override { return Answer(client_->Get(path)); }
@@ -28,7 +28,7 @@ class LoadedHttpClient final : public HttpClient {
     return HttpResponse{response.status, std::move(response.body)};
   }
 
-  std::unique_ptr<DynamicLibrary> library_;
+  std::unique_ptr<platform::DynamicLibrary> library_;
   // Declared after library_, so destroyed before it: its code lives there.
   std::unique_ptr<PluginHttpClient> client_;
 };
@@ -37,7 +37,7 @@ class LoadedHttpClient final : public HttpClient {
 
 std::vector<std::string> HttpPluginPaths(const std::filesystem::path& program,
                                          const std::filesystem::path& build_tree) {
-  std::vector<std::string> paths = PluginPathsBeside(program, kHttpPluginFileName);
+  std::vector<std::string> paths = platform::PluginPathsBeside(program, kHttpPluginFileName);
   // Inside the build tree: the program's path starts with the tree's, a
   // whole component at a time.
   const std::filesystem::path tree = build_tree.lexically_normal();
@@ -55,7 +55,7 @@ std::vector<std::string> DefaultHttpPluginPaths() {
 
 Result<std::unique_ptr<HttpClient>> OpenHttpClient(const std::string& origin, const HttpClientOptions& options,
                                                    const std::vector<std::string>& plugin_paths) {
-  auto library = DynamicLibrary::Open(plugin_paths);
+  auto library = platform::DynamicLibrary::Open(plugin_paths);
   if (!library.ok()) {
     return Error::Unavailable("ofu's HTTP client plugin did not load ({}); it is built beside ofu as {}",
                               library.error().message, kHttpPluginFileName);
@@ -74,4 +74,4 @@ Result<std::unique_ptr<HttpClient>> OpenHttpClient(const std::string& origin, co
   return OpenHttpClient(origin, options, DefaultHttpPluginPaths());
 }
 
-}  // namespace ofu::sources
+}  // namespace ofu::net

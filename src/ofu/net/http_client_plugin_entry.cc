@@ -4,9 +4,9 @@
 
 #include <chrono>
 
-#include "ofu/sources/http_client_plugin.h"
+#include "ofu/net/http_client_plugin.h"
 
-namespace ofu::sources {
+namespace ofu::net {
 namespace {
 
 class HttplibClient final : public PluginHttpClient {
@@ -44,10 +44,10 @@ class HttplibClient final : public PluginHttpClient {
 };
 
 }  // namespace
-}  // namespace ofu::sources
+}  // namespace ofu::net
 
-extern "C" __attribute__((visibility("default"))) ofu::sources::PluginHttpClient* ofu_create_http_client(
-    int abi_version, const char* origin, const ofu::sources::HttpClientOptions* options) {
-  if (abi_version != ofu::sources::kHttpPluginAbiVersion || origin == nullptr || options == nullptr) return nullptr;
-  return new ofu::sources::HttplibClient(origin, *options);
+extern "C" __attribute__((visibility("default"))) ofu::net::PluginHttpClient* ofu_create_http_client(
+    int abi_version, const char* origin, const ofu::net::HttpClientOptions* options) {
+  if (abi_version != ofu::net::kHttpPluginAbiVersion || origin == nullptr || options == nullptr) return nullptr;
+  return new ofu::net::HttplibClient(origin, *options);
 }

@@ -30,7 +30,7 @@
 
 #include "ofu/core/result.h"
 
-namespace ofu::sinks {
+namespace ofu::net {
 
 struct HttpRequestHead {
   std::string method;  // as sent; methods are case-sensitive
@@ -65,4 +65,4 @@ std::optional<std::size_t> FindRequestHeadEnd(std::string_view received);
 // Parses a complete head: `head` as delimited by FindRequestHeadEnd.
 Result<HttpRequestHead> ParseRequestHead(std::string_view head);
 
-}  // namespace ofu::sinks
+}  // namespace ofu::net

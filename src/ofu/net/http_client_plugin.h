@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace ofu::sources {
+namespace ofu::net {
 
 inline constexpr int kHttpPluginAbiVersion = 1;
 inline constexpr std::string_view kHttpPluginSymbol = "ofu_create_http_client";
@@ -50,4 +50,4 @@ class PluginHttpClient {
 
 using CreateHttpClientFn = PluginHttpClient* (*)(int abi_version, const char* origin, const HttpClientOptions* options);
 
-}  // namespace ofu::sources
+}  // namespace ofu::net

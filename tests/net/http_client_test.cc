@@ -2,7 +2,7 @@
 // build tree by the default paths, a GET and a form POST against a real
 // server on loopback, an error that names every path when the plugin is
 // missing, and a library that is not the plugin refused.
-#include "ofu/sources/http_client.h"
+#include "ofu/net/http_client.h"
 
 #include <string>
 #include <vector>
@@ -13,7 +13,7 @@
 
 #include "support/loopback_http_server.h"
 
-namespace ofu::sources {
+namespace ofu::net {
 namespace {
 
 class HttpClientTest : public ::testing::Test {
@@ -98,4 +98,4 @@ TEST(HttpClientPlugin, OnlyAProgramInsideTheBuildTreeLooksInIt) {
 }
 
 }  // namespace
-}  // namespace ofu::sources
+}  // namespace ofu::net

@@ -1,12 +1,12 @@
 // The request-head parser behind the agent's HTTP server: where a head ends,
 // what it says, and what it refuses (the cases where lenient readers
 // disagree about a request's extent).
-#include "ofu/sinks/http_request.h"
+#include "ofu/net/http_request.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace ofu::sinks {
+namespace ofu::net {
 namespace {
 
 using ::testing::HasSubstr;
@@ -113,4 +113,4 @@ TEST(HttpRequestHead, RefusesWhatReadersCouldTakeDifferently) {
 }
 
 }  // namespace
-}  // namespace ofu::sinks
+}  // namespace ofu::net

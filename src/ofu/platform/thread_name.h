@@ -11,10 +11,10 @@
 
 #include <string_view>
 
-namespace ofu::sinks {
+namespace ofu::platform {
 
 inline constexpr std::size_t kMaxThreadNameBytes = 15;
 
 void NameThisThread(std::string_view name);
 
-}  // namespace ofu::sinks
+}  // namespace ofu::platform

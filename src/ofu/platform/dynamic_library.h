@@ -22,7 +22,7 @@
 
 #include "ofu/core/result.h"
 
-namespace ofu::sources {
+namespace ofu::platform {
 
 class DynamicLibrary {
  public:
@@ -66,4 +66,4 @@ class DynamicLibrary {
 // then in ../lib/ofu/ from it (the installed layout, deploy/install.cmake).
 std::vector<std::string> PluginPathsBeside(const std::filesystem::path& program, std::string_view file_name);
 
-}  // namespace ofu::sources
+}  // namespace ofu::platform

@@ -1,5 +1,5 @@
 // The web config (exporter-toolkit's format) and the basic-auth check.
-#include "ofu/sinks/web_config.h"
+#include "ofu/net/web_config.h"
 
 #include <crypt.h>
 #include <stdlib.h>
@@ -13,9 +13,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "sinks/web_test_support.h"
+#include "net/web_test_support.h"
+#include "ofu/net/basic_auth.h"
 
-namespace ofu::sinks {
+namespace ofu::net {
 namespace {
 
 using ::testing::HasSubstr;
@@ -191,4 +192,4 @@ TEST(BasicAuthorizationTest, DecodesBasicCredentials) {
 }
 
 }  // namespace
-}  // namespace ofu::sinks
+}  // namespace ofu::net

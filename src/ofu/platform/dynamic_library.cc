@@ -1,10 +1,10 @@
-#include "ofu/sources/dynamic_library.h"
+#include "ofu/platform/dynamic_library.h"
 
 #include <dlfcn.h>
 
 #include <fmt/format.h>
 
-namespace ofu::sources {
+namespace ofu::platform {
 
 Result<std::unique_ptr<DynamicLibrary>> DynamicLibrary::Open(const std::vector<std::string>& candidates) {
   std::string reasons;
@@ -35,4 +35,4 @@ std::vector<std::string> PluginPathsBeside(const std::filesystem::path& program,
   return {(dir / file_name).string(), (dir.parent_path() / "lib" / "ofu" / file_name).string()};
 }
 
-}  // namespace ofu::sources
+}  // namespace ofu::platform

@@ -1,6 +1,6 @@
 // NameThisThread (thread_name.h): the name the kernel keeps for a thread,
 // read back from /proc/self/task/TID/comm, cut at 15 bytes.
-#include "ofu/sinks/thread_name.h"
+#include "ofu/platform/thread_name.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-namespace ofu::sinks {
+namespace ofu::platform {
 namespace {
 
 // The name of the calling thread as the kernel keeps it.
@@ -36,4 +36,4 @@ TEST(NameThisThread, ShortNamesAreKeptAndLongOnesCutAt15Bytes) {
 }
 
 }  // namespace
-}  // namespace ofu::sinks
+}  // namespace ofu::platform
