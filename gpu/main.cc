@@ -4,7 +4,7 @@
 // row per case (docs/gemm-harness.md); summarizes a result file; lists a
 // sweep's cases without a GPU. This file wires the flags to the harness
 // (harness.h) and the host library (src/ofu/gemm) and maps errors to exit
-// statuses (apps/ofu/exit_codes.h, shared with `ofu`).
+// statuses (src/ofu/cli/exit_codes.h, shared with every ofu program).
 #include <cstdio>
 #include <fstream>
 #include <iostream>

@@ -1,18 +1,29 @@
 #!/usr/bin/env python3
-"""Checks that each layer of src/ofu includes only the layers it may.
+"""Checks that each layer includes only the layers it may.
 
 The table is the architecture, and it is written once: the "Layers" table of
 docs/ARCHITECTURE.md, read by this script (column 1 the layer, column 3 what
 it may include, comma-separated, "—" for nothing). A new include across
 layers either fits the table or the table changes on purpose, in review.
-Exit 1 names every include that breaks it, and a table that cannot be read.
-Usage: check-layers.py SRC_DIR [ARCHITECTURE_MD]   (SRC_DIR holds ofu/)
+
+The layers are the directories of src/ofu, and two more: everything under
+apps/ is the layer "apps" and everything under gpu/ the layer "gpu". Those
+two include the library as "ofu/<layer>/..." and their own headers by a name
+beside the including file (or a file the build generates, *.inc): a bare
+name found elsewhere, through an include path into another program's
+folder, is what this check exists to stop.
+
+Exit 1 names every include that breaks the table (file:line), and a table
+that cannot be read.
+Usage: check-layers.py ROOT [ARCHITECTURE_MD]   (ROOT holds src/ofu, apps, gpu)
 """
 import pathlib
 import re
 import sys
 
 DEFAULT_DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "ARCHITECTURE.md"
+SUFFIXES = {".h", ".cc", ".in", ".cu"}
+PROGRAM_LAYERS = ("apps", "gpu")  # top-level folders that are layers of their own
 
 
 def read_layer_table(doc: pathlib.Path) -> dict:
@@ -36,25 +47,54 @@ def read_layer_table(doc: pathlib.Path) -> dict:
     return allowed
 
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"ofu/([a-z_]+)/')
+LAYER_INCLUDE = re.compile(r'^\s*#\s*include\s+"ofu/([a-z_]+)/')
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def sources_of(root: pathlib.Path):
+    """(path, layer) of every file the check reads, in a stable order."""
+    library = root / "src" / "ofu"
+    for path in sorted(library.rglob("*")):
+        if path.suffix in SUFFIXES and path.is_file():
+            yield path, path.relative_to(library).parts[0]
+    for layer in PROGRAM_LAYERS:
+        for path in sorted((root / layer).rglob("*")):
+            if path.suffix in SUFFIXES and path.is_file():
+                yield path, layer
+
+
+def check_file(path: pathlib.Path, layer: str, allowed: dict) -> list:
+    bad = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = LAYER_INCLUDE.match(line)
+        if m:
+            if m.group(1) != layer and m.group(1) not in allowed[layer]:
+                bad.append(f"{path}:{number}: layer '{layer}' may not include '{m.group(1)}' "
+                           f"(allowed: {', '.join(sorted(allowed[layer])) or 'none'})")
+            continue
+        m = QUOTED_INCLUDE.match(line)
+        if m and layer in PROGRAM_LAYERS and not m.group(1).endswith(".inc"):
+            if not (path.parent / m.group(1)).is_file():
+                bad.append(f"{path}:{number}: '{m.group(1)}' is neither beside {path.name} nor a library "
+                           f"header (\"ofu/<layer>/...\"): layer '{layer}' reaches into another folder")
+    return bad
 
 
 def main() -> int:
-    root = pathlib.Path(sys.argv[1]) / "ofu"
+    if len(sys.argv) not in (2, 3):
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    root = pathlib.Path(sys.argv[1])
+    if not (root / "src" / "ofu").is_dir():
+        print(f"{root}: no src/ofu here; ROOT is the repository's top folder", file=sys.stderr)
+        return 2
     allowed = read_layer_table(pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else DEFAULT_DOC)
     bad = []
-    for path in sorted(root.rglob("*")):
-        if path.suffix not in {".h", ".cc", ".in"} or not path.is_file():
-            continue
-        layer = path.relative_to(root).parts[0]
+    for path, layer in sources_of(root):
         if layer not in allowed:
             bad.append(f"{path}: directory '{layer}' is not in the layer table of docs/ARCHITECTURE.md")
             continue
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            m = INCLUDE.match(line)
-            if m and m.group(1) != layer and m.group(1) not in allowed[layer]:
-                bad.append(f"{path}:{number}: layer '{layer}' may not include '{m.group(1)}' "
-                           f"(allowed: {', '.join(sorted(allowed[layer])) or 'none'})")
+        bad.extend(check_file(path, layer, allowed))
     for line in bad:
         print(line)
     return 1 if bad else 0
