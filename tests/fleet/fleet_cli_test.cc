@@ -147,6 +147,29 @@ TEST_F(FleetCli, ExitCodesAndErrorsThatNameTheLine) {
   EXPECT_EQ(csv.out.rfind("kind,job_id,job_name,time_s,what,before,after,ratio,gpus\n", 0), 0u);
 }
 
+// ofu-fleet-sim's exit statuses are every ofu program's (ofu/cli/exit_codes.h):
+// help 0, a usage error 1, options the simulation refuses 1, a folder it
+// cannot write 2.
+TEST_F(FleetCli, SimulatorExitsAsEveryOfuProgramDoes) {
+  const auto sim = [&](const std::string& args) { return RunShell(fmt::format("'{}' {}", OFU_FLEET_SIM, args), dir_); };
+  auto help = sim("--help");
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("SYNTHETIC"), std::string::npos);
+  auto usage = sim("--out x --no-such-flag");
+  EXPECT_EQ(usage.exit_code, 1);
+  EXPECT_NE(usage.err.find("--no-such-flag"), std::string::npos) << usage.err;
+  EXPECT_EQ(sim("").exit_code, 1);  // --out is required
+  auto refused = sim(fmt::format("--out '{}' --gpus 3 --gpus-per-job 2", (dir_ / "odd").string()));
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("ofu-fleet-sim: fleet simulation: gpus must be a multiple of gpus_per_job"),
+            std::string::npos)
+      << refused.err;
+  const fs::path file = Write("a-file", "not a folder\n");
+  auto unwritable = sim(fmt::format("--out '{}' --jobs 2 --windows-per-job 4", (file / "fleet").string()));
+  EXPECT_EQ(unwritable.exit_code, 2) << unwritable.err;
+  EXPECT_NE(unwritable.err.find("cannot create"), std::string::npos) << unwritable.err;
+}
+
 // A job's own training log instead of an MFU log: a real nanoGPT excerpt
 // (karpathy/nanoGPT#178; tests/data/training-logs) given to a SYNTHETIC job
 // on an H100 SXM5. nanoGPT divides by the A100's 312 TFLOPS, so its median
