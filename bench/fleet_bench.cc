@@ -69,8 +69,12 @@ sinks::StoredHistory History(int jobs) {
       sinks::StoredWindow row;
       row.gpu_id = gpu.id;
       row.end_s = 60.0 * w;
-      row.span_s = row.observed_s = row.busy_s = row.up_s = 60;
-      row.utilized_s = row.busy_utilized_s = 60 * (0.2 + 0.3 * (j % 100) / 100.0);
+      row.span_s = row.up_s = 60;
+      row.counters.Set(ofu::kCounterObserved, 60);
+      row.counters.Set(ofu::kCounterBusy, 60);
+      const double utilized_s = 60 * (0.2 + 0.3 * (j % 100) / 100.0);
+      row.counters.Set(ofu::kCounterUtilized, utilized_s);
+      row.counters.Set(ofu::kCounterBusyUtilized, utilized_s);
       h.windows.push_back(row);
     }
     sinks::StoredJob job;

@@ -131,9 +131,9 @@ bool Fill(const std::string& path, const GpuSpec& spec, int gpus, std::int64_t w
     ofu::formats::SqliteStmt stmt(raw);
     while (sqlite3_step(raw) == SQLITE_ROW) id_of[ofu::formats::ColumnText(raw, 0)] = sqlite3_column_int64(raw, 1);
   }
-  const std::string sql = fmt::format("INSERT OR REPLACE INTO windows({}) VALUES({})", ofu::sinks::kWindowColumns,
-                                      "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                                      "?18, ?19, ?20, ?21, ?22");
+  const ofu::sinks::WindowColumns columns(ofu::OutputCounterTable::Builtin());
+  const std::string sql = fmt::format("INSERT OR REPLACE INTO windows({}) VALUES({})", columns.names(),
+                                      ofu::sinks::Placeholders(columns.count()));
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
     fmt::print(stderr, "store_fill: {}\n", sqlite3_errmsg(db));
@@ -149,7 +149,7 @@ bool Fill(const std::string& path, const GpuSpec& spec, int gpus, std::int64_t w
       ofu::sinks::StoredWindow row = ofu::sinks::RowOfWindow(w, w.window.end_s, window_s);
       row.gpu_id = id_of[w.key()];
       sqlite3_reset(raw);
-      ofu::sinks::BindWindow(raw, row);
+      columns.Bind(raw, row);
       if (sqlite3_step(raw) != SQLITE_DONE) {
         fmt::print(stderr, "store_fill: inserting: {}\n", sqlite3_errmsg(db));
         return false;

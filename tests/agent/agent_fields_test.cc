@@ -90,17 +90,17 @@ TEST(AgentCounterFields, StoredCountersAndWindowFiguresAreTheSame) {
   EXPECT_EQ(r.tensor_active, f.tensor_active);
   EXPECT_EQ(r.sm_clock_mhz, f.sm_clock_mhz);
   EXPECT_EQ(r.non_tensor.flops_upper_bound_tflops, f.non_tensor.flops_upper_bound_tflops);
-  const sinks::CounterSeconds cf = sinks::CountersOfWindow(full.gpus[0], 1);
-  const sinks::CounterSeconds cr = sinks::CountersOfWindow(reduced.gpus[0], 1);
-  EXPECT_EQ(cr.utilized_s, cf.utilized_s);
-  EXPECT_EQ(cr.busy_s, cf.busy_s);
-  EXPECT_EQ(cr.hmma_active_s, cf.hmma_active_s);
-  EXPECT_EQ(cr.imma_active_s, cf.imma_active_s);
-  EXPECT_EQ(cr.dfma_active_s, cf.dfma_active_s);
-  EXPECT_EQ(cr.fp64_active_s, cf.fp64_active_s);
-  EXPECT_EQ(cr.fp32_active_s, cf.fp32_active_s);
-  EXPECT_EQ(cr.fp16_active_s, cf.fp16_active_s);
-  EXPECT_EQ(cr.non_tensor_tflop, cf.non_tensor_tflop);
+  const CounterValues cf = sinks::CountersOfWindow(full.gpus[0], 1);
+  const CounterValues cr = sinks::CountersOfWindow(reduced.gpus[0], 1);
+  EXPECT_EQ(cr.utilized_s(), cf.utilized_s());
+  EXPECT_EQ(cr.busy_s(), cf.busy_s());
+  EXPECT_EQ(cr[kCounterHmmaActive], cf[kCounterHmmaActive]);
+  EXPECT_EQ(cr[kCounterImmaActive], cf[kCounterImmaActive]);
+  EXPECT_EQ(cr[kCounterDfmaActive], cf[kCounterDfmaActive]);
+  EXPECT_EQ(cr[kCounterFp64Active], cf[kCounterFp64Active]);
+  EXPECT_EQ(cr[kCounterFp32Active], cf[kCounterFp32Active]);
+  EXPECT_EQ(cr[kCounterFp16Active], cf[kCounterFp16Active]);
+  EXPECT_EQ(cr[kCounterNonTensorTflop], cf[kCounterNonTensorTflop]);
 }
 
 TEST(AgentCounterFields, LeavesOutWhatNoAgentOutputCarries) {

@@ -64,24 +64,24 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   EXPECT_EQ(first.gpu_id, 1);
   EXPECT_EQ(first.end_s, 10);
   EXPECT_EQ(first.span_s, 10);
-  EXPECT_DOUBLE_EQ(first.observed_s, 10);
-  EXPECT_DOUBLE_EQ(first.utilized_s, 5);
-  EXPECT_DOUBLE_EQ(first.busy_s, 10);
-  EXPECT_DOUBLE_EQ(first.busy_utilized_s, 5);
-  EXPECT_DOUBLE_EQ(first.tensor_active_s, 6);
+  EXPECT_DOUBLE_EQ(first.counters.observed_s(), 10);
+  EXPECT_DOUBLE_EQ(first.counters.utilized_s(), 5);
+  EXPECT_DOUBLE_EQ(first.counters.busy_s(), 10);
+  EXPECT_DOUBLE_EQ(first.counters.busy_utilized_s(), 5);
+  EXPECT_DOUBLE_EQ(first.counters.tensor_active_s(), 6);
   EXPECT_EQ(first.clock_mhz, 1800);
   EXPECT_EQ(first.flags, 0u);
   // No OFU: a row with its clock only, flagged as without tensor activity.
   const sinks::StoredWindow& second = history.windows[1];
   EXPECT_EQ(second.gpu_id, 1);
   EXPECT_EQ(second.span_s, 10);
-  EXPECT_EQ(second.observed_s, 0);
+  EXPECT_EQ(second.counters.observed_s(), 0);
   EXPECT_EQ(second.clock_mhz, 1700);
   EXPECT_EQ(second.flags, sinks::kHistoryNoTensor);
   const sinks::StoredWindow& third = history.windows[2];
   EXPECT_EQ(third.gpu_id, 2);
   EXPECT_EQ(third.span_s, 5);
-  EXPECT_EQ(third.observed_s, 0);
+  EXPECT_EQ(third.counters.observed_s(), 0);
   EXPECT_FALSE(third.clock_mhz);
   EXPECT_EQ(third.flags, sinks::kHistoryNoClock | sinks::kHistoryUnknownModel);
 }

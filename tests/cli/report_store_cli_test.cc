@@ -312,8 +312,8 @@ TEST_F(ReportStoreCli, KillNineLosesAtMostTheWindowInFlightAndTheAgentAppendsAft
     SCOPED_TRACE(i);
     EXPECT_EQ(rows[i].end_s, kRecT0 + kStepS * static_cast<double>(i));
     EXPECT_EQ(rows[i].span_s, kStepS);
-    EXPECT_EQ(rows[i].observed_s, kStepS);
-    EXPECT_NEAR(rows[i].tensor_active_s / rows[i].observed_s, Tensor(static_cast<int>(i)), 1e-12);
+    EXPECT_EQ(rows[i].counters.observed_s(), kStepS);
+    EXPECT_NEAR(rows[i].counters.tensor_active_s() / rows[i].counters.observed_s(), Tensor(static_cast<int>(i)), 1e-12);
     tensor_sum += Tensor(static_cast<int>(i));
   }
   fmt::print("kill -9 after {} windows seen; {} windows in the store\n", seen, n);

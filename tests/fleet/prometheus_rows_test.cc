@@ -31,12 +31,12 @@ TEST(PrometheusRows, ConsecutiveScrapesAreRowsOfIncreases) {
   EXPECT_EQ(rows[0].gpu_id, 7);
   EXPECT_EQ(rows[0].end_s, 1060);
   EXPECT_EQ(rows[0].span_s, 60);
-  EXPECT_EQ(rows[0].observed_s, 60);
-  EXPECT_EQ(rows[0].utilized_s, 30);
-  EXPECT_EQ(rows[1].observed_s, 60);
-  EXPECT_EQ(rows[1].utilized_s, 45);
+  EXPECT_EQ(rows[0].counters.observed_s(), 60);
+  EXPECT_EQ(rows[0].counters.utilized_s(), 30);
+  EXPECT_EQ(rows[1].counters.observed_s(), 60);
+  EXPECT_EQ(rows[1].counters.utilized_s(), 45);
   EXPECT_EQ(rows[1].up_s, 60);
-  EXPECT_FALSE(rows[0].hmma_active_s.has_value());  // the GPU has no HMMA counter
+  EXPECT_FALSE(rows[0].counters[ofu::kCounterHmmaActive].has_value());  // the GPU has no HMMA counter
 }
 
 TEST(PrometheusRows, AResetCountsTheNewValueAsTheIncrease) {
@@ -47,12 +47,12 @@ TEST(PrometheusRows, AResetCountsTheNewValueAsTheIncrease) {
   samples[kUtilized] = {{1000, 50}, {1060, 80}, {1120, 15}, {1180, 45}};
   const auto rows = RowsOfCounterSamples(1, samples, 0);
   ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[0].observed_s, 60);
-  EXPECT_EQ(rows[0].utilized_s, 30);
-  EXPECT_EQ(rows[1].observed_s, 30);  // the new value, not 30 − 160
-  EXPECT_EQ(rows[1].utilized_s, 15);
-  EXPECT_EQ(rows[2].observed_s, 60);
-  EXPECT_EQ(rows[2].utilized_s, 30);
+  EXPECT_EQ(rows[0].counters.observed_s(), 60);
+  EXPECT_EQ(rows[0].counters.utilized_s(), 30);
+  EXPECT_EQ(rows[1].counters.observed_s(), 30);  // the new value, not 30 − 160
+  EXPECT_EQ(rows[1].counters.utilized_s(), 15);
+  EXPECT_EQ(rows[2].counters.observed_s(), 60);
+  EXPECT_EQ(rows[2].counters.utilized_s(), 30);
 }
 
 TEST(PrometheusRows, AScrapeGapIsOneLongRowOfWhatTheAgentCounted) {
@@ -64,8 +64,8 @@ TEST(PrometheusRows, AScrapeGapIsOneLongRowOfWhatTheAgentCounted) {
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[1].end_s, 1600);
   EXPECT_EQ(rows[1].span_s, 540);
-  EXPECT_EQ(rows[1].observed_s, 120);
-  EXPECT_EQ(rows[1].utilized_s, 60);
+  EXPECT_EQ(rows[1].counters.observed_s(), 120);
+  EXPECT_EQ(rows[1].counters.utilized_s(), 60);
 }
 
 TEST(PrometheusRows, RowsEndAfterSinceAndWithAJobAtItsScrapes) {
@@ -80,8 +80,8 @@ TEST(PrometheusRows, RowsEndAfterSinceAndWithAJobAtItsScrapes) {
   const std::set<double> job_times = {1120, 1180};
   const auto job = RowsOfCounterSamples(1, samples, 0, &job_times);
   ASSERT_EQ(job.size(), 2u);
-  EXPECT_EQ(job[0].utilized_s, 12);
-  EXPECT_EQ(job[1].utilized_s, 18);
+  EXPECT_EQ(job[0].counters.utilized_s(), 12);
+  EXPECT_EQ(job[1].counters.utilized_s(), 18);
 }
 
 TEST(PrometheusRows, APipeCounterIsAbsentWhereItHasNoSamples) {
@@ -90,9 +90,9 @@ TEST(PrometheusRows, APipeCounterIsAbsentWhereItHasNoSamples) {
   samples[kHmma] = {{1060, 10}, {1120, 25}};  // appears with the first window that had it
   const auto rows = RowsOfCounterSamples(1, samples, 0);
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_FALSE(rows[0].hmma_active_s.has_value());
-  ASSERT_TRUE(rows[1].hmma_active_s.has_value());
-  EXPECT_EQ(*rows[1].hmma_active_s, 15);
+  EXPECT_FALSE(rows[0].counters[ofu::kCounterHmmaActive].has_value());
+  ASSERT_TRUE(rows[1].counters[ofu::kCounterHmmaActive].has_value());
+  EXPECT_EQ(*rows[1].counters[ofu::kCounterHmmaActive], 15);
 }
 
 TEST(PrometheusRows, OfuWeighsObservedSecondsNotSpans) {

@@ -57,8 +57,11 @@ ofu::sinks::StoredHistory OneJob() {
   ofu::sinks::StoredWindow w;
   w.gpu_id = 1;
   w.end_s = 10;
-  w.span_s = w.observed_s = w.busy_s = w.up_s = 10;
-  w.utilized_s = w.busy_utilized_s = 4;
+  w.span_s = w.up_s = 10;
+  w.counters.Set(ofu::kCounterObserved, 10);
+  w.counters.Set(ofu::kCounterBusy, 10);
+  w.counters.Set(ofu::kCounterUtilized, 4);
+  w.counters.Set(ofu::kCounterBusyUtilized, 4);
   h.windows.push_back(w);
   ofu::sinks::StoredJob job;
   job.gpu_id = 1;

@@ -30,11 +30,11 @@ inline sinks::StoredWindow Row(std::int64_t gpu_id, double end_s, double utilize
   row.gpu_id = gpu_id;
   row.end_s = end_s;
   row.span_s = span_s;
-  row.observed_s = observed_s;
-  row.utilized_s = utilized_s;
-  row.busy_s = observed_s;
-  row.busy_utilized_s = utilized_s;
-  row.tensor_active_s = utilized_s;
+  row.counters.Set(kCounterObserved, observed_s);
+  row.counters.Set(kCounterUtilized, utilized_s);
+  row.counters.Set(kCounterBusy, observed_s);
+  row.counters.Set(kCounterBusyUtilized, utilized_s);
+  row.counters.Set(kCounterTensorActive, utilized_s);
   row.up_s = span_s;
   if (observed_s == 0) row.flags = sinks::kHistoryNoTensor;
   return row;
@@ -75,9 +75,9 @@ inline constexpr double kFp32Bound = 0.7 * 132 * 128 * 2 * 1.755e9 * 1e-12;  // 
 inline constexpr double kFp32Share = kFp32Bound / 66.9;
 
 inline sinks::StoredWindow WithFp32(sinks::StoredWindow row, double fp32, double bound_tflops, double share) {
-  row.fp32_active_s = fp32 * row.observed_s;
-  row.non_tensor_tflop = bound_tflops * row.observed_s;
-  row.non_tensor_peak_s = share * row.observed_s;
+  row.counters.Set(kCounterFp32Active, fp32 * row.counters.observed_s());
+  row.counters.Set(kCounterNonTensorTflop, bound_tflops * row.counters.observed_s());
+  row.counters.Set(kCounterNonTensorPeak, share * row.counters.observed_s());
   return row;
 }
 

@@ -23,10 +23,10 @@ namespace ofu::sinks {
 inline void PrintTo(const StoredWindow& w, std::ostream* os) {
   auto opt = [](const std::optional<double>& v) { return v ? std::to_string(*v) : std::string("null"); };
   *os << "{gpu_id " << w.gpu_id << ", end_s " << std::to_string(w.end_s) << ", span_s " << w.span_s << ", observed_s "
-      << w.observed_s << ", utilized_s " << w.utilized_s << ", busy_s " << w.busy_s << ", busy_utilized_s "
-      << w.busy_utilized_s << ", tensor_active_s " << w.tensor_active_s << ", clock_mhz " << opt(w.clock_mhz) << " ["
-      << opt(w.clock_min_mhz) << ", " << opt(w.clock_max_mhz) << "] x" << w.clock_windows << ", up_s " << w.up_s
-      << ", flags " << w.flags << "}";
+      << w.counters.observed_s() << ", utilized_s " << w.counters.utilized_s() << ", busy_s " << w.counters.busy_s()
+      << ", busy_utilized_s " << w.counters.busy_utilized_s() << ", tensor_active_s " << w.counters.tensor_active_s()
+      << ", clock_mhz " << opt(w.clock_mhz) << " [" << opt(w.clock_min_mhz) << ", " << opt(w.clock_max_mhz) << "] x"
+      << w.clock_windows << ", up_s " << w.up_s << ", flags " << w.flags << "}";
 }
 
 }  // namespace ofu::sinks

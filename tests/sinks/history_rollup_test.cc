@@ -45,15 +45,16 @@ StoredWindow Row(double end_s, double span_s, double ofu, bool busy) {
   StoredWindow w;
   w.gpu_id = 1;
   w.end_s = end_s;
-  w.span_s = w.observed_s = w.up_s = span_s;
-  w.utilized_s = ofu * span_s;
-  w.tensor_active_s = ofu * span_s;
-  w.busy_s = busy ? span_s : 0;
-  w.busy_utilized_s = busy ? w.utilized_s : 0;
+  w.span_s = w.up_s = span_s;
+  w.counters.Set(ofu::kCounterObserved, span_s);
+  w.counters.Set(ofu::kCounterUtilized, ofu * span_s);
+  w.counters.Set(ofu::kCounterTensorActive, ofu * span_s);
+  w.counters.Set(ofu::kCounterBusy, busy ? span_s : 0);
+  w.counters.Set(ofu::kCounterBusyUtilized, busy ? w.counters.utilized_s() : 0);
   w.clock_mhz = w.clock_min_mhz = w.clock_max_mhz = 1500;
   w.clock_windows = 1;
-  w.hmma_active_s = ofu * span_s;
-  w.fp32_active_s = 0.25 * span_s;
+  w.counters.Set(ofu::kCounterHmmaActive, ofu * span_s);
+  w.counters.Set(ofu::kCounterFp32Active, 0.25 * span_s);
   return w;
 }
 
@@ -73,13 +74,13 @@ TEST(HistoryRollup, AnHourOfContiguousWindowsIsSummedWithItsOfuBins) {
   EXPECT_EQ(rollup->windows, 3);
   EXPECT_EQ(rollup->total.end_s, kHour + 3600);
   EXPECT_DOUBLE_EQ(rollup->total.span_s, 3600);
-  EXPECT_DOUBLE_EQ(rollup->total.observed_s, 2400);
-  EXPECT_DOUBLE_EQ(rollup->total.utilized_s, 600 + 300);
-  EXPECT_DOUBLE_EQ(rollup->total.busy_s, 1200);
+  EXPECT_DOUBLE_EQ(rollup->total.counters.observed_s(), 2400);
+  EXPECT_DOUBLE_EQ(rollup->total.counters.utilized_s(), 600 + 300);
+  EXPECT_DOUBLE_EQ(rollup->total.counters.busy_s(), 1200);
   EXPECT_DOUBLE_EQ(rollup->total.up_s, 2400);
-  EXPECT_DOUBLE_EQ(*rollup->total.fp32_active_s, 600);
-  EXPECT_FALSE(rollup->total.imma_active_s);  // absent in every window: absent
-  EXPECT_EQ(rollup->clock_only_windows, 0);   // the lost window has no clock either
+  EXPECT_DOUBLE_EQ(*rollup->total.counters[ofu::kCounterFp32Active], 600);
+  EXPECT_FALSE(rollup->total.counters[ofu::kCounterImmaActive]);  // absent in every window: absent
+  EXPECT_EQ(rollup->clock_only_windows, 0);                       // the lost window has no clock either
   // 0.25 is bin 256, 0.5 bin 512.
   EXPECT_EQ(rollup->ofu_bins, (std::vector<std::pair<int, std::int64_t>>{{256, 1}, {512, 1}}));
 
@@ -112,10 +113,12 @@ TEST(HistoryRollup, AnHourItCannotSumExactlyHasNone) {
   };
   EXPECT_FALSE(with([](auto& r) { r[1].span_s = 1000; }));  // a gap before the second window
   EXPECT_FALSE(with([](auto& r) { r[1].flags |= ofu::sinks::kHistoryDownsampled; }));
-  EXPECT_FALSE(with([](auto& r) { r[1].fp32_active_s.reset(); }));  // FP32 in one window, not the other
-  EXPECT_FALSE(with([](auto& r) { r[1].busy_s = 900; }));           // partly busy
-  EXPECT_FALSE(with([](auto& r) { r[1].clock_mhz.reset(); }));      // an OFU without a clock
-  EXPECT_FALSE(with([&](auto& r) { r[1].end_s = end + 1; }));       // not in the span
+  EXPECT_FALSE(with([](auto& r) {
+    r[1].counters.Set(ofu::kCounterFp32Active, std::nullopt);
+  }));                                                                             // FP32 in one window, not the other
+  EXPECT_FALSE(with([](auto& r) { r[1].counters.Set(ofu::kCounterBusy, 900); }));  // partly busy
+  EXPECT_FALSE(with([](auto& r) { r[1].clock_mhz.reset(); }));                     // an OFU without a clock
+  EXPECT_FALSE(with([&](auto& r) { r[1].end_s = end + 1; }));                      // not in the span
   EXPECT_FALSE(RollUp({}, kHour, end));
 }
 

@@ -107,11 +107,11 @@ TEST_F(HistoryStoreTest, WindowsAreWrittenAndReadBackExactly) {
   valid.gpu_id = history.gpus[0].id;
   valid.end_s = 1002;
   valid.span_s = 2;
-  valid.observed_s = 2;
-  valid.utilized_s = 1.0;  // 0.5 x 2 s
-  valid.busy_s = 2;
-  valid.busy_utilized_s = 1.0;
-  valid.tensor_active_s = 1.5;  // 0.75 x 2 s
+  valid.counters.Set(ofu::kCounterObserved, 2);
+  valid.counters.Set(ofu::kCounterUtilized, 1.0);  // 0.5 x 2 s
+  valid.counters.Set(ofu::kCounterBusy, 2);
+  valid.counters.Set(ofu::kCounterBusyUtilized, 1.0);
+  valid.counters.Set(ofu::kCounterTensorActive, 1.5);  // 0.75 x 2 s
   valid.clock_mhz = valid.clock_min_mhz = valid.clock_max_mhz = 1500;
   valid.clock_windows = 1;
   valid.up_s = 2;
@@ -137,8 +137,8 @@ TEST_F(HistoryStoreTest, LostGpuWindowIsARowWithNothingObserved) {
   const StoredHistory history = Read();
   ASSERT_EQ(history.windows.size(), 1u);
   const StoredWindow& w = history.windows[0];
-  EXPECT_EQ(w.observed_s, 0);
-  EXPECT_EQ(w.utilized_s, 0);
+  EXPECT_EQ(w.counters.observed_s(), 0);
+  EXPECT_EQ(w.counters.utilized_s(), 0);
   EXPECT_EQ(w.up_s, 0);
   EXPECT_EQ(w.span_s, 1);
   EXPECT_FALSE(w.clock_mhz);
@@ -227,11 +227,17 @@ ofu::sinks::GpuWindow Irregular(const std::string& uuid, int k, int salt) {
   return H100Window(uuid, "0", ofu, m % 3 != 0, ofu * 1.1, 1400.0 + 20.0 * (k % 9));
 }
 
-double Ratio(const StoredHistory& h, double StoredWindow::*num, double StoredWindow::*den) {
+// sum(num) / sum(den) over the windows; a field is a counter's id
+// (core/output_counters.h), or kSpan / kUp for span_s and up_s.
+constexpr std::size_t kSpan = 100, kUp = 101;
+double Ratio(const StoredHistory& h, std::size_t num, std::size_t den) {
+  const auto value = [](const StoredWindow& w, std::size_t field) {
+    return field == kSpan ? w.span_s : field == kUp ? w.up_s : w.counters.value_or_0(field);
+  };
   double n = 0, d = 0;
   for (const StoredWindow& w : h.windows) {
-    n += w.*num;
-    d += w.*den;
+    n += value(w, num);
+    d += value(w, den);
   }
   return n / d;
 }
@@ -267,16 +273,17 @@ TEST_F(HistoryStoreTest, DownsamplingKeepsOfuExactlyAndReducesRows) {
   HistoryQuery old;
   old.until_s = 1000;  // the same windows as `before`
   const StoredHistory after = Read(old);
-  using W = StoredWindow;
-  EXPECT_NEAR(Ratio(after, &W::utilized_s, &W::observed_s), Ratio(before, &W::utilized_s, &W::observed_s), 1e-12);
-  EXPECT_NEAR(Ratio(after, &W::busy_utilized_s, &W::busy_s), Ratio(before, &W::busy_utilized_s, &W::busy_s), 1e-12);
-  EXPECT_NEAR(Ratio(after, &W::tensor_active_s, &W::observed_s), Ratio(before, &W::tensor_active_s, &W::observed_s),
-              1e-12);
-  EXPECT_NEAR(Ratio(after, &W::up_s, &W::span_s), Ratio(before, &W::up_s, &W::span_s), 1e-12);
+  EXPECT_NEAR(Ratio(after, ofu::kCounterUtilized, ofu::kCounterObserved),
+              Ratio(before, ofu::kCounterUtilized, ofu::kCounterObserved), 1e-12);
+  EXPECT_NEAR(Ratio(after, ofu::kCounterBusyUtilized, ofu::kCounterBusy),
+              Ratio(before, ofu::kCounterBusyUtilized, ofu::kCounterBusy), 1e-12);
+  EXPECT_NEAR(Ratio(after, ofu::kCounterTensorActive, ofu::kCounterObserved),
+              Ratio(before, ofu::kCounterTensorActive, ofu::kCounterObserved), 1e-12);
+  EXPECT_NEAR(Ratio(after, kUp, kSpan), Ratio(before, kUp, kSpan), 1e-12);
   const StoredHistory middle_after = Read(middle);
   EXPECT_EQ(middle_after.windows.size(), 2u * 10);
-  EXPECT_NEAR(Ratio(middle_after, &W::utilized_s, &W::observed_s), Ratio(middle_before, &W::utilized_s, &W::observed_s),
-              1e-12);
+  EXPECT_NEAR(Ratio(middle_after, ofu::kCounterUtilized, ofu::kCounterObserved),
+              Ratio(middle_before, ofu::kCounterUtilized, ofu::kCounterObserved), 1e-12);
 
   // The report from the downsampled rows: the same OFU, active OFU, tensor activity and idle share.
   const auto report_after = ofu::analysis::BuildStoreReport(after, *specs);
@@ -391,12 +398,12 @@ TEST_F(HistoryStoreTest, PipeSecondsAreStoredWhereTheSourceHasThemAndNullElsewhe
   const StoredHistory history = Read();
   ASSERT_EQ(history.windows.size(), 4u);
   const StoredWindow& w = history.windows[0];  // GPU-0 at 1002: 0.5 × 2 s, 0.25 × 2 s, 0 × 2 s
-  EXPECT_EQ(w.hmma_active_s, 1.0);
-  EXPECT_EQ(w.imma_active_s, 0.5);
-  EXPECT_EQ(w.dfma_active_s, 0.0);
-  EXPECT_FALSE(history.windows[1].hmma_active_s);  // GPU-0 at 1004: no OFU
-  EXPECT_FALSE(history.windows[2].hmma_active_s);  // GPU-1: no pipe counters: NULL, not 0
-  EXPECT_FALSE(history.windows[2].dfma_active_s);
+  EXPECT_EQ(w.counters[ofu::kCounterHmmaActive], 1.0);
+  EXPECT_EQ(w.counters[ofu::kCounterImmaActive], 0.5);
+  EXPECT_EQ(w.counters[ofu::kCounterDfmaActive], 0.0);
+  EXPECT_FALSE(history.windows[1].counters[ofu::kCounterHmmaActive]);  // GPU-0 at 1004: no OFU
+  EXPECT_FALSE(history.windows[2].counters[ofu::kCounterHmmaActive]);  // GPU-1: no pipe counters: NULL, not 0
+  EXPECT_FALSE(history.windows[2].counters[ofu::kCounterDfmaActive]);
   EXPECT_EQ(QueryNumber(options_.path, "SELECT count(*) FROM windows WHERE hmma_active_s IS NULL"), 3);
 }
 
@@ -412,8 +419,8 @@ TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
                    "UPDATE meta SET value = '1' WHERE key = 'schema_version'"));
   StoredHistory old = Read();
   ASSERT_EQ(old.windows.size(), 1u);
-  EXPECT_DOUBLE_EQ(old.windows[0].utilized_s, 1.0);
-  EXPECT_FALSE(old.windows[0].hmma_active_s);
+  EXPECT_DOUBLE_EQ(old.windows[0].counters.utilized_s(), 1.0);
+  EXPECT_FALSE(old.windows[0].counters[ofu::kCounterHmmaActive]);
   // The agent opening it upgrades it; old rows keep NULL pipe seconds.
   auto store = OpenStore();
   ASSERT_TRUE(store);
@@ -424,8 +431,8 @@ TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
             ofu::sinks::kHistorySchemaVersion);  // upgraded in turn to the newest (5)
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.windows.size(), 2u);
-  EXPECT_FALSE(upgraded.windows[0].hmma_active_s);
-  EXPECT_EQ(upgraded.windows[1].hmma_active_s, 1.0);
+  EXPECT_FALSE(upgraded.windows[0].counters[ofu::kCounterHmmaActive]);
+  EXPECT_EQ(upgraded.windows[1].counters[ofu::kCounterHmmaActive], 1.0);
 }
 
 TEST_F(HistoryStoreTest, NonTensorHandValueIsStoredAndReportedPerGpuAndJob) {
@@ -442,11 +449,11 @@ TEST_F(HistoryStoreTest, NonTensorHandValueIsStoredAndReportedPerGpuAndJob) {
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {gpu, bare}, {{"GPU-0", "J"}})).ok());
   const StoredHistory history = Read();
   ASSERT_EQ(history.windows.size(), 4u);
-  EXPECT_NEAR(*history.windows[0].fp32_active_s, 1.2, 1e-12);
-  EXPECT_NEAR(*history.windows[0].non_tensor_tflop, 2 * 35.582976, 1e-3);
-  EXPECT_FALSE(history.windows[0].fp64_active_s);
-  EXPECT_FALSE(history.windows[2].fp32_active_s);
-  EXPECT_FALSE(history.windows[2].non_tensor_tflop);
+  EXPECT_NEAR(*history.windows[0].counters[ofu::kCounterFp32Active], 1.2, 1e-12);
+  EXPECT_NEAR(*history.windows[0].counters[ofu::kCounterNonTensorTflop], 2 * 35.582976, 1e-3);
+  EXPECT_FALSE(history.windows[0].counters[ofu::kCounterFp64Active]);
+  EXPECT_FALSE(history.windows[2].counters[ofu::kCounterFp32Active]);
+  EXPECT_FALSE(history.windows[2].counters[ofu::kCounterNonTensorTflop]);
 
   auto specs = ofu::GpuSpecDatabase::Embedded();
   const auto report = ofu::analysis::BuildStoreReport(history, *specs);
@@ -473,7 +480,7 @@ TEST_F(HistoryStoreTest, ASchemaVersion3StoreIsUpgradedWithNullCudaCoreColumns) 
                    "UPDATE meta SET value = '3' WHERE key = 'schema_version'"));
   const StoredHistory old = Read();
   ASSERT_EQ(old.windows.size(), 1u);
-  EXPECT_FALSE(old.windows[0].fp32_active_s);
+  EXPECT_FALSE(old.windows[0].counters[ofu::kCounterFp32Active]);
   auto store = OpenStore();
   ASSERT_TRUE(store);
   ofu::sinks::GpuWindow with = H100Window("GPU-0", "0", 0.5);
@@ -483,8 +490,8 @@ TEST_F(HistoryStoreTest, ASchemaVersion3StoreIsUpgradedWithNullCudaCoreColumns) 
             ofu::sinks::kHistorySchemaVersion);  // 4, then 5
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.windows.size(), 2u);
-  EXPECT_FALSE(upgraded.windows[0].fp32_active_s);  // not measured then: NULL
-  EXPECT_EQ(upgraded.windows[1].fp32_active_s, 0.5);
+  EXPECT_FALSE(upgraded.windows[0].counters[ofu::kCounterFp32Active]);  // not measured then: NULL
+  EXPECT_EQ(upgraded.windows[1].counters[ofu::kCounterFp32Active], 0.5);
 }
 
 TEST_F(HistoryStoreTest, AnotherSqliteFileIsNotTakenOver) {

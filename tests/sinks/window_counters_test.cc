@@ -38,22 +38,22 @@ TEST(CountersOfWindow, AValidWindowAdvancesEveryCounterTogether) {
   GpuWindow gpu = Window("GPU-a", 0.5, 0.75, true);
   gpu.pipes.hmma = 0.6;
   gpu.pipes.dfma = 0.0;  // measured: 0
-  const CounterSeconds c = CountersOfWindow(gpu, 2);
-  EXPECT_EQ(c.observed_s, 2);
-  EXPECT_EQ(c.utilized_s, 1.0);       // 0.5 x 2 s
-  EXPECT_EQ(c.tensor_active_s, 1.5);  // 0.75 x 2 s
-  EXPECT_EQ(c.busy_s, 2);
-  EXPECT_EQ(c.busy_utilized_s, 1.0);
-  EXPECT_EQ(c.hmma_active_s, 1.2);  // 0.6 x 2 s
-  EXPECT_EQ(c.imma_active_s, std::nullopt);
-  EXPECT_EQ(c.dfma_active_s, 0.0);
+  const CounterValues c = CountersOfWindow(gpu, 2);
+  EXPECT_EQ(c.observed_s(), 2);
+  EXPECT_EQ(c.utilized_s(), 1.0);       // 0.5 x 2 s
+  EXPECT_EQ(c.tensor_active_s(), 1.5);  // 0.75 x 2 s
+  EXPECT_EQ(c.busy_s(), 2);
+  EXPECT_EQ(c.busy_utilized_s(), 1.0);
+  EXPECT_EQ(c[kCounterHmmaActive], 1.2);  // 0.6 x 2 s
+  EXPECT_EQ(c[kCounterImmaActive], std::nullopt);
+  EXPECT_EQ(c[kCounterDfmaActive], 0.0);
 
   gpu.window.busy = false;
-  const CounterSeconds idle = CountersOfWindow(gpu, 2);
-  EXPECT_EQ(idle.observed_s, 2);
-  EXPECT_EQ(idle.utilized_s, 1.0);
-  EXPECT_EQ(idle.busy_s, 0);
-  EXPECT_EQ(idle.busy_utilized_s, 0);
+  const CounterValues idle = CountersOfWindow(gpu, 2);
+  EXPECT_EQ(idle.observed_s(), 2);
+  EXPECT_EQ(idle.utilized_s(), 1.0);
+  EXPECT_EQ(idle.busy_s(), 0);
+  EXPECT_EQ(idle.busy_utilized_s(), 0);
 }
 
 TEST(CountersOfWindow, AWindowWithoutTensorDataAddsNothing) {
@@ -61,39 +61,39 @@ TEST(CountersOfWindow, AWindowWithoutTensorDataAddsNothing) {
   GpuWindow no_tensor = Window("GPU-a", std::nullopt, std::nullopt, true);
   no_tensor.pipes.hmma = 0.6;
   EXPECT_FALSE(AdvancesCounters(no_tensor.window));
-  const CounterSeconds c = CountersOfWindow(no_tensor, 2);
-  EXPECT_EQ(c.observed_s, 0);
-  EXPECT_EQ(c.utilized_s, 0);
-  EXPECT_EQ(c.tensor_active_s, 0);
-  EXPECT_EQ(c.busy_s, 0);
-  EXPECT_EQ(c.hmma_active_s, std::nullopt);
+  const CounterValues c = CountersOfWindow(no_tensor, 2);
+  EXPECT_EQ(c.observed_s(), 0);
+  EXPECT_EQ(c.utilized_s(), 0);
+  EXPECT_EQ(c.tensor_active_s(), 0);
+  EXPECT_EQ(c.busy_s(), 0);
+  EXPECT_EQ(c[kCounterHmmaActive], std::nullopt);
 
   // A window built by hand with an OFU but no tensor activity is not valid
   // either: it must not count 2 observed seconds at 0 tensor activity.
   const GpuWindow inconsistent = Window("GPU-a", 0.5, std::nullopt, true);
   EXPECT_FALSE(AdvancesCounters(inconsistent.window));
-  const CounterSeconds d = CountersOfWindow(inconsistent, 2);
-  EXPECT_EQ(d.observed_s, 0);
-  EXPECT_EQ(d.utilized_s, 0);
-  EXPECT_EQ(d.tensor_active_s, 0);
+  const CounterValues d = CountersOfWindow(inconsistent, 2);
+  EXPECT_EQ(d.observed_s(), 0);
+  EXPECT_EQ(d.utilized_s(), 0);
+  EXPECT_EQ(d.tensor_active_s(), 0);
 }
 
-TEST(AddCounters, APipeIsAbsentUntilItsFirstPart) {
-  CounterSeconds total;
-  CounterSeconds part;
-  part.observed_s = 2;
-  part.tensor_active_s = 0.5;
-  AddCounters(total, part);
-  EXPECT_EQ(total.observed_s, 2);
-  EXPECT_EQ(total.hmma_active_s, std::nullopt);
-  part.hmma_active_s = 0.25;
-  AddCounters(total, part);
-  EXPECT_EQ(total.observed_s, 4);
-  EXPECT_EQ(total.tensor_active_s, 1.0);
-  EXPECT_EQ(total.hmma_active_s, 0.25);
-  part.hmma_active_s.reset();
-  AddCounters(total, part);
-  EXPECT_EQ(total.hmma_active_s, 0.25);  // an absent part adds nothing
+TEST(CounterValues, APipeIsAbsentUntilItsFirstPart) {
+  CounterValues total;
+  CounterValues part;
+  part.Set(kCounterObserved, 2);
+  part.Set(kCounterTensorActive, 0.5);
+  total.Add(part);
+  EXPECT_EQ(total.observed_s(), 2);
+  EXPECT_EQ(total[kCounterHmmaActive], std::nullopt);
+  part.Set(kCounterHmmaActive, 0.25);
+  total.Add(part);
+  EXPECT_EQ(total.observed_s(), 4);
+  EXPECT_EQ(total.tensor_active_s(), 1.0);
+  EXPECT_EQ(total[kCounterHmmaActive], 0.25);
+  part.Set(kCounterHmmaActive, std::nullopt);
+  total.Add(part);
+  EXPECT_EQ(total[kCounterHmmaActive], 0.25);  // an absent part adds nothing
 }
 
 // Three 2 s windows. GPU a: valid (OFU 0.5, tensor 0.4, busy, HMMA 0.3), then
@@ -153,15 +153,15 @@ TEST(CounterRule, TheStoreKeepsAWindowWithoutTensorDataAsARowWithNothingObserved
   valid.gpu_id = history->windows[0].gpu_id;
   valid.end_s = 1002;
   valid.span_s = 2;
-  valid.observed_s = 2;
-  valid.utilized_s = 1.0;
-  valid.busy_s = 2;
-  valid.busy_utilized_s = 1.0;
-  valid.tensor_active_s = 0.8;
+  valid.counters.Set(kCounterObserved, 2);
+  valid.counters.Set(kCounterUtilized, 1.0);
+  valid.counters.Set(kCounterBusy, 2);
+  valid.counters.Set(kCounterBusyUtilized, 1.0);
+  valid.counters.Set(kCounterTensorActive, 0.8);
   valid.clock_mhz = valid.clock_min_mhz = valid.clock_max_mhz = 1500;
   valid.clock_windows = 1;
   valid.up_s = 2;
-  valid.hmma_active_s = 0.6;
+  valid.counters.Set(kCounterHmmaActive, 0.6);
   EXPECT_EQ(history->windows[0], valid);
 
   // Without tensor data: a row, nothing observed, the pipe NULL, a flag saying why.
@@ -180,14 +180,14 @@ TEST(CounterRule, TheStoreKeepsAWindowWithoutTensorDataAsARowWithNothingObserved
   // The store's sums are the exposition's counters.
   double observed = 0, tensor = 0;
   for (const StoredWindow& w : history->windows) {
-    observed += w.observed_s;
-    tensor += w.tensor_active_s;
+    observed += w.counters.observed_s();
+    tensor += w.counters.tensor_active_s();
   }
   EXPECT_EQ(observed, 2);
   EXPECT_EQ(tensor, 0.8);
   for (int i = 3; i < 6; ++i) {
-    EXPECT_EQ(history->windows[static_cast<size_t>(i)].observed_s, 0);
-    EXPECT_EQ(history->windows[static_cast<size_t>(i)].hmma_active_s, std::nullopt);
+    EXPECT_EQ(history->windows[static_cast<size_t>(i)].counters.observed_s(), 0);
+    EXPECT_EQ(history->windows[static_cast<size_t>(i)].counters[kCounterHmmaActive], std::nullopt);
   }
 }
 

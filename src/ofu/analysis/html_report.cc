@@ -36,11 +36,11 @@ class BucketSums {
 
   void Add(const StoredWindow& row, double weight = 1) {
     Sum& sum = sums_[static_cast<std::int64_t>(std::ceil(row.end_s / bucket_s_))];
-    sum.utilized += row.utilized_s * weight;
-    sum.observed += row.observed_s * weight;
-    if (row.fp32_active_s) {
-      sum.fp32 += *row.fp32_active_s * weight;
-      sum.fp32_observed += row.observed_s * weight;
+    sum.utilized += row.counters.utilized_s() * weight;
+    sum.observed += row.counters.observed_s() * weight;
+    if (row.counters[kCounterFp32Active]) {
+      sum.fp32 += *row.counters[kCounterFp32Active] * weight;
+      sum.fp32_observed += row.counters.observed_s() * weight;
     }
   }
 
@@ -159,13 +159,13 @@ ShareByGpu AddGpusAndSkus(const sinks::StoredHistory& history, const StoreReport
     double observed_s = 0;
     for (const StoredWindow* row : rows_of[stored.id]) {
       buckets.Add(*row);
-      observed_s += row->observed_s;
-      if (row->observed_s <= 0) continue;
-      sku.observed_hours_by_bin[static_cast<std::size_t>(OfuBin(row->utilized_s / row->observed_s))] +=
-          row->observed_s / 3600;
+      observed_s += row->counters.observed_s();
+      if (row->counters.observed_s() <= 0) continue;
+      sku.observed_hours_by_bin[static_cast<std::size_t>(
+          OfuBin(row->counters.utilized_s() / row->counters.observed_s()))] += row->counters.observed_s() / 3600;
       if (share) {
-        sums.utilized_s += row->utilized_s * *share;
-        sums.observed_s += row->observed_s * *share;
+        sums.utilized_s += row->counters.utilized_s() * *share;
+        sums.observed_s += row->counters.observed_s() * *share;
       }
     }
     gpu.observed_hours = observed_s / 3600;

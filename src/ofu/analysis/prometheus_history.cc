@@ -17,11 +17,15 @@ namespace {
 
 using Samples = std::vector<std::pair<double, double>>;  // (time, value), in time order
 
-constexpr const char* kCounterRegex =
-    "ofu_((observed|utilized|busy|busy_utilized|tensor_active|hmma_active|imma_active|dfma_active|fp64_active|"
-    "fp32_active|fp16_active|non_tensor_peak)_seconds|non_tensor_flop_upper_bound)_total";
-// The agent's counters per GPU, and its job info: what one GPU costs per scrape.
-constexpr int kSeriesPerGpu = 14;
+// The exposition's name of a counter of the table.
+std::string CounterName(const OutputCounter& row) { return fmt::format("{}_total", row.metric); }
+
+// The regex alternatives of every counter's name.
+std::string CounterRegex(const OutputCounterTable& table) {
+  std::vector<std::string> names;
+  for (const OutputCounter& row : table.rows()) names.push_back(CounterName(row));
+  return PromExactAlternatives(names);
+}
 // How far before `since` the scrape that opens the first row may lie: the
 // server's default lookback delta.
 constexpr double kLookBackS = 300;
@@ -171,7 +175,9 @@ class Reader {
       double cost = 0;
       while (next < uuids.size()) {
         const double points = step_s_ > 0 ? range_s / step_s_ : samples_of[uuids[next]];
-        const double gpu_cost = (points + 1) * kSeriesPerGpu;
+        // The agent's counters per GPU, and its job info: what one GPU costs per scrape.
+        const double series_per_gpu = static_cast<double>(options_.counters->size() + 1);
+        const double gpu_cost = (points + 1) * series_per_gpu;
         if (!batch.empty() && cost + gpu_cost > static_cast<double>(budget_)) break;
         batch.push_back(uuids[next++]);
         cost += gpu_cost;
@@ -275,7 +281,8 @@ class Reader {
         info.identity.gpu_id = id;
         job_times.insert(info.present.begin(), info.present.end());
       }
-      for (sinks::StoredWindow& row : RowsOfCounterSamples(id, of_gpu, since, query_.job_id ? &job_times : nullptr)) {
+      for (sinks::StoredWindow& row :
+           RowsOfCounterSamples(id, of_gpu, since, query_.job_id ? &job_times : nullptr, *options_.counters)) {
         history_.windows.push_back(row);
       }
       auto observed = of_gpu.find("ofu_observed_seconds_total");
@@ -296,7 +303,7 @@ class Reader {
   // holds a step's window only if it was seen at every scrape of it (so a
   // window where the job started or ended is not the job's).
   std::string Selector(bool job_info, const std::string& filter, const std::string& job_filter) const {
-    if (!job_info) return fmt::format("{{__name__=~\"{}\",{}}}", kCounterRegex, filter);
+    if (!job_info) return fmt::format("{{__name__=~\"{}\",{}}}", CounterRegex(*options_.counters), filter);
     if (step_s_ <= 0) return fmt::format("ofu_gpu_job_info{{{}{}}}", filter, job_filter);
     const std::string window = PromRange(step_s_);
     return fmt::format(
@@ -318,7 +325,8 @@ class Reader {
 }  // namespace
 
 std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const CounterSamples& samples,
-                                                      double since_s, const std::set<double>* job_times) {
+                                                      double since_s, const std::set<double>* job_times,
+                                                      const OutputCounterTable& table) {
   std::vector<sinks::StoredWindow> rows;
   auto observed_it = samples.find("ofu_observed_seconds_total");
   if (observed_it == samples.end()) return rows;  // no scrape times, so no rows
@@ -335,6 +343,8 @@ std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const
     if (a == values.end() || b == values.end()) return std::nullopt;
     return b->second >= a->second ? b->second - a->second : b->second;  // a reset: the agent restarted
   };
+  std::vector<std::string> names;
+  for (const OutputCounter& row : table.rows()) names.push_back(CounterName(row));
   for (size_t i = 1; i < observed.size(); ++i) {
     const double t0 = observed[i - 1].first, t1 = observed[i].first;
     if (t1 <= since_s) continue;
@@ -343,21 +353,11 @@ std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const
     row.gpu_id = gpu_id;
     row.end_s = t1;
     row.span_s = t1 - t0;
-    row.observed_s = increase("ofu_observed_seconds_total", t0, t1).value_or(0);
-    row.utilized_s = increase("ofu_utilized_seconds_total", t0, t1).value_or(0);
-    row.busy_s = increase("ofu_busy_seconds_total", t0, t1).value_or(0);
-    row.busy_utilized_s = increase("ofu_busy_utilized_seconds_total", t0, t1).value_or(0);
-    row.tensor_active_s = increase("ofu_tensor_active_seconds_total", t0, t1).value_or(0);
-    // A pipe counter the GPU does not export stays absent in its rows.
-    row.hmma_active_s = increase("ofu_hmma_active_seconds_total", t0, t1);
-    row.imma_active_s = increase("ofu_imma_active_seconds_total", t0, t1);
-    row.dfma_active_s = increase("ofu_dfma_active_seconds_total", t0, t1);
-    row.fp64_active_s = increase("ofu_fp64_active_seconds_total", t0, t1);
-    row.fp32_active_s = increase("ofu_fp32_active_seconds_total", t0, t1);
-    row.fp16_active_s = increase("ofu_fp16_active_seconds_total", t0, t1);
-    row.non_tensor_peak_s = increase("ofu_non_tensor_peak_seconds_total", t0, t1);
-    // The agent counts FLOP; the rows hold TFLOP.
-    if (auto flop = increase("ofu_non_tensor_flop_upper_bound_total", t0, t1)) row.non_tensor_tflop = *flop * 1e-12;
+    // Each counter's increase, in the row's unit. One the GPU does not export
+    // stays absent in its rows (a kAlways one reads 0).
+    for (std::size_t id = 0; id < table.size(); ++id) {
+      if (const auto value = increase(names[id], t0, t1)) row.counters.Set(id, *value * (1 / table[id].metric_scale));
+    }
     row.up_s = row.span_s;
     rows.push_back(row);
   }

@@ -63,6 +63,9 @@ namespace ofu::analysis {
 
 struct PrometheusQueryOptions {
   double timeout_s = 30;  // per HTTP request
+  // The agent's counters to read, the rows' columns (core/output_counters.h);
+  // not owned, outlives the read.
+  const OutputCounterTable* counters = &OutputCounterTable::Builtin();
   // Samples one query may load (Prometheus's default --query.max-samples is
   // 50,000,000; smaller pieces keep ofu's own memory small: the answer is
   // parsed whole, about 150 bytes a sample, so 2,000,000 took `ofu regress`
@@ -106,7 +109,8 @@ double StepOf(const PrometheusQueryOptions& options, double range_s, double most
 // only rows ending at one of these times count; null: every row does.
 using CounterSamples = std::map<std::string, std::vector<std::pair<double, double>>>;
 std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const CounterSamples& samples,
-                                                      double since_s, const std::set<double>* job_times = nullptr);
+                                                      double since_s, const std::set<double>* job_times = nullptr,
+                                                      const OutputCounterTable& table = OutputCounterTable::Builtin());
 
 // Shared with prometheus_totals.h: the GPUs of ofu_gpu_info series (labels
 // uuid, gpu, model, sku, architecture, instance, mig_*) into `history`, ids

@@ -14,29 +14,20 @@
 namespace ofu::analysis {
 namespace {
 
-// The agent's counters and the row field each one sums into.
+// The agent's counters (core/output_counters.h), each with its place in a row.
 struct Counter {
-  const char* name;
-  double sinks::StoredWindow::*field;                // the five always present
-  std::optional<double> sinks::StoredWindow::*pipe;  // the per-pipe ones: absent when not exported
-  double scale = 1;                                  // counter unit -> row unit
+  std::string name;  // the exposition's counter: "ofu_observed_seconds_total"
+  std::size_t id;    // in the table and in StoredWindow::counters
+  double scale;      // counter unit -> row unit (FLOP -> TFLOP)
 };
-constexpr Counter kCounters[] = {
-    {"ofu_observed_seconds_total", &sinks::StoredWindow::observed_s, nullptr},
-    {"ofu_utilized_seconds_total", &sinks::StoredWindow::utilized_s, nullptr},
-    {"ofu_busy_seconds_total", &sinks::StoredWindow::busy_s, nullptr},
-    {"ofu_busy_utilized_seconds_total", &sinks::StoredWindow::busy_utilized_s, nullptr},
-    {"ofu_tensor_active_seconds_total", &sinks::StoredWindow::tensor_active_s, nullptr},
-    {"ofu_hmma_active_seconds_total", nullptr, &sinks::StoredWindow::hmma_active_s},
-    {"ofu_imma_active_seconds_total", nullptr, &sinks::StoredWindow::imma_active_s},
-    {"ofu_dfma_active_seconds_total", nullptr, &sinks::StoredWindow::dfma_active_s},
-    {"ofu_fp64_active_seconds_total", nullptr, &sinks::StoredWindow::fp64_active_s},
-    {"ofu_fp32_active_seconds_total", nullptr, &sinks::StoredWindow::fp32_active_s},
-    {"ofu_fp16_active_seconds_total", nullptr, &sinks::StoredWindow::fp16_active_s},
-    {"ofu_non_tensor_peak_seconds_total", nullptr, &sinks::StoredWindow::non_tensor_peak_s},
-    // FLOP in the agent's counter, TFLOP in the rows.
-    {"ofu_non_tensor_flop_upper_bound_total", nullptr, &sinks::StoredWindow::non_tensor_tflop, 1e-12},
-};
+
+std::vector<Counter> CountersOf(const OutputCounterTable& table) {
+  std::vector<Counter> counters;
+  for (std::size_t id = 0; id < table.size(); ++id) {
+    counters.push_back({fmt::format("{}_total", table[id].metric), id, 1 / table[id].metric_scale});
+  }
+  return counters;
+}
 
 // Samples the server holds per GPU and step of a sum (x and p twice, their
 // differences, the set operations, the sum): measured on Prometheus 2.42.
@@ -45,23 +36,18 @@ constexpr double kSamplesPerGpuStep = 6;
 std::string Ms(double seconds) { return fmt::format("{}ms", static_cast<long long>(std::llround(seconds * 1000))); }
 
 void Add(sinks::StoredWindow& row, const Counter& counter, double value) {
-  value *= counter.scale;
-  if (counter.field != nullptr) {
-    row.*counter.field += value;
-  } else {
-    row.*counter.pipe = (row.*counter.pipe).value_or(0) + value;
-  }
+  row.counters.Add(counter.id, value * counter.scale);
 }
 
 // The regex alternatives of every counter's name.
-std::string CounterRegex() {
+std::string CounterRegex(const std::vector<Counter>& counters) {
   std::vector<std::string> names;
-  for (const Counter& counter : kCounters) names.emplace_back(counter.name);
+  for (const Counter& counter : counters) names.push_back(counter.name);
   return PromExactAlternatives(names);
 }
 
-const Counter* CounterNamed(const std::string& name) {
-  for (const Counter& counter : kCounters) {
+const Counter* CounterNamed(const std::vector<Counter>& counters, const std::string& name) {
+  for (const Counter& counter : counters) {
     if (name == counter.name) return &counter;
   }
   return nullptr;
@@ -182,7 +168,7 @@ class TotalsReader {
     const long long last_step_ms = until_ms / step_ms * step_ms;
     const double head_s = static_cast<double>(since_ms - (first_step_ms - step_ms)) / 1000;
     const double tail_s = static_cast<double>(until_ms - last_step_ms) / 1000;
-    for (const Counter& counter : kCounters) {
+    for (const Counter& counter : counters_) {
       const std::string x = fmt::format("{}{{{}}}", counter.name, filter);
       const std::string d = IncreaseOver(x, step_s_);
       // One query gives both: per (GPU, job) where a job was scraped, per GPU
@@ -344,14 +330,14 @@ class TotalsReader {
       for (const auto& [t, uuids] : at) {
         terms.push_back({fmt::format("label_replace({{__name__=~\"{}\",uuid=~\"{}\"}} @ {:.3f}, \"ofu_at\", \"{}\", "
                                      "\"\", \"\")",
-                                     CounterRegex(), PromExactAlternatives({uuids.begin(), uuids.end()}), t,
+                                     CounterRegex(counters_), PromExactAlternatives({uuids.begin(), uuids.end()}), t,
                                      times.size()),
-                         static_cast<double>(uuids.size() * std::size(kCounters)),
-                         static_cast<double>(uuids.size() * std::size(kCounters))});
+                         static_cast<double>(uuids.size() * counters_.size()),
+                         static_cast<double>(uuids.size() * counters_.size())});
         times.push_back(t);
       }
       return Batched(terms, [&](const PromSeries& s) {
-        const Counter* counter = CounterNamed(s.Label("__name__"));
+        const Counter* counter = CounterNamed(counters_, s.Label("__name__"));
         const size_t k = std::stoul(s.Label("ofu_at"));
         if (counter != nullptr && k < times.size()) {
           values[{times[k], s.Label("uuid")}][counter] = s.samples.front().second;
@@ -437,9 +423,9 @@ class TotalsReader {
   }
 
   // The same counters before and at the end, none lower at the end.
-  static bool SameCountersRising(const std::map<const Counter*, double>& before,
-                                 const std::map<const Counter*, double>& last) {
-    if (before.size() != last.size() || !before.contains(&kCounters[0])) return false;
+  bool SameCountersRising(const std::map<const Counter*, double>& before,
+                          const std::map<const Counter*, double>& last) const {
+    if (before.size() != last.size() || !before.contains(&counters_[0])) return false;
     for (const auto& [counter, value] : last) {
       auto it = before.find(counter);
       if (it == before.end() || value < it->second) return false;
@@ -622,7 +608,7 @@ class TotalsReader {
   void Finish(sinks::StoredWindow& row, std::int64_t id) {
     row.gpu_id = id;
     row.end_s = *query_.until_s;
-    row.span_s = row.up_s = row.observed_s;
+    row.span_s = row.up_s = row.counters.observed_s();
     row.flags |= sinks::kHistoryDownsampled;
   }
 
@@ -635,6 +621,7 @@ class TotalsReader {
   PrometheusClient& client_;
   sinks::HistoryQuery query_;
   const PrometheusTotalsOptions& options_;
+  const std::vector<Counter> counters_ = CountersOf(*options_.query.counters);
   HistoryTotals totals_;
   std::map<std::string, std::int64_t> ids_;
   double scrape_s_ = 0, mean_scrape_s_ = 0, step_s_ = 0, piece_s_ = 0;

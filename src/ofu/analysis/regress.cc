@@ -97,7 +97,7 @@ JobIndex IndexJobs(const sinks::StoredHistory& history) {
 // One pipe's share of tensor time, window by window.
 struct PipeSeries {
   const char* name;
-  std::optional<double> sinks::StoredWindow::*field;
+  std::size_t counter;  // its counter (core/output_counters.h)
   std::vector<double> values, times;
 };
 
@@ -105,9 +105,8 @@ struct PipeSeries {
 // pipe's share of tensor time where the window had tensor activity.
 struct JobTimeline {
   std::vector<double> ofu, ofu_times;
-  PipeSeries pipes[3] = {{"hmma", &sinks::StoredWindow::hmma_active_s, {}, {}},
-                         {"imma", &sinks::StoredWindow::imma_active_s, {}, {}},
-                         {"dfma", &sinks::StoredWindow::dfma_active_s, {}, {}}};
+  PipeSeries pipes[3] = {
+      {"hmma", kCounterHmmaActive, {}, {}}, {"imma", kCounterImmaActive, {}, {}}, {"dfma", kCounterDfmaActive, {}, {}}};
 };
 
 JobTimeline TimelineOf(const std::vector<const sinks::StoredJob*>& spans,
@@ -117,13 +116,14 @@ JobTimeline TimelineOf(const std::vector<const sinks::StoredJob*>& spans,
     const bool inside = std::any_of(spans.begin(), spans.end(), [&](const sinks::StoredJob* j) {
       return row->end_s > j->start_s && (!j->end_s || row->end_s <= *j->end_s);
     });
-    if (!inside || row->observed_s <= 0) continue;
-    timeline.ofu.push_back(row->utilized_s / row->observed_s);
+    if (!inside || row->counters.observed_s() <= 0) continue;
+    timeline.ofu.push_back(row->counters.utilized_s() / row->counters.observed_s());
     timeline.ofu_times.push_back(row->end_s);
-    if (row->tensor_active_s <= 0) continue;
+    if (row->counters.tensor_active_s() <= 0) continue;
     for (PipeSeries& pipe : timeline.pipes) {
-      if (!(row->*pipe.field)) continue;
-      pipe.values.push_back(*(row->*pipe.field) / row->tensor_active_s);
+      const std::optional<double> pipe_s = row->counters[pipe.counter];
+      if (!pipe_s) continue;
+      pipe.values.push_back(*pipe_s / row->counters.tensor_active_s());
       pipe.times.push_back(row->end_s);
     }
   }

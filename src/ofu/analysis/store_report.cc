@@ -142,7 +142,7 @@ class GpuRows {
       overall_.AddWindow(gpu_, window);
     });
     down_s_ += row.span_s - row.up_s;
-    without_ofu_s_ += row.up_s > row.observed_s ? row.up_s - row.observed_s : 0;
+    without_ofu_s_ += row.up_s > row.counters.observed_s() ? row.up_s - row.counters.observed_s() : 0;
     if (IsDownsampled(row)) {
       previous_end_ = NAN;
       return;
@@ -160,7 +160,7 @@ class GpuRows {
     summarizer_.Add(totals);
     overall_.AddTotals(gpu_, totals);
     down_s_ += total.span_s - total.up_s;
-    without_ofu_s_ += total.up_s - total.observed_s;  // up_s >= observed_s in each of its windows
+    without_ofu_s_ += total.up_s - total.counters.observed_s();  // up_s >= observed_s in each of its windows
     if (rollup.first_start_s > previous_end_ + sinks::kContiguousWindowsS) {
       gpu_.windowed.gaps.push_back({previous_end_, rollup.first_start_s});
     }
@@ -209,22 +209,22 @@ struct JobSums {
   double tflop = 0, tflop_observed = 0;
 
   void AddRow(const StoredWindow& row, double share) {
-    observed += row.observed_s * share;
-    utilized += row.utilized_s * share;
-    busy += row.busy_s * share;
-    busy_utilized += row.busy_utilized_s * share;
+    observed += row.counters.observed_s() * share;
+    utilized += row.counters.utilized_s() * share;
+    busy += row.counters.busy_s() * share;
+    busy_utilized += row.counters.busy_utilized_s() * share;
     auto add = [&](std::pair<double, double>& into, const std::optional<double>& figure_s) {
       if (!figure_s) return;
       into.first += *figure_s * share;
-      into.second += row.observed_s * share;
+      into.second += row.counters.observed_s() * share;
     };
-    add(fp64, row.fp64_active_s);
-    add(fp32, row.fp32_active_s);
-    add(fp16, row.fp16_active_s);
-    add(peak, row.non_tensor_peak_s);
-    if (row.non_tensor_tflop) {
-      tflop += *row.non_tensor_tflop;
-      tflop_observed += row.observed_s * share;
+    add(fp64, row.counters[kCounterFp64Active]);
+    add(fp32, row.counters[kCounterFp32Active]);
+    add(fp16, row.counters[kCounterFp16Active]);
+    add(peak, row.counters[kCounterNonTensorPeak]);
+    if (row.counters[kCounterNonTensorTflop]) {
+      tflop += *row.counters[kCounterNonTensorTflop];
+      tflop_observed += row.counters.observed_s() * share;
     }
   }
 

@@ -101,12 +101,9 @@ struct Plants {
   std::optional<int> switched;   // tensor time moves from HMMA to IMMA half-way
 };
 
-// The counters an agent would export for one GPU, summed from the start.
-struct Counters {
-  double observed = 0, utilized = 0, busy = 0, busy_utilized = 0, tensor = 0;
-  std::optional<double> hmma, imma, dfma;
-  std::optional<double> fp32, non_tensor_flop;
-};
+// The counters an agent would export for one GPU, summed from the start
+// (core/output_counters.h).
+using Counters = CounterValues;
 using CounterHistory = std::vector<std::vector<Counters>>;  // [gpu][k]: after k windows (k = 0: all zero)
 using GpuStates = std::vector<std::vector<GpuState>>;       // [gpu][window]
 
@@ -277,16 +274,7 @@ sinks::GpuWindow WindowOf(const FleetSimOptions& options, const GpuSpec& spec, i
 
 // `previous` plus one stored window's increments.
 Counters Advance(Counters next, const sinks::StoredWindow& row) {
-  next.observed += row.observed_s;
-  next.utilized += row.utilized_s;
-  next.busy += row.busy_s;
-  next.busy_utilized += row.busy_utilized_s;
-  next.tensor += row.tensor_active_s;
-  if (row.hmma_active_s) next.hmma = next.hmma.value_or(0) + *row.hmma_active_s;
-  if (row.imma_active_s) next.imma = next.imma.value_or(0) + *row.imma_active_s;
-  if (row.dfma_active_s) next.dfma = next.dfma.value_or(0) + *row.dfma_active_s;
-  if (row.fp32_active_s) next.fp32 = next.fp32.value_or(0) + *row.fp32_active_s;
-  if (row.non_tensor_tflop) next.non_tensor_flop = next.non_tensor_flop.value_or(0) + *row.non_tensor_tflop * 1e12;
+  next.Add(row.counters);
   return next;
 }
 
@@ -326,34 +314,24 @@ class OpenMetricsSlices {
                           Labels({{"generator", "ofu-fleet-sim"}, {"seed", std::to_string(options_.seed)}}),
                           time_at(0));
     }
-    // A family's samples, GPU by GPU. `value_of` is absent for a GPU that
-    // does not export the counter: a pipe counter exists from the first
+    // Each counter of the table, a family's samples GPU by GPU. A GPU that
+    // does not export a counter has no series of it: a pipe counter exists from the first
     // window that had it (here: HMMA/IMMA on every GPU from the start, DFMA
     // on even GPUs), which the slice's last sample, after at least one
     // window, shows; the GPU then has it at every sample, 0 before.
-    const auto counter_family = [&](const char* name, auto value_of) {
-      text += fmt::format("# TYPE {} counter\n# HELP {} {} (SYNTHETIC)\n", name, name, name);
+    for (std::size_t id = 0; id < OutputCounterTable::Builtin().size(); ++id) {
+      const OutputCounter& row = OutputCounterTable::Builtin()[id];
+      text += fmt::format("# TYPE {0} counter\n# HELP {0} {0} (SYNTHETIC)\n", row.metric);
       for (int gpu = 0; gpu < options_.gpus; ++gpu) {
         const std::vector<Counters>& samples = counters[static_cast<size_t>(gpu)];
-        if (!value_of(samples.back())) continue;
+        if (!samples.back().has(id)) continue;
         const std::string labels = GpuLabels(gpu);
         for (int k = k_first; k <= k_last; ++k) {
-          const double v = value_of(samples[static_cast<size_t>(k - k_first)]).value_or(0);
-          text += fmt::format("{}_total{} {} {}\n", name, labels, v, time_at(k));
+          const double v = samples[static_cast<size_t>(k - k_first)].value_or_0(id) * row.metric_scale;
+          text += fmt::format("{}_total{} {} {}\n", row.metric, labels, v, time_at(k));
         }
         if (text.size() > kFlushBytes) flush();
       }
-    };
-    counter_family("ofu_utilized_seconds", [](const Counters& c) { return std::optional(c.utilized); });
-    counter_family("ofu_observed_seconds", [](const Counters& c) { return std::optional(c.observed); });
-    counter_family("ofu_busy_seconds", [](const Counters& c) { return std::optional(c.busy); });
-    counter_family("ofu_busy_utilized_seconds", [](const Counters& c) { return std::optional(c.busy_utilized); });
-    counter_family("ofu_tensor_active_seconds", [](const Counters& c) { return std::optional(c.tensor); });
-    for (auto [name, field] :
-         {std::pair{"ofu_hmma_active_seconds", &Counters::hmma}, std::pair{"ofu_imma_active_seconds", &Counters::imma},
-          std::pair{"ofu_dfma_active_seconds", &Counters::dfma}, std::pair{"ofu_fp32_active_seconds", &Counters::fp32},
-          std::pair{"ofu_non_tensor_flop_upper_bound", &Counters::non_tensor_flop}}) {
-      counter_family(name, [field = field](const Counters& c) { return c.*field; });
     }
     text += "# TYPE ofu_gpu_info gauge\n# HELP ofu_gpu_info The GPU's model, SKU and architecture (SYNTHETIC).\n";
     for (int gpu = 0; gpu < options_.gpus; ++gpu) {

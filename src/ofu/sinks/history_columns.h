@@ -11,9 +11,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
 #include "ofu/formats/sqlite_handles.h"
 #include "ofu/sinks/history_reader.h"
@@ -21,108 +25,134 @@
 
 namespace ofu::sinks {
 
-// In this order: BindWindow binds ?1..?22, ColumnWindow reads columns 0..21.
-inline constexpr const char* kWindowColumns =
-    "gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s, clock_mhz, "
-    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags, hmma_active_s, imma_active_s, dfma_active_s, "
-    "fp64_active_s, fp32_active_s, fp16_active_s, non_tensor_tflop, non_tensor_peak_s";
+// The columns of a window, in the `windows` and `rollups` tables alike, in
+// the order Bind binds and Read reads them: gpu_id, end_s, span_s, one per
+// output counter (core/output_counters.h, in table order), then the clock,
+// up_s and flags. Written once from the counter table, so a counter added
+// there is a column here.
+class WindowColumns {
+ public:
+  // The columns of the table's counters. `have`: the counter columns a store
+  // has (PRAGMA table_info); a column it lacks reads as NULL (absent), as in
+  // a store from before that column. Without `have`: every column.
+  explicit WindowColumns(const OutputCounterTable& table, const std::set<std::string>* have = nullptr) : table_(table) {
+    names_ = "gpu_id, end_s, span_s";
+    for (const OutputCounter& row : table.rows()) {
+      names_ += ", ";
+      names_ += have == nullptr || have->count(std::string(row.column)) != 0 ? row.column : "NULL";
+    }
+    names_ += ", clock_mhz, clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags";
+  }
 
-// The same for a schema version 2 or 3 store, which has no CUDA-core columns.
-inline constexpr const char* kWindowColumnsV3 =
-    "gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s, clock_mhz, "
-    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags, hmma_active_s, imma_active_s, dfma_active_s, "
-    "NULL, NULL, NULL, NULL, NULL";
+  // "gpu_id, end_s, ...", for SELECT and INSERT.
+  const std::string& names() const { return names_; }
+  int count() const { return static_cast<int>(table_.size()) + kFixed; }
 
-// The same for a schema version 1 store, which has no per-pipe columns.
-inline constexpr const char* kWindowColumnsV1 =
-    "gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s, clock_mhz, "
-    "clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL";
+  // The table definitions of the columns after gpu_id, for CREATE TABLE.
+  static std::string Definitions(const OutputCounterTable& table) {
+    std::string out = "end_s REAL NOT NULL,\n  span_s REAL NOT NULL";
+    for (const OutputCounter& row : table.rows()) {
+      out += fmt::format(",\n  {} REAL{}", row.column, row.presence == Presence::kAlways ? " NOT NULL" : "");
+    }
+    out +=
+        ",\n  clock_mhz REAL,\n  clock_min_mhz REAL,\n  clock_max_mhz REAL,\n  clock_windows INTEGER NOT NULL,"
+        "\n  up_s REAL NOT NULL,\n  flags INTEGER NOT NULL";
+    return out;
+  }
 
-inline void BindWindow(sqlite3_stmt* s, const StoredWindow& w) {
-  sqlite3_bind_int64(s, 1, w.gpu_id);
-  sqlite3_bind_double(s, 2, w.end_s);
-  sqlite3_bind_double(s, 3, w.span_s);
-  sqlite3_bind_double(s, 4, w.observed_s);
-  sqlite3_bind_double(s, 5, w.utilized_s);
-  sqlite3_bind_double(s, 6, w.busy_s);
-  sqlite3_bind_double(s, 7, w.busy_utilized_s);
-  sqlite3_bind_double(s, 8, w.tensor_active_s);
-  formats::BindOptional(s, 9, w.clock_mhz);
-  formats::BindOptional(s, 10, w.clock_min_mhz);
-  formats::BindOptional(s, 11, w.clock_max_mhz);
-  sqlite3_bind_int64(s, 12, w.clock_windows);
-  sqlite3_bind_double(s, 13, w.up_s);
-  sqlite3_bind_int64(s, 14, static_cast<sqlite3_int64>(w.flags));
-  formats::BindOptional(s, 15, w.hmma_active_s);
-  formats::BindOptional(s, 16, w.imma_active_s);
-  formats::BindOptional(s, 17, w.dfma_active_s);
-  formats::BindOptional(s, 18, w.fp64_active_s);
-  formats::BindOptional(s, 19, w.fp32_active_s);
-  formats::BindOptional(s, 20, w.fp16_active_s);
-  formats::BindOptional(s, 21, w.non_tensor_tflop);
-  formats::BindOptional(s, 22, w.non_tensor_peak_s);
+  // Binds ?first .. ?(first + count() - 1).
+  void Bind(sqlite3_stmt* s, const StoredWindow& w, int first = 1) const {
+    int i = first;
+    sqlite3_bind_int64(s, i++, w.gpu_id);
+    sqlite3_bind_double(s, i++, w.end_s);
+    sqlite3_bind_double(s, i++, w.span_s);
+    for (std::size_t id = 0; id < table_.size(); ++id) formats::BindOptional(s, i++, w.counters[id]);
+    formats::BindOptional(s, i++, w.clock_mhz);
+    formats::BindOptional(s, i++, w.clock_min_mhz);
+    formats::BindOptional(s, i++, w.clock_max_mhz);
+    sqlite3_bind_int64(s, i++, w.clock_windows);
+    sqlite3_bind_double(s, i++, w.up_s);
+    sqlite3_bind_int64(s, i, static_cast<sqlite3_int64>(w.flags));
+  }
+
+  // Reads columns first .. first + count() - 1.
+  StoredWindow Read(sqlite3_stmt* s, int first = 0) const {
+    StoredWindow w;
+    int i = first;
+    w.gpu_id = sqlite3_column_int64(s, i++);
+    w.end_s = sqlite3_column_double(s, i++);
+    w.span_s = sqlite3_column_double(s, i++);
+    for (std::size_t id = 0; id < table_.size(); ++id) w.counters.Set(id, formats::ColumnOptional(s, i++));
+    w.clock_mhz = formats::ColumnOptional(s, i++);
+    w.clock_min_mhz = formats::ColumnOptional(s, i++);
+    w.clock_max_mhz = formats::ColumnOptional(s, i++);
+    w.clock_windows = sqlite3_column_int64(s, i++);
+    w.up_s = sqlite3_column_double(s, i++);
+    w.flags = static_cast<std::uint32_t>(sqlite3_column_int64(s, i));
+    return w;
+  }
+
+ private:
+  static constexpr int kFixed = 9;  // gpu_id, end_s, span_s and the six after the counters
+  const OutputCounterTable& table_;
+  std::string names_;
+};
+
+// "?1, ?2, ..., ?count": the parameters of an INSERT of that many columns.
+inline std::string Placeholders(int count) {
+  std::string out;
+  for (int i = 1; i <= count; ++i) out += fmt::format("{}?{}", i > 1 ? ", " : "", i);
+  return out;
 }
 
-// Reads the columns of kWindowColumns.
-inline StoredWindow ColumnWindow(sqlite3_stmt* s) {
-  StoredWindow w;
-  w.gpu_id = sqlite3_column_int64(s, 0);
-  w.end_s = sqlite3_column_double(s, 1);
-  w.span_s = sqlite3_column_double(s, 2);
-  w.observed_s = sqlite3_column_double(s, 3);
-  w.utilized_s = sqlite3_column_double(s, 4);
-  w.busy_s = sqlite3_column_double(s, 5);
-  w.busy_utilized_s = sqlite3_column_double(s, 6);
-  w.tensor_active_s = sqlite3_column_double(s, 7);
-  w.clock_mhz = formats::ColumnOptional(s, 8);
-  w.clock_min_mhz = formats::ColumnOptional(s, 9);
-  w.clock_max_mhz = formats::ColumnOptional(s, 10);
-  w.clock_windows = sqlite3_column_int64(s, 11);
-  w.up_s = sqlite3_column_double(s, 12);
-  w.flags = static_cast<std::uint32_t>(sqlite3_column_int64(s, 13));
-  w.hmma_active_s = formats::ColumnOptional(s, 14);
-  w.imma_active_s = formats::ColumnOptional(s, 15);
-  w.dfma_active_s = formats::ColumnOptional(s, 16);
-  w.fp64_active_s = formats::ColumnOptional(s, 17);
-  w.fp32_active_s = formats::ColumnOptional(s, 18);
-  w.fp16_active_s = formats::ColumnOptional(s, 19);
-  w.non_tensor_tflop = formats::ColumnOptional(s, 20);
-  w.non_tensor_peak_s = formats::ColumnOptional(s, 21);
-  return w;
+// The counter columns `table_name` has (PRAGMA table_info), for WindowColumns.
+inline Result<std::set<std::string>> CounterColumnsOf(sqlite3* db, const std::string& table_name) {
+  sqlite3_stmt* raw = nullptr;
+  const std::string sql = fmt::format("PRAGMA table_info({})", table_name);
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+    return Error::Io("reading the columns of {}: {}", table_name, sqlite3_errmsg(db));
+  }
+  formats::SqliteStmt stmt(raw);
+  std::set<std::string> names;
+  while (sqlite3_step(raw) == SQLITE_ROW) names.insert(formats::ColumnText(raw, 1));
+  return names;
 }
 
-// A `rollups` row is a window's columns (its sums, kWindowColumns), then
-// these: BindRollup binds ?1..?30, ColumnRollup reads columns 0..29 of
-// "SELECT kWindowColumns, kRollupColumns".
+// A `rollups` row is a window's columns (its sums, WindowColumns), then
+// these: BindRollup binds them after the window's, ColumnRollup reads them
+// after the window's, as "SELECT <window columns>, kRollupColumns" gives them.
 inline constexpr const char* kRollupColumns =
     "after_s, until_s, windows, first_start_s, first_span_s, clock_only_windows, clock_only_s, ofu_histogram";
+inline constexpr int kRollupColumnCount = 8;
 
-inline void BindRollup(sqlite3_stmt* s, const StoredRollup& r) {
-  BindWindow(s, r.total);
-  sqlite3_bind_double(s, 23, r.after_s);
-  sqlite3_bind_double(s, 24, r.until_s);
-  sqlite3_bind_int64(s, 25, r.windows);
-  sqlite3_bind_double(s, 26, r.first_start_s);
-  sqlite3_bind_double(s, 27, r.first_span_s);
-  sqlite3_bind_int64(s, 28, r.clock_only_windows);
-  sqlite3_bind_double(s, 29, r.clock_only_s);
+inline void BindRollup(sqlite3_stmt* s, const WindowColumns& columns, const StoredRollup& r) {
+  columns.Bind(s, r.total);
+  int i = columns.count() + 1;
+  sqlite3_bind_double(s, i++, r.after_s);
+  sqlite3_bind_double(s, i++, r.until_s);
+  sqlite3_bind_int64(s, i++, r.windows);
+  sqlite3_bind_double(s, i++, r.first_start_s);
+  sqlite3_bind_double(s, i++, r.first_span_s);
+  sqlite3_bind_int64(s, i++, r.clock_only_windows);
+  sqlite3_bind_double(s, i++, r.clock_only_s);
   const std::string bins = EncodeOfuBins(r.ofu_bins);
-  sqlite3_bind_blob(s, 30, bins.data(), static_cast<int>(bins.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_blob(s, i, bins.data(), static_cast<int>(bins.size()), SQLITE_TRANSIENT);
 }
 
 // kMalformedInput, naming the GPU and the span, when the histogram is not valid.
-inline Result<StoredRollup> ColumnRollup(sqlite3_stmt* s) {
+inline Result<StoredRollup> ColumnRollup(sqlite3_stmt* s, const WindowColumns& columns) {
   StoredRollup r;
-  r.total = ColumnWindow(s);
-  r.after_s = sqlite3_column_double(s, 22);
-  r.until_s = sqlite3_column_double(s, 23);
-  r.windows = sqlite3_column_int64(s, 24);
-  r.first_start_s = sqlite3_column_double(s, 25);
-  r.first_span_s = sqlite3_column_double(s, 26);
-  r.clock_only_windows = sqlite3_column_int64(s, 27);
-  r.clock_only_s = sqlite3_column_double(s, 28);
-  const auto* blob = static_cast<const unsigned char*>(sqlite3_column_blob(s, 29));
-  auto bins = DecodeOfuBins(blob, static_cast<std::size_t>(sqlite3_column_bytes(s, 29)));
+  r.total = columns.Read(s);
+  int i = columns.count();
+  r.after_s = sqlite3_column_double(s, i++);
+  r.until_s = sqlite3_column_double(s, i++);
+  r.windows = sqlite3_column_int64(s, i++);
+  r.first_start_s = sqlite3_column_double(s, i++);
+  r.first_span_s = sqlite3_column_double(s, i++);
+  r.clock_only_windows = sqlite3_column_int64(s, i++);
+  r.clock_only_s = sqlite3_column_double(s, i++);
+  const auto* blob = static_cast<const unsigned char*>(sqlite3_column_blob(s, i));
+  auto bins = DecodeOfuBins(blob, static_cast<std::size_t>(sqlite3_column_bytes(s, i)));
   if (!bins.ok()) {
     return Error::MalformedInput("rollup of GPU {} for the windows ending in ({}, {}]: {}", r.total.gpu_id, r.after_s,
                                  r.until_s, bins.error().message);

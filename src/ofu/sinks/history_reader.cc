@@ -84,14 +84,11 @@ constexpr const char* kInJob =
 
 // One GPU's (?4) windows ending in (since, until], and with a job only those
 // inside its intervals, in time order: a range of the primary key.
-Result<Stmt> PrepareWindows(const Reader& reader, int schema_version) {
+Result<Stmt> PrepareWindows(const Reader& reader, const WindowColumns& columns) {
   return reader.Prepare(
       fmt::format("SELECT {} FROM windows w WHERE w.gpu_id = ?4 AND w.end_s > ?1 AND w.end_s <= ?2 AND {} "
                   "ORDER BY w.end_s",
-                  schema_version == 1  ? kWindowColumnsV1
-                  : schema_version < 4 ? kWindowColumnsV3
-                                       : kWindowColumns,
-                  kInJob),
+                  columns.names(), kInJob),
       "reading windows");
 }
 
@@ -148,10 +145,10 @@ Status ReadGpus(const Reader& reader, int schema_version, StoredHistory& history
 }
 
 // One GPU's rollups whose spans lie in (?2, ?3], in time order (ColumnRollup reads them).
-Result<Stmt> PrepareRollups(const Reader& reader) {
+Result<Stmt> PrepareRollups(const Reader& reader, const WindowColumns& columns) {
   return reader.Prepare(fmt::format("SELECT {}, {} FROM rollups WHERE gpu_id = ?1 AND after_s >= ?2 AND until_s <= ?3 "
                                     "ORDER BY until_s",
-                                    kWindowColumns, kRollupColumns),
+                                    columns.names(), kRollupColumns),
                         "reading rollups");
 }
 
@@ -175,6 +172,7 @@ struct HistoryStream::Connection {
   Db db;
   Stmt windows;                                                        // PrepareWindows
   Stmt rollups;                                                        // PrepareRollups; none without rollups
+  std::optional<WindowColumns> window_columns, rollup_columns;         // what the two read, for this store
   std::map<std::int64_t, std::vector<const StoredJob*>> intervals_of;  // gpu id -> its intervals in history_.jobs
   Reader reader() const { return Reader(path, db.get()); }
 };
@@ -187,7 +185,7 @@ HistoryStream::HistoryStream(StoredHistory history, std::unique_ptr<Connection> 
 HistoryStream::~HistoryStream() = default;  // closing the connection ends its read transaction
 
 Result<std::unique_ptr<HistoryStream>> HistoryStream::Open(const std::string& path, const HistoryQuery& query,
-                                                           bool rollups) {
+                                                           bool rollups, const OutputCounterTable& counters) {
   auto connection = std::make_unique<Connection>();
   connection->path = path;
   sqlite3* raw_db = nullptr;
@@ -212,10 +210,20 @@ Result<std::unique_ptr<HistoryStream>> HistoryStream::Open(const std::string& pa
   if (sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return reader.Fail("reading");
   OFU_RETURN_IF_ERROR(ReadJobs(reader, query, history.jobs));
   OFU_RETURN_IF_ERROR(ReadGpus(reader, schema_version, history));
-  OFU_ASSIGN_OR_RETURN(connection->windows, PrepareWindows(reader, schema_version));
+  // A counter column the store lacks (older than the counter) reads as NULL.
+  const auto columns_of = [&](const char* table_name) -> Result<std::set<std::string>> {
+    auto have = CounterColumnsOf(db, table_name);
+    if (!have.ok()) return Error::Io("history store {}: {}", path, have.error().message);
+    return have;
+  };
+  OFU_ASSIGN_OR_RETURN(const std::set<std::string> window_have, columns_of("windows"));
+  connection->window_columns.emplace(counters, &window_have);
+  OFU_ASSIGN_OR_RETURN(connection->windows, PrepareWindows(reader, *connection->window_columns));
   BindQuery(connection->windows.get(), query);
   if (rollups && schema_version >= 5) {
-    OFU_ASSIGN_OR_RETURN(connection->rollups, PrepareRollups(reader));
+    OFU_ASSIGN_OR_RETURN(const std::set<std::string> rollup_have, columns_of("rollups"));
+    connection->rollup_columns.emplace(counters, &rollup_have);
+    OFU_ASSIGN_OR_RETURN(connection->rollups, PrepareRollups(reader, *connection->rollup_columns));
   }
   return std::unique_ptr<HistoryStream>(new HistoryStream(std::move(history), std::move(connection)));
 }
@@ -248,8 +256,13 @@ Status HistoryStream::PlanGpu(std::int64_t gpu_id) {
     sqlite3_bind_double(s, 3, until);
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-      if (!RollupUsable(sqlite3_column_double(s, 22), sqlite3_column_double(s, 23), intervals, one_job)) continue;
-      OFU_ASSIGN_OR_RETURN(StoredRollup rollup, ColumnRollup(s));
+      const WindowColumns& columns = *connection_->rollup_columns;
+      const int after_column = columns.count();  // after_s, then until_s (kRollupColumns)
+      if (!RollupUsable(sqlite3_column_double(s, after_column), sqlite3_column_double(s, after_column + 1), intervals,
+                        one_job)) {
+        continue;
+      }
+      OFU_ASSIGN_OR_RETURN(StoredRollup rollup, ColumnRollup(s, columns));
       // The windows before it, one by one, then it.
       const double covered = pieces_.empty() ? after : pieces_.back().until_s;
       if (rollup.after_s > covered) pieces_.push_back({covered, rollup.after_s, std::nullopt});
@@ -269,7 +282,7 @@ Result<HistoryStream::Item> HistoryStream::Next(StoredWindow& row, StoredRollup&
     if (reading_windows_) {
       const int step = sqlite3_step(s);
       if (step == SQLITE_ROW) {
-        row = ColumnWindow(s);
+        row = connection_->window_columns->Read(s);
         return Item::kWindow;
       }
       if (step != SQLITE_DONE) return connection_->reader().Fail("reading windows");
@@ -304,8 +317,9 @@ Result<bool> HistoryStream::Next(StoredWindow& row) {
   return item == Item::kWindow;  // without rollups: windows, then the end
 }
 
-Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query, std::size_t max_windows) {
-  OFU_ASSIGN_OR_RETURN(auto stream, HistoryStream::Open(path, query));
+Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query, std::size_t max_windows,
+                                  const OutputCounterTable& counters) {
+  OFU_ASSIGN_OR_RETURN(auto stream, HistoryStream::Open(path, query, false, counters));
   StoredHistory history = stream->history();
   StoredWindow row;
   while (true) {

@@ -64,6 +64,7 @@
 #include <utility>
 #include <vector>
 
+#include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
 
 namespace ofu::sinks {
@@ -106,29 +107,16 @@ struct StoredWindow {
   std::int64_t gpu_id = 0;
   double end_s = 0;
   double span_s = 0;
-  double observed_s = 0;
-  double utilized_s = 0;
-  double busy_s = 0;
-  double busy_utilized_s = 0;
-  double tensor_active_s = 0;
+  // The output counters (core/output_counters.h): observed_s, utilized_s,
+  // busy_s, busy_utilized_s, tensor_active_s, and the per-pipe ones, absent,
+  // not 0, when not measured or written before the store had their column.
+  CounterValues counters;
   std::optional<double> clock_mhz;
   std::optional<double> clock_min_mhz;
   std::optional<double> clock_max_mhz;
   std::int64_t clock_windows = 0;
   double up_s = 0;
   std::uint32_t flags = 0;
-  // Per tensor pipe kind (window_batch.h TensorPipes): absent, not 0, when the
-  // source has no such counter.
-  std::optional<double> hmma_active_s;
-  std::optional<double> imma_active_s;
-  std::optional<double> dfma_active_s;
-  // CUDA-core pipes and the non-tensor bound (window_counters.h); absent when
-  // not measured or written before schema version 4.
-  std::optional<double> fp64_active_s;
-  std::optional<double> fp32_active_s;
-  std::optional<double> fp16_active_s;
-  std::optional<double> non_tensor_tflop;
-  std::optional<double> non_tensor_peak_s;
 
   friend bool operator==(const StoredWindow&, const StoredWindow&) = default;
 };
@@ -206,8 +194,11 @@ struct StoredHistory {
 class HistoryStream {
  public:
   // Errors as ReadHistory's.
-  static Result<std::unique_ptr<HistoryStream>> Open(const std::string& path, const HistoryQuery& query,
-                                                     bool rollups = false);
+  // `counters`: the counter columns to read (a column the store lacks reads
+  // as absent); not owned, outlives the stream.
+  static Result<std::unique_ptr<HistoryStream>> Open(
+      const std::string& path, const HistoryQuery& query, bool rollups = false,
+      const OutputCounterTable& counters = OutputCounterTable::Builtin());
   ~HistoryStream();
   HistoryStream(const HistoryStream&) = delete;
   HistoryStream& operator=(const HistoryStream&) = delete;
@@ -251,6 +242,7 @@ class HistoryStream {
 // selection has more than `max_windows` windows: the read stops there, before
 // they are held.
 Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& query,
-                                  std::size_t max_windows = std::numeric_limits<std::size_t>::max());
+                                  std::size_t max_windows = std::numeric_limits<std::size_t>::max(),
+                                  const OutputCounterTable& counters = OutputCounterTable::Builtin());
 
 }  // namespace ofu::sinks

@@ -8,18 +8,9 @@
 namespace ofu::sinks {
 namespace {
 
-// A sum of optional seconds: absent only while every part is absent.
-void AddOptional(std::optional<double>& into, const std::optional<double>& part) {
-  if (part) into = into.value_or(0) + *part;
-}
-
-// The optional figures of a row, for the rule that windows with an OFU have
-// each of them all or none.
-std::array<bool, 8> FiguresPresent(const StoredWindow& w) {
-  return {w.hmma_active_s.has_value(),    w.imma_active_s.has_value(),    w.dfma_active_s.has_value(),
-          w.fp64_active_s.has_value(),    w.fp32_active_s.has_value(),    w.fp16_active_s.has_value(),
-          w.non_tensor_tflop.has_value(), w.non_tensor_peak_s.has_value()};
-}
+// Which counters a row has beyond the five always present, for the rule
+// that windows with an OFU have each of them all or none.
+std::uint32_t FiguresPresent(const StoredWindow& w) { return w.counters.measured(); }
 
 constexpr std::size_t kBinBytes = 6;
 
@@ -35,21 +26,9 @@ std::vector<OfuWindow> WindowsOfRow(const StoredWindow& row) {
 
 void AddRowInto(StoredWindow& into, const StoredWindow& w) {
   into.span_s += w.span_s;
-  into.observed_s += w.observed_s;
-  into.utilized_s += w.utilized_s;
-  into.busy_s += w.busy_s;
-  into.busy_utilized_s += w.busy_utilized_s;
-  into.tensor_active_s += w.tensor_active_s;
+  into.counters.Add(w.counters);
   into.up_s += w.up_s;
   into.flags |= w.flags | kHistoryDownsampled;
-  AddOptional(into.hmma_active_s, w.hmma_active_s);
-  AddOptional(into.imma_active_s, w.imma_active_s);
-  AddOptional(into.dfma_active_s, w.dfma_active_s);
-  AddOptional(into.fp64_active_s, w.fp64_active_s);
-  AddOptional(into.fp32_active_s, w.fp32_active_s);
-  AddOptional(into.fp16_active_s, w.fp16_active_s);
-  AddOptional(into.non_tensor_tflop, w.non_tensor_tflop);
-  AddOptional(into.non_tensor_peak_s, w.non_tensor_peak_s);
   if (w.clock_mhz && w.clock_windows > 0) {
     const double sum = into.clock_mhz.value_or(0) * static_cast<double>(into.clock_windows) +
                        *w.clock_mhz * static_cast<double>(w.clock_windows);
@@ -70,22 +49,22 @@ std::optional<StoredRollup> RollUp(std::span<const StoredWindow> rows, double af
   rollup.first_span_s = rows.front().span_s;
   rollup.windows = static_cast<std::int64_t>(rows.size());
   rollup.total.gpu_id = rows.front().gpu_id;
-  std::optional<std::array<bool, 8>> figures;  // of the windows with an OFU
+  std::optional<std::uint32_t> figures;  // of the windows with an OFU
   std::vector<std::int64_t> bins(Summarizer::kHistogramBins, 0);
   double previous_end = NAN;
   for (const StoredWindow& row : rows) {
     const bool in_hour = row.end_s > after_s && row.end_s <= until_s;
-    const bool whole = row.busy_s == 0 || row.busy_s == row.observed_s;
+    const bool whole = row.counters.busy_s() == 0 || row.counters.busy_s() == row.counters.observed_s();
     const bool clock_counted = !row.clock_mhz || row.clock_windows > 0;
-    if (!in_hour || !clock_counted || (row.flags & kHistoryDownsampled) != 0 || !whole || row.up_s < row.observed_s ||
-        row.end_s - row.span_s > previous_end + kContiguousWindowsS) {
+    if (!in_hour || !clock_counted || (row.flags & kHistoryDownsampled) != 0 || !whole ||
+        row.up_s < row.counters.observed_s() || row.end_s - row.span_s > previous_end + kContiguousWindowsS) {
       return std::nullopt;
     }
-    if (row.observed_s > 0) {
+    if (row.counters.observed_s() > 0) {
       if (!row.clock_mhz || row.clock_windows <= 0) return std::nullopt;
       if (figures && *figures != FiguresPresent(row)) return std::nullopt;
       figures = FiguresPresent(row);
-    } else if (FiguresPresent(row) != std::array<bool, 8>{}) {
+    } else if (FiguresPresent(row) != 0) {
       return std::nullopt;
     }
     previous_end = row.end_s;
@@ -111,13 +90,13 @@ WindowTotals TotalsOfRollup(const StoredRollup& rollup) {
   // covered seconds are its observed seconds, and it is busy or idle.
   const StoredWindow& t = rollup.total;
   WindowTotals out;
-  out.seconds = t.observed_s;
-  out.ofu_seconds = t.utilized_s;
-  out.busy_seconds = t.busy_s;
-  out.busy_ofu_seconds = t.busy_utilized_s;
-  out.tensor_seconds = t.observed_s;
-  out.tensor_active_seconds = t.tensor_active_s;
-  out.idle_seconds = t.observed_s - t.busy_s;
+  out.seconds = t.counters.observed_s();
+  out.ofu_seconds = t.counters.utilized_s();
+  out.busy_seconds = t.counters.busy_s();
+  out.busy_ofu_seconds = t.counters.busy_utilized_s();
+  out.tensor_seconds = t.counters.observed_s();
+  out.tensor_active_seconds = t.counters.tensor_active_s();
+  out.idle_seconds = t.counters.observed_s() - t.counters.busy_s();
   out.seconds_without_ofu = rollup.clock_only_s;
   if (t.clock_mhz && t.clock_windows > 0) {
     out.clock_sum_mhz = *t.clock_mhz * static_cast<double>(t.clock_windows);
@@ -128,15 +107,15 @@ WindowTotals TotalsOfRollup(const StoredRollup& rollup) {
   out.windows_without_tensor = rollup.clock_only_windows;
   out.ofu_bins = rollup.ofu_bins;
   auto weighted = [&](const std::optional<double>& figure_s) {
-    return figure_s ? WindowTotals::Weighted{*figure_s, t.observed_s} : WindowTotals::Weighted{};
+    return figure_s ? WindowTotals::Weighted{*figure_s, t.counters.observed_s()} : WindowTotals::Weighted{};
   };
-  out.fp64 = weighted(t.fp64_active_s);
-  out.fp32 = weighted(t.fp32_active_s);
-  out.fp16 = weighted(t.fp16_active_s);
-  out.share_of_peak = weighted(t.non_tensor_peak_s);
-  if (t.non_tensor_tflop) {
-    out.bound_tflop = *t.non_tensor_tflop;
-    out.bound_seconds = t.observed_s;
+  out.fp64 = weighted(t.counters[kCounterFp64Active]);
+  out.fp32 = weighted(t.counters[kCounterFp32Active]);
+  out.fp16 = weighted(t.counters[kCounterFp16Active]);
+  out.share_of_peak = weighted(t.counters[kCounterNonTensorPeak]);
+  if (t.counters[kCounterNonTensorTflop]) {
+    out.bound_tflop = *t.counters[kCounterNonTensorTflop];
+    out.bound_seconds = t.counters.observed_s();
   }
   return out;
 }

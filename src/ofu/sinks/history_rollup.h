@@ -59,7 +59,8 @@ inline constexpr double kContiguousWindowsS = 1e-3;
 // exactly the sums' ratios; a row without an OFU is a window with only its
 // clock (or nothing, without one).
 template <typename F>
-void ForEachWindowOfRow(const StoredWindow& row, F&& f) {
+void ForEachWindowOfRow(const StoredWindow& row, F&& f,
+                        const OutputCounterTable& table = OutputCounterTable::Builtin()) {
   OfuWindow base;
   base.start_s = row.end_s - row.span_s;
   base.end_s = row.end_s;
@@ -72,32 +73,30 @@ void ForEachWindowOfRow(const StoredWindow& row, F&& f) {
     w.clock_readings = static_cast<int>(row.clock_windows);
     clock_given = true;
   };
-  if (row.observed_s > 0) {
-    // The CUDA-core figures are means over the observed seconds, the same in
-    // the busy and the idle part.
-    auto per_second = [&](const std::optional<double>& v) {
-      return v ? std::optional(*v / row.observed_s) : std::nullopt;
-    };
-    base.non_tensor.fp64_active = per_second(row.fp64_active_s);
-    base.non_tensor.fp32_active = per_second(row.fp32_active_s);
-    base.non_tensor.fp16_active = per_second(row.fp16_active_s);
-    base.non_tensor.flops_upper_bound_tflops = per_second(row.non_tensor_tflop);
-    base.non_tensor.share_of_peak = per_second(row.non_tensor_peak_s);
-    const double tensor = row.tensor_active_s / row.observed_s;
-    if (row.busy_s > 0) {
+  if (row.counters.observed_s() > 0) {
+    // The other figures (CUDA-core pipes, the non-tensor bound, each counter
+    // of the table that has a place in a window) are means over the observed
+    // seconds, the same in the busy and the idle part.
+    TensorPipes pipes;
+    for (std::size_t id = 0; id < table.size(); ++id) {
+      const std::optional<double> sum = row.counters[id];
+      if (sum && table[id].put != nullptr) table[id].put(base, pipes, *sum / row.counters.observed_s());
+    }
+    const double tensor = row.counters.tensor_active_s() / row.counters.observed_s();
+    if (row.counters.busy_s() > 0) {
       OfuWindow w = base;
-      w.covered_s = row.busy_s;
-      w.ofu = row.busy_utilized_s / row.busy_s;
+      w.covered_s = row.counters.busy_s();
+      w.ofu = row.counters.busy_utilized_s() / row.counters.busy_s();
       w.tensor_active = tensor;
       w.busy = true;
       add_clock(w);
       f(w);
     }
-    const double idle_s = row.observed_s - row.busy_s;
-    if (idle_s > row.observed_s * 1e-12) {
+    const double idle_s = row.counters.observed_s() - row.counters.busy_s();
+    if (idle_s > row.counters.observed_s() * 1e-12) {
       OfuWindow w = base;
       w.covered_s = idle_s;
-      w.ofu = (row.utilized_s - row.busy_utilized_s) / idle_s;
+      w.ofu = (row.counters.utilized_s() - row.counters.busy_utilized_s()) / idle_s;
       w.tensor_active = tensor;
       w.busy = false;
       add_clock(w);

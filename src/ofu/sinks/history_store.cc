@@ -57,30 +57,6 @@ CREATE INDEX jobs_by_gpu ON jobs(gpu_id, end_s);
 {rollups}
 )sql";
 
-// The columns of a window after its GPU, in the `windows` and `rollups`
-// tables alike (history_columns.h reads and binds them).
-constexpr const char* kWindowColumnDefinitions = R"sql(end_s REAL NOT NULL,
-  span_s REAL NOT NULL,
-  observed_s REAL NOT NULL,
-  utilized_s REAL NOT NULL,
-  busy_s REAL NOT NULL,
-  busy_utilized_s REAL NOT NULL,
-  tensor_active_s REAL NOT NULL,
-  clock_mhz REAL,
-  clock_min_mhz REAL,
-  clock_max_mhz REAL,
-  clock_windows INTEGER NOT NULL,
-  up_s REAL NOT NULL,
-  flags INTEGER NOT NULL,
-  hmma_active_s REAL,
-  imma_active_s REAL,
-  dfma_active_s REAL,
-  fp64_active_s REAL,
-  fp32_active_s REAL,
-  fp16_active_s REAL,
-  non_tensor_tflop REAL,
-  non_tensor_peak_s REAL)sql";
-
 // Schema version 5: the hourly rollups (history_rollup.h).
 constexpr const char* kRollupsTable = R"sql(CREATE TABLE rollups(
   gpu_id INTEGER NOT NULL REFERENCES gpus(id),
@@ -95,40 +71,34 @@ constexpr const char* kRollupsTable = R"sql(CREATE TABLE rollups(
   {window_columns},
   PRIMARY KEY(gpu_id, until_s)) WITHOUT ROWID;)sql";
 
-std::string RollupsTable() {
-  return fmt::format(fmt::runtime(kRollupsTable), fmt::arg("window_columns", kWindowColumnDefinitions));
+// The window columns after gpu_id are the table's (history_columns.h).
+std::string RollupsTable(const OutputCounterTable& counters) {
+  return fmt::format(fmt::runtime(kRollupsTable), fmt::arg("window_columns", WindowColumns::Definitions(counters)));
 }
 
-std::string Schema() {
-  return fmt::format(fmt::runtime(kSchema), fmt::arg("window_columns", kWindowColumnDefinitions),
-                     fmt::arg("rollups", RollupsTable()));
+std::string Schema(const OutputCounterTable& counters) {
+  return fmt::format(fmt::runtime(kSchema), fmt::arg("window_columns", WindowColumns::Definitions(counters)),
+                     fmt::arg("rollups", RollupsTable(counters)));
 }
 
-constexpr const char* kInsertWindow = R"sql(
-INSERT INTO windows(gpu_id, end_s, span_s, observed_s, utilized_s, busy_s, busy_utilized_s, tensor_active_s,
-                    clock_mhz, clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags,
-                    hmma_active_s, imma_active_s, dfma_active_s, fp64_active_s, fp32_active_s, fp16_active_s,
-                    non_tensor_tflop, non_tensor_peak_s)
-VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)
-ON CONFLICT(gpu_id, end_s) DO UPDATE SET
-  span_s = excluded.span_s, observed_s = excluded.observed_s, utilized_s = excluded.utilized_s,
-  busy_s = excluded.busy_s, busy_utilized_s = excluded.busy_utilized_s,
-  tensor_active_s = excluded.tensor_active_s, clock_mhz = excluded.clock_mhz,
-  clock_min_mhz = excluded.clock_min_mhz, clock_max_mhz = excluded.clock_max_mhz,
-  clock_windows = excluded.clock_windows, up_s = excluded.up_s, flags = excluded.flags,
-  hmma_active_s = excluded.hmma_active_s, imma_active_s = excluded.imma_active_s,
-  dfma_active_s = excluded.dfma_active_s, fp64_active_s = excluded.fp64_active_s,
-  fp32_active_s = excluded.fp32_active_s, fp16_active_s = excluded.fp16_active_s,
-  non_tensor_tflop = excluded.non_tensor_tflop, non_tensor_peak_s = excluded.non_tensor_peak_s
-)sql";
+// Stores a window, or adds to the row a late window's span already has
+// (downsampling): every column but the key is replaced.
+std::string InsertWindow(const WindowColumns& columns) {
+  std::string updates;
+  std::string_view names = columns.names();
+  for (std::size_t at = 0; at <= names.size();) {
+    const std::size_t comma = std::min(names.find(", ", at), names.size());
+    const std::string_view name = names.substr(at, comma - at);
+    if (name != "gpu_id" && name != "end_s")
+      updates += fmt::format("{}{} = excluded.{}", updates.empty() ? "" : ", ", name, name);
+    at = comma + 2;
+  }
+  return fmt::format("INSERT INTO windows({}) VALUES({}) ON CONFLICT(gpu_id, end_s) DO UPDATE SET {}", columns.names(),
+                     Placeholders(columns.count()), updates);
+}
 
-// Schema version 1 -> 2: the per-pipe columns, NULL in the old rows.
-constexpr const char* kUpgradeFrom1 = R"sql(
-ALTER TABLE windows ADD COLUMN hmma_active_s REAL;
-ALTER TABLE windows ADD COLUMN imma_active_s REAL;
-ALTER TABLE windows ADD COLUMN dfma_active_s REAL;
-UPDATE meta SET value = '2' WHERE key = 'schema_version';
-)sql";
+// Schema version 1 -> 2: the per-pipe columns (added by AddCounterColumns).
+constexpr const char* kUpgradeFrom1 = "UPDATE meta SET value = '2' WHERE key = 'schema_version';";
 
 // Schema version 2 -> 3: the GPUs' MIG identity; the GPUs stored so far were
 // written without one, as whole GPUs.
@@ -138,16 +108,9 @@ ALTER TABLE gpus ADD COLUMN mig_instance TEXT NOT NULL DEFAULT '';
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
 )sql";
 
-// Schema version 3 -> 4: the CUDA-core pipes and the non-tensor bound, NULL
-// in the old rows (not measured).
-constexpr const char* kUpgradeFrom3 = R"sql(
-ALTER TABLE windows ADD COLUMN fp64_active_s REAL;
-ALTER TABLE windows ADD COLUMN fp32_active_s REAL;
-ALTER TABLE windows ADD COLUMN fp16_active_s REAL;
-ALTER TABLE windows ADD COLUMN non_tensor_tflop REAL;
-ALTER TABLE windows ADD COLUMN non_tensor_peak_s REAL;
-UPDATE meta SET value = '4' WHERE key = 'schema_version';
-)sql";
+// Schema version 3 -> 4: the CUDA-core pipes and the non-tensor bound
+// (added by AddCounterColumns).
+constexpr const char* kUpgradeFrom3 = "UPDATE meta SET value = '4' WHERE key = 'schema_version';";
 
 bool SameJob(const attribution::JobInfo& job, const std::string& job_id, const std::string& user,
              const std::string& job_name, const std::string& scheduler) {
@@ -156,26 +119,13 @@ bool SameJob(const attribution::JobInfo& job, const std::string& job_id, const s
 
 }  // namespace
 
-StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s) {
+StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s, const OutputCounterTable& counters) {
   const OfuWindow& w = gpu.window;
   StoredWindow row;
   row.end_s = end_s;
   row.span_s = window_s;
   // The counter rule (window_counters.h); an absent pipe is stored as NULL.
-  const CounterSeconds counters = CountersOfWindow(gpu, window_s);
-  row.observed_s = counters.observed_s;
-  row.utilized_s = counters.utilized_s;
-  row.busy_s = counters.busy_s;
-  row.busy_utilized_s = counters.busy_utilized_s;
-  row.tensor_active_s = counters.tensor_active_s;
-  row.hmma_active_s = counters.hmma_active_s;
-  row.imma_active_s = counters.imma_active_s;
-  row.dfma_active_s = counters.dfma_active_s;
-  row.fp64_active_s = counters.fp64_active_s;
-  row.fp32_active_s = counters.fp32_active_s;
-  row.fp16_active_s = counters.fp16_active_s;
-  row.non_tensor_tflop = counters.non_tensor_tflop;
-  row.non_tensor_peak_s = counters.non_tensor_peak_s;
+  row.counters = CountersOfWindow(gpu, window_s, counters);
   if (w.sm_clock_mhz) {
     row.clock_mhz = w.sm_clock_mhz;
     row.clock_min_mhz = w.sm_clock_min_mhz.value_or(*w.sm_clock_mhz);
@@ -191,7 +141,10 @@ StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s) {
 }
 
 HistoryStore::HistoryStore(HistoryOptions options, sources::Clock& clock, sqlite3* db)
-    : options_(std::move(options)), clock_(clock), db_(db) {}
+    : options_(std::move(options)),
+      columns_(std::make_unique<WindowColumns>(*options_.counters)),
+      clock_(clock),
+      db_(db) {}
 
 struct HistoryStore::WindowStatements {
   Stmt begin, commit, upsert_gpu, insert_window, close_job, open_job;
@@ -207,11 +160,10 @@ Status HistoryStore::PrepareWindowStatements() {
   if (statements_ != nullptr) return OkStatus();
   auto statements = std::make_unique<WindowStatements>();
   const std::string select_rows = fmt::format(
-      "SELECT {} FROM windows WHERE gpu_id = ?1 AND end_s > ?2 AND end_s <= ?3 ORDER BY end_s", kWindowColumns);
-  const std::string insert_rollup = fmt::format(
-      "INSERT INTO rollups({}, {}) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-      "?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
-      kWindowColumns, kRollupColumns);
+      "SELECT {} FROM windows WHERE gpu_id = ?1 AND end_s > ?2 AND end_s <= ?3 ORDER BY end_s", columns_->names());
+  const std::string insert_rollup = fmt::format("INSERT INTO rollups({}, {}) VALUES({})", columns_->names(),
+                                                kRollupColumns, Placeholders(columns_->count() + kRollupColumnCount));
+  const std::string insert_window = InsertWindow(*columns_);
   using Named = std::pair<std::string, Stmt*>;
   for (auto [sql, stmt] :
        {Named{"BEGIN IMMEDIATE", &statements->begin}, Named{"COMMIT", &statements->commit},
@@ -223,7 +175,7 @@ Status HistoryStore::PrepareWindowStatements() {
               "mig_profile = excluded.mig_profile, mig_instance = excluded.mig_instance "
               "RETURNING id",
               &statements->upsert_gpu},
-        Named{kInsertWindow, &statements->insert_window},
+        Named{insert_window, &statements->insert_window},
         Named{"UPDATE jobs SET end_s = ?2 WHERE rowid = ?1", &statements->close_job},
         Named{"INSERT INTO jobs(gpu_id, job_id, user, job_name, scheduler, start_s) "
               "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
@@ -367,7 +319,8 @@ Status HistoryStore::Initialize() {
     }
     if (from_4) {
       // The hours stored so far get no rollup: they are read window by window.
-      const std::string upgrade = RollupsTable() + "UPDATE meta SET value = '5' WHERE key = 'schema_version';";
+      const std::string upgrade = RollupsTable(*options_.counters) +
+                                  "UPDATE meta SET value = '5' WHERE key = 'schema_version';";
       if (Status s = Exec(upgrade.c_str(), "upgrading the schema from version 4"); !s.ok()) return fail(s.error());
     } else if (version != std::to_string(kHistorySchemaVersion)) {
       return fail(Error::MalformedInput("history store {}: schema version {}, this ofu reads versions {} to {}",
@@ -378,9 +331,12 @@ Status HistoryStore::Initialize() {
     const std::string create = fmt::format(
         "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
         "INSERT INTO meta VALUES('schema_version', '{}');{}",
-        kHistorySchemaVersion, Schema());
+        kHistorySchemaVersion, Schema(*options_.counters));
     if (Status s = Exec(create.c_str(), "creating the schema"); !s.ok()) return fail(s.error());
   }
+  // A counter of the table that the store has no column for yet (one added
+  // since the store was made) gets one, NULL in the old rows: not measured.
+  if (Status s = AddCounterColumns(); !s.ok()) return fail(s.error());
   // Intervals a previous run left open end at that GPU's last stored window.
   if (Status s = Exec("UPDATE jobs SET end_s = max(start_s, coalesce((SELECT max(w.end_s) FROM windows w "
                       "WHERE w.gpu_id = jobs.gpu_id), start_s)) WHERE end_s IS NULL",
@@ -399,6 +355,19 @@ Status HistoryStore::Initialize() {
   while (sqlite3_step(raw) == SQLITE_ROW) {
     StoredGpu gpu = ColumnGpu(raw);
     gpus_[gpu.uuid] = std::move(gpu);
+  }
+  return OkStatus();
+}
+
+Status HistoryStore::AddCounterColumns() {
+  for (const char* table_name : {"windows", "rollups"}) {
+    auto have = CounterColumnsOf(db_, table_name);
+    if (!have.ok()) return Error::Io("history store {}: {}", options_.path, have.error().message);
+    for (const OutputCounter& row : options_.counters->rows()) {
+      if (have->count(std::string(row.column)) != 0) continue;
+      const std::string sql = fmt::format("ALTER TABLE {} ADD COLUMN {} REAL", table_name, row.column);
+      OFU_RETURN_IF_ERROR(Exec(sql.c_str(), "adding a counter's column"));
+    }
   }
   return OkStatus();
 }
@@ -437,7 +406,7 @@ Status HistoryStore::RollUpHours(std::int64_t gpu_id, double after_s, double unt
   double hour = NAN;
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    StoredWindow row = ColumnWindow(s);
+    StoredWindow row = columns_->Read(s);
     if (RollupHourEnd(row.end_s) != hour) {
       if (Status written = RollUpHour(gpu_id, hour, hour_rows); !written.ok()) {
         sqlite3_reset(s);
@@ -485,7 +454,7 @@ Status HistoryStore::RollUpHour(std::int64_t gpu_id, double hour_end_s, const st
     first = end;
     if (!rollup) continue;  // its windows are read one by one
     sqlite3_reset(st.insert_rollup.get());
-    BindRollup(st.insert_rollup.get(), *rollup);
+    BindRollup(st.insert_rollup.get(), *columns_, *rollup);
     OFU_RETURN_IF_ERROR(Step(st.insert_rollup.get(), "storing a rollup"));
   }
   return OkStatus();
@@ -546,11 +515,11 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
       gpu = wanted;
     }
 
-    StoredWindow row = RowOfWindow(window, batch.end_s, batch.window_s);
+    StoredWindow row = RowOfWindow(window, batch.end_s, batch.window_s, *options_.counters);
     row.gpu_id = gpu.id;
     OFU_ASSIGN_OR_RETURN(std::optional<double> newest, NewestEnd(gpu.id, newest_ends));
     sqlite3_reset(st.insert_window.get());
-    BindWindow(st.insert_window.get(), row);
+    columns_->Bind(st.insert_window.get(), row);
     if (sqlite3_step(st.insert_window.get()) != SQLITE_DONE) return WriteError("storing a window");
 
     const auto job = batch.jobs.find(window.key());
@@ -649,15 +618,15 @@ Status HistoryStore::Maintain(double newest_end_s) {
   const double limit = std::floor((newest_end_s - options_.full_resolution_days * kSecondsPerDay) / span) * span;
   std::map<std::pair<std::int64_t, double>, StoredWindow> sums;
   {
-    const std::string sql = fmt::format("SELECT {} FROM windows WHERE end_s <= ?1 AND (flags & {}) = 0", kWindowColumns,
-                                        static_cast<unsigned>(kHistoryDownsampled));
+    const std::string sql = fmt::format("SELECT {} FROM windows WHERE end_s <= ?1 AND (flags & {}) = 0",
+                                        columns_->names(), static_cast<unsigned>(kHistoryDownsampled));
     sqlite3_stmt* raw = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) return WriteError("downsampling");
     Stmt stmt(raw);
     sqlite3_bind_double(raw, 1, limit);
     int rc;
     while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
-      const StoredWindow w = ColumnWindow(raw);
+      const StoredWindow w = columns_->Read(raw);
       const double end = std::ceil(w.end_s / span) * span;
       StoredWindow& sum = sums[{w.gpu_id, end}];
       sum.gpu_id = w.gpu_id;
@@ -673,13 +642,15 @@ Status HistoryStore::Maintain(double newest_end_s) {
     OFU_RETURN_IF_ERROR(run(sql.c_str(), limit, "downsampling"));
   }
   const std::string select_existing = fmt::format("SELECT {} FROM windows WHERE gpu_id = ?1 AND end_s = ?2",
-                                                  kWindowColumns);
+                                                  columns_->names());
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db_, select_existing.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
     return WriteError("downsampling");
   }
   Stmt existing(raw);
-  if (sqlite3_prepare_v2(db_, kInsertWindow, -1, &raw, nullptr) != SQLITE_OK) return WriteError("downsampling");
+  if (sqlite3_prepare_v2(db_, InsertWindow(*columns_).c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+    return WriteError("downsampling");
+  }
   Stmt insert(raw);
   for (auto& [key, sum] : sums) {
     // Windows that arrived late for a span already summed join its row.
@@ -688,12 +659,12 @@ Status HistoryStore::Maintain(double newest_end_s) {
     sqlite3_bind_double(existing.get(), 2, key.second);
     const int rc = sqlite3_step(existing.get());
     if (rc == SQLITE_ROW) {
-      AddRowInto(sum, ColumnWindow(existing.get()));
+      AddRowInto(sum, columns_->Read(existing.get()));
     } else if (rc != SQLITE_DONE) {
       return WriteError("downsampling");
     }
     sqlite3_reset(insert.get());
-    BindWindow(insert.get(), sum);
+    columns_->Bind(insert.get(), sum);
     if (sqlite3_step(insert.get()) != SQLITE_DONE) return WriteError("storing a downsampled window");
   }
   return OkStatus();

@@ -53,6 +53,7 @@
 #include <string>
 #include <vector>
 
+#include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
 #include "ofu/sinks/history_reader.h"
 #include "ofu/sinks/sink.h"
@@ -63,6 +64,8 @@ struct sqlite3_stmt;
 
 namespace ofu::sinks {
 
+class WindowColumns;
+
 struct HistoryOptions {
   std::string path;
   double retention_days = 14;
@@ -71,12 +74,16 @@ struct HistoryOptions {
   double maintenance_interval_s = 3600;
   // Tests: simulate a full disk (PRAGMA max_page_count).
   std::optional<std::int64_t> max_page_count;
+  // The counters stored, a column each (core/output_counters.h); not owned,
+  // outlives the store. A store made with fewer gets the others' columns.
+  const OutputCounterTable* counters = &OutputCounterTable::Builtin();
 };
 
 // The row one GPU window becomes: its counters by the counter rule
 // (window_counters.h), an absent pipe as NULL; its clock, up-ness and flags
 // saying what it lacked. gpu_id is left 0.
-StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s);
+StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s,
+                         const OutputCounterTable& counters = OutputCounterTable::Builtin());
 
 class HistoryStore final : public Sink {
  public:
@@ -111,6 +118,7 @@ class HistoryStore final : public Sink {
 
   HistoryStore(HistoryOptions options, sources::Clock& clock, sqlite3* db);
   Status Initialize();
+  Status AddCounterColumns();  // in the schema transaction
   Status WriteBatch(const WindowBatch& batch, std::map<std::string, StoredGpu>& gpus,
                     std::map<std::int64_t, OpenJob>& open_jobs, std::map<std::int64_t, double>& newest_ends);
   // The end of a GPU's newest stored window, from `newest_ends` or the file.
@@ -134,6 +142,7 @@ class HistoryStore final : public Sink {
   Status PrepareWindowStatements();
 
   HistoryOptions options_;
+  std::unique_ptr<const WindowColumns> columns_;  // of options_.counters (history_columns.h)
   sources::Clock& clock_;
   sqlite3* db_;
   std::unique_ptr<WindowStatements> statements_;  // finalized before db_ closes

@@ -97,7 +97,7 @@ Status MetricsState::Consume(const WindowBatch& batch) {
     gpu.tensor_active = w.tensor_active;
     gpu.sm_clock_mhz = w.sm_clock_mhz;
     // The counter rule (window_counters.h): only valid windows advance them.
-    AddCounters(gpu.counters, CountersOfWindow(window, batch.window_s));
+    gpu.counters.Add(CountersOfWindow(window, batch.window_s, *options_.counters));
     if (AdvancesCounters(w)) gpu.last_valid_end_s = batch.end_s;
     auto job = batch.jobs.find(window.key());
     if (job == batch.jobs.end()) {
@@ -148,10 +148,6 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   ExpositionWriter out(format);
   const std::vector<const GpuState*> gpus = Ordered(gpus_);
 
-  const auto counter = [&](std::string_view family, std::string_view help, double CounterSeconds::*field) {
-    out.Family(family, MetricType::kCounter, help);
-    for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, gpu->counters.*field);
-  };
   const auto gauge = [&](std::string_view family, std::string_view help, std::optional<double> GpuState::*field) {
     out.Family(family, MetricType::kGauge, help);
     for (const GpuState* gpu : gpus) {
@@ -159,48 +155,17 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
     }
   };
 
-  counter("ofu_utilized_seconds", "Integral of OFU over time, over windows with valid data.",
-          &CounterSeconds::utilized_s);
-  counter("ofu_observed_seconds", "Seconds of windows with valid data; utilized/observed is the OFU of any range.",
-          &CounterSeconds::observed_s);
-  counter("ofu_busy_seconds", "Seconds of busy windows with valid data.", &CounterSeconds::busy_s);
-  counter("ofu_busy_utilized_seconds", "Integral of OFU over busy windows with valid data.",
-          &CounterSeconds::busy_utilized_s);
-  counter("ofu_tensor_active_seconds", "Integral of tensor pipe activity over windows with valid data.",
-          &CounterSeconds::tensor_active_s);
-  // A pipe the source never delivered for a GPU has no series for it, not 0.
-  const auto pipe_counter = [&](std::string_view family, std::string_view help,
-                                std::optional<double> CounterSeconds::*field, double scale = 1) {
-    out.Family(family, MetricType::kCounter, help);
+  // The output counters, a family each in table order. A kWhenMeasured one
+  // the source never delivered for a GPU has no series for it, not 0.
+  for (std::size_t id = 0; id < options_.counters->size(); ++id) {
+    const OutputCounter& row = (*options_.counters)[id];
+    out.Family(row.metric, MetricType::kCounter, row.help);
     for (const GpuState* gpu : gpus) {
-      if (gpu->counters.*field) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *(gpu->counters.*field) * scale);
+      if (const std::optional<double> value = gpu->counters[id]) {
+        out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *value * row.metric_scale);
+      }
     }
-  };
-  pipe_counter("ofu_hmma_active_seconds",
-               "Integral of HMMA (fp16/bf16/tf32/fp8) tensor pipe activity over windows with valid data.",
-               &CounterSeconds::hmma_active_s);
-  pipe_counter("ofu_imma_active_seconds",
-               "Integral of IMMA (integer) tensor pipe activity over windows with valid data.",
-               &CounterSeconds::imma_active_s);
-  pipe_counter("ofu_dfma_active_seconds", "Integral of DFMA (fp64) tensor pipe activity over windows with valid data.",
-               &CounterSeconds::dfma_active_s);
-  // The CUDA-core pipes and the non-tensor bound (core/non_tensor.h), by the same rule.
-  pipe_counter("ofu_fp64_active_seconds",
-               "Integral of FP64 CUDA-core pipe activity (non-tensor) over windows with valid data.",
-               &CounterSeconds::fp64_active_s);
-  pipe_counter("ofu_fp32_active_seconds",
-               "Integral of FP32 CUDA-core pipe activity (non-tensor) over windows with valid data.",
-               &CounterSeconds::fp32_active_s);
-  pipe_counter("ofu_fp16_active_seconds",
-               "Integral of FP16 CUDA-core pipe activity (non-tensor) over windows with valid data.",
-               &CounterSeconds::fp16_active_s);
-  pipe_counter("ofu_non_tensor_flop_upper_bound",
-               "Upper bound of the FLOPs done on CUDA cores (pipe activity x SMs x lanes x 2 x SM clock), over "
-               "windows with valid data; rate() is FLOP/s.",
-               &CounterSeconds::non_tensor_tflop, 1e12);
-  pipe_counter("ofu_non_tensor_peak_seconds",
-               "Integral of the non-tensor bound's share of the CUDA-core peak over windows with valid data.",
-               &CounterSeconds::non_tensor_peak_s);
+  }
   gauge("ofu_ofu_ratio", "OFU of the last window.", &GpuState::ofu);
   gauge("ofu_tensor_active_ratio", "Tensor pipe activity (0..1) of the last window.", &GpuState::tensor_active);
   gauge("ofu_sm_clock_mhz", "Mean SM clock of the last window, MHz.", &GpuState::sm_clock_mhz);

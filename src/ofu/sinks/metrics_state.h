@@ -66,6 +66,9 @@ struct MetricsOptions {
   // none; a read that fails leaves them out of that scrape).
   const sources::CallAccounting* call_accounting = nullptr;
   std::optional<sources::ProcFiles> proc_files = std::nullopt;
+  // The counters exported, a family each (core/output_counters.h); not
+  // owned, outlives the state.
+  const OutputCounterTable* counters = &OutputCounterTable::Builtin();
 };
 
 // Why the HTTP server closed or refused a connection (net/connection_rejection.h);
@@ -108,10 +111,10 @@ class MetricsState : public Sink {
   struct GpuState {
     std::string uuid, gpu, model, sku, architecture;
     std::string mig_profile, mig_instance;  // empty for a whole GPU
-    // Sums of CountersOfWindow (window_counters.h). Per tensor pipe kind:
-    // absent until the source first delivers that pipe's counter for this
-    // GPU in a valid window (then a counter like the others).
-    CounterSeconds counters;
+    // Sums of CountersOfWindow (window_counters.h). A kWhenMeasured counter
+    // is absent until the source first delivers its figure for this GPU in a
+    // valid window (then a counter like the others).
+    CounterValues counters;
     std::optional<double> ofu, tensor_active, sm_clock_mhz, spec_clock_mhz, last_valid_end_s;
     bool up = false;
     std::optional<attribution::JobInfo> job;

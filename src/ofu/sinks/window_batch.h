@@ -11,21 +11,12 @@
 #include <vector>
 
 #include "ofu/attribution/attributor.h"
+#include "ofu/core/output_counters.h"  // TensorPipes
 #include "ofu/core/sample.h"
 #include "ofu/core/windows.h"
 #include "ofu/sources/source.h"
 
 namespace ofu::sinks {
-
-// Activity (0..1) of each kind of tensor pipe over the window, where the
-// source has that counter (DCGM 1013-1015, GPM 6/7/9); absent otherwise.
-// HMMA covers fp16, bf16, tf32 and fp8, IMMA integer, DFMA fp64: their shares
-// show precision shifts between those families (not bf16 <-> fp8).
-struct TensorPipes {
-  std::optional<double> hmma;
-  std::optional<double> imma;
-  std::optional<double> dfma;
-};
 
 struct GpuWindow {
   GpuIdentity identity;
