@@ -1,11 +1,11 @@
-// One row of `ofu`'s command table (main.cc): a subcommand's name, its
+// One row of `ofu`'s command table (apps/ofu/main.cc): a subcommand's name, its
 // one-line help, how it adds its flags and how it runs.
 //
 // A command file provides three things:
 //   struct FooArgs { ... };                          // what the flags parse into
 //   void AddFooFlags(CLI::App& cmd, FooArgs& args);  // its flags and long help
 //   Result<int> RunFoo(const FooArgs& args);         // the work
-// and main.cc lists it with MakeCommand("foo", "one line", AddFooFlags, RunFoo).
+// and apps/ofu/main.cc lists it with MakeCommand("foo", "one line", AddFooFlags, RunFoo).
 //
 // RunFoo returns the exit status when the command did its work (kExitOk, or
 // a status that reports a finding rather than a failure: exit_codes.h), and
