@@ -132,15 +132,20 @@ GpuReport GpuOfStored(const StoredGpu& stored, const GpuSpecDatabase& specs) {
 class GpuRows {
  public:
   // `sku_known`: the agent stored OFU, so windows without it are worth a note.
-  GpuRows(GpuReport& gpu, bool sku_known, OverallBuilder& overall)
-      : gpu_(gpu), sku_known_(sku_known), overall_(overall) {}
+  // `counters`: the rows' counters (core/output_counters.h), what a row's
+  // windows are made of.
+  GpuRows(GpuReport& gpu, bool sku_known, OverallBuilder& overall, const OutputCounterTable& counters)
+      : gpu_(gpu), sku_known_(sku_known), overall_(overall), counters_(counters) {}
 
   void Add(const StoredWindow& row) {
-    ForEachWindowOfRow(row, [&](const OfuWindow& window) {
-      summarizer_.Add(window);
-      // Without a share (no stored SKU: no stored OFU) the GPU is counted as left out.
-      overall_.AddWindow(gpu_, window);
-    });
+    ForEachWindowOfRow(
+        row,
+        [&](const OfuWindow& window) {
+          summarizer_.Add(window);
+          // Without a share (no stored SKU: no stored OFU) the GPU is counted as left out.
+          overall_.AddWindow(gpu_, window);
+        },
+        counters_);
     down_s_ += row.span_s - row.up_s;
     without_ofu_s_ += row.up_s > row.counters.observed_s() ? row.up_s - row.counters.observed_s() : 0;
     if (IsDownsampled(row)) {
@@ -192,6 +197,7 @@ class GpuRows {
   GpuReport& gpu_;
   bool sku_known_;
   OverallBuilder& overall_;
+  const OutputCounterTable& counters_;
   Summarizer summarizer_;
   double down_s_ = 0, without_ofu_s_ = 0;
   double previous_end_ = NAN;  // NaN: no full-resolution window before
@@ -333,7 +339,9 @@ struct StoreReportBuilder::State {
   std::int64_t rows = 0;
   std::optional<double> first_span_s, first_full_span_s;
 
-  explicit State(const sinks::StoredHistory& h) : head(h) {}
+  const OutputCounterTable& counters;
+
+  State(const sinks::StoredHistory& h, const OutputCounterTable& c) : head(h), counters(c) {}
 
   // The index of the GPU `gpu_id`, made the one being read; absent when head
   // does not list it or it is finished already (a row out of order).
@@ -355,14 +363,15 @@ struct StoreReportBuilder::State {
         current.reset();
       }
       if (next == head.gpus.size()) break;
-      current.emplace(out.report.gpus[next], !head.gpus[next].sku.empty(), overall);
+      current.emplace(out.report.gpus[next], !head.gpus[next].sku.empty(), overall, counters);
       ++next;
     }
   }
 };
 
-StoreReportBuilder::StoreReportBuilder(const sinks::StoredHistory& head, const GpuSpecDatabase& specs)
-    : state_(std::make_unique<State>(head)) {
+StoreReportBuilder::StoreReportBuilder(const sinks::StoredHistory& head, const GpuSpecDatabase& specs,
+                                       const OutputCounterTable& counters)
+    : state_(std::make_unique<State>(head, counters)) {
   State& st = *state_;
   st.out.query = head.query;
   st.out.report.source_name = head.path;
@@ -433,12 +442,13 @@ StoreReport StoreReportBuilder::Finish() {
   return std::move(st.out);
 }
 
-StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs) {
+StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs,
+                             const OutputCounterTable& counters) {
   // GPU by GPU, each GPU's rows in the order given.
   std::map<std::int64_t, std::vector<const StoredWindow*>> rows_of;
   std::set<std::int64_t> listed;
   for (const StoredGpu& gpu : history.gpus) listed.insert(gpu.id);
-  StoreReportBuilder builder(history, specs);
+  StoreReportBuilder builder(history, specs, counters);
   for (const StoredWindow& row : history.windows) {
     if (listed.count(row.gpu_id) == 0) {
       builder.Add(row);  // counts only towards the window length
@@ -490,7 +500,7 @@ StoreReport BuildTotalsReport(const HistoryTotals& totals, const GpuSpecDatabase
     GpuReport gpu = GpuOfStored(stored, specs);
     share_of[stored.id] = gpu.share;
     gpu.windowed.interval_s = report.window_s;
-    GpuRows rows(gpu, !stored.sku.empty(), overall);
+    GpuRows rows(gpu, !stored.sku.empty(), overall, OutputCounterTable::Builtin());
     if (auto sums = totals.of_gpu.find(stored.id); sums != totals.of_gpu.end()) rows.Add(sums->second);
     rows.Finish();
     // One row per GPU: its "percentiles" would be its mean.

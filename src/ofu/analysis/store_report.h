@@ -89,7 +89,9 @@ struct StoreReport {
 //
 // The history's windows may come in any order; each GPU's are taken in the
 // order given. It is StoreReportBuilder fed GPU by GPU.
-StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs);
+// `counters`: the counters the rows hold (core/output_counters.h).
+StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs,
+                             const OutputCounterTable& counters = OutputCounterTable::Builtin());
 
 // BuildStoreReport one row at a time, for a store read with
 // sinks::HistoryStream (`ofu report --store`): it keeps per-GPU and per-job
@@ -101,7 +103,8 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
 // Thread-safety: one thread at a time.
 class StoreReportBuilder {
  public:
-  StoreReportBuilder(const sinks::StoredHistory& head, const GpuSpecDatabase& specs);
+  StoreReportBuilder(const sinks::StoredHistory& head, const GpuSpecDatabase& specs,
+                     const OutputCounterTable& counters = OutputCounterTable::Builtin());
   ~StoreReportBuilder();
   StoreReportBuilder(const StoreReportBuilder&) = delete;
   StoreReportBuilder& operator=(const StoreReportBuilder&) = delete;
