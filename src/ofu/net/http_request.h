@@ -1,5 +1,5 @@
 // The head of an HTTP/1.x request (request line and header fields), as the
-// agent's HTTP server (metrics_server.h) reads it from a client: bytes from
+// HTTP server (http_server.h) reads it from a client: bytes from
 // the network, so the parser is strict where leniency would let two readers
 // disagree about where a request ends (RFC 9112 §2.2, §6.3, §11.2) and
 // fuzzed (fuzz/http_request_fuzz.cc).
@@ -15,7 +15,7 @@
 // between a field name and its colon (§5.1), obsolete line folding (§5.2),
 // a Content-Length that is not digits, or several that disagree (§6.3).
 // Transfer-Encoding is reported, not decoded: the server serves GET and HEAD
-// and answers a request with a body without reading it (see metrics_server.cc).
+// and answers a request with a body without reading it (see sessions.cc).
 //
 // Thread-safety: pure functions of their inputs.
 #pragma once

@@ -63,7 +63,7 @@ struct ServerLimits {
   // is not being answered is closed for the new one; at the total cap, that
   // of the peer with the most connections. A peer is an IPv4 address or an
   // IPv6 /64. max_connections is lowered at Start to
-  // leave 64 descriptors of RLIMIT_NOFILE to the rest of the agent.
+  // leave 64 descriptors of RLIMIT_NOFILE to the rest of the process.
   std::size_t max_connections = 256;
   std::size_t max_connections_per_peer = 32;
 };

@@ -19,8 +19,6 @@ constexpr auto kLinger = std::chrono::seconds(2);  // lingering close: see Start
 constexpr std::size_t kLingerBytes = 1 << 20;      // ... and at most this much discarded
 constexpr std::size_t kMaxAuthQueue = 8;           // uncached credentials awaiting bcrypt; more: 503
 
-bool WouldBlock(int error) { return error == EAGAIN || error == EWOULDBLOCK || error == EINTR; }
-
 }  // namespace
 
 Sessions::Sessions(const Router& router, const HttpServer::RejectionCounter& count_rejection,

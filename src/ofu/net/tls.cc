@@ -52,8 +52,6 @@ Io SslOutcome(SSL& ssl) {
   return Io::kClosed;
 }
 
-bool WouldBlock(int error) { return error == EAGAIN || error == EWOULDBLOCK || error == EINTR; }
-
 }  // namespace
 
 std::string OpenSslErrors() {
@@ -139,6 +137,8 @@ Io Send(int fd, SSL* ssl, const char* data, std::size_t size, std::size_t& sent)
   if (WouldBlock(errno)) return Io::kWantWrite;
   return Io::kClosed;
 }
+
+bool WouldBlock(int error) { return error == EAGAIN || error == EWOULDBLOCK || error == EINTR; }
 
 void SendCloseNotify(SSL& ssl) {
   ERR_clear_error();

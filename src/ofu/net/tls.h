@@ -99,6 +99,10 @@ Io Receive(int fd, SSL* ssl, char* buffer, std::size_t size, std::size_t& receiv
 // raises SIGPIPE on a plain socket (OpenSSL's writes may: the server blocks it).
 Io Send(int fd, SSL* ssl, const char* data, std::size_t size, std::size_t& sent);
 
+// Whether errno `error` of a non-blocking socket call means "not now"
+// (EAGAIN, EWOULDBLOCK, EINTR) rather than a dead connection.
+bool WouldBlock(int error);
+
 // Sends close_notify, best effort.
 void SendCloseNotify(SSL& ssl);
 
