@@ -403,7 +403,7 @@ struct CostOptions {
   double limit_s = 10;
 };
 
-// Every call the NVML source (src/ofu/sources/nvml_source.cc) makes per
+// Every call the NVML source (src/ofu/sources/nvml_window.cc, nvml_gpm.cc) makes per
 // window and GPU, timed alone on one device: the SM clock (ten reads a
 // second whatever the window), a GPM sample, the GPM metrics get, power,
 // energy, clock event reasons, and the process list (read once per
