@@ -20,11 +20,11 @@
 
 #include <fmt/format.h>
 
-#include "ofu/analysis/mfu_log.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/regress.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/formats/mfu_log.h"
 
 namespace {
 
@@ -90,7 +90,7 @@ sinks::StoredHistory History(int jobs) {
 void BM_ParseMfuLog(benchmark::State& state) {
   const std::string csv = MfuCsv(static_cast<int>(state.range(0)));
   for (auto _ : state) {
-    auto log = analysis::ParseMfuLog(csv, "mfu.csv");
+    auto log = formats::ParseMfuLog(csv, "mfu.csv");
     benchmark::DoNotOptimize(log);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -114,7 +114,7 @@ void BM_Reconcile(benchmark::State& state) {
   const auto history = History(jobs);
   const auto specs = *GpuSpecDatabase::Embedded();
   const auto store = analysis::BuildStoreReport(history, specs);
-  const auto log = *analysis::ParseMfuLog(MfuCsv(jobs), "mfu.csv");
+  const auto log = *formats::ParseMfuLog(MfuCsv(jobs), "mfu.csv");
   for (auto _ : state) {
     auto report = analysis::Reconcile(history, store, log, {}, &specs, {});
     benchmark::DoNotOptimize(report);
@@ -128,7 +128,7 @@ void BM_ReconcileJson(benchmark::State& state) {
   const auto history = History(jobs);
   const auto specs = *GpuSpecDatabase::Embedded();
   const auto store = analysis::BuildStoreReport(history, specs);
-  const auto report = analysis::Reconcile(history, store, *analysis::ParseMfuLog(MfuCsv(jobs), "mfu.csv"), {}, &specs,
+  const auto report = analysis::Reconcile(history, store, *formats::ParseMfuLog(MfuCsv(jobs), "mfu.csv"), {}, &specs,
                                           {});
   for (auto _ : state) {
     auto json = analysis::RenderReconcileJson(report);

@@ -1,4 +1,4 @@
-# Fleet analysis parsers (src/ofu/analysis/mfu_log.h, training_log.h): MFU
+# Fleet analysis parsers (src/ofu/formats/mfu_log.h, training_log.h): MFU
 # logs (CSV and JSON lines), per-job corrections (`ofu correct` JSON and the
 # CSV form) and training logs (torchtitan, nanoGPT, nanochat, llm.c, prime-rl,
 # modula, Megatron-LM, MaxText, nanotron).

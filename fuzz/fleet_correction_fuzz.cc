@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "ofu/analysis/mfu_log.h"
+#include "ofu/formats/mfu_log.h"
 
 namespace {
 
-void Check(const ofu::analysis::JobCorrection& c) {
+void Check(const ofu::formats::JobCorrection& c) {
   for (const auto& value : {c.factor, c.mfu_scale}) {
     if (value && (!std::isfinite(*value) || *value <= 0)) std::abort();
   }
@@ -27,10 +27,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   if (data[0] % 2 == 0) {
-    const auto correction = ofu::analysis::ParseCorrectionJson(text, "fuzz.json");
+    const auto correction = ofu::formats::ParseCorrectionJson(text, "fuzz.json");
     if (correction.ok()) Check(*correction);
   } else {
-    const auto corrections = ofu::analysis::ParseCorrectionCsv(text, "fuzz.csv");
+    const auto corrections = ofu::formats::ParseCorrectionCsv(text, "fuzz.csv");
     if (corrections.ok()) {
       for (const auto& [job, c] : *corrections) {
         if (job.empty()) std::abort();

@@ -10,13 +10,13 @@
 #include <string>
 #include <string_view>
 
-#include "ofu/analysis/mfu_log.h"
+#include "ofu/formats/mfu_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string name = data[0] % 2 == 0 ? "fuzz.csv" : "fuzz.jsonl";
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  const auto log = ofu::analysis::ParseMfuLog(text, name);
+  const auto log = ofu::formats::ParseMfuLog(text, name);
   if (!log.ok()) {
     if (log.error().message.rfind(name, 0) != 0) std::abort();  // errors name the file first
     return 0;

@@ -14,12 +14,12 @@
 #include <string_view>
 
 #include "ofu/analysis/reconcile.h"
-#include "ofu/analysis/training_log.h"
+#include "ofu/formats/training_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string name = "fuzz.log";
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const auto log = ofu::analysis::ParseTrainingLog(text, name);
+  const auto log = ofu::formats::ParseTrainingLog(text, name);
   if (!log.ok()) {
     if (log.error().message.rfind(name, 0) != 0) std::abort();
     return 0;
@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& step : log->steps) {
     if (!steps.insert(step.step).second) std::abort();
     if (!std::isfinite(step.value) || step.value < 0) std::abort();
-    if (log->quantity == ofu::analysis::TrainingLogQuantity::kMfu && step.value > 1) std::abort();
+    if (log->quantity == ofu::formats::TrainingLogQuantity::kMfu && step.value > 1) std::abort();
     if (step.line <= previous_line) std::abort();
     previous_line = step.line;
     low = std::min(low, step.value);
@@ -40,8 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (log->median < low || log->median > high) std::abort();
   if (log->peak_flops && !(*log->peak_flops > 0 && std::isfinite(*log->peak_flops))) std::abort();
   if (log->impossible_steps > 0 && log->notes.empty()) std::abort();
-  const auto row = ofu::analysis::ReportedMfuOf(*log, "job");
-  if (row.flops_per_gpu.has_value() != (log->quantity == ofu::analysis::TrainingLogQuantity::kFlopsPerGpu)) {
+  const auto row = ofu::formats::ReportedMfuOf(*log, "job");
+  if (row.flops_per_gpu.has_value() != (log->quantity == ofu::formats::TrainingLogQuantity::kFlopsPerGpu)) {
     std::abort();
   }
   // Over a GPU's peak (the H100 SXM5's bf16, FLOP/s): an MFU when there is

@@ -10,9 +10,9 @@
 #include "ofu/analysis/correction_output.h"
 #include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/analysis/report.h"
-#include "ofu/analysis/training_log.h"
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/spec_db.h"
+#include "ofu/formats/training_log.h"
 #include "ofu/kernels/kernel_throughput.h"
 #include "ofu/sources/replay.h"
 #include "trace_input.h"
@@ -140,15 +140,15 @@ Result<int> RunCorrect(const CorrectArgs& args) {
 
   // A refused log is noted and the trace still answers (exit 2 after the
   // report: the log is a malformed input, the rest is not).
-  std::optional<analysis::TrainingLog> training_log;
+  std::optional<formats::TrainingLog> training_log;
   std::optional<Error> training_log_error;
   if (args.training_log) {
-    auto log = analysis::ReadTrainingLog(*args.training_log);
+    auto log = formats::ReadTrainingLog(*args.training_log);
     if (log.ok()) {
       training_log = std::move(*log);
       // Megatron-LM, MaxText and nanotron print FLOP/s, not the precision:
       // it is divided by the peak of the precision the user names.
-      if (training_log->quantity == analysis::TrainingLogQuantity::kFlopsPerGpu) {
+      if (training_log->quantity == formats::TrainingLogQuantity::kFlopsPerGpu) {
         training_log->reference_precision = *kernels::PrecisionFromName(args.reference_precision);
       }
     } else {

@@ -15,7 +15,7 @@
 #include "ofu/analysis/prometheus_history.h"
 #include "ofu/analysis/prometheus_totals.h"
 #include "ofu/analysis/store_report.h"
-#include "ofu/analysis/training_log.h"
+#include "ofu/formats/training_log.h"
 
 namespace ofu::cli {
 
@@ -194,15 +194,14 @@ Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s
 
 Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
                                 const std::vector<std::string>& training_logs,
-                                const std::optional<std::string>& corrections_path,
-                                kernels::Precision flops_precision) {
+                                const std::optional<std::string>& corrections_path, Precision flops_precision) {
   MfuInputs inputs;
   if (mfu_path) {
-    OFU_ASSIGN_OR_RETURN(auto log, analysis::ReadMfuLog(*mfu_path));
+    OFU_ASSIGN_OR_RETURN(auto log, formats::ReadMfuLog(*mfu_path));
     inputs.log = std::move(log);
   }
   std::set<std::string> jobs;
-  for (const analysis::ReportedMfu& row : inputs.log.jobs) jobs.insert(row.job_id);
+  for (const formats::ReportedMfu& row : inputs.log.jobs) jobs.insert(row.job_id);
   std::string log_path;  // the one training log's, to name the input when there is no MFU log
   for (const std::string& flag : training_logs) {
     const size_t equals = flag.find('=');
@@ -214,13 +213,13 @@ Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
     if (!jobs.insert(job_id).second) {
       return Error::InvalidArgument("--training-log '{}': job {} already has a reported MFU", flag, job_id);
     }
-    auto log = analysis::ReadTrainingLog(path);
+    auto log = formats::ReadTrainingLog(path);
     if (!log.ok()) {
       inputs.refused_logs.push_back(log.error().WithContext(fmt::format("--training-log {}", flag)));
       continue;
     }
-    if (log->quantity == analysis::TrainingLogQuantity::kFlopsPerGpu) log->reference_precision = flops_precision;
-    inputs.log.jobs.push_back(analysis::ReportedMfuOf(*log, job_id));
+    if (log->quantity == formats::TrainingLogQuantity::kFlopsPerGpu) log->reference_precision = flops_precision;
+    inputs.log.jobs.push_back(formats::ReportedMfuOf(*log, job_id));
     log_path = path;
   }
   if (inputs.log.jobs.empty() && !mfu_path && !inputs.refused_logs.empty()) {
@@ -233,7 +232,7 @@ Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
     inputs.log.path = training_logs.size() == 1 ? log_path : fmt::format("{} training logs", training_logs.size());
   }
   if (corrections_path) {
-    OFU_ASSIGN_OR_RETURN(auto corrections, analysis::ReadCorrections(*corrections_path));
+    OFU_ASSIGN_OR_RETURN(auto corrections, formats::ReadCorrections(*corrections_path));
     inputs.corrections = std::move(corrections);
   }
   return inputs;

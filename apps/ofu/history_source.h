@@ -11,10 +11,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ofu/analysis/mfu_log.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
+#include "ofu/formats/mfu_log.h"
 #include "ofu/sinks/history_reader.h"
 
 namespace ofu::cli {
@@ -84,8 +84,8 @@ Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, dou
 // and `ofu report --html` read them. kInvalidArgument for a training log
 // flag without "JOB=" or a job named twice; the readers' errors otherwise.
 struct MfuInputs {
-  analysis::MfuLog log;
-  std::map<std::string, analysis::JobCorrection> corrections;
+  formats::MfuLog log;
+  std::map<std::string, formats::JobCorrection> corrections;
   // Training logs that could not be used (unreadable, no MFU, every value
   // impossible): their jobs are left out and the others reconciled. An
   // error only when nothing at all is left to reconcile.
@@ -96,6 +96,6 @@ struct MfuInputs {
 Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,
                                 const std::vector<std::string>& training_logs,
                                 const std::optional<std::string>& corrections_path,
-                                kernels::Precision flops_precision = kernels::Precision::kBf16);
+                                Precision flops_precision = Precision::kBf16);
 
 }  // namespace ofu::cli

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include "format_flag.h"
-#include "ofu/analysis/mfu_log.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/spec_db.h"
+#include "ofu/formats/mfu_log.h"
 #include "ofu/sources/clock.h"
 
 namespace ofu::cli {
@@ -88,7 +88,7 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
     return Error::InvalidArgument("give the reported MFU: --mfu LOG, or --training-log JOB=PATH (or both)");
   }
   OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(args.mfu, args.training_logs, args.corrections,
-                                                  *kernels::PrecisionFromName(args.reference_precision)));
+                                                  *PrecisionFromName(args.reference_precision)));
   OFU_ASSIGN_OR_RETURN(auto fleet, LoadFleetReport(args.history, sources::SystemClock().NowS(), specs,
                                                    /*windows_needed=*/false));
   const sinks::StoredHistory& history = fleet.history;

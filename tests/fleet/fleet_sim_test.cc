@@ -14,11 +14,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/analysis/mfu_log.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/regress.h"
 #include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
+#include "ofu/formats/mfu_log.h"
 #include "ofu/sinks/history_reader.h"
 #include "support/report_compare.h"
 
@@ -55,9 +55,9 @@ TEST_P(FleetSim, EveryPlantIsFoundAndNothingElse) {
   auto specs = GpuSpecDatabase::Embedded();
   ASSERT_TRUE(specs.ok());
   const analysis::StoreReport store = analysis::BuildStoreReport(*history, *specs);
-  auto log = analysis::ReadMfuLog(truth->mfu_log);
+  auto log = formats::ReadMfuLog(truth->mfu_log);
   ASSERT_TRUE(log.ok()) << log.error().message;
-  auto corrections = analysis::ReadCorrections(truth->corrections_dir);
+  auto corrections = formats::ReadCorrections(truth->corrections_dir);
   ASSERT_TRUE(corrections.ok()) << corrections.error().message;
 
   // Reconcile: each job's flag is what was planted in it ("none": ok).

@@ -1,15 +1,15 @@
 // MFU logs (CSV and JSON lines) and per-job corrections: what they read, and
 // errors that name the file, line and field. Inputs are made up here.
-#include "ofu/analysis/mfu_log.h"
+#include "ofu/formats/mfu_log.h"
 
 #include <gtest/gtest.h>
 
 namespace {
 
-using ofu::analysis::ParseCorrectionCsv;
-using ofu::analysis::ParseCorrectionJson;
-using ofu::analysis::ParseMfuLog;
-using ofu::kernels::Precision;
+using ofu::Precision;
+using ofu::formats::ParseCorrectionCsv;
+using ofu::formats::ParseCorrectionJson;
+using ofu::formats::ParseMfuLog;
 
 TEST(MfuLog, CsvWithHeaderInAnyOrderOptionalFieldsAndComments) {
   auto log = ParseMfuLog(

@@ -7,6 +7,7 @@
 namespace {
 
 using namespace ofu::analysis;
+using namespace ofu::formats;
 
 TEST(FleetStatistics, PearsonAndSpearmanOfFourPoints) {
   // x = 1 2 3 4, y = 1 3 2 4: deviations ±1.5, ±0.5 from 2.5;

@@ -3,7 +3,7 @@
 // into tests/data/training-logs/ (README.md there names each source). The
 // expected values are the printed numbers, read by eye and checked with the
 // Python snippet in that README. Inputs written here are marked SYNTHETIC.
-#include "ofu/analysis/training_log.h"
+#include "ofu/formats/training_log.h"
 
 #include "ofu/analysis/reconcile.h"
 
@@ -15,11 +15,11 @@
 namespace {
 
 using ofu::analysis::MfuOverOwnPeak;
-using ofu::analysis::ParseTrainingLog;
-using ofu::analysis::ReadTrainingLog;
-using ofu::analysis::ReportedMfuOf;
-using ofu::analysis::TrainingLogFormat;
-using ofu::analysis::TrainingLogQuantity;
+using ofu::formats::ParseTrainingLog;
+using ofu::formats::ReadTrainingLog;
+using ofu::formats::ReportedMfuOf;
+using ofu::formats::TrainingLogFormat;
+using ofu::formats::TrainingLogQuantity;
 
 std::string Data(const std::string& file) { return std::string(OFU_TEST_DATA_DIR) + "/training-logs/" + file; }
 

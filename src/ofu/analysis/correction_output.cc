@@ -83,7 +83,7 @@ std::optional<CorrectionView::Reported> CorrectionView::ReportedBesidePredicted(
     }
   }
   Reported out;
-  out.mfu = MfuOverOwnPeak(ReportedMfuOf(*training_log, ""), own_peak,
+  out.mfu = MfuOverOwnPeak(formats::ReportedMfuOf(*training_log, ""), own_peak,
                            gpu != nullptr ? fmt::format("{} (from {})", gpu->id, gpu_origin) : "the trace's GPU",
                            gpu != nullptr ? "check --gpu-model and --reference-precision"
                                           : "name the GPU with --gpu-model (a SKU id such as h100-sxm5, or its name)");
@@ -98,8 +98,9 @@ std::optional<CorrectionView::Reported> CorrectionView::ReportedBesidePredicted(
 namespace {
 
 // The training log's line of the table, and of the notes.
-std::string ReportedSource(const TrainingLog& log) {
-  return fmt::format("{} log {}, median of {} step(s)", TrainingLogFormatName(log.format), log.path, log.steps.size());
+std::string ReportedSource(const formats::TrainingLog& log) {
+  return fmt::format("{} log {}, median of {} step(s)", formats::TrainingLogFormatName(log.format), log.path,
+                     log.steps.size());
 }
 
 std::string TrainingLogRefusedNote(const CorrectionView& view) {
@@ -112,18 +113,18 @@ std::string TrainingLogRefusedNote(const CorrectionView& view) {
 // What the table's and the JSON's notes say of the log: impossible values
 // left out, how its figure became an MFU (the GPU, precision and peak).
 std::vector<std::string> ReportedNotes(const CorrectionView& view, const CorrectionView::Reported& reported) {
-  const TrainingLog& log = *view.training_log;
+  const formats::TrainingLog& log = *view.training_log;
   std::vector<std::string> notes;
   if (log.impossible_steps > 0) {
     notes.push_back(fmt::format("{} impossible value(s) of the training log left out: {}", log.impossible_steps,
                                 fmt::join(log.notes, "; ")));
   }
   if (!reported.mfu.note.empty()) notes.push_back(reported.mfu.note);
-  if (log.quantity == TrainingLogQuantity::kFlopsPerGpu) {
+  if (log.quantity == formats::TrainingLogQuantity::kFlopsPerGpu) {
     notes.push_back(
         fmt::format("{} prints FLOP/s, not MFU, and not the precision it trained in: the peak is the {} one "
                     "(--reference-precision, default bf16); pass the job's own precision if it is another",
-                    TrainingLogFormatName(log.format), kernels::PrecisionName(log.reference_precision)));
+                    formats::TrainingLogFormatName(log.format), kernels::PrecisionName(log.reference_precision)));
   }
   return notes;
 }
@@ -217,7 +218,7 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
   if (const std::optional<CorrectionView::Reported> reported = view.ReportedBesidePredicted()) {
     const OwnPeakMfu& mfu = reported->mfu;
     out["reported"] = {{"source", view.training_log->path},
-                       {"format", TrainingLogFormatName(view.training_log->format)},
+                       {"format", formats::TrainingLogFormatName(view.training_log->format)},
                        {"steps", view.training_log->steps.size()},
                        {"impossible_steps", view.training_log->impossible_steps},
                        {"mfu", Optional(mfu.mfu)},
@@ -292,7 +293,7 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
   }
   std::vector<std::string> reported_notes;
   if (const std::optional<CorrectionView::Reported> reported = view.ReportedBesidePredicted()) {
-    const TrainingLog& log = *view.training_log;
+    const formats::TrainingLog& log = *view.training_log;
     line(fmt::format("Reported MFU ({})", kernels::PrecisionName(log.reference_precision)),
          reported->mfu.mfu ? fmt::format("{:.3f}  ({})", *reported->mfu.mfu, ReportedSource(log))
                            : fmt::format("—  ({}: no MFU, see the notes)", ReportedSource(log)));

@@ -34,9 +34,9 @@
 
 #include "ofu/analysis/correction.h"
 #include "ofu/analysis/reconcile.h"
-#include "ofu/analysis/training_log.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/formats/kernel_trace.h"
+#include "ofu/formats/training_log.h"
 
 namespace ofu::analysis {
 
@@ -54,7 +54,7 @@ struct CorrectionView {
   std::optional<double> fp32_pipe_active;
   // The job's own training log (--training-log), to set its reported MFU
   // beside the predicted one; null without.
-  const TrainingLog* training_log = nullptr;
+  const formats::TrainingLog* training_log = nullptr;
   // Why --training-log was refused (unreadable, no MFU, every value
   // impossible); empty when it was read or not given. The rest of the
   // report stands and the notes say so.

@@ -52,7 +52,7 @@ FitStatistics Fit(const std::vector<const ReconciledJob*>& jobs) {
 }
 
 // The job's mfu_scale against `reference`, and a note on where it came from.
-std::pair<double, std::string> ScaleFor(const JobCorrection* correction, kernels::Precision reference) {
+std::pair<double, std::string> ScaleFor(const formats::JobCorrection* correction, kernels::Precision reference) {
   const std::string ref_name(kernels::PrecisionName(reference));
   if (correction == nullptr) {
     return {1.0, fmt::format("no correction for this job: precision mix assumed all {} (mfu_scale 1)", ref_name)};
@@ -61,7 +61,7 @@ std::pair<double, std::string> ScaleFor(const JobCorrection* correction, kernels
     // R_ref as the trace saw it when the mix has it, else the generic ratio.
     std::optional<double> ref_rate;
     double weighted = 0;
-    for (const JobCorrection::Share& share : correction->precision_mix) {
+    for (const formats::JobCorrection::Share& share : correction->precision_mix) {
       weighted += share.share * share.relative_rate;
       if (share.precision == reference) ref_rate = share.relative_rate;
     }
@@ -113,8 +113,8 @@ json FitJson(const FitStatistics& fit) {
 
 }  // namespace
 
-OwnPeakMfu MfuOverOwnPeak(const ReportedMfu& reported, std::optional<double> own_peak_flops, const std::string& gpu,
-                          std::string_view missing) {
+OwnPeakMfu MfuOverOwnPeak(const formats::ReportedMfu& reported, std::optional<double> own_peak_flops,
+                          const std::string& gpu, std::string_view missing) {
   OwnPeakMfu out;
   const std::string_view precision = kernels::PrecisionName(reported.reference_precision);
   if (reported.flops_per_gpu) {
@@ -241,9 +241,9 @@ Classification ClassifyRatio(double ratio, std::optional<bool> recompute, const 
           {}};
 }
 
-ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport& store, const MfuLog& log,
-                          const std::map<std::string, JobCorrection>& corrections, const GpuSpecDatabase* specs,
-                          const ReconcileOptions& options) {
+ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport& store, const formats::MfuLog& log,
+                          const std::map<std::string, formats::JobCorrection>& corrections,
+                          const GpuSpecDatabase* specs, const ReconcileOptions& options) {
   ReconcileReport out;
   out.source = history.path;
   out.method = store.method;
@@ -258,7 +258,7 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
   for (const sinks::StoredJob& job : history.jobs) skus_of_job[job.job_id].insert(sku_of[job.gpu_id]);
 
   std::set<std::string> in_log;
-  for (const ReportedMfu& reported : log.jobs) {
+  for (const formats::ReportedMfu& reported : log.jobs) {
     in_log.insert(reported.job_id);
     ReconciledJob job;
     job.job_id = reported.job_id;
@@ -301,7 +301,7 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
     job.reported_mfu = *own.mfu;
     job.reported_known = true;
     auto correction = corrections.find(reported.job_id);
-    const JobCorrection* c = correction == corrections.end() ? nullptr : &correction->second;
+    const formats::JobCorrection* c = correction == corrections.end() ? nullptr : &correction->second;
     job.factor = c != nullptr ? c->factor : std::nullopt;
     job.corrected_ofu = *job.ofu * job.factor.value_or(1.0);
     if (!job.factor) job.notes.push_back("no tile-quantization factor for this job: corrected OFU = OFU");

@@ -54,9 +54,10 @@
 #include <string_view>
 #include <vector>
 
-#include "ofu/analysis/mfu_log.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/formats/mfu_log.h"
+#include "ofu/kernels/kernel_name.h"
 
 namespace ofu::analysis {
 
@@ -130,9 +131,9 @@ struct ReconcileReport {
 
 // `specs` may be null (no throughput_mfu then). `history` gives each job's
 // GPUs' SKU; `store` the job totals (BuildStoreReport of the same history).
-ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport& store, const MfuLog& log,
-                          const std::map<std::string, JobCorrection>& corrections, const GpuSpecDatabase* specs,
-                          const ReconcileOptions& options);
+ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport& store, const formats::MfuLog& log,
+                          const std::map<std::string, formats::JobCorrection>& corrections,
+                          const GpuSpecDatabase* specs, const ReconcileOptions& options);
 
 // The flag of a ratio reported/expected (see the header comment).
 struct Classification {
@@ -161,8 +162,8 @@ struct OwnPeakMfu {
   std::optional<double> own_peak_flops;  // the peak it was divided by
   std::string note;                      // empty when the MFU is already over its GPU's peak
 };
-OwnPeakMfu MfuOverOwnPeak(const ReportedMfu& reported, std::optional<double> own_peak_flops, const std::string& gpu,
-                          std::string_view missing = {});
+OwnPeakMfu MfuOverOwnPeak(const formats::ReportedMfu& reported, std::optional<double> own_peak_flops,
+                          const std::string& gpu, std::string_view missing = {});
 
 // Statistics of paired samples; absent below 3 points or with no variance.
 std::optional<double> PearsonR(std::span<const double> x, std::span<const double> y);

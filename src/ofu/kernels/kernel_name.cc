@@ -1219,25 +1219,4 @@ std::string_view FamilyName(KernelFamily family) {
   return "unknown";
 }
 
-std::string_view PrecisionName(Precision precision) {
-  switch (precision) {
-    case Precision::kFp16: return "fp16";
-    case Precision::kBf16: return "bf16";
-    case Precision::kTf32: return "tf32";
-    case Precision::kFp8: return "fp8";
-    case Precision::kFp4: return "fp4";
-    case Precision::kFp32: return "fp32";
-    case Precision::kInt8: return "int8";
-  }
-  return "unknown";
-}
-
-std::optional<Precision> PrecisionFromName(std::string_view name) {
-  for (Precision p : {Precision::kFp16, Precision::kBf16, Precision::kTf32, Precision::kFp8, Precision::kFp4,
-                      Precision::kFp32, Precision::kInt8}) {
-    if (PrecisionName(p) == name) return p;
-  }
-  return std::nullopt;
-}
-
 }  // namespace ofu::kernels

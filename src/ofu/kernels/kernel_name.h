@@ -161,6 +161,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ofu/core/precision.h"
 #include "ofu/core/result.h"
 
 namespace ofu::kernels {
@@ -185,8 +186,8 @@ enum class KernelFamily {
   kTrtllmGen,
 };
 
-// Input (A/B operand) precision, the one the tensor pipes see.
-enum class Precision { kFp16, kBf16, kTf32, kFp8, kFp4, kFp32, kInt8 };
+// Input (A/B operand) precision, the one the tensor pipes see (core/precision.h).
+using ofu::Precision;
 
 struct KernelInfo {
   KernelFamily family = KernelFamily::kNvjet;
@@ -263,8 +264,8 @@ bool FamilyHasClusters(KernelFamily family);
 
 // Lower-case names used in output: "nvjet", "sm90_xmma", ..., "bf16", ...
 std::string_view FamilyName(KernelFamily family);
-std::string_view PrecisionName(Precision precision);
-// The inverse of PrecisionName; absent for any other text.
-std::optional<Precision> PrecisionFromName(std::string_view name);
+// PrecisionName ("bf16", ...) and its inverse PrecisionFromName: core/precision.h.
+using ofu::PrecisionFromName;
+using ofu::PrecisionName;
 
 }  // namespace ofu::kernels

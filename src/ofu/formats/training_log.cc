@@ -1,4 +1,4 @@
-#include "ofu/analysis/training_log.h"
+#include "ofu/formats/training_log.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,7 +13,7 @@
 #include <fmt/ranges.h>
 #include <re2/re2.h>
 
-namespace ofu::analysis {
+namespace ofu::formats {
 namespace {
 
 // The fixed denominators, FLOP/s per GPU (see the header for the sources).
@@ -229,7 +229,7 @@ class Reader {
     // No GPU does more than its peak or less than nothing: such a value is
     // a bug of the framework's FLOP count or peak (prime-rl#20 printed
     // "mfu: 337.59" before counting every GPU), not the job's MFU. A FLOP/s
-    // per GPU is checked against the peak when one is known (reconcile.h).
+    // per GPU is checked against the peak when one is known (analysis/reconcile.h).
     const bool flops = QuantityOf(*format_) == TrainingLogQuantity::kFlopsPerGpu;
     if (*value.mfu < 0 || (!flops && *value.mfu > 1)) {
       if (impossible_steps_++ < static_cast<int>(kNamedImpossible)) {
@@ -379,4 +379,4 @@ ReportedMfu ReportedMfuOf(const TrainingLog& log, const std::string& job_id) {
   return row;
 }
 
-}  // namespace ofu::analysis
+}  // namespace ofu::formats

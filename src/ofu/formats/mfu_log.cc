@@ -1,4 +1,4 @@
-#include "ofu/analysis/mfu_log.h"
+#include "ofu/formats/mfu_log.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +12,7 @@
 
 #include "ofu/formats/text_file.h"
 
-namespace ofu::analysis {
+namespace ofu::formats {
 namespace {
 
 using nlohmann::json;
@@ -109,8 +109,8 @@ class FieldReader {
     if (!value) return Malformed(name_, line_, field, fmt::format("'{}' is not a number", *text));
     return *value;
   }
-  Result<kernels::Precision> Precision(std::string_view field, const std::string& text) const {
-    auto precision = kernels::PrecisionFromName(Lower(Trim(text)));
+  Result<ofu::Precision> Precision(std::string_view field, const std::string& text) const {
+    auto precision = PrecisionFromName(Lower(Trim(text)));
     if (!precision) {
       return Malformed(name_, line_, field,
                        fmt::format("'{}' is not a precision (bf16, fp16, tf32, fp8, fp4, fp32, int8)", text));
@@ -342,4 +342,4 @@ Result<std::map<std::string, JobCorrection>> ReadCorrections(const std::string& 
   return ParseCorrectionCsv(text, path);
 }
 
-}  // namespace ofu::analysis
+}  // namespace ofu::formats

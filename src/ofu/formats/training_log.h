@@ -38,7 +38,7 @@
 //               script is given, not printed.
 // Three frameworks print the model FLOP/s each GPU achieved, not MFU; ofu
 // divides it by the GPU's peak of the reference precision, which the caller
-// gives (MfuOverOwnPeak in reconcile.h; the GPU and precision are named in
+// gives (MfuOverOwnPeak in analysis/reconcile.h; the GPU and precision are named in
 // the output, and a missing one is asked for, never guessed):
 //   Megatron-LM "iteration 30/ 100 | ... | throughput per GPU (TFLOP/s/GPU): 234.4 | ..."
 //               (megatron/training/training.py training_log).
@@ -87,11 +87,11 @@
 #include <string_view>
 #include <vector>
 
-#include "ofu/analysis/mfu_log.h"
+#include "ofu/core/precision.h"
 #include "ofu/core/result.h"
-#include "ofu/kernels/kernel_name.h"
+#include "ofu/formats/mfu_log.h"
 
-namespace ofu::analysis {
+namespace ofu::formats {
 
 enum class TrainingLogFormat {
   kTorchtitan,
@@ -142,7 +142,7 @@ struct TrainingLog {
   // The precision whose peak the MFU divides by: bf16 for every MFU format
   // above. A log of FLOP/s per GPU says nothing of it: the reader sets bf16
   // and the caller sets what the user gave (--reference-precision).
-  kernels::Precision reference_precision = kernels::Precision::kBf16;
+  Precision reference_precision = Precision::kBf16;
 };
 
 Result<TrainingLog> ParseTrainingLog(std::string_view text, const std::string& name);
@@ -154,4 +154,4 @@ Result<TrainingLog> ReadTrainingLog(const std::string& path);
 // be divided by the job's GPU's peak of the reference precision.
 ReportedMfu ReportedMfuOf(const TrainingLog& log, const std::string& job_id);
 
-}  // namespace ofu::analysis
+}  // namespace ofu::formats

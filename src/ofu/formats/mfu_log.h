@@ -37,22 +37,22 @@
 #include <string_view>
 #include <vector>
 
+#include "ofu/core/precision.h"
 #include "ofu/core/result.h"
-#include "ofu/kernels/kernel_name.h"
 
-namespace ofu::analysis {
+namespace ofu::formats {
 
 struct ReportedMfu {
   std::string job_id;
   double mfu = 0;
-  kernels::Precision reference_precision = kernels::Precision::kBf16;
+  Precision reference_precision = Precision::kBf16;
   std::optional<double> model_flops_per_token;
   std::optional<double> tokens_per_s;
   std::optional<bool> recompute;
   std::optional<double> peak_flops;  // FLOP/s per GPU the MFU divides by; absent: the GPU's own peak
   // Set for a training log that prints the model FLOP/s each GPU achieved
   // (Megatron-LM, MaxText, nanotron), not MFU: `mfu` is then 0 and unused,
-  // and MfuOverOwnPeak (reconcile.h) divides this by the GPU's peak of
+  // and MfuOverOwnPeak (analysis/reconcile.h) divides this by the GPU's peak of
   // reference_precision. Absent for every MFU log row.
   std::optional<double> flops_per_gpu;
   int line = 0;        // where it came from, for messages
@@ -75,11 +75,11 @@ struct JobCorrection {
   // Σ_p w_p · R_p / R_ref for `reference_precision`, the precision the trace
   // was corrected against; absent when the trace gave no mix.
   std::optional<double> mfu_scale;
-  std::optional<kernels::Precision> reference_precision;
+  std::optional<Precision> reference_precision;
   // (precision, w_p, R_p relative to bf16), when the input had the mix: lets
   // reconcile rescale to the MFU log's reference precision.
   struct Share {
-    kernels::Precision precision = kernels::Precision::kBf16;
+    Precision precision = Precision::kBf16;
     double share = 0;
     double relative_rate = 1;
   };
@@ -94,4 +94,4 @@ Result<std::map<std::string, JobCorrection>> ParseCorrectionCsv(std::string_view
 // A directory of <job_id>.json or a .csv file, by what `path` is.
 Result<std::map<std::string, JobCorrection>> ReadCorrections(const std::string& path);
 
-}  // namespace ofu::analysis
+}  // namespace ofu::formats
