@@ -56,17 +56,17 @@ std::string MfuCsv(int jobs) {
   return csv;
 }
 
-sinks::StoredHistory History(int jobs) {
-  sinks::StoredHistory h;
+history::StoredHistory History(int jobs) {
+  history::StoredHistory h;
   h.path = "synthetic";
   for (int j = 0; j < jobs; ++j) {
-    sinks::StoredGpu gpu;
+    history::StoredGpu gpu;
     gpu.id = j + 1;
     gpu.uuid = fmt::format("GPU-{}", j);
     gpu.sku = "h100-sxm5";
     h.gpus.push_back(gpu);
     for (int w = 1; w <= 8; ++w) {
-      sinks::StoredWindow row;
+      history::StoredWindow row;
       row.gpu_id = gpu.id;
       row.end_s = 60.0 * w;
       row.span_s = row.up_s = 60;
@@ -77,7 +77,7 @@ sinks::StoredHistory History(int jobs) {
       row.counters.Set(ofu::kCounterBusyUtilized, utilized_s);
       h.windows.push_back(row);
     }
-    sinks::StoredJob job;
+    history::StoredJob job;
     job.gpu_id = gpu.id;
     job.job_id = fmt::format("job-{}", j);
     job.start_s = 0;

@@ -29,7 +29,7 @@
 #include "ofu/core/gpu_share.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/non_tensor.h"
-#include "ofu/sinks/history_columns.h"  // the store's own column list and binder
+#include "ofu/history/history_columns.h"  // the store's own column list and binder
 #include "ofu/sinks/history_store.h"
 #include "ofu/sources/clock.h"
 
@@ -131,9 +131,9 @@ bool Fill(const std::string& path, const GpuSpec& spec, int gpus, std::int64_t w
     ofu::formats::SqliteStmt stmt(raw);
     while (sqlite3_step(raw) == SQLITE_ROW) id_of[ofu::formats::ColumnText(raw, 0)] = sqlite3_column_int64(raw, 1);
   }
-  const ofu::sinks::WindowColumns columns(ofu::OutputCounterTable::Builtin());
+  const ofu::history::WindowColumns columns(ofu::OutputCounterTable::Builtin());
   const std::string sql = fmt::format("INSERT OR REPLACE INTO windows({}) VALUES({})", columns.names(),
-                                      ofu::sinks::Placeholders(columns.count()));
+                                      ofu::history::Placeholders(columns.count()));
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
     fmt::print(stderr, "store_fill: {}\n", sqlite3_errmsg(db));
@@ -146,7 +146,7 @@ bool Fill(const std::string& path, const GpuSpec& spec, int gpus, std::int64_t w
     if (phase == 0 || phase == kJobWindows || window == windows - 1) continue;  // written by Consume
     for (int gpu = 0; gpu < gpus; ++gpu) {
       const GpuWindow w = WindowOf(spec, gpu, window, window_s);
-      ofu::sinks::StoredWindow row = ofu::sinks::RowOfWindow(w, w.window.end_s, window_s);
+      ofu::history::StoredWindow row = ofu::sinks::RowOfWindow(w, w.window.end_s, window_s);
       row.gpu_id = id_of[w.key()];
       sqlite3_reset(raw);
       columns.Bind(raw, row);

@@ -12,8 +12,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "ofu/analysis/prometheus_history.h"
-#include "ofu/analysis/prometheus_totals.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/formats/training_log.h"
 
@@ -53,143 +51,48 @@ std::function<void(const std::string&)> TerminalProgress() {
   return [](const std::string& line) { fmt::print(stderr, "\rofu: Prometheus: {}\033[K", line); };
 }
 
-void EndProgress() {
-  if (::isatty(STDERR_FILENO) == 1) fmt::print(stderr, "\r\033[K");
+void EndProgress(const history::HistorySource& source) {
+  if (!source.prometheus.empty() && ::isatty(STDERR_FILENO) == 1) fmt::print(stderr, "\r\033[K");
 }
 
-Result<sinks::HistoryQuery> QueryOf(const HistorySourceArgs& args, double now_s) {
-  if (args.store.empty() == args.prometheus.empty()) {
-    return Error::InvalidArgument("give one of --store PATH (the agent's history) or --prometheus URL");
-  }
-  sinks::HistoryQuery query;
+}  // namespace
+
+Result<ResolvedSource> ResolveHistorySource(const HistorySourceArgs& args, double now_s) {
+  ResolvedSource out;
+  out.source.store = args.store;
+  out.source.prometheus = args.prometheus;
+  out.source.timeout_s = args.timeout_s;
+  out.source.per_window = args.per_window;
+  out.source.step_s = args.step_s;
+  out.source.max_windows = args.max_windows;
+  out.source.progress = TerminalProgress();
+  history::HistoryQuery query;
   query.job_id = args.job;
+  OFU_RETURN_IF_ERROR(history::CheckOneSource(out.source));  // before the times: the first thing to say
   for (auto [text, into] : {std::pair{&args.since, &query.since_s}, std::pair{&args.until, &query.until_s}}) {
     if (!*text) continue;
     OFU_ASSIGN_OR_RETURN(auto time, analysis::ParseTimeArgument(**text, now_s));
     *into = time;
   }
-  if (args.store.empty()) {
-    // A Prometheus range must be bounded: the last day unless told.
-    if (!query.until_s) query.until_s = now_s;
-    if (!query.since_s) query.since_s = *query.until_s - 86400;
-  }
-  return query;
-}
-
-analysis::PrometheusQueryOptions QueryOptionsOf(const HistorySourceArgs& args) {
-  analysis::PrometheusQueryOptions options;
-  options.timeout_s = args.timeout_s;
-  options.progress = TerminalProgress();
-  // --per-window asks for every scrape; regress and --html default to the
-  // step chosen from the range.
-  if (args.step_s) {
-    options.step_s = *args.step_s;
-  } else if (args.per_window) {
-    options.step_s = 0;
-  }
-  return options;
-}
-
-}  // namespace
-
-Result<sinks::StoredHistory> LoadFleetHistory(const HistorySourceArgs& args, double now_s) {
-  OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
-  if (!args.store.empty()) {
-    auto history = sinks::ReadHistory(args.store, query, args.max_windows);
-    // kInvalidArgument: more windows than --max-windows; say how to narrow them.
-    if (!history.ok() && history.error().code == ErrorCode::kInvalidArgument) {
-      return Error{ErrorCode::kInvalidArgument,
-                   history.error().message + "; narrow it with --since/--until or --job, or raise --max-windows"};
-    }
-    return history;
-  }
-  auto history = analysis::ReadPrometheusHistory(args.prometheus, query, QueryOptionsOf(args));
-  EndProgress();
-  return history;
-}
-
-Result<FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
-                                    bool windows_needed) {
-  FleetReport out;
-  if (args.store.empty() && !args.per_window && !windows_needed) {
-    OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
-    analysis::PrometheusTotalsOptions options;
-    options.query = QueryOptionsOf(args);
-    auto totals = analysis::ReadPrometheusTotals(args.prometheus, query, options);
-    EndProgress();
-    OFU_RETURN_IF_ERROR(totals);
-    out.report = analysis::BuildTotalsReport(*totals, specs);
-    out.has_data = !totals->of_gpu.empty();
-    out.history = std::move(totals->history);
-    out.summed_by_server = true;
-    return out;
-  }
-  if (!args.store.empty() && !windows_needed) {
-    // The store's rows stream through the report: memory does not grow with them.
-    OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
-    OFU_ASSIGN_OR_RETURN(auto streamed,
-                         analysis::ReadStoreReport(args.store, query, specs, {.rollups = !args.per_window}));
-    out.history = std::move(streamed.head);
-    out.report = std::move(streamed.report);
-    out.has_data = streamed.rows > 0;
-    return out;
-  }
-  OFU_ASSIGN_OR_RETURN(out.history, LoadFleetHistory(args, now_s));
-  out.report = analysis::BuildStoreReport(out.history, specs);
-  out.has_data = !out.history.windows.empty();
+  OFU_ASSIGN_OR_RETURN(out.query, history::BoundQuery(out.source, std::move(query), now_s));
   return out;
 }
 
-Result<FleetReport> ScanFleetHistory(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
-                                     const std::function<Status(const sinks::StoredHistory& batch)>& on_batch) {
-  if (!args.store.empty()) {
-    // One pass: every row to the report, and each GPU's rows to `on_batch`
-    // once the stream moves on to the next GPU (it reads GPU by GPU).
-    OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
-    OFU_ASSIGN_OR_RETURN(auto stream, sinks::HistoryStream::Open(args.store, query));
-    const sinks::StoredHistory& head = stream->history();
-    analysis::StoreReportBuilder report(head, specs);
-    sinks::StoredHistory batch;
-    batch.path = head.path;
-    batch.query = head.query;
-    batch.gpus = head.gpus;
-    // A GPU's rows and job intervals; a GPU with intervals and no rows in
-    // the range too, as ScanRegressions over the whole history sees it.
-    std::map<std::int64_t, std::vector<sinks::StoredJob>> jobs_of;  // GPU id -> its intervals
-    for (const sinks::StoredJob& job : head.jobs) jobs_of[job.gpu_id].push_back(job);
-    const auto send = [&](std::int64_t gpu) -> Status {
-      auto jobs = jobs_of.extract(gpu);
-      batch.jobs = jobs ? std::move(jobs.mapped()) : std::vector<sinks::StoredJob>{};
-      if (batch.windows.empty() && batch.jobs.empty()) return OkStatus();
-      OFU_RETURN_IF_ERROR(on_batch(batch));
-      batch.windows.clear();
-      return OkStatus();
-    };
-    sinks::StoredWindow row;
-    while (true) {
-      OFU_ASSIGN_OR_RETURN(const bool more, stream->Next(row));
-      if (!more) break;
-      if (!batch.windows.empty() && row.gpu_id != batch.windows.front().gpu_id) {
-        OFU_RETURN_IF_ERROR(send(batch.windows.front().gpu_id));
-      }
-      report.Add(row);
-      batch.windows.push_back(row);
-    }
-    if (!batch.windows.empty()) OFU_RETURN_IF_ERROR(send(batch.windows.front().gpu_id));
-    while (!jobs_of.empty()) OFU_RETURN_IF_ERROR(send(jobs_of.begin()->first));
-    FleetReport out;
-    out.has_data = report.rows() > 0;
-    out.report = report.Finish();
-    out.history = head;
-    return out;
-  }
-  OFU_ASSIGN_OR_RETURN(FleetReport out, LoadFleetReport(args, now_s, specs, /*windows_needed=*/false));
-  OFU_ASSIGN_OR_RETURN(auto query, QueryOf(args, now_s));
-  auto gpus = analysis::ReadPrometheusHistoryInBatches(args.prometheus, query, QueryOptionsOf(args), on_batch);
-  EndProgress();
-  OFU_RETURN_IF_ERROR(gpus);
-  out.history.step_s = gpus->step_s;
-  return out;
+Result<analysis::FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
+                                              bool windows_needed) {
+  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(args, now_s));
+  auto report = analysis::LoadFleetReport(resolved.source, resolved.query, specs, windows_needed);
+  EndProgress(resolved.source);
+  return report;
+}
+
+Result<analysis::FleetReport> ScanFleetHistory(
+    const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
+    const std::function<Status(const history::StoredHistory& batch)>& on_batch) {
+  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(args, now_s));
+  auto report = analysis::ScanFleetHistory(resolved.source, resolved.query, specs, on_batch);
+  EndProgress(resolved.source);
+  return report;
 }
 
 Result<MfuInputs> ReadMfuInputs(const std::optional<std::string>& mfu_path,

@@ -91,7 +91,7 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
                                                   *PrecisionFromName(args.reference_precision)));
   OFU_ASSIGN_OR_RETURN(auto fleet, LoadFleetReport(args.history, sources::SystemClock().NowS(), specs,
                                                    /*windows_needed=*/false));
-  const sinks::StoredHistory& history = fleet.history;
+  const history::StoredHistory& history = fleet.history;
   const analysis::StoreReport& store = fleet.report;
   analysis::ReconcileOptions options;
   options.tolerance = args.tolerance;

@@ -77,7 +77,7 @@ Result<int> RunRegress(const RegressArgs& args) {
   // GPU by GPU as the history is read: a fleet's windows are never all held.
   analysis::RegressScanner scanner(options);
   OFU_ASSIGN_OR_RETURN(auto fleet, ScanFleetHistory(args.history, sources::SystemClock().NowS(), specs,
-                                                    [&](const sinks::StoredHistory& batch) {
+                                                    [&](const history::StoredHistory& batch) {
                                                       scanner.Add(batch);
                                                       return OkStatus();
                                                     }));

@@ -2,11 +2,7 @@
 
 #include <unistd.h>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -14,6 +10,7 @@
 #include "format_flag.h"
 #include "history_source.h"
 #include "ofu/analysis/correction.h"
+#include "ofu/analysis/fleet_report.h"
 #include "ofu/analysis/html_report.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/recording_history.h"
@@ -24,8 +21,9 @@
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/spec_db.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/formats/text_file.h"
+#include "ofu/history/history_reader.h"
 #include "ofu/kernels/kernel_throughput.h"
-#include "ofu/sinks/history_reader.h"
 #include "ofu/sources/clock.h"
 #include "ofu/sources/replay.h"
 #include "trace_input.h"
@@ -122,8 +120,9 @@ Result<analysis::KernelFindings> TraceFindings(const ReportArgs& args, const Gpu
 // reader never sees half a file. The fleet analyses fill the page's markers
 // (the regression scan) and scatter (the reconciliation, with --mfu).
 // `store` is BuildStoreReport of `history`.
-Status WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& history, const analysis::StoreReport& store,
-                       const GpuSpecDatabase& specs, const std::string& source, double now_s, bool synthetic) {
+Status WriteHtmlReport(const ReportArgs& args, const history::StoredHistory& history,
+                       const analysis::StoreReport& store, const GpuSpecDatabase& specs, const std::string& source,
+                       double now_s, bool synthetic) {
   Progress("building the HTML report");
   analysis::HtmlReportOptions options;
   options.source = source;
@@ -149,24 +148,7 @@ Status WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& histo
   if (!args.trace.empty()) {
     OFU_ASSIGN_OR_RETURN(view.kernel_findings, TraceFindings(args, specs));
   }
-  const std::string html = analysis::RenderHtmlReport(view);
-
-  const std::string temporary = args.html + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << html;
-    out.close();
-    if (!out) {
-      std::remove(temporary.c_str());
-      return Error::Io("cannot write {}", args.html);
-    }
-  }
-  std::error_code renamed;
-  std::filesystem::rename(temporary, args.html, renamed);
-  if (renamed) {
-    std::remove(temporary.c_str());
-    return Error::Io("cannot write {}: {}", args.html, renamed.message());
-  }
+  OFU_RETURN_IF_ERROR(formats::WriteFileAtomically(args.html, analysis::RenderHtmlReport(view)));
   fmt::print("{}\n", args.html);
   return OkStatus();
 }
@@ -174,20 +156,16 @@ Status WriteHtmlReport(const ReportArgs& args, const sinks::StoredHistory& histo
 // `ofu report --store` and `--prometheus`: the windows are the agent's; only
 // the range and the job are chosen here.
 Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& specs) {
-  sources::SystemClock clock;
-  const double now = clock.NowS();
+  const double now = sources::SystemClock().NowS();
   const HistorySourceArgs& source = args.history;
-  const std::string& where = source.store.empty() ? source.prometheus : source.store;
   Progress(source.store.empty() ? "querying Prometheus" : "reading the store");
-  OFU_ASSIGN_OR_RETURN(FleetReport fleet, LoadFleetReport(source, now, specs, /*windows_needed=*/!args.html.empty()));
-  const sinks::StoredHistory& history = fleet.history;
+  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(source, now));
+  OFU_ASSIGN_OR_RETURN(analysis::FleetReport fleet, LoadFleetReport(source, now, specs, !args.html.empty()));
   const analysis::StoreReport& report = fleet.report;
   if (!args.html.empty()) {
-    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, history, report, specs, where, now, /*synthetic=*/false));
-  }
-
-  if (!args.html.empty()) {
     // The page is the output; the text report is not printed.
+    const std::string& where = source.store.empty() ? source.prometheus : source.store;
+    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, fleet.history, report, specs, where, now, /*synthetic=*/false));
   } else if (args.format == "json") {
     fmt::print("{}", analysis::RenderJson(report));
   } else if (args.format == "csv") {
@@ -195,15 +173,8 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
   } else {
     fmt::print("{}", analysis::RenderTable(report));
   }
-  if (!fleet.has_data) {
-    return Error::NoData("{}: no windows{}{} in the {}", where,
-                         source.job ? fmt::format(" of job {}", *source.job) : "",
-                         source.since || source.until ? " in that time range" : "",
-                         source.store.empty() ? "server" : "store");
-  }
-  if (!report.report.overall.ofu) {
-    return Error::NoData("{}: no stored window has an OFU (see the notes above)", where);
-  }
+  OFU_RETURN_IF_ERROR(analysis::CheckFleetHasOfu(fleet, resolved.source, resolved.query,
+                                                 /*range_given=*/source.since || source.until));
   return kExitOk;
 }
 
@@ -288,7 +259,7 @@ Result<int> RunReport(const ReportArgs& args) {
 
   if (!args.html.empty()) {
     sources::SystemClock clock;
-    const sinks::StoredHistory stored = analysis::HistoryOfRecording(report);
+    const history::StoredHistory stored = analysis::HistoryOfRecording(report);
     OFU_RETURN_IF_ERROR(WriteHtmlReport(args, stored, analysis::BuildStoreReport(stored, specs), specs, args.input,
                                         clock.NowS(), report.synthetic.value_or(false)));
   } else if (args.format == "json") {
@@ -298,18 +269,7 @@ Result<int> RunReport(const ReportArgs& args) {
   } else {
     fmt::print("{}", analysis::RenderTable(report));
   }
-  if (report.gpus.empty()) {
-    return Error::NoData(
-        "{}: no GPU counters found (read {} samples, none from "
-        "dcgm-exporter metrics ofu knows). {}",
-        args.input, recording.samples_read, analysis::MissingCountersAdvice(true, true));
-  }
-  if (!report.overall.ofu) {
-    return Error::NoData(
-        "{}: no GPU has both tensor activity and SM clock with a known "
-        "model, so no OFU could be computed (see the notes above)",
-        args.input);
-  }
+  OFU_RETURN_IF_ERROR(analysis::CheckReportHasOfu(report, args.input, recording.samples_read));
   return kExitOk;
 }
 

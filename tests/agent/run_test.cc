@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 
 namespace ofu::agent {
 namespace {
@@ -180,7 +180,7 @@ TEST_F(RunTest, KeepsHistoryWhereTold) {
   auto ended = agent::Run(config, specs_, clock_, environment_);
   ASSERT_TRUE(ended.ok()) << ended.error().message;
   EXPECT_TRUE(Logged("keeping history in " + config.store_path)) << Log();
-  auto history = sinks::ReadHistory(config.store_path, {});
+  auto history = history::ReadHistory(config.store_path, {});
   ASSERT_TRUE(history.ok()) << history.error().message;
   ASSERT_EQ(history->gpus.size(), 1u);
   EXPECT_EQ(history->gpus[0].uuid, "GPU-run");

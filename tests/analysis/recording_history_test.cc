@@ -1,11 +1,11 @@
 // A recording's report as stored rows (analysis/recording_history.h), the
 // input `ofu report --input FILE --html` gives the HTML report. Expected
-// rows worked out by hand from the store's rule (sinks::RowOfWindow).
+// rows worked out by hand from the store's rule (history::RowOfWindow).
 #include "ofu/analysis/recording_history.h"
 
 #include <gtest/gtest.h>
 
-#include "ofu/sinks/history_store.h"
+#include "ofu/history/history_reader.h"
 
 namespace ofu::analysis {
 namespace {
@@ -42,7 +42,7 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   mystery.windowed.windows = {Window(0, 5, std::nullopt, 0.3, std::nullopt, true)};
   report.gpus = {h100, mystery};
 
-  const sinks::StoredHistory history = HistoryOfRecording(report);
+  const history::StoredHistory history = HistoryOfRecording(report);
   EXPECT_EQ(history.path, "run.om");
   EXPECT_TRUE(history.jobs.empty());
   ASSERT_EQ(history.gpus.size(), 2u);
@@ -60,7 +60,7 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
 
   ASSERT_EQ(history.windows.size(), 3u);
   // 10 s at OFU 0.5, busy, tensor 0.6: 10 observed, 5 utilized, 6 tensor-active seconds.
-  const sinks::StoredWindow& first = history.windows[0];
+  const history::StoredWindow& first = history.windows[0];
   EXPECT_EQ(first.gpu_id, 1);
   EXPECT_EQ(first.end_s, 10);
   EXPECT_EQ(first.span_s, 10);
@@ -72,18 +72,18 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   EXPECT_EQ(first.clock_mhz, 1800);
   EXPECT_EQ(first.flags, 0u);
   // No OFU: a row with its clock only, flagged as without tensor activity.
-  const sinks::StoredWindow& second = history.windows[1];
+  const history::StoredWindow& second = history.windows[1];
   EXPECT_EQ(second.gpu_id, 1);
   EXPECT_EQ(second.span_s, 10);
   EXPECT_EQ(second.counters.observed_s(), 0);
   EXPECT_EQ(second.clock_mhz, 1700);
-  EXPECT_EQ(second.flags, sinks::kHistoryNoTensor);
-  const sinks::StoredWindow& third = history.windows[2];
+  EXPECT_EQ(second.flags, history::kHistoryNoTensor);
+  const history::StoredWindow& third = history.windows[2];
   EXPECT_EQ(third.gpu_id, 2);
   EXPECT_EQ(third.span_s, 5);
   EXPECT_EQ(third.counters.observed_s(), 0);
   EXPECT_FALSE(third.clock_mhz);
-  EXPECT_EQ(third.flags, sinks::kHistoryNoClock | sinks::kHistoryUnknownModel);
+  EXPECT_EQ(third.flags, history::kHistoryNoClock | history::kHistoryUnknownModel);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 #include "ofu/sinks/history_store.h"
 #include "sinks/history_fixture.h"
 #include "support/cli_runner.h"
@@ -146,7 +146,7 @@ TEST_F(ReportStoreCli, ExitCodes) {
 // narrow it, and no page is written; exactly that many is read.
 TEST_F(ReportStoreCli, HtmlRefusesMoreWindowsThanMaxWindows) {
   const std::string store = WriteJobStore();
-  auto history = ofu::sinks::ReadHistory(store, {});
+  auto history = ofu::history::ReadHistory(store, {});
   ASSERT_TRUE(history.ok()) << history.error().message;
   const std::size_t windows = history->windows.size();
   ASSERT_GT(windows, 2u);
@@ -246,9 +246,9 @@ std::string Recording(int first, int count) {
   return text + "# EOF\n";
 }
 
-std::vector<ofu::sinks::StoredWindow> Rows(const std::string& path) {
-  auto history = ofu::sinks::ReadHistory(path, {});
-  return history.ok() ? history->windows : std::vector<ofu::sinks::StoredWindow>{};
+std::vector<ofu::history::StoredWindow> Rows(const std::string& path) {
+  auto history = ofu::history::ReadHistory(path, {});
+  return history.ok() ? history->windows : std::vector<ofu::history::StoredWindow>{};
 }
 
 std::string IntegrityCheck(const std::string& path) {

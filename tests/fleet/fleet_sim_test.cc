@@ -19,7 +19,7 @@
 #include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/formats/mfu_log.h"
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 #include "support/report_compare.h"
 
 namespace {
@@ -50,7 +50,7 @@ TEST_P(FleetSim, EveryPlantIsFoundAndNothingElse) {
   auto truth = simulation::SimulateFleet(options, dir_.string());
   ASSERT_TRUE(truth.ok()) << truth.error().message;
 
-  auto history = sinks::ReadHistory(truth->store, {});
+  auto history = history::ReadHistory(truth->store, {});
   ASSERT_TRUE(history.ok()) << history.error().message;
   auto specs = GpuSpecDatabase::Embedded();
   ASSERT_TRUE(specs.ok());
@@ -124,13 +124,13 @@ TEST(FleetSimStore, StreamedReportIsTheWholeHistoryReport) {
   ASSERT_TRUE(truth.ok()) << truth.error().message;
   auto specs = GpuSpecDatabase::Embedded();
   ASSERT_TRUE(specs.ok());
-  sinks::HistoryQuery job, range;
+  history::HistoryQuery job, range;
   job.job_id = truth->jobs[3].job_id;
   range.since_s = options.start_s + 50 * options.window_s;
   range.until_s = truth->end_s - 70 * options.window_s;
-  for (const sinks::HistoryQuery& query : {sinks::HistoryQuery{}, job, range}) {
+  for (const history::HistoryQuery& query : {history::HistoryQuery{}, job, range}) {
     const std::string what = query.job_id.value_or(query.since_s ? "range" : "all");
-    auto history = sinks::ReadHistory(truth->store, query);
+    auto history = history::ReadHistory(truth->store, query);
     ASSERT_TRUE(history.ok()) << history.error().message;
     auto streamed = analysis::ReadStoreReport(truth->store, query, *specs, {.rollups = false});
     ASSERT_TRUE(streamed.ok()) << streamed.error().message;

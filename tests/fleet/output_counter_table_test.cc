@@ -21,12 +21,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/analysis/prometheus_history.h"
 #include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/output_counters.h"
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
+#include "ofu/history/prometheus_history.h"
 #include "ofu/sinks/history_store.h"
 #include "ofu/sinks/metrics_state.h"
 #include "ofu/sources/clock.h"
@@ -128,11 +128,11 @@ TEST_F(OutputCounterTableTest, AnAddedRowIsAStoreColumnWrittenAndReadBackAndInTh
     ASSERT_TRUE(store.ok()) << store.error().message;
     for (int k = 2; k < 4; ++k) ASSERT_TRUE((*store)->Consume(batches[static_cast<size_t>(k)]).ok());
   }
-  auto history = ofu::sinks::ReadHistory(options.path, {}, 1000, table_);
+  auto history = ofu::history::ReadHistory(options.path, {}, 1000, table_);
   ASSERT_TRUE(history.ok()) << history.error().message;
   ASSERT_EQ(history->windows.size(), 8u);  // GPU-a's four, then GPU-b's
   for (std::size_t i = 0; i < 8; ++i) {
-    const ofu::sinks::StoredWindow& row = history->windows[i];
+    const ofu::history::StoredWindow& row = history->windows[i];
     // GPU-a's first two rows were written before the column: not measured.
     const bool measured = i == 2 || i == 3;
     EXPECT_EQ(row.counters[energy_], measured ? std::optional(kJoulesPerWindow) : std::nullopt) << "row " << i;
@@ -149,7 +149,7 @@ TEST_F(OutputCounterTableTest, AnAddedRowIsAStoreColumnWrittenAndReadBackAndInTh
   EXPECT_EQ(report["gpus"][0]["power_w"], kPowerW);
   EXPECT_TRUE(report["gpus"][1]["power_w"].is_null());
   // The built-in table stores no power: the same store reads without it.
-  auto builtin = ofu::sinks::ReadHistory(options.path, {});
+  auto builtin = ofu::history::ReadHistory(options.path, {});
   ASSERT_TRUE(builtin.ok()) << builtin.error().message;
   const json without = json::parse(ofu::analysis::RenderJson(ofu::analysis::BuildStoreReport(*builtin, *specs)));
   EXPECT_TRUE(without["gpus"][0]["power_w"].is_null());
@@ -207,18 +207,18 @@ TEST_F(OutputCounterTableTest, AnAddedRowIsReadFromPrometheus) {
   int port = 0;
   ASSERT_TRUE(ofu::testing::ServeBackfilled(prometheus_, dir_, Write("counters.om", OpenMetricsOf(renders)), port));
 
-  ofu::sinks::HistoryQuery query;
+  ofu::history::HistoryQuery query;
   query.since_s = kT0;
   query.until_s = kT0 + 4 * kWindowS;
-  ofu::analysis::PrometheusQueryOptions read;
+  ofu::history::PrometheusQueryOptions read;
   read.counters = &table_;
-  auto history = ofu::analysis::ReadPrometheusHistory(fmt::format("http://127.0.0.1:{}", port), query, read);
+  auto history = ofu::history::ReadPrometheusHistory(fmt::format("http://127.0.0.1:{}", port), query, read);
   ASSERT_TRUE(history.ok()) << history.error().message;
   ASSERT_EQ(history->gpus.size(), 2u);
   EXPECT_EQ(history->gpus[0].uuid, "GPU-a");
   // Rows between scrapes: k = 1..2, 2..3, 3..4 per GPU.
   ASSERT_EQ(history->windows.size(), 6u);
-  for (const ofu::sinks::StoredWindow& row : history->windows) {
+  for (const ofu::history::StoredWindow& row : history->windows) {
     const bool a = row.gpu_id == history->gpus[0].id;
     EXPECT_EQ(row.counters[energy_], a ? std::optional(kJoulesPerWindow) : std::nullopt) << row.end_s;
     EXPECT_EQ(row.counters.observed_s(), kWindowS) << row.end_s;

@@ -13,10 +13,10 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include "ofu/analysis/prometheus_client.h"
+#include "ofu/history/prometheus_client.h"
 #include "support/loopback_http_server.h"
 
-namespace ofu::analysis {
+namespace ofu::history {
 namespace {
 
 class PrometheusPieces : public ::testing::Test {
@@ -116,4 +116,4 @@ TEST_F(PrometheusPieces, ARefusalHalvesThePieceAndLowersThePlan) {
 }
 
 }  // namespace
-}  // namespace ofu::analysis
+}  // namespace ofu::history

@@ -18,10 +18,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/analysis/prometheus_totals.h"
 #include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/history/prometheus_totals.h"
 #include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
 #include "support/cli_runner.h"
@@ -197,12 +197,12 @@ TEST_F(PrometheusResets, AJobMissingFromAScrapeLeavesItsGpuToTheStepSums) {
   // The spans found at coarse steps of 300 s instead of 60 s (at most 2
   // over the 542 s range: 60 × ceil(271 / 60)), as a week's range has them:
   // the same hand values.
-  ofu::analysis::PrometheusTotalsOptions coarse;
+  ofu::history::PrometheusTotalsOptions coarse;
   coarse.max_coarse_steps = 2;
-  ofu::sinks::HistoryQuery query;
+  ofu::history::HistoryQuery query;
   query.since_s = kT0 - 1;
   query.until_s = kT0 + 60 * 9 + 1;
-  auto totals = ofu::analysis::ReadPrometheusTotals(fmt::format("http://127.0.0.1:{}", port), query, coarse);
+  auto totals = ofu::history::ReadPrometheusTotals(fmt::format("http://127.0.0.1:{}", port), query, coarse);
   ASSERT_TRUE(totals.ok()) << totals.error().message;
   auto specs = ofu::GpuSpecDatabase::Embedded();
   ASSERT_TRUE(specs.ok());

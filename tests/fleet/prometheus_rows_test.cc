@@ -9,14 +9,14 @@
 
 #include <gtest/gtest.h>
 
-#include "ofu/analysis/prometheus_history.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/history/prometheus_history.h"
 
 namespace {
 
-using ofu::analysis::CounterSamples;
-using ofu::analysis::RowsOfCounterSamples;
+using ofu::history::CounterSamples;
+using ofu::history::RowsOfCounterSamples;
 
 constexpr const char* kObserved = "ofu_observed_seconds_total";
 constexpr const char* kUtilized = "ofu_utilized_seconds_total";
@@ -105,9 +105,9 @@ TEST(PrometheusRows, OfuWeighsObservedSecondsNotSpans) {
   samples["ofu_busy_seconds_total"] = samples[kObserved];
   samples["ofu_busy_utilized_seconds_total"] = samples[kUtilized];
   samples["ofu_tensor_active_seconds_total"] = {{1000, 0}, {1060, 30}, {1600, 90}, {1660, 15}};
-  ofu::sinks::StoredHistory history;
+  ofu::history::StoredHistory history;
   history.path = "hand";
-  ofu::sinks::StoredGpu gpu;
+  ofu::history::StoredGpu gpu;
   gpu.id = 1;
   gpu.uuid = "GPU-hand";
   gpu.model = "NVIDIA H100 80GB HBM3";
@@ -133,15 +133,15 @@ TEST(PrometheusRows, OfuWeighsObservedSecondsNotSpans) {
 // 20.16 scrapes, so 21 × 15 = 315 s. A day at 15 s (5,760) gives 43.2 s,
 // 2.88 scrapes, so 45 s. 6 h at 15 s (1,440) stays at every scrape.
 TEST(PrometheusStep, ChosenFromTheRangeOrAsked) {
-  ofu::analysis::PrometheusQueryOptions options;
-  EXPECT_EQ(ofu::analysis::StepOf(options, 604800, 40320), 315);
-  EXPECT_EQ(ofu::analysis::StepOf(options, 86400, 5760), 45);
-  EXPECT_EQ(ofu::analysis::StepOf(options, 21600, 1440), 0);
-  EXPECT_EQ(ofu::analysis::StepOf(options, 21600, 2000), 0);
+  ofu::history::PrometheusQueryOptions options;
+  EXPECT_EQ(ofu::history::StepOf(options, 604800, 40320), 315);
+  EXPECT_EQ(ofu::history::StepOf(options, 86400, 5760), 45);
+  EXPECT_EQ(ofu::history::StepOf(options, 21600, 1440), 0);
+  EXPECT_EQ(ofu::history::StepOf(options, 21600, 2000), 0);
   options.auto_step_points = 100;
-  EXPECT_EQ(ofu::analysis::StepOf(options, 21600, 1440), 225);  // 216 s = 14.4 scrapes -> 15
+  EXPECT_EQ(ofu::history::StepOf(options, 21600, 1440), 225);  // 216 s = 14.4 scrapes -> 15
   options.step_s = 0;
-  EXPECT_EQ(ofu::analysis::StepOf(options, 604800, 40320), 0);
+  EXPECT_EQ(ofu::history::StepOf(options, 604800, 40320), 0);
   options.step_s = 60;
-  EXPECT_EQ(ofu::analysis::StepOf(options, 604800, 40320), 60);
+  EXPECT_EQ(ofu::history::StepOf(options, 604800, 40320), 60);
 }

@@ -47,15 +47,15 @@ TEST(Classify, CharacteristicRatios) {
 }
 
 // One GPU, one 10 s window at OFU 0.4, job A on it.
-ofu::sinks::StoredHistory OneJob() {
-  ofu::sinks::StoredHistory h;
+ofu::history::StoredHistory OneJob() {
+  ofu::history::StoredHistory h;
   h.path = "synthetic";
-  ofu::sinks::StoredGpu gpu;
+  ofu::history::StoredGpu gpu;
   gpu.id = 1;
   gpu.uuid = "GPU-a";
   gpu.sku = "h100-sxm5";
   h.gpus.push_back(gpu);
-  ofu::sinks::StoredWindow w;
+  ofu::history::StoredWindow w;
   w.gpu_id = 1;
   w.end_s = 10;
   w.span_s = w.up_s = 10;
@@ -64,7 +64,7 @@ ofu::sinks::StoredHistory OneJob() {
   w.counters.Set(ofu::kCounterUtilized, 4);
   w.counters.Set(ofu::kCounterBusyUtilized, 4);
   h.windows.push_back(w);
-  ofu::sinks::StoredJob job;
+  ofu::history::StoredJob job;
   job.gpu_id = 1;
   job.job_id = "A";
   job.start_s = 0;
@@ -76,7 +76,7 @@ ofu::sinks::StoredHistory OneJob() {
 // OneJob(), the embedded spec database and the store report of the two.
 class ReconcileOneJob : public ::testing::Test {
  protected:
-  const ofu::sinks::StoredHistory history = OneJob();
+  const ofu::history::StoredHistory history = OneJob();
   const ofu::GpuSpecDatabase specs = *ofu::GpuSpecDatabase::Embedded();
   const StoreReport store = BuildStoreReport(history, specs);
 };

@@ -58,7 +58,7 @@ int Count(const std::string& text, const std::string& needle) {
 // the scatter (two flagged) and two markers, all synthetic; and the GEMM
 // findings of one real trace (real_trace_findings.h), as --trace adds them.
 ofu::analysis::HtmlReportView SyntheticView() {
-  ofu::sinks::StoredHistory history;
+  ofu::history::StoredHistory history;
   history.path = "synthetic.sqlite";
   history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3", "node-a"),
                   Gpu(2, "a100", "NVIDIA A100-SXM4-40GB", "node-b")};
@@ -173,7 +173,7 @@ TEST_F(HtmlRender, DrawsEverySectionWithoutScriptErrors) {
 // FP32 line and the CUDA-core advice; job BF16, without pipe counters, gets
 // dashes and nothing else. One browser launch.
 TEST_F(HtmlRender, NonTensorFiguresAndAdviceWhereMeasuredOnly) {
-  const ofu::sinks::StoredHistory history = ofu::testing::SgemmAndBf16Jobs();
+  const ofu::history::StoredHistory history = ofu::testing::SgemmAndBf16Jobs();
   const auto specs = *ofu::GpuSpecDatabase::Embedded();
   ofu::analysis::HtmlReportOptions options;
   options.title = "Synthetic CUDA-core job";

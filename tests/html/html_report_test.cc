@@ -21,7 +21,7 @@ using ofu::analysis::HtmlReportOptions;
 using ofu::analysis::HtmlReportView;
 using ofu::analysis::RenderHtmlReport;
 using ofu::analysis::TimelinePoint;
-using ofu::sinks::StoredHistory;
+using ofu::history::StoredHistory;
 using ofu::testing::Gpu;
 using ofu::testing::Job;
 using ofu::testing::Row;
@@ -101,7 +101,7 @@ TEST(HtmlReportBuckets, DownsampledRowCountsAsTheWindowsItSums) {
   StoredHistory history;
   history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3")};
   auto downsampled = Row(1, 1800, 30, 40, 60);
-  downsampled.flags |= ofu::sinks::kHistoryDownsampled;
+  downsampled.flags |= ofu::history::kHistoryDownsampled;
   history.windows = {downsampled, Row(1, 1801, 1, 1)};
   const HtmlReportView view = BuildHtmlReportView(history, BuildStoreReport(history, Specs()), Options(500));
   EXPECT_EQ(view.bucket_s, 60);

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 
 namespace ofu::testing {
 
@@ -24,9 +24,9 @@ inline nlohmann::json DataOf(const std::string& html) {
 
 // A stored row of `span_s` seconds ending at `end_s`, with `utilized_s`
 // over `observed_s` (observed 0: no OFU in it), all of it busy.
-inline sinks::StoredWindow Row(std::int64_t gpu_id, double end_s, double utilized_s, double observed_s,
-                               double span_s = 1) {
-  sinks::StoredWindow row;
+inline history::StoredWindow Row(std::int64_t gpu_id, double end_s, double utilized_s, double observed_s,
+                                 double span_s = 1) {
+  history::StoredWindow row;
   row.gpu_id = gpu_id;
   row.end_s = end_s;
   row.span_s = span_s;
@@ -36,13 +36,13 @@ inline sinks::StoredWindow Row(std::int64_t gpu_id, double end_s, double utilize
   row.counters.Set(kCounterBusyUtilized, utilized_s);
   row.counters.Set(kCounterTensorActive, utilized_s);
   row.up_s = span_s;
-  if (observed_s == 0) row.flags = sinks::kHistoryNoTensor;
+  if (observed_s == 0) row.flags = history::kHistoryNoTensor;
   return row;
 }
 
-inline sinks::StoredGpu Gpu(std::int64_t id, const std::string& sku, const std::string& model,
-                            const std::string& hostname = "synthetic-node") {
-  sinks::StoredGpu gpu;
+inline history::StoredGpu Gpu(std::int64_t id, const std::string& sku, const std::string& model,
+                              const std::string& hostname = "synthetic-node") {
+  history::StoredGpu gpu;
   gpu.id = id;
   gpu.uuid = "GPU-" + std::to_string(id);
   gpu.gpu_index = std::to_string(id - 1);
@@ -53,9 +53,9 @@ inline sinks::StoredGpu Gpu(std::int64_t id, const std::string& sku, const std::
   return gpu;
 }
 
-inline sinks::StoredJob Job(std::int64_t gpu_id, const std::string& job_id, double start_s, std::optional<double> end_s,
-                            const std::string& user = "alice") {
-  sinks::StoredJob job;
+inline history::StoredJob Job(std::int64_t gpu_id, const std::string& job_id, double start_s,
+                              std::optional<double> end_s, const std::string& user = "alice") {
+  history::StoredJob job;
   job.gpu_id = gpu_id;
   job.job_id = job_id;
   job.user = user;
@@ -74,7 +74,7 @@ inline sinks::StoredJob Job(std::int64_t gpu_id, const std::string& job_id, doub
 inline constexpr double kFp32Bound = 0.7 * 132 * 128 * 2 * 1.755e9 * 1e-12;  // 41.513472
 inline constexpr double kFp32Share = kFp32Bound / 66.9;
 
-inline sinks::StoredWindow WithFp32(sinks::StoredWindow row, double fp32, double bound_tflops, double share) {
+inline history::StoredWindow WithFp32(history::StoredWindow row, double fp32, double bound_tflops, double share) {
   row.counters.Set(kCounterFp32Active, fp32 * row.counters.observed_s());
   row.counters.Set(kCounterNonTensorTflop, bound_tflops * row.counters.observed_s());
   row.counters.Set(kCounterNonTensorPeak, share * row.counters.observed_s());
@@ -83,8 +83,8 @@ inline sinks::StoredWindow WithFp32(sinks::StoredWindow row, double fp32, double
 
 // Job SGEMM on GPU 1: OFU 0.02, FP32 pipe 0.7 (its matmuls on the CUDA cores).
 // Job BF16 on GPU 2: OFU 0.45, no CUDA-core counters at all. Four 60 s rows each.
-inline sinks::StoredHistory SgemmAndBf16Jobs() {
-  sinks::StoredHistory history;
+inline history::StoredHistory SgemmAndBf16Jobs() {
+  history::StoredHistory history;
   history.gpus = {Gpu(1, "h100-sxm5", "NVIDIA H100 80GB HBM3"), Gpu(2, "h100-sxm5", "NVIDIA H100 80GB HBM3")};
   for (int k = 1; k <= 4; ++k) {
     history.windows.push_back(WithFp32(Row(1, 1000 + 60 * k, 0.02 * 60, 60, 60), 0.7, kFp32Bound, kFp32Share));

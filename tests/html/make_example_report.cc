@@ -27,7 +27,7 @@
 
 #include "ofu/analysis/html_report.h"
 #include "ofu/core/gpu_spec.h"
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 #include "ofu/sinks/history_store.h"
 #include "ofu/sources/clock.h"
 
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
   }
   ofu::sources::FakeClock clock(kT0);
   if (const int rc = WriteStore(argv[1], clock); rc != 0) return rc;
-  auto history = ofu::sinks::ReadHistory(argv[1], {});
+  auto history = ofu::history::ReadHistory(argv[1], {});
   auto specs = ofu::GpuSpecDatabase::Embedded();
   if (!history.ok() || !specs.ok()) {
     fmt::print(stderr, "cannot read back {}\n", argv[1]);

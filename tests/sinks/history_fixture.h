@@ -17,7 +17,7 @@
 #include "ofu/sinks/history_store.h"
 #include "ofu/sinks/window_batch.h"
 
-namespace ofu::sinks {
+namespace ofu::history {
 
 // Readable failures: gtest prints a StoredWindow field by field.
 inline void PrintTo(const StoredWindow& w, std::ostream* os) {
@@ -29,7 +29,7 @@ inline void PrintTo(const StoredWindow& w, std::ostream* os) {
       << w.clock_windows << ", up_s " << w.up_s << ", flags " << w.flags << "}";
 }
 
-}  // namespace ofu::sinks
+}  // namespace ofu::history
 
 namespace ofu::testing {
 

@@ -1,8 +1,8 @@
-// The store's hourly rollups (sinks/history_rollup.h): made from hand-written
+// The store's hourly rollups (history/history_rollup.h): made from hand-written
 // rows, written by the agent's writer as hours close, and read by the report
 // instead of the windows, which must give the report the windows give. All
 // data synthetic (tests/sinks/history_fixture.h), with hand-computed answers.
-#include "ofu/sinks/history_rollup.h"
+#include "ofu/history/history_rollup.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -27,10 +27,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using ofu::Summarizer;
-using ofu::sinks::kRollupSpanS;
-using ofu::sinks::RollUp;
-using ofu::sinks::StoredRollup;
-using ofu::sinks::StoredWindow;
+using ofu::history::kRollupSpanS;
+using ofu::history::RollUp;
+using ofu::history::StoredRollup;
+using ofu::history::StoredWindow;
 using ofu::testing::Batch;
 using ofu::testing::ExpectSameReport;
 using ofu::testing::H100Window;
@@ -87,9 +87,9 @@ TEST(HistoryRollup, AnHourOfContiguousWindowsIsSummedWithItsOfuBins) {
   // Summed, they give a Summarizer what the windows give it (percentiles: within half a bin).
   Summarizer each, summed;
   for (const StoredWindow& row : rows) {
-    for (const ofu::OfuWindow& w : ofu::sinks::WindowsOfRow(row)) each.Add(w);
+    for (const ofu::OfuWindow& w : ofu::history::WindowsOfRow(row)) each.Add(w);
   }
-  summed.Add(ofu::sinks::TotalsOfRollup(*rollup));
+  summed.Add(ofu::history::TotalsOfRollup(*rollup));
   const ofu::Summary a = each.Finish(), b = summed.Finish();
   EXPECT_DOUBLE_EQ(*b.ofu, 900.0 / 2400);
   EXPECT_DOUBLE_EQ(*a.ofu, *b.ofu);
@@ -112,7 +112,7 @@ TEST(HistoryRollup, AnHourItCannotSumExactlyHasNone) {
     return RollUp(rows, kHour, end).has_value();
   };
   EXPECT_FALSE(with([](auto& r) { r[1].span_s = 1000; }));  // a gap before the second window
-  EXPECT_FALSE(with([](auto& r) { r[1].flags |= ofu::sinks::kHistoryDownsampled; }));
+  EXPECT_FALSE(with([](auto& r) { r[1].flags |= ofu::history::kHistoryDownsampled; }));
   EXPECT_FALSE(with([](auto& r) {
     r[1].counters.Set(ofu::kCounterFp32Active, std::nullopt);
   }));                                                                             // FP32 in one window, not the other
@@ -124,20 +124,21 @@ TEST(HistoryRollup, AnHourItCannotSumExactlyHasNone) {
 
 TEST(HistoryRollup, OfuBinsRoundTripAndABadBlobIsAnError) {
   const std::vector<std::pair<int, std::int64_t>> bins = {{0, 1}, {513, 240}, {2047, 70000}};
-  const std::string blob = ofu::sinks::EncodeOfuBins(bins);
+  const std::string blob = ofu::history::EncodeOfuBins(bins);
   ASSERT_EQ(blob.size(), 18u);
   const auto* data = reinterpret_cast<const unsigned char*>(blob.data());
-  auto back = ofu::sinks::DecodeOfuBins(data, blob.size());
+  auto back = ofu::history::DecodeOfuBins(data, blob.size());
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(*back, bins);
-  EXPECT_NE(ofu::sinks::DecodeOfuBins(data, 7).error().message.find("7 bytes, not a multiple of 6"), std::string::npos);
+  EXPECT_NE(ofu::history::DecodeOfuBins(data, 7).error().message.find("7 bytes, not a multiple of 6"),
+            std::string::npos);
   const unsigned char out_of_range[6] = {0x00, 0x08, 1, 0, 0, 0};  // bin 2048
-  EXPECT_NE(ofu::sinks::DecodeOfuBins(out_of_range, 6).error().message.find("bin 2048 out of range"),
+  EXPECT_NE(ofu::history::DecodeOfuBins(out_of_range, 6).error().message.find("bin 2048 out of range"),
             std::string::npos);
   const unsigned char zero[6] = {5, 0, 0, 0, 0, 0};
-  EXPECT_NE(ofu::sinks::DecodeOfuBins(zero, 6).error().message.find("count of 0"), std::string::npos);
+  EXPECT_NE(ofu::history::DecodeOfuBins(zero, 6).error().message.find("count of 0"), std::string::npos);
   const unsigned char descending[12] = {5, 0, 1, 0, 0, 0, 4, 0, 1, 0, 0, 0};
-  EXPECT_NE(ofu::sinks::DecodeOfuBins(descending, 12).error().message.find("bin 4 after bin 5"), std::string::npos);
+  EXPECT_NE(ofu::history::DecodeOfuBins(descending, 12).error().message.find("bin 4 after bin 5"), std::string::npos);
 }
 
 class HistoryRollupStore : public ::testing::Test {
@@ -195,18 +196,18 @@ TEST_F(HistoryRollupStore, TheAgentRollsUpEachHourAsItCloses) {
   EXPECT_EQ(QueryNumber(options_.path, "SELECT length(ofu_histogram)" + second), 6);
 
   // Read with rollups, the stream hands over the two hours summed, then the open hour's window.
-  auto stream = ofu::sinks::HistoryStream::Open(options_.path, {}, /*rollups=*/true);
+  auto stream = ofu::history::HistoryStream::Open(options_.path, {}, /*rollups=*/true);
   ASSERT_TRUE(stream.ok()) << stream.error().message;
   StoredWindow row;
   StoredRollup rollup;
   std::vector<double> ends;
-  for (auto item = (*stream)->Next(row, rollup); item.ok() && *item != ofu::sinks::HistoryStream::Item::kEnd;
+  for (auto item = (*stream)->Next(row, rollup); item.ok() && *item != ofu::history::HistoryStream::Item::kEnd;
        item = (*stream)->Next(row, rollup)) {
-    ends.push_back(*item == ofu::sinks::HistoryStream::Item::kRollup ? rollup.until_s : row.end_s);
+    ends.push_back(*item == ofu::history::HistoryStream::Item::kRollup ? rollup.until_s : row.end_s);
   }
   EXPECT_EQ(ends, (std::vector<double>{kHour + 3600, kHour + 7200, kHour + 7800}));
   // Reading it window by window would drop the rollups: refused.
-  auto reopened = ofu::sinks::HistoryStream::Open(options_.path, {}, /*rollups=*/true);
+  auto reopened = ofu::history::HistoryStream::Open(options_.path, {}, /*rollups=*/true);
   ASSERT_TRUE(reopened.ok());
   auto windows_only = (*reopened)->Next(row);
   ASSERT_FALSE(windows_only.ok());
@@ -285,7 +286,7 @@ TEST_F(HistoryRollupStore, TheReportFromRollupsIsTheReportFromTheWindows) {
   EXPECT_EQ(Rollups(), 12);
   auto specs = ofu::GpuSpecDatabase::Embedded();
   ASSERT_TRUE(specs.ok());
-  ofu::sinks::HistoryQuery all, cut, job;
+  ofu::history::HistoryQuery all, cut, job;
   cut.since_s = kHour + 1800;  // from the middle of hour 1 to the middle of hour 5
   cut.until_s = kHour + 16200;
   job.job_id = "J1";
@@ -294,7 +295,7 @@ TEST_F(HistoryRollupStore, TheReportFromRollupsIsTheReportFromTheWindows) {
   // the second half of hour 2, hour 3 and the first half of hour 4 on GPU-0
   // (3 rollups, 120 windows).
   struct Expected {
-    ofu::sinks::HistoryQuery query;
+    ofu::history::HistoryQuery query;
     int rollups, windows;
   };
   for (const auto& [query, rollups, windows] : {Expected{all, 12, 600}, Expected{cut, 8, 360}, Expected{job, 3, 120}}) {

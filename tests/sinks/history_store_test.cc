@@ -17,19 +17,19 @@
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/non_tensor.h"
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 #include "sinks/history_fixture.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using ofu::history::HistoryQuery;
+using ofu::history::ReadHistory;
+using ofu::history::StoredHistory;
+using ofu::history::StoredJob;
+using ofu::history::StoredWindow;
 using ofu::sinks::HistoryOptions;
-using ofu::sinks::HistoryQuery;
 using ofu::sinks::HistoryStore;
-using ofu::sinks::ReadHistory;
-using ofu::sinks::StoredHistory;
-using ofu::sinks::StoredJob;
-using ofu::sinks::StoredWindow;
 using ofu::testing::Batch;
 using ofu::testing::H100Window;
 using ofu::testing::LostWindow;
@@ -126,7 +126,7 @@ TEST_F(HistoryStoreTest, WindowsAreWrittenAndReadBackExactly) {
   invalid.end_s = 1002;
   invalid.span_s = 2;
   invalid.up_s = 2;
-  invalid.flags = ofu::sinks::kHistoryNoClock;
+  invalid.flags = ofu::history::kHistoryNoClock;
   EXPECT_EQ(history.windows[3], invalid);
 }
 
@@ -142,7 +142,7 @@ TEST_F(HistoryStoreTest, LostGpuWindowIsARowWithNothingObserved) {
   EXPECT_EQ(w.up_s, 0);
   EXPECT_EQ(w.span_s, 1);
   EXPECT_FALSE(w.clock_mhz);
-  EXPECT_EQ(w.flags, ofu::sinks::kHistoryGpuDown | ofu::sinks::kHistoryNoTensor | ofu::sinks::kHistoryNoClock);
+  EXPECT_EQ(w.flags, ofu::history::kHistoryGpuDown | ofu::history::kHistoryNoTensor | ofu::history::kHistoryNoClock);
 }
 
 TEST_F(HistoryStoreTest, JobIntervalsOpenCloseAndChange) {
@@ -428,7 +428,7 @@ TEST_F(HistoryStoreTest, ASchemaVersion1StoreIsReadAndUpgradedOnOpen) {
   with.pipes.hmma = 0.5;
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {with})).ok());
   EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"),
-            ofu::sinks::kHistorySchemaVersion);  // upgraded in turn to the newest (5)
+            ofu::history::kHistorySchemaVersion);  // upgraded in turn to the newest (5)
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.windows.size(), 2u);
   EXPECT_FALSE(upgraded.windows[0].counters[ofu::kCounterHmmaActive]);
@@ -487,7 +487,7 @@ TEST_F(HistoryStoreTest, ASchemaVersion3StoreIsUpgradedWithNullCudaCoreColumns) 
   with.window.non_tensor.fp32_active = 0.25;
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {with})).ok());
   EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"),
-            ofu::sinks::kHistorySchemaVersion);  // 4, then 5
+            ofu::history::kHistorySchemaVersion);  // 4, then 5
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.windows.size(), 2u);
   EXPECT_FALSE(upgraded.windows[0].counters[ofu::kCounterFp32Active]);  // not measured then: NULL
@@ -620,7 +620,7 @@ TEST_F(HistoryStoreTest, StreamHandsOverTheWindowsOneAtATime) {
     ASSERT_TRUE(store);
     ofu::testing::WriteTwoGpuJob(*store);
   }
-  auto stream = ofu::sinks::HistoryStream::Open(options_.path, {});
+  auto stream = ofu::history::HistoryStream::Open(options_.path, {});
   ASSERT_TRUE(stream.ok()) << stream.error().message;
   EXPECT_EQ((*stream)->history().gpus.size(), 2u);
   EXPECT_TRUE((*stream)->history().windows.empty());
@@ -639,7 +639,7 @@ TEST_F(HistoryStoreTest, StreamHandsOverTheWindowsOneAtATime) {
   auto again = (*stream)->Next(row);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(*again);
-  EXPECT_FALSE(ofu::sinks::HistoryStream::Open((dir_ / "missing.sqlite").string(), {}).ok());
+  EXPECT_FALSE(ofu::history::HistoryStream::Open((dir_ / "missing.sqlite").string(), {}).ok());
 }
 
 TEST(TimeArgument, UnixRfc3339AndRelative) {
@@ -682,7 +682,7 @@ TEST_F(HistoryStoreTest, AMigInstanceKeepsItsProfileAndInstanceAndAVersion2Store
   slice.identity.mig_instance = "3";
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {slice})).ok());
   EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"),
-            ofu::sinks::kHistorySchemaVersion);  // upgraded in turn to the newest (5)
+            ofu::history::kHistorySchemaVersion);  // upgraded in turn to the newest (5)
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.gpus.size(), 2u);
   EXPECT_EQ(upgraded.gpus[0].uuid, "GPU-0");

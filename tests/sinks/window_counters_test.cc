@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 #include "ofu/sinks/history_store.h"
 #include "ofu/sinks/metrics_state.h"
 #include "sinks/history_fixture.h"

@@ -1,6 +1,6 @@
 // Two reports' JSON compared number by number, for a report read another
 // way that must agree to rounding (a store's hourly rollups instead of its
-// windows: sinks/history_rollup.h).
+// windows: history/history_rollup.h).
 #pragma once
 
 #include <algorithm>

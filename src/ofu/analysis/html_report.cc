@@ -18,10 +18,10 @@
 namespace ofu::analysis {
 namespace {
 
+using history::StoredGpu;
+using history::StoredJob;
+using history::StoredWindow;
 using nlohmann::json;
-using sinks::StoredGpu;
-using sinks::StoredJob;
-using sinks::StoredWindow;
 
 // Rows of one GPU, in end_s order (ReadHistory's order).
 using GpuRows = std::vector<const StoredWindow*>;
@@ -134,7 +134,7 @@ void AddSkus(std::map<std::string, SkuSums>& skus, HtmlReportView& view) {
 
 // Per GPU: its timeline, and its rows into its SKU's distribution. The
 // heaviest timelines go into the view; returns each GPU's share.
-ShareByGpu AddGpusAndSkus(const sinks::StoredHistory& history, const StoreReport& totals, RowsByGpu& rows_of,
+ShareByGpu AddGpusAndSkus(const history::StoredHistory& history, const StoreReport& totals, RowsByGpu& rows_of,
                           const HtmlReportOptions& options, HtmlReportView& view) {
   std::map<std::string, SkuSums> skus;
   ShareByGpu share_of;
@@ -182,7 +182,7 @@ ShareByGpu AddGpusAndSkus(const sinks::StoredHistory& history, const StoreReport
 
 // Per job: the rows of its GPUs inside its intervals, all GPUs together;
 // the heaviest jobs' timelines go into the view.
-void AddJobs(const sinks::StoredHistory& history, const StoreReport& totals, RowsByGpu& rows_of, ShareByGpu& share_of,
+void AddJobs(const history::StoredHistory& history, const StoreReport& totals, RowsByGpu& rows_of, ShareByGpu& share_of,
              const HtmlReportOptions& options, HtmlReportView& view) {
   std::map<std::string, BucketSums> job_buckets;
   for (const StoredJob& job : history.jobs) {
@@ -205,7 +205,7 @@ void AddJobs(const sinks::StoredHistory& history, const StoreReport& totals, Row
 // The CUDA-core advice of every job and then every GPU (cuda_core_advice.h),
 // at most options.max_advice of it. A job is judged on its totals; its gain
 // uses its GPUs' spec when they all have the same one.
-void AddCudaCoreAdvice(const sinks::StoredHistory& history, const StoreReport& totals, ShareByGpu& share_of,
+void AddCudaCoreAdvice(const history::StoredHistory& history, const StoreReport& totals, ShareByGpu& share_of,
                        const HtmlReportOptions& options, HtmlReportView& view) {
   std::map<std::int64_t, const GpuSpec*> spec_of;
   for (std::size_t i = 0; i < history.gpus.size(); ++i) spec_of[history.gpus[i].id] = totals.report.gpus[i].spec;
@@ -252,7 +252,7 @@ double ChooseBucketSeconds(double range_s, double longest_row_s, std::size_t max
   return std::ceil(at_least / 86400) * 86400;
 }
 
-HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const StoreReport& totals,
+HtmlReportView BuildHtmlReportView(const history::StoredHistory& history, const StoreReport& totals,
                                    const HtmlReportOptions& options) {
   HtmlReportView view;
   view.title = options.title;

@@ -73,7 +73,7 @@
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/non_tensor.h"
 // Header-only dependency on the stored row types; no link dependency.
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 
 namespace ofu::analysis {
 
@@ -229,7 +229,7 @@ struct HtmlReportView {
   std::string source;
   double generated_at_s = 0;
   bool synthetic = false;
-  sinks::HistoryQuery query;  // the range and job asked for
+  history::HistoryQuery query;  // the range and job asked for
   // The rows' range (first row start, last row end); absent without rows.
   std::optional<double> start_s;
   std::optional<double> end_s;
@@ -263,7 +263,7 @@ struct HtmlReportView {
 // BuildStoreReport of the same history: job totals and per-GPU OFU come from
 // it, so they match `ofu report --store`, and a caller that also runs the
 // analyses builds it once. Both are only read during the call.
-HtmlReportView BuildHtmlReportView(const sinks::StoredHistory& history, const StoreReport& totals,
+HtmlReportView BuildHtmlReportView(const history::StoredHistory& history, const StoreReport& totals,
                                    const HtmlReportOptions& options);
 
 // The bucket width for rows spanning `range_s` seconds whose longest row is

@@ -241,7 +241,7 @@ Classification ClassifyRatio(double ratio, std::optional<bool> recompute, const 
           {}};
 }
 
-ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport& store, const formats::MfuLog& log,
+ReconcileReport Reconcile(const history::StoredHistory& history, const StoreReport& store, const formats::MfuLog& log,
                           const std::map<std::string, formats::JobCorrection>& corrections,
                           const GpuSpecDatabase* specs, const ReconcileOptions& options) {
   ReconcileReport out;
@@ -253,9 +253,9 @@ ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport
   for (const JobTotals& job : store.jobs) totals[job.job_id] = &job;
   // Each job's SKUs (the GPUs it had).
   std::map<std::int64_t, std::string> sku_of;
-  for (const sinks::StoredGpu& gpu : history.gpus) sku_of[gpu.id] = gpu.sku;
+  for (const history::StoredGpu& gpu : history.gpus) sku_of[gpu.id] = gpu.sku;
   std::map<std::string, std::set<std::string>> skus_of_job;
-  for (const sinks::StoredJob& job : history.jobs) skus_of_job[job.job_id].insert(sku_of[job.gpu_id]);
+  for (const history::StoredJob& job : history.jobs) skus_of_job[job.job_id].insert(sku_of[job.gpu_id]);
 
   std::set<std::string> in_log;
   for (const formats::ReportedMfu& reported : log.jobs) {

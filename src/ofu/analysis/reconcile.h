@@ -131,7 +131,7 @@ struct ReconcileReport {
 
 // `specs` may be null (no throughput_mfu then). `history` gives each job's
 // GPUs' SKU; `store` the job totals (BuildStoreReport of the same history).
-ReconcileReport Reconcile(const sinks::StoredHistory& history, const StoreReport& store, const formats::MfuLog& log,
+ReconcileReport Reconcile(const history::StoredHistory& history, const StoreReport& store, const formats::MfuLog& log,
                           const std::map<std::string, formats::JobCorrection>& corrections,
                           const GpuSpecDatabase* specs, const ReconcileOptions& options);
 

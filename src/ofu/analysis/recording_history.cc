@@ -3,15 +3,15 @@
 #include <cstdint>
 #include <utility>
 
-#include "ofu/sinks/history_store.h"
+#include "ofu/history/row_of_window.h"
 
 namespace ofu::analysis {
 
-sinks::StoredHistory HistoryOfRecording(const Report& report) {
-  sinks::StoredHistory history;
+history::StoredHistory HistoryOfRecording(const Report& report) {
+  history::StoredHistory history;
   history.path = report.source_name;
   for (const GpuReport& gpu : report.gpus) {
-    sinks::StoredGpu stored;
+    history::StoredGpu stored;
     stored.id = static_cast<std::int64_t>(history.gpus.size()) + 1;
     stored.uuid = gpu.identity.uuid.empty() ? gpu.identity.key : gpu.identity.uuid;
     stored.gpu_index = gpu.identity.gpu_index;
@@ -22,11 +22,10 @@ sinks::StoredHistory HistoryOfRecording(const Report& report) {
       stored.architecture = gpu.spec->architecture;
     }
     for (const OfuWindow& w : gpu.windowed.windows) {
-      sinks::GpuWindow window;
-      window.identity = gpu.identity;
-      window.sku = stored.sku;
-      window.window = w;
-      sinks::StoredWindow row = sinks::RowOfWindow(window, w.end_s, w.end_s - w.start_s);
+      // A recording's GPU answered in every window it has; it has no pipes.
+      history::StoredWindow row = history::RowOfWindow(w, TensorPipes{},
+                                                       {.up = true, .known_model = !stored.sku.empty()}, w.end_s,
+                                                       w.end_s - w.start_s);
       row.gpu_id = stored.id;
       history.windows.push_back(row);
       stored.last_end_s = w.end_s;

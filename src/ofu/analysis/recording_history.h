@@ -4,7 +4,7 @@
 //
 // One StoredGpu per GPU of the report, with ids 1, 2, ... in report order;
 // its uuid is the GPU's UUID, or its key when the recording has none. One
-// StoredWindow per window, made by the store's own rule (sinks::RowOfWindow)
+// StoredWindow per window, made by the store's own rule (history::RowOfWindow)
 // with the window's span as its length. No jobs: a recording does not say
 // which job ran.
 //
@@ -12,11 +12,11 @@
 #pragma once
 
 #include "ofu/analysis/report.h"
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 
 namespace ofu::analysis {
 
 // `path` of the result is the report's source name.
-sinks::StoredHistory HistoryOfRecording(const Report& report);
+history::StoredHistory HistoryOfRecording(const Report& report);
 
 }  // namespace ofu::analysis

@@ -78,14 +78,14 @@ std::vector<std::string> GpusOf(const std::vector<const GpuChange*>& group) {
 // The history's jobs, indexed: (job, GPU) -> the job's intervals there;
 // job -> its name and its first start.
 struct JobIndex {
-  std::map<std::pair<std::string, std::int64_t>, std::vector<const sinks::StoredJob*>> intervals;
+  std::map<std::pair<std::string, std::int64_t>, std::vector<const history::StoredJob*>> intervals;
   std::map<std::string, std::string> name_of;
   std::map<std::string, double> start_of;
 };
 
-JobIndex IndexJobs(const sinks::StoredHistory& history) {
+JobIndex IndexJobs(const history::StoredHistory& history) {
   JobIndex index;
-  for (const sinks::StoredJob& job : history.jobs) {
+  for (const history::StoredJob& job : history.jobs) {
     index.intervals[{job.job_id, job.gpu_id}].push_back(&job);
     index.name_of[job.job_id] = job.job_name;
     auto [it, inserted] = index.start_of.emplace(job.job_id, job.start_s);
@@ -109,11 +109,11 @@ struct JobTimeline {
       {"hmma", kCounterHmmaActive, {}, {}}, {"imma", kCounterImmaActive, {}, {}}, {"dfma", kCounterDfmaActive, {}, {}}};
 };
 
-JobTimeline TimelineOf(const std::vector<const sinks::StoredJob*>& spans,
-                       const std::vector<const sinks::StoredWindow*>& rows) {
+JobTimeline TimelineOf(const std::vector<const history::StoredJob*>& spans,
+                       const std::vector<const history::StoredWindow*>& rows) {
   JobTimeline timeline;
-  for (const sinks::StoredWindow* row : rows) {
-    const bool inside = std::any_of(spans.begin(), spans.end(), [&](const sinks::StoredJob* j) {
+  for (const history::StoredWindow* row : rows) {
+    const bool inside = std::any_of(spans.begin(), spans.end(), [&](const history::StoredJob* j) {
       return row->end_s > j->start_s && (!j->end_s || row->end_s <= *j->end_s);
     });
     if (!inside || row->counters.observed_s() <= 0) continue;
@@ -274,12 +274,12 @@ RegressScanner::RegressScanner(const RegressOptions& options) : state_(std::make
 
 RegressScanner::~RegressScanner() = default;
 
-void RegressScanner::Add(const sinks::StoredHistory& batch) {
+void RegressScanner::Add(const history::StoredHistory& batch) {
   State& s = *state_;
   std::map<std::int64_t, std::string> uuid_of;
-  for (const sinks::StoredGpu& gpu : batch.gpus) uuid_of[gpu.id] = gpu.uuid;
-  std::map<std::int64_t, std::vector<const sinks::StoredWindow*>> rows_of;
-  for (const sinks::StoredWindow& row : batch.windows) rows_of[row.gpu_id].push_back(&row);
+  for (const history::StoredGpu& gpu : batch.gpus) uuid_of[gpu.id] = gpu.uuid;
+  std::map<std::int64_t, std::vector<const history::StoredWindow*>> rows_of;
+  for (const history::StoredWindow& row : batch.windows) rows_of[row.gpu_id].push_back(&row);
   const JobIndex jobs = IndexJobs(batch);
   for (const auto& [job_id, name] : jobs.name_of) s.name_of[job_id] = name;
   for (const auto& [job_id, start] : jobs.start_of) {
@@ -318,7 +318,7 @@ RegressReport RegressScanner::Finish(const std::string& source, const StoreRepor
   return report;
 }
 
-RegressReport ScanRegressions(const sinks::StoredHistory& history, const StoreReport& store,
+RegressReport ScanRegressions(const history::StoredHistory& history, const StoreReport& store,
                               const RegressOptions& options) {
   RegressScanner scanner(options);
   scanner.Add(history);

@@ -120,7 +120,7 @@ struct RegressReport {
   std::vector<std::string> notes;
 };
 
-RegressReport ScanRegressions(const sinks::StoredHistory& history, const StoreReport& store,
+RegressReport ScanRegressions(const history::StoredHistory& history, const StoreReport& store,
                               const RegressOptions& options);
 
 // ScanRegressions in parts, so that a fleet's scan holds one batch of GPUs'
@@ -136,7 +136,7 @@ class RegressScanner {
   RegressScanner(const RegressScanner&) = delete;
   RegressScanner& operator=(const RegressScanner&) = delete;
 
-  void Add(const sinks::StoredHistory& batch);
+  void Add(const history::StoredHistory& batch);
   RegressReport Finish(const std::string& source, const StoreReport& store);
 
  private:

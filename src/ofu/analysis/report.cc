@@ -190,4 +190,20 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
   return report;
 }
 
+Status CheckReportHasOfu(const Report& report, const std::string& input, std::size_t samples_read) {
+  if (report.gpus.empty()) {
+    return Error::NoData(
+        "{}: no GPU counters found (read {} samples, none from "
+        "dcgm-exporter metrics ofu knows). {}",
+        input, samples_read, MissingCountersAdvice(true, true));
+  }
+  if (!report.overall.ofu) {
+    return Error::NoData(
+        "{}: no GPU has both tensor activity and SM clock with a known "
+        "model, so no OFU could be computed (see the notes above)",
+        input);
+  }
+  return OkStatus();
+}
+
 }  // namespace ofu::analysis

@@ -116,6 +116,10 @@ std::string MissingCountersAdvice(bool tensor_missing, bool clock_missing);
 // unknown). Error only with `strict` and a model the database lacks.
 Status ResolveSpec(GpuReport& gpu, const GpuSpecDatabase& specs, bool strict);
 
+// kNoData when the recording at `input` gave no GPU (naming how many
+// samples it read and the counters to enable) or no GPU an OFU. OK otherwise.
+Status CheckReportHasOfu(const Report& report, const std::string& input, std::size_t samples_read);
+
 // `specs` must outlive the returned report (GpuReport::spec points into it).
 Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDatabase& specs,
                            const ReportOptions& options);

@@ -14,18 +14,18 @@
 #include <fmt/format.h>
 
 #include "ofu/core/gpu_share.h"
-#include "ofu/sinks/history_rollup.h"
+#include "ofu/history/history_rollup.h"
 
 namespace ofu::analysis {
 namespace {
 
-using sinks::ForEachWindowOfRow;
-using sinks::StoredGpu;
-using sinks::StoredJob;
-using sinks::StoredRollup;
-using sinks::StoredWindow;
+using history::ForEachWindowOfRow;
+using history::StoredGpu;
+using history::StoredJob;
+using history::StoredRollup;
+using history::StoredWindow;
 
-bool IsDownsampled(const StoredWindow& row) { return (row.flags & sinks::kHistoryDownsampled) != 0; }
+bool IsDownsampled(const StoredWindow& row) { return (row.flags & history::kHistoryDownsampled) != 0; }
 
 bool InInterval(double end_s, const StoredJob& job) {
   return end_s > job.start_s && (!job.end_s || end_s <= *job.end_s);
@@ -153,20 +153,20 @@ class GpuRows {
       return;
     }
     const double start = row.end_s - row.span_s;
-    if (start > previous_end_ + sinks::kContiguousWindowsS) gpu_.windowed.gaps.push_back({previous_end_, start});
+    if (start > previous_end_ + history::kContiguousWindowsS) gpu_.windowed.gaps.push_back({previous_end_, start});
     previous_end_ = row.end_s;
   }
 
   // An hour of windows, or a part of one, summed (history_rollup.h): what
   // adding each of them would do, with the gaps before and after it.
   void Add(const StoredRollup& rollup) {
-    const sinks::StoredWindow& total = rollup.total;
-    const WindowTotals totals = sinks::TotalsOfRollup(rollup);
+    const history::StoredWindow& total = rollup.total;
+    const WindowTotals totals = history::TotalsOfRollup(rollup);
     summarizer_.Add(totals);
     overall_.AddTotals(gpu_, totals);
     down_s_ += total.span_s - total.up_s;
     without_ofu_s_ += total.up_s - total.counters.observed_s();  // up_s >= observed_s in each of its windows
-    if (rollup.first_start_s > previous_end_ + sinks::kContiguousWindowsS) {
+    if (rollup.first_start_s > previous_end_ + history::kContiguousWindowsS) {
       gpu_.windowed.gaps.push_back({previous_end_, rollup.first_start_s});
     }
     previous_end_ = total.end_s;
@@ -260,7 +260,7 @@ using SharesById = std::map<std::int64_t, std::optional<double>>;
 // its intervals clipped to the range (an interval still open ends at its
 // GPU's newest window). Rows are added by the caller, for the intervals
 // whose GPU has a share.
-std::map<std::string, JobSums> JobSumsOf(const sinks::StoredHistory& history, const SharesById& share_of) {
+std::map<std::string, JobSums> JobSumsOf(const history::StoredHistory& history, const SharesById& share_of) {
   std::map<std::string, JobSums> jobs;
   std::map<std::int64_t, std::optional<double>> last_end;
   for (const StoredGpu& gpu : history.gpus) last_end[gpu.id] = gpu.last_end_s;
@@ -326,7 +326,7 @@ class GpuIntervals {
 }  // namespace
 
 struct StoreReportBuilder::State {
-  const sinks::StoredHistory& head;
+  const history::StoredHistory& head;
   StoreReport out;
   OverallBuilder overall;
   SharesById share_of;
@@ -341,7 +341,7 @@ struct StoreReportBuilder::State {
 
   const OutputCounterTable& counters;
 
-  State(const sinks::StoredHistory& h, const OutputCounterTable& c) : head(h), counters(c) {}
+  State(const history::StoredHistory& h, const OutputCounterTable& c) : head(h), counters(c) {}
 
   // The index of the GPU `gpu_id`, made the one being read; absent when head
   // does not list it or it is finished already (a row out of order).
@@ -369,7 +369,7 @@ struct StoreReportBuilder::State {
   }
 };
 
-StoreReportBuilder::StoreReportBuilder(const sinks::StoredHistory& head, const GpuSpecDatabase& specs,
+StoreReportBuilder::StoreReportBuilder(const history::StoredHistory& head, const GpuSpecDatabase& specs,
                                        const OutputCounterTable& counters)
     : state_(std::make_unique<State>(head, counters)) {
   State& st = *state_;
@@ -415,7 +415,7 @@ void StoreReportBuilder::Add(const StoredRollup& rollup) {
   st.rows += rollup.windows;
   ++st.out.rollups;
   st.out.windows_in_rollups += rollup.windows;
-  // Its windows are full-resolution ones (sinks::RollUp).
+  // Its windows are full-resolution ones (history::RollUp).
   if (!st.first_span_s) st.first_span_s = rollup.first_span_s;
   if (!st.first_full_span_s) st.first_full_span_s = rollup.first_span_s;
   const std::optional<std::size_t> index = st.Start(rollup.total.gpu_id);
@@ -442,7 +442,7 @@ StoreReport StoreReportBuilder::Finish() {
   return std::move(st.out);
 }
 
-StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs,
+StoreReport BuildStoreReport(const history::StoredHistory& history, const GpuSpecDatabase& specs,
                              const OutputCounterTable& counters) {
   // GPU by GPU, each GPU's rows in the order given.
   std::map<std::int64_t, std::vector<const StoredWindow*>> rows_of;
@@ -462,18 +462,18 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
   return builder.Finish();
 }
 
-Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const sinks::HistoryQuery& query,
+Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const history::HistoryQuery& query,
                                             const GpuSpecDatabase& specs, const StoreReadOptions& options) {
-  OFU_ASSIGN_OR_RETURN(auto stream, sinks::HistoryStream::Open(path, query, options.rollups));
+  OFU_ASSIGN_OR_RETURN(auto stream, history::HistoryStream::Open(path, query, options.rollups));
   StreamedStoreReport out;
   out.head = stream->history();
   StoreReportBuilder builder(out.head, specs);
   StoredWindow row;
   StoredRollup rollup;
   while (true) {
-    OFU_ASSIGN_OR_RETURN(sinks::HistoryStream::Item item, stream->Next(row, rollup));
-    if (item == sinks::HistoryStream::Item::kEnd) break;
-    if (item == sinks::HistoryStream::Item::kWindow) {
+    OFU_ASSIGN_OR_RETURN(history::HistoryStream::Item item, stream->Next(row, rollup));
+    if (item == history::HistoryStream::Item::kEnd) break;
+    if (item == history::HistoryStream::Item::kWindow) {
       builder.Add(row);
     } else {
       builder.Add(rollup);
@@ -485,8 +485,8 @@ Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const sinks
   return out;
 }
 
-StoreReport BuildTotalsReport(const HistoryTotals& totals, const GpuSpecDatabase& specs) {
-  const sinks::StoredHistory& history = totals.history;
+StoreReport BuildTotalsReport(const history::HistoryTotals& totals, const GpuSpecDatabase& specs) {
+  const history::StoredHistory& history = totals.history;
   StoreReport out;
   out.query = history.query;
   out.method = "counters";

@@ -44,7 +44,9 @@
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
 // The stored row types, and HistoryStream for ReadStoreReport.
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
+// HistoryTotals, the sums BuildTotalsReport reports.
+#include "ofu/history/prometheus_totals.h"
 
 namespace ofu::analysis {
 
@@ -64,7 +66,7 @@ struct JobTotals {
 
 struct StoreReport {
   Report report;  // source_name is the store's path
-  sinks::HistoryQuery query;
+  history::HistoryQuery query;
   std::vector<JobTotals> jobs;  // by job id
   // How the figures were made: "windows" (summed here from the rows of the
   // store, or from Prometheus's raw samples) or "counters" (Prometheus summed
@@ -76,7 +78,7 @@ struct StoreReport {
   // history's StoredHistory::step_s.
   double step_s = 0;
   // > 0: this many of the windows were read as `rollups` hourly sums of the
-  // store (sinks/history_rollup.h): percentiles within half a histogram bin.
+  // store (history/history_rollup.h): percentiles within half a histogram bin.
   std::int64_t rollups = 0;
   std::int64_t windows_in_rollups = 0;
 };
@@ -90,11 +92,11 @@ struct StoreReport {
 // The history's windows may come in any order; each GPU's are taken in the
 // order given. It is StoreReportBuilder fed GPU by GPU.
 // `counters`: the counters the rows hold (core/output_counters.h).
-StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecDatabase& specs,
+StoreReport BuildStoreReport(const history::StoredHistory& history, const GpuSpecDatabase& specs,
                              const OutputCounterTable& counters = OutputCounterTable::Builtin());
 
 // BuildStoreReport one row at a time, for a store read with
-// sinks::HistoryStream (`ofu report --store`): it keeps per-GPU and per-job
+// history::HistoryStream (`ofu report --store`): it keeps per-GPU and per-job
 // state (the GPU being read's Summarizer, every GPU's summary and gaps, each
 // job's sums), never the rows, so its memory does not grow with them.
 //
@@ -103,7 +105,7 @@ StoreReport BuildStoreReport(const sinks::StoredHistory& history, const GpuSpecD
 // Thread-safety: one thread at a time.
 class StoreReportBuilder {
  public:
-  StoreReportBuilder(const sinks::StoredHistory& head, const GpuSpecDatabase& specs,
+  StoreReportBuilder(const history::StoredHistory& head, const GpuSpecDatabase& specs,
                      const OutputCounterTable& counters = OutputCounterTable::Builtin());
   ~StoreReportBuilder();
   StoreReportBuilder(const StoreReportBuilder&) = delete;
@@ -114,11 +116,11 @@ class StoreReportBuilder {
   // that head does not list only counts towards rows() and window_s; a row
   // of a GPU listed before the one being read breaks this contract and is
   // left out.
-  void Add(const sinks::StoredWindow& row);
-  // An hour of a GPU's windows summed (sinks/history_rollup.h), in the same
+  void Add(const history::StoredWindow& row);
+  // An hour of a GPU's windows summed (history/history_rollup.h), in the same
   // order as its windows would be: the same as adding each of them, but
   // percentiles, which come from its histogram (within half a bin).
-  void Add(const sinks::StoredRollup& rollup);
+  void Add(const history::StoredRollup& rollup);
   std::int64_t rows() const;     // windows added, one by one or in rollups
   std::int64_t rollups() const;  // rollups added
   // The report; call once, after the last row.
@@ -130,7 +132,7 @@ class StoreReportBuilder {
 };
 
 // `ofu report --store` without holding the rows: the store at `path` read
-// with sinks::HistoryStream into a StoreReportBuilder. Without rollups the
+// with history::HistoryStream into a StoreReportBuilder. Without rollups the
 // report equals BuildStoreReport(ReadHistory(path, query), specs); with
 // them (the default) it is the same report from the store's hourly sums where
 // it has them, to floating-point rounding, with percentiles within half a
@@ -141,31 +143,19 @@ struct StoreReadOptions {
   bool rollups = true;
 };
 struct StreamedStoreReport {
-  sinks::StoredHistory head;
+  history::StoredHistory head;
   StoreReport report;
   std::int64_t rows = 0;
   std::int64_t rollups = 0;
 };
-Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const sinks::HistoryQuery& query,
+Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const history::HistoryQuery& query,
                                             const GpuSpecDatabase& specs, const StoreReadOptions& options = {});
-
-// Totals instead of windows: what the Prometheus server sums for ofu
-// (prometheus_totals.h). `history` has the GPUs and the job intervals and no
-// windows; a sum is a downsampled row (kHistoryDownsampled) holding the sums
-// of the windows it stands for.
-struct HistoryTotals {
-  sinks::StoredHistory history;
-  std::map<std::int64_t, sinks::StoredWindow> of_gpu;  // gpu id -> its windows in the range (with a job: the job's)
-  std::map<std::pair<std::string, std::int64_t>, sinks::StoredWindow> of_job;  // (job id, gpu id) -> the job's there
-  double window_s = 0;             // the scrape interval the sums were made at
-  std::vector<std::string> notes;  // how they were made, for people
-};
 
 // The report of totals: the same per-GPU, overall and per-job figures as
 // BuildStoreReport of the windows they sum (OFU, active OFU, tensor
 // activity, idle fraction, coverage), without percentiles (absent: they need
 // the windows) and without gaps. Job gpu_hours come from the intervals.
-StoreReport BuildTotalsReport(const HistoryTotals& totals, const GpuSpecDatabase& specs);
+StoreReport BuildTotalsReport(const history::HistoryTotals& totals, const GpuSpecDatabase& specs);
 
 // A time for --since/--until: Unix seconds ("1790000000", "1790000000.5"),
 // RFC 3339 ("2026-11-21T10:00:00Z", "2026-11-21T12:00:00+02:00", fractional

@@ -273,7 +273,7 @@ sinks::GpuWindow WindowOf(const FleetSimOptions& options, const GpuSpec& spec, i
 }
 
 // `previous` plus one stored window's increments.
-Counters Advance(Counters next, const sinks::StoredWindow& row) {
+Counters Advance(Counters next, const history::StoredWindow& row) {
   next.Add(row.counters);
   return next;
 }
@@ -438,7 +438,7 @@ Status WriteStore(const FleetSimOptions& options, const Layout& layout, const Gp
         info.scheduler = "synthetic";
         batch.jobs[window.key()] = info;
       }
-      const sinks::StoredWindow row = sinks::RowOfWindow(window, batch.end_s, batch.window_s);
+      const history::StoredWindow row = sinks::RowOfWindow(window, batch.end_s, batch.window_s);
       Counters& last = latest[static_cast<size_t>(gpu)];
       last = Advance(last, row);
       counters[static_cast<size_t>(gpu)].push_back(last);

@@ -13,11 +13,31 @@
 #include <fmt/format.h>
 
 #include "ofu/formats/sqlite_handles.h"
-#include "ofu/sinks/history_columns.h"
-#include "ofu/sinks/history_rollup.h"
-#include "ofu/sinks/window_counters.h"
+#include "ofu/history/history_columns.h"
+#include "ofu/history/history_rollup.h"
+#include "ofu/history/row_of_window.h"
 
 namespace ofu::sinks {
+
+using history::AddRowInto;
+using history::BindRollup;
+using history::ColumnGpu;
+using history::CounterColumnsOf;
+using history::kGpuColumns;
+using history::kHistoryDownsampled;
+using history::kHistorySchemaVersion;
+using history::kOldestReadableSchemaVersion;
+using history::kRollupColumnCount;
+using history::kRollupColumns;
+using history::kRollupSpanS;
+using history::Placeholders;
+using history::RollUp;
+using history::RollupHourEnd;
+using history::StoredGpu;
+using history::StoredRollup;
+using history::StoredWindow;
+using history::WindowColumns;
+
 namespace {
 
 constexpr double kSecondsPerDay = 86400;
@@ -120,24 +140,8 @@ bool SameJob(const attribution::JobInfo& job, const std::string& job_id, const s
 }  // namespace
 
 StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s, const OutputCounterTable& counters) {
-  const OfuWindow& w = gpu.window;
-  StoredWindow row;
-  row.end_s = end_s;
-  row.span_s = window_s;
-  // The counter rule (window_counters.h); an absent pipe is stored as NULL.
-  row.counters = CountersOfWindow(gpu, window_s, counters);
-  if (w.sm_clock_mhz) {
-    row.clock_mhz = w.sm_clock_mhz;
-    row.clock_min_mhz = w.sm_clock_min_mhz.value_or(*w.sm_clock_mhz);
-    row.clock_max_mhz = w.sm_clock_max_mhz.value_or(*w.sm_clock_mhz);
-    row.clock_windows = 1;
-  }
-  row.up_s = gpu.up() ? window_s : 0;
-  if (!w.tensor_active) row.flags |= kHistoryNoTensor;
-  if (!w.sm_clock_mhz) row.flags |= kHistoryNoClock;
-  if (gpu.sku.empty()) row.flags |= kHistoryUnknownModel;
-  if (!gpu.up()) row.flags |= kHistoryGpuDown;
-  return row;
+  return history::RowOfWindow(gpu.window, gpu.pipes, {.up = gpu.up(), .known_model = !gpu.sku.empty()}, end_s, window_s,
+                              counters);
 }
 
 HistoryStore::HistoryStore(HistoryOptions options, sources::Clock& clock, sqlite3* db)

@@ -1,5 +1,5 @@
 // The agent's embedded history: every window of every GPU, and which job ran
-// where, in a SQLite file (schema: history_reader.h; docs/agent.md).
+// where, in a SQLite file (schema: history/history_reader.h; docs/agent.md).
 //
 // Durability. One transaction per window batch, in WAL mode with
 // synchronous=NORMAL. A committed WAL transaction survives a crash of the
@@ -55,16 +55,18 @@
 
 #include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 #include "ofu/sinks/sink.h"
 #include "ofu/sources/clock.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace ofu::sinks {
-
+namespace ofu::history {
 class WindowColumns;
+}
+
+namespace ofu::sinks {
 
 struct HistoryOptions {
   std::string path;
@@ -79,11 +81,9 @@ struct HistoryOptions {
   const OutputCounterTable* counters = &OutputCounterTable::Builtin();
 };
 
-// The row one GPU window becomes: its counters by the counter rule
-// (window_counters.h), an absent pipe as NULL; its clock, up-ness and flags
-// saying what it lacked. gpu_id is left 0.
-StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s,
-                         const OutputCounterTable& counters = OutputCounterTable::Builtin());
+// The row one GPU window becomes (history/row_of_window.h). gpu_id is left 0.
+history::StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s,
+                                  const OutputCounterTable& counters = OutputCounterTable::Builtin());
 
 class HistoryStore final : public Sink {
  public:
@@ -119,7 +119,7 @@ class HistoryStore final : public Sink {
   HistoryStore(HistoryOptions options, sources::Clock& clock, sqlite3* db);
   Status Initialize();
   Status AddCounterColumns();  // in the schema transaction
-  Status WriteBatch(const WindowBatch& batch, std::map<std::string, StoredGpu>& gpus,
+  Status WriteBatch(const WindowBatch& batch, std::map<std::string, history::StoredGpu>& gpus,
                     std::map<std::int64_t, OpenJob>& open_jobs, std::map<std::int64_t, double>& newest_ends);
   // The end of a GPU's newest stored window, from `newest_ends` or the file.
   Result<std::optional<double>> NewestEnd(std::int64_t gpu_id, const std::map<std::int64_t, double>& newest_ends);
@@ -130,7 +130,7 @@ class HistoryStore final : public Sink {
   Status RollUpHours(std::int64_t gpu_id, double after_s, double until_s);
   // Replaces the rollups of the hour ending at hour_end_s by those of `rows`,
   // its windows in time order: one per part between job interval boundaries.
-  Status RollUpHour(std::int64_t gpu_id, double hour_end_s, const std::vector<StoredWindow>& rows);
+  Status RollUpHour(std::int64_t gpu_id, double hour_end_s, const std::vector<history::StoredWindow>& rows);
   Status Maintain(double newest_end_s);
   Status Exec(const char* sql, const char* doing);
   Status Step(sqlite3_stmt* statement, const char* doing);  // a prepared statement without rows
@@ -142,12 +142,12 @@ class HistoryStore final : public Sink {
   Status PrepareWindowStatements();
 
   HistoryOptions options_;
-  std::unique_ptr<const WindowColumns> columns_;  // of options_.counters (history_columns.h)
+  std::unique_ptr<const history::WindowColumns> columns_;  // of options_.counters (history/history_columns.h)
   sources::Clock& clock_;
   sqlite3* db_;
   std::unique_ptr<WindowStatements> statements_;  // finalized before db_ closes
   // Caches of what is committed: GPUs by key, open job intervals by gpu id.
-  std::map<std::string, StoredGpu> gpus_;
+  std::map<std::string, history::StoredGpu> gpus_;
   std::map<std::int64_t, OpenJob> open_jobs_;
   std::map<std::int64_t, double> newest_ends_;  // gpu id -> end of its newest window
   std::optional<double> last_maintenance_s_;

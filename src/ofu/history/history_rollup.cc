@@ -1,11 +1,11 @@
-#include "ofu/sinks/history_rollup.h"
+#include "ofu/history/history_rollup.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 
-namespace ofu::sinks {
+namespace ofu::history {
 namespace {
 
 // Which counters a row has beyond the five always present, for the rule
@@ -156,4 +156,4 @@ Result<std::vector<std::pair<int, std::int64_t>>> DecodeOfuBins(const unsigned c
   return bins;
 }
 
-}  // namespace ofu::sinks
+}  // namespace ofu::history

@@ -30,7 +30,7 @@
 // across it (the agent kept counting) or, after a restart, the new value. A
 // per-pipe counter the GPU does not export (tensor pipes, CUDA-core pipes,
 // the non-tensor bound, whose FLOP become the rows' TFLOP) leaves the row's
-// field absent. The counters follow the counter rule of sinks/window_counters.h,
+// field absent. The counters follow the counter rule (core/output_counters.h),
 // as the store's rows do, so the two read alike: windows without data add 0
 // observed and 0 tensor seconds in both. Once a pipe's series exists, a
 // scrape interval without that pipe reads as an increase of 0 where the
@@ -57,9 +57,9 @@
 #include <vector>
 
 #include "ofu/core/result.h"
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 
-namespace ofu::analysis {
+namespace ofu::history {
 
 struct PrometheusQueryOptions {
   double timeout_s = 30;  // per HTTP request
@@ -87,17 +87,17 @@ struct PrometheusQueryOptions {
 };
 
 // `query.until_s` and `query.since_s` must be set (the caller defaults them).
-Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
-                                                   const PrometheusQueryOptions& options = {});
+Result<StoredHistory> ReadPrometheusHistory(const std::string& url, const HistoryQuery& query,
+                                            const PrometheusQueryOptions& options = {});
 
 // The same, one batch of GPUs at a time (as many as max_samples_per_query
 // holds): `on_batch` sees every GPU of the range and the windows and job
 // intervals of the batch's GPUs only, in the store's order; its error stops
 // the reading. Returns the GPUs, without windows or jobs. For scans that
 // need one GPU's windows at a time (RegressScanner).
-Result<sinks::StoredHistory> ReadPrometheusHistoryInBatches(
-    const std::string& url, const sinks::HistoryQuery& query, const PrometheusQueryOptions& options,
-    const std::function<Status(const sinks::StoredHistory& batch)>& on_batch);
+Result<StoredHistory> ReadPrometheusHistoryInBatches(const std::string& url, const HistoryQuery& query,
+                                                     const PrometheusQueryOptions& options,
+                                                     const std::function<Status(const StoredHistory& batch)>& on_batch);
 
 // The windows' length for a range of `range_s` where the busiest GPU has
 // `most_scrapes` scrapes: options.step_s, or with kAutoStep the rule there.
@@ -108,15 +108,14 @@ double StepOf(const PrometheusQueryOptions& options, double range_s, double most
 // value) in time order; rows end after `since_s`. `job_times`: with a job,
 // only rows ending at one of these times count; null: every row does.
 using CounterSamples = std::map<std::string, std::vector<std::pair<double, double>>>;
-std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const CounterSamples& samples,
-                                                      double since_s, const std::set<double>* job_times = nullptr,
-                                                      const OutputCounterTable& table = OutputCounterTable::Builtin());
+std::vector<StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const CounterSamples& samples, double since_s,
+                                               const std::set<double>* job_times = nullptr,
+                                               const OutputCounterTable& table = OutputCounterTable::Builtin());
 
 // Shared with prometheus_totals.h: the GPUs of ofu_gpu_info series (labels
 // uuid, gpu, model, sku, architecture, instance, mig_*) into `history`, ids
 // in uuid order; the newest series of a uuid names it. Returns uuid -> id.
 struct PromSeries;
-std::map<std::string, std::int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info,
-                                                      sinks::StoredHistory& history);
+std::map<std::string, std::int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info, StoredHistory& history);
 
-}  // namespace ofu::analysis
+}  // namespace ofu::history

@@ -1,4 +1,4 @@
-#include "ofu/analysis/prometheus_totals.h"
+#include "ofu/history/prometheus_totals.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "ofu/analysis/prometheus_client.h"
+#include "ofu/history/prometheus_client.h"
 
-namespace ofu::analysis {
+namespace ofu::history {
 namespace {
 
 // The agent's counters (core/output_counters.h), each with its place in a row.
@@ -35,7 +35,7 @@ constexpr double kSamplesPerGpuStep = 6;
 
 std::string Ms(double seconds) { return fmt::format("{}ms", static_cast<long long>(std::llround(seconds * 1000))); }
 
-void Add(sinks::StoredWindow& row, const Counter& counter, double value) {
+void Add(StoredWindow& row, const Counter& counter, double value) {
   row.counters.Add(counter.id, value * counter.scale);
 }
 
@@ -55,7 +55,7 @@ const Counter* CounterNamed(const std::vector<Counter>& counters, const std::str
 
 class TotalsReader {
  public:
-  TotalsReader(PrometheusClient& client, const sinks::HistoryQuery& query, const PrometheusTotalsOptions& options)
+  TotalsReader(PrometheusClient& client, const HistoryQuery& query, const PrometheusTotalsOptions& options)
       : client_(client), query_(query), options_(options) {}
 
   Result<HistoryTotals> Read() {
@@ -129,7 +129,7 @@ class TotalsReader {
       if (!dirty_.contains(span.uuid)) AddSpan(span);
     }
     std::stable_sort(totals_.history.jobs.begin(), totals_.history.jobs.end(),
-                     [](const sinks::StoredJob& a, const sinks::StoredJob& b) {
+                     [](const StoredJob& a, const StoredJob& b) {
                        return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
                      });
     Progress(fmt::format("values of {} spans", spans.size()));
@@ -435,13 +435,13 @@ class TotalsReader {
 
   void AddSpan(const Span& span) {
     const std::int64_t id = ids_.at(span.uuid);
-    sinks::StoredWindow& row = span.is_job ? totals_.of_job[{span.job_id, id}] : totals_.of_gpu[id];
+    StoredWindow& row = span.is_job ? totals_.of_job[{span.job_id, id}] : totals_.of_gpu[id];
     row.gpu_id = id;
     for (const auto& [counter, value] : span.at_last) Add(row, *counter, value - span.before.at(counter));
   }
 
-  sinks::StoredJob JobOf(const Span& span) const {
-    sinks::StoredJob job;
+  StoredJob JobOf(const Span& span) const {
+    StoredJob job;
     job.gpu_id = ids_.at(span.uuid);
     job.job_id = span.job_id;
     job.user = span.user;
@@ -552,7 +552,7 @@ class TotalsReader {
   void AddToJob(const Counter& counter, const PromSeries& s, double sign) {
     auto id = ids_.find(s.Label("uuid"));
     if (id == ids_.end()) return;
-    sinks::StoredWindow& row = totals_.of_job[{s.Label("job_id"), id->second}];
+    StoredWindow& row = totals_.of_job[{s.Label("job_id"), id->second}];
     row.gpu_id = id->second;
     Add(row, counter, sign * s.samples.front().second);
   }
@@ -605,11 +605,11 @@ class TotalsReader {
   }
 
   // A sum as a downsampled row: it stands for its observed seconds.
-  void Finish(sinks::StoredWindow& row, std::int64_t id) {
+  void Finish(StoredWindow& row, std::int64_t id) {
     row.gpu_id = id;
     row.end_s = *query_.until_s;
     row.span_s = row.up_s = row.counters.observed_s();
-    row.flags |= sinks::kHistoryDownsampled;
+    row.flags |= kHistoryDownsampled;
   }
 
   void Progress(const std::string& what) {
@@ -619,7 +619,7 @@ class TotalsReader {
   }
 
   PrometheusClient& client_;
-  sinks::HistoryQuery query_;
+  HistoryQuery query_;
   const PrometheusTotalsOptions& options_;
   const std::vector<Counter> counters_ = CountersOf(*options_.query.counters);
   HistoryTotals totals_;
@@ -632,7 +632,7 @@ class TotalsReader {
 
 }  // namespace
 
-Result<HistoryTotals> ReadPrometheusTotals(const std::string& url, const sinks::HistoryQuery& query,
+Result<HistoryTotals> ReadPrometheusTotals(const std::string& url, const HistoryQuery& query,
                                            const PrometheusTotalsOptions& options) {
   if (!query.since_s || !query.until_s || *query.until_s <= *query.since_s) {
     return Error::InvalidArgument("a Prometheus report needs a range with since before until");
@@ -642,4 +642,4 @@ Result<HistoryTotals> ReadPrometheusTotals(const std::string& url, const sinks::
   return reader.Read();
 }
 
-}  // namespace ofu::analysis
+}  // namespace ofu::history

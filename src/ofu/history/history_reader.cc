@@ -1,4 +1,4 @@
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 
 #include <sqlite3.h>
 
@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 
 #include "ofu/formats/sqlite_handles.h"
-#include "ofu/sinks/history_columns.h"
-#include "ofu/sinks/history_rollup.h"
+#include "ofu/history/history_columns.h"
+#include "ofu/history/history_rollup.h"
 
-namespace ofu::sinks {
+namespace ofu::history {
 namespace {
 
 using formats::ColumnOptional;
@@ -335,4 +335,4 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
   return history;
 }
 
-}  // namespace ofu::sinks
+}  // namespace ofu::history

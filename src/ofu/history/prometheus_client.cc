@@ -1,4 +1,4 @@
-#include "ofu/analysis/prometheus_client.h"
+#include "ofu/history/prometheus_client.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "ofu/net/http_client.h"
 
-namespace ofu::analysis {
+namespace ofu::history {
 namespace {
 
 using nlohmann::json;
@@ -161,9 +161,9 @@ std::string PromExactAlternatives(const std::vector<std::string>& values) {
   return out;
 }
 
-}  // namespace ofu::analysis
+}  // namespace ofu::history
 
-namespace ofu::analysis {
+namespace ofu::history {
 
 std::string PromRange(double seconds) {
   return fmt::format("[{}ms]", static_cast<long long>(std::llround(seconds * 1000)));
@@ -223,4 +223,4 @@ Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s,
   return OkStatus();
 }
 
-}  // namespace ofu::analysis
+}  // namespace ofu::history

@@ -26,7 +26,7 @@
 
 #include "ofu/core/result.h"
 
-namespace ofu::analysis {
+namespace ofu::history {
 
 // One series of an answer: its labels (with __name__ where the query kept it)
 // and its (time s, value) samples in time order; one sample for a vector.
@@ -78,9 +78,9 @@ std::string PromQuoted(const std::string& text);
 // The regex alternatives matching exactly these values ("a|b\\.c").
 std::string PromExactAlternatives(const std::vector<std::string>& values);
 
-}  // namespace ofu::analysis
+}  // namespace ofu::history
 
-namespace ofu::analysis {
+namespace ofu::history {
 
 // A PromQL range duration of whole milliseconds ("[86400000ms]").
 std::string PromRange(double seconds);
@@ -100,4 +100,4 @@ Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s,
                        const std::function<std::string(double length_s)>& make_query,
                        const std::function<Status(PromAnswer&&, double piece_end_s)>& consume);
 
-}  // namespace ofu::analysis
+}  // namespace ofu::history

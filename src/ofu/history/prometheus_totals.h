@@ -46,12 +46,28 @@
 // Thread-safety: no shared state.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "ofu/analysis/prometheus_history.h"
-#include "ofu/analysis/store_report.h"
+#include "ofu/history/history_reader.h"
+#include "ofu/history/prometheus_history.h"
 
-namespace ofu::analysis {
+namespace ofu::history {
+
+// Totals instead of windows: what the Prometheus server sums for ofu.
+// `history` has the GPUs and the job intervals and no windows; a sum is a
+// downsampled row (kHistoryDownsampled) holding the sums of the windows it
+// stands for (analysis::BuildTotalsReport makes the report of them).
+struct HistoryTotals {
+  StoredHistory history;
+  std::map<std::int64_t, StoredWindow> of_gpu;  // gpu id -> its windows in the range (with a job: the job's)
+  std::map<std::pair<std::string, std::int64_t>, StoredWindow> of_job;  // (job id, gpu id) -> the job's there
+  double window_s = 0;                                                  // the scrape interval the sums were made at
+  std::vector<std::string> notes;                                       // how they were made, for people
+};
 
 struct PrometheusTotalsOptions {
   PrometheusQueryOptions query;
@@ -66,7 +82,7 @@ struct PrometheusTotalsOptions {
 };
 
 // `query.until_s` and `query.since_s` must be set.
-Result<HistoryTotals> ReadPrometheusTotals(const std::string& url, const sinks::HistoryQuery& query,
+Result<HistoryTotals> ReadPrometheusTotals(const std::string& url, const HistoryQuery& query,
                                            const PrometheusTotalsOptions& options = {});
 
-}  // namespace ofu::analysis
+}  // namespace ofu::history

@@ -1,6 +1,6 @@
 // The agent's history store, read side: what `ofu report --store` reads.
 //
-// The store (history_store.h writes it) is a SQLite file with three tables:
+// The store (sinks/history_store.h writes it) is a SQLite file with three tables:
 //
 //   gpus     one row per GPU ever seen: uuid (the GPU's key), index, model,
 //            spec-database SKU (empty: model unknown), architecture, hostname
@@ -67,7 +67,7 @@
 #include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
 
-namespace ofu::sinks {
+namespace ofu::history {
 
 // Version 2 added the per-pipe columns. A version 1 store is read with them
 // absent, and HistoryStore::Open upgrades it in place (ALTER TABLE ADD COLUMN:
@@ -245,4 +245,4 @@ Result<StoredHistory> ReadHistory(const std::string& path, const HistoryQuery& q
                                   std::size_t max_windows = std::numeric_limits<std::size_t>::max(),
                                   const OutputCounterTable& counters = OutputCounterTable::Builtin());
 
-}  // namespace ofu::sinks
+}  // namespace ofu::history

@@ -39,9 +39,9 @@
 #include "ofu/core/aggregate.h"
 #include "ofu/core/result.h"
 #include "ofu/core/windows.h"
-#include "ofu/sinks/history_reader.h"
+#include "ofu/history/history_reader.h"
 
-namespace ofu::sinks {
+namespace ofu::history {
 
 // Rollups sum the windows ending in (k * 3600, (k + 1) * 3600], epoch s.
 inline constexpr double kRollupSpanS = 3600;
@@ -138,4 +138,4 @@ WindowTotals TotalsOfRollup(const StoredRollup& rollup);
 std::string EncodeOfuBins(const std::vector<std::pair<int, std::int64_t>>& bins);
 Result<std::vector<std::pair<int, std::int64_t>>> DecodeOfuBins(const unsigned char* data, std::size_t size);
 
-}  // namespace ofu::sinks
+}  // namespace ofu::history

@@ -1,4 +1,4 @@
-#include "ofu/analysis/prometheus_history.h"
+#include "ofu/history/prometheus_history.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "ofu/analysis/prometheus_client.h"
+#include "ofu/history/prometheus_client.h"
 
-namespace ofu::analysis {
+namespace ofu::history {
 namespace {
 
 using Samples = std::vector<std::pair<double, double>>;  // (time, value), in time order
@@ -40,7 +40,7 @@ double StepOf(const PrometheusQueryOptions& options, double range_s, double most
   return std::ceil(range_s / points / scrape_s) * scrape_s;
 }
 
-std::map<std::string, int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info, sinks::StoredHistory& history) {
+std::map<std::string, int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info, StoredHistory& history) {
   std::map<std::string, const PromSeries*> newest;
   for (const PromSeries& series : info) {
     const PromSeries*& slot = newest[series.Label("uuid")];
@@ -51,7 +51,7 @@ std::map<std::string, int64_t> AddPrometheusGpus(const std::vector<PromSeries>& 
   }
   std::map<std::string, int64_t> ids;
   for (const auto& [uuid, series] : newest) {
-    sinks::StoredGpu gpu;
+    StoredGpu gpu;
     gpu.id = static_cast<int64_t>(ids.size()) + 1;
     gpu.uuid = uuid;
     gpu.gpu_index = series->Label("gpu");
@@ -71,16 +71,16 @@ namespace {
 
 // One job-info series of a GPU, its samples gathered over the pieces.
 struct JobInfoSeries {
-  sinks::StoredJob identity;  // gpu_id and labels
-  std::set<double> present;   // scrape times
+  StoredJob identity;        // gpu_id and labels
+  std::set<double> present;  // scrape times
 };
 
 // Job intervals, as the store keeps them: (start, end] where a row ending
 // in it belongs to the job. A run of consecutive scrapes showing the job on
 // a GPU is one interval, opening at the scrape before the run's first (the
 // start of the first row it labels) and closing at its last.
-void AddJobIntervals(const JobInfoSeries& info, const Samples& scrapes, sinks::StoredHistory& history) {
-  sinks::StoredJob job = info.identity;
+void AddJobIntervals(const JobInfoSeries& info, const Samples& scrapes, StoredHistory& history) {
+  StoredJob job = info.identity;
   bool open = false;
   for (size_t i = 0; i < scrapes.size(); ++i) {
     const double t = scrapes[i].first;
@@ -97,14 +97,13 @@ void AddJobIntervals(const JobInfoSeries& info, const Samples& scrapes, sinks::S
 }
 
 // Jobs and windows in the order the SQLite store gives them.
-void SortLikeTheStore(sinks::StoredHistory& history) {
-  std::stable_sort(history.jobs.begin(), history.jobs.end(), [](const sinks::StoredJob& a, const sinks::StoredJob& b) {
+void SortLikeTheStore(StoredHistory& history) {
+  std::stable_sort(history.jobs.begin(), history.jobs.end(), [](const StoredJob& a, const StoredJob& b) {
     return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
   });
-  std::stable_sort(history.windows.begin(), history.windows.end(),
-                   [](const sinks::StoredWindow& a, const sinks::StoredWindow& b) {
-                     return a.gpu_id != b.gpu_id ? a.gpu_id < b.gpu_id : a.end_s < b.end_s;
-                   });
+  std::stable_sort(history.windows.begin(), history.windows.end(), [](const StoredWindow& a, const StoredWindow& b) {
+    return a.gpu_id != b.gpu_id ? a.gpu_id < b.gpu_id : a.end_s < b.end_s;
+  });
 }
 
 // Appends `samples` newer than what `into` holds (pieces of a range meet at
@@ -118,15 +117,15 @@ void AppendNewer(const Samples& samples, Samples& into) {
 class Reader {
  public:
   // With `on_batch`, each batch's windows and jobs go to it and are dropped.
-  Reader(PrometheusClient& client, const sinks::HistoryQuery& query, const PrometheusQueryOptions& options,
-         std::function<Status(const sinks::StoredHistory&)> on_batch = nullptr)
+  Reader(PrometheusClient& client, const HistoryQuery& query, const PrometheusQueryOptions& options,
+         std::function<Status(const StoredHistory&)> on_batch = nullptr)
       : client_(client),
         query_(query),
         options_(options),
         budget_(std::max<int64_t>(1, options.max_samples_per_query)),
         on_batch_(std::move(on_batch)) {}
 
-  Result<sinks::StoredHistory> Read() {
+  Result<StoredHistory> Read() {
     history_.path = client_.url();
     history_.query = query_;
     const double since = *query_.since_s, until = *query_.until_s;
@@ -281,7 +280,7 @@ class Reader {
         info.identity.gpu_id = id;
         job_times.insert(info.present.begin(), info.present.end());
       }
-      for (sinks::StoredWindow& row :
+      for (StoredWindow& row :
            RowsOfCounterSamples(id, of_gpu, since, query_.job_id ? &job_times : nullptr, *options_.counters)) {
         history_.windows.push_back(row);
       }
@@ -313,21 +312,20 @@ class Reader {
   }
 
   PrometheusClient& client_;
-  sinks::HistoryQuery query_;
+  HistoryQuery query_;
   const PrometheusQueryOptions& options_;
   int64_t budget_;
-  std::function<Status(const sinks::StoredHistory&)> on_batch_;
-  sinks::StoredHistory history_;
+  std::function<Status(const StoredHistory&)> on_batch_;
+  StoredHistory history_;
   std::map<std::string, int64_t> ids_;
   double step_s_ = 0;  // 0: raw scrapes
 };
 
 }  // namespace
 
-std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const CounterSamples& samples,
-                                                      double since_s, const std::set<double>* job_times,
-                                                      const OutputCounterTable& table) {
-  std::vector<sinks::StoredWindow> rows;
+std::vector<StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const CounterSamples& samples, double since_s,
+                                               const std::set<double>* job_times, const OutputCounterTable& table) {
+  std::vector<StoredWindow> rows;
   auto observed_it = samples.find("ofu_observed_seconds_total");
   if (observed_it == samples.end()) return rows;  // no scrape times, so no rows
   const Samples& observed = observed_it->second;
@@ -349,7 +347,7 @@ std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const
     const double t0 = observed[i - 1].first, t1 = observed[i].first;
     if (t1 <= since_s) continue;
     if (job_times != nullptr && job_times->count(t1) == 0) continue;
-    sinks::StoredWindow row;
+    StoredWindow row;
     row.gpu_id = gpu_id;
     row.end_s = t1;
     row.span_s = t1 - t0;
@@ -366,9 +364,8 @@ std::vector<sinks::StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const
 
 namespace {
 
-Result<sinks::StoredHistory> Read(const std::string& url, const sinks::HistoryQuery& query,
-                                  const PrometheusQueryOptions& options,
-                                  std::function<Status(const sinks::StoredHistory&)> on_batch) {
+Result<StoredHistory> Read(const std::string& url, const HistoryQuery& query, const PrometheusQueryOptions& options,
+                           std::function<Status(const StoredHistory&)> on_batch) {
   if (!query.since_s || !query.until_s || *query.until_s <= *query.since_s) {
     return Error::InvalidArgument("a Prometheus report needs a range with since before until");
   }
@@ -379,15 +376,15 @@ Result<sinks::StoredHistory> Read(const std::string& url, const sinks::HistoryQu
 
 }  // namespace
 
-Result<sinks::StoredHistory> ReadPrometheusHistory(const std::string& url, const sinks::HistoryQuery& query,
-                                                   const PrometheusQueryOptions& options) {
+Result<StoredHistory> ReadPrometheusHistory(const std::string& url, const HistoryQuery& query,
+                                            const PrometheusQueryOptions& options) {
   return Read(url, query, options, nullptr);
 }
 
-Result<sinks::StoredHistory> ReadPrometheusHistoryInBatches(
-    const std::string& url, const sinks::HistoryQuery& query, const PrometheusQueryOptions& options,
-    const std::function<Status(const sinks::StoredHistory& batch)>& on_batch) {
+Result<StoredHistory> ReadPrometheusHistoryInBatches(
+    const std::string& url, const HistoryQuery& query, const PrometheusQueryOptions& options,
+    const std::function<Status(const StoredHistory& batch)>& on_batch) {
   return Read(url, query, options, on_batch);
 }
 
-}  // namespace ofu::analysis
+}  // namespace ofu::history

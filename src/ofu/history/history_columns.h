@@ -20,10 +20,10 @@
 #include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
 #include "ofu/formats/sqlite_handles.h"
-#include "ofu/sinks/history_reader.h"
-#include "ofu/sinks/history_rollup.h"
+#include "ofu/history/history_reader.h"
+#include "ofu/history/history_rollup.h"
 
-namespace ofu::sinks {
+namespace ofu::history {
 
 // The columns of a window, in the `windows` and `rollups` tables alike, in
 // the order Bind binds and Read reads them: gpu_id, end_s, span_s, one per
@@ -182,4 +182,4 @@ inline StoredGpu ColumnGpu(sqlite3_stmt* s) {
   return gpu;
 }
 
-}  // namespace ofu::sinks
+}  // namespace ofu::history
