@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "format_flag.h"
+#include "ofu/analysis/mfu_inputs.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/cli/exit_codes.h"
@@ -87,8 +88,8 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
   if (!args.mfu && args.training_logs.empty()) {
     return Error::InvalidArgument("give the reported MFU: --mfu LOG, or --training-log JOB=PATH (or both)");
   }
-  OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(args.mfu, args.training_logs, args.corrections,
-                                                  *PrecisionFromName(args.reference_precision)));
+  OFU_ASSIGN_OR_RETURN(auto inputs, analysis::ReadMfuInputs(args.mfu, args.training_logs, args.corrections,
+                                                            *PrecisionFromName(args.reference_precision)));
   OFU_ASSIGN_OR_RETURN(auto fleet, LoadFleetReport(args.history, sources::SystemClock().NowS(), specs,
                                                    /*windows_needed=*/false));
   const history::StoredHistory& history = fleet.history;

@@ -9,21 +9,17 @@
 
 #include "format_flag.h"
 #include "history_source.h"
-#include "ofu/analysis/correction.h"
 #include "ofu/analysis/fleet_report.h"
 #include "ofu/analysis/html_report.h"
-#include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/recording_history.h"
-#include "ofu/analysis/regress.h"
 #include "ofu/analysis/report.h"
-#include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/spec_db.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/formats/text_file.h"
 #include "ofu/history/history_reader.h"
-#include "ofu/kernels/kernel_throughput.h"
+#include "ofu/render/report_text.h"
 #include "ofu/sources/clock.h"
 #include "ofu/sources/replay.h"
 #include "trace_input.h"
@@ -96,9 +92,8 @@ void Progress(const char* what) {
   if (::isatty(STDERR_FILENO) == 1) fmt::print(stderr, "ofu report: {}\n", what);
 }
 
-// --trace: what `ofu correct` finds in the traces (correction.h), with its
-// default options and the kernel-throughput table; the GPU is --gpu-model's,
-// else the trace's (ChooseGpu).
+// --trace: what `ofu correct` finds in the traces (analysis::KernelFindingsOfTrace);
+// the GPU is --gpu-model's, else the trace's (ChooseGpu).
 Result<analysis::KernelFindings> TraceFindings(const ReportArgs& args, const GpuSpecDatabase& specs) {
   const GpuSpec* flag_gpu = nullptr;
   if (args.gpu_model) {
@@ -107,13 +102,7 @@ Result<analysis::KernelFindings> TraceFindings(const ReportArgs& args, const Gpu
   Progress("reading the kernel trace");
   OFU_ASSIGN_OR_RETURN(const TraceInput input, ReadTraceInput(args.trace));
   const ChosenGpu gpu = ChooseGpu(specs, input.trace, flag_gpu);
-  OFU_ASSIGN_OR_RETURN(const kernels::KernelThroughputTable throughput, kernels::KernelThroughputTable::Embedded());
-  analysis::CorrectionOptions options;
-  options.gpu = gpu.spec;
-  options.throughput = &throughput;
-  analysis::CorrectionReport report = analysis::ComputeCorrection(input.trace, options);
-  if (!gpu.note.empty()) report.notes.push_back(gpu.note);
-  return analysis::KernelFindingsOfCorrection(report, args.trace, gpu.spec);
+  return analysis::KernelFindingsOfTrace(input.trace, args.trace, gpu.spec, gpu.note);
 }
 
 // --html: the page of `history`, written next to its destination first so a
@@ -133,18 +122,11 @@ Status WriteHtmlReport(const ReportArgs& args, const history::StoredHistory& his
   analysis::HtmlReportView view = analysis::BuildHtmlReportView(history, store, options);
 
   // The analyses that need jobs: a recording has none.
-  if (!history.jobs.empty()) {
-    Progress("scanning for regressions");
-    view.markers = analysis::MarkersOfRegressions(analysis::ScanRegressions(history, store, {}));
-    if (args.mfu) {
-      OFU_ASSIGN_OR_RETURN(auto inputs, ReadMfuInputs(args.mfu, {}, args.corrections));
-      Progress("reconciling OFU with the MFU log");
-      view.scatter = analysis::ScatterOfReconciliation(
-          analysis::Reconcile(history, store, inputs.log, inputs.corrections, &specs, analysis::ReconcileOptions{}));
-    }
-  } else if (args.mfu) {
+  if (args.mfu && history.jobs.empty()) {
     fmt::print(stderr, "ofu report: {} has no jobs, so --mfu has nothing to reconcile\n", source);
   }
+  OFU_RETURN_IF_ERROR(analysis::AddFleetAnalyses(
+      view, history, store, {.mfu = args.mfu, .corrections = args.corrections, .specs = &specs, .progress = Progress}));
   if (!args.trace.empty()) {
     OFU_ASSIGN_OR_RETURN(view.kernel_findings, TraceFindings(args, specs));
   }
@@ -166,12 +148,8 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
     // The page is the output; the text report is not printed.
     const std::string& where = source.store.empty() ? source.prometheus : source.store;
     OFU_RETURN_IF_ERROR(WriteHtmlReport(args, fleet.history, report, specs, where, now, /*synthetic=*/false));
-  } else if (args.format == "json") {
-    fmt::print("{}", analysis::RenderJson(report));
-  } else if (args.format == "csv") {
-    fmt::print("{}", analysis::RenderCsv(report));
   } else {
-    fmt::print("{}", analysis::RenderTable(report));
+    fmt::print("{}", render::ReportText(report, args.format));
   }
   OFU_RETURN_IF_ERROR(analysis::CheckFleetHasOfu(fleet, resolved.source, resolved.query,
                                                  /*range_given=*/source.since || source.until));
@@ -262,12 +240,8 @@ Result<int> RunReport(const ReportArgs& args) {
     const history::StoredHistory stored = analysis::HistoryOfRecording(report);
     OFU_RETURN_IF_ERROR(WriteHtmlReport(args, stored, analysis::BuildStoreReport(stored, specs), specs, args.input,
                                         clock.NowS(), report.synthetic.value_or(false)));
-  } else if (args.format == "json") {
-    fmt::print("{}", analysis::RenderJson(report));
-  } else if (args.format == "csv") {
-    fmt::print("{}", analysis::RenderCsv(report));
   } else {
-    fmt::print("{}", analysis::RenderTable(report));
+    fmt::print("{}", render::ReportText(report, args.format));
   }
   OFU_RETURN_IF_ERROR(analysis::CheckReportHasOfu(report, args.input, recording.samples_read));
   return kExitOk;

@@ -13,7 +13,9 @@
 
 #include "ofu/analysis/correction_output.h"
 #include "ofu/analysis/html/html_assets.h"
+#include "ofu/analysis/mfu_inputs.h"
 #include "ofu/analysis/store_report.h"
+#include "ofu/kernels/kernel_throughput.h"
 
 namespace ofu::analysis {
 namespace {
@@ -595,6 +597,30 @@ std::vector<RegressionMarker> MarkersOfRegressions(const RegressReport& report) 
   std::sort(markers.begin(), markers.end(),
             [](const RegressionMarker& a, const RegressionMarker& b) { return a.t_s < b.t_s; });
   return markers;
+}
+
+Result<KernelFindings> KernelFindingsOfTrace(const formats::KernelTrace& trace, std::vector<std::string> traces,
+                                             const GpuSpec* gpu, const std::string& gpu_note) {
+  OFU_ASSIGN_OR_RETURN(const kernels::KernelThroughputTable throughput, kernels::KernelThroughputTable::Embedded());
+  CorrectionOptions options;
+  options.gpu = gpu;
+  options.throughput = &throughput;
+  CorrectionReport report = ComputeCorrection(trace, options);
+  if (!gpu_note.empty()) report.notes.push_back(gpu_note);
+  return KernelFindingsOfCorrection(report, std::move(traces), gpu);
+}
+
+Status AddFleetAnalyses(HtmlReportView& view, const history::StoredHistory& history, const StoreReport& store,
+                        const FleetAnalysesInput& input) {
+  if (history.jobs.empty()) return OkStatus();
+  if (input.progress) input.progress("scanning for regressions");
+  view.markers = MarkersOfRegressions(ScanRegressions(history, store, {}));
+  if (!input.mfu) return OkStatus();
+  OFU_ASSIGN_OR_RETURN(const MfuInputs mfu, ReadMfuInputs(input.mfu, {}, input.corrections));
+  if (input.progress) input.progress("reconciling OFU with the MFU log");
+  view.scatter = ScatterOfReconciliation(Reconcile(history, store, mfu.log, mfu.corrections, input.specs,
+                                                   ReconcileOptions{}));
+  return OkStatus();
 }
 
 }  // namespace ofu::analysis

@@ -62,6 +62,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -212,6 +213,13 @@ struct KernelFindings {
 KernelFindings KernelFindingsOfCorrection(const CorrectionReport& report, std::vector<std::string> traces,
                                           const GpuSpec* gpu);
 
+// What `ofu correct` finds in `trace` (read from `traces`), with its default
+// options, the compiled-in kernel-throughput table (kernels/kernel_throughput.h)
+// and the rates of `gpu` (null: generic); `gpu_note`, when not empty, joins
+// the notes (why the trace named no GPU ofu knows). Errors: the table's.
+Result<KernelFindings> KernelFindingsOfTrace(const formats::KernelTrace& trace, std::vector<std::string> traces,
+                                             const GpuSpec* gpu, const std::string& gpu_note);
+
 struct HtmlReportOptions {
   std::string title = "OFU report";
   // What was read, for people: a store path or a Prometheus URL.
@@ -282,5 +290,20 @@ MfuScatter ScatterOfReconciliation(const ReconcileReport& report);
 // (kind "regression" or "improvement"), precision shifts, and changes across
 // runs of one job name ("regression across runs", "improvement across runs").
 std::vector<RegressionMarker> MarkersOfRegressions(const RegressReport& report);
+
+// The analyses of a page whose history has jobs: the regression scan's
+// markers, and, given an MFU log (`mfu`, with per-job `corrections`; read
+// as mfu_inputs.h reads them), the reconciliation's scatter (`specs` weigh
+// the corrections). A history without jobs (a recording's) gets neither.
+// `progress` (may be empty) is told each analysis as it starts, for people.
+// Errors: ReadMfuInputs's.
+struct FleetAnalysesInput {
+  std::optional<std::string> mfu;
+  std::optional<std::string> corrections;
+  const GpuSpecDatabase* specs = nullptr;
+  std::function<void(const char*)> progress;
+};
+Status AddFleetAnalyses(HtmlReportView& view, const history::StoredHistory& history, const StoreReport& store,
+                        const FleetAnalysesInput& input);
 
 }  // namespace ofu::analysis

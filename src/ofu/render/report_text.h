@@ -1,0 +1,19 @@
+// `ofu report`'s text output in the format --format names: "json" and "csv"
+// for programs, anything else the table for people (analysis/report_output.h
+// writes each). One choice for a recording's report and the fleet's.
+//
+// Thread-safety: pure functions of their inputs.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ofu/analysis/report.h"
+#include "ofu/analysis/store_report.h"
+
+namespace ofu::render {
+
+std::string ReportText(const analysis::Report& report, std::string_view format);
+std::string ReportText(const analysis::StoreReport& report, std::string_view format);
+
+}  // namespace ofu::render
