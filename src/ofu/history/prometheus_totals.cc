@@ -53,10 +53,201 @@ const Counter* CounterNamed(const std::vector<Counter>& counters, const std::str
   return nullptr;
 }
 
-class TotalsReader {
+// The server's side of the totals: the queries (batched, in pieces, at an
+// instant), the PromQL of a step sum, and the sums they add to. TotalsReader
+// (below) decides what to ask.
+class TotalsQueries {
+ protected:
+  TotalsQueries(PrometheusClient& client, const HistoryQuery& query, const PrometheusTotalsOptions& options)
+      : client_(client), query_(query), options_(options) {}
+
+  // One piece of a batched query: a PromQL expression whose series are told
+  // apart from the other terms' by their labels, and the samples it loads.
+  struct Term {
+    std::string promql;
+    double samples = 1;  // loaded by the server
+    double series = 1;   // in the answer
+  };
+
+  // Runs `terms` joined by `or`, as few queries as the server's limits and
+  // max_samples_per_query allow; a query refused for its size is halved. A
+  // term refused alone goes to `refused_alone`, an error by default.
+  Status Batched(const std::vector<Term>& terms, const std::function<void(const PromSeries&)>& consume,
+                 const std::function<Status(size_t)>& refused_alone = nullptr) {
+    constexpr size_t kMaxQueryBytes = 256 * 1024;
+    // The answer is parsed whole: a bound on its series bounds ofu's memory.
+    constexpr double kMaxSeries = 20'000;
+    size_t begin = 0;
+    while (begin < terms.size()) {
+      size_t end = begin;
+      size_t bytes = 0;
+      double samples = 0, series = 0;
+      while (end < terms.size() &&
+             (end == begin ||
+              (bytes + terms[end].promql.size() < kMaxQueryBytes && series + terms[end].series <= kMaxSeries &&
+               samples + terms[end].samples < static_cast<double>(options_.query.max_samples_per_query)))) {
+        bytes += terms[end].promql.size() + 6;
+        samples += terms[end].samples;
+        series += terms[end].series;
+        ++end;
+      }
+      OFU_RETURN_IF_ERROR(BatchedRun(terms, begin, end, consume, refused_alone));
+      begin = end;
+    }
+    return OkStatus();
+  }
+
+  // `a or b or c …` as a balanced tree: Prometheus copies the left side's
+  // series at each `or`, so a chain of n terms costs n² and a tree n log n
+  // (measured: 3.6 s for one chain of 768 terms).
+  static std::string JoinedByOr(const std::vector<Term>& terms, size_t begin, size_t end) {
+    if (end - begin == 1) return "(" + terms[begin].promql + ")";
+    const size_t middle = begin + (end - begin) / 2;
+    return "(" + JoinedByOr(terms, begin, middle) + " or " + JoinedByOr(terms, middle, end) + ")";
+  }
+
+  Status BatchedRun(const std::vector<Term>& terms, size_t begin, size_t end,
+                    const std::function<void(const PromSeries&)>& consume,
+                    const std::function<Status(size_t)>& refused_alone) {
+    auto queried = client_.Query(JoinedByOr(terms, begin, end), *query_.until_s);
+    if (!queried.ok() && queried.error().message.find("@ modifier") != std::string::npos) {
+      return Error::Unavailable(
+          "{}: the server does not take PromQL's @ modifier, which ofu's sums need (Prometheus 2.33 and later "
+          "take it; 2.25 to 2.32 with --enable-feature=promql-at-modifier): {}",
+          client_.url(), queried.error().message);
+    }
+    OFU_ASSIGN_OR_RETURN(auto answer, std::move(queried));
+    if (answer.too_large) {
+      if (end - begin > 1) {
+        const size_t middle = begin + (end - begin) / 2;
+        OFU_RETURN_IF_ERROR(BatchedRun(terms, begin, middle, consume, refused_alone));
+        return BatchedRun(terms, middle, end, consume, refused_alone);
+      }
+      if (refused_alone) return refused_alone(begin);
+      return Error::Unavailable("{}: the server refuses a query for one span for its size ({})", client_.url(),
+                                answer.refusal);
+    }
+    for (const PromSeries& s : answer.series) {
+      if (!s.samples.empty()) consume(s);
+    }
+    Progress(fmt::format("{} queries", client_.queries()));
+    return OkStatus();
+  }
+
+  // The increase of `x` over the `window_s` seconds before each evaluation:
+  // the rule of increase() without extrapolation (a decrease is a reset:
+  // the new value is the increase); absent without a sample G before.
+  std::string IncreaseOver(const std::string& x, double window_s) const {
+    const std::string p = fmt::format("last_over_time({}[{}] offset {})", x, Ms(options_.max_gap_s), Ms(window_s));
+    return fmt::format("(({x} - {p}) >= 0 or (({x} + 0) and {p}))", fmt::arg("x", x), fmt::arg("p", p));
+  }
+
+  // The job scraped on each GPU in the `window_s` seconds before evaluation.
+  std::string JobIn(double window_s) const {
+    return fmt::format("max by (uuid, job_id) (last_over_time(ofu_gpu_job_info{{{}}}[{}]))", job_filter_,
+                       Ms(window_s - 0.001));
+  }
+
+  // `d` per (GPU, job scraped in the window), and per GPU alone (no job_id)
+  // where no job was scraped; with --job, only the job's part.
+  std::string Split(const std::string& d, double window_s) const {
+    const std::string with_job = fmt::format("{} * on(uuid) group_left(job_id) {}", d, JobIn(window_s));
+    if (query_.job_id) return with_job;
+    return fmt::format("({}) or ({} unless on(uuid) {})", with_job, d, JobIn(window_s));
+  }
+
+  void AddToBoth(const Counter& counter, const PromSeries& s, double sign) {
+    if (!query_.job_id) AddToGpu(counter, s, sign);
+    if (!s.Label("job_id").empty()) AddToJob(counter, s, sign);
+  }
+
+  void AddToGpu(const Counter& counter, const PromSeries& s, double sign) {
+    auto id = ids_.find(s.Label("uuid"));
+    if (id != ids_.end()) Add(totals_.of_gpu[id->second], counter, sign * s.samples.front().second);
+  }
+
+  void AddToJob(const Counter& counter, const PromSeries& s, double sign) {
+    auto id = ids_.find(s.Label("uuid"));
+    if (id == ids_.end()) return;
+    StoredWindow& row = totals_.of_job[{s.Label("job_id"), id->second}];
+    row.gpu_id = id->second;
+    Add(row, counter, sign * s.samples.front().second);
+  }
+
+  // One instant query at `at`, each series' value to `consume`.
+  Status Instant(const std::string& promql, double at, const std::function<void(const PromSeries&)>& consume) {
+    OFU_ASSIGN_OR_RETURN(auto answer, client_.Query(promql, at));
+    if (answer.too_large) {
+      return Error::Unavailable("{}: the server refuses a query of one scrape interval for its size ({})",
+                                client_.url(), answer.refusal);
+    }
+    for (const PromSeries& s : answer.series) {
+      if (!s.samples.empty()) consume(s);
+    }
+    return OkStatus();
+  }
+
+  // An instant query over the whole range ({range}), in time pieces if refused.
+  Status Whole(const std::string& text, const std::function<void(PromAnswer&&)>& consume) {
+    double piece_s = *query_.until_s - *query_.since_s;
+    return QueryOverPieces(
+        client_, *query_.since_s, *query_.until_s, piece_s, 1,
+        [&](double length_s) {
+          std::string promql = text;
+          promql.replace(promql.find("{range}"), 7, PromRange(length_s));
+          return promql;
+        },
+        [&](PromAnswer&& answer, double) {
+          consume(std::move(answer));
+          return OkStatus();
+        });
+  }
+
+  // A sum over steps ({range} becomes the subquery [piece − 1 ms:S]), in pieces
+  // of about piece_s_, each series' one value handed to `consume`.
+  Status Pieces(const std::string& text, const std::function<void(const PromSeries&)>& consume) {
+    return QueryOverPieces(
+        client_, *query_.since_s, *query_.until_s, piece_s_, step_s_,
+        [&](double length_s) {
+          std::string promql = text;
+          promql.replace(promql.find("{range}"), 7, fmt::format("[{}:{}]", Ms(length_s - 0.001), Ms(step_s_)));
+          return promql;
+        },
+        [&](PromAnswer&& answer, double) {
+          for (const PromSeries& s : answer.series) {
+            if (!s.samples.empty()) consume(s);
+          }
+          return OkStatus();
+        });
+  }
+
+  // A sum as a downsampled row: it stands for its observed seconds.
+  void Finish(StoredWindow& row, std::int64_t id) {
+    row.gpu_id = id;
+    row.end_s = *query_.until_s;
+    row.span_s = row.up_s = row.counters.observed_s();
+    row.flags |= kHistoryDownsampled;
+  }
+
+  void Progress(const std::string& what) {
+    if (options_.query.progress) {
+      options_.query.progress(fmt::format("summed {} ({} queries)", what, client_.queries()));
+    }
+  }
+
+  PrometheusClient& client_;
+  HistoryQuery query_;
+  const PrometheusTotalsOptions& options_;
+  HistoryTotals totals_;
+  std::map<std::string, std::int64_t> ids_;
+  double step_s_ = 0, piece_s_ = 0;
+  std::string job_filter_;  // the GPUs' label filter, and the job's
+};
+
+class TotalsReader : private TotalsQueries {
  public:
   TotalsReader(PrometheusClient& client, const HistoryQuery& query, const PrometheusTotalsOptions& options)
-      : client_(client), query_(query), options_(options) {}
+      : TotalsQueries(client, query, options) {}
 
   Result<HistoryTotals> Read() {
     totals_.history.path = client_.url();
@@ -197,14 +388,6 @@ class TotalsReader {
     double first_step = INFINITY, last_step = -INFINITY;  // the coarse steps that saw it
     double first = NAN, last = NAN;                       // its first and last scrape (s)
     std::map<const Counter*, double> before, at_last;
-  };
-
-  // One piece of a batched query: a PromQL expression whose series are told
-  // apart from the other terms' by their labels, and the samples it loads.
-  struct Term {
-    std::string promql;
-    double samples = 1;  // loaded by the server
-    double series = 1;   // in the answer
   };
 
   // GPUs whose counters were reset (the agent restarted) within the range or
@@ -452,182 +635,10 @@ class TotalsReader {
     return job;
   }
 
-  // Runs `terms` joined by `or`, as few queries as the server's limits and
-  // max_samples_per_query allow; a query refused for its size is halved. A
-  // term refused alone goes to `refused_alone`, an error by default.
-  Status Batched(const std::vector<Term>& terms, const std::function<void(const PromSeries&)>& consume,
-                 const std::function<Status(size_t)>& refused_alone = nullptr) {
-    constexpr size_t kMaxQueryBytes = 256 * 1024;
-    // The answer is parsed whole: a bound on its series bounds ofu's memory.
-    constexpr double kMaxSeries = 20'000;
-    size_t begin = 0;
-    while (begin < terms.size()) {
-      size_t end = begin;
-      size_t bytes = 0;
-      double samples = 0, series = 0;
-      while (end < terms.size() &&
-             (end == begin ||
-              (bytes + terms[end].promql.size() < kMaxQueryBytes && series + terms[end].series <= kMaxSeries &&
-               samples + terms[end].samples < static_cast<double>(options_.query.max_samples_per_query)))) {
-        bytes += terms[end].promql.size() + 6;
-        samples += terms[end].samples;
-        series += terms[end].series;
-        ++end;
-      }
-      OFU_RETURN_IF_ERROR(BatchedRun(terms, begin, end, consume, refused_alone));
-      begin = end;
-    }
-    return OkStatus();
-  }
-
-  // `a or b or c …` as a balanced tree: Prometheus copies the left side's
-  // series at each `or`, so a chain of n terms costs n² and a tree n log n
-  // (measured: 3.6 s for one chain of 768 terms).
-  static std::string JoinedByOr(const std::vector<Term>& terms, size_t begin, size_t end) {
-    if (end - begin == 1) return "(" + terms[begin].promql + ")";
-    const size_t middle = begin + (end - begin) / 2;
-    return "(" + JoinedByOr(terms, begin, middle) + " or " + JoinedByOr(terms, middle, end) + ")";
-  }
-
-  Status BatchedRun(const std::vector<Term>& terms, size_t begin, size_t end,
-                    const std::function<void(const PromSeries&)>& consume,
-                    const std::function<Status(size_t)>& refused_alone) {
-    auto queried = client_.Query(JoinedByOr(terms, begin, end), *query_.until_s);
-    if (!queried.ok() && queried.error().message.find("@ modifier") != std::string::npos) {
-      return Error::Unavailable(
-          "{}: the server does not take PromQL's @ modifier, which ofu's sums need (Prometheus 2.33 and later "
-          "take it; 2.25 to 2.32 with --enable-feature=promql-at-modifier): {}",
-          client_.url(), queried.error().message);
-    }
-    OFU_ASSIGN_OR_RETURN(auto answer, std::move(queried));
-    if (answer.too_large) {
-      if (end - begin > 1) {
-        const size_t middle = begin + (end - begin) / 2;
-        OFU_RETURN_IF_ERROR(BatchedRun(terms, begin, middle, consume, refused_alone));
-        return BatchedRun(terms, middle, end, consume, refused_alone);
-      }
-      if (refused_alone) return refused_alone(begin);
-      return Error::Unavailable("{}: the server refuses a query for one span for its size ({})", client_.url(),
-                                answer.refusal);
-    }
-    for (const PromSeries& s : answer.series) {
-      if (!s.samples.empty()) consume(s);
-    }
-    Progress(fmt::format("{} queries", client_.queries()));
-    return OkStatus();
-  }
-
-  // The increase of `x` over the `window_s` seconds before each evaluation:
-  // the rule of increase() without extrapolation (a decrease is a reset:
-  // the new value is the increase); absent without a sample G before.
-  std::string IncreaseOver(const std::string& x, double window_s) const {
-    const std::string p = fmt::format("last_over_time({}[{}] offset {})", x, Ms(options_.max_gap_s), Ms(window_s));
-    return fmt::format("(({x} - {p}) >= 0 or (({x} + 0) and {p}))", fmt::arg("x", x), fmt::arg("p", p));
-  }
-
-  // The job scraped on each GPU in the `window_s` seconds before evaluation.
-  std::string JobIn(double window_s) const {
-    return fmt::format("max by (uuid, job_id) (last_over_time(ofu_gpu_job_info{{{}}}[{}]))", job_filter_,
-                       Ms(window_s - 0.001));
-  }
-
-  // `d` per (GPU, job scraped in the window), and per GPU alone (no job_id)
-  // where no job was scraped; with --job, only the job's part.
-  std::string Split(const std::string& d, double window_s) const {
-    const std::string with_job = fmt::format("{} * on(uuid) group_left(job_id) {}", d, JobIn(window_s));
-    if (query_.job_id) return with_job;
-    return fmt::format("({}) or ({} unless on(uuid) {})", with_job, d, JobIn(window_s));
-  }
-
-  void AddToBoth(const Counter& counter, const PromSeries& s, double sign) {
-    if (!query_.job_id) AddToGpu(counter, s, sign);
-    if (!s.Label("job_id").empty()) AddToJob(counter, s, sign);
-  }
-
-  void AddToGpu(const Counter& counter, const PromSeries& s, double sign) {
-    auto id = ids_.find(s.Label("uuid"));
-    if (id != ids_.end()) Add(totals_.of_gpu[id->second], counter, sign * s.samples.front().second);
-  }
-
-  void AddToJob(const Counter& counter, const PromSeries& s, double sign) {
-    auto id = ids_.find(s.Label("uuid"));
-    if (id == ids_.end()) return;
-    StoredWindow& row = totals_.of_job[{s.Label("job_id"), id->second}];
-    row.gpu_id = id->second;
-    Add(row, counter, sign * s.samples.front().second);
-  }
-
-  // One instant query at `at`, each series' value to `consume`.
-  Status Instant(const std::string& promql, double at, const std::function<void(const PromSeries&)>& consume) {
-    OFU_ASSIGN_OR_RETURN(auto answer, client_.Query(promql, at));
-    if (answer.too_large) {
-      return Error::Unavailable("{}: the server refuses a query of one scrape interval for its size ({})",
-                                client_.url(), answer.refusal);
-    }
-    for (const PromSeries& s : answer.series) {
-      if (!s.samples.empty()) consume(s);
-    }
-    return OkStatus();
-  }
-
-  // An instant query over the whole range ({range}), in time pieces if refused.
-  Status Whole(const std::string& text, const std::function<void(PromAnswer&&)>& consume) {
-    double piece_s = *query_.until_s - *query_.since_s;
-    return QueryOverPieces(
-        client_, *query_.since_s, *query_.until_s, piece_s, 1,
-        [&](double length_s) {
-          std::string promql = text;
-          promql.replace(promql.find("{range}"), 7, PromRange(length_s));
-          return promql;
-        },
-        [&](PromAnswer&& answer, double) {
-          consume(std::move(answer));
-          return OkStatus();
-        });
-  }
-
-  // A sum over steps ({range} becomes the subquery [piece − 1 ms:S]), in pieces
-  // of about piece_s_, each series' one value handed to `consume`.
-  Status Pieces(const std::string& text, const std::function<void(const PromSeries&)>& consume) {
-    return QueryOverPieces(
-        client_, *query_.since_s, *query_.until_s, piece_s_, step_s_,
-        [&](double length_s) {
-          std::string promql = text;
-          promql.replace(promql.find("{range}"), 7, fmt::format("[{}:{}]", Ms(length_s - 0.001), Ms(step_s_)));
-          return promql;
-        },
-        [&](PromAnswer&& answer, double) {
-          for (const PromSeries& s : answer.series) {
-            if (!s.samples.empty()) consume(s);
-          }
-          return OkStatus();
-        });
-  }
-
-  // A sum as a downsampled row: it stands for its observed seconds.
-  void Finish(StoredWindow& row, std::int64_t id) {
-    row.gpu_id = id;
-    row.end_s = *query_.until_s;
-    row.span_s = row.up_s = row.counters.observed_s();
-    row.flags |= kHistoryDownsampled;
-  }
-
-  void Progress(const std::string& what) {
-    if (options_.query.progress) {
-      options_.query.progress(fmt::format("summed {} ({} queries)", what, client_.queries()));
-    }
-  }
-
-  PrometheusClient& client_;
-  HistoryQuery query_;
-  const PrometheusTotalsOptions& options_;
   const std::vector<Counter> counters_ = CountersOf(*options_.query.counters);
-  HistoryTotals totals_;
-  std::map<std::string, std::int64_t> ids_;
-  double scrape_s_ = 0, mean_scrape_s_ = 0, step_s_ = 0, piece_s_ = 0;
+  double scrape_s_ = 0, mean_scrape_s_ = 0;
   double coarse_s_ = 60;         // the steps that find spans
   std::set<std::string> dirty_;  // GPUs (uuids) left to the step sums
-  std::string job_filter_;       // the GPUs' label filter, and the job's
 };
 
 }  // namespace
