@@ -144,12 +144,12 @@ TEST(CounterRule, TheStoreKeepsAWindowWithoutTensorDataAsARowWithNothingObserved
     ASSERT_TRUE(store.ok()) << store.error().message;
     for (const WindowBatch& batch : Batches()) ASSERT_TRUE((*store)->Consume(batch).ok());
   }
-  auto history = ReadHistory(options.path, {});
+  auto history = history::ReadHistory(options.path, {});
   fs::remove_all(dir);
   ASSERT_TRUE(history.ok()) << history.error().message;
   ASSERT_EQ(history->windows.size(), 6u);  // GPU a's three, then GPU b's
 
-  StoredWindow valid;
+  history::StoredWindow valid;
   valid.gpu_id = history->windows[0].gpu_id;
   valid.end_s = 1002;
   valid.span_s = 2;
@@ -165,21 +165,21 @@ TEST(CounterRule, TheStoreKeepsAWindowWithoutTensorDataAsARowWithNothingObserved
   EXPECT_EQ(history->windows[0], valid);
 
   // Without tensor data: a row, nothing observed, the pipe NULL, a flag saying why.
-  StoredWindow no_tensor;
+  history::StoredWindow no_tensor;
   no_tensor.gpu_id = valid.gpu_id;
   no_tensor.end_s = 1004;
   no_tensor.span_s = 2;
   no_tensor.clock_mhz = no_tensor.clock_min_mhz = no_tensor.clock_max_mhz = 1500;
   no_tensor.clock_windows = 1;
   no_tensor.up_s = 2;
-  no_tensor.flags = kHistoryNoTensor;
+  no_tensor.flags = history::kHistoryNoTensor;
   EXPECT_EQ(history->windows[1], no_tensor);
   no_tensor.end_s = 1006;  // the OFU without tensor activity: the same, not 2 s observed at 0
   EXPECT_EQ(history->windows[2], no_tensor);
 
   // The store's sums are the exposition's counters.
   double observed = 0, tensor = 0;
-  for (const StoredWindow& w : history->windows) {
+  for (const history::StoredWindow& w : history->windows) {
     observed += w.counters.observed_s();
     tensor += w.counters.tensor_active_s();
   }
