@@ -82,7 +82,15 @@ class WindowColumns {
     w.gpu_id = sqlite3_column_int64(s, i++);
     w.end_s = sqlite3_column_double(s, i++);
     w.span_s = sqlite3_column_double(s, i++);
-    for (std::size_t id = 0; id < table_.size(); ++id) w.counters.Set(id, formats::ColumnOptional(s, i++));
+    // A kAlways column is NOT NULL: read without asking its type (a tenth of
+    // the time of `ofu report --store --per-window` went to the asking).
+    for (std::size_t id = 0; id < table_.size(); ++id, ++i) {
+      if (table_[id].presence == Presence::kAlways) {
+        w.counters.Set(id, sqlite3_column_double(s, i));
+      } else {
+        w.counters.Set(id, formats::ColumnOptional(s, i));
+      }
+    }
     w.clock_mhz = formats::ColumnOptional(s, i++);
     w.clock_min_mhz = formats::ColumnOptional(s, i++);
     w.clock_max_mhz = formats::ColumnOptional(s, i++);
