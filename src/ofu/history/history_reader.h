@@ -14,17 +14,13 @@
 //              clock_windows          windows whose clock went into clock_mhz
 //              up_s                   span_s when the GPU answered, else 0
 //              flags                  HistoryFlag bits (what was missing)
-//              hmma_active_s, imma_active_s, dfma_active_s
-//                                     that tensor pipe's activity x span_s over
-//                                     windows with an OFU; NULL when the source
-//                                     has no such counter (schema version 2)
-//              fp64_active_s, fp32_active_s, fp16_active_s
-//                                     the same for the CUDA-core pipes
-//              non_tensor_tflop       the non-tensor FLOP bound x span_s, in
-//                                     TFLOP (core/non_tensor.h)
-//              non_tensor_peak_s      its share of the non-tensor peak x span_s
-//                                     (all five: schema version 4, NULL when
-//                                     not measured)
+//              the other counters of core/output_counters.h, a column each:
+//                                     the tensor pipe kinds (schema version 2),
+//                                     the CUDA-core pipes and the non-tensor
+//                                     bound (version 4); NULL when not
+//                                     measured, or written before the store
+//                                     had the column (one a newer table adds
+//                                     is added, NULL in the old rows)
 //            These follow the counter rules of docs/prometheus.md, so for any
 //            set of rows sum(utilized_s) / sum(observed_s) is their OFU,
 //            windows without data neither diluting nor inflating it.

@@ -9,8 +9,7 @@
 // What it asks (docs/prometheus.md, "Queries ofu sends"):
 //   last_over_time(ofu_gpu_info[R])                 the GPUs (model, SKU)
 //   count_over_time(ofu_observed_seconds_total[R])  samples per GPU, to plan
-//   {__name__=~"ofu_((observed|…|dfma_active|fp64_active|fp32_active|fp16_active|
-//                     non_tensor_peak)_seconds|non_tensor_flop_upper_bound)_total",uuid=~"…"}[D]
+//   {__name__=~"<every counter of core/output_counters.h, _total>",uuid=~"…"}[D]
 //   ofu_gpu_job_info{uuid=~"…"}[D]                  raw samples, in pieces
 // The raw samples are asked for in pieces of a few GPUs × a time chunk,
 // planned so that no piece loads more than max_samples_per_query samples.
