@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -84,6 +85,10 @@ struct OutputCounter {
   Presence presence = Presence::kWhenMeasured;
   FigurePerSecond per_second = nullptr;
   PutFigure put = nullptr;  // nullptr for the five kAlways: the store's row makes OFU and busy of them itself
+
+  // The name of its samples in the exposition and in Prometheus: a counter's
+  // family name with "_total" (formats/exposition.h).
+  std::string sample_name() const { return std::string(metric) + "_total"; }
 };
 
 // Room for the built-in counters and a few more; CounterValues is a fixed

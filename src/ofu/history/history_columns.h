@@ -14,8 +14,10 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
@@ -36,17 +38,18 @@ class WindowColumns {
   // has (PRAGMA table_info); a column it lacks reads as NULL (absent), as in
   // a store from before that column. Without `have`: every column.
   explicit WindowColumns(const OutputCounterTable& table, const std::set<std::string>* have = nullptr) : table_(table) {
-    names_ = "gpu_id, end_s, span_s";
+    columns_ = {"gpu_id", "end_s", "span_s"};
     for (const OutputCounter& row : table.rows()) {
-      names_ += ", ";
-      names_ += have == nullptr || have->count(std::string(row.column)) != 0 ? row.column : "NULL";
+      columns_.emplace_back(have == nullptr || have->count(std::string(row.column)) != 0 ? row.column : "NULL");
     }
-    names_ += ", clock_mhz, clock_min_mhz, clock_max_mhz, clock_windows, up_s, flags";
+    columns_.insert(columns_.end(), {"clock_mhz", "clock_min_mhz", "clock_max_mhz", "clock_windows", "up_s", "flags"});
+    names_ = fmt::format("{}", fmt::join(columns_, ", "));
   }
 
-  // "gpu_id, end_s, ...", for SELECT and INSERT.
+  // "gpu_id, end_s, ...", for SELECT and INSERT; the same one by one.
   const std::string& names() const { return names_; }
-  int count() const { return static_cast<int>(table_.size()) + kFixed; }
+  const std::vector<std::string>& columns() const { return columns_; }
+  int count() const { return static_cast<int>(columns_.size()); }
 
   // The table definitions of the columns after gpu_id, for CREATE TABLE.
   static std::string Definitions(const OutputCounterTable& table) {
@@ -101,9 +104,9 @@ class WindowColumns {
   }
 
  private:
-  static constexpr int kFixed = 9;  // gpu_id, end_s, span_s and the six after the counters
   const OutputCounterTable& table_;
-  std::string names_;
+  std::vector<std::string> columns_;  // in Bind's and Read's order
+  std::string names_;                 // columns_, joined
 };
 
 // "?1, ?2, ..., ?count": the parameters of an INSERT of that many columns.

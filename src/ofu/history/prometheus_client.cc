@@ -146,6 +146,12 @@ std::string PromQuoted(const std::string& text) {
   return out + '"';
 }
 
+std::string CounterNamesRegex(const OutputCounterTable& table) {
+  std::vector<std::string> names;
+  for (const OutputCounter& row : table.rows()) names.push_back(row.sample_name());
+  return PromExactAlternatives(names);
+}
+
 std::string PromExactAlternatives(const std::vector<std::string>& values) {
   std::string out;
   for (const std::string& value : values) {

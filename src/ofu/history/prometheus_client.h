@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
 
 namespace ofu::history {
@@ -77,6 +78,10 @@ std::string PromQuoted(const std::string& text);
 
 // The regex alternatives matching exactly these values ("a|b\\.c").
 std::string PromExactAlternatives(const std::vector<std::string>& values);
+
+// The alternatives of every counter's sample name (OutputCounter::sample_name),
+// for {__name__=~"..."}: what the readers ask the agent's counters with.
+std::string CounterNamesRegex(const OutputCounterTable& table);
 
 }  // namespace ofu::history
 

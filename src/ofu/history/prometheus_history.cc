@@ -17,15 +17,6 @@ namespace {
 
 using Samples = std::vector<std::pair<double, double>>;  // (time, value), in time order
 
-// The exposition's name of a counter of the table.
-std::string CounterName(const OutputCounter& row) { return fmt::format("{}_total", row.metric); }
-
-// The regex alternatives of every counter's name.
-std::string CounterRegex(const OutputCounterTable& table) {
-  std::vector<std::string> names;
-  for (const OutputCounter& row : table.rows()) names.push_back(CounterName(row));
-  return PromExactAlternatives(names);
-}
 // How far before `since` the scrape that opens the first row may lie: the
 // server's default lookback delta.
 constexpr double kLookBackS = 300;
@@ -302,7 +293,7 @@ class Reader {
   // holds a step's window only if it was seen at every scrape of it (so a
   // window where the job started or ended is not the job's).
   std::string Selector(bool job_info, const std::string& filter, const std::string& job_filter) const {
-    if (!job_info) return fmt::format("{{__name__=~\"{}\",{}}}", CounterRegex(*options_.counters), filter);
+    if (!job_info) return fmt::format("{{__name__=~\"{}\",{}}}", CounterNamesRegex(*options_.counters), filter);
     if (step_s_ <= 0) return fmt::format("ofu_gpu_job_info{{{}{}}}", filter, job_filter);
     const std::string window = PromRange(step_s_);
     return fmt::format(
@@ -342,7 +333,7 @@ std::vector<StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const Counte
     return b->second >= a->second ? b->second - a->second : b->second;  // a reset: the agent restarted
   };
   std::vector<std::string> names;
-  for (const OutputCounter& row : table.rows()) names.push_back(CounterName(row));
+  for (const OutputCounter& row : table.rows()) names.push_back(row.sample_name());
   for (size_t i = 1; i < observed.size(); ++i) {
     const double t0 = observed[i - 1].first, t1 = observed[i].first;
     if (t1 <= since_s) continue;

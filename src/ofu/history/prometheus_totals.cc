@@ -24,7 +24,7 @@ struct Counter {
 std::vector<Counter> CountersOf(const OutputCounterTable& table) {
   std::vector<Counter> counters;
   for (std::size_t id = 0; id < table.size(); ++id) {
-    counters.push_back({fmt::format("{}_total", table[id].metric), id, 1 / table[id].metric_scale});
+    counters.push_back({table[id].sample_name(), id, 1 / table[id].metric_scale});
   }
   return counters;
 }
@@ -37,13 +37,6 @@ std::string Ms(double seconds) { return fmt::format("{}ms", static_cast<long lon
 
 void Add(StoredWindow& row, const Counter& counter, double value) {
   row.counters.Add(counter.id, value * counter.scale);
-}
-
-// The regex alternatives of every counter's name.
-std::string CounterRegex(const std::vector<Counter>& counters) {
-  std::vector<std::string> names;
-  for (const Counter& counter : counters) names.push_back(counter.name);
-  return PromExactAlternatives(names);
 }
 
 const Counter* CounterNamed(const std::vector<Counter>& counters, const std::string& name) {
@@ -513,8 +506,8 @@ class TotalsReader : private TotalsQueries {
       for (const auto& [t, uuids] : at) {
         terms.push_back({fmt::format("label_replace({{__name__=~\"{}\",uuid=~\"{}\"}} @ {:.3f}, \"ofu_at\", \"{}\", "
                                      "\"\", \"\")",
-                                     CounterRegex(counters_), PromExactAlternatives({uuids.begin(), uuids.end()}), t,
-                                     times.size()),
+                                     CounterNamesRegex(*options_.query.counters),
+                                     PromExactAlternatives({uuids.begin(), uuids.end()}), t, times.size()),
                          static_cast<double>(uuids.size() * counters_.size()),
                          static_cast<double>(uuids.size() * counters_.size())});
         times.push_back(t);

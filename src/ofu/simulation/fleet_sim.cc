@@ -322,13 +322,14 @@ class OpenMetricsSlices {
     for (std::size_t id = 0; id < OutputCounterTable::Builtin().size(); ++id) {
       const OutputCounter& row = OutputCounterTable::Builtin()[id];
       text += fmt::format("# TYPE {0} counter\n# HELP {0} {0} (SYNTHETIC)\n", row.metric);
+      const std::string sample_name = row.sample_name();
       for (int gpu = 0; gpu < options_.gpus; ++gpu) {
         const std::vector<Counters>& samples = counters[static_cast<size_t>(gpu)];
         if (!samples.back().has(id)) continue;
         const std::string labels = GpuLabels(gpu);
         for (int k = k_first; k <= k_last; ++k) {
           const double v = samples[static_cast<size_t>(k - k_first)].value_or_0(id) * row.metric_scale;
-          text += fmt::format("{}_total{} {} {}\n", row.metric, labels, v, time_at(k));
+          text += fmt::format("{}{} {} {}\n", sample_name, labels, v, time_at(k));
         }
         if (text.size() > kFlushBytes) flush();
       }

@@ -105,13 +105,10 @@ std::string Schema(const OutputCounterTable& counters) {
 // (downsampling): every column but the key is replaced.
 std::string InsertWindow(const WindowColumns& columns) {
   std::string updates;
-  std::string_view names = columns.names();
-  for (std::size_t at = 0; at <= names.size();) {
-    const std::size_t comma = std::min(names.find(", ", at), names.size());
-    const std::string_view name = names.substr(at, comma - at);
-    if (name != "gpu_id" && name != "end_s")
+  for (const std::string& name : columns.columns()) {
+    if (name != "gpu_id" && name != "end_s") {
       updates += fmt::format("{}{} = excluded.{}", updates.empty() ? "" : ", ", name, name);
-    at = comma + 2;
+    }
   }
   return fmt::format("INSERT INTO windows({}) VALUES({}) ON CONFLICT(gpu_id, end_s) DO UPDATE SET {}", columns.names(),
                      Placeholders(columns.count()), updates);
