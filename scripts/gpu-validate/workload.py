@@ -336,6 +336,7 @@ def train_step(torch, config):
             loss = model(tokens, targets)
         loss.backward()
         opt.step()
+    step.model = model  # cmd_train counts its parameters
     return step
 
 
@@ -357,7 +358,7 @@ def cmd_train(args):
         record["flops"] = record["steps"] * model_flops
         record["hardware_flops"] = record["steps"] * hardware_flops
         record["matmul_params"] = 12 * config["layers"] * config["d_model"] ** 2 + config["d_model"] * config["vocab"]
-        record["parameters"] = sum(p.numel() for p in model.parameters())
+        record["parameters"] = sum(p.numel() for p in step.model.parameters())
         record["achieved_tflops"] = record["flops"] / record["elapsed_s"] / 1e12
         log.write(record)
         try:
