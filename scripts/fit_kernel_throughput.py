@@ -20,7 +20,9 @@ test. The fit is the mean of the fitting cases' ratios.
 
   scripts/fit_kernel_throughput.py                  print fit and test tables
   scripts/fit_kernel_throughput.py --check FILE     exit 1 unless FILE's figures
-                                                    equal the fit (3 decimals)
+                                                    equal the fit (3 decimals) and its
+                                                    Nsight Compute rows equal what
+                                                    their stage_k_csv gives
   scripts/fit_kernel_throughput.py --stage-k CSV    candidate rows from stage K's
                                                     per-kernel CSV (printed, not merged)
 
@@ -28,6 +30,14 @@ Standard library only. Inputs (committed, measured on one H100 80GB HBM3,
 driver 580.159.04, 2026-11-26):
   docs/results/2026-11-26-h100-sxm5/stage-B/all.csv          (ofu-gemm rows)
   docs/results/2026-11-26-h100-sxm5/stage-C/stage-c-ragged.csv (torch.mm phases)
+
+The table's Nsight Compute rows (a figure with measured_by "ncu", the
+ncu_measurements inside a fitted figure, and attention_figures) each name
+the stage K CSV they come from (stage_k_csv; the first:
+docs/results/2026-11-27-h200/stage-K/stage-k-kernels.csv, an H200,
+2026-11-27). --check recomputes that CSV's candidates (as --stage-k prints
+them) and wants each row equal to its family's candidate (figure to 3
+decimals, cases and kernels) and every candidate family in the table once.
 """
 
 import argparse
@@ -236,6 +246,82 @@ def stage_k_candidates(rows, architecture=None, measured_on=None):
     return out
 
 
+# --------------------------------------------------------------------------
+# Checking the table's Nsight Compute rows against the committed stage K CSV
+# they name (stage_k_csv): the same candidates --stage-k prints, merged.
+
+NCU_FIT_SCRIPT = "scripts/fit_kernel_throughput.py --stage-k"
+
+
+def candidate_key(row):
+    """The family a candidate or a table row stands for: (kernel_sm,
+    mma_shape, precision group) for GEMMs, ("attention", label) otherwise."""
+    if row.get("kind") == "attention" or "kernel_sm" not in row:
+        return ("attention", row.get("label"))
+    precisions = set(row.get("precisions") or [])
+    group = "16-bit" if precisions and precisions <= {"bf16", "fp16"} else ",".join(sorted(precisions))
+    return (row["kernel_sm"], row.get("mma_shape"), group)
+
+
+def ncu_rows(table):
+    """Every Nsight Compute row of the table, as (where, family key, row):
+    figures measured by ncu, the ncu_measurements inside fitted figures,
+    and attention_figures."""
+    out = []
+    for i, entry in enumerate(table.get("figures", [])):
+        if entry.get("measured_by") == "ncu":
+            out.append((f"figures[{i}]", candidate_key(entry), entry))
+        for j, m in enumerate(entry.get("ncu_measurements", [])):
+            out.append((f"figures[{i}].ncu_measurements[{j}]", candidate_key(entry), m))
+    for i, entry in enumerate(table.get("attention_figures", [])):
+        out.append((f"attention_figures[{i}]", ("attention", entry.get("label")), entry))
+    return out
+
+
+def check_stage_k(path, table, repo):
+    """Problems with the table's ncu rows: each must equal the candidate its
+    stage K CSV gives for its family (figure to 3 decimals, cases, kernels),
+    and every candidate of a CSV the table names must be in the table once."""
+    problems = []
+    by_csv = {}
+    for where, key, row in ncu_rows(table):
+        csv_path = row.get("stage_k_csv")
+        if not csv_path:
+            problems.append(f"{path}: {where}: measured by ncu but names no stage_k_csv")
+            continue
+        if csv_path not in by_csv:
+            full = os.path.join(repo, csv_path)
+            if not os.path.exists(full):
+                problems.append(f"{path}: {where}: stage_k_csv {csv_path} does not exist")
+                by_csv[csv_path] = None
+                continue
+            cands = stage_k_candidates(read_stage_k_csv(full), table.get("architecture"))
+            by_csv[csv_path] = {"candidates": {candidate_key(c): c for c in cands}, "seen": {}}
+        known = by_csv[csv_path]
+        if known is None:
+            continue
+        cand = known["candidates"].get(key)
+        if cand is None:
+            problems.append(f"{path}: {where}: family {key} has no case in {csv_path}")
+            continue
+        if key in known["seen"]:
+            problems.append(f"{path}: {where}: family {key} is also {known['seen'][key]}")
+        known["seen"][key] = where
+        if round(row.get("relative_throughput", -1), 3) != cand["relative_throughput"]:
+            problems.append(f"{path}: {where}: {key} is {row.get('relative_throughput')}, "
+                            f"{csv_path} gives {cand['relative_throughput']:.3f}")
+        for field in ("cases", "kernels"):
+            if row.get(field) != cand[field]:
+                problems.append(f"{path}: {where}: {field} {row.get(field)} are not {csv_path}'s {cand[field]}")
+    for csv_path, known in by_csv.items():
+        if known is None:
+            continue
+        for key in known["candidates"]:
+            if key not in known["seen"]:
+                problems.append(f"{path}: no row for family {key} measured in {csv_path}")
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repo", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -255,6 +341,8 @@ def main():
     print(text)
     if args.check:
         problems = check(args.check, figures)
+        with open(args.check) as f:
+            problems += check_stage_k(args.check, json.load(f), args.repo)
         for p in problems:
             print(p, file=sys.stderr)
         if problems:

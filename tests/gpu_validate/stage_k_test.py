@@ -240,6 +240,85 @@ class KernelRowsTest(unittest.TestCase):
         self.assertIsNone(fit_kernel_throughput.stage_k_family(NVJET, "bf16"))
 
 
+REPO = os.path.join(HERE, "..", "..")
+H200_CSV = "docs/results/2026-11-27-h200/stage-K/stage-k-kernels.csv"  # real: ncu on an H200, 2026-11-27
+
+
+class RealStageKCsvTest(unittest.TestCase):
+    """The first real stage K CSV (committed with the H200 run's results) and
+    data/kernel_throughput.json's Nsight Compute rows, checked against it by
+    fit_kernel_throughput.py --check."""
+
+    def setUp(self):
+        self.rows = fit_kernel_throughput.read_stage_k_csv(os.path.join(REPO, H200_CSV))
+        with open(os.path.join(REPO, "data", "kernel_throughput.json")) as f:
+            self.table = json.load(f)
+
+    def test_candidates_from_the_h200_csv(self):
+        cands = {fit_kernel_throughput.candidate_key(c): c
+                 for c in fit_kernel_throughput.stage_k_candidates(self.rows, "hopper")}
+        # By hand from the CSV's flops and tensor_cycles (F_p 4096 FLOPs per clock per SM, bf16/fp16):
+        # aligned 1099511627776 / (1090519040 x 4096) = 0.246154; bf16 n+1 1099645845504 /
+        # (2214592512 x 4096) = 0.121227 -> 0.492484; fp16 n+1 / (2181038080 x 4096) = 0.123092
+        # -> 0.500061; mean 0.496.
+        self.assertEqual(cands[(75, "1688", "16-bit")]["relative_throughput"], 0.496)
+        self.assertEqual(cands[(75, "1688", "16-bit")]["cases"], ["stage K gemm-bf16-n+1", "stage K gemm-fp16-n+1"])
+        # n+2 and n+4, bf16 and fp16: 1635778560 cycles each: 0.666829, 0.666992 (x2) -> 0.667.
+        self.assertEqual(cands[(80, "16816", "16-bit")]["relative_throughput"], 0.667)
+        # tf32 n+4 ran Hopper's own sm90_xmma kernel: not in the sm80 family.
+        self.assertEqual(cands[(80, "1688", "tf32")]["cases"], ["stage K gemm-tf32-n+1", "stage K gemm-tf32-n+2"])
+        # cuDNN's forward: 274877906944 / (268435456 x 4096) = 0.25, over 0.246154 = 1.015625.
+        self.assertEqual(cands[("attention", "attention fwd (cuDNN SDPA)")]["relative_throughput"], 1.016)
+        self.assertEqual(cands[("attention", "attention bwd (flash)")]["relative_throughput"], 0.677)
+        self.assertEqual(len(cands), 9)
+
+    def test_the_tables_ncu_rows_agree_with_it(self):
+        self.assertEqual(fit_kernel_throughput.check_stage_k("t.json", self.table, REPO), [])
+        keys = [key for _, key, _ in fit_kernel_throughput.ncu_rows(self.table)]
+        self.assertEqual(len(keys), 9)
+        self.assertIn((80, "16816", "16-bit"), keys)
+        self.assertIn(("attention", "attention bwd (efficient)"), keys)
+
+    def test_check_fails_on_a_row_that_differs(self):
+        def problems(change):
+            table = json.loads(json.dumps(self.table))
+            change(table)
+            return fit_kernel_throughput.check_stage_k("t.json", table, REPO)
+
+        def by_family(table, kernel_sm, mma_shape):
+            return next(e for e in table["figures"] if e["kernel_sm"] == kernel_sm and e["mma_shape"] == mma_shape)
+
+        def set_figure(table):
+            by_family(table, 80, "16816")["relative_throughput"] = 0.7
+
+        (p,) = problems(set_figure)
+        self.assertIn("figures[2]: (80, '16816', '16-bit') is 0.7", p)
+        self.assertIn("gives 0.667", p)
+
+        def drop_case(table):
+            by_family(table, 75, "1688")["ncu_measurements"][0]["cases"].pop()
+
+        (p,) = problems(drop_case)
+        self.assertIn("figures[0].ncu_measurements[0]: cases", p)
+
+        def drop_attention(table):
+            table["attention_figures"] = [e for e in table["attention_figures"]
+                                          if e["label"] != "attention fwd (flash)"]
+
+        (p,) = problems(drop_attention)
+        self.assertIn("no row for family ('attention', 'attention fwd (flash)')", p)
+
+        def no_csv(table):
+            by_family(table, 80, "16816")["stage_k_csv"] = "docs/results/none/stage-k-kernels.csv"
+
+        self.assertTrue(any("does not exist" in p for p in problems(no_csv)))
+
+        def twice(table):
+            table["attention_figures"].append(dict(table["attention_figures"][0]))
+
+        self.assertTrue(any("is also attention_figures[0]" in p for p in problems(twice)))
+
+
 # A tiny made-up model: 2688 GEMM FLOPs a step (6 x (12 x 1 x 4^2 + 4 x 8) x 2
 # tokens), attention forward 4 x 1 x 1 x 2 x 2 x 4 = 64, backward 160; model
 # FLOPs 2688 + 3 x 64 = 2880.

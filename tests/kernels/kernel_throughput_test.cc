@@ -1,7 +1,7 @@
 // The kernel-family throughput table (kernel_throughput.h): what the names
 // say about their target architecture, the table's rules, and its errors.
 // Kernel names are real ones (tests/data/kernel-names-real.tsv and the H100
-// run's traces); tables other than the bundled one are SYNTHETIC.
+// and H200 runs' traces); tables other than the bundled one are SYNTHETIC.
 #include "ofu/kernels/kernel_throughput.h"
 
 #include <gtest/gtest.h>
@@ -73,13 +73,28 @@ TEST(KernelThroughput, TheBundledTableKnowsTheH100Figures) {
   ASSERT_NE(tf32.figure, nullptr);
   EXPECT_DOUBLE_EQ(tf32.RelativeThroughput(), 0.667);
 
-  // A pre-native family nobody measured: flagged, but counted as native.
-  const KernelGeneration unmeasured = table->Classify(
+  // sm80 s16816 (bf16, fp16) on Hopper: Nsight Compute's figure from the H200 run
+  // (docs/results/2026-11-27-h200/stage-K/stage-k-kernels.csv, mean of 0.666829,
+  // 0.666992, 0.666829, 0.666992). Before that run it had none.
+  const KernelGeneration s16816 = table->Classify(
       Parse("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_nn_align8"), Precision::kBf16, "hopper");
+  EXPECT_TRUE(s16816.pre_native);
+  ASSERT_NE(s16816.figure, nullptr);
+  EXPECT_DOUBLE_EQ(s16816.RelativeThroughput(), 0.667);
+  EXPECT_EQ(s16816.family, "sm80 s16816 bf16");
+  // The fitted sm75 figure stays the one used: the table's first match, not its ncu measurement (0.496).
+  EXPECT_DOUBLE_EQ(
+      table->Classify(Parse("cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1"), Precision::kBf16, "hopper")
+          .RelativeThroughput(),
+      0.473);
+
+  // A pre-native family nobody measured: flagged, but counted as native.
+  const KernelGeneration unmeasured = table->Classify(Parse("volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_tn"),
+                                                      Precision::kFp16, "hopper");
   EXPECT_TRUE(unmeasured.pre_native);
   EXPECT_EQ(unmeasured.figure, nullptr);
   EXPECT_DOUBLE_EQ(unmeasured.RelativeThroughput(), 1.0);
-  EXPECT_EQ(unmeasured.family, "sm80 s16816 bf16");
+  EXPECT_EQ(unmeasured.family, "sm70 s884 fp16");
 
   // Native kernels, and names that do not say their target.
   EXPECT_FALSE(
@@ -167,10 +182,10 @@ TEST(KernelThroughput, APreNativeKernelsFindingGivesTheMeasuredCostAndTheFix) {
   EXPECT_EQ(PreNativeFinding(*table, sm75, "turing", "a T4"), std::nullopt);  // native there
   EXPECT_EQ(PreNativeFinding(*table, sm75, "no-such-arch", "?"), std::nullopt);
 
-  // Ampere's own m16n8k16 kernel on Hopper: pre-native, and nobody measured it.
-  const KernelInfo sm80 = Parse("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_nn_align8");
-  EXPECT_EQ(PreNativeFinding(*table, sm80, "hopper", "H100 SXM5"),
-            "on H100 SXM5 (hopper, own kernels sm90): built for sm80, so it issues older MMA instructions (cuBLAS "
+  // Volta's m8n8k4 kernel on Hopper: pre-native, and nobody measured it.
+  const KernelInfo sm70 = Parse("volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_tn");
+  EXPECT_EQ(PreNativeFinding(*table, sm70, "hopper", "H100 SXM5"),
+            "on H100 SXM5 (hopper, own kernels sm90): built for sm70, so it issues older MMA instructions (cuBLAS "
             "picks such kernels for unaligned or small shapes); its FLOPs per tensor-active cycle there are not "
             "measured");
 
