@@ -83,7 +83,7 @@ GpuWindow WindowOf(const GpuSpec& spec, int gpu, std::int64_t window, double win
   o.busy = busy;
   w.pipes.hmma = *o.tensor_active;
   w.pipes.imma = 0.0;
-  o.non_tensor.fp32_active = busy ? 0.05 : 0.0;
+  o.non_tensor[ofu::CudaCorePipe::kFp32] = busy ? 0.05 : 0.0;
   ofu::GpuIdentity whole;
   ofu::CompleteNonTensor(o.non_tensor, o.sm_clock_mhz, ofu::OfuScaleOf(spec, whole).non_tensor);
   return w;

@@ -135,7 +135,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
     }
     measured = report.overall.ofu;
     ofu_source = *args.input;
-    fp32_pipe_active = report.overall.non_tensor.fp32_active;
+    fp32_pipe_active = report.overall.non_tensor[CudaCorePipe::kFp32];
   }
 
   // A refused log is noted and the trace still answers (exit 2 after the

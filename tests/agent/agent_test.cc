@@ -215,7 +215,7 @@ TEST(WindowEvaluator, NonTensorHandValueReachesTheExposition) {
   const WindowBatch batch = evaluator.Evaluate(snapshot);
   ASSERT_EQ(batch.gpus.size(), 2u);
   const NonTensorFigures& nt = batch.gpus[0].window.non_tensor;
-  EXPECT_EQ(nt.fp32_active, 0.6);
+  EXPECT_EQ(nt[CudaCorePipe::kFp32], 0.6);
   EXPECT_NEAR(*nt.flops_upper_bound_tflops, 35.582976, 1e-3);
   EXPECT_FALSE(batch.gpus[1].window.non_tensor.flops_upper_bound_tflops);
 

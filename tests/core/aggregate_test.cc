@@ -66,7 +66,7 @@ TEST(Summarizer, TotalsAddWhatTheirWindowsAdd) {
   t.clock_max_mhz = 1500;
   t.windows_without_tensor = 1;
   t.ofu_bins = {{Summarizer::HistogramBin(0.1), 1}, {Summarizer::HistogramBin(0.5), 1}};
-  t.fp32 = {0.25 * 20, 20};
+  t.pipes[IndexOf(CudaCorePipe::kFp32)] = {0.25 * 20, 20};
   Summarizer from_totals;
   from_totals.Add(t);
   const Summary sum = from_totals.Finish();
@@ -80,7 +80,7 @@ TEST(Summarizer, TotalsAddWhatTheirWindowsAdd) {
   EXPECT_EQ(*sum.sm_clock_max_mhz, 1500);
   EXPECT_EQ(sum.windows, 2);
   EXPECT_EQ(sum.windows_without_tensor, 1);
-  EXPECT_DOUBLE_EQ(*sum.non_tensor.fp32_active, 0.25);
+  EXPECT_DOUBLE_EQ(*sum.non_tensor[CudaCorePipe::kFp32], 0.25);
   // 0.1 is in bin 102 (middle 102.5/1024), 0.5 in bin 512 (middle 512.5/1024).
   EXPECT_EQ(Summarizer::HistogramBin(0.1), 102);
   EXPECT_DOUBLE_EQ(*sum.p50, (102.5 + 512.5) / 2 / 1024);
@@ -89,7 +89,7 @@ TEST(Summarizer, TotalsAddWhatTheirWindowsAdd) {
   // The same windows one by one give the same sums.
   Summarizer from_windows;
   OfuWindow busy = MakeWindow(10, 0.6, 1500, 0.5, true), idle = MakeWindow(10, 0.2, 1400, 0.1, false);
-  busy.non_tensor.fp32_active = idle.non_tensor.fp32_active = 0.25;
+  busy.non_tensor[CudaCorePipe::kFp32] = idle.non_tensor[CudaCorePipe::kFp32] = 0.25;
   from_windows.Add(busy);
   from_windows.Add(idle);
   OfuWindow clock_only = MakeWindow(0, std::nullopt, 1300, std::nullopt, false);
@@ -99,7 +99,7 @@ TEST(Summarizer, TotalsAddWhatTheirWindowsAdd) {
   EXPECT_DOUBLE_EQ(*each.ofu, *sum.ofu);
   EXPECT_DOUBLE_EQ(*each.tensor_active, *sum.tensor_active);
   EXPECT_DOUBLE_EQ(*each.sm_clock_mhz, *sum.sm_clock_mhz);
-  EXPECT_DOUBLE_EQ(*each.non_tensor.fp32_active, *sum.non_tensor.fp32_active);
+  EXPECT_DOUBLE_EQ(*each.non_tensor[CudaCorePipe::kFp32], *sum.non_tensor[CudaCorePipe::kFp32]);
   EXPECT_EQ(each.windows_without_tensor, sum.windows_without_tensor);
   EXPECT_DOUBLE_EQ(*each.p50, 0.3);  // exact: two windows
 

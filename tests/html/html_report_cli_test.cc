@@ -146,7 +146,7 @@ std::string WriteCudaCoreStore(const fs::path& path) {
   if (!store.ok()) return options.path;
   for (int k = 1; k <= 5; ++k) {
     ofu::sinks::GpuWindow sgemm = ofu::testing::H100Window("GPU-0", "0", 0.02, true, std::nullopt, 1755.0);
-    sgemm.window.non_tensor.fp32_active = 0.7;
+    sgemm.window.non_tensor[ofu::CudaCorePipe::kFp32] = 0.7;
     ofu::CompleteNonTensor(sgemm.window.non_tensor, sgemm.window.sm_clock_mhz,
                            ofu::NonTensorScaleOf(h100, h100.sm_count));
     const ofu::sinks::GpuWindow bf16 = ofu::testing::H100Window("GPU-1", "1", 0.45);

@@ -200,20 +200,20 @@ TEST(HtmlReportNonTensor, CudaCoreJobShowsItsFiguresSeriesAndAdvice) {
   ASSERT_EQ(view.gpus.size(), 2u);
   ASSERT_EQ(view.jobs.size(), 2u);
   const auto& gpu1 = view.gpus[0].non_tensor;
-  ASSERT_TRUE(gpu1.fp32_active && gpu1.flops_upper_bound_tflops && gpu1.share_of_peak);
-  EXPECT_NEAR(*gpu1.fp32_active, 0.7, 1e-12);
+  ASSERT_TRUE(gpu1[ofu::CudaCorePipe::kFp32] && gpu1.flops_upper_bound_tflops && gpu1.share_of_peak);
+  EXPECT_NEAR(*gpu1[ofu::CudaCorePipe::kFp32], 0.7, 1e-12);
   EXPECT_NEAR(*gpu1.flops_upper_bound_tflops, 41.513472, 1e-9);
   EXPECT_NEAR(*gpu1.share_of_peak, 41.513472 / 66.9, 1e-9);
-  EXPECT_FALSE(gpu1.fp64_active);  // not measured: absent, not 0
-  EXPECT_FALSE(gpu1.fp16_active);
+  EXPECT_FALSE(gpu1[ofu::CudaCorePipe::kFp64]);  // not measured: absent, not 0
+  EXPECT_FALSE(gpu1[ofu::CudaCorePipe::kFp16]);
 
   // Jobs by id: BF16, SGEMM.
   const auto& bf16 = view.jobs[0];
   const auto& sgemm = view.jobs[1];
   ASSERT_EQ(sgemm.job_id, "SGEMM");
   EXPECT_NEAR(*sgemm.ofu, 0.02, 1e-12);
-  ASSERT_TRUE(sgemm.non_tensor.fp32_active && sgemm.non_tensor.flops_upper_bound_tflops);
-  EXPECT_NEAR(*sgemm.non_tensor.fp32_active, 0.7, 1e-12);
+  ASSERT_TRUE(sgemm.non_tensor[ofu::CudaCorePipe::kFp32] && sgemm.non_tensor.flops_upper_bound_tflops);
+  EXPECT_NEAR(*sgemm.non_tensor[ofu::CudaCorePipe::kFp32], 0.7, 1e-12);
   EXPECT_NEAR(*sgemm.non_tensor.flops_upper_bound_tflops, 41.513472, 1e-9);
   // The FP32 series beside OFU, one point per 60 s bucket.
   ASSERT_EQ(sgemm.points.size(), 4u);
@@ -282,7 +282,7 @@ TEST(HtmlReportNonTensor, Fp32SeriesIsBucketedLikeOfu) {
   EXPECT_FALSE(points[2].fp32_active);
   ASSERT_TRUE(points[2].ofu);  // OFU is there; the FP32 pipe is not
   // Over the range, as `ofu report --store`: the same 2.2 / 4.
-  EXPECT_NEAR(*view.gpus[0].non_tensor.fp32_active, 0.55, 1e-12);
+  EXPECT_NEAR(*view.gpus[0].non_tensor[ofu::CudaCorePipe::kFp32], 0.55, 1e-12);
 }
 
 TEST(HtmlReportNonTensor, WithoutPipeCountersNothingIsShownAndNothingIsZero) {

@@ -97,7 +97,7 @@ TEST(HistoryRollup, AnHourOfContiguousWindowsIsSummedWithItsOfuBins) {
   EXPECT_DOUBLE_EQ(*a.tensor_active, *b.tensor_active);
   EXPECT_DOUBLE_EQ(*a.idle_fraction, *b.idle_fraction);
   EXPECT_DOUBLE_EQ(*a.sm_clock_mhz, *b.sm_clock_mhz);
-  EXPECT_DOUBLE_EQ(*a.non_tensor.fp32_active, *b.non_tensor.fp32_active);
+  EXPECT_DOUBLE_EQ(*a.non_tensor[ofu::CudaCorePipe::kFp32], *b.non_tensor[ofu::CudaCorePipe::kFp32]);
   EXPECT_EQ(a.windows, b.windows);
   EXPECT_NEAR(*a.p50, *b.p50, 0.5 / 1024);
 }

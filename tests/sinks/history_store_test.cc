@@ -441,7 +441,7 @@ TEST_F(HistoryStoreTest, NonTensorHandValueIsStoredAndReportedPerGpuAndJob) {
   auto store = OpenStore();
   ASSERT_TRUE(store);
   ofu::sinks::GpuWindow gpu = H100Window("GPU-0", "0", 0.02, true, 0.02, 1755.0);
-  gpu.window.non_tensor.fp32_active = 0.6;
+  gpu.window.non_tensor[ofu::CudaCorePipe::kFp32] = 0.6;
   ofu::CompleteNonTensor(gpu.window.non_tensor, 1755.0,
                          ofu::NonTensorScaleOf(**ofu::GpuSpecDatabase::Embedded()->Lookup("h100-sxm5"), 132));
   ofu::sinks::GpuWindow bare = H100Window("GPU-1", "1", 0.5);  // no CUDA-core pipes: NULL, not 0
@@ -459,13 +459,13 @@ TEST_F(HistoryStoreTest, NonTensorHandValueIsStoredAndReportedPerGpuAndJob) {
   const auto report = ofu::analysis::BuildStoreReport(history, *specs);
   ASSERT_EQ(report.report.gpus.size(), 2u);
   const ofu::NonTensorFigures& nt = report.report.gpus[0].summary.non_tensor;
-  EXPECT_NEAR(*nt.fp32_active, 0.6, 1e-12);
+  EXPECT_NEAR(*nt[ofu::CudaCorePipe::kFp32], 0.6, 1e-12);
   EXPECT_NEAR(*nt.flops_upper_bound_tflops, 35.582976, 1e-3);
   EXPECT_NEAR(*nt.share_of_peak, 35.582976 / 66.9, 1e-4);
-  EXPECT_FALSE(report.report.gpus[1].summary.non_tensor.fp32_active);
+  EXPECT_FALSE(report.report.gpus[1].summary.non_tensor[ofu::CudaCorePipe::kFp32]);
   ASSERT_EQ(report.jobs.size(), 1u);
   EXPECT_NEAR(*report.jobs[0].non_tensor.flops_upper_bound_tflops, 35.582976, 1e-3);
-  EXPECT_NEAR(*report.jobs[0].non_tensor.fp32_active, 0.6, 1e-12);
+  EXPECT_NEAR(*report.jobs[0].non_tensor[ofu::CudaCorePipe::kFp32], 0.6, 1e-12);
   const std::string json = ofu::analysis::RenderJson(report);
   EXPECT_NE(json.find("\"flops_upper_bound_tflops\": 35.58"), std::string::npos) << json;
   EXPECT_NE(json.find("\"advice\""), std::string::npos);
@@ -484,7 +484,7 @@ TEST_F(HistoryStoreTest, ASchemaVersion3StoreIsUpgradedWithNullCudaCoreColumns) 
   auto store = OpenStore();
   ASSERT_TRUE(store);
   ofu::sinks::GpuWindow with = H100Window("GPU-0", "0", 0.5);
-  with.window.non_tensor.fp32_active = 0.25;
+  with.window.non_tensor[ofu::CudaCorePipe::kFp32] = 0.25;
   ASSERT_TRUE(store->Consume(Batch(1004, 2, {with})).ok());
   EXPECT_EQ(QueryNumber(options_.path, "SELECT value FROM meta WHERE key = 'schema_version'"),
             ofu::history::kHistorySchemaVersion);  // 4, then 5

@@ -5,12 +5,15 @@
 namespace ofu::analysis {
 namespace {
 
-struct Pipe {
-  const char* name;
-  std::optional<double> active;
-  const std::optional<PipeSpec>* spec;
-  const char* tensor_precision;  // the tensor precision that replaces it
-};
+// The tensor precision that takes over a pipe's work.
+std::string TensorPrecisionFor(CudaCorePipe pipe) {
+  switch (pipe) {
+    case CudaCorePipe::kFp32: return "tf32";
+    case CudaCorePipe::kFp16: return "fp16";
+    case CudaCorePipe::kFp64: return "fp64";
+  }
+  return "";
+}
 
 std::optional<double> Gain(const GpuSpec* spec, const std::optional<PipeSpec>& pipe, const std::string& precision) {
   if (spec == nullptr || !pipe) return std::nullopt;
@@ -55,34 +58,28 @@ std::optional<std::string> AdviseSimtGemms(const CorrectionReport& report, const
 
 std::optional<CudaCoreAdvice> AdviseCudaCores(const std::string& gpu, const GpuSpec* spec, const Summary& summary) {
   if (!summary.ofu || *summary.ofu >= kLowOfu) return std::nullopt;
+  const std::optional<CudaCorePipe> busiest = BusiestPipe(summary.non_tensor, kBusyPipe);
+  if (!busiest) return std::nullopt;
+  const CudaCorePipeInfo& pipe = InfoFor(*busiest);
   static const std::optional<PipeSpec> kNone;
-  const NonTensorSpec* nt = spec != nullptr && spec->non_tensor ? &*spec->non_tensor : nullptr;
-  const Pipe pipes[] = {
-      {"fp32", summary.non_tensor.fp32_active, nt ? &nt->fp32 : &kNone, "tf32"},
-      {"fp16", summary.non_tensor.fp16_active, nt ? &nt->fp16 : &kNone, "fp16"},
-      {"fp64", summary.non_tensor.fp64_active, nt ? &nt->fp64 : &kNone, "fp64"},
-  };
-  const Pipe* busiest = nullptr;
-  for (const Pipe& p : pipes) {
-    if (p.active && *p.active >= kBusyPipe && (busiest == nullptr || *p.active > *busiest->active)) busiest = &p;
-  }
-  if (busiest == nullptr) return std::nullopt;
+  const std::optional<PipeSpec>& pipe_spec = spec != nullptr && spec->non_tensor ? (*spec->non_tensor).*pipe.spec
+                                                                                 : kNone;
 
   CudaCoreAdvice advice;
   advice.gpu = gpu;
-  advice.pipe = busiest->name;
-  advice.pipe_active = *busiest->active;
+  advice.pipe = pipe.name;
+  advice.pipe_active = *summary.non_tensor[*busiest];
   advice.ofu = *summary.ofu;
-  advice.tensor_precision = busiest->tensor_precision;
-  advice.gain_upper_bound = Gain(spec, *busiest->spec, advice.tensor_precision);
+  advice.tensor_precision = TensorPrecisionFor(*busiest);
+  advice.gain_upper_bound = Gain(spec, pipe_spec, advice.tensor_precision);
   std::string fix;
   if (advice.pipe == "fp32" && spec != nullptr && !HasTf32(*spec)) {
     // V100, T4: no TF32 and no bf16 on the tensor cores, so fp16 it is.
     advice.tensor_precision = "fp16";
-    advice.gain_upper_bound = Gain(spec, *busiest->spec, advice.tensor_precision);
+    advice.gain_upper_bound = Gain(spec, pipe_spec, advice.tensor_precision);
     fix = kFp16AutocastFix;
   } else if (advice.pipe == "fp32") {
-    advice.bf16_gain_upper_bound = Gain(spec, *busiest->spec, "bf16");
+    advice.bf16_gain_upper_bound = Gain(spec, pipe_spec, "bf16");
     fix = kTf32Fix;
   } else if (advice.pipe == "fp16") {
     fix =
@@ -96,11 +93,7 @@ std::optional<CudaCoreAdvice> AdviseCudaCores(const std::string& gpu, const GpuS
   advice.text = fmt::format(
       "{}: OFU {:.3f} while the {} pipe is {:.0f}% active: the math runs on the CUDA cores, not the tensor "
       "cores. Usual fix: {}.",
-      gpu, advice.ofu,
-      advice.pipe == "fp32"   ? "FP32"
-      : advice.pipe == "fp16" ? "FP16"
-                              : "FP64",
-      advice.pipe_active * 100, fix);
+      gpu, advice.ofu, pipe.label, advice.pipe_active * 100, fix);
   if (advice.gain_upper_bound) {
     advice.text += fmt::format(" Gain at most {:.1f}x ({} tensor peak over the {} CUDA-core peak",
                                *advice.gain_upper_bound, advice.tensor_precision, advice.pipe);

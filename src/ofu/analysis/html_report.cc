@@ -14,6 +14,7 @@
 #include "ofu/analysis/correction_output.h"
 #include "ofu/analysis/html/html_assets.h"
 #include "ofu/analysis/mfu_inputs.h"
+#include "ofu/analysis/non_tensor_json.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/kernels/kernel_throughput.h"
 
@@ -310,15 +311,6 @@ json PointsJson(const std::vector<TimelinePoint>& points) {
   return columns;
 }
 
-// The shape of `ofu report`'s JSON "non_tensor" object (report_output.cc).
-json NonTensorJson(const NonTensorFigures& n) {
-  return {{"fp64_active", Optional(n.fp64_active)},
-          {"fp32_active", Optional(n.fp32_active)},
-          {"fp16_active", Optional(n.fp16_active)},
-          {"flops_upper_bound_tflops", Optional(n.flops_upper_bound_tflops)},
-          {"share_of_peak", Optional(n.share_of_peak)}};
-}
-
 json AdviceJson(const CudaCoreFinding& finding) {
   const CudaCoreAdvice& a = finding.advice;
   return {{"job_id", finding.job_id},
@@ -379,7 +371,7 @@ json ViewJson(const HtmlReportView& view) {
                          {"hostname", gpu.hostname},
                          {"ofu", Optional(gpu.ofu)},
                          {"observed_hours", gpu.observed_hours},
-                         {"non_tensor", NonTensorJson(gpu.non_tensor)},
+                         {"non_tensor", NonTensorJson<json>(gpu.non_tensor)},
                          {"points", PointsJson(gpu.points)}});
   }
   j["jobs"] = json::array();
@@ -390,7 +382,7 @@ json ViewJson(const HtmlReportView& view) {
                          {"gpus", job.gpus},
                          {"gpu_hours", job.gpu_hours},
                          {"ofu", Optional(job.ofu)},
-                         {"non_tensor", NonTensorJson(job.non_tensor)},
+                         {"non_tensor", NonTensorJson<json>(job.non_tensor)},
                          {"points", PointsJson(job.points)}});
   }
   j["skus"] = json::array();
@@ -414,7 +406,12 @@ json ViewJson(const HtmlReportView& view) {
                          {"observed_hours", sku.observed_hours}});
   }
   j["notes"] = view.notes;
-  j["overall_non_tensor"] = NonTensorJson(view.overall_non_tensor);
+  j["overall_non_tensor"] = NonTensorJson<json>(view.overall_non_tensor);
+  // The CUDA-core pipes in table order: the page's columns for each "non_tensor" object.
+  j["cuda_core_pipes"] = json::array();
+  for (const CudaCorePipeInfo& pipe : CudaCorePipes()) {
+    j["cuda_core_pipes"].push_back({{"key", pipe.key()}, {"label", pipe.label}});
+  }
   j["cuda_core_advice"] = json::array();
   for (const CudaCoreFinding& finding : view.cuda_core_advice) j["cuda_core_advice"].push_back(AdviceJson(finding));
   j["cuda_core_advice_total"] = view.cuda_core_advice_total;

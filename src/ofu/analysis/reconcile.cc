@@ -323,15 +323,7 @@ ReconcileReport Reconcile(const history::StoredHistory& history, const StoreRepo
 
     // The busiest CUDA-core pipe of the job (store_report.h's job non_tensor).
     const NonTensorFigures& nt = total->second->non_tensor;
-    double pipe = 0;
-    std::string pipe_name;
-    for (const auto& [name, active] :
-         {std::pair{"FP32", nt.fp32_active}, std::pair{"FP16", nt.fp16_active}, std::pair{"FP64", nt.fp64_active}}) {
-      if (active && *active > pipe) {
-        pipe = *active;
-        pipe_name = name;
-      }
-    }
+    const std::optional<CudaCorePipe> busy_pipe = BusiestPipe(nt, kNonTensorBusyPipe);
     if (*job.expected_mfu > 0) {
       job.ratio = job.reported_mfu / *job.expected_mfu;
       Classification verdict = ClassifyRatio(*job.ratio, job.recompute, options);
@@ -340,13 +332,13 @@ ReconcileReport Reconcile(const history::StoredHistory& history, const StoreRepo
       job.alternatives = verdict.alternatives;
       // Reported well above what OFU allows while the CUDA cores are busy:
       // the application counts FLOPs the tensor pipes never saw.
-      if (*job.ratio > 1 + options.tolerance && pipe >= kNonTensorBusyPipe) {
+      if (*job.ratio > 1 + options.tolerance && busy_pipe) {
         if (job.flag != "ok") job.alternatives.insert(job.alternatives.begin(), job.explanation);
         job.flag = "non_tensor_work";
         job.explanation = fmt::format(
             "the {} CUDA-core pipe is {:.0f}% active: the job's math runs largely outside the tensor cores "
             "(FP32 GEMMs without TF32/bf16), which OFU does not count; the non-tensor bound is {} TFLOP/s per GPU",
-            pipe_name, pipe * 100,
+            InfoFor(*busy_pipe).label, *nt[*busy_pipe] * 100,
             nt.flops_upper_bound_tflops ? fmt::format("{:.1f}", *nt.flops_upper_bound_tflops) : "unknown");
       }
     } else {

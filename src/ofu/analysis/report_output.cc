@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ofu/analysis/cuda_core_advice.h"
+#include "ofu/analysis/non_tensor_json.h"
 #include "ofu/core/clock_events.h"
 
 namespace ofu::analysis {
@@ -24,14 +25,6 @@ json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); 
 
 json ReasonsJson(const std::optional<std::uint64_t>& mask) {
   return mask ? json(ClockEventReasonNames(*mask)) : json(nullptr);
-}
-
-json NonTensorJson(const NonTensorFigures& n) {
-  return {{"fp64_active", OrNull(n.fp64_active)},
-          {"fp32_active", OrNull(n.fp32_active)},
-          {"fp16_active", OrNull(n.fp16_active)},
-          {"flops_upper_bound_tflops", OrNull(n.flops_upper_bound_tflops)},
-          {"share_of_peak", OrNull(n.share_of_peak)}};
 }
 
 json SummaryFields(const Summary& s) {
@@ -53,7 +46,7 @@ json SummaryFields(const Summary& s) {
       {"clock_event_reasons", ReasonsJson(s.clock_event_reasons)},
       {"windows", s.windows},
       {"windows_without_clock", s.windows_without_clock},
-      {"non_tensor", NonTensorJson(s.non_tensor)},
+      {"non_tensor", NonTensorJson<json>(s.non_tensor)},
   };
 }
 
@@ -163,15 +156,22 @@ std::string NonTensorTable(const Report& r, std::size_t label_width) {
   bool any = r.overall.non_tensor.any_activity();
   for (const auto& g : r.gpus) any = any || g.summary.non_tensor.any_activity();
   if (!any) return "";
-  constexpr std::string_view kRow = "{:<{}} {:>6} {:>6} {:>6} {:>13} {:>10}\n";
   std::string out = "\nCUDA-core pipes (non-tensor work, not in OFU; the bound is an upper bound, docs/metrics.md):\n";
-  out += fmt::format(kRow, "GPU", label_width, "FP64", "FP32", "FP16", "bound TFLOP/s", "% of peak");
-  auto row = [&](const std::string& label, const NonTensorFigures& n) {
-    out += fmt::format(kRow, label, label_width, Ratio(n.fp64_active), Ratio(n.fp32_active), Ratio(n.fp16_active),
-                       Tflops(n.flops_upper_bound_tflops), Fraction(n.share_of_peak));
+  // One 6-wide column per pipe, then the bound and its share.
+  auto row = [&](const std::string& label, const auto& pipe_cell, const std::string& bound, const std::string& peak) {
+    out += fmt::format("{:<{}}", label, label_width);
+    for (const CudaCorePipeInfo& pipe : CudaCorePipes()) out += fmt::format(" {:>6}", pipe_cell(pipe));
+    out += fmt::format(" {:>13} {:>10}\n", bound, peak);
   };
-  for (const auto& g : r.gpus) row(GpuLabel(g.identity), g.summary.non_tensor);
-  row("overall", r.overall.non_tensor);
+  row(
+      "GPU", [](const CudaCorePipeInfo& pipe) { return std::string(pipe.label); }, "bound TFLOP/s", "% of peak");
+  auto figures = [&](const std::string& label, const NonTensorFigures& n) {
+    row(
+        label, [&n](const CudaCorePipeInfo& pipe) { return Ratio(n[pipe.pipe]); }, Tflops(n.flops_upper_bound_tflops),
+        Fraction(n.share_of_peak));
+  };
+  for (const auto& g : r.gpus) figures(GpuLabel(g.identity), g.summary.non_tensor);
+  figures("overall", r.overall.non_tensor);
   return out;
 }
 
@@ -326,7 +326,7 @@ std::string RenderJson(const StoreReport& s) {
                     {"ofu", OrNull(j.ofu)},
                     {"active_ofu", OrNull(j.active_ofu)},
                     {"observed_hours", j.observed_hours},
-                    {"non_tensor", NonTensorJson(j.non_tensor)}});
+                    {"non_tensor", NonTensorJson<json>(j.non_tensor)}});
   }
   root["jobs"] = std::move(jobs);
   return root.dump(2) + "\n";
@@ -352,17 +352,18 @@ std::string RenderCsv(const StoreReport& s) { return RenderCsv(s.report); }
 std::string RenderCsv(const Report& r) {
   std::string out =
       "gpu,uuid,model,sku,seconds,ofu,active_ofu,p10,p50,p90,tensor_active,sm_clock_mhz,spec_clock_mhz,"
-      "idle_fraction,gaps,fp64_active,fp32_active,fp16_active,non_tensor_tflops_upper_bound,"
-      "non_tensor_share_of_peak\n";
+      "idle_fraction,gaps,";
+  for (const CudaCorePipeInfo& pipe : CudaCorePipes()) out += fmt::format("{},", pipe.key());
+  out += "non_tensor_tflops_upper_bound,non_tensor_share_of_peak\n";
   auto row = [&out](const std::string& name, const std::string& uuid, const std::string& model, const std::string& sku,
                     const Summary& s, const std::optional<double>& spec_clock, const std::string& gaps) {
     const NonTensorFigures& n = s.non_tensor;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", CsvField(name), CsvField(uuid),
-                       CsvField(model), sku, s.seconds, CsvNumber(s.ofu), CsvNumber(s.active_ofu), CsvNumber(s.p10),
-                       CsvNumber(s.p50), CsvNumber(s.p90), CsvNumber(s.tensor_active), CsvNumber(s.sm_clock_mhz),
-                       CsvNumber(spec_clock), CsvNumber(s.idle_fraction), gaps, CsvNumber(n.fp64_active),
-                       CsvNumber(n.fp32_active), CsvNumber(n.fp16_active), CsvNumber(n.flops_upper_bound_tflops),
-                       CsvNumber(n.share_of_peak));
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", CsvField(name), CsvField(uuid), CsvField(model),
+                       sku, s.seconds, CsvNumber(s.ofu), CsvNumber(s.active_ofu), CsvNumber(s.p10), CsvNumber(s.p50),
+                       CsvNumber(s.p90), CsvNumber(s.tensor_active), CsvNumber(s.sm_clock_mhz), CsvNumber(spec_clock),
+                       CsvNumber(s.idle_fraction), gaps);
+    for (const std::optional<double>& active : n.active) out += fmt::format("{},", CsvNumber(active));
+    out += fmt::format("{},{}\n", CsvNumber(n.flops_upper_bound_tflops), CsvNumber(n.share_of_peak));
   };
   for (const auto& g : r.gpus) {
     row(g.identity.key, g.identity.uuid, g.model, g.spec ? g.spec->id : "", g.summary,

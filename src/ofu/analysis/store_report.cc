@@ -211,7 +211,8 @@ struct JobSums {
   std::set<std::int64_t> left_out;  // without a known share
   double seconds = 0, observed = 0, utilized = 0, busy = 0, busy_utilized = 0;
   // Non-tensor: (weighted seconds of the figure, weighted observed seconds that have it).
-  std::pair<double, double> fp64, fp32, fp16, peak;
+  std::array<std::pair<double, double>, kCudaCorePipes> pipes{};  // by CudaCorePipe
+  std::pair<double, double> peak;
   double tflop = 0, tflop_observed = 0;
 
   void AddRow(const StoredWindow& row, double share) {
@@ -224,9 +225,9 @@ struct JobSums {
       into.first += *figure_s * share;
       into.second += row.counters.observed_s() * share;
     };
-    add(fp64, row.counters[kCounterFp64Active]);
-    add(fp32, row.counters[kCounterFp32Active]);
-    add(fp16, row.counters[kCounterFp16Active]);
+    for (const CudaCorePipeInfo& pipe : CudaCorePipes()) {
+      add(pipes[IndexOf(pipe.pipe)], row.counters[PipeActiveCounter(pipe.pipe)]);
+    }
     add(peak, row.counters[kCounterNonTensorPeak]);
     if (row.counters[kCounterNonTensorTflop]) {
       tflop += *row.counters[kCounterNonTensorTflop];
@@ -245,9 +246,7 @@ struct JobSums {
     auto mean = [](const std::pair<double, double>& p) {
       return p.second > 0 ? std::optional(p.first / p.second) : std::nullopt;
     };
-    out.non_tensor.fp64_active = mean(fp64);
-    out.non_tensor.fp32_active = mean(fp32);
-    out.non_tensor.fp16_active = mean(fp16);
+    for (std::size_t i = 0; i < kCudaCorePipes; ++i) out.non_tensor.active[i] = mean(pipes[i]);
     out.non_tensor.share_of_peak = mean(peak);
     if (tflop_observed > 0) out.non_tensor.flops_upper_bound_tflops = tflop / tflop_observed;
     return out;

@@ -44,9 +44,7 @@ void Summarizer::Add(const OfuWindow& w, double weight) {
   }
   if (w.clock_event_reasons) reasons_ = reasons_.value_or(0) | *w.clock_event_reasons;
   const double span = w.covered_s > 0 ? w.covered_s : w.end_s - w.start_s;
-  fp64_.Add(w.non_tensor.fp64_active, span * weight);
-  fp32_.Add(w.non_tensor.fp32_active, span * weight);
-  fp16_.Add(w.non_tensor.fp16_active, span * weight);
+  for (std::size_t i = 0; i < kCudaCorePipes; ++i) pipes_[i].Add(w.non_tensor.active[i], span * weight);
   share_.Add(w.non_tensor.share_of_peak, span * weight);
   if (w.non_tensor.flops_upper_bound_tflops) {
     bound_tflop_ += *w.non_tensor.flops_upper_bound_tflops * span;
@@ -79,9 +77,7 @@ void Summarizer::Add(const WindowTotals& t, double weight) {
     into.weighted += part.value_seconds * weight;
     into.seconds += part.seconds * weight;
   };
-  add(fp64_, t.fp64);
-  add(fp32_, t.fp32);
-  add(fp16_, t.fp16);
+  for (std::size_t i = 0; i < kCudaCorePipes; ++i) add(pipes_[i], t.pipes[i]);
   add(share_, t.share_of_peak);
   bound_tflop_ += t.bound_tflop;  // TFLOP are not weighted, their seconds are (as in Add of a window)
   bound_seconds_ += t.bound_seconds * weight;
@@ -115,9 +111,7 @@ Summary Summarizer::Finish() const {
   s.sm_clock_max_mhz = clock_max_;
   if (power_windows_ > 0) s.power_w = power_sum_ / power_windows_;
   s.clock_event_reasons = reasons_;
-  s.non_tensor.fp64_active = fp64_.Get();
-  s.non_tensor.fp32_active = fp32_.Get();
-  s.non_tensor.fp16_active = fp16_.Get();
+  for (std::size_t i = 0; i < kCudaCorePipes; ++i) s.non_tensor.active[i] = pipes_[i].Get();
   s.non_tensor.share_of_peak = share_.Get();
   if (bound_seconds_ > 0) s.non_tensor.flops_upper_bound_tflops = bound_tflop_ / bound_seconds_;
   return s;

@@ -35,6 +35,7 @@
 // Thread-safety: one Summarizer per thread.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -88,7 +89,8 @@ struct WindowTotals {
   struct Weighted {
     double value_seconds = 0, seconds = 0;
   };
-  Weighted fp64, fp32, fp16, share_of_peak;
+  std::array<Weighted, kCudaCorePipes> pipes{};  // by CudaCorePipe
+  Weighted share_of_peak;
   double bound_tflop = 0, bound_seconds = 0;
 };
 
@@ -135,7 +137,8 @@ class Summarizer {
     }
     std::optional<double> Get() const { return seconds > 0 ? std::optional(weighted / seconds) : std::nullopt; }
   };
-  Mean fp64_, fp32_, fp16_, share_;
+  std::array<Mean, kCudaCorePipes> pipes_{};  // by CudaCorePipe
+  Mean share_;
   double bound_tflop_ = 0, bound_seconds_ = 0;  // TFLOP (x s) and weighted seconds
 };
 

@@ -25,11 +25,44 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <span>
+#include <string_view>
 
 #include "ofu/core/gpu_spec.h"
+#include "ofu/core/sample.h"
 
 namespace ofu {
+
+// The CUDA-core pipes, in the order every table, CSV and JSON object lists
+// them (the order of CounterField). A pipe is added here, in the table
+// CudaCorePipes() returns, in the sample's fields and in the output-counter
+// table (output_counters.h); everything else loops over the table.
+enum class CudaCorePipe : std::uint8_t { kFp64, kFp32, kFp16 };
+inline constexpr std::size_t kCudaCorePipes = 3;
+
+constexpr std::size_t IndexOf(CudaCorePipe pipe) { return static_cast<std::size_t>(pipe); }
+
+struct CudaCorePipeInfo {
+  CudaCorePipe pipe;
+  // The sample field that carries the pipe's activity. Its name
+  // (InfoFor(activity).name, e.g. "fp32_active") is also the figure's JSON
+  // key and CSV column everywhere a report shows it.
+  CounterField activity;
+  std::string_view name;   // the precision it computes: "fp16", as GPU specs and advice name it
+  std::string_view label;  // for people and column heads: "FP16"
+  // The pipe's lanes and peak in a GPU spec (gpu_spec.h).
+  std::optional<PipeSpec> NonTensorSpec::*spec;
+
+  std::string_view key() const { return InfoFor(activity).name; }
+};
+
+// Every pipe, in CudaCorePipe order.
+std::span<const CudaCorePipeInfo> CudaCorePipes();
+const CudaCorePipeInfo& InfoFor(CudaCorePipe pipe);
 
 // One CUDA-core pipe of a device: its lanes and the vendor's peak.
 struct PipeRate {
@@ -43,19 +76,24 @@ struct NonTensorScale {
   double sms = 0;
   // The device's fraction of the GPU the peaks are quoted for (SMs / GPU SMs).
   double share_of_gpu = 1;
-  std::optional<PipeRate> fp64, fp32, fp16;
+  std::array<std::optional<PipeRate>, kCudaCorePipes> rates{};  // by CudaCorePipe
 };
 
 // The per-window and summary figures; every field absent when unknown.
 struct NonTensorFigures {
-  std::optional<double> fp64_active;  // 0..1
-  std::optional<double> fp32_active;
-  std::optional<double> fp16_active;
-  std::optional<double> flops_upper_bound_tflops;  // TFLOP/s
-  std::optional<double> share_of_peak;             // see above; may pass 1
+  std::array<std::optional<double>, kCudaCorePipes> active{};  // 0..1, by CudaCorePipe
+  std::optional<double> flops_upper_bound_tflops;              // TFLOP/s
+  std::optional<double> share_of_peak;                         // see above; may pass 1
 
-  bool any_activity() const { return fp64_active || fp32_active || fp16_active; }
+  std::optional<double>& operator[](CudaCorePipe pipe) { return active[IndexOf(pipe)]; }
+  const std::optional<double>& operator[](CudaCorePipe pipe) const { return active[IndexOf(pipe)]; }
+  bool any_activity() const;
 };
+
+// The busiest pipe of `figures` at or above `threshold` (0..1), absent when
+// none is. Ties go to FP32, then FP16, then FP64: the pipe a model left in
+// fp32 keeps busy, and the one the advice for it is about.
+std::optional<CudaCorePipe> BusiestPipe(const NonTensorFigures& figures, double threshold = 0);
 
 // The scale of a device of `spec` with `sms` SMs (spec.sm_count for a whole
 // GPU, fewer for a MIG instance). Absent when the spec lists no pipes.

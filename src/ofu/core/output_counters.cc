@@ -4,6 +4,11 @@
 #include <utility>
 
 namespace ofu {
+
+static_assert(PipeActiveCounter(CudaCorePipe::kFp64) == kCounterFp64Active &&
+              PipeActiveCounter(CudaCorePipe::kFp32) == kCounterFp32Active &&
+              PipeActiveCounter(CudaCorePipe::kFp16) == kCounterFp16Active);
+
 namespace {
 
 std::optional<double> One(const OfuWindow&, const TensorPipes&) { return 1.0; }
@@ -14,18 +19,20 @@ std::optional<double> Tensor(const OfuWindow& w, const TensorPipes&) { return w.
 std::optional<double> Hmma(const OfuWindow&, const TensorPipes& p) { return p.hmma; }
 std::optional<double> Imma(const OfuWindow&, const TensorPipes& p) { return p.imma; }
 std::optional<double> Dfma(const OfuWindow&, const TensorPipes& p) { return p.dfma; }
-std::optional<double> Fp64(const OfuWindow& w, const TensorPipes&) { return w.non_tensor.fp64_active; }
-std::optional<double> Fp32(const OfuWindow& w, const TensorPipes&) { return w.non_tensor.fp32_active; }
-std::optional<double> Fp16(const OfuWindow& w, const TensorPipes&) { return w.non_tensor.fp16_active; }
+template <CudaCorePipe P>
+std::optional<double> Pipe(const OfuWindow& w, const TensorPipes&) {
+  return w.non_tensor[P];
+}
 std::optional<double> Bound(const OfuWindow& w, const TensorPipes&) { return w.non_tensor.flops_upper_bound_tflops; }
 std::optional<double> Peak(const OfuWindow& w, const TensorPipes&) { return w.non_tensor.share_of_peak; }
 
 void PutHmma(OfuWindow&, TensorPipes& p, double v) { p.hmma = v; }
 void PutImma(OfuWindow&, TensorPipes& p, double v) { p.imma = v; }
 void PutDfma(OfuWindow&, TensorPipes& p, double v) { p.dfma = v; }
-void PutFp64(OfuWindow& w, TensorPipes&, double v) { w.non_tensor.fp64_active = v; }
-void PutFp32(OfuWindow& w, TensorPipes&, double v) { w.non_tensor.fp32_active = v; }
-void PutFp16(OfuWindow& w, TensorPipes&, double v) { w.non_tensor.fp16_active = v; }
+template <CudaCorePipe P>
+void PutPipe(OfuWindow& w, TensorPipes&, double v) {
+  w.non_tensor[P] = v;
+}
 void PutBound(OfuWindow& w, TensorPipes&, double v) { w.non_tensor.flops_upper_bound_tflops = v; }
 void PutPeak(OfuWindow& w, TensorPipes&, double v) { w.non_tensor.share_of_peak = v; }
 
@@ -53,14 +60,14 @@ std::vector<OutputCounter> BuiltinRows() {
       {"dfma_active_s", "ofu_dfma_active_seconds",
        "Integral of DFMA (fp64) tensor pipe activity over windows with valid data.", "s", 1, kMeasured, Dfma, PutDfma},
       {"fp64_active_s", "ofu_fp64_active_seconds",
-       "Integral of FP64 CUDA-core pipe activity (non-tensor) over windows with valid data.", "s", 1, kMeasured, Fp64,
-       PutFp64},
+       "Integral of FP64 CUDA-core pipe activity (non-tensor) over windows with valid data.", "s", 1, kMeasured,
+       Pipe<CudaCorePipe::kFp64>, PutPipe<CudaCorePipe::kFp64>},
       {"fp32_active_s", "ofu_fp32_active_seconds",
-       "Integral of FP32 CUDA-core pipe activity (non-tensor) over windows with valid data.", "s", 1, kMeasured, Fp32,
-       PutFp32},
+       "Integral of FP32 CUDA-core pipe activity (non-tensor) over windows with valid data.", "s", 1, kMeasured,
+       Pipe<CudaCorePipe::kFp32>, PutPipe<CudaCorePipe::kFp32>},
       {"fp16_active_s", "ofu_fp16_active_seconds",
-       "Integral of FP16 CUDA-core pipe activity (non-tensor) over windows with valid data.", "s", 1, kMeasured, Fp16,
-       PutFp16},
+       "Integral of FP16 CUDA-core pipe activity (non-tensor) over windows with valid data.", "s", 1, kMeasured,
+       Pipe<CudaCorePipe::kFp16>, PutPipe<CudaCorePipe::kFp16>},
       {"non_tensor_tflop", "ofu_non_tensor_flop_upper_bound",
        "Upper bound of the FLOPs done on CUDA cores (pipe activity x SMs x lanes x 2 x SM clock), over windows with "
        "valid data; rate() is FLOP/s.",

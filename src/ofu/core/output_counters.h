@@ -114,6 +114,12 @@ enum OutputCounterId : std::uint8_t {
   kBuiltinOutputCounters,  // how many
 };
 
+// The counter that integrates a CUDA-core pipe's activity (fp64/fp32/fp16
+// are consecutive, in CudaCorePipe order).
+constexpr OutputCounterId PipeActiveCounter(CudaCorePipe pipe) {
+  return static_cast<OutputCounterId>(kCounterFp64Active + IndexOf(pipe));
+}
+
 // The table: the built-in rows, or those and rows a test adds.
 class OutputCounterTable {
  public:

@@ -28,9 +28,12 @@ constexpr std::array<CounterFieldInfo, 17> kFields = {{
     {F::kClockEventReasons, "clock_event_reasons", "clock event reasons", false, 112, 0},
 }};
 
-// The member that holds each double-valued field; clock_event_reasons is
-// the one integer field and is handled apart.
-std::optional<double> CounterSample::*Member(CounterField field) {
+// 2^53: every integer below it is exact in a double.
+constexpr double kExactIntegerLimit = 9007199254740992.0;
+
+}  // namespace
+
+std::optional<double> CounterSample::*FieldMember(CounterField field) {
   switch (field) {
     case F::kTensorActive: return &CounterSample::tensor_active;
     case F::kGrEngineActive: return &CounterSample::gr_engine_active;
@@ -53,11 +56,6 @@ std::optional<double> CounterSample::*Member(CounterField field) {
   return nullptr;
 }
 
-// 2^53: every integer below it is exact in a double.
-constexpr double kExactIntegerLimit = 9007199254740992.0;
-
-}  // namespace
-
 std::span<const CounterFieldInfo> AllCounterFields() { return kFields; }
 
 const CounterFieldInfo& InfoFor(CounterField field) { return kFields[static_cast<std::size_t>(field)]; }
@@ -67,7 +65,7 @@ std::optional<double> GetField(const CounterSample& sample, CounterField field) 
     if (!sample.clock_event_reasons) return std::nullopt;
     return static_cast<double>(*sample.clock_event_reasons);
   }
-  return sample.*Member(field);
+  return sample.*FieldMember(field);
 }
 
 void SetField(CounterSample& sample, CounterField field, std::optional<double> value) {
@@ -79,7 +77,7 @@ void SetField(CounterSample& sample, CounterField field, std::optional<double> v
     }
     return;
   }
-  sample.*Member(field) = value;
+  sample.*FieldMember(field) = value;
 }
 
 }  // namespace ofu

@@ -86,6 +86,9 @@ struct CounterSample {
 // every mask below 2^53; a negative or fractional value sets nothing.
 std::optional<double> GetField(const CounterSample& sample, CounterField field);
 void SetField(CounterSample& sample, CounterField field, std::optional<double> value);
+// The member that holds a double-valued field, for loops that read one field
+// of many samples; nullptr for clock_event_reasons, the one integer field.
+std::optional<double> CounterSample::*FieldMember(CounterField field);
 
 // Who a stream of samples belongs to. `key` is unique within a recording:
 // the GPU UUID, plus "/gi<N>" for a MIG GPU instance.

@@ -1,9 +1,9 @@
 #include "ofu/core/windows.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
-#include <tuple>
 
 namespace ofu {
 namespace {
@@ -12,9 +12,7 @@ namespace {
 struct WindowSums {
   double tensor_weighted = 0, tensor_seconds = 0;
   double engine_weighted = 0, engine_seconds = 0;
-  double fp64_weighted = 0, fp64_seconds = 0;
-  double fp32_weighted = 0, fp32_seconds = 0;
-  double fp16_weighted = 0, fp16_seconds = 0;
+  std::array<double, kCudaCorePipes> pipe_weighted{}, pipe_seconds{};  // by CudaCorePipe
   double clock_sum = 0, clock_min = 0, clock_max = 0;
   int clock_count = 0;
   double power_sum = 0;
@@ -137,9 +135,9 @@ OfuWindow Finish(std::int64_t k, const WindowSums& sums, const std::optional<Ofu
   win.covered_s = sums.tensor_seconds;
   if (sums.tensor_seconds > 0) win.tensor_active = sums.tensor_weighted / sums.tensor_seconds;
   if (sums.engine_seconds > 0) win.gr_engine_active = sums.engine_weighted / sums.engine_seconds;
-  if (sums.fp64_seconds > 0) win.non_tensor.fp64_active = sums.fp64_weighted / sums.fp64_seconds;
-  if (sums.fp32_seconds > 0) win.non_tensor.fp32_active = sums.fp32_weighted / sums.fp32_seconds;
-  if (sums.fp16_seconds > 0) win.non_tensor.fp16_active = sums.fp16_weighted / sums.fp16_seconds;
+  for (std::size_t i = 0; i < kCudaCorePipes; ++i) {
+    if (sums.pipe_seconds[i] > 0) win.non_tensor.active[i] = sums.pipe_weighted[i] / sums.pipe_seconds[i];
+  }
   if (sums.clock_count > 0) {
     win.sm_clock_mhz = sums.clock_sum / sums.clock_count;
     win.sm_clock_min_mhz = sums.clock_min;
@@ -179,15 +177,12 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
                 sums.engine_seconds += seconds;
               });
   // The CUDA-core pipes: gaps are the tensor field's to report.
-  for (auto [field, weighted, seconds] :
-       {std::tuple{&CounterSample::fp64_active, &WindowSums::fp64_weighted, &WindowSums::fp64_seconds},
-        std::tuple{&CounterSample::fp32_active, &WindowSums::fp32_weighted, &WindowSums::fp32_seconds},
-        std::tuple{&CounterSample::fp16_active, &WindowSums::fp16_weighted, &WindowSums::fp16_seconds}}) {
-    AddActivity(samples, field, out.interval_s, options, nullptr, windows,
-                // Copies, not the bindings themselves: clang before 16 cannot capture those.
-                [weighted_sum = weighted, seconds_sum = seconds](WindowSums& sums, double value, double s) {
-                  sums.*weighted_sum += value * s;
-                  sums.*seconds_sum += s;
+  for (const CudaCorePipeInfo& pipe : CudaCorePipes()) {
+    const std::size_t i = IndexOf(pipe.pipe);
+    AddActivity(samples, FieldMember(pipe.activity), out.interval_s, options, nullptr, windows,
+                [i](WindowSums& sums, double value, double s) {
+                  sums.pipe_weighted[i] += value * s;
+                  sums.pipe_seconds[i] += s;
                 });
   }
   AddPointReadings(samples, options.window_s, windows);
@@ -207,9 +202,7 @@ OfuWindow WindowOfSample(const CounterSample& sample, double window_s, const std
   win.tensor_active = sample.tensor_active;
   win.covered_s = sample.tensor_active ? window_s : 0;
   win.gr_engine_active = sample.gr_engine_active;
-  win.non_tensor.fp64_active = sample.fp64_active;
-  win.non_tensor.fp32_active = sample.fp32_active;
-  win.non_tensor.fp16_active = sample.fp16_active;
+  for (const CudaCorePipeInfo& pipe : CudaCorePipes()) win.non_tensor[pipe.pipe] = GetField(sample, pipe.activity);
   win.sm_clock_mhz = sample.sm_clock_mhz;
   win.clock_readings = sample.sm_clock_mhz ? 1 : 0;
   win.power_w = sample.power_w;

@@ -109,9 +109,9 @@ WindowTotals TotalsOfRollup(const StoredRollup& rollup) {
   auto weighted = [&](const std::optional<double>& figure_s) {
     return figure_s ? WindowTotals::Weighted{*figure_s, t.counters.observed_s()} : WindowTotals::Weighted{};
   };
-  out.fp64 = weighted(t.counters[kCounterFp64Active]);
-  out.fp32 = weighted(t.counters[kCounterFp32Active]);
-  out.fp16 = weighted(t.counters[kCounterFp16Active]);
+  for (const CudaCorePipeInfo& pipe : CudaCorePipes()) {
+    out.pipes[IndexOf(pipe.pipe)] = weighted(t.counters[PipeActiveCounter(pipe.pipe)]);
+  }
   out.share_of_peak = weighted(t.counters[kCounterNonTensorPeak]);
   if (t.counters[kCounterNonTensorTflop]) {
     out.bound_tflop = *t.counters[kCounterNonTensorTflop];

@@ -73,14 +73,17 @@ double IndexOrder(const sources::GpuReading& gpu) {
 // usual fix, as in `ofu report` (ofu/analysis/cuda_core_advice.h).
 template <typename AddLine>
 void AddCudaCoreLine(const TopModel::Gpu& gpu, const CounterSample& sample, const AddLine& add) {
-  if (!sample.fp32_active && !sample.fp64_active && !sample.fp16_active) return;
-  add(fmt::format("{}cuda     FP32 {:>8}   FP64 {}   FP16 {}", kIndent, Percent(sample.fp32_active),
-                  Percent(sample.fp64_active), Percent(sample.fp16_active)),
-      LineStyle::kNormal);
-  bool busy = false;
-  for (const std::optional<double>& pipe : {sample.fp32_active, sample.fp64_active, sample.fp16_active}) {
-    busy = busy || (pipe && *pipe >= analysis::kBusyPipe);
+  NonTensorFigures pipes;
+  for (const CudaCorePipeInfo& pipe : CudaCorePipes()) pipes[pipe.pipe] = GetField(sample, pipe.activity);
+  if (!pipes.any_activity()) return;
+  // FP32 first, in a column of its own: the pipe a model left in fp32 keeps busy.
+  std::string line = fmt::format("{}cuda     {} {:>8}", kIndent, InfoFor(CudaCorePipe::kFp32).label,
+                                 Percent(pipes[CudaCorePipe::kFp32]));
+  for (const CudaCorePipeInfo& pipe : CudaCorePipes()) {
+    if (pipe.pipe != CudaCorePipe::kFp32) line += fmt::format("   {} {}", pipe.label, Percent(pipes[pipe.pipe]));
   }
+  add(line, LineStyle::kNormal);
+  const bool busy = BusiestPipe(pipes, analysis::kBusyPipe).has_value();
   if (busy && gpu.ofu && *gpu.ofu < analysis::kLowOfu) {
     add(fmt::format("{}advice   math on CUDA cores, not tensor cores: TF32 for FP32 matmuls, or bf16/fp16 autocast",
                     kIndent),

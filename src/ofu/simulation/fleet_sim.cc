@@ -266,7 +266,7 @@ sinks::GpuWindow WindowOf(const FleetSimOptions& options, const GpuSpec& spec, i
   window.pipes.hmma = *o.tensor_active * s.hmma_share;
   window.pipes.imma = *o.tensor_active * s.imma_share;
   if (gpu % 2 == 0) window.pipes.dfma = 0.0;
-  o.non_tensor.fp32_active = s.fp32_active;
+  o.non_tensor[CudaCorePipe::kFp32] = s.fp32_active;
   GpuIdentity whole;
   CompleteNonTensor(o.non_tensor, o.sm_clock_mhz, OfuScaleOf(spec, whole).non_tensor);
   return window;

@@ -74,20 +74,19 @@
   // ---- Work outside the tensor cores -------------------------------------
 
   // The figures of a "non_tensor" object, in table order; null: not measured.
-  const NON_TENSOR_FIELDS = [
-    { key: "fp64_active", head: "FP64 pipe", format: (v) => pct(v) },
-    { key: "fp32_active", head: "FP32 pipe", format: (v) => pct(v) },
-    { key: "fp16_active", head: "FP16 pipe", format: (v) => pct(v) },
+  // Its pipes come from the data (the C++ pipe table), the bound after them.
+  const PIPE_FIELDS = data.cuda_core_pipes.map((p) => ({ key: p.key, head: p.label + " pipe", format: (v) => pct(v) }));
+  const NON_TENSOR_FIELDS = PIPE_FIELDS.concat([
     { key: "flops_upper_bound_tflops", head: "non-tensor bound (TFLOP/s)", format: (v) => num(v, 1) },
     { key: "share_of_peak", head: "of the CUDA-core peak", format: (v) => pct(v) },
-  ];
+  ]);
   function hasNonTensor(nt) {
     return NON_TENSOR_FIELDS.some((f) => nt[f.key] !== null);
   }
   // One line for tooltips and job cards; empty when nothing was measured.
   function nonTensorText(nt) {
     const parts = [];
-    for (const f of NON_TENSOR_FIELDS.slice(0, 3)) if (nt[f.key] !== null) parts.push(f.head + " " + pct(nt[f.key]));
+    for (const f of PIPE_FIELDS) if (nt[f.key] !== null) parts.push(f.head + " " + pct(nt[f.key]));
     if (nt.flops_upper_bound_tflops !== null) parts.push("≤ " + num(nt.flops_upper_bound_tflops, 1) + " TFLOP/s on CUDA cores");
     return parts.join(" · ");
   }
