@@ -93,7 +93,7 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
   OFU_ASSIGN_OR_RETURN(auto fleet, LoadFleetReport(args.history, sources::SystemClock().NowS(), specs,
                                                    /*windows_needed=*/false));
   const history::StoredHistory& history = fleet.history;
-  const analysis::StoreReport& store = fleet.report;
+  const analysis::Report& store = fleet.report;
   analysis::ReconcileOptions options;
   options.tolerance = args.tolerance;
   options.match = args.match;

@@ -109,9 +109,8 @@ Result<analysis::KernelFindings> TraceFindings(const ReportArgs& args, const Gpu
 // reader never sees half a file. The fleet analyses fill the page's markers
 // (the regression scan) and scatter (the reconciliation, with --mfu).
 // `store` is BuildStoreReport of `history`.
-Status WriteHtmlReport(const ReportArgs& args, const history::StoredHistory& history,
-                       const analysis::StoreReport& store, const GpuSpecDatabase& specs, const std::string& source,
-                       double now_s, bool synthetic) {
+Status WriteHtmlReport(const ReportArgs& args, const history::StoredHistory& history, const analysis::Report& store,
+                       const GpuSpecDatabase& specs, const std::string& source, double now_s, bool synthetic) {
   Progress("building the HTML report");
   analysis::HtmlReportOptions options;
   options.source = source;
@@ -143,7 +142,7 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
   Progress(source.store.empty() ? "querying Prometheus" : "reading the store");
   OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(source, now));
   OFU_ASSIGN_OR_RETURN(analysis::FleetReport fleet, LoadFleetReport(source, now, specs, !args.html.empty()));
-  const analysis::StoreReport& report = fleet.report;
+  const analysis::Report& report = fleet.report;
   if (!args.html.empty()) {
     // The page is the output; the text report is not printed.
     const std::string& where = source.store.empty() ? source.prometheus : source.store;

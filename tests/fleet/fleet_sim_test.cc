@@ -54,7 +54,7 @@ TEST_P(FleetSim, EveryPlantIsFoundAndNothingElse) {
   ASSERT_TRUE(history.ok()) << history.error().message;
   auto specs = GpuSpecDatabase::Embedded();
   ASSERT_TRUE(specs.ok());
-  const analysis::StoreReport store = analysis::BuildStoreReport(*history, *specs);
+  const analysis::Report store = analysis::BuildStoreReport(*history, *specs);
   auto log = formats::ReadMfuLog(truth->mfu_log);
   ASSERT_TRUE(log.ok()) << log.error().message;
   auto corrections = formats::ReadCorrections(truth->corrections_dir);
@@ -135,7 +135,7 @@ TEST(FleetSimStore, StreamedReportIsTheWholeHistoryReport) {
     auto streamed = analysis::ReadStoreReport(truth->store, query, *specs, {.rollups = false});
     ASSERT_TRUE(streamed.ok()) << streamed.error().message;
     EXPECT_EQ(streamed->rows, static_cast<std::int64_t>(history->windows.size()));
-    const analysis::StoreReport whole = analysis::BuildStoreReport(*history, *specs);
+    const analysis::Report whole = analysis::BuildStoreReport(*history, *specs);
     ASSERT_FALSE(whole.jobs.empty());
     EXPECT_EQ(analysis::RenderJson(streamed->report), analysis::RenderJson(whole)) << what;
     EXPECT_EQ(analysis::RenderCsv(streamed->report), analysis::RenderCsv(whole)) << what;

@@ -118,10 +118,10 @@ TEST(PrometheusRows, OfuWeighsObservedSecondsNotSpans) {
   auto specs = ofu::GpuSpecDatabase::Embedded();
   ASSERT_TRUE(specs.ok());
   const auto report = ofu::analysis::BuildStoreReport(history, *specs);
-  ASSERT_TRUE(report.report.overall.ofu.has_value());
-  EXPECT_DOUBLE_EQ(*report.report.overall.ofu, 75.0 / 210.0);
-  EXPECT_DOUBLE_EQ(report.report.overall.seconds, 210);
-  EXPECT_DOUBLE_EQ(*report.report.overall.tensor_active, (30.0 + 60.0 + 15.0) / 210.0);
+  ASSERT_TRUE(report.overall.ofu.has_value());
+  EXPECT_DOUBLE_EQ(*report.overall.ofu, 75.0 / 210.0);
+  EXPECT_DOUBLE_EQ(report.overall.seconds, 210);
+  EXPECT_DOUBLE_EQ(*report.overall.tensor_active, (30.0 + 60.0 + 15.0) / 210.0);
 }
 
 }  // namespace

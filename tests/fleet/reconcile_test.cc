@@ -78,7 +78,7 @@ class ReconcileOneJob : public ::testing::Test {
  protected:
   const ofu::history::StoredHistory history = OneJob();
   const ofu::GpuSpecDatabase specs = *ofu::GpuSpecDatabase::Embedded();
-  const StoreReport store = BuildStoreReport(history, specs);
+  const Report store = BuildStoreReport(history, specs);
 };
 
 // A bf16-referenced MFU log row.

@@ -304,7 +304,7 @@ TEST_F(HistoryRollupStore, TheReportFromRollupsIsTheReportFromTheWindows) {
     ASSERT_TRUE(summed.ok()) << summed.error().message;
     ASSERT_TRUE(each.ok()) << each.error().message;
     EXPECT_EQ(summed->rollups, rollups) << query.job_id.value_or("range");
-    EXPECT_EQ(summed->report.windows_in_rollups, windows);
+    EXPECT_EQ(summed->report.history_read->windows_in_rollups, windows);
     EXPECT_EQ(summed->rows, each->rows);
     EXPECT_EQ(each->rollups, 0);
     ExpectSameReport(json::parse(ofu::analysis::RenderJson(summed->report)),

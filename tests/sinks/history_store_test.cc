@@ -287,8 +287,8 @@ TEST_F(HistoryStoreTest, DownsamplingKeepsOfuExactlyAndReducesRows) {
 
   // The report from the downsampled rows: the same OFU, active OFU, tensor activity and idle share.
   const auto report_after = ofu::analysis::BuildStoreReport(after, *specs);
-  const auto& o1 = report_before.report.overall;
-  const auto& o2 = report_after.report.overall;
+  const auto& o1 = report_before.overall;
+  const auto& o2 = report_after.overall;
   ASSERT_TRUE(o1.ofu && o2.ofu && o1.active_ofu && o2.active_ofu);
   EXPECT_NEAR(*o2.ofu, *o1.ofu, 1e-12);
   EXPECT_NEAR(*o2.active_ofu, *o1.active_ofu, 1e-12);
@@ -457,12 +457,12 @@ TEST_F(HistoryStoreTest, NonTensorHandValueIsStoredAndReportedPerGpuAndJob) {
 
   auto specs = ofu::GpuSpecDatabase::Embedded();
   const auto report = ofu::analysis::BuildStoreReport(history, *specs);
-  ASSERT_EQ(report.report.gpus.size(), 2u);
-  const ofu::NonTensorFigures& nt = report.report.gpus[0].summary.non_tensor;
+  ASSERT_EQ(report.gpus.size(), 2u);
+  const ofu::NonTensorFigures& nt = report.gpus[0].summary.non_tensor;
   EXPECT_NEAR(*nt[ofu::CudaCorePipe::kFp32], 0.6, 1e-12);
   EXPECT_NEAR(*nt.flops_upper_bound_tflops, 35.582976, 1e-3);
   EXPECT_NEAR(*nt.share_of_peak, 35.582976 / 66.9, 1e-4);
-  EXPECT_FALSE(report.report.gpus[1].summary.non_tensor[ofu::CudaCorePipe::kFp32]);
+  EXPECT_FALSE(report.gpus[1].summary.non_tensor[ofu::CudaCorePipe::kFp32]);
   ASSERT_EQ(report.jobs.size(), 1u);
   EXPECT_NEAR(*report.jobs[0].non_tensor.flops_upper_bound_tflops, 35.582976, 1e-3);
   EXPECT_NEAR(*report.jobs[0].non_tensor[ofu::CudaCorePipe::kFp32], 0.6, 1e-12);
@@ -513,11 +513,11 @@ TEST_F(HistoryStoreTest, JobReportOverTwoGpusIsTheHandComputedOne) {
   const double t0 = ofu::testing::kJobT0;
 
   const auto all = ofu::analysis::BuildStoreReport(Read(), *specs);
-  ASSERT_EQ(all.report.gpus.size(), 2u);
-  EXPECT_NEAR(*all.report.gpus[0].summary.ofu, 2.0 / 6, 1e-12);
-  EXPECT_NEAR(*all.report.gpus[1].summary.ofu, 2.0 / 5, 1e-12);
-  EXPECT_NEAR(*all.report.overall.ofu, 4.0 / 11, 1e-12);
-  EXPECT_EQ(all.report.window_s, 60);
+  ASSERT_EQ(all.gpus.size(), 2u);
+  EXPECT_NEAR(*all.gpus[0].summary.ofu, 2.0 / 6, 1e-12);
+  EXPECT_NEAR(*all.gpus[1].summary.ofu, 2.0 / 5, 1e-12);
+  EXPECT_NEAR(*all.overall.ofu, 4.0 / 11, 1e-12);
+  EXPECT_EQ(all.window_s, 60);
   ASSERT_EQ(all.jobs.size(), 1u);
   const auto& job = all.jobs[0];
   EXPECT_EQ(job.job_id, "J1");
@@ -529,8 +529,7 @@ TEST_F(HistoryStoreTest, JobReportOverTwoGpusIsTheHandComputedOne) {
   EXPECT_NEAR(job.observed_hours, 420.0 / 3600, 1e-12);
   // The lost window is said, not hidden.
   bool said = false;
-  for (const auto& p : all.report.gpus[1].problems)
-    said = said || p.find("did not answer for 60 s") != std::string::npos;
+  for (const auto& p : all.gpus[1].problems) said = said || p.find("did not answer for 60 s") != std::string::npos;
   EXPECT_TRUE(said);
 
   HistoryQuery clipped;
@@ -541,7 +540,7 @@ TEST_F(HistoryStoreTest, JobReportOverTwoGpusIsTheHandComputedOne) {
   ASSERT_EQ(part.jobs.size(), 1u);
   EXPECT_NEAR(*part.jobs[0].ofu, 0.5, 1e-12);
   EXPECT_NEAR(part.jobs[0].gpu_hours, 240.0 / 3600, 1e-12);
-  EXPECT_NEAR(*part.report.overall.ofu, 0.5, 1e-12);
+  EXPECT_NEAR(*part.overall.ofu, 0.5, 1e-12);
   EXPECT_NE(ofu::analysis::RenderTable(part).find("J1"), std::string::npos);
 }
 
@@ -568,14 +567,14 @@ TEST_F(HistoryStoreTest, StreamedReportIsTheWholeHistoryReport) {
   ASSERT_TRUE(streamed.ok()) << streamed.error().message;
   const auto& report = streamed->report;
   EXPECT_EQ(streamed->rows, 14);  // GPU 1's lost window is a row too
-  ASSERT_EQ(report.report.gpus.size(), 2u);
-  EXPECT_NEAR(*report.report.gpus[0].summary.ofu, 0.45, 1e-12);
-  ASSERT_EQ(report.report.gpus[0].windowed.gaps.size(), 1u);
-  EXPECT_EQ(report.report.gpus[0].windowed.gaps[0].start_s, t0 + 360);
-  EXPECT_EQ(report.report.gpus[0].windowed.gaps[0].end_s, t0 + 480);
-  EXPECT_TRUE(report.report.gpus[1].windowed.gaps.empty());
-  EXPECT_NEAR(*report.report.overall.ofu, 5.6 / 13, 1e-12);
-  EXPECT_EQ(report.report.window_s, 60);
+  ASSERT_EQ(report.gpus.size(), 2u);
+  EXPECT_NEAR(*report.gpus[0].summary.ofu, 0.45, 1e-12);
+  ASSERT_EQ(report.gpus[0].windowed.gaps.size(), 1u);
+  EXPECT_EQ(report.gpus[0].windowed.gaps[0].start_s, t0 + 360);
+  EXPECT_EQ(report.gpus[0].windowed.gaps[0].end_s, t0 + 480);
+  EXPECT_TRUE(report.gpus[1].windowed.gaps.empty());
+  EXPECT_NEAR(*report.overall.ofu, 5.6 / 13, 1e-12);
+  EXPECT_EQ(report.window_s, 60);
   ASSERT_EQ(report.jobs.size(), 2u);
   EXPECT_NEAR(*report.jobs[0].ofu, 216.0 / 420, 1e-12);
   EXPECT_EQ(report.jobs[1].job_id, "J2");

@@ -43,7 +43,7 @@ Status CheckFleetHasOfu(const FleetReport& fleet, const history::HistorySource& 
                          query.job_id ? fmt::format(" of job {}", *query.job_id) : "",
                          range_given ? " in that time range" : "", source.store.empty() ? "server" : "store");
   }
-  if (!fleet.report.report.overall.ofu) {
+  if (!fleet.report.overall.ofu) {
     return Error::NoData("{}: no stored window has an OFU (see the notes above)", where);
   }
   return OkStatus();

@@ -1,6 +1,6 @@
 // The fleet's report over a range (`ofu report --store/--prometheus`, `ofu
 // reconcile`, `ofu regress`): the history read the way that serves it
-// (history/history_source.h) and its StoreReport. Unless windows are needed
+// (history/history_source.h) and its Report. Unless windows are needed
 // (an HTML page, --per-window), `history` has the GPUs and job intervals
 // only: from Prometheus the server sums the counters (BuildTotalsReport);
 // from the store the rows stream through the report (StoreReportBuilder), so
@@ -22,7 +22,7 @@ namespace ofu::analysis {
 
 struct FleetReport {
   history::StoredHistory history;
-  StoreReport report;
+  Report report;
   bool summed_by_server = false;
   bool has_data = false;  // a window, or a sum, in the range
 };

@@ -137,7 +137,7 @@ void AddSkus(std::map<std::string, SkuSums>& skus, HtmlReportView& view) {
 
 // Per GPU: its timeline, and its rows into its SKU's distribution. The
 // heaviest timelines go into the view; returns each GPU's share.
-ShareByGpu AddGpusAndSkus(const history::StoredHistory& history, const StoreReport& totals, RowsByGpu& rows_of,
+ShareByGpu AddGpusAndSkus(const history::StoredHistory& history, const Report& totals, RowsByGpu& rows_of,
                           const HtmlReportOptions& options, HtmlReportView& view) {
   std::map<std::string, SkuSums> skus;
   ShareByGpu share_of;
@@ -146,9 +146,9 @@ ShareByGpu AddGpusAndSkus(const history::StoredHistory& history, const StoreRepo
   for (std::size_t i = 0; i < history.gpus.size(); ++i) {
     const StoredGpu& stored = history.gpus[i];
     GpuTimeline gpu{stored.uuid, stored.gpu_index, stored.model, stored.sku, stored.hostname, {}, 0, {}, {}};
-    gpu.ofu = totals.report.gpus[i].summary.ofu;
-    gpu.non_tensor = totals.report.gpus[i].summary.non_tensor;
-    const std::optional<double> share = totals.report.gpus[i].share;
+    gpu.ofu = totals.gpus[i].summary.ofu;
+    gpu.non_tensor = totals.gpus[i].summary.non_tensor;
+    const std::optional<double> share = totals.gpus[i].share;
     share_of[stored.id] = share;
     SkuSums& sums = skus[stored.sku];
     SkuDistribution& sku = sums.distribution;
@@ -185,7 +185,7 @@ ShareByGpu AddGpusAndSkus(const history::StoredHistory& history, const StoreRepo
 
 // Per job: the rows of its GPUs inside its intervals, all GPUs together;
 // the heaviest jobs' timelines go into the view.
-void AddJobs(const history::StoredHistory& history, const StoreReport& totals, RowsByGpu& rows_of, ShareByGpu& share_of,
+void AddJobs(const history::StoredHistory& history, const Report& totals, RowsByGpu& rows_of, ShareByGpu& share_of,
              const HtmlReportOptions& options, HtmlReportView& view) {
   std::map<std::string, BucketSums> job_buckets;
   for (const StoredJob& job : history.jobs) {
@@ -208,10 +208,10 @@ void AddJobs(const history::StoredHistory& history, const StoreReport& totals, R
 // The CUDA-core advice of every job and then every GPU (cuda_core_advice.h),
 // at most options.max_advice of it. A job is judged on its totals; its gain
 // uses its GPUs' spec when they all have the same one.
-void AddCudaCoreAdvice(const history::StoredHistory& history, const StoreReport& totals, ShareByGpu& share_of,
+void AddCudaCoreAdvice(const history::StoredHistory& history, const Report& totals, ShareByGpu& share_of,
                        const HtmlReportOptions& options, HtmlReportView& view) {
   std::map<std::int64_t, const GpuSpec*> spec_of;
-  for (std::size_t i = 0; i < history.gpus.size(); ++i) spec_of[history.gpus[i].id] = totals.report.gpus[i].spec;
+  for (std::size_t i = 0; i < history.gpus.size(); ++i) spec_of[history.gpus[i].id] = totals.gpus[i].spec;
   // Per job id: the one spec of its GPUs with a share; null when they differ.
   std::map<std::string, const GpuSpec*> job_spec;
   for (const StoredJob& job : history.jobs) {
@@ -230,8 +230,8 @@ void AddCudaCoreAdvice(const history::StoredHistory& history, const StoreReport&
       found.push_back({job.job_id, "", std::move(*advice)});
     }
   }
-  for (std::size_t i = 0; i < totals.report.gpus.size(); ++i) {
-    const GpuReport& gpu = totals.report.gpus[i];
+  for (std::size_t i = 0; i < totals.gpus.size(); ++i) {
+    const GpuReport& gpu = totals.gpus[i];
     if (auto advice = AdviseCudaCores(gpu.identity.key, gpu.spec, gpu.summary)) {
       found.push_back({"", history.gpus[i].uuid, std::move(*advice)});
     }
@@ -255,7 +255,7 @@ double ChooseBucketSeconds(double range_s, double longest_row_s, std::size_t max
   return std::ceil(at_least / 86400) * 86400;
 }
 
-HtmlReportView BuildHtmlReportView(const history::StoredHistory& history, const StoreReport& totals,
+HtmlReportView BuildHtmlReportView(const history::StoredHistory& history, const Report& totals,
                                    const HtmlReportOptions& options) {
   HtmlReportView view;
   view.title = options.title;
@@ -264,11 +264,11 @@ HtmlReportView BuildHtmlReportView(const history::StoredHistory& history, const 
   view.synthetic = options.synthetic;
   view.query = history.query;
 
-  view.overall_ofu = totals.report.overall.ofu;
-  view.overall_non_tensor = totals.report.overall.non_tensor;
+  view.overall_ofu = totals.overall.ofu;
+  view.overall_non_tensor = totals.overall.non_tensor;
   view.gpus_total = static_cast<int>(history.gpus.size());
   view.jobs_total = static_cast<int>(totals.jobs.size());
-  for (const GpuReport& gpu : totals.report.gpus) {
+  for (const GpuReport& gpu : totals.gpus) {
     for (const std::string& problem : gpu.problems) {
       view.notes.push_back(fmt::format("GPU {} ({}): {}", gpu.identity.gpu_index, gpu.identity.uuid, problem));
     }
@@ -607,7 +607,7 @@ Result<KernelFindings> KernelFindingsOfTrace(const formats::KernelTrace& trace, 
   return KernelFindingsOfCorrection(report, std::move(traces), gpu);
 }
 
-Status AddFleetAnalyses(HtmlReportView& view, const history::StoredHistory& history, const StoreReport& store,
+Status AddFleetAnalyses(HtmlReportView& view, const history::StoredHistory& history, const Report& store,
                         const FleetAnalysesInput& input) {
   if (history.jobs.empty()) return OkStatus();
   if (input.progress) input.progress("scanning for regressions");

@@ -6,7 +6,7 @@
 //
 // Two steps, so that each analysis fills its own part:
 //
-//   StoreReport totals = BuildStoreReport(history, specs);
+//   Report totals = BuildStoreReport(history, specs);
 //   HtmlReportView view = BuildHtmlReportView(history, totals, options);
 //   view.scatter = ...;   // from the reconciliation (reconcile.h), if run
 //   view.markers = ...;   // from the regression scan (regress.h), if run
@@ -271,7 +271,7 @@ struct HtmlReportView {
 // BuildStoreReport of the same history: job totals and per-GPU OFU come from
 // it, so they match `ofu report --store`, and a caller that also runs the
 // analyses builds it once. Both are only read during the call.
-HtmlReportView BuildHtmlReportView(const history::StoredHistory& history, const StoreReport& totals,
+HtmlReportView BuildHtmlReportView(const history::StoredHistory& history, const Report& totals,
                                    const HtmlReportOptions& options);
 
 // The bucket width for rows spanning `range_s` seconds whose longest row is
@@ -303,7 +303,7 @@ struct FleetAnalysesInput {
   const GpuSpecDatabase* specs = nullptr;
   std::function<void(const char*)> progress;
 };
-Status AddFleetAnalyses(HtmlReportView& view, const history::StoredHistory& history, const StoreReport& store,
+Status AddFleetAnalyses(HtmlReportView& view, const history::StoredHistory& history, const Report& store,
                         const FleetAnalysesInput& input);
 
 }  // namespace ofu::analysis

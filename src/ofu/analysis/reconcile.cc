@@ -241,12 +241,12 @@ Classification ClassifyRatio(double ratio, std::optional<bool> recompute, const 
           {}};
 }
 
-ReconcileReport Reconcile(const history::StoredHistory& history, const StoreReport& store, const formats::MfuLog& log,
+ReconcileReport Reconcile(const history::StoredHistory& history, const Report& store, const formats::MfuLog& log,
                           const std::map<std::string, formats::JobCorrection>& corrections,
                           const GpuSpecDatabase* specs, const ReconcileOptions& options) {
   ReconcileReport out;
   out.source = history.path;
-  out.method = store.method;
+  out.method = store.history_read ? store.history_read->method : HistoryRead{}.method;
   out.mfu_log = log.path;
   out.options = options;
   std::map<std::string, const JobTotals*> totals;

@@ -117,7 +117,7 @@ struct FitStatistics {
 struct ReconcileReport {
   std::string source;   // the store path or Prometheus URL
   std::string mfu_log;  // its path
-  std::string method;   // how the OFU was summed: StoreReport::method
+  std::string method;   // how the OFU was summed: HistoryRead::method (report.h)
   ReconcileOptions options;
   std::vector<ReconciledJob> jobs;   // in the MFU log's order
   FitStatistics all;                 // jobs with both figures
@@ -131,7 +131,7 @@ struct ReconcileReport {
 
 // `specs` may be null (no throughput_mfu then). `history` gives each job's
 // GPUs' SKU; `store` the job totals (BuildStoreReport of the same history).
-ReconcileReport Reconcile(const history::StoredHistory& history, const StoreReport& store, const formats::MfuLog& log,
+ReconcileReport Reconcile(const history::StoredHistory& history, const Report& store, const formats::MfuLog& log,
                           const std::map<std::string, formats::JobCorrection>& corrections,
                           const GpuSpecDatabase* specs, const ReconcileOptions& options);
 

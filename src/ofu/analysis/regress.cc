@@ -178,8 +178,8 @@ void AddPrecisionShifts(ChangesByJob& share_changes, std::map<std::string, std::
 
 // Across runs of one job name: the runs' OFU in order of start, scanned
 // like a timeline when there are min_runs on each side.
-void AddRunChanges(const StoreReport& store, const std::map<std::string, double>& start_of,
-                   const RegressOptions& options, RegressReport& report) {
+void AddRunChanges(const Report& store, const std::map<std::string, double>& start_of, const RegressOptions& options,
+                   RegressReport& report) {
   std::map<std::string, std::vector<std::pair<double, const JobTotals*>>> runs;
   for (const JobTotals& job : store.jobs) {
     if (job.job_name.empty() || !job.ofu) continue;
@@ -306,7 +306,7 @@ void RegressScanner::Add(const history::StoredHistory& batch) {
   }
 }
 
-RegressReport RegressScanner::Finish(const std::string& source, const StoreReport& store) {
+RegressReport RegressScanner::Finish(const std::string& source, const Report& store) {
   State& s = *state_;
   RegressReport report = std::move(s.report);
   report.source = source;
@@ -318,7 +318,7 @@ RegressReport RegressScanner::Finish(const std::string& source, const StoreRepor
   return report;
 }
 
-RegressReport ScanRegressions(const history::StoredHistory& history, const StoreReport& store,
+RegressReport ScanRegressions(const history::StoredHistory& history, const Report& store,
                               const RegressOptions& options) {
   RegressScanner scanner(options);
   scanner.Add(history);

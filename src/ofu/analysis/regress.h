@@ -120,7 +120,7 @@ struct RegressReport {
   std::vector<std::string> notes;
 };
 
-RegressReport ScanRegressions(const history::StoredHistory& history, const StoreReport& store,
+RegressReport ScanRegressions(const history::StoredHistory& history, const Report& store,
                               const RegressOptions& options);
 
 // ScanRegressions in parts, so that a fleet's scan holds one batch of GPUs'
@@ -137,7 +137,7 @@ class RegressScanner {
   RegressScanner& operator=(const RegressScanner&) = delete;
 
   void Add(const history::StoredHistory& batch);
-  RegressReport Finish(const std::string& source, const StoreReport& store);
+  RegressReport Finish(const std::string& source, const Report& store);
 
  private:
   struct State;

@@ -1,4 +1,7 @@
-// The OFU report of a recording: per GPU and overall.
+// The OFU report: per GPU and overall, of a recording (BuildReport, here) or
+// of stored history (store_report.h, which also fills history_read and jobs).
+// It is the one report model; each output format has one writer
+// (report_output.h).
 //
 // For each GPU of the recording: find its SKU in the spec database (or use
 // the --gpu-model override), cut its samples into windows, and summarize.
@@ -18,6 +21,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +31,7 @@
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
 #include "ofu/core/windows.h"
+#include "ofu/history/history_reader.h"
 #include "ofu/sources/replay.h"
 
 namespace ofu::analysis {
@@ -89,6 +94,40 @@ class OverallBuilder {
   double left_out_ = 0;
 };
 
+// One job's totals over the range of a report of stored history
+// (store_report.h says how each is summed).
+struct JobTotals {
+  std::string job_id;
+  std::string user;
+  std::string job_name;
+  std::string scheduler;
+  int gpus = 0;
+  int gpus_left_out = 0;
+  double gpu_hours = 0;
+  std::optional<double> ofu;
+  std::optional<double> active_ofu;
+  double observed_hours = 0;
+  NonTensorFigures non_tensor;
+};
+
+// How a report of stored history was read (`--store`, `--prometheus`).
+struct HistoryRead {
+  history::HistoryQuery query;  // its path is the report's source_name
+  // How the figures were made: "windows" (summed here from the rows of the
+  // store, or from Prometheus's raw samples) or "counters" (Prometheus summed
+  // the agent's counters; BuildTotalsReport).
+  std::string method = "windows";
+  // > 0: the windows were made every this many seconds from the counters
+  // (Prometheus over a long range, PrometheusQueryOptions::step_s), not
+  // taken from each scrape; percentiles are of these windows. The
+  // history's StoredHistory::step_s.
+  double step_s = 0;
+  // > 0: this many of the windows were read as `rollups` hourly sums of the
+  // store (history/history_rollup.h): percentiles within half a histogram bin.
+  std::int64_t rollups = 0;
+  std::int64_t windows_in_rollups = 0;
+};
+
 struct Report {
   std::string source_name;
   std::optional<bool> synthetic;
@@ -104,6 +143,11 @@ struct Report {
   // MIG parents left out as from the overall figures. Empty when it carries none.
   std::vector<PhaseRow> phases;
   std::vector<std::string> notes;  // about the input as a whole, for people
+  // A report of stored history (the store or Prometheus; store_report.h):
+  // how it was read, and its jobs' totals by job id. Absent and empty for a
+  // recording replayed.
+  std::optional<HistoryRead> history_read;
+  std::vector<JobTotals> jobs;
 };
 
 // What to do about the counters OFU needs that the data lack: names each

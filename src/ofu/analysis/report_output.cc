@@ -285,69 +285,82 @@ json PhasesJson(const Report& r) {
 
 std::string TimeOrDash(const std::optional<double>& t) { return t ? fmt::format("{:.3f}", *t) : "-"; }
 
+// Where the figures came from: a recording replayed, or a history read.
+json SourceJson(const Report& r) {
+  if (!r.history_read) {
+    return {{"kind", "replay"},
+            {"path", r.source_name},
+            {"synthetic", OrNull(r.synthetic)},
+            {"description", OrNull(r.description)},
+            {"timestamps_assumed", r.timestamps_assumed},
+            {"scrapes", r.timestamps_assumed ? json(r.scrapes) : json(nullptr)}};
+  }
+  const HistoryRead& h = *r.history_read;
+  return {{"kind", "store"},
+          {"path", r.source_name},
+          {"since_s", OrNull(h.query.since_s)},
+          {"until_s", OrNull(h.query.until_s)},
+          {"job_id", OrNull(h.query.job_id)},
+          {"method", h.method},
+          {"step_s", h.step_s > 0 ? json(h.step_s) : json(nullptr)},
+          {"rollups", h.rollups},
+          {"windows_in_rollups", h.windows_in_rollups}};
+}
+
+json JobsJson(const std::vector<JobTotals>& jobs) {
+  json out = json::array();
+  for (const auto& j : jobs) {
+    out.push_back({{"job_id", j.job_id},
+                   {"user", OrNull(j.user)},
+                   {"job_name", OrNull(j.job_name)},
+                   {"scheduler", OrNull(j.scheduler)},
+                   {"gpus", j.gpus},
+                   {"gpus_left_out", j.gpus_left_out},
+                   {"gpu_hours", j.gpu_hours},
+                   {"ofu", OrNull(j.ofu)},
+                   {"active_ofu", OrNull(j.active_ofu)},
+                   {"observed_hours", j.observed_hours},
+                   {"non_tensor", NonTensorJson<json>(j.non_tensor)}});
+  }
+  return out;
+}
+
+// The lines above a history report's table: the range, and how it was read.
+std::string HistoryLines(const Report& r) {
+  const HistoryRead& h = *r.history_read;
+  std::string line = fmt::format("History store {} (windows ending in ({}, {}]{})", r.source_name,
+                                 TimeOrDash(h.query.since_s), TimeOrDash(h.query.until_s),
+                                 h.query.job_id ? ", job " + *h.query.job_id : "");
+  if (h.method != "windows")
+    line += fmt::format("\nFigures summed by the server from the agent's counters ({})", h.method);
+  if (h.step_s > 0)
+    line += fmt::format("\nWindows of {:g} s read by the server from the counters, not each scrape", h.step_s);
+  if (h.rollups > 0) {
+    line += fmt::format("\n{} windows read as {} hourly sums (percentiles within 0.05 pp)", h.windows_in_rollups,
+                        h.rollups);
+  }
+  return line;
+}
+
 }  // namespace
 
+// A replay's JSON ends with its phases, a history's with its jobs.
 std::string RenderJson(const Report& r) {
   json root;
-  root["source"] = {{"kind", "replay"},
-                    {"path", r.source_name},
-                    {"synthetic", OrNull(r.synthetic)},
-                    {"description", OrNull(r.description)},
-                    {"timestamps_assumed", r.timestamps_assumed},
-                    {"scrapes", r.timestamps_assumed ? json(r.scrapes) : json(nullptr)}};
+  root["source"] = SourceJson(r);
   AddReportJson(r, root);
-  root["phases"] = PhasesJson(r);
+  if (r.history_read) {
+    root["jobs"] = JobsJson(r.jobs);
+  } else {
+    root["phases"] = PhasesJson(r);
+  }
   return root.dump(2) + "\n";
 }
 
-std::string RenderTable(const Report& r) { return ReportTable(r, SourceLine(r) + "\n\n" + PhaseTable(r)); }
-
-std::string RenderJson(const StoreReport& s) {
-  json root;
-  root["source"] = {{"kind", "store"},
-                    {"path", s.report.source_name},
-                    {"since_s", OrNull(s.query.since_s)},
-                    {"until_s", OrNull(s.query.until_s)},
-                    {"job_id", OrNull(s.query.job_id)},
-                    {"method", s.method},
-                    {"step_s", s.step_s > 0 ? json(s.step_s) : json(nullptr)},
-                    {"rollups", s.rollups},
-                    {"windows_in_rollups", s.windows_in_rollups}};
-  AddReportJson(s.report, root);
-  json jobs = json::array();
-  for (const auto& j : s.jobs) {
-    jobs.push_back({{"job_id", j.job_id},
-                    {"user", OrNull(j.user)},
-                    {"job_name", OrNull(j.job_name)},
-                    {"scheduler", OrNull(j.scheduler)},
-                    {"gpus", j.gpus},
-                    {"gpus_left_out", j.gpus_left_out},
-                    {"gpu_hours", j.gpu_hours},
-                    {"ofu", OrNull(j.ofu)},
-                    {"active_ofu", OrNull(j.active_ofu)},
-                    {"observed_hours", j.observed_hours},
-                    {"non_tensor", NonTensorJson<json>(j.non_tensor)}});
-  }
-  root["jobs"] = std::move(jobs);
-  return root.dump(2) + "\n";
+std::string RenderTable(const Report& r) {
+  if (!r.history_read) return ReportTable(r, SourceLine(r) + "\n\n" + PhaseTable(r));
+  return ReportTable(r, HistoryLines(r) + "\n\n") + JobsTable(r.jobs);
 }
-
-std::string RenderTable(const StoreReport& s) {
-  std::string line = fmt::format("History store {} (windows ending in ({}, {}]{})", s.report.source_name,
-                                 TimeOrDash(s.query.since_s), TimeOrDash(s.query.until_s),
-                                 s.query.job_id ? ", job " + *s.query.job_id : "");
-  if (s.method != "windows")
-    line += fmt::format("\nFigures summed by the server from the agent's counters ({})", s.method);
-  if (s.step_s > 0)
-    line += fmt::format("\nWindows of {:g} s read by the server from the counters, not each scrape", s.step_s);
-  if (s.rollups > 0) {
-    line += fmt::format("\n{} windows read as {} hourly sums (percentiles within 0.05 pp)", s.windows_in_rollups,
-                        s.rollups);
-  }
-  return ReportTable(s.report, line + "\n\n") + JobsTable(s.jobs);
-}
-
-std::string RenderCsv(const StoreReport& s) { return RenderCsv(s.report); }
 
 std::string RenderCsv(const Report& r) {
   std::string out =

@@ -16,7 +16,8 @@
 // Ratios are numbers in 0..1 (OFU may exceed 1); an absent figure is null,
 // never 0. CSV has one row per GPU and a last row "overall", absent = empty.
 //
-// A report of the agent's history store (`ofu report --store`) has the same
+// A report of stored history (`ofu report --store` or `--prometheus`; Report::
+// history_read present) has the same
 // contract, with "source": {"kind": "store", "path", "since_s", "until_s",
 // "job_id"} and a "jobs" array after "overall":
 //   [{"job_id","user","job_name","scheduler","gpus","gpus_left_out","gpu_hours","ofu",
@@ -29,16 +30,13 @@
 #include <string>
 
 #include "ofu/analysis/report.h"
-#include "ofu/analysis/store_report.h"
 
 namespace ofu::analysis {
 
+// One writer per format, for a recording replayed and for a history read
+// alike (Report::history_read says which).
 std::string RenderJson(const Report& report);
 std::string RenderTable(const Report& report);
 std::string RenderCsv(const Report& report);
-
-std::string RenderJson(const StoreReport& report);
-std::string RenderTable(const StoreReport& report);
-std::string RenderCsv(const StoreReport& report);
 
 }  // namespace ofu::analysis

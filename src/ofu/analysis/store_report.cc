@@ -326,10 +326,10 @@ class GpuIntervals {
 
 struct StoreReportBuilder::State {
   const history::StoredHistory& head;
-  StoreReport out;
+  Report out;
   OverallBuilder overall;
   SharesById share_of;
-  std::map<std::int64_t, std::size_t> index_of;  // GPU id -> its index in head.gpus and out.report.gpus
+  std::map<std::int64_t, std::size_t> index_of;  // GPU id -> its index in head.gpus and out.gpus
   std::map<std::string, JobSums> jobs;
   std::vector<GpuIntervals> intervals;  // by GPU index
   // The GPU being read; GPUs before it are finished.
@@ -362,7 +362,7 @@ struct StoreReportBuilder::State {
         current.reset();
       }
       if (next == head.gpus.size()) break;
-      current.emplace(out.report.gpus[next], !head.gpus[next].sku.empty(), overall, counters);
+      current.emplace(out.gpus[next], !head.gpus[next].sku.empty(), overall, counters);
       ++next;
     }
   }
@@ -372,15 +372,15 @@ StoreReportBuilder::StoreReportBuilder(const history::StoredHistory& head, const
                                        const OutputCounterTable& counters)
     : state_(std::make_unique<State>(head, counters)) {
   State& st = *state_;
-  st.out.query = head.query;
-  st.out.report.source_name = head.path;
+  st.out.history_read = HistoryRead{.query = head.query};
+  st.out.source_name = head.path;
   // Each GPU's share of a physical GPU (1, or its MIG slice's), by id; absent
   // leaves it out of the overall and job figures.
   for (const StoredGpu& stored : head.gpus) {
     GpuReport gpu = GpuOfStored(stored, specs);
     st.share_of[stored.id] = gpu.share;
-    st.index_of[stored.id] = st.out.report.gpus.size();
-    st.out.report.gpus.push_back(std::move(gpu));
+    st.index_of[stored.id] = st.out.gpus.size();
+    st.out.gpus.push_back(std::move(gpu));
   }
   st.jobs = JobSumsOf(head, st.share_of);
   st.intervals.resize(head.gpus.size());
@@ -396,7 +396,7 @@ StoreReportBuilder::~StoreReportBuilder() = default;
 
 std::int64_t StoreReportBuilder::rows() const { return state_->rows; }
 
-std::int64_t StoreReportBuilder::rollups() const { return state_->out.rollups; }
+std::int64_t StoreReportBuilder::rollups() const { return state_->out.history_read->rollups; }
 
 void StoreReportBuilder::Add(const StoredWindow& row) {
   State& st = *state_;
@@ -412,8 +412,8 @@ void StoreReportBuilder::Add(const StoredWindow& row) {
 void StoreReportBuilder::Add(const StoredRollup& rollup) {
   State& st = *state_;
   st.rows += rollup.windows;
-  ++st.out.rollups;
-  st.out.windows_in_rollups += rollup.windows;
+  ++st.out.history_read->rollups;
+  st.out.history_read->windows_in_rollups += rollup.windows;
   // Its windows are full-resolution ones (history::RollUp).
   if (!st.first_span_s) st.first_span_s = rollup.first_span_s;
   if (!st.first_full_span_s) st.first_full_span_s = rollup.first_span_s;
@@ -426,10 +426,10 @@ void StoreReportBuilder::Add(const StoredRollup& rollup) {
   }
 }
 
-StoreReport StoreReportBuilder::Finish() {
+Report StoreReportBuilder::Finish() {
   State& st = *state_;
   st.AdvanceTo(st.head.gpus.size());
-  Report& report = st.out.report;
+  Report& report = st.out;
   // The first full-resolution row's span; without one (or a span of 0), the first row's.
   report.window_s = st.first_full_span_s.value_or(0);
   if (report.window_s == 0 && st.first_span_s) report.window_s = *st.first_span_s;
@@ -437,12 +437,12 @@ StoreReport StoreReportBuilder::Finish() {
   report.overall = st.overall.FinishSummary();
   report.coverage = st.overall.coverage();
   st.out.jobs = FinishJobs(st.jobs);
-  st.out.step_s = st.head.step_s;
+  st.out.history_read->step_s = st.head.step_s;
   return std::move(st.out);
 }
 
-StoreReport BuildStoreReport(const history::StoredHistory& history, const GpuSpecDatabase& specs,
-                             const OutputCounterTable& counters) {
+Report BuildStoreReport(const history::StoredHistory& history, const GpuSpecDatabase& specs,
+                        const OutputCounterTable& counters) {
   // GPU by GPU, each GPU's rows in the order given.
   std::map<std::int64_t, std::vector<const StoredWindow*>> rows_of;
   std::set<std::int64_t> listed;
@@ -484,12 +484,11 @@ Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const histo
   return out;
 }
 
-StoreReport BuildTotalsReport(const history::HistoryTotals& totals, const GpuSpecDatabase& specs) {
+Report BuildTotalsReport(const history::HistoryTotals& totals, const GpuSpecDatabase& specs) {
   const history::StoredHistory& history = totals.history;
-  StoreReport out;
-  out.query = history.query;
-  out.method = "counters";
-  Report& report = out.report;
+  Report out;
+  out.history_read = HistoryRead{.query = history.query, .method = "counters"};
+  Report& report = out;
   report.source_name = history.path;
   report.window_s = totals.window_s;
   report.notes = totals.notes;

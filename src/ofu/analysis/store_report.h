@@ -1,6 +1,6 @@
 // The OFU report of what the agent stored (`ofu report --store`): the same
-// Report as for a recording (per GPU and overall; report.h), plus totals per
-// job.
+// Report as for a recording (per GPU and overall; report.h), with
+// Report::history_read (how it was read) and Report::jobs (totals per job).
 //
 // Stored rows become OfuWindows and go through core's Summarizer, as the
 // windows of a recording do: a row with observed_s > 0 is a window of
@@ -50,39 +50,6 @@
 
 namespace ofu::analysis {
 
-struct JobTotals {
-  std::string job_id;
-  std::string user;
-  std::string job_name;
-  std::string scheduler;
-  int gpus = 0;
-  int gpus_left_out = 0;
-  double gpu_hours = 0;
-  std::optional<double> ofu;
-  std::optional<double> active_ofu;
-  double observed_hours = 0;
-  NonTensorFigures non_tensor;
-};
-
-struct StoreReport {
-  Report report;  // source_name is the store's path
-  history::HistoryQuery query;
-  std::vector<JobTotals> jobs;  // by job id
-  // How the figures were made: "windows" (summed here from the rows of the
-  // store, or from Prometheus's raw samples) or "counters" (Prometheus summed
-  // the agent's counters; BuildTotalsReport).
-  std::string method = "windows";
-  // > 0: the windows were made every this many seconds from the counters
-  // (Prometheus over a long range, PrometheusQueryOptions::step_s), not
-  // taken from each scrape; percentiles are of these windows. The
-  // history's StoredHistory::step_s.
-  double step_s = 0;
-  // > 0: this many of the windows were read as `rollups` hourly sums of the
-  // store (history/history_rollup.h): percentiles within half a histogram bin.
-  std::int64_t rollups = 0;
-  std::int64_t windows_in_rollups = 0;
-};
-
 // `specs` must outlive the returned report (GpuReport::spec points into it).
 // A GPU whose stored SKU the database no longer knows is reported without
 // spec, with a problem saying so; its stored OFU stands. The report's
@@ -92,8 +59,8 @@ struct StoreReport {
 // The history's windows may come in any order; each GPU's are taken in the
 // order given. It is StoreReportBuilder fed GPU by GPU.
 // `counters`: the counters the rows hold (core/output_counters.h).
-StoreReport BuildStoreReport(const history::StoredHistory& history, const GpuSpecDatabase& specs,
-                             const OutputCounterTable& counters = OutputCounterTable::Builtin());
+Report BuildStoreReport(const history::StoredHistory& history, const GpuSpecDatabase& specs,
+                        const OutputCounterTable& counters = OutputCounterTable::Builtin());
 
 // BuildStoreReport one row at a time, for a store read with
 // history::HistoryStream (`ofu report --store`): it keeps per-GPU and per-job
@@ -124,7 +91,7 @@ class StoreReportBuilder {
   std::int64_t rows() const;     // windows added, one by one or in rollups
   std::int64_t rollups() const;  // rollups added
   // The report; call once, after the last row.
-  StoreReport Finish();
+  Report Finish();
 
  private:
   struct State;
@@ -144,7 +111,7 @@ struct StoreReadOptions {
 };
 struct StreamedStoreReport {
   history::StoredHistory head;
-  StoreReport report;
+  Report report;
   std::int64_t rows = 0;
   std::int64_t rollups = 0;
 };
@@ -155,7 +122,7 @@ Result<StreamedStoreReport> ReadStoreReport(const std::string& path, const histo
 // BuildStoreReport of the windows they sum (OFU, active OFU, tensor
 // activity, idle fraction, coverage), without percentiles (absent: they need
 // the windows) and without gaps. Job gpu_hours come from the intervals.
-StoreReport BuildTotalsReport(const history::HistoryTotals& totals, const GpuSpecDatabase& specs);
+Report BuildTotalsReport(const history::HistoryTotals& totals, const GpuSpecDatabase& specs);
 
 // A time for --since/--until: Unix seconds ("1790000000", "1790000000.5"),
 // RFC 3339 ("2026-11-21T10:00:00Z", "2026-11-21T12:00:00+02:00", fractional

@@ -1,6 +1,6 @@
 // `ofu report`'s text output in the format --format names: "json" and "csv"
 // for programs, anything else the table for people (analysis/report_output.h
-// writes each). One choice for a recording's report and the fleet's.
+// writes each). One choice for a recording's report and a history's.
 //
 // Thread-safety: pure functions of their inputs.
 #pragma once
@@ -9,11 +9,9 @@
 #include <string_view>
 
 #include "ofu/analysis/report.h"
-#include "ofu/analysis/store_report.h"
 
 namespace ofu::render {
 
 std::string ReportText(const analysis::Report& report, std::string_view format);
-std::string ReportText(const analysis::StoreReport& report, std::string_view format);
 
 }  // namespace ofu::render
