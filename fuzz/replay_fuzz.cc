@@ -11,8 +11,8 @@
 #include <string>
 
 #include "ofu/analysis/report.h"
-#include "ofu/analysis/report_output.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/render/report_output.h"
 #include "ofu/sources/replay.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.gpu_model = "h100-sxm5";  // so every GPU goes through the OFU arithmetic
   auto report = ofu::analysis::BuildReport(*recording, specs, options);
   if (report.ok()) {
-    volatile std::size_t n = ofu::analysis::RenderJson(*report).size() + ofu::analysis::RenderTable(*report).size();
+    volatile std::size_t n = ofu::render::RenderJson(*report).size() + ofu::render::RenderTable(*report).size();
     (void)n;
   }
   return 0;

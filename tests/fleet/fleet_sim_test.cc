@@ -16,10 +16,10 @@
 
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/regress.h"
-#include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/formats/mfu_log.h"
 #include "ofu/history/history_reader.h"
+#include "ofu/render/report_output.h"
 #include "support/report_compare.h"
 
 namespace {
@@ -137,15 +137,15 @@ TEST(FleetSimStore, StreamedReportIsTheWholeHistoryReport) {
     EXPECT_EQ(streamed->rows, static_cast<std::int64_t>(history->windows.size()));
     const analysis::Report whole = analysis::BuildStoreReport(*history, *specs);
     ASSERT_FALSE(whole.jobs.empty());
-    EXPECT_EQ(analysis::RenderJson(streamed->report), analysis::RenderJson(whole)) << what;
-    EXPECT_EQ(analysis::RenderCsv(streamed->report), analysis::RenderCsv(whole)) << what;
+    EXPECT_EQ(render::RenderJson(streamed->report), render::RenderJson(whole)) << what;
+    EXPECT_EQ(render::RenderCsv(streamed->report), render::RenderCsv(whole)) << what;
 
     auto summed = analysis::ReadStoreReport(truth->store, query, *specs);
     ASSERT_TRUE(summed.ok()) << summed.error().message;
     EXPECT_GT(summed->rollups, 0) << what;
     EXPECT_EQ(summed->rows, streamed->rows) << what;
-    ofu::testing::ExpectSameReport(nlohmann::json::parse(analysis::RenderJson(summed->report)),
-                                   nlohmann::json::parse(analysis::RenderJson(whole)), what);
+    ofu::testing::ExpectSameReport(nlohmann::json::parse(render::RenderJson(summed->report)),
+                                   nlohmann::json::parse(render::RenderJson(whole)), what);
   }
   fs::remove_all(dir);
 }

@@ -21,12 +21,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/output_counters.h"
 #include "ofu/history/history_reader.h"
 #include "ofu/history/prometheus_history.h"
+#include "ofu/render/report_output.h"
 #include "ofu/sinks/history_store.h"
 #include "ofu/sinks/metrics_state.h"
 #include "ofu/sources/clock.h"
@@ -143,7 +143,7 @@ TEST_F(OutputCounterTableTest, AnAddedRowIsAStoreColumnWrittenAndReadBackAndInTh
   // power is the energy over its observed seconds, from its last two rows.
   auto specs = ofu::GpuSpecDatabase::Embedded();
   ASSERT_TRUE(specs.ok());
-  const json report = json::parse(ofu::analysis::RenderJson(ofu::analysis::BuildStoreReport(*history, *specs, table_)));
+  const json report = json::parse(ofu::render::RenderJson(ofu::analysis::BuildStoreReport(*history, *specs, table_)));
   ASSERT_EQ(report["gpus"].size(), 2u);
   EXPECT_EQ(report["gpus"][0]["uuid"], "GPU-a");
   EXPECT_EQ(report["gpus"][0]["power_w"], kPowerW);
@@ -151,7 +151,7 @@ TEST_F(OutputCounterTableTest, AnAddedRowIsAStoreColumnWrittenAndReadBackAndInTh
   // The built-in table stores no power: the same store reads without it.
   auto builtin = ofu::history::ReadHistory(options.path, {});
   ASSERT_TRUE(builtin.ok()) << builtin.error().message;
-  const json without = json::parse(ofu::analysis::RenderJson(ofu::analysis::BuildStoreReport(*builtin, *specs)));
+  const json without = json::parse(ofu::render::RenderJson(ofu::analysis::BuildStoreReport(*builtin, *specs)));
   EXPECT_TRUE(without["gpus"][0]["power_w"].is_null());
 }
 

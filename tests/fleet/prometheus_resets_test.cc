@@ -18,10 +18,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/history/prometheus_totals.h"
+#include "ofu/render/report_output.h"
 #include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
 #include "support/cli_runner.h"
@@ -206,7 +206,7 @@ TEST_F(PrometheusResets, AJobMissingFromAScrapeLeavesItsGpuToTheStepSums) {
   ASSERT_TRUE(totals.ok()) << totals.error().message;
   auto specs = ofu::GpuSpecDatabase::Embedded();
   ASSERT_TRUE(specs.ok());
-  expect_hand_values(json::parse(ofu::analysis::RenderJson(ofu::analysis::BuildTotalsReport(*totals, *specs))),
+  expect_hand_values(json::parse(ofu::render::RenderJson(ofu::analysis::BuildTotalsReport(*totals, *specs))),
                      "coarse steps of 300 s");
 
   // Windows of 200 s (--step; T0 is a multiple of 200): the server reads

@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
+#include "ofu/render/report_output.h"
 #include "ofu/sinks/history_store.h"
 #include "sinks/history_fixture.h"
 #include "support/report_compare.h"
@@ -307,8 +307,8 @@ TEST_F(HistoryRollupStore, TheReportFromRollupsIsTheReportFromTheWindows) {
     EXPECT_EQ(summed->report.history_read->windows_in_rollups, windows);
     EXPECT_EQ(summed->rows, each->rows);
     EXPECT_EQ(each->rollups, 0);
-    ExpectSameReport(json::parse(ofu::analysis::RenderJson(summed->report)),
-                     json::parse(ofu::analysis::RenderJson(each->report)), query.job_id.value_or("range"));
+    ExpectSameReport(json::parse(ofu::render::RenderJson(summed->report)),
+                     json::parse(ofu::render::RenderJson(each->report)), query.job_id.value_or("range"));
   }
 }
 

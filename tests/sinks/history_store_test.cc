@@ -13,11 +13,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "ofu/analysis/report_output.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/non_tensor.h"
 #include "ofu/history/history_reader.h"
+#include "ofu/render/report_output.h"
 #include "sinks/history_fixture.h"
 
 namespace {
@@ -466,7 +466,7 @@ TEST_F(HistoryStoreTest, NonTensorHandValueIsStoredAndReportedPerGpuAndJob) {
   ASSERT_EQ(report.jobs.size(), 1u);
   EXPECT_NEAR(*report.jobs[0].non_tensor.flops_upper_bound_tflops, 35.582976, 1e-3);
   EXPECT_NEAR(*report.jobs[0].non_tensor[ofu::CudaCorePipe::kFp32], 0.6, 1e-12);
-  const std::string json = ofu::analysis::RenderJson(report);
+  const std::string json = ofu::render::RenderJson(report);
   EXPECT_NE(json.find("\"flops_upper_bound_tflops\": 35.58"), std::string::npos) << json;
   EXPECT_NE(json.find("\"advice\""), std::string::npos);
   EXPECT_NE(json.find("the math runs on the CUDA cores"), std::string::npos) << json;
@@ -541,7 +541,7 @@ TEST_F(HistoryStoreTest, JobReportOverTwoGpusIsTheHandComputedOne) {
   EXPECT_NEAR(*part.jobs[0].ofu, 0.5, 1e-12);
   EXPECT_NEAR(part.jobs[0].gpu_hours, 240.0 / 3600, 1e-12);
   EXPECT_NEAR(*part.overall.ofu, 0.5, 1e-12);
-  EXPECT_NE(ofu::analysis::RenderTable(part).find("J1"), std::string::npos);
+  EXPECT_NE(ofu::render::RenderTable(part).find("J1"), std::string::npos);
 }
 
 // `ofu report --store` streams the rows through the report
@@ -605,9 +605,9 @@ TEST_F(HistoryStoreTest, StreamedReportIsTheWholeHistoryReport) {
       EXPECT_EQ(part->head.gpus[i].last_end_s, whole.gpus[i].last_end_s) << what;
     }
     const auto from_whole = ofu::analysis::BuildStoreReport(whole, *specs);
-    EXPECT_EQ(ofu::analysis::RenderJson(part->report), ofu::analysis::RenderJson(from_whole)) << what;
-    EXPECT_EQ(ofu::analysis::RenderTable(part->report), ofu::analysis::RenderTable(from_whole)) << what;
-    EXPECT_EQ(ofu::analysis::RenderCsv(part->report), ofu::analysis::RenderCsv(from_whole)) << what;
+    EXPECT_EQ(ofu::render::RenderJson(part->report), ofu::render::RenderJson(from_whole)) << what;
+    EXPECT_EQ(ofu::render::RenderTable(part->report), ofu::render::RenderTable(from_whole)) << what;
+    EXPECT_EQ(ofu::render::RenderCsv(part->report), ofu::render::RenderCsv(from_whole)) << what;
   }
 }
 

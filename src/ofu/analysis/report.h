@@ -1,7 +1,7 @@
 // The OFU report: per GPU and overall, of a recording (BuildReport, here) or
 // of stored history (store_report.h, which also fills history_read and jobs).
 // It is the one report model; each output format has one writer
-// (report_output.h).
+// (render/report_output.h).
 //
 // For each GPU of the recording: find its SKU in the spec database (or use
 // the --gpu-model override), cut its samples into windows, and summarize.

@@ -1,5 +1,5 @@
 // `ofu report`'s text output in the format --format names: "json" and "csv"
-// for programs, anything else the table for people (analysis/report_output.h
+// for programs, anything else the table for people (report_output.h
 // writes each). One choice for a recording's report and a history's.
 //
 // Thread-safety: pure functions of their inputs.

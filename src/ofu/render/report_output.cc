@@ -1,4 +1,4 @@
-#include "ofu/analysis/report_output.h"
+#include "ofu/render/report_output.h"
 
 #include <algorithm>
 
@@ -10,7 +10,17 @@
 #include "ofu/analysis/non_tensor_json.h"
 #include "ofu/core/clock_events.h"
 
-namespace ofu::analysis {
+namespace ofu::render {
+
+using analysis::AdviseCudaCores;
+using analysis::CudaCoreAdvice;
+using analysis::FleetCoverage;
+using analysis::GpuReport;
+using analysis::HistoryRead;
+using analysis::JobTotals;
+using analysis::NonTensorJson;
+using analysis::Report;
+
 namespace {
 
 // ordered_json keeps keys in the order written: identity first, then figures.
@@ -386,4 +396,4 @@ std::string RenderCsv(const Report& r) {
   return out;
 }
 
-}  // namespace ofu::analysis
+}  // namespace ofu::render

@@ -31,12 +31,12 @@
 
 #include "ofu/analysis/report.h"
 
-namespace ofu::analysis {
+namespace ofu::render {
 
 // One writer per format, for a recording replayed and for a history read
 // alike (Report::history_read says which).
-std::string RenderJson(const Report& report);
-std::string RenderTable(const Report& report);
-std::string RenderCsv(const Report& report);
+std::string RenderJson(const analysis::Report& report);
+std::string RenderTable(const analysis::Report& report);
+std::string RenderCsv(const analysis::Report& report);
 
-}  // namespace ofu::analysis
+}  // namespace ofu::render
