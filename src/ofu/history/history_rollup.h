@@ -29,7 +29,9 @@
 // Thread-safety: pure functions on plain values.
 #pragma once
 
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -77,10 +79,14 @@ void ForEachWindowOfRow(const StoredWindow& row, F&& f,
     // The other figures (CUDA-core pipes, the non-tensor bound, each counter
     // of the table that has a place in a window) are means over the observed
     // seconds, the same in the busy and the idle part.
+    // Only the measured counters can have a place (the kAlways ones are read
+    // below), so the loop visits the bits of measured() alone.
     TensorPipes pipes;
-    for (std::size_t id = 0; id < table.size(); ++id) {
-      const std::optional<double> sum = row.counters[id];
-      if (sum && table[id].put != nullptr) table[id].put(base, pipes, *sum / row.counters.observed_s());
+    for (std::uint32_t bits = row.counters.measured(); bits != 0; bits &= bits - 1) {
+      const auto id = static_cast<std::size_t>(std::countr_zero(bits));
+      if (id < table.size() && table[id].put != nullptr) {
+        table[id].put(base, pipes, row.counters.value_or_0(id) / row.counters.observed_s());
+      }
     }
     const double tensor = row.counters.tensor_active_s() / row.counters.observed_s();
     if (row.counters.busy_s() > 0) {
