@@ -16,6 +16,8 @@
 #
 # Environment: GPUVAL_CALL_S (seconds for the whole call; default 560, under
 # the tool's 600 s per call), OUT and everything run-stage.sh reads.
+# GPUVAL_CLOCK, a command that prints the time in whole seconds (default
+# `date +%s`), is read once per stage; tests give it a clock of their own.
 # GPUVAL_BUDGET_S is set per stage here; a value in the environment is
 # ignored. Exit status: 0 when every stage ran and exited 0, else 1.
 set -uo pipefail
@@ -37,7 +39,12 @@ RESERVE_S=10
 MIN_S=60
 OUT=${OUT:-$repo/.gpuval-out}
 export OUT
-START=$(date +%s)
+CLOCK=${GPUVAL_CLOCK:-date +%s}
+now() { $CLOCK; }
+# The call's time starts with the first stage's reading, so that the first
+# stage always gets min(its default, CALL_S - RESERVE_S), whatever second
+# the script started in.
+START=
 
 default_budget() {  # what run-stage.sh would give the stage alone
   case $1 in
@@ -50,7 +57,9 @@ default_budget() {  # what run-stage.sh would give the stage alone
 status=0
 ran=()
 for stage in "$@"; do
-  left=$((START + CALL_S - RESERVE_S - $(date +%s)))
+  t=$(now)
+  [ -z "$START" ] && START=$t
+  left=$((START + CALL_S - RESERVE_S - t))
   budget=$(default_budget "$stage")
   [ "$left" -lt "$budget" ] && budget=$left
   if [ "$budget" -lt "$MIN_S" ]; then
@@ -58,13 +67,13 @@ for stage in "$@"; do
     status=1
     continue
   fi
-  echo "[gpuval-plan] stage $stage: budget ${budget} s ($(( $(date +%s) - START )) s into the call)"
+  echo "[gpuval-plan] stage $stage: budget ${budget} s ($((t - START)) s into the call)"
   GPUVAL_BUDGET_S=$budget bash "$here/run-stage.sh" "$stage" || status=1
   ran+=("$stage")
 done
 
 echo
-echo "==== plan: $*; ran: ${ran[*]:-none}; $(( $(date +%s) - START )) s of ${CALL_S} s ===="
+echo "==== plan: $*; ran: ${ran[*]:-none}; $(( $(now) - START )) s of ${CALL_S} s ===="
 for stage in "${ran[@]}"; do
   [ -f "$OUT/stage-$stage-summary.txt" ] && cat "$OUT/stage-$stage-summary.txt"
 done

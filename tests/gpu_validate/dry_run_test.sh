@@ -116,18 +116,27 @@ PY
 
 # Several stages in one call (run-plan.sh), on an H200 double: the stage reads
 # its SKU from the device, and a stage that cannot have its minimum of the
-# call's time is skipped, not started. A gets 70 - 10 = 60 s; after it, B
-# has less than its 60 s minimum whatever A took.
+# call's time is skipped, not started. The plan reads a clock of the test's
+# own that moves one second per reading, so the figures do not depend on
+# the second the test started in: A gets 70 - 10 = 60 s; one second later
+# B has 59 s, under its 60 s minimum.
 cat >"$tmp/nvml-h200.json" <<'JSON'
 {"devices": [{"name": "NVIDIA H200", "uuid": "GPU-synthetic-h200", "sm_count": 132, "max_sm_clock_mhz": 1980,
               "clocks": [1755], "gpm": [{"1": 90, "5": 50.0}]}]}
 JSON
+echo 1000 >"$tmp/clock.now"
+cat >"$tmp/clock" <<CLOCK
+#!/bin/sh
+t=\$(cat "$tmp/clock.now"); echo \$((t + 1)) >"$tmp/clock.now"; echo "\$t"
+CLOCK
+chmod +x "$tmp/clock"
 rc=0
-OFU_FAKE_NVML_SCENARIO=$tmp/nvml-h200.json GPUVAL_CALL_S=70 OUT=$tmp/out-plan \
+OFU_FAKE_NVML_SCENARIO=$tmp/nvml-h200.json GPUVAL_CALL_S=70 GPUVAL_CLOCK=$tmp/clock OUT=$tmp/out-plan \
   bash "$src/scripts/gpu-validate/run-plan.sh" A B >"$tmp/plan.stdout" 2>"$tmp/plan.stderr" || rc=$?
 expect "the plan exits 1 when a stage was skipped" [ "$rc" = 1 ]
 expect "the plan runs A with the call's time" grep -q '^\[gpuval-plan\] stage A: budget 60 s' "$tmp/plan.stdout"
-expect "the plan skips B" grep -q '^\[gpuval-plan\] stage B skipped: .* under its minimum of 60 s' "$tmp/plan.stdout"
+expect "the plan skips B" \
+  grep -q '^\[gpuval-plan\] stage B skipped: 59 s left of the call.s 70 s, under its minimum of 60 s' "$tmp/plan.stdout"
 expect "the plan leaves A's files only" \
   [ "$(ls "$tmp/out-plan" | tr '\n' ' ')" = "stage-A-summary.txt stage-A.tar.gz " ]
 expect "the plan prints A's summary last" grep -q "^==== plan: A B; ran: A;" "$tmp/plan.stdout"
