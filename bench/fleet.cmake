@@ -2,3 +2,4 @@
 # GPU-days at 1 s windows (streamed from a generator). Figures in
 # docs/BENCHMARKS.md, "Fleet analysis".
 ofu_benchmark(bench_fleet fleet_bench.cc)
+target_link_libraries(bench_fleet PRIVATE ofu_render)

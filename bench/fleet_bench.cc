@@ -25,6 +25,7 @@
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/formats/mfu_log.h"
+#include "ofu/render/reconcile_output.h"
 
 namespace {
 
@@ -131,7 +132,7 @@ void BM_ReconcileJson(benchmark::State& state) {
   const auto report = analysis::Reconcile(history, store, *formats::ParseMfuLog(MfuCsv(jobs), "mfu.csv"), {}, &specs,
                                           {});
   for (auto _ : state) {
-    auto json = analysis::RenderReconcileJson(report);
+    auto json = render::RenderReconcileJson(report);
     benchmark::DoNotOptimize(json);
   }
   state.SetItemsProcessed(state.iterations() * jobs);

@@ -7,13 +7,13 @@
 
 #include "format_flag.h"
 #include "ofu/analysis/correction.h"
-#include "ofu/analysis/correction_output.h"
 #include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/analysis/report.h"
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/spec_db.h"
 #include "ofu/formats/training_log.h"
 #include "ofu/kernels/kernel_throughput.h"
+#include "ofu/render/correction_output.h"
 #include "ofu/sources/replay.h"
 #include "trace_input.h"
 
@@ -185,8 +185,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   view.fp32_pipe_active = fp32_pipe_active;
   view.training_log = training_log ? &*training_log : nullptr;
   if (training_log_error) view.training_log_error = training_log_error->message;
-  fmt::print("{}",
-             args.format == "json" ? analysis::RenderCorrectionJson(view) : analysis::RenderCorrectionTable(view));
+  fmt::print("{}", args.format == "json" ? render::RenderCorrectionJson(view) : render::RenderCorrectionTable(view));
   if (!report.factor) {
     return Error::NoData("{}: no GEMM kernel could be corrected (see the coverage above)", trace_name);
   }

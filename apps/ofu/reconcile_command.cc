@@ -9,6 +9,7 @@
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/spec_db.h"
 #include "ofu/formats/mfu_log.h"
+#include "ofu/render/reconcile_output.h"
 #include "ofu/sources/clock.h"
 
 namespace ofu::cli {
@@ -103,11 +104,11 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
     report.notes.push_back(fmt::format("refused, its job left out: {}", refused.message));
   }
   if (args.format == "json") {
-    fmt::print("{}", analysis::RenderReconcileJson(report));
+    fmt::print("{}", render::RenderReconcileJson(report));
   } else if (args.format == "csv") {
-    fmt::print("{}", analysis::RenderReconcileCsv(report));
+    fmt::print("{}", render::RenderReconcileCsv(report));
   } else {
-    fmt::print("{}", analysis::RenderReconcileTable(report));
+    fmt::print("{}", render::RenderReconcileTable(report));
   }
   if (report.all.jobs == 0) {
     return Error::NoData("no job of {} has an OFU in {} for this range", inputs.log.path, history.path);

@@ -7,6 +7,7 @@
 #include "ofu/analysis/store_report.h"
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/spec_db.h"
+#include "ofu/render/regress_output.h"
 #include "ofu/sources/clock.h"
 
 namespace ofu::cli {
@@ -89,11 +90,11 @@ Result<int> RunRegress(const RegressArgs& args) {
         fleet.history.step_s, fleet.history.step_s));
   }
   if (args.format == "json") {
-    fmt::print("{}", analysis::RenderRegressJson(report));
+    fmt::print("{}", render::RenderRegressJson(report));
   } else if (args.format == "csv") {
-    fmt::print("{}", analysis::RenderRegressCsv(report));
+    fmt::print("{}", render::RenderRegressCsv(report));
   } else {
-    fmt::print("{}", analysis::RenderRegressTable(report));
+    fmt::print("{}", render::RenderRegressTable(report));
   }
   if (report.series == 0) return Error::NoData("{}: no job windows in the range", fleet.history.path);
   const bool found = !report.changes.empty() || !report.run_changes.empty() || !report.precision_shifts.empty();

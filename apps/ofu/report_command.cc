@@ -19,6 +19,7 @@
 #include "ofu/core/gpu_spec.h"
 #include "ofu/formats/text_file.h"
 #include "ofu/history/history_reader.h"
+#include "ofu/render/html_page.h"
 #include "ofu/render/report_text.h"
 #include "ofu/sources/clock.h"
 #include "ofu/sources/replay.h"
@@ -129,7 +130,7 @@ Status WriteHtmlReport(const ReportArgs& args, const history::StoredHistory& his
   if (!args.trace.empty()) {
     OFU_ASSIGN_OR_RETURN(view.kernel_findings, TraceFindings(args, specs));
   }
-  OFU_RETURN_IF_ERROR(formats::WriteFileAtomically(args.html, analysis::RenderHtmlReport(view)));
+  OFU_RETURN_IF_ERROR(formats::WriteFileAtomically(args.html, render::RenderHtmlReport(view)));
   fmt::print("{}\n", args.html);
   return OkStatus();
 }

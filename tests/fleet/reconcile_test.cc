@@ -1,5 +1,6 @@
 // Reconciliation: statistics and flags against values worked out by hand.
 #include "ofu/analysis/reconcile.h"
+#include "ofu/render/reconcile_output.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,9 @@ namespace {
 
 using namespace ofu::analysis;
 using namespace ofu::formats;
+using ofu::render::RenderReconcileCsv;
+using ofu::render::RenderReconcileJson;
+using ofu::render::RenderReconcileTable;
 
 TEST(FleetStatistics, PearsonAndSpearmanOfFourPoints) {
   // x = 1 2 3 4, y = 1 3 2 4: deviations ±1.5, ±0.5 from 2.5;

@@ -1,6 +1,7 @@
 // Change-point detection: fires on planted changes, not on noise. The series
 // are SYNTHETIC, drawn here with fixed seeds.
 #include "ofu/analysis/regress.h"
+#include "ofu/render/regress_output.h"
 
 #include <random>
 
@@ -84,6 +85,22 @@ TEST(ChangePoints, TwoChangesUpAndDown) {
   EXPECT_NEAR(static_cast<double>(changes[0].index), 200, 1);
   EXPECT_NEAR(static_cast<double>(changes[1].index), 400, 1);
   EXPECT_GT(changes[1].after / changes[1].before, 2.3);
+}
+
+// The CSV quotes what a user named: a job name with a comma, an id with a
+// double quote. Hand-made findings (SYNTHETIC), one of each kind; each row
+// written out by hand. Before the writer quoted, "train, v2" made a row of
+// ten fields under a header of nine.
+TEST(RegressCsv, QuotesJobNamesAndIdsThatHoldCommasOrQuotes) {
+  ofu::analysis::RegressReport report;
+  report.changes.push_back({"j\"1", "train, v2", 1000, 0.5, 0.2, 0.4, 9, {"GPU-a", "GPU-b"}});
+  report.run_changes.push_back({"eval,nightly", "j7", 2000, 0.3, 0.6, 2, 3, 4});
+  report.precision_shifts.push_back({"j9", "plain", 3000, {{"hmma", 0.9, 0.1}}, {"GPU-c"}});
+  EXPECT_EQ(ofu::render::RenderRegressCsv(report),
+            "kind,job_id,job_name,time_s,what,before,after,ratio,gpus\n"
+            "ofu_change,\"j\"\"1\",\"train, v2\",1000,ofu,0.5,0.2,0.4,GPU-a GPU-b\n"
+            "run_change,j7,\"eval,nightly\",2000,ofu,0.3,0.6,2,\n"
+            "precision_shift,j9,plain,3000,hmma_share,0.9,0.1,,GPU-c\n");
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "html/html_test_support.h"
 #include "html/real_trace_findings.h"
 #include "ofu/analysis/html_report.h"
+#include "ofu/render/html_page.h"
 
 namespace {
 
@@ -100,7 +101,7 @@ class HtmlRender : public ofu::testing::CliTest {
       GTEST_SKIP() << "no chromium found when configuring (Debian: apt-get install chromium; "
                       "scripts/install-deps.sh installs it)";
     }
-    page_ = Write("report.html", ofu::analysis::RenderHtmlReport(SyntheticView()));
+    page_ = Write("report.html", ofu::render::RenderHtmlReport(SyntheticView()));
   }
   fs::path page_;
 };
@@ -179,7 +180,7 @@ TEST_F(HtmlRender, NonTensorFiguresAndAdviceWhereMeasuredOnly) {
   options.title = "Synthetic CUDA-core job";
   options.synthetic = true;
   const fs::path page = Write("non_tensor.html",
-                              ofu::analysis::RenderHtmlReport(ofu::analysis::BuildHtmlReportView(
+                              ofu::render::RenderHtmlReport(ofu::analysis::BuildHtmlReportView(
                                   history, ofu::analysis::BuildStoreReport(history, specs), options)));
   const auto run = ofu::testing::RunChromium({"--dump-dom", "file://" + page.string()}, dir_ / "dom-nt");
   ASSERT_FALSE(run.timed_out) << run.err;

@@ -2,6 +2,7 @@
 // (synthetic), and the page's data block. Expected values are computed by
 // hand in the comments.
 #include "ofu/analysis/html_report.h"
+#include "ofu/render/html_page.h"
 
 #include <string>
 #include <vector>
@@ -19,9 +20,9 @@ using ofu::analysis::BuildStoreReport;
 using ofu::analysis::ChooseBucketSeconds;
 using ofu::analysis::HtmlReportOptions;
 using ofu::analysis::HtmlReportView;
-using ofu::analysis::RenderHtmlReport;
 using ofu::analysis::TimelinePoint;
 using ofu::history::StoredHistory;
+using ofu::render::RenderHtmlReport;
 using ofu::testing::Gpu;
 using ofu::testing::Job;
 using ofu::testing::Row;

@@ -28,6 +28,7 @@
 #include "ofu/analysis/html_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/history/history_reader.h"
+#include "ofu/render/html_page.h"
 #include "ofu/sinks/history_store.h"
 #include "ofu/sources/clock.h"
 
@@ -201,6 +202,6 @@ int main(int argc, char** argv) {
   auto view = ofu::analysis::BuildHtmlReportView(*history, ofu::analysis::BuildStoreReport(*history, *specs), options);
   view.scatter = SyntheticScatter();
   view.markers = PlantedMarkers();
-  std::ofstream(argv[2], std::ios::binary) << ofu::analysis::RenderHtmlReport(view);
+  std::ofstream(argv[2], std::ios::binary) << ofu::render::RenderHtmlReport(view);
   return 0;
 }

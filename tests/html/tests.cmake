@@ -15,4 +15,4 @@ add_dependencies(html_test ofu-fleet-sim)
 # The example report of docs/html-report.md (scripts/make_report_screenshot.sh):
 # a synthetic store, and its page with a synthetic scatter and markers.
 add_executable(html_report_example html/make_example_report.cc)
-target_link_libraries(html_report_example PRIVATE ofu_analysis ofu_sinks ofu_sources ofu_core fmt::fmt)
+target_link_libraries(html_report_example PRIVATE ofu_render ofu_analysis ofu_sinks ofu_sources ofu_core fmt::fmt)

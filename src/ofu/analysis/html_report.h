@@ -1,8 +1,8 @@
-// The visual report (`ofu report --html OUT.html`): one self-contained HTML
-// file with OFU timelines per job and per GPU, OFU distributions by SKU, the
-// OFU-vs-MFU scatter, regression markers, and the work outside the tensor
-// cores (CUDA-core pipe activity, the non-tensor FLOP bound and the CUDA-core
-// advice of cuda_core_advice.h).
+// The visual report (`ofu report --html OUT.html`): the view model of one
+// self-contained HTML page with OFU timelines per job and per GPU, OFU
+// distributions by SKU, the OFU-vs-MFU scatter, regression markers, and the
+// work outside the tensor cores (CUDA-core pipe activity, the non-tensor FLOP
+// bound and the CUDA-core advice of cuda_core_advice.h).
 //
 // Two steps, so that each analysis fills its own part:
 //
@@ -10,15 +10,10 @@
 //   HtmlReportView view = BuildHtmlReportView(history, totals, options);
 //   view.scatter = ...;   // from the reconciliation (reconcile.h), if run
 //   view.markers = ...;   // from the regression scan (regress.h), if run
-//   std::string html = RenderHtmlReport(view);
+//   std::string html = render::RenderHtmlReport(view);   // render/html_page.h
 //
-// The view model holds only what the page shows; RenderHtmlReport puts it
-// into the page as JSON (<script type="application/json">, every '<' written
-// as \u003c so no string can end the script element) and a small inline
-// script draws SVG charts from it. The page loads nothing: no external
-// scripts, styles, fonts or network fetches. When the page has drawn it sets
-// body[data-rendered="ok"]; a script error is written into the page
-// (#ofu-errors, body[data-error]) instead.
+// The view model holds only what the page shows; the render layer writes
+// the page.
 //
 // Timelines. Every series shares one grid of buckets (k-1)·bucket_s <
 // t <= k·bucket_s in epoch seconds. A bucket's OFU is exactly
@@ -277,9 +272,6 @@ HtmlReportView BuildHtmlReportView(const history::StoredHistory& history, const 
 // The bucket width for rows spanning `range_s` seconds whose longest row is
 // `longest_row_s` (see the header comment).
 double ChooseBucketSeconds(double range_s, double longest_row_s, std::size_t max_points);
-
-// The whole page, UTF-8 (invalid UTF-8 in a string becomes U+FFFD).
-std::string RenderHtmlReport(const HtmlReportView& view);
 
 // The scatter of a reconciliation (reconcile.h): one point per job with
 // both an expected and a reported MFU, flagged as the reconciliation flags

@@ -169,10 +169,4 @@ OwnPeakMfu MfuOverOwnPeak(const formats::ReportedMfu& reported, std::optional<do
 std::optional<double> PearsonR(std::span<const double> x, std::span<const double> y);
 std::optional<double> SpearmanRho(std::span<const double> x, std::span<const double> y);
 
-// Outputs: a table for people; JSON (with the scatter points the HTML report
-// plots: {job_id, expected_mfu, reported_mfu, flag}); CSV one row per job.
-std::string RenderReconcileTable(const ReconcileReport& report);
-std::string RenderReconcileJson(const ReconcileReport& report);
-std::string RenderReconcileCsv(const ReconcileReport& report);
-
 }  // namespace ofu::analysis

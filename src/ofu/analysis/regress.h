@@ -144,8 +144,4 @@ class RegressScanner {
   std::unique_ptr<State> state_;
 };
 
-std::string RenderRegressTable(const RegressReport& report);
-std::string RenderRegressJson(const RegressReport& report);
-std::string RenderRegressCsv(const RegressReport& report);  // one row per finding
-
 }  // namespace ofu::analysis

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ofu/formats/csv.h"
 #include "ofu/formats/text_file.h"
 
 namespace ofu::gemm {
@@ -203,17 +204,6 @@ std::vector<Column> Columns() {
   return c;
 }
 
-std::string Quote(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  out += '"';
-  return out;
-}
-
 // Splits RFC 4180 text into records of fields, each record with the line
 // it starts on.
 struct Record {
@@ -305,7 +295,7 @@ std::string ResultCsvRow(const CaseResult& row) {
   for (const Column& c : Columns()) {
     if (!first) line += ',';
     first = false;
-    line += Quote(c.get(row));
+    line += formats::CsvField(c.get(row));
   }
   return line + "\n";
 }

@@ -7,8 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ofu/analysis/cuda_core_advice.h"
-#include "ofu/analysis/non_tensor_json.h"
 #include "ofu/core/clock_events.h"
+#include "ofu/formats/csv.h"
+#include "ofu/render/json_fields.h"
 
 namespace ofu::render {
 
@@ -18,8 +19,8 @@ using analysis::FleetCoverage;
 using analysis::GpuReport;
 using analysis::HistoryRead;
 using analysis::JobTotals;
-using analysis::NonTensorJson;
 using analysis::Report;
+using formats::CsvField;
 
 namespace {
 
@@ -28,7 +29,7 @@ using json = nlohmann::ordered_json;
 
 template <typename T>
 json OrNull(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
+  return render::OrNull<json>(v);
 }
 
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
@@ -116,16 +117,6 @@ std::string GpuLabel(const GpuIdentity& id) {
   return label;
 }
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string CsvNumber(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
 
 // Everything after "source": the part both kinds of report share.
@@ -145,15 +136,9 @@ void AddReportJson(const Report& r, json& root) {
   root["overall"] = std::move(overall);
   json advice = json::array();
   for (const CudaCoreAdvice& a : AdviseCudaCores(r)) {
-    advice.push_back({{"kind", "cuda_cores"},
-                      {"gpu", a.gpu},
-                      {"pipe", a.pipe},
-                      {"pipe_active", a.pipe_active},
-                      {"ofu", a.ofu},
-                      {"tensor_precision", a.tensor_precision},
-                      {"gain_upper_bound", OrNull(a.gain_upper_bound)},
-                      {"bf16_gain_upper_bound", OrNull(a.bf16_gain_upper_bound)},
-                      {"text", a.text}});
+    json piece = {{"kind", "cuda_cores"}, {"gpu", a.gpu}};
+    AddCudaCoreAdviceFields(a, piece);
+    advice.push_back(std::move(piece));
   }
   root["advice"] = std::move(advice);
   root["notes"] = r.notes;

@@ -1,17 +1,29 @@
-#include "ofu/analysis/correction_output.h"
+#include "ofu/render/correction_output.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "ofu/analysis/cuda_core_advice.h"
+#include "ofu/render/json_fields.h"
 
-namespace ofu::analysis {
+namespace ofu::render {
 namespace {
 
+using analysis::CorrectionReport;
+using analysis::CorrectionView;
+using analysis::Coverage;
+using analysis::HasTf32;
+using analysis::kBusyPipe;
+using analysis::LeftOut;
+using analysis::OwnPeakMfu;
+using analysis::PrecisionShare;
+using analysis::PrecisionTime;
+using analysis::PreNativeGemm;
+using analysis::WastefulGemm;
 using nlohmann::json;
 
-json Optional(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+json Optional(const std::optional<double>& value) { return OrNull<json>(value); }
 
 std::string Percent(double ratio) { return fmt::format("{:.1f} %", 100.0 * ratio); }
 
@@ -49,51 +61,6 @@ std::string Fp32PipeLine(double fp32_active, const std::optional<double>& simt_g
 }
 
 }  // namespace
-
-json GemmIdentityJson(const GemmIdentity& gemm) {
-  return {{"kernel", gemm.kernel_name},
-          {"op", gemm.op_name},
-          {"m", gemm.problem.m},
-          {"n", gemm.problem.n},
-          {"k", gemm.problem.k},
-          {"batch", gemm.problem.batch},
-          {"precision", kernels::PrecisionName(gemm.precision)},
-          {"launches", gemm.launches},
-          {"tensor_time_share", gemm.tensor_time_share}};
-}
-
-std::optional<double> CorrectionView::CorrectedOfu() const {
-  if (!ofu || !report->factor) return std::nullopt;
-  return *ofu * *report->factor;
-}
-
-std::optional<double> CorrectionView::PredictedMfu() const {
-  const std::optional<double> corrected = CorrectedOfu();
-  if (!corrected || !report->mfu_scale) return std::nullopt;
-  return *corrected * *report->mfu_scale;
-}
-
-std::optional<CorrectionView::Reported> CorrectionView::ReportedBesidePredicted() const {
-  if (training_log == nullptr) return std::nullopt;
-  const kernels::Precision precision = training_log->reference_precision;
-  std::optional<double> own_peak;
-  if (gpu != nullptr) {
-    if (const std::optional<double> tflops = gpu->PeakTflops(kernels::PrecisionName(precision))) {
-      own_peak = *tflops * 1e12;
-    }
-  }
-  Reported out;
-  out.mfu = MfuOverOwnPeak(formats::ReportedMfuOf(*training_log, ""), own_peak,
-                           gpu != nullptr ? fmt::format("{} (from {})", gpu->id, gpu_origin) : "the trace's GPU",
-                           gpu != nullptr ? "check --gpu-model and --reference-precision"
-                                          : "name the GPU with --gpu-model (a SKU id such as h100-sxm5, or its name)");
-  const std::optional<double> predicted = PredictedMfu();
-  if (out.mfu.mfu && predicted && *predicted > 0 && precision == report->reference_precision) {
-    out.ratio = *out.mfu.mfu / *predicted;
-    out.verdict = ClassifyRatio(*out.ratio, std::nullopt, ReconcileOptions{});
-  }
-  return out;
-}
 
 namespace {
 
@@ -185,7 +152,7 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
   out["coverage"]["block_scaled_without_shape_time_us"] = c.block_scaled_without_shape_time_us;
   json wasteful = json::array();
   for (const WastefulGemm& w : r.wasteful) {
-    json row = GemmIdentityJson(w);
+    json row = GemmIdentityJson<json>(w);
     row["wasted_share"] = w.wasted_share;
     row["advice"] = w.advice;
     row["kernel_m"] = DimJson(w.padded.m);
@@ -198,7 +165,7 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
   for (const PreNativeGemm& g : r.pre_native) {
     json unaligned = json::array();
     for (const std::string& dim : g.unaligned) unaligned.push_back(dim);
-    json row = GemmIdentityJson(g);
+    json row = GemmIdentityJson<json>(g);
     row["family"] = g.family;
     row["kernel_sm"] = g.kernel_sm;
     row["native_sm"] = g.native_sm;
@@ -350,4 +317,4 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
   return out;
 }
 
-}  // namespace ofu::analysis
+}  // namespace ofu::render

@@ -3,7 +3,7 @@
 // in src/CMakeLists.txt) so that `ofu` needs no data files at run time.
 #pragma once
 
-namespace ofu::analysis::html {
+namespace ofu::render::html {
 
 extern const char* const kReportCss;
 // Runs first: records any later script error into the page.
@@ -11,4 +11,4 @@ extern const char* const kErrorTrapJs;
 // Draws the report from the JSON in #ofu-data.
 extern const char* const kReportJs;
 
-}  // namespace ofu::analysis::html
+}  // namespace ofu::render::html
