@@ -31,16 +31,20 @@ run: deps $(BUILD)/build.ninja
 	@./scripts/run.sh $(BUILD)/apps/ofu/ofu
 
 # The test suite twice: a normal build, then everything under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# AddressSanitizer + UndefinedBehaviorSanitizer. CTest runs as many tests at
+# once as there are cores (TEST_JOBS): most of them wait on processes they
+# start, and NoLeftoverProcesses, a fixture cleanup, still runs after all.
+TEST_JOBS ?= $(shell nproc)
+
 test: build
-	cd $(BUILD) && ctest --output-on-failure
+	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS)
 	@$(MAKE) --no-print-directory test-asan
 
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DOFU_WERROR=ON -DOFU_SANITIZE=ON -DOFU_BENCH=OFF \
 	  -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(TEST_JOBS)
 
 # The Debian package, $(BUILD)/ofu_<version>_amd64.deb (deploy/debian/,
 # docs/deploy.md): what it installs, and nothing the tests need.

@@ -92,16 +92,6 @@ OutputCounterTable OutputCounterTable::With(const OutputCounter& row) const {
   return OutputCounterTable(std::move(rows));
 }
 
-void CounterValues::Set(std::size_t id, std::optional<double> value) {
-  values_[id] = value.value_or(0);
-  if (id < kBuiltinAlways) return;
-  if (value) {
-    present_ |= 1u << id;
-  } else {
-    present_ &= ~(1u << id);
-  }
-}
-
 void CounterValues::Add(std::size_t id, std::optional<double> part) {
   if (!part) return;
   values_[id] += *part;

@@ -134,10 +134,18 @@ class OutputCounterTable {
   std::span<const OutputCounter> rows() const { return rows_; }
   std::size_t size() const { return rows_.size(); }
   const OutputCounter& operator[](std::size_t id) const { return rows_[id]; }
+  // A bit per id of the rows that have a place in a window (`put`), so that
+  // a loop over a stored row's counters visits only those.
+  std::uint32_t placed() const { return placed_; }
 
  private:
-  explicit OutputCounterTable(std::vector<OutputCounter> rows) : rows_(std::move(rows)) {}
+  explicit OutputCounterTable(std::vector<OutputCounter> rows) : rows_(std::move(rows)) {
+    for (std::size_t id = 0; id < rows_.size(); ++id) {
+      if (rows_[id].put != nullptr) placed_ |= 1u << id;
+    }
+  }
   std::vector<OutputCounter> rows_;
+  std::uint32_t placed_ = 0;
 };
 
 // One window's counter increments, or a sum of them, by table id. The five
@@ -155,7 +163,16 @@ class CounterValues {
   double value_or_0(std::size_t id) const { return values_[id]; }
 
   // Sets or clears (nullopt) one counter; a kAlways counter cleared reads 0.
-  void Set(std::size_t id, std::optional<double> value);
+  // Inline: the store's reader calls it for every counter of every row.
+  void Set(std::size_t id, std::optional<double> value) {
+    values_[id] = value.value_or(0);
+    if (id < kBuiltinAlways) return;
+    if (value) {
+      present_ |= 1u << id;
+    } else {
+      present_ &= ~(1u << id);
+    }
+  }
   // Adds to one counter: an absent part adds nothing, and an absent total
   // plus x is x.
   void Add(std::size_t id, std::optional<double> part);

@@ -50,6 +50,9 @@ class WindowColumns {
       columns_.emplace_back(have == nullptr || have->count(std::string(row.column)) != 0 ? row.column : "NULL");
     }
     names_ = fmt::format("{}", fmt::join(columns_, ", "));
+    for (std::size_t id = 0; id < table.size(); ++id) {
+      if (table.rows()[id].presence == Presence::kAlways) always_ |= 1u << id;
+    }
   }
 
   // "gpu_id, end_s, ...", for SELECT and INSERT; the same one by one.
@@ -98,9 +101,12 @@ class WindowColumns {
     w.up_s = sqlite3_column_double(s, i++);
     w.flags = static_cast<std::uint32_t>(sqlite3_column_int64(s, i++));
     // A kAlways column is NOT NULL: read without asking its type (a tenth of
-    // the time of `ofu report --store --per-window` went to the asking).
-    for (std::size_t id = 0; id < table_.size(); ++id, ++i) {
-      if (table_[id].presence == Presence::kAlways) {
+    // the time of `ofu report --store --per-window` went to the asking). The
+    // bit mask, not the table's rows, says which: this loop runs once per
+    // counter of every stored row.
+    const std::size_t counters = table_.size();
+    for (std::size_t id = 0; id < counters; ++id, ++i) {
+      if ((always_ >> id & 1u) != 0) {
         w.counters.Set(id, sqlite3_column_double(s, i));
       } else {
         w.counters.Set(id, formats::ColumnOptional(s, i));
@@ -113,6 +119,7 @@ class WindowColumns {
   const OutputCounterTable& table_;
   std::vector<std::string> columns_;  // in Bind's and Read's order
   std::string names_;                 // columns_, joined
+  std::uint32_t always_ = 0;          // bit per id of the kAlways counters
 };
 
 // "?1, ?2, ..., ?count": the parameters of an INSERT of that many columns.

@@ -80,13 +80,11 @@ void ForEachWindowOfRow(const StoredWindow& row, F&& f,
     // of the table that has a place in a window) are means over the observed
     // seconds, the same in the busy and the idle part.
     // Only the measured counters can have a place (the kAlways ones are read
-    // below), so the loop visits the bits of measured() alone.
+    // below), so the loop visits the bits of measured() that are placed().
     TensorPipes pipes;
-    for (std::uint32_t bits = row.counters.measured(); bits != 0; bits &= bits - 1) {
+    for (std::uint32_t bits = row.counters.measured() & table.placed(); bits != 0; bits &= bits - 1) {
       const auto id = static_cast<std::size_t>(std::countr_zero(bits));
-      if (id < table.size() && table[id].put != nullptr) {
-        table[id].put(base, pipes, row.counters.value_or_0(id) / row.counters.observed_s());
-      }
+      table[id].put(base, pipes, row.counters.value_or_0(id) / row.counters.observed_s());
     }
     const double tensor = row.counters.tensor_active_s() / row.counters.observed_s();
     if (row.counters.busy_s() > 0) {
