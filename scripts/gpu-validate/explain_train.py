@@ -66,6 +66,11 @@ FAMILIES = (
     ("attention bwd (flash)", ("flash_bwd",)),
     ("attention fwd (efficient)", ("fmha_cutlassF",)),
     ("attention bwd (efficient)", ("fmha_cutlassB",)),
+    # cuBLAS's other GEMM kernels: CUTLASS (cutlass_80_tensorop_*_s16816gemm_*,
+    # cutlass_75_*_s1688gemm_*, *_i161616gemm_*) and Hopper's sm90_xmma_gemm_*,
+    # seen in stage K's unaligned and tf32 cases on the H200 (2026-11-27).
+    # Last, so that the attention kernels' names (fmha_cutlass*) match first.
+    ("GEMM (CUTLASS, xmma)", ("gemm", "xmma")),
 )
 OTHER = "other (embedding, sort, ...)"
 ATTENTION_FAMILIES = ("attention fwd (cuDNN SDPA)", "attention bwd (cuDNN SDPA)")
@@ -290,7 +295,7 @@ def join_family(name):
         return "attention fwd"
     if family.startswith("attention bwd") and "helpers" not in family:
         return "attention bwd"
-    if family == "GEMM (nvjet)" or (family == OTHER and any(w in name.lower() for w in ("gemm", "xmma", "cutlass"))):
+    if family.startswith("GEMM") or (family == OTHER and any(w in name.lower() for w in ("gemm", "xmma", "cutlass"))):
         return "GEMM"
     return family
 

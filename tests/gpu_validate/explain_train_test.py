@@ -38,6 +38,32 @@ class FamiliesTest(unittest.TestCase):
         self.assertEqual(et.kernel_family("Memset (Device)"), "copies and casts")
         self.assertEqual(et.kernel_family("void at::native::vectorized_gather_kernel<16, long>()"), et.OTHER)
 
+    def test_real_h200_gemm_kernels_are_gemms(self):
+        # Every kernel that stage K profiled for a GEMM case on the H200
+        # (docs/results/2026-11-27-h200, recorded names) is a GEMM, the
+        # CUTLASS and xmma ones included (they read "other" before); the
+        # attention kernels of the SDPA cases keep their families, the
+        # memory-efficient ones (fmha_cutlass*) too.
+        import csv
+        path = os.path.join(HERE, "..", "..", "docs", "results", "2026-11-27-h200", "stage-K",
+                            "stage-k-kernels.csv")
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        gemm = {r["kernel"] for r in rows if r["group"] == "gemm"}
+        self.assertGreaterEqual(len(gemm), 8)
+        for name in gemm:
+            self.assertTrue(et.kernel_family(name).startswith("GEMM"), name)
+            self.assertEqual(et.join_family(name), "GEMM", name)
+        self.assertEqual(et.kernel_family(
+            "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_128x256_64x3_nn_align2>(T1::Params)"),
+            "GEMM (CUTLASS, xmma)")
+        sdpa = {r["kernel"] for r in rows if r["group"] == "sdpa"}
+        efficient = [n for n in sdpa if n.startswith("fmha_cutlass")]
+        self.assertEqual(len(efficient), 2)
+        for name in efficient:
+            self.assertTrue(et.kernel_family(name).startswith("attention"), name)
+        self.assertFalse(any(et.kernel_family(n).startswith("GEMM") for n in sdpa))
+
     def test_family_times_and_busy(self):
         # SYNTHETIC: [0, 10] and [5, 15] overlap, [20, 25] apart: busy 20 of a span of 25.
         ks = [kernel(NVJET, 0, 10), kernel(NVJET, 5, 10), kernel("Memset (Device)", 20, 5)]
