@@ -134,17 +134,21 @@ class OutputCounterTable {
   std::span<const OutputCounter> rows() const { return rows_; }
   std::size_t size() const { return rows_.size(); }
   const OutputCounter& operator[](std::size_t id) const { return rows_[id]; }
-  // A bit per id of the rows that have a place in a window (`put`), so that
-  // a loop over a stored row's counters visits only those.
+  // Bit masks by id, made once with the table, for the loops that run per
+  // stored row: the kAlways rows (NOT NULL columns, read without asking
+  // their type) and the rows that have a place in a window (`put`).
+  std::uint32_t always() const { return always_; }
   std::uint32_t placed() const { return placed_; }
 
  private:
   explicit OutputCounterTable(std::vector<OutputCounter> rows) : rows_(std::move(rows)) {
     for (std::size_t id = 0; id < rows_.size(); ++id) {
+      if (rows_[id].presence == Presence::kAlways) always_ |= 1u << id;
       if (rows_[id].put != nullptr) placed_ |= 1u << id;
     }
   }
   std::vector<OutputCounter> rows_;
+  std::uint32_t always_ = 0;
   std::uint32_t placed_ = 0;
 };
 

@@ -50,9 +50,6 @@ class WindowColumns {
       columns_.emplace_back(have == nullptr || have->count(std::string(row.column)) != 0 ? row.column : "NULL");
     }
     names_ = fmt::format("{}", fmt::join(columns_, ", "));
-    for (std::size_t id = 0; id < table.size(); ++id) {
-      if (table.rows()[id].presence == Presence::kAlways) always_ |= 1u << id;
-    }
   }
 
   // "gpu_id, end_s, ...", for SELECT and INSERT; the same one by one.
@@ -102,11 +99,12 @@ class WindowColumns {
     w.flags = static_cast<std::uint32_t>(sqlite3_column_int64(s, i++));
     // A kAlways column is NOT NULL: read without asking its type (a tenth of
     // the time of `ofu report --store --per-window` went to the asking). The
-    // bit mask, not the table's rows, says which: this loop runs once per
+    // table's mask, not its rows, says which: this loop runs once per
     // counter of every stored row.
     const std::size_t counters = table_.size();
+    const std::uint32_t always = table_.always();
     for (std::size_t id = 0; id < counters; ++id, ++i) {
-      if ((always_ >> id & 1u) != 0) {
+      if ((always >> id & 1u) != 0) {
         w.counters.Set(id, sqlite3_column_double(s, i));
       } else {
         w.counters.Set(id, formats::ColumnOptional(s, i));
@@ -119,7 +117,6 @@ class WindowColumns {
   const OutputCounterTable& table_;
   std::vector<std::string> columns_;  // in Bind's and Read's order
   std::string names_;                 // columns_, joined
-  std::uint32_t always_ = 0;          // bit per id of the kAlways counters
 };
 
 // "?1, ?2, ..., ?count": the parameters of an INSERT of that many columns.
