@@ -191,6 +191,12 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
   cmd.add_option("--window", args.window_s, "Window length in seconds (at least 0.1)")
       ->check(CLI::Range(kMinWindowS, 86400.0 * 366))
       ->capture_default_str();
+  cmd.add_option("--clock", args.clock,
+                 "The SM clock OFU multiplies: model (the clock the SMs ran, from the reported one by the board's "
+                 "measured clock model where there is one; docs/metrics.md#the-sm-clock) or reported (the driver's "
+                 "reading as it is, as DCGM dashboards use it)")
+      ->check(CLI::IsMember({"model", "reported"}))
+      ->capture_default_str();
   cmd.add_option("--interval", args.interval_s,
                  "Nominal sampling interval in seconds (default: measured from the data; 30 for files "
                  "without timestamps)")
@@ -220,6 +226,10 @@ Result<int> RunReport(const ReportArgs& args) {
   if (!args.input.empty() && (history.job || history.since || history.until)) {
     return Error::InvalidArgument("--job, --since and --until go with --store or --prometheus, not --input");
   }
+  if (args.input.empty() && args.clock != "model") {
+    return Error::InvalidArgument(
+        "--clock reported goes with --input: the store and Prometheus hold the OFU the agent computed");
+  }
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
   if (args.input.empty()) return RunHistoryReport(args, specs);
   if (args.gpu_model) {
@@ -233,6 +243,7 @@ Result<int> RunReport(const ReportArgs& args) {
   options.windows.busy_threshold = args.busy_threshold;
   options.gpu_model = args.gpu_model;
   options.strict = args.strict;
+  options.reported_clock = args.clock == "reported";
   OFU_ASSIGN_OR_RETURN(auto report, analysis::BuildReport(recording, specs, options));
 
   if (!args.html.empty()) {

@@ -20,6 +20,7 @@ struct ReportArgs {
   std::string format;  // --format; AddFormatFlag sets the default
   std::optional<std::string> gpu_model;
   double window_s = 60;
+  std::string clock = "model";  // --clock: model or reported (analysis::ReportOptions::reported_clock)
   std::optional<double> interval_s;
   std::string activity_scale = "auto";
   std::optional<std::string> spec_db;

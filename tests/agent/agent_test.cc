@@ -250,8 +250,12 @@ TEST(WindowEvaluator, OfuFromTheSpecAndNoneForAnUnknownModel) {
   snapshot.gpus = {h100, mystery};
   const WindowBatch batch = evaluator.Evaluate(snapshot);
   ASSERT_EQ(batch.gpus.size(), 2u);
-  // 0.5 × 1830 / (989.4e12 / (132·4096) / 1e6).
-  EXPECT_DOUBLE_EQ(*batch.gpus[0].window.ofu, 0.5 * 1830 / (989.4e12 / (132 * 4096.0) / 1e6));
+  // The H100 80GB HBM3 was measured: its OFU uses the run clock the clock
+  // model estimates (tests/core/clock_model_test.cc; by hand in
+  // tests/cli/report_cli_test.cc): 1685.719 MHz for tensor 0.5 at a reported
+  // 1830 MHz without clock event reasons; 0.5 x 1685.719 / 1829.945.
+  EXPECT_NEAR(*batch.gpus[0].window.ofu, 0.5 * 1685.719 / (989.4e12 / (132 * 4096.0) / 1e6), 1e-6);
+  EXPECT_EQ(batch.gpus[0].window.clock_source, ClockSource::kMeasuredModel);
   EXPECT_TRUE(batch.gpus[0].window.busy);
   EXPECT_EQ(batch.gpus[0].sku, "h100-sxm5");
   EXPECT_DOUBLE_EQ(batch.gpus[0].window.end_s, 2000);
@@ -262,6 +266,36 @@ TEST(WindowEvaluator, OfuFromTheSpecAndNoneForAnUnknownModel) {
   EXPECT_NE(batch.notes[0].find("NVIDIA Mystery 1"), std::string::npos) << batch.notes[0];
   // Said once, not every window.
   EXPECT_TRUE(evaluator.Evaluate(snapshot).notes.empty());
+}
+
+// Exact cycles already are the clock the SMs ran: no model on top. An H200
+// in steady tensor work (activity 0.9, at the power cap) reads NVML 8-11 %
+// high: its OFU takes the reported clock over 1.099 (data/gpu_specs.json).
+TEST(WindowEvaluator, TheClockModelAppliesToReportedClocksNotToExactCycles) {
+  const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
+  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+  sources::Snapshot snapshot;
+  snapshot.time_s = 2000;
+  snapshot.window_s = 1;
+  sources::GpuReading h200;
+  h200.identity.uuid = "GPU-h200";
+  h200.identity.model = "NVIDIA H200";
+  h200.sample.tensor_active = 0.9;
+  h200.sample.sm_clock_mhz = 1454;
+  h200.sample.clock_event_reasons = 4;  // sw_power_cap
+  h200.clock_basis = sources::ClockBasis::kOversampled;
+  sources::GpuReading exact = h200;
+  exact.identity.uuid = "GPU-exact";
+  exact.clock_basis = sources::ClockBasis::kExactCycles;
+  snapshot.gpus = {h200, exact};
+  const WindowBatch batch = evaluator.Evaluate(snapshot);
+  ASSERT_EQ(batch.gpus.size(), 2u);
+  const double f_spec = 989.4e12 / (132 * 4096.0) / 1e6;
+  EXPECT_NEAR(*batch.gpus[0].window.ofu, 0.9 * 1454 / 1.099 / f_spec, 1e-12);
+  EXPECT_NEAR(*batch.gpus[0].window.ofu_clock_mhz, 1454 / 1.099, 1e-9);
+  EXPECT_EQ(batch.gpus[0].window.clock_source, ClockSource::kMeasuredModel);
+  EXPECT_NEAR(*batch.gpus[1].window.ofu, 0.9 * 1454 / f_spec, 1e-12);
+  EXPECT_EQ(batch.gpus[1].window.clock_source, ClockSource::kExactCycles);
 }
 
 TEST(AgentConfig, ReadsEveryTable) {

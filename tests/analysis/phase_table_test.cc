@@ -64,7 +64,9 @@ TEST(PhaseTable, HandComputedFromASyntheticRecording) {
   auto recording = sources::ReadRecording(in, "synthetic.om");
   ASSERT_TRUE(recording.ok()) << recording.error().message;
   const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
-  auto report = BuildReport(*recording, specs, ReportOptions{});
+  ReportOptions options;
+  options.reported_clock = true;  // the hand values are A x f / f_spec with the clock as written
+  auto report = BuildReport(*recording, specs, options);
   ASSERT_TRUE(report.ok()) << report.error().message;
   ASSERT_EQ(report->phases.size(), 3u);
 
@@ -151,16 +153,20 @@ TEST(PhaseTable, RealH100RecordingMatchesTheValidationResults) {
   const PhaseRow* bf16 = Find(*report, "bf16-8192");
   ASSERT_NE(bf16, nullptr);
   ASSERT_TRUE(bf16->ofu && bf16->mfu);
-  EXPECT_NEAR(*bf16->ofu, 0.701, 0.005);
+  EXPECT_NEAR(*bf16->ofu, 0.701, 0.005);  // 1366 / 0.998 MHz: steady work at the H100's power cap
   EXPECT_NEAR(*bf16->mfu, 0.692, 0.005);
   EXPECT_EQ(bf16->windows, 6);                  // stage-a-phases.csv, windows_rec
   EXPECT_NEAR(*bf16->sm_clock_mhz, 1366.5, 1);  // stage-a-phases.csv, clock_rec
 
-  // The unaligned bf16 4097^3 loop reads +19.4 pp (README), and FP32 work on
-  // CUDA cores is not in OFU at all.
+  // The unaligned bf16 4097^3 loop read +19.4 pp with the reported clock
+  // (README); the measured clock model takes its 1980 MHz to 1856 (a burst:
+  // tensor activity 0.31, below the power cap), +17.3 pp, where the SMs' own
+  // clock gave +16.5 on the clock-truth run: the rest is the kernel family's
+  // (data/kernel_throughput.json). FP32 work on CUDA cores is not in OFU at all.
   const PhaseRow* ragged = Find(*report, "bf16-4097");
   ASSERT_NE(ragged, nullptr);
-  EXPECT_NEAR(*ragged->ofu_minus_mfu_pp, 19.4, 0.5);
+  EXPECT_NEAR(*ragged->ofu_minus_mfu_pp, 17.3, 0.1);
+  EXPECT_NEAR(*ragged->ofu_clock_mhz, 1856, 1);
   const PhaseRow* fp32 = Find(*report, "fp32-simt-8192");
   ASSERT_NE(fp32, nullptr);
   EXPECT_NEAR(*fp32->ofu, 0, 1e-4);

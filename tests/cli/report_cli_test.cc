@@ -36,6 +36,17 @@ std::string SteadyH100(double tensor, double clock_mhz, int seconds) {
   return text;
 }
 
+// An H100 80GB HBM3 was measured (data/gpu_specs.json's clock_model): its OFU
+// uses the clock the SMs ran, estimated from the reported one
+// (docs/metrics.md#the-sm-clock). Tensor activity 0.5 lies between the
+// measured bursty (<= 0.45) and steady (>= 0.75) states, and a scrape has no
+// clock event reasons, so by hand, at a reported 1830 MHz:
+//   burst at the power cap    1830 / (0.5 + 0.5 x 1.202) = 1662.125 MHz
+//   burst below it            1830 / (0.5 + 0.5 x 1.218) = 1650.135 MHz
+//   burst estimate            their mean, 1656.130 MHz
+//   steady                    1830 / 0.998 = 1833.667 MHz
+//   estimate at 1/6 of the way from 0.45 to 0.75: 1685.719 MHz
+//   OFU 0.5 x 1685.719 / 1829.95 = 0.46059; range 0.45087 .. 0.50102
 TEST_F(ReportCli, HalfTensorAtSpecClockReportsHalfWithTheJsonContract) {
   const fs::path input = Write("h100.prom", SteadyH100(0.5, 1830, 120));
   const CommandResult run = Ofu(fmt::format("report --input '{}' --format json", input.string()));
@@ -44,17 +55,23 @@ TEST_F(ReportCli, HalfTensorAtSpecClockReportsHalfWithTheJsonContract) {
 
   ASSERT_EQ(j["gpus"].size(), 1u);
   const auto& gpu = j["gpus"][0];
-  for (const char* key : {"uuid", "model", "sku", "seconds", "ofu", "active_ofu", "tensor_active", "sm_clock_mhz",
+  for (const char* key : {"uuid", "model", "sku", "seconds", "ofu", "ofu_low", "ofu_high", "clock_source",
+                          "ofu_clock_mhz", "clock_model_source", "active_ofu", "tensor_active", "sm_clock_mhz",
                           "spec_clock_mhz", "idle_fraction", "gaps"}) {
     EXPECT_TRUE(gpu.contains(key)) << key;
   }
   EXPECT_EQ(gpu["uuid"], "GPU-test-0");
   EXPECT_EQ(gpu["model"], "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(gpu["sku"], "h100-sxm5");
-  EXPECT_NEAR(gpu["ofu"].get<double>(), 0.500, 0.001);
-  EXPECT_NEAR(gpu["active_ofu"].get<double>(), 0.500, 0.001);
+  EXPECT_NEAR(gpu["ofu"].get<double>(), 0.46059, 0.00001);
+  EXPECT_NEAR(gpu["ofu_low"].get<double>(), 0.45087, 0.00001);
+  EXPECT_NEAR(gpu["ofu_high"].get<double>(), 0.50102, 0.00001);
+  EXPECT_EQ(gpu["clock_source"], "measured-model");
+  EXPECT_NEAR(gpu["ofu_clock_mhz"].get<double>(), 1685.719, 0.001);
+  EXPECT_NE(gpu["clock_model_source"].get<std::string>().find("2026-11-27-clock-truth"), std::string::npos);
+  EXPECT_NEAR(gpu["active_ofu"].get<double>(), 0.46059, 0.00001);
   EXPECT_DOUBLE_EQ(gpu["tensor_active"].get<double>(), 0.5);  // a ratio, not 50 (percent)
-  EXPECT_DOUBLE_EQ(gpu["sm_clock_mhz"].get<double>(), 1830);
+  EXPECT_DOUBLE_EQ(gpu["sm_clock_mhz"].get<double>(), 1830);  // as reported
   EXPECT_NEAR(gpu["spec_clock_mhz"].get<double>(), 1829.95, 0.01);
   EXPECT_DOUBLE_EQ(gpu["seconds"].get<double>(), 120);
   EXPECT_DOUBLE_EQ(gpu["idle_fraction"].get<double>(), 0.0);
@@ -63,16 +80,26 @@ TEST_F(ReportCli, HalfTensorAtSpecClockReportsHalfWithTheJsonContract) {
 
   const auto& overall = j["overall"];
   for (const char* key : {"ofu", "active_ofu", "seconds", "gpus"}) EXPECT_TRUE(overall.contains(key)) << key;
-  EXPECT_NEAR(overall["ofu"].get<double>(), 0.500, 0.001);
+  EXPECT_NEAR(overall["ofu"].get<double>(), 0.46059, 0.00001);
+  EXPECT_EQ(overall["clock_source"], "measured-model");
   EXPECT_EQ(overall["gpus"], 1);
+
+  // --clock reported: the driver's reading as it is, 0.5 x 1830 / 1829.95.
+  const CommandResult reported = Ofu(fmt::format("report --input '{}' --format json --clock reported", input.string()));
+  ASSERT_EQ(reported.exit_code, 0) << reported.err;
+  const auto r = nlohmann::json::parse(reported.out)["gpus"][0];
+  EXPECT_NEAR(r["ofu"].get<double>(), 0.5 * 1830 / 1829.95, 1e-4);
+  EXPECT_EQ(r["clock_source"], "reported");
+  EXPECT_DOUBLE_EQ(r["ofu_low"].get<double>(), r["ofu"].get<double>());
   EXPECT_DOUBLE_EQ(overall["seconds"].get<double>(), 120);
 }
 
 TEST_F(ReportCli, FullTensorAtMaxBoostReportsAboveOne) {
+  // Steady tensor work (activity >= 0.75): 1.0 x 1980 / 0.998 / 1829.95 = 1.0842.
   const fs::path input = Write("boost.prom", SteadyH100(1.0, 1980, 60));
   const CommandResult run = Ofu(fmt::format("report --input '{}' --format json", input.string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NEAR(nlohmann::json::parse(run.out)["gpus"][0]["ofu"].get<double>(), 1.082, 0.0005);
+  EXPECT_NEAR(nlohmann::json::parse(run.out)["gpus"][0]["ofu"].get<double>(), 1.0842, 0.0001);
 }
 
 TEST_F(ReportCli, AbsentFiguresAreNullNotZero) {
@@ -133,14 +160,15 @@ TEST_F(ReportCli, AnUnknownModelAloneHasNoOfuWithANoteNamingTheSpecFile) {
 // Two H100s and one GPU the database lacks: the H100s get their OFU, the
 // third a note, the overall line says what it covers, and the exit is 0.
 // By hand: f_spec = 989.4e12 / (132 * 4096) Hz = 1829.945 MHz; at 1830 MHz
-// OFU = a * 1830 / 1829.945, overall (0.5 + 0.25) / 2 of that.
+// OFU = a * 1830 / 1829.945, overall (0.5 + 0.25) / 2 of that, with the
+// reported clock (--clock reported; the measured model has its own test).
 TEST_F(ReportCli, MixedKnownAndUnknownModelsAnswerForTheKnownOnes) {
   const std::string text = SteadyGpu(0, "GPU-h1", "NVIDIA H100 80GB HBM3", 0.5, 1830, 60) +
                            SteadyGpu(1, "GPU-h2", "NVIDIA H100 80GB HBM3", 0.25, 1830, 60) +
                            SteadyGpu(2, "GPU-k80", "Tesla K80", 0.5, 800, 60);
   const fs::path input = Write("mixed.prom", text);
   const double scale = 1830 / (989.4e6 / (132 * 4096.0));
-  const CommandResult run = Ofu(fmt::format("report --input '{}' --format json", input.string()));
+  const CommandResult run = Ofu(fmt::format("report --input '{}' --format json --clock reported", input.string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto j = nlohmann::json::parse(run.out);
   ASSERT_EQ(j["gpus"].size(), 3u);
@@ -239,13 +267,15 @@ TEST_F(ReportCli, GpuModelOverridesTheData) {
 }
 
 TEST_F(ReportCli, WindowFlagChangesThePercentilesNotTheMean) {
-  // 60 s at 0.2 then 60 s at 0.6, clock at f_spec-ish 1830.
+  // 60 s at 0.2 then 60 s at 0.6, clock at f_spec-ish 1830, taken as reported.
   std::string text = SteadyH100(0.2, 1830, 60);
   const std::string second = SteadyH100(0.6, 1830, 120);
   text += second.substr(second.size() / 2);  // seconds 61..120 at 0.6
   const fs::path input = Write("steps.prom", text);
-  const CommandResult by60 = Ofu(fmt::format("report --input '{}' --format json --window 60", input.string()));
-  const CommandResult by30 = Ofu(fmt::format("report --input '{}' --format json --window 30", input.string()));
+  const CommandResult by60 = Ofu(fmt::format("report --input '{}' --format json --window 60 --clock reported",
+                                             input.string()));
+  const CommandResult by30 = Ofu(fmt::format("report --input '{}' --format json --window 30 --clock reported",
+                                             input.string()));
   ASSERT_EQ(by60.exit_code, 0) << by60.err;
   ASSERT_EQ(by30.exit_code, 0) << by30.err;
   const auto a = nlohmann::json::parse(by60.out)["gpus"][0], b = nlohmann::json::parse(by30.out)["gpus"][0];
@@ -274,7 +304,7 @@ TEST_F(ReportCli, CsvHasAHeaderARowPerGpuAndOverall) {
 
 TEST_F(ReportCli, ReadsStdin) {
   const fs::path input = Write("h100.prom", SteadyH100(0.5, 1830, 10));
-  const CommandResult run = Ofu(fmt::format("report --input - --format json < '{}'", input.string()));
+  const CommandResult run = Ofu(fmt::format("report --input - --format json --clock reported < '{}'", input.string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NEAR(nlohmann::json::parse(run.out)["overall"]["ofu"].get<double>(), 0.5, 0.001);
 }
@@ -344,9 +374,12 @@ TEST_F(ReportCli, RealBundledRecordingShowsItsPhasesFirst) {
   const std::size_t row = table.out.find("bf16-8192");
   ASSERT_NE(row, std::string::npos);
   const std::string line = table.out.substr(row, table.out.find('\n', row) - row);
-  EXPECT_NE(line.find(" 70.1 "), std::string::npos) << line;
+  // OFU with the H100's measured clock model (steady work: 1366 / 0.998 MHz);
+  // 70.1 % and +0.7 pp with the reported clock before it.
+  EXPECT_NE(line.find(" 70.2 "), std::string::npos) << line;
   EXPECT_NE(line.find(" 69.4 "), std::string::npos) << line;
-  EXPECT_NE(line.find("+0.7 pp"), std::string::npos) << line;
+  EXPECT_NE(line.find("+0.8 pp"), std::string::npos) << line;
+  EXPECT_NE(line.find("model"), std::string::npos) << line;
 
   const CommandResult json = Ofu("report --format json --input '" + path + "'");
   ASSERT_EQ(json.exit_code, 0) << json.err;
@@ -355,7 +388,7 @@ TEST_F(ReportCli, RealBundledRecordingShowsItsPhasesFirst) {
   ASSERT_EQ(j["phases"].size(), 8u);
   EXPECT_EQ(j["phases"][0]["phase"], "bf16-8192");
   EXPECT_EQ(j["phases"][0]["windows"], 6);
-  EXPECT_NEAR(j["phases"][0]["ofu"].get<double>(), 0.7006, 0.0005);
+  EXPECT_NEAR(j["phases"][0]["ofu"].get<double>(), 0.7020, 0.0005);  // 0.7006 with the reported clock
   EXPECT_NEAR(j["phases"][0]["mfu"].get<double>(), 0.6940, 0.0001);
   EXPECT_TRUE(j["phases"][0]["ofu_minus_mfu_pp"].is_number());
 
@@ -377,7 +410,7 @@ TEST_F(ReportCli, ValuesThatAreNotNumbersDoNotStopTheReport) {
   ASSERT_NE(at, std::string::npos);
   text.replace(at, tensor_at_30.size(), "} ERROR\n");
   const fs::path input = Write("errors.prom", text);
-  const CommandResult run = Ofu(fmt::format("report --input '{}' --format json", input.string()));
+  const CommandResult run = Ofu(fmt::format("report --input '{}' --format json --clock reported", input.string()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto gpu = nlohmann::json::parse(run.out)["gpus"][0];
   EXPECT_NEAR(gpu["ofu"].get<double>(), 0.5, 0.01);
@@ -460,9 +493,19 @@ TEST_F(ReportScrapes, HopperSyntheticH100) {
   const auto j = ReportJson("synthetic-hopper-h100-80gb-hbm3.prom", 0);
   EXPECT_EQ(j["source"]["synthetic"], true);
   ASSERT_EQ(j["gpus"].size(), 2u);
+  // The H100 80GB HBM3's measured clock model (docs/metrics.md#the-sm-clock),
+  // no clock event reasons in the scrape, by hand:
+  //   GPU 0, A 0.50 at 1755 MHz: bursts 1755 / 1.101 = 1594.005 and
+  //     1755 / 1.109 = 1582.507, mean 1588.256; steady 1755 / 0.998 =
+  //     1758.517; 1/6 of the way from 0.45 to 0.75: 1616.633 MHz
+  //   GPU 1, A 0.25 at 1980 MHz (a burst): 1980 / 1.0505 = 1884.817 and
+  //     1980 / 1.0545 = 1877.667, mean 1881.242 MHz
   const double f_spec = 989.4e6 / (132 * 4096.0);
-  EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.50 * 1755 / f_spec, 1e-12);
-  EXPECT_NEAR(j["gpus"][1]["ofu"].get<double>(), 0.25 * 1980 / f_spec, 1e-12);  // above f_spec: not clamped
+  EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.50 * 1616.633 / f_spec, 1e-6);
+  EXPECT_NEAR(j["gpus"][1]["ofu"].get<double>(), 0.25 * 1881.242 / f_spec, 1e-6);
+  EXPECT_EQ(j["gpus"][1]["clock_source"], "measured-model");
+  EXPECT_NEAR(j["gpus"][1]["ofu_low"].get<double>(), 0.25 * 1877.667 / f_spec, 1e-6);
+  EXPECT_NEAR(j["gpus"][1]["ofu_high"].get<double>(), 0.25 * 1884.817 / f_spec, 1e-6);
 }
 
 // The real Volta and Hopper scrapes have the SM clock but no tensor activity

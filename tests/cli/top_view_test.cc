@@ -65,9 +65,15 @@ TEST_F(TopViewTest, HalfTensorAtSpecClockIsFiftyPercentWithClockAgainstSpec) {
   TopModel model(specs_, 60);
   model.Add(Snap({Gpu("0", 0.5, 1830, 650)}));
   const std::string text = Render(model);
-  // 0.5 * 1830 / 1829.95 = 0.500014 -> 50.0 %; the bar is half full (15 of 30).
-  EXPECT_NE(text.find("OFU      [███████████████░░░░░░░░░░░░░░░]   50.0 %"), std::string::npos) << text;
+  // The H100 80GB HBM3's measured clock model, no clock event reasons: the SMs
+  // ran 1685.720 MHz (by hand in tests/cli/report_cli_test.cc), so
+  // 0.5 * 1685.720 / 1829.95 = 0.46059 -> 46.1 %; the bar 14 of 30. With the
+  // reported clock it would be 0.500014, 50.0 %.
+  EXPECT_NE(text.find("OFU      [██████████████░░░░░░░░░░░░░░░░]   46.1 %"), std::string::npos) << text;
   EXPECT_NE(text.find("tensor     50.0 %   SM clock 1830/1830 MHz   power 650 W"), std::string::npos) << text;
+  EXPECT_NE(text.find("run      1686 MHz: the clock the SMs ran, by this GPU's measured clock model"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("ofu top — sort: OFU — test source"), std::string::npos) << text;
   EXPECT_EQ(text.find("SYNTHETIC"), std::string::npos);
 }
@@ -97,8 +103,8 @@ TEST_F(TopViewTest, AboveSpecClockIsShownAboveHundredNotClamped) {
   TopModel model(specs_, 60);
   model.Add(Snap({Gpu("0", 1.0, 1980)}));
   const std::string text = Render(model);
-  // 1.0 * 1980 / 1829.95 = 1.08200 -> 108.2 %, bar full.
-  EXPECT_NE(text.find("[██████████████████████████████]  108.2 %"), std::string::npos) << text;
+  // Steady tensor work: 1.0 * 1980 / 0.998 / 1829.95 = 1.08417 -> 108.4 %, bar full.
+  EXPECT_NE(text.find("[██████████████████████████████]  108.4 %"), std::string::npos) << text;
 }
 
 TEST_F(TopViewTest, AbsentFiguresAreDashesNeverZero) {
@@ -126,15 +132,17 @@ TEST_F(TopViewTest, ThrottleReasonsByName) {
 
 TEST_F(TopViewTest, SparklineIsARingBufferOfOfuLevels) {
   TopModel model(specs_, 3);
-  // OFU at 1829.95 MHz (f_spec exactly) is the tensor activity itself.
+  // The clock at f_spec exactly: with the reported clock, OFU would be the tensor activity itself.
   const double f_spec = 989.4e6 / (132.0 * 4096.0);
   for (std::optional<double> tensor :
        {std::optional<double>(0.9), std::optional<double>(0.0), std::optional<double>(0.5), std::optional<double>(),
         std::optional<double>(1.0)}) {
     model.Add(Snap({Gpu("0", tensor, f_spec)}));
   }
-  // Last three: 0.5 -> round(3.5) = level 4 (▅), absent (·), 1.0 -> █.
-  EXPECT_NE(Render(model).find("history  ▅·█\n"), std::string::npos) << Render(model);
+  // Last three, with the H100 80GB HBM3's measured clock model: tensor 0.5 ->
+  // 0.5 x 1685.67 / 1829.95 = 0.4606 -> round(3.22) = level 3 (▄), absent
+  // (·), 1.0 -> 1.002 -> █.
+  EXPECT_NE(Render(model).find("history  ▄·█\n"), std::string::npos) << Render(model);
   EXPECT_EQ(SparkGlyph(0.0), "▁");
   EXPECT_EQ(SparkGlyph(0.2), "▂");  // 1.4 -> 1
   EXPECT_EQ(SparkGlyph(1.3), "█");

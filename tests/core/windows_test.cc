@@ -169,3 +169,87 @@ TEST(Windows, OneSampleUsesTheFallbackInterval) {
 
 }  // namespace
 }  // namespace ofu
+
+namespace ofu {
+namespace {
+
+// OFU pairs each tensor sample with its own clock (windows.h): with
+// activity and clock moving against each other, the mean of the products is
+// not the product of the means. SYNTHETIC samples, 1 s apart: A = 0.9 at
+// 1400 MHz and A = 0.1 at 1980 MHz in turn, for 60 s.
+//   mean of products  (0.9 x 1400 + 0.1 x 1980) / 2 = 729 MHz-equivalents
+//   product of means  0.5 x 1690 = 845
+TEST(WindowPairing, OfuIsTheMeanOfThePerSampleProductsForAnyWindowLength) {
+  std::vector<CounterSample> samples;
+  for (int t = 1; t <= 60; ++t) {
+    CounterSample s;
+    s.time_s = t;
+    s.tensor_active = t % 2 == 1 ? 0.9 : 0.1;
+    s.sm_clock_mhz = t % 2 == 1 ? 1400 : 1980;
+    samples.push_back(s);
+  }
+  const OfuScale scale{989.4e6 / (132.0 * 4096.0), 1.0};
+  for (double window_s : {1.0, 2.0, 5.0, 7.0, 60.0}) {
+    WindowOptions options;
+    options.window_s = window_s;
+    double ofu_seconds = 0, seconds = 0;
+    for (const OfuWindow& w : BuildWindows(samples, scale, options).windows) {
+      ASSERT_TRUE(w.ofu.has_value());
+      ofu_seconds += *w.ofu * w.covered_s;
+      seconds += w.covered_s;
+      EXPECT_EQ(w.clock_source, ClockSource::kReported);
+      EXPECT_DOUBLE_EQ(*w.ofu_low, *w.ofu);
+      EXPECT_DOUBLE_EQ(*w.ofu_high, *w.ofu);
+    }
+    EXPECT_NEAR(ofu_seconds / seconds, 729 / scale.spec_clock_mhz, 1e-12) << window_s << " s windows";
+  }
+}
+
+TEST(WindowPairing, ASampleWithoutAClockOfItsOwnBorrowsTheWindowsMean) {
+  // (0, 4]: samples at 1..4, A 0.4 each; clocks only at 2 (1500) and 4 (1700):
+  // the samples at 1 and 3 take the mean, 1600.
+  std::vector<CounterSample> samples;
+  for (int t = 1; t <= 4; ++t) {
+    CounterSample s;
+    s.time_s = t;
+    s.tensor_active = 0.4;
+    if (t == 2) s.sm_clock_mhz = 1500;
+    if (t == 4) s.sm_clock_mhz = 1700;
+    samples.push_back(s);
+  }
+  const OfuScale scale{1830, 1.0};
+  WindowOptions options;
+  options.window_s = 4;
+  const WindowedGpu w = BuildWindows(samples, scale, options);
+  ASSERT_EQ(w.windows.size(), 1u);
+  EXPECT_NEAR(*w.windows[0].ofu, 0.4 * (1600 + 1500 + 1600 + 1700) / 4 / 1830, 1e-12);
+  EXPECT_NEAR(*w.windows[0].ofu_clock_mhz, 1600, 1e-9);
+}
+
+TEST(WindowPairing, AMeasuredModelCorrectsEachSampleAndGivesItsRange) {
+  // One sample, A = 0.3 at a reported 1800 MHz, no clock event reasons, with
+  // made-up ratios 1.2 at the power cap and 1.25 below it (clock_model.h):
+  //   at the cap    1800 / (0.7 + 0.3 x 1.2)  = 1800 / 1.06  = 1698.113 MHz
+  //   below it      1800 / (0.7 + 0.3 x 1.25) = 1800 / 1.075 = 1674.419 MHz
+  // the estimate is their mean, the range both.
+  OfuScale scale{1830, 1.0};
+  ClockModel model;
+  model.steady_ratio = 1.1;
+  model.burst_ratio_at_power_cap = 1.2;
+  model.burst_ratio_below_power_cap = 1.25;
+  scale.clock_model = model;
+  CounterSample s;
+  s.time_s = 10;
+  s.tensor_active = 0.3;
+  s.sm_clock_mhz = 1800;
+  const OfuWindow w = WindowOfSample(s, 1, scale, 0.01);
+  EXPECT_EQ(w.clock_source, ClockSource::kMeasuredModel);
+  EXPECT_NEAR(*w.ofu, 0.3 * (1698.113208 + 1674.418605) / 2 / 1830, 1e-9);
+  EXPECT_NEAR(*w.ofu_low, 0.3 * 1674.418605 / 1830, 1e-9);
+  EXPECT_NEAR(*w.ofu_high, 0.3 * 1698.113208 / 1830, 1e-9);
+  EXPECT_NEAR(*w.ofu_clock_mhz, (1698.113208 + 1674.418605) / 2, 1e-6);
+  EXPECT_DOUBLE_EQ(*w.sm_clock_mhz, 1800);  // the reported clock stays as it was read
+}
+
+}  // namespace
+}  // namespace ofu

@@ -53,8 +53,17 @@ job_name = "pretrain"
 
 // f_spec of an H100 SXM5: 989.4 TFLOPS / (132 SMs × 4096 FLOP/clk).
 constexpr double kSpecMhz = 989.4e12 / (132 * 4096.0) / 1e6;
+// The clock the SMs ran, from the H100 80GB HBM3's measured clock model
+// (docs/metrics.md#the-sm-clock; the double gives no clock event reasons, so
+// each burst figure is the mean of the two power states'), by hand:
+//   GPU 0, tensor 0.5 at 1830 MHz: 1685.7198 MHz (tests/cli/report_cli_test.cc)
+//   GPU 1, tensor 0.25 at 1500 MHz: (1500 / 1.0505 + 1500 / 1.0545) / 2 = 1425.1833 MHz
+//   steady work (tensor >= 0.75) at 1830 MHz: 1830 / 0.998 = 1833.6673 MHz
+constexpr double kRunMhzHalfAt1830 = 1685.7198047731117;
+constexpr double kRunMhzQuarterAt1500 = 1425.1832934665672;
+constexpr double kRunMhzSteadyAt1830 = 1833.6673346693387;
 // Both GPUs observed for the same windows: the job's OFU is their mean.
-constexpr double kJobOfu = (0.5 * 1830 + 0.25 * 1500) / 2 / kSpecMhz;
+constexpr double kJobOfu = (0.5 * kRunMhzHalfAt1830 + 0.25 * kRunMhzQuarterAt1500) / 2 / kSpecMhz;
 
 double Now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
@@ -202,8 +211,10 @@ TEST_F(PrometheusIntegration, ReportFromPrometheusAgreesWithTheStoreAndTheHandVa
 // activity and a 1g.10gb instance (16 SMs) at 100 %, at 1830 MHz. SM counts
 // per profile: NVIDIA's MIG user guide (H100 80GB), as data/gpu_specs.json
 // holds them. The overall OFU weighs the instances by SMs x seconds:
-//   (60 * 0.5 + 16 * 1.0) / (60 + 16) * 1830 / f_spec = 46 / 76 * 1830 / f_spec
-// (counting each instance as a GPU would give 0.75 * 1830 / f_spec).
+//   (60 * 0.5 * f_0.5 + 16 * 1.0 * f_1.0) / (60 + 16) / f_spec
+// with each instance's run clock (kRunMhz...: the clock model applies to each
+// instance's own tensor activity; counting each instance as a GPU would give
+// the plain mean).
 constexpr const char* kMigScenario = R"({
   "devices": [
     {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-mig-0", "architecture": 9, "sm_count": 132,
@@ -211,7 +222,7 @@ constexpr const char* kMigScenario = R"({
      "mig": [{"gi": 1, "profile": "3g.40gb", "sm_count": 60, "gpm": [{"1": 90, "5": 50}]},
              {"gi": 9, "profile": "1g.10gb", "sm_count": 16, "gpm": [{"1": 90, "5": 100}]}]}
   ]})";
-constexpr double kMigOfu = 46.0 / 76 * 1830 / kSpecMhz;
+constexpr double kMigOfu = (60 * 0.5 * kRunMhzHalfAt1830 + 16 * 1.0 * kRunMhzSteadyAt1830) / 76 / kSpecMhz;
 
 TEST_F(PrometheusIntegration, MigInstancesWeighTheirSmsThroughPrometheusAndTheStore) {
   if (!ofu::testing::ProgramFound(OFU_PROMETHEUS)) {
@@ -227,8 +238,8 @@ TEST_F(PrometheusIntegration, MigInstancesWeighTheirSmsThroughPrometheusAndTheSt
     EXPECT_EQ(j["gpus"][1]["key"], "GPU-mig-0/gi9") << from;
     EXPECT_EQ(j["gpus"][1]["mig_instance"], "9") << from;
     EXPECT_NEAR(j["gpus"][1]["share"].get<double>(), 16.0 / 132, 1e-12) << from;
-    EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.5 * 1830 / kSpecMhz, 1e-9) << from;
-    EXPECT_NEAR(j["gpus"][1]["ofu"].get<double>(), 1.0 * 1830 / kSpecMhz, 1e-9) << from;
+    EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.5 * kRunMhzHalfAt1830 / kSpecMhz, 1e-9) << from;
+    EXPECT_NEAR(j["gpus"][1]["ofu"].get<double>(), 1.0 * kRunMhzSteadyAt1830 / kSpecMhz, 1e-9) << from;
     // Both instances are observed over the same windows, so the weights are their SMs.
     EXPECT_NEAR(j["overall"]["ofu"].get<double>(), kMigOfu, 1e-9) << from;
     EXPECT_EQ(j["overall"]["coverage"]["gpus_with_ofu"], 2) << from;

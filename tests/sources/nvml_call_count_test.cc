@@ -78,8 +78,9 @@ class NvmlCallCountTest : public ::testing::Test {
 
 // `ofu agent` as installed: 1 s windows, the clock read ten times a second,
 // process lists every 10 s attribution interval, only the agent's counters
-// (8 GPM metrics: 1, 5, 6, 7, 9, 11, 12, 13; no power, energy or clock event
-// reasons, which no agent output carries).
+// (8 GPM metrics: 1, 5, 6, 7, 9, 11, 12, 13; the clock event reasons once a
+// window, for the clock model's power state; no power or energy, which no
+// agent output carries).
 TEST_F(NvmlCallCountTest, AgentDefaultOneGpu) {
   const agent::AgentConfig config;
   ASSERT_EQ(config.window_s, 1.0);
@@ -91,9 +92,9 @@ TEST_F(NvmlCallCountTest, AgentDefaultOneGpu) {
   EXPECT_DOUBLE_EQ(calls.at("gpm_metrics_asked"), 8);
   EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetPowerUsage"), 0);
   EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetTotalEnergyConsumption"), 0);
-  EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetCurrentClocksEventReasons"), 0);
+  EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetCurrentClocksEventReasons"), 1);
   EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetComputeRunningProcesses_v3"), 0.1);  // once in 10 windows
-  EXPECT_DOUBLE_EQ(calls.at("nvml_calls"), 10 + 1 + 1 + 0.1);
+  EXPECT_DOUBLE_EQ(calls.at("nvml_calls"), 10 + 1 + 1 + 1 + 0.1);
 }
 
 // `ofu agent --window 0.1` on an 8-GPU node: one clock reading per window,
@@ -108,9 +109,9 @@ TEST_F(NvmlCallCountTest, AgentTenthSecondWindowsEightGpus) {
   EXPECT_DOUBLE_EQ(calls.at("gpm_metrics_asked"), 8);
   EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetPowerUsage"), 0);
   EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetTotalEnergyConsumption"), 0);
-  EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetCurrentClocksEventReasons"), 0);
+  EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetCurrentClocksEventReasons"), 1);
   EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetComputeRunningProcesses_v3"), 0.01);
-  EXPECT_DOUBLE_EQ(calls.at("nvml_calls"), 1 + 1 + 1 + 0.01);  // 24.08 per window for the node
+  EXPECT_DOUBLE_EQ(calls.at("nvml_calls"), 1 + 1 + 1 + 1 + 0.01);  // 32.08 per window for the node
 }
 
 // `ofu top` and `ofu record` (SourceOptions defaults: every counter, the

@@ -26,8 +26,10 @@ namespace ofu::agent {
 // its source for these alone (SourceOptions::fields), since every driver
 // call costs CPU on the node. Tensor activity, the engine activity for
 // "busy", the tensor pipes (HMMA, IMMA, DFMA), the non-tensor pipes (FP64,
-// FP32, FP16) and the clocks; not SM activity, occupancy, DRAM, DMMA,
-// power, energy or clock event reasons.
+// FP32, FP16), the clocks and the clock event reasons (the SKU's clock
+// model tells a burst at the power cap from one below it by sw_power_cap,
+// core/clock_model.h); not SM activity, occupancy, DRAM, DMMA, power or
+// energy.
 std::span<const CounterField> AgentCounterFields();
 
 class WindowEvaluator {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ofu/core/aggregate.h"
 #include "ofu/core/windows.h"
 
 namespace ofu::analysis {
@@ -18,7 +19,7 @@ PhaseRow RowOf(const sources::RecordedPhase& phase, const PhaseGpu& gpu, double 
   row.peak_tflops = phase.peak_tflops;
   row.gpu = gpu.identity;
 
-  double ofu_sum = 0;
+  Summarizer ofu;  // the windows' OFU, its range and clock, weighed as the report weighs them
   double clock_sum = 0;
   double clock_seconds = 0;
   // A window ends at its sample's time, so only samples from the phase's
@@ -33,12 +34,16 @@ PhaseRow RowOf(const sources::RecordedPhase& phase, const PhaseGpu& gpu, double 
       clock_sum += *w.sm_clock_mhz * seconds;
       clock_seconds += seconds;
     }
-    if (!w.ofu) continue;
-    ofu_sum += *w.ofu * seconds;
-    row.seconds += seconds;
-    ++row.windows;
+    ofu.Add(w);
   }
-  if (row.windows > 0) row.ofu = ofu_sum / row.seconds;
+  const Summary summary = ofu.Finish();
+  row.windows = summary.windows;
+  row.seconds = summary.seconds;
+  row.ofu = summary.ofu;
+  row.ofu_low = summary.ofu_low;
+  row.ofu_high = summary.ofu_high;
+  row.ofu_clock_mhz = summary.ofu_clock_mhz;
+  row.clock_sources = summary.clock_sources;
   if (clock_seconds > 0) row.sm_clock_mhz = clock_sum / clock_seconds;
   if (row.ofu && row.mfu) row.ofu_minus_mfu_pp = 100 * (*row.ofu - *row.mfu);
   return row;

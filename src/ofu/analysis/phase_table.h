@@ -20,6 +20,7 @@
 // Thread-safety: pure function of its inputs.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -50,11 +51,14 @@ struct PhaseRow {
   std::optional<double> peak_tflops;  // what mfu is measured against; from the recording
   // The GPU and what its counters say over the phase.
   GpuIdentity gpu;
-  int windows = 0;                         // windows wholly inside the phase with an OFU
-  double seconds = 0;                      // their length in all
-  std::optional<double> ofu;               // 0..1 (may exceed 1)
-  std::optional<double> sm_clock_mhz;      // time-weighted mean over the windows with a clock
-  std::optional<double> ofu_minus_mfu_pp;  // 100 x (ofu - mfu), percentage points
+  int windows = 0;                          // windows wholly inside the phase with an OFU
+  double seconds = 0;                       // their length in all
+  std::optional<double> ofu;                // 0..1 (may exceed 1)
+  std::optional<double> ofu_low, ofu_high;  // the run clock's range (core/clock_model.h)
+  std::optional<double> ofu_clock_mhz;      // the clock OFU used, weighted by tensor activity
+  std::uint8_t clock_sources = 0;           // OR of ClockSource bits of its windows
+  std::optional<double> sm_clock_mhz;       // reported: time-weighted mean over the windows with a clock
+  std::optional<double> ofu_minus_mfu_pp;   // 100 x (ofu - mfu), percentage points
 };
 
 // Rows in the order of the phases, and within a phase in the order of `gpus`.

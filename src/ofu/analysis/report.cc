@@ -169,6 +169,7 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
     // Without a SKU there is no OFU, but activity and clocks still tell a story.
     std::optional<OfuScale> scale;
     if (gpu.spec != nullptr) scale = OfuScaleOf(*gpu.spec, gpu.identity);
+    if (scale && options.reported_clock) scale->clock_model.reset();
     gpu.windowed = BuildWindows(recorded.samples, scale, options.windows);
     Summarizer summarizer;
     for (const auto& window : gpu.windowed.windows) summarizer.Add(window);

@@ -40,6 +40,9 @@ struct ReportOptions {
   WindowOptions windows;
   std::optional<std::string> gpu_model;  // SKU id or model name for every GPU
   bool strict = false;                   // an unknown model fails the report
+  // Use the reported SM clock as it is, even for a board with a measured
+  // clock model (core/clock_model.h): to compare with dashboards that do.
+  bool reported_clock = false;
 };
 
 struct GpuReport {

@@ -21,6 +21,16 @@ void Summarizer::Add(const OfuWindow& w, double weight) {
     ofu_weighted_ += *w.ofu * seconds;
     seconds_ += seconds;
     ++windows_;
+    if (w.ofu_low && w.ofu_high) {
+      ofu_low_weighted_ += *w.ofu_low * seconds;
+      ofu_high_weighted_ += *w.ofu_high * seconds;
+      range_seconds_ += seconds;
+    }
+    if (w.ofu_clock_mhz && w.tensor_active) {
+      clock_activity_weighted_ += *w.ofu_clock_mhz * *w.tensor_active * seconds;
+      activity_seconds_weighted_ += *w.tensor_active * seconds;
+    }
+    if (w.clock_source) clock_sources_ |= static_cast<std::uint8_t>(*w.clock_source);
     if (histogram_.empty() && window_ofus_.size() < kExactPercentileWindows) {
       window_ofus_.push_back(*w.ofu);
     } else {
@@ -92,6 +102,14 @@ Summary Summarizer::Finish() const {
   s.windows_without_clock = without_clock_;
   s.windows_without_tensor = without_tensor_;
   if (seconds_ > 0) s.ofu = ofu_weighted_ / seconds_;
+  // Every window's range, or none: a range over part of the seconds would
+  // not bound the whole.
+  if (seconds_ > 0 && range_seconds_ >= seconds_ * (1 - 1e-12)) {
+    s.ofu_low = ofu_low_weighted_ / range_seconds_;
+    s.ofu_high = ofu_high_weighted_ / range_seconds_;
+  }
+  if (activity_seconds_weighted_ > 0) s.ofu_clock_mhz = clock_activity_weighted_ / activity_seconds_weighted_;
+  s.clock_sources = clock_sources_;
   if (busy_seconds_ > 0) s.active_ofu = active_weighted_ / busy_seconds_;
   if (!histogram_.empty()) {
     s.p10 = HistogramPercentile(0.10);

@@ -49,6 +49,15 @@ namespace ofu {
 struct Summary {
   double seconds = 0;
   std::optional<double> ofu;
+  // The OFU at the ends of the run clock's range, time-weighted like ofu;
+  // absent when some of its windows carry no range (sums read from a store).
+  std::optional<double> ofu_low, ofu_high;
+  // The clock OFU used, weighted like ofu by tensor activity (ofu =
+  // tensor_active x ofu_clock_mhz / f_spec where every window has both).
+  std::optional<double> ofu_clock_mhz;
+  // The clock sources of the windows with an OFU (OR of ClockSource bits);
+  // 0 when unknown (windows or sums read from a store).
+  std::uint8_t clock_sources = 0;
   double busy_seconds = 0;
   std::optional<double> active_ofu;
   std::optional<double> p10, p50, p90;
@@ -111,6 +120,9 @@ class Summarizer {
 
  private:
   double ofu_weighted_ = 0, seconds_ = 0;
+  double ofu_low_weighted_ = 0, ofu_high_weighted_ = 0, range_seconds_ = 0;
+  double clock_activity_weighted_ = 0, activity_seconds_weighted_ = 0;  // for ofu_clock_mhz
+  std::uint8_t clock_sources_ = 0;
   double active_weighted_ = 0, busy_seconds_ = 0;
   double tensor_weighted_ = 0, tensor_seconds_ = 0, idle_seconds_ = 0;
   double clock_sum_ = 0;

@@ -33,6 +33,7 @@ OfuScale OfuScaleOf(const GpuSpec& spec, const GpuIdentity& identity) {
   if (const std::optional<double> share = GpuShare(spec, identity)) {
     scale.non_tensor = NonTensorScaleOf(spec, *share * spec.sm_count);
   }
+  scale.clock_model = spec.ClockModelFor(identity.model);
   return scale;
 }
 

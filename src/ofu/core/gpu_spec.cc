@@ -91,6 +91,35 @@ Result<NonTensorSpec> ParseNonTensor(const nlohmann::json& j, std::string_view s
   return spec;
 }
 
+// Reads the "clock_model" object of a SKU (see clock_model.h) into `spec`.
+Status ParseClockModel(const nlohmann::json& j, std::string_view source, const std::string& where, GpuSpec& spec) {
+  ClockModel m;
+  m.steady_ratio = j.at("steady_ratio").get<double>();
+  m.burst_ratio_at_power_cap = j.at("burst_ratio_at_power_cap").get<double>();
+  m.burst_ratio_below_power_cap = j.at("burst_ratio_below_power_cap").get<double>();
+  m.idle_tensor_below = j.at("idle_tensor_below").get<double>();
+  m.burst_tensor_at_most = j.at("burst_tensor_at_most").get<double>();
+  m.steady_tensor_at_least = j.at("steady_tensor_at_least").get<double>();
+  spec.clock_model_measured_on = j.at("measured_on").get<std::vector<std::string>>();
+  spec.clock_model_source = j.at("source").get<std::string>();
+  for (double ratio : {m.steady_ratio, m.burst_ratio_at_power_cap, m.burst_ratio_below_power_cap}) {
+    if (!(ratio >= 0.5 && ratio <= 2)) {
+      return SpecError(source, fmt::format("{}: clock_model ratios must lie in [0.5, 2], not {}", where, ratio));
+    }
+  }
+  if (!(m.idle_tensor_below >= 0 && m.idle_tensor_below < m.burst_tensor_at_most &&
+        m.burst_tensor_at_most < m.steady_tensor_at_least && m.steady_tensor_at_least <= 1)) {
+    return SpecError(source, fmt::format("{}: clock_model needs 0 <= idle_tensor_below < burst_tensor_at_most < "
+                                         "steady_tensor_at_least <= 1",
+                                         where));
+  }
+  if (spec.clock_model_source.empty() || spec.clock_model_measured_on.empty()) {
+    return SpecError(source, fmt::format("{}: clock_model needs a source and the boards it was measured_on", where));
+  }
+  spec.clock_model = m;
+  return OkStatus();
+}
+
 // Reads one SKU entry; `where` is e.g. "skus[3]" for error messages.
 Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architectures, std::string_view source,
                          const std::string& where) {
@@ -125,6 +154,9 @@ Result<GpuSpec> ParseSku(const nlohmann::json& j, const nlohmann::json& architec
     if (j.contains("non_tensor")) {
       OFU_ASSIGN_OR_RETURN(spec.non_tensor,
                            ParseNonTensor(j.at("non_tensor"), source, fmt::format("{} ({})", where, spec.id)));
+    }
+    if (j.contains("clock_model")) {
+      OFU_RETURN_IF_ERROR(ParseClockModel(j.at("clock_model"), source, fmt::format("{} ({})", where, spec.id), spec));
     }
     if (!architectures.contains(spec.architecture)) {
       return SpecError(source, fmt::format("{} ({}): architecture \"{}\" is not under \"architectures\"", where,
@@ -237,6 +269,15 @@ Result<GpuSpecDatabase> GpuSpecDatabase::Parse(std::string_view json_text, std::
 }
 
 Result<GpuSpecDatabase> GpuSpecDatabase::Embedded() { return Parse(EmbeddedGpuSpecsJson(), kSpecFileInRepo); }
+
+std::optional<ClockModel> GpuSpec::ClockModelFor(std::string_view model_name) const {
+  if (!clock_model) return std::nullopt;
+  const std::string wanted = NormalizeModelName(model_name);
+  for (const auto& measured : clock_model_measured_on) {
+    if (NormalizeModelName(measured) == wanted) return clock_model;
+  }
+  return std::nullopt;
+}
 
 Result<const GpuSpec*> GpuSpecDatabase::Lookup(std::string_view model_or_id) const {
   const std::string wanted = NormalizeModelName(model_or_id);

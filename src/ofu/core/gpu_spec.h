@@ -42,6 +42,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ofu/core/clock_model.h"
 #include "ofu/core/result.h"
 
 namespace ofu {
@@ -87,6 +88,15 @@ struct GpuSpec {
   std::string mig_source;  // where the profile SM counts come from (or why a MIG-capable SKU has none)
   // CUDA-core pipes; absent when no vendor figure for any pipe was found.
   std::optional<NonTensorSpec> non_tensor;
+  // The measured relation between the reported and the run SM clock
+  // (clock_model.h), with the files it comes from; absent for a SKU nobody
+  // measured, never guessed.
+  // It applies only to the boards it was measured on (clock_model_measured_on,
+  // model names as the driver reports them): another board of the same SKU
+  // entry (an H800 beside the H100) keeps the reported clock.
+  std::optional<ClockModel> clock_model;
+  std::vector<std::string> clock_model_measured_on;
+  std::string clock_model_source;
 
   // f_spec in MHz, from the basis precision.
   double SpecClockMhz() const;
@@ -102,6 +112,9 @@ struct GpuSpec {
   // they change the media engines of an instance, not its SMs. A compute-
   // instance profile ("1c.3g.40gb") is not a GPU-instance profile: absent.
   std::optional<int> MigSmCount(std::string_view profile) const;
+  // The clock model for a board whose driver names it `model_name`: absent
+  // when this SKU has none or it was not measured on that board.
+  std::optional<ClockModel> ClockModelFor(std::string_view model_name) const;
 };
 
 class GpuSpecDatabase {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "ofu/core/clock_model.h"
 #include "ofu/core/non_tensor.h"
 
 namespace ofu {
@@ -23,6 +24,9 @@ struct OfuScale {
   // The device's CUDA-core pipes, for the non-tensor bound beside OFU
   // (non_tensor.h); absent when the spec lists none.
   std::optional<NonTensorScale> non_tensor = std::nullopt;
+  // The SKU's measured clock model (clock_model.h): absent for a SKU nobody
+  // measured, whose OFU then uses the reported clock as it is.
+  std::optional<ClockModel> clock_model = std::nullopt;
 };
 
 double ComputeOfu(double tensor_active, double sm_clock_mhz, const OfuScale& scale);

@@ -8,8 +8,39 @@
 namespace ofu {
 namespace {
 
+// The products that make a window's OFU, summed over the pieces of tensor
+// samples that have a clock: activity x run clock x seconds (at the run
+// clock's estimate and at both ends of its range), activity x seconds, run
+// clock x seconds, and the seconds.
+struct ProductSums {
+  double product = 0, product_low = 0, product_high = 0;
+  double activity = 0, clock = 0, seconds = 0;
+
+  // One piece of `seconds` with tensor activity `a` whose reported clock is
+  // `mhz`: the SKU's clock model, where there is one, says what the SMs ran.
+  void Add(double a, double mhz, std::optional<std::uint64_t> reasons, const std::optional<OfuScale>& scale,
+           double piece_s) {
+    RunClock f{mhz, mhz, mhz};
+    if (scale && scale->clock_model) f = EstimateRunClock(*scale->clock_model, a, mhz, reasons);
+    product += a * f.mhz * piece_s;
+    product_low += a * f.low_mhz * piece_s;
+    product_high += a * f.high_mhz * piece_s;
+    activity += a * piece_s;
+    clock += f.mhz * piece_s;
+    seconds += piece_s;
+  }
+};
+
+// A piece of a tensor sample that has no clock reading of its own.
+struct UnpairedPiece {
+  double tensor_active = 0;
+  double seconds = 0;
+};
+
 // Running sums for one window; turned into an OfuWindow at the end.
 struct WindowSums {
+  ProductSums products;
+  std::vector<UnpairedPiece> unpaired;  // paired with the window's mean clock at the end
   double tensor_weighted = 0, tensor_seconds = 0;
   double engine_weighted = 0, engine_seconds = 0;
   std::array<double, kCudaCorePipes> pipe_weighted{}, pipe_seconds{};  // by CudaCorePipe
@@ -98,6 +129,46 @@ void AddActivity(std::span<const CounterSample> samples, Field field, double int
   }
 }
 
+// Tensor activity, time-weighted like the other activities, and each
+// sample's product with the clock of its own interval: the mean of the clock
+// readings whose timestamps fall in (start, end] of what the sample covers.
+// Coverage intervals are disjoint and in time order, so one pass pairs them.
+void AddTensor(std::span<const CounterSample> samples, double interval, const WindowOptions& options,
+               const std::optional<OfuScale>& scale, std::vector<Gap>* gaps, WindowMap& windows) {
+  const std::vector<double> times = TimesWith(samples, &CounterSample::tensor_active);
+  const std::vector<Coverage> cover = CoverSamples(times, interval, options.gap_factor, gaps);
+  std::vector<const CounterSample*> clocks;
+  for (const auto& s : samples) {
+    if (s.sm_clock_mhz) clocks.push_back(&s);
+  }
+  std::size_t first_clock = 0;
+  std::size_t next = 0;
+  for (const auto& s : samples) {
+    if (!s.tensor_active) continue;
+    const Coverage& c = cover[next++];
+    const double from = c.end - c.length;
+    while (first_clock < clocks.size() && clocks[first_clock]->time_s <= from) ++first_clock;
+    double clock_sum = 0;
+    int readings = 0;
+    std::optional<std::uint64_t> reasons;
+    for (std::size_t k = first_clock; k < clocks.size() && clocks[k]->time_s <= c.end; ++k) {
+      clock_sum += *clocks[k]->sm_clock_mhz;
+      ++readings;
+      if (clocks[k]->clock_event_reasons) reasons = reasons.value_or(0) | *clocks[k]->clock_event_reasons;
+    }
+    const double a = *s.tensor_active;
+    SpreadInterval(from, c.end, options.window_s, windows, [&](WindowSums& sums, double seconds) {
+      sums.tensor_weighted += a * seconds;
+      sums.tensor_seconds += seconds;
+      if (readings > 0) {
+        sums.products.Add(a, clock_sum / readings, reasons, scale, seconds);
+      } else {
+        sums.unpaired.push_back(UnpairedPiece{a, seconds});
+      }
+    });
+  }
+}
+
 void AddPointReadings(std::span<const CounterSample> samples, double w, WindowMap& windows) {
   for (const auto& s : samples) {
     if (!s.sm_clock_mhz && !s.power_w && !s.clock_event_reasons) continue;
@@ -117,10 +188,21 @@ void AddPointReadings(std::span<const CounterSample> samples, double w, WindowMa
   }
 }
 
-// OFU and busy from the window's means: shared by recorded and live windows.
-void CompleteWindow(OfuWindow& win, const std::optional<OfuScale>& scale, double busy_threshold) {
-  if (win.tensor_active && win.sm_clock_mhz && scale) {
-    win.ofu = ComputeOfu(*win.tensor_active, *win.sm_clock_mhz, *scale);
+// OFU from the window's products, and busy from its means: shared by
+// recorded and live windows.
+void CompleteWindow(OfuWindow& win, const ProductSums& products, const std::optional<OfuScale>& scale,
+                    double busy_threshold) {
+  if (win.tensor_active && products.seconds > 0 && scale) {
+    // The mean of the products A x f is what OFU multiplies: activity 1 at
+    // that "clock".
+    win.ofu = ComputeOfu(1, products.product / products.seconds, *scale);
+    win.ofu_low = ComputeOfu(1, products.product_low / products.seconds, *scale);
+    win.ofu_high = ComputeOfu(1, products.product_high / products.seconds, *scale);
+    // The clock that, times the mean activity, gives the OFU; the plain mean
+    // of the run clock when the tensor pipes were idle throughout.
+    win.ofu_clock_mhz = products.activity > 0 ? products.product / products.activity
+                                              : products.clock / products.seconds;
+    win.clock_source = scale->clock_model ? ClockSource::kMeasuredModel : ClockSource::kReported;
   }
   CompleteNonTensor(win.non_tensor, win.sm_clock_mhz, scale ? scale->non_tensor : std::nullopt);
   const std::optional<double>& activity = win.gr_engine_active ? win.gr_engine_active : win.tensor_active;
@@ -146,7 +228,13 @@ OfuWindow Finish(std::int64_t k, const WindowSums& sums, const std::optional<Ofu
   win.clock_readings = sums.clock_count;
   if (sums.power_count > 0) win.power_w = sums.power_sum / sums.power_count;
   win.clock_event_reasons = sums.reasons;
-  CompleteWindow(win, scale, options.busy_threshold);
+  ProductSums products = sums.products;
+  if (win.sm_clock_mhz) {
+    for (const UnpairedPiece& piece : sums.unpaired) {
+      products.Add(piece.tensor_active, *win.sm_clock_mhz, sums.reasons, scale, piece.seconds);
+    }
+  }
+  CompleteWindow(win, products, scale, options.busy_threshold);
   return win;
 }
 
@@ -166,11 +254,7 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
   }
 
   WindowMap windows;
-  AddActivity(samples, &CounterSample::tensor_active, out.interval_s, options, &out.gaps, windows,
-              [](WindowSums& sums, double value, double seconds) {
-                sums.tensor_weighted += value * seconds;
-                sums.tensor_seconds += seconds;
-              });
+  AddTensor(samples, out.interval_s, options, scale, &out.gaps, windows);
   AddActivity(samples, &CounterSample::gr_engine_active, out.interval_s, options, nullptr, windows,
               [](WindowSums& sums, double value, double seconds) {
                 sums.engine_weighted += value * seconds;
@@ -207,7 +291,11 @@ OfuWindow WindowOfSample(const CounterSample& sample, double window_s, const std
   win.clock_readings = sample.sm_clock_mhz ? 1 : 0;
   win.power_w = sample.power_w;
   win.clock_event_reasons = sample.clock_event_reasons;
-  CompleteWindow(win, scale, busy_threshold);
+  ProductSums products;
+  if (sample.tensor_active && sample.sm_clock_mhz) {
+    products.Add(*sample.tensor_active, *sample.sm_clock_mhz, sample.clock_event_reasons, scale, window_s);
+  }
+  CompleteWindow(win, products, scale, busy_threshold);
   return win;
 }
 

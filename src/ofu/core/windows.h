@@ -9,6 +9,18 @@
 //   Point readings (SM clock, power) belong to the window their timestamp
 //   falls in; the window's SM clock is the plain mean of its readings.
 //
+// OFU pairs each activity with its own clock
+//   A window's OFU is the time-weighted mean of the products A_i x f_i at the
+//   finest grain the input has: each tensor sample's activity times the
+//   clock of that same interval (the mean of the clock readings whose
+//   timestamps fall in (t[i-1], t[i]], which for a source that reads both at
+//   once is the sample's own clock). Only a tensor sample with no reading in
+//   its interval borrows the window's mean clock. So a window's OFU does not
+//   depend on how the windows cut the samples, and the overall OFU is the
+//   same for any window length. f_i is the clock the SMs ran as the SKU's
+//   measured model estimates it from the reported one (clock_model.h); a SKU
+//   without a model uses the reported clock, and the window says which.
+//
 // Gaps
 //   The nominal interval is the median spacing of the tensor samples (or
 //   WindowOptions::interval_s), at most kMaxIntervalS. When two tensor
@@ -67,6 +79,15 @@ struct OfuWindow {
   std::optional<double> power_w;                     // mean of the readings
   std::optional<std::uint64_t> clock_event_reasons;  // OR of the readings
   std::optional<double> ofu;
+  // Present with ofu: the OFU at the low and high end of the run clock's
+  // range (equal to ofu where the clock is not in doubt).
+  std::optional<double> ofu_low, ofu_high;
+  // Present with ofu: the clock the OFU used, time-weighted over the tensor
+  // samples (the run clock where a model applies; else the reported one).
+  std::optional<double> ofu_clock_mhz;
+  // Set with ofu when computed here; absent for a window read back from a
+  // store, which does not keep it.
+  std::optional<ClockSource> clock_source;
   bool busy = false;
   // CUDA-core pipe activities (time-weighted like tensor_active) and the
   // non-tensor FLOP bound they allow at the window's clock (non_tensor.h).

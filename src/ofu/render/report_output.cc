@@ -1,6 +1,7 @@
 #include "ofu/render/report_output.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,6 +9,7 @@
 
 #include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/core/clock_events.h"
+#include "ofu/core/clock_model.h"
 #include "ofu/formats/csv.h"
 #include "ofu/render/json_fields.h"
 
@@ -38,10 +40,16 @@ json ReasonsJson(const std::optional<std::uint64_t>& mask) {
   return mask ? json(ClockEventReasonNames(*mask)) : json(nullptr);
 }
 
+json ClockSourceJson(std::uint8_t sources) { return sources == 0 ? json(nullptr) : json(ClockSourcesName(sources)); }
+
 json SummaryFields(const Summary& s) {
   return {
       {"seconds", s.seconds},
       {"ofu", OrNull(s.ofu)},
+      {"ofu_low", OrNull(s.ofu_low)},
+      {"ofu_high", OrNull(s.ofu_high)},
+      {"clock_source", ClockSourceJson(s.clock_sources)},
+      {"ofu_clock_mhz", OrNull(s.ofu_clock_mhz)},
       {"active_ofu", OrNull(s.active_ofu)},
       {"busy_seconds", s.busy_seconds},
       {"p10", OrNull(s.p10)},
@@ -75,6 +83,8 @@ json GpuJson(const GpuReport& g) {
   j["sku_name"] = g.spec ? json(g.spec->name) : json(nullptr);
   j["spec_clock_mhz"] = g.spec ? json(g.spec->SpecClockMhz()) : json(nullptr);
   j["k_arch"] = g.spec ? json(g.spec->k_arch) : json(nullptr);
+  j["clock_model_source"] = g.spec && g.spec->ClockModelFor(g.identity.model) ? json(g.spec->clock_model_source)
+                                                                              : json(nullptr);
   j["share"] = OrNull(g.share);
   j.update(SummaryFields(g.summary));
   j["interval_s"] = g.windowed.interval_s;
@@ -91,6 +101,31 @@ json GpuJson(const GpuReport& g) {
 std::string Ratio(const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : "-"; }
 std::string Mhz(const std::optional<double>& v) { return v ? fmt::format("{:.0f}", *v) : "-"; }
 std::string Fraction(const std::optional<double>& v) { return v ? fmt::format("{:.0f}%", *v * 100) : "-"; }
+
+// The half width of an OFU's range around it, "±0.013", scaled by `scale`
+// (100 for percent); "" where the clock is not in doubt.
+std::string PlusMinus(const std::optional<double>& ofu, const std::optional<double>& low,
+                      const std::optional<double>& high, double scale, int digits) {
+  if (!ofu || !low || !high) return "";
+  const double half = std::max(*ofu - *low, *high - *ofu) * scale;
+  if (half < 0.5 * std::pow(10.0, -digits)) return "";
+  return fmt::format("±{:.{}f}", half, digits);
+}
+
+// The clock a figure used, short: "model", "reported", "exact", or joined
+// by "+" where its windows differ; "-" for none.
+std::string ClockColumn(std::uint8_t sources) {
+  if (sources == 0) return "-";
+  std::string out;
+  for (auto [source, word] :
+       {std::pair{ClockSource::kExactCycles, "exact"}, std::pair{ClockSource::kMeasuredModel, "model"},
+        std::pair{ClockSource::kReported, "reported"}}) {
+    if ((sources & static_cast<std::uint8_t>(source)) == 0) continue;
+    if (!out.empty()) out += '+';
+    out += word;
+  }
+  return out;
+}
 
 std::string SourceLine(const Report& r) {
   std::string line = fmt::format("Replay of {}", r.source_name);
@@ -181,24 +216,57 @@ std::string CoverageLine(const FleetCoverage& c) {
   return line + "\n";
 }
 
+// What the "run MHz" and "clock" columns mean, for the clock sources the
+// table shows: which GPUs' OFU uses a measured model (and where it comes
+// from), which the reported clock as it is.
+std::string ClockLines(const Report& r) {
+  std::string out;
+  std::vector<std::string> reported;
+  std::vector<const GpuSpec*> modelled;
+  for (const auto& g : r.gpus) {
+    const std::uint8_t sources = g.summary.clock_sources;
+    if ((sources & static_cast<std::uint8_t>(ClockSource::kReported)) != 0) reported.push_back(GpuLabel(g.identity));
+    if ((sources & static_cast<std::uint8_t>(ClockSource::kMeasuredModel)) != 0 &&
+        std::find(modelled.begin(), modelled.end(), g.spec) == modelled.end()) {
+      modelled.push_back(g.spec);
+    }
+  }
+  for (const GpuSpec* spec : modelled) {
+    out += fmt::format(
+        "clock: {} OFU uses the clock the SMs ran (run MHz), estimated from the reported SM clock by the model "
+        "measured on {} (range: what the measurements leave open; docs/metrics.md#the-sm-clock)\n",
+        spec->id, fmt::join(spec->clock_model_measured_on, ", "));
+  }
+  if (!reported.empty()) {
+    out += fmt::format(
+        "clock: {}: OFU uses the reported SM clock as it is; no measurement of this board's run clock, which read "
+        "5-22 % below the reported one under tensor load on the H100 and H200 measured (docs/metrics.md#the-sm-clock)\n",
+        fmt::join(reported, ", "));
+  }
+  return out;
+}
+
 // The per-GPU table and its notes, under a source line.
 std::string ReportTable(const Report& r, std::string out) {
   std::size_t label_width = 7;  // "overall"
   for (const auto& g : r.gpus) label_width = std::max(label_width, GpuLabel(g.identity).size());
-  constexpr std::string_view kRow = "{:<{}} {:<10} {:>6} {:>7} {:>6} {:>7} {:>7} {:>5} {:>8} {:>5}\n";
-  out += fmt::format(kRow, "GPU", label_width, "SKU", "OFU", "active", "tensor", "SM MHz", "f_spec", "idle", "seconds",
-                     "gaps");
+  constexpr std::string_view kRow = "{:<{}} {:<10} {:>6} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>5} {:>8} {:>5}  {}\n";
+  out += fmt::format(kRow, "GPU", label_width, "SKU", "OFU", "range", "active", "tensor", "SM MHz", "run MHz", "f_spec",
+                     "idle", "seconds", "gaps", "clock");
   for (const auto& g : r.gpus) {
     const Summary& s = g.summary;
     out += fmt::format(kRow, GpuLabel(g.identity), label_width, g.spec ? g.spec->id : "?", Ratio(s.ofu),
-                       Ratio(s.active_ofu), Ratio(s.tensor_active), Mhz(s.sm_clock_mhz),
-                       g.spec ? Mhz(g.spec->SpecClockMhz()) : "-", Fraction(s.idle_fraction),
-                       fmt::format("{:.0f}", s.seconds), g.windowed.gaps.size());
+                       PlusMinus(s.ofu, s.ofu_low, s.ofu_high, 1, 3), Ratio(s.active_ofu), Ratio(s.tensor_active),
+                       Mhz(s.sm_clock_mhz), Mhz(s.ofu_clock_mhz), g.spec ? Mhz(g.spec->SpecClockMhz()) : "-",
+                       Fraction(s.idle_fraction), fmt::format("{:.0f}", s.seconds), g.windowed.gaps.size(),
+                       ClockColumn(s.clock_sources));
   }
   const Summary& o = r.overall;
-  out += fmt::format(kRow, "overall", label_width, "", Ratio(o.ofu), Ratio(o.active_ofu), Ratio(o.tensor_active), "",
-                     "", Fraction(o.idle_fraction), fmt::format("{:.0f}", o.seconds), "");
+  out += fmt::format(kRow, "overall", label_width, "", Ratio(o.ofu), PlusMinus(o.ofu, o.ofu_low, o.ofu_high, 1, 3),
+                     Ratio(o.active_ofu), Ratio(o.tensor_active), "", "", "", Fraction(o.idle_fraction),
+                     fmt::format("{:.0f}", o.seconds), "", ClockColumn(o.clock_sources));
   out += CoverageLine(r.coverage);
+  out += ClockLines(r);
   if (o.p50)
     out += fmt::format("\nwindow OFU over all GPUs ({:g} s windows): p10 {:.3f}  p50 {:.3f}  p90 {:.3f}\n", r.window_s,
                        *o.p10, *o.p50, *o.p90);
@@ -242,17 +310,19 @@ std::string PhaseTable(const Report& r) {
     phase_width = std::max(phase_width, p.phase.size());
     gpu_width = std::max(gpu_width, GpuLabel(p.gpu).size());
   }
-  constexpr std::string_view kRow = "{:<{}} {:<{}} {:<9} {:>7} {:>7} {:>6} {:>6} {:>6} {:>8}\n";
+  constexpr std::string_view kRow = "{:<{}} {:<{}} {:<9} {:>7} {:>7} {:>6} {:>7} {:>6} {:>6} {:>6} {:>8}  {}\n";
   std::string out =
       "Phases (OFU over the recorded windows wholly inside each phase; MFU as the recording states it):\n";
-  out += fmt::format(kRow, "phase", phase_width, "GPU", gpu_width, "precision", "peak TF", "seconds", "SM MHz", "OFU %",
-                     "MFU %", "OFU-MFU");
+  out += fmt::format(kRow, "phase", phase_width, "GPU", gpu_width, "precision", "peak TF", "seconds", "SM MHz",
+                     "run MHz", "OFU %", "range", "MFU %", "OFU-MFU", "clock");
   for (const auto& p : r.phases) {
     out += fmt::format(kRow, p.phase, phase_width, GpuLabel(p.gpu), gpu_width,
                        p.precision.empty() ? p.kind : p.precision,
                        p.peak_tflops ? fmt::format("{:g}", *p.peak_tflops) : "-",
-                       fmt::format("{:.1f}", p.end_s - p.start_s), Mhz(p.sm_clock_mhz), Percent(p.ofu), Percent(p.mfu),
-                       p.ofu_minus_mfu_pp ? fmt::format("{:+.1f} pp", *p.ofu_minus_mfu_pp) : "-");
+                       fmt::format("{:.1f}", p.end_s - p.start_s), Mhz(p.sm_clock_mhz), Mhz(p.ofu_clock_mhz),
+                       Percent(p.ofu), PlusMinus(p.ofu, p.ofu_low, p.ofu_high, 100, 1), Percent(p.mfu),
+                       p.ofu_minus_mfu_pp ? fmt::format("{:+.1f} pp", *p.ofu_minus_mfu_pp) : "-",
+                       ClockColumn(p.clock_sources));
   }
   out += "OFU counts tensor-pipe work only; MFU = the workload's own FLOPs over its time / the peak TF shown.\n\n";
   return out;
@@ -270,6 +340,10 @@ json PhasesJson(const Report& r) {
                       {"windows", p.windows},
                       {"seconds", p.seconds},
                       {"ofu", OrNull(p.ofu)},
+                      {"ofu_low", OrNull(p.ofu_low)},
+                      {"ofu_high", OrNull(p.ofu_high)},
+                      {"clock_source", ClockSourceJson(p.clock_sources)},
+                      {"ofu_clock_mhz", OrNull(p.ofu_clock_mhz)},
                       {"sm_clock_mhz", OrNull(p.sm_clock_mhz)},
                       {"mfu", OrNull(p.mfu)},
                       {"peak_tflops", OrNull(p.peak_tflops)},
@@ -362,7 +436,7 @@ std::string RenderCsv(const Report& r) {
       "gpu,uuid,model,sku,seconds,ofu,active_ofu,p10,p50,p90,tensor_active,sm_clock_mhz,spec_clock_mhz,"
       "idle_fraction,gaps,";
   for (const CudaCorePipeInfo& pipe : CudaCorePipes()) out += fmt::format("{},", pipe.key());
-  out += "non_tensor_tflops_upper_bound,non_tensor_share_of_peak\n";
+  out += "non_tensor_tflops_upper_bound,non_tensor_share_of_peak,ofu_low,ofu_high,ofu_clock_mhz,clock_source\n";
   auto row = [&out](const std::string& name, const std::string& uuid, const std::string& model, const std::string& sku,
                     const Summary& s, const std::optional<double>& spec_clock, const std::string& gaps) {
     const NonTensorFigures& n = s.non_tensor;
@@ -371,7 +445,9 @@ std::string RenderCsv(const Report& r) {
                        CsvNumber(s.p90), CsvNumber(s.tensor_active), CsvNumber(s.sm_clock_mhz), CsvNumber(spec_clock),
                        CsvNumber(s.idle_fraction), gaps);
     for (const std::optional<double>& active : n.active) out += fmt::format("{},", CsvNumber(active));
-    out += fmt::format("{},{}\n", CsvNumber(n.flops_upper_bound_tflops), CsvNumber(n.share_of_peak));
+    out += fmt::format("{},{},{},{},{},{}\n", CsvNumber(n.flops_upper_bound_tflops), CsvNumber(n.share_of_peak),
+                       CsvNumber(s.ofu_low), CsvNumber(s.ofu_high), CsvNumber(s.ofu_clock_mhz),
+                       ClockSourcesName(s.clock_sources));
   };
   for (const auto& g : r.gpus) {
     row(g.identity.key, g.identity.uuid, g.model, g.spec ? g.spec->id : "", g.summary,

@@ -11,6 +11,7 @@
 #include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/core/clock_events.h"
 #include "ofu/core/ofu_math.h"
+#include "ofu/core/windows.h"
 
 namespace ofu::render {
 namespace {
@@ -160,16 +161,22 @@ const TopModel::SpecEntry& TopModel::SpecFor(const std::string& model) const {
     entry.problem = "the source gives no model name, so f_spec is unknown";
   } else if (auto spec = specs_.Lookup(model); spec.ok()) {
     entry.scale = OfuScale{(*spec)->SpecClockMhz(), (*spec)->k_arch};
+    entry.scale->clock_model = (*spec)->ClockModelFor(model);
   } else {
     entry.problem = spec.error().message;
   }
   return spec_cache_.emplace(model, std::move(entry)).first->second;
 }
 
-std::optional<double> TopModel::OfuOf(const sources::GpuReading& gpu) const {
-  const SpecEntry& spec = SpecFor(gpu.identity.model);
-  if (!spec.scale || !gpu.sample.tensor_active || !gpu.sample.sm_clock_mhz) return std::nullopt;
-  return ComputeOfu(*gpu.sample.tensor_active, *gpu.sample.sm_clock_mhz, *spec.scale);
+OfuWindow TopModel::WindowOf(const sources::GpuReading& gpu) const {
+  // The report's rule for one window (core/windows.h): the SKU's clock model
+  // where it was measured, none on top of exact cycles.
+  std::optional<OfuScale> scale = SpecFor(gpu.identity.model).scale;
+  const bool exact = gpu.clock_basis == sources::ClockBasis::kExactCycles;
+  if (scale && exact) scale->clock_model.reset();
+  OfuWindow window = WindowOfSample(gpu.sample, 1, scale, 0);
+  if (exact && window.clock_source) window.clock_source = ClockSource::kExactCycles;
+  return window;
 }
 
 void TopModel::Add(const sources::Snapshot& snapshot) {
@@ -177,7 +184,7 @@ void TopModel::Add(const sources::Snapshot& snapshot) {
   ++windows_;
   for (const sources::GpuReading& gpu : latest_->gpus) {
     auto& ring = histories_[gpu.identity.key];
-    ring.push_back(OfuOf(gpu));
+    ring.push_back(WindowOf(gpu).ofu);
     while (ring.size() > history_) ring.pop_front();
   }
 }
@@ -188,7 +195,10 @@ std::vector<TopModel::Gpu> TopModel::Sorted(SortOrder order) const {
   for (const sources::GpuReading& reading : latest_->gpus) {
     Gpu gpu;
     gpu.reading = &reading;
-    gpu.ofu = OfuOf(reading);
+    const OfuWindow window = WindowOf(reading);
+    gpu.ofu = window.ofu;
+    gpu.ofu_clock_mhz = window.ofu_clock_mhz;
+    gpu.clock_source = window.clock_source;
     const SpecEntry& spec = SpecFor(reading.identity.model);
     if (spec.scale) gpu.spec_clock_mhz = spec.scale->spec_clock_mhz;
     gpu.model_problem = spec.problem;
@@ -258,6 +268,13 @@ std::vector<TopLine> RenderTop(const TopModel& model, const TopFrame& frame) {
     add(fmt::format("{}history  {}", kIndent, spark));
     add(fmt::format("{}tensor   {:>8}   SM clock {}/{} MHz   power {} W", kIndent, Percent(sample.tensor_active),
                     Number(sample.sm_clock_mhz), Number(gpu.spec_clock_mhz), Number(sample.power_w)));
+    // Where the OFU's clock is not the reported one, the clock it used.
+    if (gpu.clock_source == ClockSource::kMeasuredModel && gpu.ofu_clock_mhz) {
+      add(fmt::format("{}run      {} MHz: the clock the SMs ran, by this GPU's measured clock model", kIndent,
+                      Number(gpu.ofu_clock_mhz)));
+    } else if (gpu.clock_source == ClockSource::kExactCycles && gpu.ofu_clock_mhz) {
+      add(fmt::format("{}run      {} MHz: the SMs' own cycles", kIndent, Number(gpu.ofu_clock_mhz)));
+    }
     AddCudaCoreLine(gpu, sample, add);
     add(fmt::format("{}throttle {}", kIndent, Throttle(sample)));
     if (!gpu.model_problem.empty()) add(fmt::format("{}model    {}", kIndent, gpu.model_problem), LineStyle::kWarning);

@@ -25,6 +25,7 @@
 
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/ofu_math.h"
+#include "ofu/core/windows.h"
 #include "ofu/sources/source.h"
 
 namespace ofu::render {
@@ -55,6 +56,8 @@ class TopModel {
   struct Gpu {
     const sources::GpuReading* reading = nullptr;
     std::optional<double> ofu;                                   // absent: no tensor, no clock, or unknown model
+    std::optional<double> ofu_clock_mhz;                         // the clock the OFU used (core/windows.h)
+    std::optional<ClockSource> clock_source;                     // where it came from; absent without an OFU
     std::optional<double> spec_clock_mhz;                        // absent: unknown model
     std::string model_problem;                                   // why the model is unknown, if it is
     const std::deque<std::optional<double>>* history = nullptr;  // oldest first
@@ -71,7 +74,8 @@ class TopModel {
     std::string problem;
   };
   const SpecEntry& SpecFor(const std::string& model) const;
-  std::optional<double> OfuOf(const sources::GpuReading& gpu) const;
+  // The GPU's reading as one window: OFU, the clock it used and its source.
+  OfuWindow WindowOf(const sources::GpuReading& gpu) const;
 
   const GpuSpecDatabase& specs_;
   std::size_t history_;

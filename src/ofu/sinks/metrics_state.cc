@@ -96,6 +96,8 @@ Status MetricsState::Consume(const WindowBatch& batch) {
     gpu.ofu = w.ofu;
     gpu.tensor_active = w.tensor_active;
     gpu.sm_clock_mhz = w.sm_clock_mhz;
+    gpu.ofu_clock_mhz = w.ofu_clock_mhz;
+    if (w.clock_source) gpu.clock_source = ClockSourceName(*w.clock_source);
     // The counter rule (window_counters.h): only valid windows advance them.
     gpu.counters.Add(CountersOfWindow(window, batch.window_s, *options_.counters));
     if (AdvancesCounters(w)) gpu.last_valid_end_s = batch.end_s;
@@ -170,13 +172,18 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   gauge("ofu_tensor_active_ratio", "Tensor pipe activity (0..1) of the last window.", &GpuState::tensor_active);
   gauge("ofu_sm_clock_mhz", "Mean SM clock of the last window, MHz.", &GpuState::sm_clock_mhz);
   gauge("ofu_spec_clock_mhz", "Clock behind the vendor's dense peak (f_spec), MHz.", &GpuState::spec_clock_mhz);
+  gauge("ofu_ofu_clock_mhz",
+        "The SM clock the last window's OFU used, MHz: the clock the SMs ran as the SKU's measured model estimates "
+        "it, or the reported one (ofu_gpu_info's clock_source says which).",
+        &GpuState::ofu_clock_mhz);
   out.Family("ofu_window_seconds", MetricType::kGauge, "The agent's window length, seconds.");
   for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, options_.window_s);
   gauge("ofu_last_window_timestamp_seconds", "Unix time of the end of the last valid window.",
         &GpuState::last_valid_end_s);
 
   out.Family("ofu_gpu", MetricType::kInfo,
-             "The GPU's model, spec-database SKU and architecture; a MIG instance's profile and instance id.");
+             "The GPU's model, spec-database SKU and architecture; a MIG instance's profile and instance id; the clock "
+             "its OFU uses (clock_source: exact-cycles, measured-model or reported).");
   for (const GpuState* gpu : gpus) {
     std::vector<formats::LabelPair> labels = {{"uuid", gpu->uuid},
                                               {"gpu", gpu->gpu},
@@ -186,6 +193,7 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
     // Whole GPUs carry no MIG labels (an empty label is no label in Prometheus).
     if (!gpu->mig_profile.empty()) labels.push_back({"mig_profile", gpu->mig_profile});
     if (!gpu->mig_instance.empty()) labels.push_back({"mig_instance", gpu->mig_instance});
+    if (!gpu->clock_source.empty()) labels.push_back({"clock_source", gpu->clock_source});
     out.Sample(labels, 1);
   }
   out.Family("ofu_gpu_up", MetricType::kGauge,

@@ -116,6 +116,8 @@ class MetricsState : public Sink {
     // valid window (then a counter like the others).
     CounterValues counters;
     std::optional<double> ofu, tensor_active, sm_clock_mhz, spec_clock_mhz, last_valid_end_s;
+    std::optional<double> ofu_clock_mhz;  // the clock the last OFU used (core/windows.h)
+    std::string clock_source;             // of the last window with an OFU (ClockSourceName); empty before
     bool up = false;
     std::optional<attribution::JobInfo> job;
   };
