@@ -76,9 +76,17 @@ HEADER = """\
 #
 #   OFU = tensor activity (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, DCGM 4.6 spelling
 #         DCGM_FI_PROF_TENSOR_UTIL_RATIO; 0..1)
-#       x SM clock (DCGM_FI_DEV_SM_CLOCK, MHz)
+#       x the SM clock the SMs ran (gpu:dcgm_ofu_clock:mhz)
 #       / f_spec (modelName:ofu_spec_clock_mhz:const, from the spec database)
 #       x k_arch (modelName:ofu_k_arch:const)
+#
+# The clock: DCGM_FI_DEV_SM_CLOCK is the clock the driver reports, which is
+# 5-22 % above the clock the SMs run while tensor cores work. For a board whose
+# clock was measured (clock_model in the spec database) the rules apply that
+# model, per scrape, as ofu does (src/ofu/core/clock_model.h,
+# docs/metrics.md#the-sm-clock), with no clock event reasons (dcgm-exporter
+# does not export them by default): label clock_source="measured-model". Any
+# other board keeps the reported clock: clock_source="reported".
 #
 # Matching: tensor and clock on (instance, gpu) -- the GPU index is present in
 # every dcgm-exporter version, whatever the spelling of UUID/uuid and
@@ -97,17 +105,15 @@ HEADER = """\
 """
 
 COMMON_RULES = """\
-  - name: ofu-dcgm-exporter
-    rules:
       # Per GPU (or MIG instance), per scrape. Keeps every dcgm-exporter label
       # (UUID, Hostname, modelName, pod/namespace, hpc_job, ...) and adds sku
-      # and architecture from the spec series.
+      # and architecture from the spec series and clock_source from the clock.
       - record: gpu:dcgm_ofu:ratio
         expr: |
           (
-              (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE < 1e12 or DCGM_FI_PROF_TENSOR_UTIL_RATIO < 1e12)
-            * on (instance, gpu) group_left ()
-              max by (instance, gpu) (DCGM_FI_DEV_SM_CLOCK < 1e12)
+              gpu:dcgm_tensor_active:ratio
+            * ignoring (clock_source) group_left (clock_source)
+              gpu:dcgm_ofu_clock:mhz
             / on (modelName) group_left (sku, architecture)
               modelName:ofu_spec_clock_mhz:const
           )
@@ -146,6 +152,73 @@ COMMON_RULES = """\
 """
 
 
+TENSOR = "gpu:dcgm_tensor_active:ratio{sel}"
+CLOCK = "max by (instance, gpu) (DCGM_FI_DEV_SM_CLOCK < 1e12)"
+
+
+def measured_names(db):
+    """{model name: (sku, clock_model)} for every board a clock model was measured on."""
+    out = {}
+    for sku in db["skus"]:
+        model = sku.get("clock_model")
+        if model is None:
+            continue
+        for measured in model["measured_on"]:
+            for name in (measured, measured[len("NVIDIA "):] if measured.startswith("NVIDIA ") else None):
+                if name:
+                    if any(c in name for c in '\\"|.*+?()[]{}^$'):
+                        raise SystemExit(f"model name {name!r} needs regex escaping, which this generator does not do")
+                    out[name] = (sku, model)
+    return out
+
+
+def clock_rules(db):
+    """gpu:dcgm_ofu_clock:mhz, per tensor series: the measured model where there is one."""
+    out = ["  - name: ofu-dcgm-exporter\n", "    rules:\n"]
+    out.append("      # Tensor activity per GPU (or MIG instance), either spelling, DCGM blanks dropped.\n")
+    out.append("      - record: gpu:dcgm_tensor_active:ratio\n")
+    out.append("        expr: DCGM_FI_PROF_PIPE_TENSOR_ACTIVE < 1e12 or DCGM_FI_PROF_TENSOR_UTIL_RATIO < 1e12\n")
+    measured = measured_names(db)
+    # One rule for every measured board (promtool's lint wants one rule per
+    # name and label set): the boards' expressions joined with "or".
+    terms = []
+    for name, (sku, m) in measured.items():
+        t = TENSOR.format(sel="{modelName=" + yaml_str(name) + "}")
+        lo, hi, idle = num(m["burst_tensor_at_most"]), num(m["steady_tensor_at_least"]), num(m["idle_tensor_below"])
+        x = f"clamp(({t} - {lo}) / ({hi} - {lo}), 0, 1)"
+        burst = (f"(1 / (1 - {t} + {t} * {num(m['burst_ratio_at_power_cap'])})"
+                 f" + 1 / (1 - {t} + {t} * {num(m['burst_ratio_below_power_cap'])})) / 2")
+        out.append(f"      # {name} ({sku['id']}): below {idle} tensor activity the reported clock; bursts\n"
+                   f"      # (<= {lo}) the mean of the two power states' f / ((1 - A) + A r), r =\n"
+                   f"      # {num(m['burst_ratio_at_power_cap'])} and {num(m['burst_ratio_below_power_cap'])}; "
+                   f"steady work (>= {hi}) f / {num(m['steady_ratio'])}; linear in A between.\n")
+        terms.append(
+            f"          (\n"
+            f"            ({t} * 0 + on (instance, gpu) group_left () {CLOCK})\n"
+            f"            * (\n"
+            f"                ({t} < bool {idle})\n"
+            f"              + ({t} >= bool {idle}) * (\n"
+            f"                    (1 - {x}) * {burst}\n"
+            f"                  + {x} / {num(m['steady_ratio'])}\n"
+            f"                )\n"
+            f"            )\n"
+            f"          )\n")
+    if terms:
+        out.append("      - record: gpu:dcgm_ofu_clock:mhz\n")
+        out.append("        expr: |\n")
+        out.append("          or\n".join(terms))
+        out.append("        labels:\n")
+        out.append("          clock_source: measured-model\n")
+    others = "{modelName!~" + yaml_str("|".join(measured)) + "}" if measured else ""
+    out.append("      # Every other board (and a series without modelName): the reported clock.\n")
+    out.append("      - record: gpu:dcgm_ofu_clock:mhz\n")
+    out.append("        expr: |\n")
+    out.append(f"          {TENSOR.format(sel=others)} * 0 + on (instance, gpu) group_left () {CLOCK}\n")
+    out.append("        labels:\n")
+    out.append("          clock_source: reported\n")
+    return "".join(out)
+
+
 def generate(db):
     out = [HEADER.format(schema=db.get("schema_version", "?"))]
     out.append("groups:\n")
@@ -174,6 +247,7 @@ def generate(db):
                 out.append(f"          sku: {yaml_str(sku['id'])}\n")
                 out.append(f"          architecture: {yaml_str(sku['architecture'])}\n")
     out.append("\n")
+    out.append(clock_rules(db))
     out.append(COMMON_RULES)
     return "".join(out)
 
