@@ -46,6 +46,13 @@ Result<std::unique_ptr<Harness>> Harness::Open(const CudaDevice& device, const G
                                  "cudaStreamCreate"));
   OFU_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&harness->start_), "cudaEventCreate"));
   OFU_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&harness->stop_), "cudaEventCreate"));
+  // Twice as many probe blocks as SMs, so that every SM runs one.
+  harness->probe_blocks_ = 2 * std::max(device.sm_count, 1);
+  if (cudaMalloc(reinterpret_cast<void**>(&harness->probe_records_),
+                 2 * static_cast<std::size_t>(harness->probe_blocks_) * sizeof(DeviceProbeRecord)) != cudaSuccess) {
+    harness->probe_records_ = nullptr;
+    cudaGetLastError();
+  }
   return harness;
 }
 
@@ -54,6 +61,29 @@ Harness::~Harness() {
   if (stop_ != nullptr) cudaEventDestroy(stop_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
   if (lt_ != nullptr) cublasLtDestroy(lt_);
+  if (probe_records_ != nullptr) cudaFree(probe_records_);
+}
+
+void Harness::CollectProbes(gemm::Measurement& measurement, std::string& note) {
+  if (probe_records_ == nullptr) {
+    note += std::string(note.empty() ? "" : "; ") + "no clock probe buffer: the SMs' own clock not measured";
+    return;
+  }
+  std::vector<DeviceProbeRecord> host(2 * static_cast<std::size_t>(probe_blocks_));
+  const cudaError_t copied = cudaMemcpy(host.data(), probe_records_, host.size() * sizeof(DeviceProbeRecord),
+                                        cudaMemcpyDeviceToHost);
+  if (copied != cudaSuccess) {
+    note += fmt::format("{}clock probe records not read: {}", note.empty() ? "" : "; ", cudaGetErrorString(copied));
+    return;
+  }
+  for (int launch = 0; launch < 2; ++launch) {
+    gemm::ProbeLaunch records;
+    for (int b = 0; b < probe_blocks_; ++b) {
+      const DeviceProbeRecord& r = host[static_cast<std::size_t>(launch * probe_blocks_ + b)];
+      records.push_back(gemm::ProbeRecord{static_cast<int>(r.sm), r.cycles, r.global_ns});
+    }
+    measurement.probes.push_back(std::move(records));
+  }
 }
 
 gemm::CaseResult Harness::Run(const gemm::GemmCase& c) {
@@ -134,6 +164,8 @@ Result<gemm::CaseResult> Harness::TryRun(const gemm::GemmCase& c) {
   std::vector<StreamTime> stamps(static_cast<std::size_t>(chunks) + 1, StreamTime{&clock_, 0});
   std::vector<int64_t> done(stamps.size(), 0);
   sampler->Start();
+  // The clock probe just before the loop, and (below) just after it.
+  bool probed = probe_records_ != nullptr && LaunchClockProbe(probe_records_, probe_blocks_, stream_) == cudaSuccess;
   Status enqueued = CudaStatus(cudaLaunchHostFunc(stream_, StampTime, &stamps[0]), "cudaLaunchHostFunc");
   cudaEventRecord(start_, stream_);
   for (int64_t i = 1; i <= chunks && enqueued.ok(); ++i) {
@@ -146,6 +178,8 @@ Result<gemm::CaseResult> Harness::TryRun(const gemm::GemmCase& c) {
                             "cudaLaunchHostFunc");
     }
   }
+  probed = probed && enqueued.ok() &&
+           LaunchClockProbe(probe_records_ + probe_blocks_, probe_blocks_, stream_) == cudaSuccess;
   const Status finished = CudaStatus(cudaStreamSynchronize(stream_), "steady loop");
   std::string sampler_note;
   run.measurement.windows = sampler->Stop(stamps.front().seconds, stamps.back().seconds, sampler_note);
@@ -157,6 +191,13 @@ Result<gemm::CaseResult> Harness::TryRun(const gemm::GemmCase& c) {
   float loop_ms = 0;
   OFU_RETURN_IF_ERROR(CudaStatus(cudaEventElapsedTime(&loop_ms, start_, stop_), "cudaEventElapsedTime"));
   run.measurement.elapsed_s = loop_ms / 1e3;
+  if (probed) {
+    CollectProbes(run.measurement, run.note);
+  } else {
+    cudaGetLastError();
+    run.note += std::string(run.note.empty() ? "" : "; ") +
+                "the clock probe did not launch: the SMs' own clock not measured";
+  }
   if (!sampler_note.empty()) run.note += (run.note.empty() ? "" : "; ") + sampler_note;
   return gemm::EvaluateCase(run, spec_, throughput_ ? &*throughput_ : nullptr);
 }

@@ -9,7 +9,9 @@
 // sampler reads counters, and keep the counter windows that lie inside it.
 // The loop is enqueued in chunks of about 0.1 s, each followed by a host
 // timestamp on the sampler's clock: the checkpoints from which the MFU is
-// taken over the windows' span rather than the whole loop.
+// taken over the windows' span rather than the whole loop. A clock probe
+// (clock_probe.h) runs just before and just after the loop on the same
+// stream: the SMs' own clock over the loop, beside NVML's.
 //
 // A case that cannot run (precision not on this GPU, no algorithm, no
 // permission for the power limit, out of memory) gives a skipped row with
@@ -25,6 +27,7 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
+#include "clock_probe.h"
 #include "counter_sampler.h"
 #include "device.h"
 #include "kernel_recorder.h"
@@ -70,6 +73,12 @@ class Harness {
   cublasLtHandle_t lt_ = nullptr;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  // Two launches' records of the clock probe, probe_blocks_ each; null when
+  // the buffer could not be had (rows then lack the SMs' clock).
+  DeviceProbeRecord* probe_records_ = nullptr;
+  int probe_blocks_ = 0;
+  // The probe's records back on the host as the two launches, or a note.
+  void CollectProbes(gemm::Measurement& measurement, std::string& note);
 };
 
 }  // namespace ofu::gpu

@@ -190,6 +190,37 @@ TEST(EvaluateTest, ExactCycleOfuOnlyWhenEveryWindowIsExact) {
   EXPECT_FALSE(gap->ofu_raw.has_value());
 }
 
+// The SMs' own clock over the loop, from the probe launched before and after
+// it (clock_probe.h), beside NVML's: SYNTHETIC records, 1 ms apart, two SMs
+// at 1321 and 1323 MHz (median 1322); NVML's oversampled clock 1454 MHz,
+// tensor 0.9. NVML / run = 1454 / 1322 = 1.09985; OFU with the SMs' clock
+// 0.9 x 1322 / 1829.945 = 0.650186.
+TEST(EvaluateTest, TheSmsOwnClockBesideNvmls) {
+  CaseRun run = MakeRun(1000, 1000, 1000, Precision::kBf16);
+  run.measurement.windows = {Window(0.9, 1454, 1454, 1454)};
+  run.measurement.probes = {{{0, 0, 0}, {1, 0, 0}}, {{0, 1'321'000, 1'000'000}, {1, 1'323'000, 1'000'000}}};
+  auto row = EvaluateCase(run, H100());
+  ASSERT_TRUE(row.ok()) << row.error().message;
+  EXPECT_DOUBLE_EQ(*row->sm_clock_run_mhz, 1322);
+  EXPECT_DOUBLE_EQ(*row->sm_clock_run_min_mhz, 1321);
+  EXPECT_DOUBLE_EQ(*row->sm_clock_run_max_mhz, 1323);
+  EXPECT_NEAR(*row->nvml_over_run, 1454.0 / 1322, 1e-12);
+  EXPECT_NEAR(*row->ofu_run, 0.9 * 1322 / kSpecMhz, 1e-12);
+  EXPECT_NEAR(*row->err_run_pp, (*row->ofu_run - *row->mfu) * 100, 1e-9);
+
+  // Without the probe: absent, never 0; with a probe that saw no SM twice: a note.
+  run.measurement.probes.clear();
+  auto none = EvaluateCase(run, H100());
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->sm_clock_run_mhz.has_value());
+  EXPECT_FALSE(none->ofu_run.has_value());
+  run.measurement.probes = {{{0, 0, 0}}, {{1, 5, 5}}};
+  auto broken = EvaluateCase(run, H100());
+  ASSERT_TRUE(broken.ok());
+  EXPECT_FALSE(broken->sm_clock_run_mhz.has_value());
+  EXPECT_NE(broken->note.find("no SM clock from the probe"), std::string::npos) << broken->note;
+}
+
 TEST(EvaluateTest, AlgorithmTileWhenTheNameHasNone) {
   CaseRun run = MakeRun(100, 1000, 1024, Precision::kBf16);
   run.algorithm_tiling = Tiling{128, 256, 64, 3, 1, 1};

@@ -4,7 +4,8 @@ ofu_test(gemm_test
   gemm/sweep_test.cc
   gemm/evaluate_test.cc
   gemm/result_csv_test.cc
-  gemm/summary_test.cc)
+  gemm/summary_test.cc
+  gemm/clock_probe_test.cc)
 target_link_libraries(gemm_test PRIVATE ofu_gemm)
 
 # ofu-gemm as a program, where nvcc built it (gpu/gpu.cmake); needs no GPU.

@@ -74,7 +74,12 @@ struct CaseResult {
   std::optional<double> sm_clock_mhz;        // oversampled by the harness
   std::optional<double> sm_clock_point_mhz;  // one reading per window
   std::optional<double> source_clock_mhz;    // the clock the source used
-  std::optional<double> padding_factor;      // U / E
+  // The clock the SMs ran over the steady loop, from a probe kernel before
+  // and after it (clock_probe.h): median over the SMs, their min and max;
+  // and NVML's oversampled clock over it (sm_clock_mhz / sm_clock_run_mhz).
+  std::optional<double> sm_clock_run_mhz, sm_clock_run_min_mhz, sm_clock_run_max_mhz;
+  std::optional<double> nvml_over_run;
+  std::optional<double> padding_factor;  // U / E
   // The kernel's FLOPs per tensor-active cycle relative to the GPU's own
   // kernels (kernels/kernel_throughput.h): 1 for a native kernel, the
   // measured figure for one built for an older architecture; absent for a
@@ -84,8 +89,9 @@ struct CaseResult {
   std::optional<double> ofu_point;        // with one clock reading per window
   std::optional<double> ofu_oversampled;  // with the harness's oversampled clock
   std::optional<double> ofu_exact;        // from cycle counters, where they exist
+  std::optional<double> ofu_run;          // tensor_active x sm_clock_run_mhz / f_spec: the SMs' own clock
   std::optional<double> ofu_corrected;    // ofu_raw * padding_factor * throughput_factor (1 where absent)
-  std::optional<double> err_raw_pp, err_point_pp, err_oversampled_pp, err_exact_pp, err_corrected_pp;
+  std::optional<double> err_raw_pp, err_point_pp, err_oversampled_pp, err_exact_pp, err_corrected_pp, err_run_pp;
 
   std::string note;  // why something is absent or the case was skipped
 };

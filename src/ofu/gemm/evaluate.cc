@@ -199,6 +199,18 @@ Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec,
   row.ofu_raw = MeanOfu(windows, scale, [](const CounterWindow& w) { return w.source_clock_mhz; });
   row.ofu_point = MeanOfu(windows, scale, [](const CounterWindow& w) { return w.point_clock_mhz; });
   row.ofu_oversampled = MeanOfu(windows, scale, [](const CounterWindow& w) { return w.oversampled_clock_mhz; });
+  // The SMs' own clock over the loop, beside NVML's.
+  if (measured.probes.size() >= 2) {
+    if (auto run_clock = ClockBetween(measured.probes.front(), measured.probes.back()); run_clock.ok()) {
+      row.sm_clock_run_mhz = run_clock->median_mhz;
+      row.sm_clock_run_min_mhz = run_clock->min_mhz;
+      row.sm_clock_run_max_mhz = run_clock->max_mhz;
+      if (row.sm_clock_mhz) row.nvml_over_run = *row.sm_clock_mhz / run_clock->median_mhz;
+      if (row.tensor_active) row.ofu_run = ComputeOfu(*row.tensor_active, run_clock->median_mhz, scale);
+    } else {
+      AddNote(row.note, "no SM clock from the probe: " + run_clock.error().message);
+    }
+  }
   bool all_exact = !windows.empty();
   for (const CounterWindow& w : windows) all_exact = all_exact && w.exact_cycles;
   if (all_exact) row.ofu_exact = row.ofu_raw;
@@ -240,6 +252,7 @@ Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec,
   row.err_oversampled_pp = ErrorPp(row.ofu_oversampled, row.mfu);
   row.err_exact_pp = ErrorPp(row.ofu_exact, row.mfu);
   row.err_corrected_pp = ErrorPp(row.ofu_corrected, row.mfu);
+  row.err_run_pp = ErrorPp(row.ofu_run, row.mfu);
   return row;
 }
 

@@ -43,6 +43,7 @@
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
 #include "ofu/gemm/case_result.h"
+#include "ofu/gemm/clock_probe.h"
 #include "ofu/gemm/sweep.h"
 #include "ofu/kernels/gemm_padding.h"
 #include "ofu/kernels/kernel_throughput.h"
@@ -75,6 +76,10 @@ struct Measurement {
   // after each chunk, its end (iterations). Empty: not recorded.
   std::vector<LoopCheckpoint> checkpoints;
   std::vector<CounterWindow> windows;
+  // The clock probe's launches (clock_probe.h), in time order: one just
+  // before the steady loop and one just after. Empty: not run (no device
+  // code, or the probe failed).
+  std::vector<ProbeLaunch> probes;
 };
 
 struct CaseRun {

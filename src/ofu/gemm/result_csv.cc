@@ -188,18 +188,24 @@ std::vector<Column> Columns() {
   c.push_back(OptionalNumber("sm_clock_mhz", &R::sm_clock_mhz));
   c.push_back(OptionalNumber("sm_clock_point_mhz", &R::sm_clock_point_mhz));
   c.push_back(OptionalNumber("source_clock_mhz", &R::source_clock_mhz));
+  c.push_back(OptionalNumber("sm_clock_run_mhz", &R::sm_clock_run_mhz));
+  c.push_back(OptionalNumber("sm_clock_run_min_mhz", &R::sm_clock_run_min_mhz));
+  c.push_back(OptionalNumber("sm_clock_run_max_mhz", &R::sm_clock_run_max_mhz));
+  c.push_back(OptionalNumber("nvml_over_run", &R::nvml_over_run));
   c.push_back(OptionalNumber("padding_factor", &R::padding_factor));
   c.push_back(OptionalNumber("throughput_factor", &R::throughput_factor));
   c.push_back(OptionalNumber("ofu_raw", &R::ofu_raw));
   c.push_back(OptionalNumber("ofu_point", &R::ofu_point));
   c.push_back(OptionalNumber("ofu_oversampled", &R::ofu_oversampled));
   c.push_back(OptionalNumber("ofu_exact", &R::ofu_exact));
+  c.push_back(OptionalNumber("ofu_run", &R::ofu_run));
   c.push_back(OptionalNumber("ofu_corrected", &R::ofu_corrected));
   c.push_back(OptionalNumber("err_raw_pp", &R::err_raw_pp));
   c.push_back(OptionalNumber("err_point_pp", &R::err_point_pp));
   c.push_back(OptionalNumber("err_oversampled_pp", &R::err_oversampled_pp));
   c.push_back(OptionalNumber("err_exact_pp", &R::err_exact_pp));
   c.push_back(OptionalNumber("err_corrected_pp", &R::err_corrected_pp));
+  c.push_back(OptionalNumber("err_run_pp", &R::err_run_pp));
   c.push_back(Text("note", false, &R::note));
   return c;
 }

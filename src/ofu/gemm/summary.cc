@@ -105,6 +105,12 @@ Exceedance Explain(const CaseResult& row) {
                            *row.err_exact_pp);
     return e;
   }
+  if (row.err_run_pp && std::abs(*row.err_run_pp) <= kGoalPp && row.sm_clock_run_mhz && row.nvml_over_run) {
+    e.reason = "clock";
+    e.detail = fmt::format("with the SMs' own clock ({:.0f} MHz; NVML reads {:.3f} of it) OFU is within {:+.2f} pp",
+                           *row.sm_clock_run_mhz, *row.nvml_over_run, *row.err_run_pp);
+    return e;
+  }
   std::vector<double> clocks;
   for (const auto& clock : {row.sm_clock_mhz, row.sm_clock_point_mhz, row.source_clock_mhz}) {
     if (clock && *clock > 0) clocks.push_back(*clock);
