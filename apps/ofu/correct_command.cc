@@ -114,6 +114,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   // The OFU to correct, before the (possibly long) trace read.
   std::optional<double> measured = args.ofu;
   std::string ofu_source = "--ofu";
+  std::string ofu_clock_source;
   std::optional<double> fp32_pipe_active;
   if (args.input) {
     sources::RecordingOptions recording_options;
@@ -135,6 +136,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
     }
     measured = report.overall.ofu;
     ofu_source = *args.input;
+    ofu_clock_source = ClockSourcesName(report.overall.clock_sources);
     fp32_pipe_active = report.overall.non_tensor[CudaCorePipe::kFp32];
   }
 
@@ -182,6 +184,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   view.gpu_origin = gpu.origin;
   view.ofu = measured;
   view.ofu_source = ofu_source;
+  view.ofu_clock_source = ofu_clock_source;
   view.fp32_pipe_active = fp32_pipe_active;
   view.training_log = training_log ? &*training_log : nullptr;
   if (training_log_error) view.training_log_error = training_log_error->message;

@@ -107,6 +107,7 @@ TEST_F(CorrectCli, ReferencePrecisionAndOrientationChangeTheAnswer) {
   auto json = ParseJson(Ofu("correct --trace step.json --ofu 0.5 --reference-precision fp8 --format json"));
   EXPECT_NEAR(json["predicted_mfu"].get<double>(), 0.5 * kFactor * kMfuScale / 2, 1e-12);
   // Direct: the fp8 kernel's M is 4096 (no padding on 128) and N = 4097 on 256: 4352.
+  EXPECT_TRUE(json["ofu_clock_source"].is_null());  // a figure given with --ofu names no clock
   json = ParseJson(Ofu("correct --trace step.json --tile-orientation direct --format json"));
   EXPECT_NEAR(json["factor"].get<double>(), (4096.0 + 2048.5) / (4096.0 + 2176.0), 1e-12);
   EXPECT_TRUE(json["corrected_ofu"].is_null());
@@ -119,6 +120,9 @@ TEST_F(CorrectCli, OfuFromARecording) {
   const double ofu = report["overall"]["ofu"].get<double>();
   const auto json = ParseJson(Ofu(fmt::format("correct --trace step.json --input '{}' --format json", recording)));
   EXPECT_EQ(json["ofu_source"], recording);
+  // Two H100 80GB HBM3: the OFU uses their measured clock model, and says so.
+  EXPECT_EQ(report["overall"]["clock_source"], "measured-model");
+  EXPECT_EQ(json["ofu_clock_source"], "measured-model");
   EXPECT_NEAR(json["ofu"].get<double>(), ofu, 1e-12);
   EXPECT_NEAR(json["corrected_ofu"].get<double>(), ofu * kFactor, 1e-12);
 }

@@ -27,6 +27,9 @@ struct CorrectionView {
   std::string gpu_origin;        // "--gpu-model", "the trace", "the recording"
   std::optional<double> ofu;     // the measured OFU to correct
   std::string ofu_source;        // "--ofu" or the recording's path
+  // The clock the recording's OFU used (core/clock_model.h: "measured-model",
+  // "reported", ...); empty for a figure given with --ofu.
+  std::string ofu_clock_source;
   // The recording's mean FP32 (CUDA-core) pipe activity, 0..1; absent without
   // a recording or when it lacks the counter. Set beside the trace's share of
   // GEMM time on CUDA cores, which it confirms or not (see the table's line).

@@ -114,6 +114,7 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
   out["throughput_factor"] = Optional(r.throughput_factor);
   out["ofu"] = Optional(view.ofu);
   out["ofu_source"] = view.ofu ? json(view.ofu_source) : json(nullptr);
+  out["ofu_clock_source"] = view.ofu_clock_source.empty() ? json(nullptr) : json(view.ofu_clock_source);
   out["corrected_ofu"] = Optional(view.CorrectedOfu());
   out["mfu_scale"] = Optional(r.mfu_scale);
   out["predicted_mfu"] = Optional(view.PredictedMfu());
@@ -248,7 +249,9 @@ std::string RenderCorrectionTable(const CorrectionView& view) {
   if (view.fp32_pipe_active)
     line("FP32 pipe (recording)", Fp32PipeLine(*view.fp32_pipe_active, r.non_tensor_gemm_share, view.gpu));
   if (view.ofu) {
-    line("OFU", fmt::format("{:.3f}  (from {})", *view.ofu, view.ofu_source));
+    line("OFU", view.ofu_clock_source.empty()
+                    ? fmt::format("{:.3f}  (from {})", *view.ofu, view.ofu_source)
+                    : fmt::format("{:.3f}  (from {}; clock: {})", *view.ofu, view.ofu_source, view.ofu_clock_source));
     const std::optional<double> corrected = view.CorrectedOfu();
     line("Corrected OFU", corrected ? fmt::format("{:.3f}", *corrected) : std::string("—"));
     const std::optional<double> mfu = view.PredictedMfu();
