@@ -45,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // own range, at every tensor activity and power state.
     if (spec.clock_model) {
       for (double a : {0.0, 0.005, 0.2, 0.45, 0.6, 0.75, 1.0}) {
-        for (std::optional<std::uint64_t> reasons : {std::optional<std::uint64_t>(), std::optional<std::uint64_t>(0),
-                                                     std::optional<std::uint64_t>(4)}) {
+        for (std::optional<std::uint64_t> reasons :
+             {std::optional<std::uint64_t>(), std::optional<std::uint64_t>(0), std::optional<std::uint64_t>(4)}) {
           const ofu::RunClock f = ofu::EstimateRunClock(*spec.clock_model, a, 1500, reasons);
           if (!(f.mhz > 0 && f.low_mhz <= f.mhz + 1e-9 && f.mhz <= f.high_mhz + 1e-9)) __builtin_trap();
         }
