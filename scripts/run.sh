@@ -31,8 +31,10 @@ echo
 "$ofu" report --input "$recording" --window 10
 echo
 echo "Reading the phases: OFU tracks MFU within about 1 pp where cuBLAS ran Hopper's own kernels."
-echo "bf16-4097 reads 2.4x high: 4097 is not a multiple of 8, so cuBLAS ran a Turing-era kernel that"
-echo "does 0.47 of the FLOPs per tensor-active cycle; with a trace, 'ofu correct' counts that and says"
-echo "what to pad (docs/kernels.md). fp32-simt ran on the CUDA cores, which OFU does not count."
+echo "'run MHz' is the clock the SMs ran, which OFU uses: NVML's 'SM MHz' reads high under tensor"
+echo "load outside steady work at the power cap (docs/metrics.md#the-sm-clock)."
+echo "bf16-4097 reads about 2.3x high: 4097 is not a multiple of 8, so cuBLAS ran a Turing-era kernel"
+echo "that does about half the FLOPs per tensor-active cycle; with a trace, 'ofu correct' counts that"
+echo "and says what to pad (docs/kernels.md). fp32-simt ran on the CUDA cores, which OFU does not count."
 echo
 echo "Watch it play back in real time: $ofu top --source replay:$recording"
