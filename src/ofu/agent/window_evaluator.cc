@@ -52,13 +52,10 @@ sinks::WindowBatch WindowEvaluator::Evaluate(const sources::Snapshot& snapshot) 
       gpu.spec_clock_mhz = spec->SpecClockMhz();
       scale = OfuScaleOf(*spec, reading.identity);
     }
-    // Exact cycles already give the clock the SMs ran: no model on top.
-    const bool exact = reading.clock_basis == sources::ClockBasis::kExactCycles;
-    if (scale && exact) scale->clock_model.reset();
     CounterSample sample = reading.sample;
     sample.time_s = snapshot.time_s;
-    gpu.window = WindowOfSample(sample, snapshot.window_s, scale, busy_threshold_);
-    if (exact && gpu.window.ofu) gpu.window.clock_source = ClockSource::kExactCycles;
+    gpu.window = WindowOfSample(sample, snapshot.window_s, scale, busy_threshold_,
+                                reading.clock_basis == sources::ClockBasis::kExactCycles);
     gpu.window.sm_clock_min_mhz = reading.sm_clock_min_mhz;
     gpu.window.sm_clock_max_mhz = reading.sm_clock_max_mhz;
     gpu.window.clock_readings = reading.clock_readings;

@@ -24,12 +24,21 @@ std::string_view ClockSourceName(ClockSource source) {
   return "reported";
 }
 
-std::string ClockSourcesName(std::uint8_t sources) {
+std::string_view ClockSourceShortName(ClockSource source) {
+  switch (source) {
+    case ClockSource::kExactCycles: return "exact";
+    case ClockSource::kMeasuredModel: return "model";
+    case ClockSource::kReported: return "reported";
+  }
+  return "reported";
+}
+
+std::string ClockSourcesName(std::uint8_t sources, std::string_view (*name)(ClockSource)) {
   std::string out;
   for (ClockSource s : {ClockSource::kExactCycles, ClockSource::kMeasuredModel, ClockSource::kReported}) {
     if ((sources & static_cast<std::uint8_t>(s)) == 0) continue;
     if (!out.empty()) out += '+';
-    out += ClockSourceName(s);
+    out += name(s);
   }
   return out;
 }

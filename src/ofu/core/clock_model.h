@@ -11,7 +11,7 @@
 // measured, ofu estimates the clock the SMs ran from what a sample shows:
 //
 //   tensor activity A < idle_tensor_below        the reported clock
-//   A <= burst_tensor_at_most (bursts, mixed)    f / (1 + A (r_burst - 1))
+//   A <= burst_tensor_at_most (bursts, mixed)    f / ((1 - A) + A r_burst)
 //   A >= steady_tensor_at_least (steady work)    f / r_steady
 //   in between                                   the two, linearly in A,
 //                                                with both as the range
@@ -55,9 +55,11 @@ enum class ClockSource : std::uint8_t {
 };
 // "exact-cycles", "measured-model", "reported".
 std::string_view ClockSourceName(ClockSource source);
-// A set of sources (OR of ClockSource bits) as text: one name, several
-// joined by "+", or "" for none.
-std::string ClockSourcesName(std::uint8_t sources);
+// For a table column: "exact", "model", "reported".
+std::string_view ClockSourceShortName(ClockSource source);
+// A set of sources (OR of ClockSource bits) as text, best first: one name,
+// several joined by "+", or "" for none; `name` spells each.
+std::string ClockSourcesName(std::uint8_t sources, std::string_view (*name)(ClockSource) = ClockSourceName);
 
 // The clock the SMs ran, MHz, with the range the measurements leave open
 // (low == mhz == high where the state is told apart).

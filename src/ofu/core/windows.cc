@@ -18,10 +18,8 @@ struct ProductSums {
 
   // One piece of `seconds` with tensor activity `a` whose reported clock is
   // `mhz`: the SKU's clock model, where there is one, says what the SMs ran.
-  void Add(double a, double mhz, std::optional<std::uint64_t> reasons, const std::optional<OfuScale>& scale,
-           double piece_s) {
-    RunClock f{mhz, mhz, mhz};
-    if (scale && scale->clock_model) f = EstimateRunClock(*scale->clock_model, a, mhz, reasons);
+  void Add(double a, double mhz, std::optional<std::uint64_t> reasons, const ClockModel* model, double piece_s) {
+    const RunClock f = model != nullptr ? EstimateRunClock(*model, a, mhz, reasons) : RunClock{mhz, mhz, mhz};
     product += a * f.mhz * piece_s;
     product_low += a * f.low_mhz * piece_s;
     product_high += a * f.high_mhz * piece_s;
@@ -30,6 +28,11 @@ struct ProductSums {
     seconds += piece_s;
   }
 };
+
+// The clock model a window applies: the SKU's, unless there is none.
+const ClockModel* ModelOf(const std::optional<OfuScale>& scale) {
+  return scale && scale->clock_model ? &*scale->clock_model : nullptr;
+}
 
 // A piece of a tensor sample that has no clock reading of its own.
 struct UnpairedPiece {
@@ -161,7 +164,7 @@ void AddTensor(std::span<const CounterSample> samples, double interval, const Wi
       sums.tensor_weighted += a * seconds;
       sums.tensor_seconds += seconds;
       if (readings > 0) {
-        sums.products.Add(a, clock_sum / readings, reasons, scale, seconds);
+        sums.products.Add(a, clock_sum / readings, reasons, ModelOf(scale), seconds);
       } else {
         sums.unpaired.push_back(UnpairedPiece{a, seconds});
       }
@@ -188,10 +191,10 @@ void AddPointReadings(std::span<const CounterSample> samples, double w, WindowMa
   }
 }
 
-// OFU from the window's products, and busy from its means: shared by
-// recorded and live windows.
+// OFU from the window's products, their clock from `source`, and busy from
+// the window's means: shared by recorded and live windows.
 void CompleteWindow(OfuWindow& win, const ProductSums& products, const std::optional<OfuScale>& scale,
-                    double busy_threshold) {
+                    ClockSource source, double busy_threshold) {
   if (win.tensor_active && products.seconds > 0 && scale) {
     // The mean of the products A x f is what OFU multiplies: activity 1 at
     // that "clock".
@@ -202,7 +205,7 @@ void CompleteWindow(OfuWindow& win, const ProductSums& products, const std::opti
     // of the run clock when the tensor pipes were idle throughout.
     win.ofu_clock_mhz = products.activity > 0 ? products.product / products.activity
                                               : products.clock / products.seconds;
-    win.clock_source = scale->clock_model ? ClockSource::kMeasuredModel : ClockSource::kReported;
+    win.clock_source = source;
   }
   CompleteNonTensor(win.non_tensor, win.sm_clock_mhz, scale ? scale->non_tensor : std::nullopt);
   const std::optional<double>& activity = win.gr_engine_active ? win.gr_engine_active : win.tensor_active;
@@ -231,10 +234,11 @@ OfuWindow Finish(std::int64_t k, const WindowSums& sums, const std::optional<Ofu
   ProductSums products = sums.products;
   if (win.sm_clock_mhz) {
     for (const UnpairedPiece& piece : sums.unpaired) {
-      products.Add(piece.tensor_active, *win.sm_clock_mhz, sums.reasons, scale, piece.seconds);
+      products.Add(piece.tensor_active, *win.sm_clock_mhz, sums.reasons, ModelOf(scale), piece.seconds);
     }
   }
-  CompleteWindow(win, products, scale, options.busy_threshold);
+  CompleteWindow(win, products, scale, ModelOf(scale) ? ClockSource::kMeasuredModel : ClockSource::kReported,
+                 options.busy_threshold);
   return win;
 }
 
@@ -279,7 +283,7 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
 }
 
 OfuWindow WindowOfSample(const CounterSample& sample, double window_s, const std::optional<OfuScale>& scale,
-                         double busy_threshold) {
+                         double busy_threshold, bool exact_cycles) {
   OfuWindow win;
   win.start_s = sample.time_s - window_s;
   win.end_s = sample.time_s;
@@ -291,11 +295,15 @@ OfuWindow WindowOfSample(const CounterSample& sample, double window_s, const std
   win.clock_readings = sample.sm_clock_mhz ? 1 : 0;
   win.power_w = sample.power_w;
   win.clock_event_reasons = sample.clock_event_reasons;
+  const ClockModel* model = exact_cycles ? nullptr : ModelOf(scale);
   ProductSums products;
   if (sample.tensor_active && sample.sm_clock_mhz) {
-    products.Add(*sample.tensor_active, *sample.sm_clock_mhz, sample.clock_event_reasons, scale, window_s);
+    products.Add(*sample.tensor_active, *sample.sm_clock_mhz, sample.clock_event_reasons, model, window_s);
   }
-  CompleteWindow(win, products, scale, busy_threshold);
+  const ClockSource source = exact_cycles ? ClockSource::kExactCycles
+                             : model      ? ClockSource::kMeasuredModel
+                                          : ClockSource::kReported;
+  CompleteWindow(win, products, scale, source, busy_threshold);
   return win;
 }
 

@@ -114,8 +114,10 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
 
 // The window a live source already averaged: one sample holding the means of
 // the `window_s` seconds that end at sample.time_s. OFU and busy follow the
-// same rules as BuildWindows.
+// same rules as BuildWindows. `exact_cycles`: the sample's clock came from
+// elapsed-cycle counters, so it is the clock the SMs ran; no clock model
+// applies and the window's clock_source is kExactCycles.
 OfuWindow WindowOfSample(const CounterSample& sample, double window_s, const std::optional<OfuScale>& scale,
-                         double busy_threshold);
+                         double busy_threshold, bool exact_cycles = false);
 
 }  // namespace ofu

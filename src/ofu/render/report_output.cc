@@ -115,16 +115,7 @@ std::string PlusMinus(const std::optional<double>& ofu, const std::optional<doub
 // The clock a figure used, short: "model", "reported", "exact", or joined
 // by "+" where its windows differ; "-" for none.
 std::string ClockColumn(std::uint8_t sources) {
-  if (sources == 0) return "-";
-  std::string out;
-  for (auto [source, word] :
-       {std::pair{ClockSource::kExactCycles, "exact"}, std::pair{ClockSource::kMeasuredModel, "model"},
-        std::pair{ClockSource::kReported, "reported"}}) {
-    if ((sources & static_cast<std::uint8_t>(source)) == 0) continue;
-    if (!out.empty()) out += '+';
-    out += word;
-  }
-  return out;
+  return sources == 0 ? std::string("-") : ClockSourcesName(sources, ClockSourceShortName);
 }
 
 std::string SourceLine(const Report& r) {

@@ -169,14 +169,9 @@ const TopModel::SpecEntry& TopModel::SpecFor(const std::string& model) const {
 }
 
 OfuWindow TopModel::WindowOf(const sources::GpuReading& gpu) const {
-  // The report's rule for one window (core/windows.h): the SKU's clock model
-  // where it was measured, none on top of exact cycles.
-  std::optional<OfuScale> scale = SpecFor(gpu.identity.model).scale;
-  const bool exact = gpu.clock_basis == sources::ClockBasis::kExactCycles;
-  if (scale && exact) scale->clock_model.reset();
-  OfuWindow window = WindowOfSample(gpu.sample, 1, scale, 0);
-  if (exact && window.clock_source) window.clock_source = ClockSource::kExactCycles;
-  return window;
+  // The report's rule for one window (core/windows.h).
+  return WindowOfSample(gpu.sample, 1, SpecFor(gpu.identity.model).scale, 0,
+                        gpu.clock_basis == sources::ClockBasis::kExactCycles);
 }
 
 void TopModel::Add(const sources::Snapshot& snapshot) {
