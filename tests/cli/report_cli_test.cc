@@ -91,6 +91,11 @@ TEST_F(ReportCli, HalfTensorAtSpecClockReportsHalfWithTheJsonContract) {
   EXPECT_NEAR(r["ofu"].get<double>(), 0.5 * 1830 / 1829.95, 1e-4);
   EXPECT_EQ(r["clock_source"], "reported");
   EXPECT_DOUBLE_EQ(r["ofu_low"].get<double>(), r["ofu"].get<double>());
+  // The table says the reading was asked for, not that the board is unmeasured.
+  const CommandResult table = Ofu(fmt::format("report --input '{}' --clock reported", input.string()));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("as asked (--clock reported)"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("no measurement of this board"), std::string::npos) << table.out;
   EXPECT_DOUBLE_EQ(overall["seconds"].get<double>(), 120);
 }
 
@@ -441,6 +446,10 @@ TEST_F(ReportScrapes, TuringRealTeslaT4) {
   EXPECT_EQ(j["gpus"][0]["model"], "Tesla T4");
   EXPECT_EQ(j["gpus"][0]["sku"], "t4");
   EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.005822 * 660 / (65e6 / (40 * 1024.0)), 1e-12);
+  // Nobody measured a T4's run clock: the reported one, and the table says why.
+  EXPECT_EQ(j["gpus"][0]["clock_source"], "reported");
+  const CommandResult table = Ofu("report --input '" OFU_TEST_DATA_DIR "/scrapes/turing-tesla-t4.prom'");
+  EXPECT_NE(table.out.find("no measurement of this board's run clock"), std::string::npos) << table.out;
 }
 
 TEST_F(ReportScrapes, AdaRealRtx4000Ada) {
