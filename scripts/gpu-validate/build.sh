@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds ofu, ofu-gemm and ofu-gpm-probe into one self-contained folder for
+# Builds ofu, ofu-gemm, ofu-gpm-probe and libofu-clock-probe.so (the SMs'
+# own clock for the PyTorch workloads) into one self-contained folder for
 # the GPU machine (docs/gpu-validation.md). Runs on the build machine
 # (Debian 12 with nvcc and the project's -dev packages), not on the GPU one.
 #
@@ -37,13 +38,17 @@ if [ ! -f "$build/build.ninja" ] || ! grep -q 'ofu-gemm' "$build/build.ninja"; t
   echo "build.sh: ofu-gemm is not configured in $build: nvcc (CUDA 13) must be on PATH or in /usr/local/cuda/bin" >&2
   exit 1
 fi
-echo "== build ofu ofu-gemm ofu-gpm-probe ($jobs jobs)"
-cmake --build "$build" -j "$jobs" --target ofu ofu-gemm ofu-gpm-probe
+echo "== build ofu ofu-gemm ofu-gpm-probe ofu-clock-probe ($jobs jobs)"
+cmake --build "$build" -j "$jobs" --target ofu ofu-gemm ofu-gpm-probe ofu-clock-probe
 built=$(date +%s)
 
 echo "== package into $pkg"
 rm -rf "$pkg"
 "$repo/gpu/package.sh" --strip "$build" "$pkg" ofu ofu-gemm ofu-gpm-probe
+# The probe library needs nothing but glibc and the compiler runtime (cudart
+# and fmt are linked in): copied as it is, stripped like the programs.
+cp "$build/gpu/libofu-clock-probe.so" "$pkg/"
+strip --strip-debug "$pkg/libofu-clock-probe.so"
 
 size_kib=$(du -sk "$pkg" | cut -f1)
 {
@@ -72,22 +77,31 @@ check "ofu sources (0 with a GPU, 5 without)" 0,5 "$pkg/ofu" sources
 check "ofu-gemm --version" 0 "$pkg/ofu-gemm" --version
 check "ofu-gpm-probe --version" 0 "$pkg/ofu-gpm-probe" --version
 check "ofu-gpm-probe info (0 with a GPU, 5 without)" 0,5 "$pkg/ofu-gpm-probe" info
+check "libofu-clock-probe.so loads (interface version 1)" 0 \
+  python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(sys.argv[1]).ofu_clock_probe_version() != 1)' \
+  "$pkg/libofu-clock-probe.so"
 for sweep in "$here"/sweeps/*.toml; do
   check "ofu-gemm --list $(basename "$sweep")" 0 sh -c '"$1" --list --sweep "$2" 2>&1 >/dev/null' _ "$pkg/ofu-gemm" "$sweep"
 done
 # Every library a program loads must come from the folder, or be one the
 # GPU machine has (glibc, the compiler runtime, CUDA's).
+no_stray() {  # WHAT STRAY_LIBRARIES OK_TEXT
+  if [ -n "$2" ]; then
+    echo "FAIL $1 loads libraries from outside the folder:"
+    echo "$2" | sed 's/^/     /'
+    fail=1
+  else
+    echo "ok   $1 $3"
+  fi
+}
+stray=$(ldd "$pkg/libofu-clock-probe.so" | awk '{ print $1 }' |
+  grep -Ev '^(linux-vdso|/lib64/ld-linux|ld-linux|libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s)[.-]' || true)
+no_stray libofu-clock-probe.so "$stray" "needs only glibc and the compiler runtime"
 for program in ofu ofu-gemm ofu-gpm-probe; do
   stray=$(LD_DEBUG=libs "$pkg/$program" --version 2>&1 >/dev/null |
     sed -n 's/.*calling init: //p' | grep -v "^$pkg/" |
     grep -Ev '/(ld-linux[^/]*|libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libcublas[^/]*|libcudart[^/]*)\.so[^/]*$' || true)
-  if [ -n "$stray" ]; then
-    echo "FAIL $program loads libraries from outside the folder:"
-    echo "$stray" | sed 's/^/     /'
-    fail=1
-  else
-    echo "ok   $program loads only the folder's libraries and the system's glibc/libstdc++/CUDA"
-  fi
+  no_stray "$program" "$stray" "loads only the folder's libraries and the system's glibc/libstdc++/CUDA"
 done
 rm -f "$pkg/.check.out"
 

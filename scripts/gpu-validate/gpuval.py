@@ -11,6 +11,10 @@ synthetic inputs.
   exact-cycle    from GPM 248 (SM cycles elapsed) and 250 (MMA cycles active)
   OFU            read raw by ofu-gpm-probe, once their meaning is decided
                  against the sampled clock (classify_cycles)
+  SMs' clock     the clock the SMs ran over each timed loop, from ofu's clock
+                 probe (workload.py's "sm_clock"), beside NVML's mean clock
+                 over the same phase: their ratio, and OFU with the SMs'
+                 clock (the same tensor activity), against true MFU
   phase join     a phase is [t_start, t_end] in wall-clock seconds, written by
                  the workload; the windows of a recording or probe log that lie
                  wholly inside it give its OFU, time-weighted; its MFU is taken
@@ -355,6 +359,49 @@ def phase_ofu(windows, phase, fspec=None, karch=1.0):
     return {"ofu": ofu, "clock_mhz": clock, "windows": len(inside), "seconds": total, "span": span}
 
 
+def sm_clock_fields(windows, phase, fspec, karch, mfu_value):
+    """The SMs' own clock of a phase (workload.py's "sm_clock") beside what
+    the windows (NVML's clock) say over it: sm_clock_run (median over the
+    SMs), sm_clock_min/max, clock_nvml (NVML's time-weighted mean clock over
+    the windows inside), nvml_over_run, ofu_run (the windows' tensor
+    activity with the SMs' clock in place of NVML's) and err_run_pp against
+    mfu_value. Fields absent (None) where either side is missing; sm_clock_why
+    says why the probe gave nothing."""
+    out = {"sm_clock_run": None, "sm_clock_min": None, "sm_clock_max": None, "clock_nvml": None,
+           "nvml_over_run": None, "ofu_run": None, "err_run_pp": None, "sm_clock_why": None}
+    probe = phase.get("sm_clock") or {"absent": "not recorded"}
+    if probe.get("median_mhz"):
+        out.update(sm_clock_run=probe["median_mhz"], sm_clock_min=probe.get("min_mhz"),
+                   sm_clock_max=probe.get("max_mhz"))
+    else:
+        out["sm_clock_why"] = probe.get("absent") or "no clock"
+    nvml = phase_ofu(windows, phase, fspec, karch)
+    out["clock_nvml"] = nvml["clock_mhz"]
+    if out["sm_clock_run"] is None:
+        return out
+    if out["clock_nvml"]:
+        out["nvml_over_run"] = out["clock_nvml"] / out["sm_clock_run"]
+    run = [dict(w, sm_clock_mhz=out["sm_clock_run"], ofu=None) for w in windows]
+    out["ofu_run"] = phase_ofu(run, phase, fspec, karch)["ofu"]
+    out["err_run_pp"] = error_pp(out["ofu_run"], mfu_value)
+    return out
+
+
+def sm_clock_line(metas, rows):
+    """The summary's line on the SMs' own clock: how many phases the probe
+    measured and NVML's clock over the SMs' in them, or why it did not run."""
+    measured = [r for r in rows if r.get("sm_clock_run") is not None]
+    if measured:
+        ratios = [r["nvml_over_run"] for r in measured if r.get("nvml_over_run") is not None]
+        text = f"SMs' clock (ofu's clock probe): {len(measured)} of {len(rows)} phases measured"
+        if ratios:
+            text += f"; NVML / SMs {min(ratios):.3f} to {max(ratios):.3f} (median {statistics.median(ratios):.3f})"
+        return text
+    said = sorted({m.get("clock_probe") for m in metas if m and m.get("clock_probe")})
+    why = "; ".join(said) if said else next((r["sm_clock_why"] for r in rows if r.get("sm_clock_why")), None)
+    return f"SMs' clock (ofu's clock probe): not measured ({why or 'no phase ran'})"
+
+
 def read_jsonl(path):
     """Records of a JSON-lines file; a line that does not parse is skipped
     (a workload killed mid-write leaves at most one)."""
@@ -384,6 +431,10 @@ def split_phases(records):
 
 def pct(x, width=6, digits=1):
     return f"{'-':>{width}}" if x is None else f"{100 * x:>{width}.{digits}f}"
+
+
+def mhz(x, width=5):
+    return f"{'-':>{width}}" if x is None else f"{x:>{width}.0f}"
 
 
 def pp(ofu, mfu_value, width=6):
@@ -526,15 +577,20 @@ def stage_a_tables(workdir, specs):
                     if row[f"mfu_{key}"] is None:
                         row[f"mfu_{key}"] = row["mfu_loop"]
                     row[f"err_{key}_pp"] = error_pp(j["ofu"], row[f"mfu_{key}"])
+                row.update(sm_clock_fields(rec_windows, ph, fspec, karch, row["mfu_rec"]))
                 table.append(row)
     return {"sku": sku, "env": env, "sm_count": sm_count, "cycles": verdict, "mma": mma, "table": table,
             "passes": passes, "info": info}
 
 
+# The SMs' own clock beside NVML's, per phase (sm_clock_fields), in stage A's and C's tables.
+SM_CLOCK_COLUMNS = ["clock_nvml", "sm_clock_run", "sm_clock_min", "sm_clock_max", "nvml_over_run", "ofu_run",
+                    "err_run_pp", "sm_clock_why"]
 STAGE_A_COLUMNS = ["pass", "phase", "kind", "precision", "seconds", "mfu_loop",
                    "mfu_rec", "ofu_rec", "err_rec_pp", "windows_rec", "clock_rec",
                    "mfu_raw", "ofu_raw", "err_raw_pp", "windows_raw", "clock_raw",
-                   "mfu_exact", "ofu_exact", "err_exact_pp", "windows_exact", "clock_exact", "error"]
+                   "mfu_exact", "ofu_exact", "err_exact_pp", "windows_exact", "clock_exact",
+                   *SM_CLOCK_COLUMNS, "error"]
 
 
 def write_csv(path, columns, rows):
@@ -605,9 +661,10 @@ def format_stage_a(workdir, result):
     if table:
         out.append("")
         out.append("MFU and OFU in %, (OFU - MFU) in pp; MFU over the same windows' span. rec: ofu record;")
-        out.append("raw: probe GPM 5 x clock read every 10 ms; exact: probe GPM 250/248 cycles.")
+        out.append("raw: probe GPM 5 x clock read every 10 ms; exact: probe GPM 250/248 cycles. MHz: exact's clock,")
+        out.append("else NVML's; SMs: the SMs' own clock (clock probe); run: rec's tensor activity x the SMs' clock.")
         out.append(f"{'pass':<5} {'phase':<16} {'s':>5} {'MFU':>6} | {'rec':>6} {'err':>6} | {'raw':>6} {'err':>6}"
-                   f" | {'exact':>6} {'err':>6} | {'MHz':>5}")
+                   f" | {'exact':>6} {'err':>6} | {'MHz':>5} {'SMs':>5} | {'run':>6} {'err':>6}")
         for r in table:
             if r.get("error") or "seconds" not in r:
                 out.append(f"{r['pass']:<5} {r['phase']:<16} failed: {(r.get('error') or 'no timing')[:60]}")
@@ -617,7 +674,9 @@ def format_stage_a(workdir, result):
                        f"{pct(r['ofu_rec'])} {pp(r['ofu_rec'], r['mfu_rec'])} | "
                        f"{pct(r['ofu_raw'])} {pp(r['ofu_raw'], r['mfu_raw'])} | "
                        f"{pct(r['ofu_exact'])} {pp(r['ofu_exact'], r['mfu_exact'])} | "
-                       f"{'-' if clock is None else f'{clock:.0f}':>5}")
+                       f"{'-' if clock is None else f'{clock:.0f}':>5} {mhz(r.get('sm_clock_run'))} | "
+                       f"{pct(r.get('ofu_run'))} {pp(r.get('ofu_run'), r['mfu_rec'])}")
+    out.append(sm_clock_line([p["meta"] for p in result["passes"].values()], [r for r in table if "seconds" in r]))
     return "\n".join(out) + "\n"
 
 
@@ -833,6 +892,7 @@ def stage_c_tables(workdir, specs):
                 row[f"factor_{orientation}"] = f
                 row[f"corrected_{orientation}"] = None if f is None or j["ofu"] is None else j["ofu"] * f
                 row[f"err_{orientation}_pp"] = error_pp(row[f"corrected_{orientation}"], row["mfu"])
+            row.update(sm_clock_fields(rec, ph, fspec, karch, row["mfu"]))
         result["ragged"].append(row)
     result["orientation"] = orientation_verdict(result["ragged"])
     rec_t = recording_windows(read_text(os.path.join(workdir, "train", "rec.om"), ""), 1.0)
@@ -855,14 +915,17 @@ def stage_c_tables(workdir, specs):
             row["predicted_mfu"] = None if row["corrected"] is None or scale is None else row["corrected"] * scale
             row["err_corrected_pp"] = error_pp(row["corrected"], row["mfu"])
             row["err_predicted_pp"] = error_pp(row["predicted_mfu"], row["mfu"])
+            row.update(sm_clock_fields(rec_t, ph, fspec, karch, row["mfu"]))
         result["train"].append(row)
+    result["metas"] = [meta_r, meta_t]
     return result
 
 
 STAGE_C_RAGGED_COLUMNS = ["phase", "m", "n", "k", "mfu", "ofu", "windows", "factor_swapped", "corrected_swapped",
-                          "err_swapped_pp", "factor_direct", "corrected_direct", "err_direct_pp", "kernel", "error"]
+                          "err_swapped_pp", "factor_direct", "corrected_direct", "err_direct_pp", "kernel",
+                          *SM_CLOCK_COLUMNS, "error"]
 STAGE_C_TRAIN_COLUMNS = ["phase", "steps", "tokens_per_step", "mfu", "hfu", "ofu", "windows", "factor", "corrected",
-                         "predicted_mfu", "err_corrected_pp", "err_predicted_pp", "error"]
+                         "predicted_mfu", "err_corrected_pp", "err_predicted_pp", *SM_CLOCK_COLUMNS, "error"]
 
 
 def format_stage_c(workdir, result):
@@ -871,7 +934,8 @@ def format_stage_c(workdir, result):
     out = [synthetic_banner(bool(env.get("synthetic"))) + "== Stage C: tile orientation, training step, agent ==",
            env_text, steps_line(steps), ""]
     out.append("ragged bf16 GEMMs (torch M x N x K): MFU, OFU, corrected OFU in %, error in pp")
-    out.append(f"{'shape':<18} {'MFU':>6} {'OFU':>6} | {'swapped':>7} {'err':>6} | {'direct':>7} {'err':>6}")
+    out.append(f"{'shape':<18} {'MFU':>6} {'OFU':>6} | {'swapped':>7} {'err':>6} | {'direct':>7} {'err':>6}"
+               f" | {'MHz':>5} {'SMs':>5} | {'run':>6} {'err':>6}")
     for r in result["ragged"]:
         shape = f"{r.get('m')}x{r.get('n')}x{r.get('k')}"
         if r.get("error") or "mfu" not in r:
@@ -879,7 +943,8 @@ def format_stage_c(workdir, result):
             continue
         out.append(f"{shape:<18} {pct(r['mfu'])} {pct(r['ofu'])} | {pct(r['corrected_swapped'], 7)} "
                    f"{pp(r['corrected_swapped'], r['mfu'])} | {pct(r['corrected_direct'], 7)} "
-                   f"{pp(r['corrected_direct'], r['mfu'])}")
+                   f"{pp(r['corrected_direct'], r['mfu'])} | {mhz(r.get('clock_nvml'))} {mhz(r.get('sm_clock_run'))} | "
+                   f"{pct(r.get('ofu_run'))} {pp(r.get('ofu_run'), r['mfu'])}")
     out.append(f"nvjet tile orientation: {result['orientation'][1]}")
     out.append("")
     for r in result["train"]:
@@ -890,8 +955,13 @@ def format_stage_c(workdir, result):
                    f"OFU {pct(r['ofu'], 0)} %, factor {r['factor'] if r['factor'] is None else round(r['factor'], 4)}, "
                    f"corrected {pct(r['corrected'], 0)} % ({pp(r['corrected'], r['mfu'], 0).strip()} pp), "
                    f"predicted MFU {pct(r['predicted_mfu'], 0)} % ({pp(r['predicted_mfu'], r['mfu'], 0).strip()} pp)")
+        if r.get("sm_clock_run") is not None:
+            out.append(f"  clock: NVML {mhz(r.get('clock_nvml'), 0)} MHz, SMs {mhz(r['sm_clock_run'], 0)} MHz; "
+                       f"OFU with the SMs' clock {pct(r['ofu_run'], 0)} % ({pp(r['ofu_run'], r['mfu'], 0).strip()} pp)")
     if not result["train"]:
         out.append("training step: no data")
+    out.append(sm_clock_line(result.get("metas", []),
+                             [r for r in result["ragged"] + result["train"] if "mfu" in r]))
     out.extend(agent_cost_lines(read_json(os.path.join(workdir, "agent", "agent-cost.json"))))
     return "\n".join(out) + "\n"
 

@@ -20,6 +20,9 @@
 #   GPUVAL_BUDGET_S   seconds for the whole stage (default: A 270, B 240, C 240, K 240)
 #   GPUVAL_NCU        Nsight Compute's ncu for stage K (default: found on the machine)
 #   GPUVAL_NVML       libnvidia-ml.so.1 to use (default: found on the machine)
+#   GPUVAL_CLOCK_PROBE  libofu-clock-probe.so, the SMs' own clock for the
+#                     PyTorch workloads (default: the package's; without it
+#                     their phases say "sm_clock": {"absent": ...})
 #   GPUVAL_SYNTHETIC  1 when the run reads a test double: every output says so
 #   GPUVAL_KEEP_WORK  1 to keep the scratch folder (default: removed once archived)
 #   GPUVAL_PHASE_SECONDS, GPUVAL_IDLE_SECONDS, GPUVAL_RAGGED_SECONDS,
@@ -61,6 +64,7 @@ export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 OFU=$PKG/ofu
 GEMM=$PKG/ofu-gemm
 PROBE=$PKG/ofu-gpm-probe
+export GPUVAL_CLOCK_PROBE=${GPUVAL_CLOCK_PROBE:-$PKG/libofu-clock-probe.so}
 NVML_LIB=${GPUVAL_NVML:-$(find_library libnvidia-ml.so.1 || true)}
 NVML_FLAG=()
 [ -n "$NVML_LIB" ] && NVML_FLAG=(--nvml-library "$NVML_LIB")

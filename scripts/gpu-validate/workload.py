@@ -15,7 +15,17 @@ Every phase is one JSON line, written as soon as it ends: {"phase", "kind",
 "precision", "m", "n", "k", "iterations", "flops", "t_start", "t_end"
 (wall-clock seconds, the same clock as ofu record's timestamps),
 "elapsed_s" (CUDA events), "checkpoints": [[wall time, cumulative FLOPs],
-...]} or {"phase", "error"}; a first line {"meta": {...}} names the device.
+...], "sm_clock": the SMs' own clock over the timed loop} or {"phase",
+"error"}; a first line {"meta": {...}} names the device and says whether
+the clock probe ran ("clock_probe").
+
+The SMs' own clock: NVML's SM clock is not the clock the SMs run under
+tensor load (docs/metrics.md#the-sm-clock), so every timed loop is
+bracketed by ofu's clock probe (gpu/clock_probe_lib.h, loaded from
+$GPUVAL_CLOCK_PROBE with ctypes) launched on torch's own stream: "sm_clock"
+is {"median_mhz", "min_mhz", "max_mhz", "sms", "span_s"} over the SMs, or
+{"absent": why} when the library is missing or a launch failed. The phase
+runs either way.
 A phase that fails is recorded and the next one runs.
 
 torch is imported inside the run functions only: the plan and the FLOP
@@ -105,11 +115,96 @@ class Log:
         os.fsync(self.file.fileno())
 
 
-def meta(torch):
+class ClockProbe:
+    """ofu's clock probe through libofu-clock-probe.so (gpu/clock_probe_lib.h):
+    mark() enqueues one probe launch on torch's current stream into its own
+    slot of a device buffer; span(a, b) reads both slots back (after the
+    stream has passed them) and gives the SMs' clock between them. Build it
+    with load(); it is None-safe: ClockProbe.load returns (None, why) when
+    the library cannot be used, and the phases run without it."""
+
+    VERSION = 1
+
+    def __init__(self, lib, torch, sm_count, slots=2):
+        self.lib, self.torch = lib, torch
+        self.blocks = 2 * sm_count  # more blocks than SMs, so that every SM runs one
+        self.buffer = torch.zeros((slots, self.blocks, 3), dtype=torch.int64, device="cuda")
+        self.next_slot = 0
+
+    @staticmethod
+    def open_library(path):
+        """(ctypes library, None) or (None, why)."""
+        import ctypes
+        if not path:
+            return None, "GPUVAL_CLOCK_PROBE is not set"
+        if not os.path.exists(path):
+            return None, f"{path} does not exist (scripts/gpu-validate/build.sh builds it where nvcc is)"
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            return None, f"{path}: {e}"
+        lib.ofu_clock_probe_version.restype = ctypes.c_int
+        version = lib.ofu_clock_probe_version()
+        if version != ClockProbe.VERSION:
+            return None, f"{path}: interface version {version}, this script knows {ClockProbe.VERSION}"
+        lib.ofu_clock_probe_launch.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+        lib.ofu_clock_probe_launch.restype = ctypes.c_int
+        lib.ofu_clock_probe_span.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64),
+                                             ctypes.c_int, ctypes.POINTER(ctypes.c_double), ctypes.c_char_p,
+                                             ctypes.c_int]
+        lib.ofu_clock_probe_span.restype = ctypes.c_int
+        return lib, None
+
+    @staticmethod
+    def load(torch, path=None):
+        lib, why = ClockProbe.open_library(path if path is not None else os.environ.get("GPUVAL_CLOCK_PROBE"))
+        if lib is None:
+            return None, why
+        try:
+            return ClockProbe(lib, torch, torch.cuda.get_device_properties(0).multi_processor_count), None
+        except Exception as e:  # no device memory, no CUDA: the phases still run
+            return None, f"{type(e).__name__}: {e}"
+
+    def mark(self):
+        """Enqueues a launch; returns its slot, or raises RuntimeError."""
+        slot = self.next_slot % self.buffer.shape[0]
+        self.next_slot += 1
+        stream = self.torch.cuda.current_stream().cuda_stream
+        rc = self.lib.ofu_clock_probe_launch(self.buffer[slot].data_ptr(), self.blocks, stream)
+        if rc != 0:
+            raise RuntimeError(f"clock probe launch failed: cudaError {rc}")
+        return slot
+
+    def span(self, a, b):
+        """{"median_mhz", "min_mhz", "max_mhz", "sms", "span_s"} between the
+        launches in slots a and b, or {"absent": why}. Synchronizes."""
+        self.torch.cuda.synchronize()
+        host = self.buffer.cpu().tolist()
+        return span_of_records(self.lib, host[a], host[b])
+
+
+def span_of_records(lib, before, after):
+    """The library's span of two launches' records ([[sm, cycles, ns], ...]
+    each, host lists of equal length)."""
+    import ctypes
+    blocks = len(before)
+    flat = ctypes.c_int64 * (3 * blocks)
+    out = (ctypes.c_double * 6)()
+    why = ctypes.create_string_buffer(256)
+    rc = lib.ofu_clock_probe_span(flat(*[v for r in before for v in r]), flat(*[v for r in after for v in r]),
+                                  blocks, out, why, len(why))
+    if rc != 0:
+        return {"absent": why.value.decode(errors="replace")}
+    return {"median_mhz": out[3], "min_mhz": out[4], "max_mhz": out[5], "sms": int(out[2]),
+            "span_s": (out[1] - out[0]) / 1e9}
+
+
+def meta(torch, clock_probe="not used"):
     props = torch.cuda.get_device_properties(0)
     return {"meta": {"device_name": torch.cuda.get_device_name(0), "sm_count": props.multi_processor_count,
                      "torch": torch.__version__, "cuda": torch.version.cuda,
-                     "cublas_tf32": torch.backends.cuda.matmul.allow_tf32, "time": time.time()}}
+                     "cublas_tf32": torch.backends.cuda.matmul.allow_tf32, "time": time.time(),
+                     "clock_probe": clock_probe}}
 
 
 def gemm_operands(torch, phase):
@@ -130,10 +225,12 @@ def gemm_operands(torch, phase):
     raise ValueError(f"unknown precision {precision}")
 
 
-def timed_loop(torch, fn, seconds, work_per_iteration):
+def timed_loop(torch, fn, seconds, work_per_iteration, probe=None):
     """Calibrates, warms for WARM_SECONDS, then runs a fixed number of
     iterations filling `seconds`, with CUDA events every ~50 ms. Returns the
-    phase's timing fields; FLOPs (or bytes) are iterations x work exactly."""
+    phase's timing fields; FLOPs (or bytes) are iterations x work exactly.
+    With a ClockProbe, a probe launch just before and just after the timed
+    iterations gives "sm_clock" (without one: {"absent": ...})."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -150,7 +247,13 @@ def timed_loop(torch, fn, seconds, work_per_iteration):
     every = checkpoint_every(per_iteration)
     marks = [torch.cuda.Event(enable_timing=True) for _ in range(n // every)]
     torch.cuda.synchronize()
+    slots, probe_error = None, None
     t_start = time.time()
+    if probe is not None:
+        try:
+            slots = [probe.mark()]
+        except Exception as e:
+            probe_error = f"{type(e).__name__}: {e}"
     start.record()
     j = 0
     for i in range(n):
@@ -159,34 +262,48 @@ def timed_loop(torch, fn, seconds, work_per_iteration):
             marks[j].record()
             j += 1
     stop.record()
+    if slots:
+        try:
+            slots.append(probe.mark())
+        except Exception as e:
+            probe_error = f"{type(e).__name__}: {e}"
     stop.synchronize()
     t_end = time.time()
+    if probe is None:
+        sm_clock = {"absent": "no clock probe"}
+    elif probe_error or len(slots or []) != 2:
+        sm_clock = {"absent": probe_error or "a probe launch failed"}
+    else:
+        try:
+            sm_clock = probe.span(*slots)
+        except Exception as e:
+            sm_clock = {"absent": f"{type(e).__name__}: {e}"}
     elapsed = start.elapsed_time(stop) / 1e3
     checkpoints = [[t_start, 0]]
     for idx, mark in enumerate(marks):
         checkpoints.append([t_start + start.elapsed_time(mark) / 1e3, (idx + 1) * every * work_per_iteration])
     checkpoints.append([t_start + elapsed, n * work_per_iteration])
     return {"iterations": n, "t_start": t_start, "t_end": t_end, "elapsed_s": elapsed,
-            "per_iteration_us": elapsed / n * 1e6, "checkpoints": checkpoints}
+            "per_iteration_us": elapsed / n * 1e6, "checkpoints": checkpoints, "sm_clock": sm_clock}
 
 
-def run_gemm(torch, phase, seconds):
+def run_gemm(torch, phase, seconds, probe=None):
     fn = gemm_operands(torch, phase)
     work = gpuval.gemm_flops(phase["m"], phase["n"], phase["k"])
     record = dict(phase)
-    record.update(timed_loop(torch, fn, seconds, work))
+    record.update(timed_loop(torch, fn, seconds, work, probe))
     record["flops"] = record["iterations"] * work
     record["achieved_tflops"] = record["flops"] / record["elapsed_s"] / 1e12
     return record, fn
 
 
-def run_copy(torch, phase, seconds):
+def run_copy(torch, phase, seconds, probe=None):
     elements = phase["bytes"] // 2
     src = torch.randn(elements, device="cuda", dtype=torch.bfloat16)
     dst = torch.empty_like(src)
     moved = 2 * phase["bytes"]  # read and written
     record = dict(phase)
-    record.update(timed_loop(torch, lambda: dst.copy_(src), seconds, 0))
+    record.update(timed_loop(torch, lambda: dst.copy_(src), seconds, 0, probe))
     record["flops"] = 0
     record["bytes_moved"] = record["iterations"] * moved
     record["gb_per_s"] = record["bytes_moved"] / record["elapsed_s"] / 1e9
@@ -237,7 +354,8 @@ def cmd_phases(args):
     import torch
     torch.backends.cuda.matmul.allow_tf32 = True  # tf32 phase; the others are 16/8-bit
     log = Log(args.out)
-    log.write(meta(torch))
+    probe, why = ClockProbe.load(torch)
+    log.write(meta(torch, "ran" if probe else f"absent: {why}"))
     only = set(args.only.split(",")) if args.only else None
     for phase in STAGE_A_PHASES + STAGE_A_CUDA_CORE_PHASES:
         if only and phase["phase"] not in only:
@@ -248,10 +366,10 @@ def cmd_phases(args):
         torch.backends.cuda.matmul.allow_tf32 = phase.get("precision") != "fp32"
         try:
             if phase["kind"] == "gemm":
-                record, _ = run_gemm(torch, phase, args.seconds)
+                record, _ = run_gemm(torch, phase, args.seconds, probe)
                 record["allow_tf32"] = torch.backends.cuda.matmul.allow_tf32
             elif phase["kind"] == "copy":
-                record = run_copy(torch, phase, args.seconds)
+                record = run_copy(torch, phase, args.seconds, probe)
             else:
                 record = run_idle(phase, args.idle_seconds)
         except Exception as e:  # recorded; the next phase runs
@@ -265,11 +383,12 @@ def cmd_ragged(args):
     import torch
     os.makedirs(args.out, exist_ok=True)
     log = Log(os.path.join(args.out, "phases.jsonl"))
-    log.write(meta(torch))
+    probe, why = ClockProbe.load(torch)
+    log.write(meta(torch, "ran" if probe else f"absent: {why}"))
     for phase in ragged_phases():
         print(f"workload: {phase['phase']}", file=sys.stderr, flush=True)
         try:
-            record, fn = run_gemm(torch, phase, args.seconds)
+            record, fn = run_gemm(torch, phase, args.seconds, probe)
             log.write(record)
         except Exception as e:
             log.write(failed(phase, e))
@@ -344,14 +463,15 @@ def cmd_train(args):
     import torch
     os.makedirs(args.out, exist_ok=True)
     log = Log(os.path.join(args.out, "phases.jsonl"))
-    log.write(meta(torch))
+    probe, why = ClockProbe.load(torch)
+    log.write(meta(torch, "ran" if probe else f"absent: {why}"))
     config = dict(TRAIN_CONFIG)
     phase = {"phase": "train-steady", "kind": "train", "precision": "bf16", "config": config}
     try:
         step = train_step(torch, config)
         model_flops, hardware_flops = train_flops(config)
         record = dict(phase)
-        record.update(timed_loop(torch, step, args.seconds, model_flops))
+        record.update(timed_loop(torch, step, args.seconds, model_flops, probe))
         record["steps"] = record.pop("iterations")
         record["tokens_per_step"] = config["batch"] * config["seq_len"]
         record["flops_per_step"] = model_flops

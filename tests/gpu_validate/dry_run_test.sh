@@ -19,6 +19,7 @@ mkdir -p "$pkg"
 ln -s "$build/apps/ofu/ofu" "$pkg/ofu"
 ln -s "$build/gpu/ofu-gpm-probe" "$pkg/ofu-gpm-probe"
 [ -x "$build/gpu/ofu-gemm" ] && ln -s "$build/gpu/ofu-gemm" "$pkg/ofu-gemm"
+[ -f "$build/gpu/libofu-clock-probe.so" ] && ln -s "$build/gpu/libofu-clock-probe.so" "$pkg/libofu-clock-probe.so"
 # The double's default driver is the one measured on an H100 (580.159.04,
 # docs/results/2026-11-26-h100-sxm5/): GPM 248-250 are refused, so stage A
 # must say what it said there (stage-A-summary.txt: "248:no ... undecided").
@@ -80,6 +81,19 @@ expect "stage B records the sweeps' outcome" grep -q "^sweep-square	" <(tar -xzO
 expect "stage A times every call the source makes" \
   grep -q "^cost: metrics get of 12 .*; power .*; energy .*; clock event reasons .*; process list .* us" \
   "$tmp/out-A/stage-A-summary.txt"
+# The SMs' own clock beside NVML's, per phase: without torch no phase runs here, so the
+# summaries say so, and the tables carry the columns a GPU run fills.
+expect "stage A says whether the SMs' clock was measured" \
+  grep -qx "SMs' clock (ofu's clock probe): not measured (no phase ran)" "$tmp/out-A/stage-A-summary.txt"
+expect "stage C says whether the SMs' clock was measured" \
+  grep -qx "SMs' clock (ofu's clock probe): not measured (no phase ran)" "$tmp/out-C/stage-C-summary.txt"
+expect "stage A's phase table has NVML's and the SMs' clocks" grep -q \
+  ",clock_nvml,sm_clock_run,sm_clock_min,sm_clock_max,nvml_over_run,ofu_run,err_run_pp,sm_clock_why,error" \
+  <(tar -xzOf "$tmp/out-A/stage-A.tar.gz" ./stage-a-phases.csv)
+for table in stage-c-ragged.csv stage-c-train.csv; do
+  expect "stage C's $table has NVML's and the SMs' clocks" grep -q ",clock_nvml,sm_clock_run,.*,err_run_pp," \
+    <(tar -xzOf "$tmp/out-C/stage-C.tar.gz" "./$table")
+done
 for f in ragged/rec.om agent/agent-cost.json; do
   expect "stage C archives $f" grep -qx "$f" "$tmp/C.files"
 done

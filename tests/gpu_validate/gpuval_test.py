@@ -413,8 +413,10 @@ class StageSummaryTest(unittest.TestCase):
     def test_stage_a(self):
         self.write("probe-info.json", json.dumps({"test_double": True, "devices": [{"sm_count": 100}]}))
         # bf16 phase [1000, 1010] at 100 TFLOP/s of 200: MFU 0.5 over any span.
+        # The clock probe saw the SMs at 1600 MHz (1590-1610) where NVML said 1800 (below).
         phase = {"phase": "bf16-8192", "kind": "gemm", "precision": "bf16", "t_start": 1000, "t_end": 1010,
-                 "elapsed_s": 10, "flops": 1e15, "checkpoints": [[1000, 0], [1010, 1e15]]}
+                 "elapsed_s": 10, "flops": 1e15, "checkpoints": [[1000, 0], [1010, 1e15]],
+                 "sm_clock": {"median_mhz": 1600, "min_mhz": 1590, "max_mhz": 1610, "sms": 100, "span_s": 10}}
         self.write("pass-1s/phases.jsonl", json.dumps({"meta": {"device_name": "SYNTHETIC GPU 80GB"}}) + "\n" +
                    json.dumps(phase) + "\n" + json.dumps({"phase": "fp8-8192", "error": "RuntimeError: no fp8"}) +
                    "\n" + '{"phase": "cut sho')
@@ -437,8 +439,12 @@ class StageSummaryTest(unittest.TestCase):
         self.assertIn("GPM 248: count summed over SMs (15 of 15 windows", text)
         self.assertIn("GPM 250: (250/248)/(util5/100) median 1.02 over 10 busy windows: same basis as 248", text)
         self.assertIn("cost: SM clock read 9.5 us (p99 20.1); GPM sample 300.2 us (p99 410.0)", text)
-        self.assertIn("1s    bf16-8192         10.0   50.0 |   49.5   -0.5 |   49.5   -0.5 |   50.4   +0.4 |  1800",
-                      text)
+        # With the SMs' clock: 0.55 x 1600 / 2000 = 0.44, -6.0 pp against MFU 0.5.
+        self.assertIn("1s    bf16-8192         10.0   50.0 |   49.5   -0.5 |   49.5   -0.5 |   50.4   +0.4 |  1800  1600 |"
+                      "   44.0   -6.0\n", text)
+        # NVML 1800 / SMs 1600 = 1.125.
+        self.assertIn("SMs' clock (ofu's clock probe): 1 of 1 phases measured; NVML / SMs 1.125 to 1.125 "
+                      "(median 1.125)", text)
         self.assertIn("1s    fp8-8192         failed: RuntimeError: no fp8", text)
         self.assertIn("not ok: sweep-llm (timeout, rc 124)", text)
         with open(os.path.join(self.work, "stage-a-phases.csv"), encoding="utf-8") as f:
@@ -446,32 +452,64 @@ class StageSummaryTest(unittest.TestCase):
         self.assertEqual(rows[0]["windows_rec"], "10")
         self.assertAlmostEqual(float(rows[0]["err_exact_pp"]), 0.4)
         self.assertAlmostEqual(float(rows[0]["mfu_exact"]), 0.5)
+        self.assertAlmostEqual(float(rows[0]["clock_nvml"]), 1800)
+        self.assertAlmostEqual(float(rows[0]["sm_clock_run"]), 1600)
+        self.assertEqual((rows[0]["sm_clock_min"], rows[0]["sm_clock_max"]), ("1590", "1610"))
+        self.assertAlmostEqual(float(rows[0]["nvml_over_run"]), 1.125)
+        self.assertAlmostEqual(float(rows[0]["ofu_run"]), 0.44)
+        self.assertAlmostEqual(float(rows[0]["err_run_pp"]), -6.0)
+
+    def test_stage_a_without_the_clock_probe(self):
+        phase = {"phase": "bf16-8192", "kind": "gemm", "precision": "bf16", "t_start": 1000, "t_end": 1010,
+                 "elapsed_s": 10, "flops": 1e15, "checkpoints": [[1000, 0], [1010, 1e15]],
+                 "sm_clock": {"absent": "no clock probe"}}
+        meta = {"device_name": "SYNTHETIC GPU 80GB", "clock_probe": "absent: GPUVAL_CLOCK_PROBE is not set"}
+        self.write("pass-1s/phases.jsonl", json.dumps({"meta": meta}) + "\n" + json.dumps(phase) + "\n")
+        self.write("pass-1s/rec.om", recording([(t, 0.55, 1800) for t in range(1001, 1011)]))
+        text = gpuval.summarize("A", self.work, self.spec_db)
+        # NVML's clock is still shown; the SMs' is '-', and the summary says why.
+        self.assertIn("|  1800     - |      -      -\n", text)
+        self.assertIn("SMs' clock (ofu's clock probe): not measured (absent: GPUVAL_CLOCK_PROBE is not set)", text)
+        with open(os.path.join(self.work, "stage-a-phases.csv"), encoding="utf-8") as f:
+            row = next(gpuval.csv.DictReader(f))
+        self.assertEqual((row["clock_nvml"], row["sm_clock_run"], row["ofu_run"], row["sm_clock_why"]),
+                         ("1800.0", "", "", "no clock probe"))
 
     def test_stage_c(self):
         phase = {"phase": "bf16-4097x1000x8191", "kind": "gemm", "precision": "bf16", "m": 4097, "n": 1000,
                  "k": 8191, "t_start": 2000, "t_end": 2004, "elapsed_s": 4, "flops": 3.6e14,
                  "checkpoints": [[2000, 0], [2004, 3.6e14]]}  # 90 TFLOP/s: MFU 0.45
         self.write("ragged/phases.jsonl", json.dumps({"meta": {"device_name": "SYNTHETIC GPU"}}) + "\n" +
-                   json.dumps(phase) + "\n")
+                   json.dumps(phase) + "\n")  # no "sm_clock": a workload older than the clock probe
         self.write("ragged/rec.om", recording([(2000 + t / 2, 0.5, 2000) for t in range(1, 9)]))  # OFU 0.5
         self.write("ragged/correct-bf16-4097x1000x8191-swapped.json", json.dumps({"factor": 0.9}))
         self.write("ragged/correct-bf16-4097x1000x8191-direct.json", json.dumps({"factor": 0.8}))
         train = {"phase": "train-steady", "kind": "train", "precision": "bf16", "t_start": 3000, "t_end": 3010,
                  "elapsed_s": 10, "steps": 100, "tokens_per_step": 16384, "flops": 8e14, "hardware_flops": 8.8e14,
-                 "checkpoints": [[3000, 0], [3010, 8e14]]}  # MFU 0.4, HFU 0.44
+                 "checkpoints": [[3000, 0], [3010, 8e14]],  # MFU 0.4, HFU 0.44
+                 "sm_clock": {"median_mhz": 1700, "min_mhz": 1700, "max_mhz": 1700, "sms": 100, "span_s": 10}}
         self.write("train/phases.jsonl", json.dumps(train) + "\n")
         self.write("train/rec.om", recording([(t, 0.5, 1800) for t in range(3001, 3011)]))  # OFU 0.45
         self.write("train/correct.json", json.dumps({"factor": 0.9, "mfu_scale": 1.0}))
         self.write("agent/agent-cost.json", json.dumps({"runs": [agent_cost.cost_record("with store", 60, 0.3, 0.12,
                                                                                         14336, 0)]}))
         text = gpuval.summarize("C", self.work, self.spec_db)
-        self.assertIn("4097x1000x8191       45.0   50.0 |    45.0   +0.0 |    40.0   -5.0", text)
+        self.assertIn("4097x1000x8191       45.0   50.0 |    45.0   +0.0 |    40.0   -5.0 |  2000     - |      -      -\n",
+                      text)
         self.assertIn("nvjet tile orientation: swapped (mean |error| swapped 0.00 pp, direct 5.00 pp over 1 shapes)",
                       text)
         # corrected 0.45 x 0.9 = 0.405 against MFU 0.4: +0.5 pp.
         self.assertIn("training step train-steady: MFU 40.0 % (HFU 44.0 %), OFU 45.0 %, factor 0.9, corrected 40.5 % "
                       "(+0.5 pp), predicted MFU 40.5 % (+0.5 pp)", text)
         self.assertIn("\n  with store: CPU 0.70 % of one core over 60 s", text)
+        # The SMs at 1700 MHz where NVML said 1800: 0.5 x 1700 / 2000 = 0.425, +2.5 pp against MFU 0.4.
+        self.assertIn("\n  clock: NVML 1800 MHz, SMs 1700 MHz; OFU with the SMs' clock 42.5 % (+2.5 pp)\n", text)
+        # 1800 / 1700 = 1.0588
+        self.assertIn("SMs' clock (ofu's clock probe): 1 of 2 phases measured; NVML / SMs 1.059 to 1.059 "
+                      "(median 1.059)", text)
+        with open(os.path.join(self.work, "stage-c-ragged.csv"), encoding="utf-8") as f:
+            row = next(gpuval.csv.DictReader(f))
+        self.assertEqual((row["clock_nvml"], row["sm_clock_run"], row["sm_clock_why"]), ("2000.0", "", "not recorded"))
 
     def test_phase_ofu_command(self):
         phase = {"phase": "train-steady", "t_start": 3000, "t_end": 3010}

@@ -7,6 +7,8 @@
 #                                   candidate rows on SYNTHETIC inputs
 #   GpuValidate.ExplainTrain        explain_train.py's split on SYNTHETIC inputs, then on the
 #                                   committed H100 results (docs/results/2026-11-26-h100-sxm5)
+#   GpuValidate.ClockProbeLibrary   libofu-clock-probe.so's span arithmetic through workload.py's
+#                                   ctypes wrapper (where nvcc built it; SYNTHETIC records)
 # scripts/gpu-validate/build.sh itself is too slow for CI; its figures are in the doc.
 add_test(NAME GpuValidate.ScriptSyntax
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/check_syntax.sh ${PROJECT_SOURCE_DIR}
@@ -23,6 +25,13 @@ add_test(NAME GpuValidate.ExplainTrain
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/explain_train_test.py)
 set_tests_properties(GpuValidate.ExplainTrain PROPERTIES
   ENVIRONMENT "PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache")
+if(TARGET ofu-clock-probe)
+  add_test(NAME GpuValidate.ClockProbeLibrary
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/clock_probe_lib_test.py
+            $<TARGET_FILE:ofu-clock-probe>)
+  set_tests_properties(GpuValidate.ClockProbeLibrary PROPERTIES
+    ENVIRONMENT "PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache")
+endif()
 add_test(NAME GpuValidate.StagesOnNvmlDouble
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/dry_run_test.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(GpuValidate.StagesOnNvmlDouble PROPERTIES TIMEOUT 420)
