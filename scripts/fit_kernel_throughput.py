@@ -16,7 +16,33 @@ about 1 pp on the same machine (docs/results/2026-11-26-h100-sxm5/README.md).
 The cases are split by shape, so that no figure is tested on a case it was
 fitted on: every other stage-C shape (1st, 3rd, 5th row) and stage B's
 4097 and 12289 sizes fit; the other stage-C shapes and stage B's 8191 size
-test. The fit is the mean of the fitting cases' ratios.
+test. The clock-truth runs' 4097^3 loops (below) are 4097-sized, so they
+fit too. The fit is the mean of the fitting cases' ratios.
+
+The SM clock in each case's OFU is the clock the SMs ran, as well as the
+runs tell it (issue 38; docs/results/2026-11-27-clock-truth/): NVML's
+reported clock is high while tensor kernels run, except in steady work held
+at the power cap.
+  - Clock-truth loops (docs/results/2026-11-27-clock-truth/{h100,h200}-plan1,
+    every phase whose kernel is built for an older architecture: the bf16
+    4097^3 loop): the SMs' own clock (clk64_mhz in analysis.json), OFU =
+    GPM 5 x that clock / f_spec, padding from the kernel name's tile.
+  - The 2026-11-26 H100 rows carry NVML's clock only. Their state is told
+    from their own columns: a reported clock below the board's maximum
+    (env.json max_sm_clock) means the power controller lowered it, i.e.
+    steady work at the power cap (the only clock event reason these runs
+    ever showed): clock / steady_ratio of the SKU's clock_model in
+    data/gpu_specs.json. A reported clock at the maximum (within 5 MHz) with,
+    where the run recorded them (stage C's rec.om), no sw_power_cap reason and
+    power under the limit is a loop below the cap: clock / the ratio NVML /
+    SMs measured for the same kernel family in that state (the clock-truth
+    H100 loop, analysis.json). A family with no such measurement keeps its
+    reported clock and is held out of the fit (shown, not fitted).
+The old figures (every case on NVML's clock, no clock-truth cases) are
+printed beside the new ones, and each case's error also on the clock ofu's
+own clock model (src/ofu/core/clock_model.h, as scripts/fit_clock_model.py
+implements it) estimates from its tensor activity, NVML clock and reasons:
+what `ofu correct --input` multiplies.
 
   scripts/fit_kernel_throughput.py                  print fit and test tables
   scripts/fit_kernel_throughput.py --check FILE     exit 1 unless FILE's figures
@@ -30,6 +56,12 @@ Standard library only. Inputs (committed, measured on one H100 80GB HBM3,
 driver 580.159.04, 2026-11-26):
   docs/results/2026-11-26-h100-sxm5/stage-B/all.csv          (ofu-gemm rows)
   docs/results/2026-11-26-h100-sxm5/stage-C/stage-c-ragged.csv (torch.mm phases)
+  docs/results/2026-11-26-h100-sxm5/stage-{B,C}/env.json     (max SM clock, power limit)
+  docs/results/2026-11-26-h100-sxm5/stage-C/ragged/rec.om, phases.jsonl
+                                             (stage C's clock, power, reasons per phase)
+and (one H100 80GB HBM3 and one H200, driver 580.159.04, 2026-11-27):
+  docs/results/2026-11-27-clock-truth/{h100,h200}-plan1/analysis.json, run.json
+  data/gpu_specs.json (clock_model, f_spec of each SKU)
 
 The table's Nsight Compute rows (a figure with measured_by "ncu", the
 ncu_measurements inside a fitted figure, and attention_figures) each name
@@ -48,12 +80,20 @@ import re
 import sys
 
 RESULTS = "docs/results/2026-11-26-h100-sxm5"
+CLOCK_TRUTH = "docs/results/2026-11-27-clock-truth"
+CLOCK_TRUTH_RUNS = ("h100-plan1", "h200-plan1")
 FIT_STAGE_B_SIZES = {4097, 12289}
 TEST_STAGE_B_SIZES = {8191}
+# Sizes of the clock-truth loops that fit or test, by the same shape rule.
+FIT_SIZES = FIT_STAGE_B_SIZES
+TEST_SIZES = TEST_STAGE_B_SIZES
+SW_POWER_CAP = 0x4  # clock event reason bit (NVML, DCGM field 112)
+AT_MAX_MHZ = 5  # a reported clock this close to the maximum was not lowered
 
 # The kernel families measured, as (kernel_sm, mma_shape, precisions):
 # read from the kernel name of each case.
 FAMILY_RE = re.compile(r"cutlass_(\d+)_tensorop_(?:[a-z0-9]+_)?s(\d+)gemm")
+TILE_RE = re.compile(r"_(\d+)x(\d+)_(?:\d+x\d+_)?[tn]{2}_align")
 
 
 def family_of(kernel_name, precision):
@@ -64,8 +104,92 @@ def family_of(kernel_name, precision):
     return (int(m.group(1)), m.group(2), group)
 
 
-def stage_b_cases(repo):
+def padding_factor(m, n, kernel_name):
+    """Useful over executed output tiles of an M x N GEMM with the kernel
+    name's tile (the tile-padding part of stage B's padding_factor; these
+    names give no tile K, so K is not padded): M N / (ceil(M/tm) tm ceil(N/tn) tn).
+    Square shapes only, where the orientation cannot matter."""
+    t = TILE_RE.search(kernel_name)
+    tm, tn = int(t.group(1)), int(t.group(2))
+    return m * n / (-(-m // tm) * tm * -(-n // tn) * tn)
+
+
+def load_json(repo, path):
+    with open(os.path.join(repo, path)) as f:
+        return json.load(f)
+
+
+def sku_of(specs, device):
+    for sku in specs["skus"]:
+        if device in sku.get("aliases", []):
+            return sku
+    raise SystemExit(f"data/gpu_specs.json has no SKU named {device!r}")
+
+
+def f_spec_mhz(sku):
+    p = sku["precisions"][sku["basis_precision"]]
+    return p["peak_tflops"] * 1e6 / (sku["sm_count"] * p["flops_per_clock_per_sm"])
+
+
+def mhz(text):
+    return float(text.split()[0])
+
+
+class ClockContext:
+    """What the clock of a case is decided from: the SKU's clock model and
+    the ratio NVML / SMs measured, per kernel family, for legacy loops below
+    the power cap (the clock-truth H100 run)."""
+
+    def __init__(self, repo):
+        self.specs = load_json(repo, "data/gpu_specs.json")
+        self.h100 = sku_of(self.specs, "NVIDIA H100 80GB HBM3")
+        self.model = self.h100["clock_model"]
+        self.below_cap = {}  # family -> (ratio, where)
+        for run in CLOCK_TRUTH_RUNS:
+            info = load_json(repo, f"{CLOCK_TRUTH}/{run}/run.json")
+            if sku_of(self.specs, info["device"]) is not self.h100:
+                continue
+            for row, phase, fam, _ in clock_truth_phases(repo, run):
+                if row["reasons"] or row["nvml_mhz"] < self.max_mhz(repo, "B") - AT_MAX_MHZ:
+                    continue  # not below the cap: not this state
+                self.below_cap[fam] = (row["nvml_mhz"] / row["clk64_mhz"],
+                                       f"{CLOCK_TRUTH}/{run} {phase['name']}: NVML {row['nvml_mhz']:.0f} / "
+                                       f"SMs {row['clk64_mhz']:.1f} MHz")
+
+    @staticmethod
+    def max_mhz(repo, stage):
+        return mhz(load_json(repo, f"{RESULTS}/stage-{stage}/env.json")["max_sm_clock"])
+
+    def run_clock(self, fam, reported, at_max, reasons, power_w, limit_w):
+        """(clock the SMs ran or None, state, how) for a 2026-11-26 row."""
+        if not at_max:
+            r = self.model["steady_ratio"]
+            return reported / r, "at cap", f"steady at the power cap: / steady_ratio {r}"
+        capped = reasons is not None and reasons & SW_POWER_CAP
+        if capped or (power_w is not None and power_w >= limit_w):
+            return None, "cap?", "at the maximum clock yet at the cap: no measured state"
+        if fam not in self.below_cap:
+            return None, "below cap", "below the cap: no measurement of this family in this state"
+        r, _ = self.below_cap[fam]
+        return reported / r, "below cap", f"below the cap: / {r:.4f} (clock-truth loop)"
+
+
+def case_of(ctx, name, fam, half, mfu, corrected, reported, at_max, tensor, reasons=None, power_w=None,
+            limit_w=None):
+    run, state, how = ctx.run_clock(fam, reported, at_max, reasons, power_w, limit_w)
+    c = {"case": name, "family": fam, "mfu": mfu, "corrected_reported": corrected, "shape_half": half,
+         "reported_mhz": reported, "state": state, "how": how, "tensor": tensor, "reasons": reasons}
+    if run is None:
+        # the clock the SMs ran is not known: shown on the reported clock, not fitted
+        c.update(half="held out", corrected=corrected, run_mhz=reported)
+    else:
+        c.update(half=half, corrected=corrected * run / reported, run_mhz=run)
+    return c
+
+
+def stage_b_cases(repo, ctx):
     path = os.path.join(repo, RESULTS, "stage-B", "all.csv")
+    max_mhz = ctx.max_mhz(repo, "B")
     cases = []
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
@@ -78,64 +202,171 @@ def stage_b_cases(repo):
             half = "fit" if size in FIT_STAGE_B_SIZES else "test" if size in TEST_STAGE_B_SIZES else None
             if half is None:
                 continue
-            cases.append({
-                "case": f"B {row['m']}x{row['n']}x{row['k']} {row['precision']} {row['layout']}",
-                "family": fam,
-                "half": half,
-                "mfu": float(row["mfu"]),
-                "corrected": float(row["ofu_corrected"]),
-            })
+            # ofu_corrected = tensor_active x sm_clock_mhz / f_spec x padding_factor
+            reported = float(row["sm_clock_mhz"])
+            cases.append(case_of(ctx, f"B {row['m']}x{row['n']}x{row['k']} {row['precision']} {row['layout']}",
+                                 fam, half, float(row["mfu"]), float(row["ofu_corrected"]), reported,
+                                 reported >= max_mhz - AT_MAX_MHZ, float(row["tensor_active"])))
     return cases
 
 
-def stage_c_cases(repo):
-    path = os.path.join(repo, RESULTS, "stage-C", "stage-c-ragged.csv")
+def recording_series(path, names):
+    """{metric: [(t, value)]} of the recording's samples of `names`."""
+    out = {n: [] for n in names}
+    line_re = re.compile(r"^(\w+)\{[^}]*\} (\S+) (\S+)$")
+    with open(path) as f:
+        for line in f:
+            m = line_re.match(line.strip())
+            if m and m.group(1) in out:
+                out[m.group(1)].append((float(m.group(3)), float(m.group(2))))
+    return out
+
+
+def stage_c_cases(repo, ctx):
+    base = os.path.join(repo, RESULTS, "stage-C")
+    env = load_json(repo, f"{RESULTS}/stage-C/env.json")
+    max_mhz, limit_w = mhz(env["max_sm_clock"]), mhz(env["power_limit"])
+    series = recording_series(os.path.join(base, "ragged", "rec.om"),
+                              ("DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS",
+                               "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"))
+    spans = {}
+    with open(os.path.join(base, "ragged", "phases.jsonl")) as f:
+        for line in f:
+            p = json.loads(line)
+            if "phase" in p:
+                spans[p["phase"]] = (p["t_start"], p["t_end"])
+
+    def inside(metric, span):
+        return [v for t, v in series[metric] if span[0] < t <= span[1]]
+
     cases = []
-    with open(path, newline="") as f:
+    with open(os.path.join(base, "stage-c-ragged.csv"), newline="") as f:
         for i, row in enumerate(csv.DictReader(f)):
             fam = family_of(row["kernel"], "bf16")
             if fam is None or row["error"]:
                 continue
+            span = spans[row["phase"]]
+            clocks = inside("DCGM_FI_DEV_SM_CLOCK", span)
+            reasons = 0
+            for r in inside("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", span):
+                reasons |= int(r)
+            reported = sum(clocks) / len(clocks)
+            tensor = inside("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", span)
+            cases.append(case_of(ctx, f"C {row['phase']}", fam, "fit" if i % 2 == 0 else "test",
+                                 float(row["mfu"]),
+                                 # ofu correct's default orientation (swapped), as the product runs it
+                                 float(row["corrected_swapped"]), reported,
+                                 min(clocks) >= max_mhz - AT_MAX_MHZ, sum(tensor) / len(tensor), reasons,
+                                 max(inside("DCGM_FI_DEV_POWER_USAGE", span)), limit_w))
+    return cases
+
+
+def clock_truth_phases(repo, run):
+    """(analysis row, run.json phase, family, kernel) of each phase of a
+    clock-truth run whose kernel is built for an older architecture."""
+    info = load_json(repo, f"{CLOCK_TRUTH}/{run}/run.json")
+    rows = {r["phase"]: r for r in load_json(repo, f"{CLOCK_TRUTH}/{run}/analysis.json")["rows"]}
+    out = []
+    for phase in info["phases"]:
+        for kernel in info["kernels"].get(phase["name"], []):
+            fam = family_of(kernel, phase["prec"])
+            if fam is not None and phase["name"] in rows:
+                out.append((rows[phase["name"]], phase, fam, kernel))
+    return out
+
+
+def clock_truth_cases(repo, ctx):
+    """The clock-truth loops of older-architecture kernels, on the SMs' own
+    clock: OFU = GPM 5 x clk64 / f_spec."""
+    cases = []
+    for run in CLOCK_TRUTH_RUNS:
+        info = load_json(repo, f"{CLOCK_TRUTH}/{run}/run.json")
+        sku = sku_of(ctx.specs, info["device"])
+        f_spec = f_spec_mhz(sku)
+        for row, phase, fam, kernel in clock_truth_phases(repo, run):
+            n = phase["n"]
+            half = "fit" if n in FIT_SIZES else "test" if n in TEST_SIZES else None
+            if half is None:
+                continue
+            pad = padding_factor(n, n, kernel)
+            tensor = row["gpm"]["5"] / 100
             cases.append({
-                "case": f"C {row['phase']}",
-                "family": fam,
-                "half": "fit" if i % 2 == 0 else "test",
-                "mfu": float(row["mfu"]),
-                # ofu correct's default orientation (swapped), as the product runs it
-                "corrected": float(row["corrected_swapped"]),
+                "case": f"T {run.split('-')[0].upper()} {n}^3 {phase['prec']}",
+                "family": fam, "half": half, "mfu": row["mfu"],
+                "corrected": tensor * row["clk64_mhz"] / f_spec * pad,
+                "corrected_reported": tensor * row["nvml_mhz"] / f_spec * pad,
+                "reported_mhz": row["nvml_mhz"], "run_mhz": row["clk64_mhz"],
+                "state": "measured", "how": f"SMs' own clock (clk64), padding {pad:.4f}",
+                "tensor": tensor, "reasons": SW_POWER_CAP if row["reasons"].get("sw_power_cap") else 0,
+                "model": sku["clock_model"],
             })
     return cases
 
 
-def fit(cases):
+def fit(cases, key="corrected", halves=("fit",)):
     """{family: mean ratio over its fitting cases}"""
     sums = {}
     for c in cases:
-        if c["half"] != "fit":
+        if c["half"] not in halves:
             continue
         total, n = sums.get(c["family"], (0.0, 0))
-        sums[c["family"]] = (total + c["mfu"] / c["corrected"], n + 1)
+        sums[c["family"]] = (total + c["mfu"] / c[key], n + 1)
     return {fam: total / n for fam, (total, n) in sums.items()}
 
 
-def report(cases, figures):
-    lines = ["family (sm, mma, precisions)  half  case                                    MFU %   pred %   err pp"]
-    worst = {"fit": 0.0, "test": 0.0}
-    for c in sorted(cases, key=lambda c: (c["family"], c["half"], c["case"])):
+def old_fit(cases):
+    """The figures as fitted before issue 38: the 2026-11-26 rows only, all
+    on NVML's reported clock, by the same shape split."""
+    return fit([dict(c, half=c["shape_half"]) for c in cases if "shape_half" in c], key="corrected_reported")
+
+
+def live_clock(case, model):
+    """The clock ofu itself estimates for the case from what a sample shows
+    (src/ofu/core/clock_model.h's rule, as scripts/fit_clock_model.py
+    implements it): tensor activity, NVML's clock, clock event reasons."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fit_clock_model import run_clock
+    return run_clock(case.get("model", model), case["tensor"], case["reported_mhz"], case["reasons"])[0]
+
+
+def report(cases, figures, old=None, model=None):
+    lines = ["family (sm, mma, precisions)  half      case                                    state      "
+             "NVML MHz  run MHz   MFU %   pred %   err pp   ofu's MHz  err pp"]
+    worst = {"fit": 0.0, "test": 0.0, "held out": 0.0}
+    order = {"fit": 0, "test": 1, "held out": 2}
+    for c in sorted(cases, key=lambda c: (c["family"], order[c["half"]], c["case"])):
         t = figures[c["family"]]
         predicted = c["corrected"] * t
         err = (predicted - c["mfu"]) * 100
         worst[c["half"]] = max(worst[c["half"]], abs(err))
+        per = worst.setdefault(c["family"], {})
+        per[c["half"]] = max(per.get(c["half"], 0.0), abs(err))
         fam = f"sm{c['family'][0]} s{c['family'][1]} {c['family'][2]}"
-        lines.append(f"{fam:<29} {c['half']:<5} {c['case']:<38} {c['mfu'] * 100:6.2f}  {predicted * 100:6.2f}  {err:+6.2f}")
+        live = live_clock(c, model)
+        live_err = (c["corrected_reported"] * live / c["reported_mhz"] * t - c["mfu"]) * 100
+        worst["live"] = max(worst.get("live", 0.0), abs(live_err))
+        lines.append(f"{fam:<29} {c['half']:<9} {c['case']:<39} {c['state']:<10} {c['reported_mhz']:8.1f} "
+                     f"{c['run_mhz']:8.1f}  {c['mfu'] * 100:6.2f}  {predicted * 100:6.2f}  {err:+6.2f}"
+                     f"   {live:8.1f}  {live_err:+6.2f}")
     lines.append("")
+    lines.append("state: measured = the SMs' own clock; at cap = NVML's clock / the SKU's steady_ratio; below cap = "
+                 "NVML's / the ratio measured for the family below the cap; held out = no measured clock, reported one shown.\n"
+                 "ofu's MHz, err pp: the same prediction on the clock ofu's clock model estimates from the case's tensor "
+                 "activity, NVML clock and reasons (stage B: none recorded), as `ofu correct --input` would use")
     for fam, t in sorted(figures.items()):
-        lines.append(f"figure sm{fam[0]} s{fam[1]} {fam[2]}: {t:.3f}")
-    lines.append(f"largest |error|: fit {worst['fit']:.2f} pp, test {worst['test']:.2f} pp")
+        was = f" (was {old[fam]:.3f} on NVML's clock, {t - old[fam]:+.3f})" if old and fam in old else ""
+        per = ", ".join(f"{h} {e:.2f} pp" for h, e in sorted(worst[fam].items(), key=lambda x: order[x[0]]))
+        lines.append(f"figure sm{fam[0]} s{fam[1]} {fam[2]}: {t:.3f}{was}; largest |error| {per}")
+    held = f", held out {worst['held out']:.2f} pp" if any(c["half"] == "held out" for c in cases) else ""
+    lines.append(f"largest |error|: fit {worst['fit']:.2f} pp, test {worst['test']:.2f} pp{held}; "
+                 f"on ofu's clock model {worst.get('live', 0.0):.2f} pp")
     return "\n".join(lines), worst
 
 
-def check(path, figures):
+def check(path, figures, worst=None):
+    """Problems with FILE's fitted figures: each must equal the fit to 3
+    decimals and, given the report's errors, carry its family's largest fit
+    and test |error| (fit_error_pp, test_error_pp) to 2 decimals."""
     with open(path) as f:
         table = json.load(f)
     problems = []
@@ -150,6 +381,12 @@ def check(path, figures):
             problems.append(f"{path}: figure {fam} has no measured case")
         elif round(entry["relative_throughput"], 3) != round(figures[fam], 3):
             problems.append(f"{path}: figure {fam} is {entry['relative_throughput']}, the fit gives {figures[fam]:.3f}")
+        if worst and fam in worst:
+            for half in ("fit", "test"):
+                want = round(worst[fam].get(half, 0.0), 2)
+                if round(entry.get(f"{half}_error_pp", -1), 2) != want:
+                    problems.append(f"{path}: figure {fam} has {half}_error_pp {entry.get(f'{half}_error_pp')}, "
+                                    f"the fit gives {want:.2f}")
     for fam in figures:
         if fam not in seen:
             problems.append(f"{path}: no figure for measured family {fam}")
@@ -335,12 +572,13 @@ def main():
         cands = stage_k_candidates(read_stage_k_csv(args.stage_k), args.architecture, args.measured_on)
         print(json.dumps({"candidates": cands}, indent=2))
         return 0
-    cases = stage_b_cases(args.repo) + stage_c_cases(args.repo)
+    ctx = ClockContext(args.repo)
+    cases = stage_b_cases(args.repo, ctx) + stage_c_cases(args.repo, ctx) + clock_truth_cases(args.repo, ctx)
     figures = fit(cases)
-    text, worst = report(cases, figures)
+    text, worst = report(cases, figures, old_fit(cases), ctx.model)
     print(text)
     if args.check:
-        problems = check(args.check, figures)
+        problems = check(args.check, figures, worst)
         with open(args.check) as f:
             problems += check_stage_k(args.check, json.load(f), args.repo)
         for p in problems:

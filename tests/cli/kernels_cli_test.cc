@@ -109,11 +109,11 @@ TEST_F(KernelsCli, APreHopperKernelGetsAFindingOnAnH100) {
   // The kernel cuBLAS ran for bf16 4097^3 on the H100 (docs/results/2026-11-26-h100-sxm5).
   auto result = Ofu("kernels parse --gpu-model h100-sxm5 cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1");
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("finding: on H100 SXM5 (hopper, own kernels sm90): built for sm75, it did 0.473 of the "
+  EXPECT_NE(result.out.find("finding: on H100 SXM5 (hopper, own kernels sm90): built for sm75, it did 0.513 of the "
                             "native FLOPs per tensor-active cycle"),
             std::string::npos)
       << result.out;
-  EXPECT_NE(result.out.find("so OFU reads 2.1x its MFU (align1: cuBLAS picks such kernels when a dimension is not a "
+  EXPECT_NE(result.out.find("so OFU reads 1.9x its MFU (align1: cuBLAS picks such kernels when a dimension is not a "
                             "multiple of 8); make M, N and K multiples of 8"),
             std::string::npos)
       << result.out;

@@ -153,7 +153,7 @@ TEST_F(HtmlRender, DrawsEverySectionWithoutScriptErrors) {
   EXPECT_NE(drawn_findings.find(EscapeText(findings.gemms.front().advice)), std::string::npos)
       << findings.gemms.front().advice;
   EXPECT_NE(drawn_findings.find("factor " + fmt::format("{:.3f}", *findings.factor) + " = tile padding " +
-                                fmt::format("{:.3f}", *findings.padding_factor) + " × kernel throughput 0.473"),
+                                fmt::format("{:.3f}", *findings.padding_factor) + " × kernel throughput 0.513"),
             std::string::npos);
 
   // A distribution per SKU.
