@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,9 +34,27 @@ namespace fs = std::filesystem;
 using ofu::testing::CommandResult;
 using ofu::testing::kJobT0;
 
+constexpr double kHour = 1790280000;  // 3600 x 497300: a whole hour
+
 class ReportStoreCli : public ofu::testing::CliTest {
  protected:
   std::string WriteJobStore() { return ofu::testing::WriteTwoGpuJobStore(dir_ / "history.sqlite"); }
+
+  // A store `name` of `windows` windows of 60 s from kHour on; window k (1-based) holds gpus_of(k).
+  std::string WriteMinuteStore(const std::string& name, int windows,
+                               const std::function<std::vector<ofu::sinks::GpuWindow>(int)>& gpus_of) {
+    const std::string store = (dir_ / name).string();
+    ofu::sources::FakeClock clock(kHour);
+    ofu::sinks::HistoryOptions options;
+    options.path = store;
+    auto opened = ofu::sinks::HistoryStore::Open(options, clock);
+    EXPECT_TRUE(opened.ok()) << opened.error().message;
+    if (!opened.ok()) return store;
+    for (int k = 1; k <= windows; ++k) {
+      EXPECT_TRUE((*opened)->Consume(ofu::testing::Batch(kHour + 60.0 * k, 60, gpus_of(k))).ok());
+    }
+    return store;
+  }
 };
 
 TEST_F(ReportStoreCli, JobReportOverTwoGpusInJson) {
@@ -72,19 +91,10 @@ TEST_F(ReportStoreCli, JobReportOverTwoGpusInJson) {
 // --per-window every window; the OFU is 0.4 either way, and the output says
 // which.
 TEST_F(ReportStoreCli, ClosedHoursAreReadAsRollupsUnlessPerWindow) {
-  const std::string store = (dir_ / "hours.sqlite").string();
-  {
-    constexpr double kHour = 1790280000;  // 3600 x 497300
-    ofu::sources::FakeClock clock(kHour);
-    ofu::sinks::HistoryOptions options;
-    options.path = store;
-    auto opened = ofu::sinks::HistoryStore::Open(options, clock);
-    ASSERT_TRUE(opened.ok()) << opened.error().message;
-    for (int k = 1; k <= 3 * 60 + 1; ++k) {
-      const auto window = ofu::testing::H100Window("GPU-0", "0", k % 2 == 0 ? 0.2 : 0.6);
-      ASSERT_TRUE((*opened)->Consume(ofu::testing::Batch(kHour + 60.0 * k, 60, {window})).ok());
-    }
-  }
+  const std::string store = WriteMinuteStore("hours.sqlite", 3 * 60 + 1, [](int k) {
+    return std::vector{ofu::testing::H100Window("GPU-0", "0", k % 2 == 0 ? 0.2 : 0.6)};
+  });
+  ASSERT_FALSE(HasFailure());
   const CommandResult summed = Ofu(fmt::format("report --store '{}' --format json", store));
   const CommandResult each = Ofu(fmt::format("report --store '{}' --per-window --format json", store));
   ASSERT_EQ(summed.exit_code, 0) << summed.err;
@@ -98,6 +108,33 @@ TEST_F(ReportStoreCli, ClosedHoursAreReadAsRollupsUnlessPerWindow) {
   EXPECT_EQ(a["gpus"][0]["windows"], 181);
   const CommandResult table = Ofu(fmt::format("report --store '{}'", store));
   EXPECT_NE(table.out.find("180 windows read as 3 hourly sums"), std::string::npos) << table.out;
+}
+
+// Where each window's OFU took its clock is kept in the store (issue 38):
+// GPU-0's first hour on the measured clock model, then on exact cycles;
+// GPU-1 from an agent that did not say (as a store written before the
+// column was kept). Read as hourly rollups and window by window alike.
+TEST_F(ReportStoreCli, EachWindowsClockSourceIsStoredAndReported) {
+  const std::string store = WriteMinuteStore("clocks.sqlite", 2 * 60 + 1, [](int k) {
+    auto gpu0 = ofu::testing::H100Window("GPU-0", "0", 0.5);
+    gpu0.window.clock_source = k <= 60 ? ofu::ClockSource::kMeasuredModel : ofu::ClockSource::kExactCycles;
+    return std::vector{gpu0, ofu::testing::H100Window("GPU-1", "1", 0.5)};
+  });
+  ASSERT_FALSE(HasFailure());
+  for (const char* per_window : {"", " --per-window"}) {
+    const CommandResult run = Ofu(fmt::format("report --store '{}'{} --format json", store, per_window));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto j = nlohmann::json::parse(run.out);
+    EXPECT_EQ(j["source"]["rollups"], *per_window ? 0 : 4) << per_window;
+    ASSERT_EQ(j["gpus"].size(), 2u);
+    EXPECT_EQ(j["gpus"][0]["clock_source"], "exact-cycles+measured-model") << per_window;
+    EXPECT_TRUE(j["gpus"][1]["clock_source"].is_null()) << per_window << ": " << j["gpus"][1];
+    EXPECT_EQ(j["overall"]["clock_source"], "exact-cycles+measured-model") << per_window;
+  }
+  // Only the second hour: exact cycles alone.
+  const CommandResult late = Ofu(fmt::format("report --store '{}' --since {} --format json", store, kHour + 3600));
+  ASSERT_EQ(late.exit_code, 0) << late.err;
+  EXPECT_EQ(nlohmann::json::parse(late.out)["gpus"][0]["clock_source"], "exact-cycles");
 }
 
 TEST_F(ReportStoreCli, SinceAndUntilClipWindowsAndGpuHours) {

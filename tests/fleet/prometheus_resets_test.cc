@@ -11,6 +11,8 @@
 // Rows: 60/30, 60/30, 60/30, then the gap row (k = 3..7) 120/30, the
 // restart row 30/15 (the new value is the increase), 60/30:
 //   observed 390 s, utilized 165 s, OFU 165 / 390.
+// The GPU's info names the clock its OFU used (issue 38): the measured clock
+// model before the gap, exact cycles after it; the report names both.
 #include <filesystem>
 #include <string>
 
@@ -56,8 +58,8 @@ std::string OpenMetrics() {
   for (int k : kScrapes) {
     info += fmt::format(
         "ofu_gpu_info{{uuid=\"GPU-hand\",gpu=\"0\",instance=\"node-1\",model=\"NVIDIA H100 80GB HBM3\","
-        "sku=\"h100-sxm5\",architecture=\"hopper\"}} 1 {}\n",
-        kT0 + 60 * k);
+        "sku=\"h100-sxm5\",architecture=\"hopper\",clock_source=\"{}\"}} 1 {}\n",
+        k <= 3 ? "measured-model" : "exact-cycles", kT0 + 60 * k);
     job += fmt::format(
         "ofu_gpu_job_info{{uuid=\"GPU-hand\",job_id=\"j1\",user=\"u\",job_name=\"hand\",scheduler=\"static\"}} 1 {}\n",
         kT0 + 60 * k);
@@ -106,6 +108,8 @@ TEST_F(PrometheusResets, ResetsAndGapsGiveTheHandValuesOnBothPaths) {
     EXPECT_EQ(report["jobs"][0]["job_id"], "j1");
     EXPECT_NEAR(report["jobs"][0]["ofu"].get<double>(), 165.0 / 390.0, 1e-12) << extra;
     EXPECT_NEAR(report["jobs"][0]["observed_hours"].get<double>(), 390.0 / 3600, 1e-12) << extra;
+    EXPECT_EQ(report["gpus"][0]["clock_source"], "exact-cycles+measured-model") << extra;
+    EXPECT_EQ(report["overall"]["clock_source"], "exact-cycles+measured-model") << extra;
   }
 }
 

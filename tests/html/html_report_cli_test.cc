@@ -42,6 +42,10 @@ TEST_F(HtmlReportCli, StoreToPageWithJobAndGpuTimelines) {
   EXPECT_EQ(data["title"], "OFU report");
   EXPECT_EQ(data["bucket_s"], 60);  // 6 windows of 60 s: one bucket per window
   ASSERT_EQ(data["gpus"].size(), 2u);
+  // The test store's windows do not say where their clock came from (as a store
+  // written before 2026-11-27): the page names none rather than guessing.
+  EXPECT_TRUE(data["clock_source"].is_null());
+  EXPECT_TRUE(data["gpus"][0]["clock_source"].is_null());
   // GPU 1: 0.2 0.8 lost 0.6 0.4 0.0 -- the lost window is a gap, not a zero.
   const auto gpu1 = data["gpus"][1]["points"];
   ASSERT_EQ(gpu1[1].size(), 6u);
@@ -215,6 +219,7 @@ TEST_F(HtmlReportCli, EmptyRangeStillWritesThePageAndExitsNoData) {
   ASSERT_TRUE(data.is_object());
   EXPECT_EQ(data["title"], "Last week");
   EXPECT_TRUE(data["gpus"].empty());
+  EXPECT_TRUE(data["clock_source"].is_null());  // no window: no clock named
   EXPECT_TRUE(data["start_s"].is_null());
 }
 
@@ -238,6 +243,10 @@ TEST_F(HtmlReportCli, RecordingToPage) {
   EXPECT_TRUE(data["jobs"].empty());  // a recording does not say which job ran
   EXPECT_TRUE(data["overall_ofu"].is_number());
   EXPECT_EQ(data["synthetic"], true);  // the recording says it is synthetic
+  // The board was measured (NVIDIA H100 80GB HBM3): its OFU uses the clock model, as
+  // `ofu report --input` says, and the page names it overall and per GPU.
+  EXPECT_EQ(data["clock_source"], "measured-model");
+  for (const auto& gpu : data["gpus"]) EXPECT_EQ(gpu["clock_source"], "measured-model");
   // It has no CUDA-core pipe counters: absent figures, no FP32 series, no advice.
   for (const auto& gpu : data["gpus"]) {
     for (const auto& [key, value] : gpu["non_tensor"].items()) EXPECT_TRUE(value.is_null()) << key;

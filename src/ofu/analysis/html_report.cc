@@ -13,6 +13,7 @@
 #include "ofu/analysis/correction.h"
 #include "ofu/analysis/mfu_inputs.h"
 #include "ofu/analysis/store_report.h"
+#include "ofu/core/clock_model.h"
 #include "ofu/kernels/kernel_throughput.h"
 
 namespace ofu::analysis {
@@ -141,9 +142,10 @@ ShareByGpu AddGpusAndSkus(const history::StoredHistory& history, const Report& t
   std::vector<double> gpu_observed_s;
   for (std::size_t i = 0; i < history.gpus.size(); ++i) {
     const StoredGpu& stored = history.gpus[i];
-    GpuTimeline gpu{stored.uuid, stored.gpu_index, stored.model, stored.sku, stored.hostname, {}, 0, {}, {}};
+    GpuTimeline gpu{stored.uuid, stored.gpu_index, stored.model, stored.sku, stored.hostname, {}, 0, {}, {}, {}};
     gpu.ofu = totals.gpus[i].summary.ofu;
     gpu.non_tensor = totals.gpus[i].summary.non_tensor;
+    gpu.clock_source = ClockSourcesName(totals.gpus[i].summary.clock_sources);
     const std::optional<double> share = totals.gpus[i].share;
     share_of[stored.id] = share;
     SkuSums& sums = skus[stored.sku];
@@ -261,6 +263,7 @@ HtmlReportView BuildHtmlReportView(const history::StoredHistory& history, const 
   view.query = history.query;
 
   view.overall_ofu = totals.overall.ofu;
+  view.overall_clock_source = ClockSourcesName(totals.overall.clock_sources);
   view.overall_non_tensor = totals.overall.non_tensor;
   view.gpus_total = static_cast<int>(history.gpus.size());
   view.jobs_total = static_cast<int>(totals.jobs.size());

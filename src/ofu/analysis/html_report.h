@@ -99,6 +99,9 @@ struct GpuTimeline {
   double observed_hours = 0;
   std::vector<TimelinePoint> points;
   NonTensorFigures non_tensor;  // over the whole range (report.h GpuReport summary)
+  // Where its OFU took the SM clock (ClockSourcesName: "measured-model",
+  // "exact-cycles+measured-model", ...); empty when the rows do not say.
+  std::string clock_source;
 };
 
 struct JobTimeline {
@@ -239,6 +242,7 @@ struct HtmlReportView {
   double bucket_s = 0;
 
   std::optional<double> overall_ofu;  // every GPU with a SKU, every second observed
+  std::string overall_clock_source;   // as GpuTimeline::clock_source, over every GPU counted
   double observed_hours = 0;
   int gpus_total = 0;  // in the range, drawn or not
   int jobs_total = 0;

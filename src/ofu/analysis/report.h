@@ -85,6 +85,11 @@ class OverallBuilder {
   void AddWindow(const GpuReport& gpu, const OfuWindow& window);
   // Windows summed already (a store's rollup): the same as AddWindow of each.
   void AddTotals(const GpuReport& gpu, const WindowTotals& totals);
+  // The clock sources of a GPU's windows added as sums (Summarizer::AddClockSources),
+  // counted when the GPU is.
+  void AddClockSources(const GpuReport& gpu, std::uint8_t sources) {
+    if (gpu.share) summarizer_.AddClockSources(sources);
+  }
   void EndGpu(const GpuReport& gpu);
   Summary FinishSummary() const { return summarizer_.Finish(); }
   const FleetCoverage& coverage() const { return coverage_; }

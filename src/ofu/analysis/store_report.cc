@@ -146,6 +146,7 @@ class GpuRows {
           overall_.AddWindow(gpu_, window);
         },
         counters_);
+    AddClockSources(row.flags);
     down_s_ += row.span_s - row.up_s;
     without_ofu_s_ += row.up_s > row.counters.observed_s() ? row.up_s - row.counters.observed_s() : 0;
     if (IsDownsampled(row)) {
@@ -164,6 +165,7 @@ class GpuRows {
     const WindowTotals totals = history::TotalsOfRollup(rollup);
     summarizer_.Add(totals);
     overall_.AddTotals(gpu_, totals);
+    AddClockSources(total.flags);
     down_s_ += total.span_s - total.up_s;
     without_ofu_s_ += total.up_s - total.counters.observed_s();  // up_s >= observed_s in each of its windows
     if (rollup.first_start_s > previous_end_ + history::kContiguousWindowsS) {
@@ -197,6 +199,14 @@ class GpuRows {
   GpuReport& gpu_;
   bool sku_known_;
   OverallBuilder& overall_;
+  // Where the rows' OFU took its clock (their kHistoryClock* flags; none in rows
+  // from before the store kept it).
+  void AddClockSources(std::uint32_t flags) {
+    const std::uint8_t sources = history::ClockSourcesOfFlags(flags);
+    summarizer_.AddClockSources(sources);
+    overall_.AddClockSources(gpu_, sources);
+  }
+
   const OutputCounterTable& counters_;
   Summarizer summarizer_;
   double down_s_ = 0, without_ofu_s_ = 0;

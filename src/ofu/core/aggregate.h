@@ -113,6 +113,9 @@ class Summarizer {
   void Add(const OfuWindow& window, double weight = 1);
   // Windows summed already; their seconds are weighted as Add's.
   void Add(const WindowTotals& totals, double weight = 1);
+  // Clock sources (OR of ClockSource bits) of windows added as sums, which
+  // carry no OfuWindow::clock_source of their own (a stored row's flags).
+  void AddClockSources(std::uint8_t sources) { clock_sources_ |= sources; }
   Summary Finish() const;
 
   // The histogram bin of a window's OFU (0 .. kHistogramBins - 1).

@@ -33,6 +33,13 @@ std::string_view ClockSourceShortName(ClockSource source) {
   return "reported";
 }
 
+std::optional<ClockSource> ClockSourceOfName(std::string_view name) {
+  for (ClockSource s : {ClockSource::kExactCycles, ClockSource::kMeasuredModel, ClockSource::kReported}) {
+    if (name == ClockSourceName(s)) return s;
+  }
+  return std::nullopt;
+}
+
 std::string ClockSourcesName(std::uint8_t sources, std::string_view (*name)(ClockSource)) {
   std::string out;
   for (ClockSource s : {ClockSource::kExactCycles, ClockSource::kMeasuredModel, ClockSource::kReported}) {

@@ -57,6 +57,9 @@ enum class ClockSource : std::uint8_t {
 std::string_view ClockSourceName(ClockSource source);
 // For a table column: "exact", "model", "reported".
 std::string_view ClockSourceShortName(ClockSource source);
+// The source ClockSourceName spells `name`; nullopt for any other text
+// (an info label from an agent that did not know, or a newer one).
+std::optional<ClockSource> ClockSourceOfName(std::string_view name);
 // A set of sources (OR of ClockSource bits) as text, best first: one name,
 // several joined by "+", or "" for none; `name` spells each.
 std::string ClockSourcesName(std::uint8_t sources, std::string_view (*name)(ClockSource) = ClockSourceName);

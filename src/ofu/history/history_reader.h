@@ -13,7 +13,8 @@
 //              clock_mhz (+min, max)  mean SM clock of the window; NULL when none
 //              clock_windows          windows whose clock went into clock_mhz
 //              up_s                   span_s when the GPU answered, else 0
-//              flags                  HistoryFlag bits (what was missing)
+//              flags                  HistoryFlag bits (what was missing, and
+//                                     where the OFU's clock came from)
 //              the other counters of core/output_counters.h, a column each:
 //                                     the tensor pipe kinds (schema version 2),
 //                                     the CUDA-core pipes and the non-tensor
@@ -83,8 +84,26 @@ enum HistoryFlag : std::uint32_t {
   kHistoryNoClock = 1u << 1,       // no SM clock reading
   kHistoryUnknownModel = 1u << 2,  // the model is not in the spec database: no f_spec
   kHistoryGpuDown = 1u << 3,       // the GPU did not answer (lost, no permission, ...)
-  kHistoryDownsampled = 1u << 8,   // a sum of windows, not one window
+  // Where the window's OFU took its SM clock from (core/clock_model.h's
+  // ClockSource bits, shifted by kHistoryClockShift): exact cycles, the
+  // measured clock model, or the reported clock as it is. None in a window
+  // without an OFU, and none in rows written before 2026-11-27 (unknown:
+  // then the reported clock). A downsampled row ORs its windows'.
+  kHistoryClockExact = 1u << 4,
+  kHistoryClockModel = 1u << 5,
+  kHistoryClockReported = 1u << 6,
+  kHistoryDownsampled = 1u << 8,  // a sum of windows, not one window
 };
+inline constexpr int kHistoryClockShift = 4;
+inline constexpr std::uint32_t kHistoryClockMask = kHistoryClockExact | kHistoryClockModel | kHistoryClockReported;
+
+// ClockSource bits (OR of core/clock_model.h's ClockSource) to flags and back.
+inline std::uint32_t FlagsOfClockSources(std::uint8_t sources) {
+  return (static_cast<std::uint32_t>(sources) << kHistoryClockShift) & kHistoryClockMask;
+}
+inline std::uint8_t ClockSourcesOfFlags(std::uint32_t flags) {
+  return static_cast<std::uint8_t>((flags & kHistoryClockMask) >> kHistoryClockShift);
+}
 
 struct StoredGpu {
   std::int64_t id = 0;

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "ofu/core/clock_model.h"
 #include "ofu/history/prometheus_client.h"
 
 namespace ofu::history {
@@ -31,7 +32,8 @@ double StepOf(const PrometheusQueryOptions& options, double range_s, double most
   return std::ceil(range_s / points / scrape_s) * scrape_s;
 }
 
-std::map<std::string, int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info, StoredHistory& history) {
+std::map<std::string, int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info, StoredHistory& history,
+                                                 std::map<std::int64_t, std::uint32_t>* clock_flags) {
   std::map<std::string, const PromSeries*> newest;
   for (const PromSeries& series : info) {
     const PromSeries*& slot = newest[series.Label("uuid")];
@@ -54,6 +56,13 @@ std::map<std::string, int64_t> AddPrometheusGpus(const std::vector<PromSeries>& 
     gpu.mig_instance = series->Label("mig_instance");
     ids[uuid] = gpu.id;
     history.gpus.push_back(gpu);
+  }
+  if (clock_flags != nullptr) {
+    for (const PromSeries& series : info) {
+      if (auto source = ClockSourceOfName(series.Label("clock_source"))) {
+        (*clock_flags)[ids.at(series.Label("uuid"))] |= FlagsOfClockSources(static_cast<std::uint8_t>(*source));
+      }
+    }
   }
   return ids;
 }
@@ -135,7 +144,7 @@ class Reader {
                                  for (auto& s : answer.series) info.push_back(std::move(s));
                                  return OkStatus();
                                }));
-    ids_ = AddPrometheusGpus(info, history_);
+    ids_ = AddPrometheusGpus(info, history_, &clock_flags_);
 
     // Samples per GPU over the range, to cut it into pieces of about budget_.
     std::map<std::string, double> samples_of;
@@ -273,6 +282,7 @@ class Reader {
       }
       for (StoredWindow& row :
            RowsOfCounterSamples(id, of_gpu, since, query_.job_id ? &job_times : nullptr, *options_.counters)) {
+        if (row.counters.observed_s() > 0) row.flags |= clock_flags_[id];
         history_.windows.push_back(row);
       }
       auto observed = of_gpu.find("ofu_observed_seconds_total");
@@ -309,7 +319,8 @@ class Reader {
   std::function<Status(const StoredHistory&)> on_batch_;
   StoredHistory history_;
   std::map<std::string, int64_t> ids_;
-  double step_s_ = 0;  // 0: raw scrapes
+  std::map<int64_t, std::uint32_t> clock_flags_;  // gpu id -> kHistoryClock* bits (AddPrometheusGpus)
+  double step_s_ = 0;                             // 0: raw scrapes
 };
 
 }  // namespace

@@ -114,7 +114,13 @@ std::vector<StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const Counte
 // Shared with prometheus_totals.h: the GPUs of ofu_gpu_info series (labels
 // uuid, gpu, model, sku, architecture, instance, mig_*) into `history`, ids
 // in uuid order; the newest series of a uuid names it. Returns uuid -> id.
+// With `clock_flags`: per GPU id, the kHistoryClock* bits of every clock_source
+// its series carried over the range (a label value changes the series, so a
+// GPU whose OFU changed clock has one series per value), which the readers OR
+// into its rows with an OFU, as the store keeps them per window. An agent
+// from before 2026-11-27 has no such label: no bits, the source unknown.
 struct PromSeries;
-std::map<std::string, std::int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info, StoredHistory& history);
+std::map<std::string, std::int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info, StoredHistory& history,
+                                                      std::map<std::int64_t, std::uint32_t>* clock_flags = nullptr);
 
 }  // namespace ofu::history

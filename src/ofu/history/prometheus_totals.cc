@@ -220,6 +220,7 @@ class TotalsQueries {
     row.end_s = *query_.until_s;
     row.span_s = row.up_s = row.counters.observed_s();
     row.flags |= kHistoryDownsampled;
+    if (row.counters.observed_s() > 0) row.flags |= clock_flags_[id];
   }
 
   void Progress(const std::string& what) {
@@ -233,6 +234,7 @@ class TotalsQueries {
   const PrometheusTotalsOptions& options_;
   HistoryTotals totals_;
   std::map<std::string, std::int64_t> ids_;
+  std::map<std::int64_t, std::uint32_t> clock_flags_;  // gpu id -> kHistoryClock* bits (AddPrometheusGpus)
   double step_s_ = 0, piece_s_ = 0;
   std::string job_filter_;  // the GPUs' label filter, and the job's
 };
@@ -262,7 +264,7 @@ class TotalsReader : private TotalsQueries {
                               [&](PromAnswer&& answer) {
                                 for (auto& s : answer.series) info.push_back(std::move(s));
                               }));
-    ids_ = AddPrometheusGpus(info, totals_.history);
+    ids_ = AddPrometheusGpus(info, totals_.history, &clock_flags_);
     if (ids_.empty()) return std::move(totals_);
 
     // The scrape interval: the range over the most samples any GPU has.

@@ -20,6 +20,7 @@ StoredWindow RowOfWindow(const OfuWindow& w, const TensorPipes& pipes, WindowSta
   if (!w.sm_clock_mhz) row.flags |= kHistoryNoClock;
   if (!state.known_model) row.flags |= kHistoryUnknownModel;
   if (!state.up) row.flags |= kHistoryGpuDown;
+  if (w.ofu && w.clock_source) row.flags |= FlagsOfClockSources(static_cast<std::uint8_t>(*w.clock_source));
   return row;
 }
 

@@ -83,6 +83,7 @@ json ViewJson(const HtmlReportView& view) {
   j["end_s"] = Optional(view.end_s);
   j["bucket_s"] = view.bucket_s;
   j["overall_ofu"] = Optional(view.overall_ofu);
+  j["clock_source"] = view.overall_clock_source.empty() ? json(nullptr) : json(view.overall_clock_source);
   j["observed_hours"] = view.observed_hours;
   j["gpus_total"] = view.gpus_total;
   j["jobs_total"] = view.jobs_total;
@@ -94,6 +95,7 @@ json ViewJson(const HtmlReportView& view) {
                          {"sku", gpu.sku},
                          {"hostname", gpu.hostname},
                          {"ofu", Optional(gpu.ofu)},
+                         {"clock_source", gpu.clock_source.empty() ? json(nullptr) : json(gpu.clock_source)},
                          {"observed_hours", gpu.observed_hours},
                          {"non_tensor", NonTensorJson<json>(gpu.non_tensor)},
                          {"points", PointsJson(gpu.points)}});

@@ -194,7 +194,7 @@
       el("div", { class: "value", text: value }, c);
       el("div", { class: "label", text: label }, c);
     };
-    card(pct(data.overall_ofu), "Fleet OFU");
+    card(pct(data.overall_ofu), "Fleet OFU" + (data.clock_source ? " (SM clock: " + data.clock_source + ")" : ""));
     card(String(data.gpus_total), "GPUs");
     card(String(data.jobs_total), "Jobs");
     card(data.observed_hours.toFixed(1), "Observed GPU-hours");
@@ -416,6 +416,7 @@
                             text: gpuLabel(gpu) + " · " + pct(gpu.ofu) }, g),
               gpu.uuid + "\n" + gpu.model + (gpu.sku ? " (" + gpu.sku + ")" : " (not in the spec database)") +
               "\nOFU " + pct(gpu.ofu) + " over " + gpu.observed_hours.toFixed(1) + " observed hours" +
+              (gpu.clock_source ? "\nSM clock: " + gpu.clock_source : "") +
               (hasNonTensor(gpu.non_tensor) ? "\n" + nonTensorText(gpu.non_tensor) : ""));
       svg("rect", { class: "nodata", x: box.left, y: y + 1, width: box.right - box.left, height: rowH - 2 }, g);
       const [ts, vs, fp32] = gpu.points;
