@@ -22,7 +22,7 @@
 // t is the kernel's FLOPs per tensor-active cycle relative to the GPU's own
 // kernels (kernels/kernel_throughput.h): 1 for a native kernel; the measured
 // figure for a kernel built for an older architecture (an sm75 s1688 kernel
-// on an H100: 0.473), which keeps the pipe busy 1/t as long for the same
+// on an H100: 0.513), which keeps the pipe busy 1/t as long for the same
 // work. A pre-native kernel with no measured figure is counted at t = 1 and
 // named in a note with its share of tensor time. The factor splits exactly
 // into padding_factor (Σ U/R_p / Σ E/R_p) × throughput_factor
