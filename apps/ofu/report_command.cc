@@ -11,6 +11,7 @@
 #include "history_source.h"
 #include "ofu/analysis/fleet_report.h"
 #include "ofu/analysis/html_report.h"
+#include "ofu/analysis/prometheus_recording.h"
 #include "ofu/analysis/recording_history.h"
 #include "ofu/analysis/report.h"
 #include "ofu/analysis/store_report.h"
@@ -40,7 +41,10 @@ many scrapes, with or without timestamps. ofu needs DCGM_FI_PROF_PIPE_TENSOR_ACT
 Or it is the history `ofu agent` keeps (--store), or the same counters as a
 Prometheus server scraped them from the agents (--prometheus): per GPU,
 overall and per job, over a time range (--since, --until: Unix seconds,
-RFC 3339 or -2h/-7d; Prometheus defaults to the last day).
+RFC 3339 or -2h/-7d; Prometheus defaults to the last day). A Prometheus that
+scrapes dcgm-exporter and no ofu agent: --prometheus URL --series
+dcgm-exporter reads dcgm-exporter's gauges over the range as a recording
+(the answer --input gives for the same scrapes; per GPU and overall, no jobs).
 
 Examples:
   ofu report --input scrapes.prom
@@ -49,6 +53,7 @@ Examples:
   ofu report --store /var/lib/ofu/history.sqlite --since -1d
   ofu report --store /var/lib/ofu/history.sqlite --job 4242 --format json
   ofu report --prometheus http://prometheus:9090 --job 4242 --since -7d
+  ofu report --prometheus http://prometheus:9090 --series dcgm-exporter --since -2h
   ofu report --store /var/lib/ofu/history.sqlite --since -7d --html week.html
 
 --html OUT.html writes one self-contained page (no network needed to view
@@ -91,6 +96,26 @@ Result<sources::Recording> LoadRecording(const ReportArgs& args) {
 // Progress for people watching a terminal; nothing when stderr is a file.
 void Progress(const char* what) {
   if (::isatty(STDERR_FILENO) == 1) fmt::print(stderr, "ofu report: {}\n", what);
+}
+
+// --prometheus URL --series dcgm-exporter: the range's dcgm-exporter samples as a recording.
+Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args) {
+  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved,
+                       ResolveHistorySource(args.history, sources::SystemClock().NowS()));
+  sources::RecordingOptions options;
+  if (args.activity_scale == "ratio") options.activity_scale = sources::ValueScale::kRatio;
+  if (args.activity_scale == "percent") options.activity_scale = sources::ValueScale::kPercent;
+  options.strict_values = args.strict;
+  history::RawSeriesOptions read;
+  read.timeout_s = args.history.timeout_s;
+  if (::isatty(STDERR_FILENO) == 1) {
+    read.progress = [](const std::string& line) { fmt::print(stderr, "\rofu report: Prometheus: {}   ", line); };
+  }
+  Progress("querying Prometheus for dcgm-exporter's series");
+  auto recording = analysis::ReadPrometheusRecording(args.history.prometheus, *resolved.query.since_s,
+                                                     *resolved.query.until_s, options, read);
+  if (read.progress) fmt::print(stderr, "\n");
+  return recording;
 }
 
 // --trace: what `ofu correct` finds in the traces (analysis::KernelFindingsOfTrace);
@@ -156,6 +181,30 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
   return kExitOk;
 }
 
+// A recording's report (--input, or --series dcgm-exporter), read from `source`.
+Result<int> RunRecordingReport(const ReportArgs& args, const sources::Recording& recording,
+                               const GpuSpecDatabase& specs, const std::string& source) {
+  analysis::ReportOptions options;
+  options.windows.window_s = args.window_s;
+  options.windows.interval_s = args.interval_s;
+  options.windows.busy_threshold = args.busy_threshold;
+  options.gpu_model = args.gpu_model;
+  options.strict = args.strict;
+  options.reported_clock = args.clock == "reported";
+  OFU_ASSIGN_OR_RETURN(auto report, analysis::BuildReport(recording, specs, options));
+
+  if (!args.html.empty()) {
+    sources::SystemClock clock;
+    const history::StoredHistory stored = analysis::HistoryOfRecording(report);
+    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, stored, analysis::BuildStoreReport(stored, specs), specs, source,
+                                        clock.NowS(), report.synthetic.value_or(false)));
+  } else {
+    fmt::print("{}", render::ReportText(report, args.format));
+  }
+  OFU_RETURN_IF_ERROR(analysis::CheckReportHasOfu(report, source, recording.samples_read));
+  return kExitOk;
+}
+
 }  // namespace
 
 void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
@@ -185,6 +234,12 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
                  "it; repeatable): the page adds its GEMM findings")
       ->needs(html)
       ->take_all();
+  cmd.add_option("--series", args.series,
+                 "With --prometheus: whose series to read: ofu (the agent's counters) or dcgm-exporter (its gauges, "
+                 "read over the range as a recording; per GPU and overall)")
+      ->needs(history.prometheus)
+      ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
+      ->capture_default_str();
   AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
   cmd.add_option("--gpu-model", args.gpu_model,
                  "Treat every GPU as this model: a SKU id (h100-sxm5) or a name (\"NVIDIA H100 80GB HBM3\")");
@@ -226,36 +281,30 @@ Result<int> RunReport(const ReportArgs& args) {
   if (!args.input.empty() && (history.job || history.since || history.until)) {
     return Error::InvalidArgument("--job, --since and --until go with --store or --prometheus, not --input");
   }
-  if (args.input.empty() && args.clock != "model") {
+  const bool dcgm_series = args.series == "dcgm-exporter";
+  if (dcgm_series && history.prometheus.empty()) {
+    return Error::InvalidArgument("--series dcgm-exporter goes with --prometheus URL");
+  }
+  if (dcgm_series && history.job) {
     return Error::InvalidArgument(
-        "--clock reported goes with --input: the store and Prometheus hold the OFU the agent computed");
+        "--job needs the agent's job series: dcgm-exporter's gauges do not say which job ran (use --series ofu)");
+  }
+  if (args.input.empty() && !dcgm_series && args.clock != "model") {
+    return Error::InvalidArgument(
+        "--clock reported goes with --input or --series dcgm-exporter: the store and the agent's counters hold "
+        "the OFU the agent computed");
   }
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
-  if (args.input.empty()) return RunHistoryReport(args, specs);
   if (args.gpu_model) {
     OFU_RETURN_IF_ERROR(specs.Lookup(*args.gpu_model));
   }
-  OFU_ASSIGN_OR_RETURN(auto recording, LoadRecording(args));
-
-  analysis::ReportOptions options;
-  options.windows.window_s = args.window_s;
-  options.windows.interval_s = args.interval_s;
-  options.windows.busy_threshold = args.busy_threshold;
-  options.gpu_model = args.gpu_model;
-  options.strict = args.strict;
-  options.reported_clock = args.clock == "reported";
-  OFU_ASSIGN_OR_RETURN(auto report, analysis::BuildReport(recording, specs, options));
-
-  if (!args.html.empty()) {
-    sources::SystemClock clock;
-    const history::StoredHistory stored = analysis::HistoryOfRecording(report);
-    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, stored, analysis::BuildStoreReport(stored, specs), specs, args.input,
-                                        clock.NowS(), report.synthetic.value_or(false)));
-  } else {
-    fmt::print("{}", render::ReportText(report, args.format));
+  if (args.series == "dcgm-exporter") {
+    OFU_ASSIGN_OR_RETURN(auto recording, LoadPrometheusRecording(args));
+    return RunRecordingReport(args, recording, specs, history.prometheus);
   }
-  OFU_RETURN_IF_ERROR(analysis::CheckReportHasOfu(report, args.input, recording.samples_read));
-  return kExitOk;
+  if (args.input.empty()) return RunHistoryReport(args, specs);
+  OFU_ASSIGN_OR_RETURN(auto recording, LoadRecording(args));
+  return RunRecordingReport(args, recording, specs, args.input);
 }
 
 }  // namespace ofu::cli

@@ -56,6 +56,13 @@ std::optional<KnownMetric> LookupDcgmExporterMetric(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<std::string_view> DcgmExporterMetricNames() {
+  std::vector<std::string_view> names;
+  names.reserve(kMetrics.size());
+  for (const auto& m : kMetrics) names.push_back(m.name);
+  return names;
+}
+
 // Copied from NVIDIA/dcgm-exporter etc/default-counters.csv (commit d5e5f51,
 // lines 6 and 92; the same lines are in etc/dcp-metrics-included.csv).
 std::optional<std::string_view> DcgmExporterCountersLine(CounterField field) {

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "ofu/core/sample.h"
 
@@ -32,6 +33,9 @@ struct KnownMetric {
 };
 
 std::optional<KnownMetric> LookupDcgmExporterMetric(std::string_view name);
+// Every name LookupDcgmExporterMetric knows, in its table's order: what a
+// reader asks a Prometheus server for (analysis/prometheus_recording.h).
+std::vector<std::string_view> DcgmExporterMetricNames();
 
 // The name ofu writes for a field in recordings: dcgm-exporter's classic
 // spelling, which every dashboard knows, and its scale. Absent for a field

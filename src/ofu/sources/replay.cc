@@ -20,8 +20,6 @@ namespace {
 // DCGM marks "no value" with sentinels at or above DCGM_FP64_BLANK
 // (140737488355328.0); the int64 blanks are larger still.
 constexpr double kDcgmBlankThreshold = 140737488355328.0;
-constexpr std::string_view kRecordingInfo = "ofu_recording_info";
-constexpr std::string_view kRecordingPhase = "ofu_recording_phase_info";
 // Timestamps from 1e11 s on (the year 5138) are certainly wrong, and keeping
 // them out keeps window arithmetic far from integer overflow.
 constexpr double kLatestTimestampS = 1e11;
@@ -69,11 +67,11 @@ class RecordingBuilder final : public formats::TextVisitor {
   void OnSample(const formats::TextSample& s) override {
     if (error_) return;  // the first error is the one reported
     ++recording_.samples_read;
-    if (s.name == kRecordingInfo) {
+    if (s.name == kRecordingInfoName) {
       ReadRecordingInfo(s.labels);
       return;
     }
-    if (s.name == kRecordingPhase) {
+    if (s.name == kRecordingPhaseName) {
       ReadPhase(s.labels, s.line);
       return;
     }
@@ -101,11 +99,11 @@ class RecordingBuilder final : public formats::TextVisitor {
   void OnNonNumericSample(const formats::NonNumericSample& s) override {
     if (error_) return;
     ++recording_.samples_read;
-    if (s.name == kRecordingInfo) {  // its labels are what it says; the value never mattered
+    if (s.name == kRecordingInfoName) {  // its labels are what it says; the value never mattered
       ReadRecordingInfo(s.labels);
       return;
     }
-    if (s.name == kRecordingPhase) {
+    if (s.name == kRecordingPhaseName) {
       ReadPhase(s.labels, s.line);
       return;
     }

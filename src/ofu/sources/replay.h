@@ -63,6 +63,10 @@
 
 namespace ofu::sources {
 
+// The sample names of the recording's own info series (above).
+inline constexpr std::string_view kRecordingInfoName = "ofu_recording_info";
+inline constexpr std::string_view kRecordingPhaseName = "ofu_recording_phase_info";
+
 struct RecordingOptions {
   std::optional<ValueScale> activity_scale;  // overrides the per-metric scale of activity fields
   double untimestamped_interval_s = 30;      // dcgm-exporter's default scrape interval
