@@ -107,6 +107,35 @@ TEST_F(ReportCli, FullTensorAtMaxBoostReportsAboveOne) {
   EXPECT_NEAR(nlohmann::json::parse(run.out)["gpus"][0]["ofu"].get<double>(), 1.0842, 0.0001);
 }
 
+// A recording keeps the reported clock; the model is applied when the report
+// is made. So a spec database with a newer measurement of the board (here a
+// made-up steady ratio of 1.1 instead of 0.998, SYNTHETIC) gives the newer
+// answer from the same file: 0.9 x 1800 / 1.1 / 1829.95 = 0.80479, where the
+// shipped model gives 0.9 x 1800 / 0.998 / 1829.95 = 0.88704.
+TEST_F(ReportCli, ARecordingReplayedWithANewerClockModelGivesTheNewerAnswer) {
+  const fs::path input = Write("steady.prom", SteadyH100(0.9, 1800, 60));
+  nlohmann::json db = nlohmann::json::parse(ofu::testing::Slurp(OFU_SOURCE_DIR "/data/gpu_specs.json"));
+  bool changed = false;
+  for (auto& sku : db["skus"]) {
+    if (sku["id"] == "h100-sxm5") {
+      sku["clock_model"]["steady_ratio"] = 1.1;
+      changed = true;
+    }
+  }
+  ASSERT_TRUE(changed);
+  const fs::path newer = Write("newer_specs.json", db.dump());
+  const CommandResult shipped = Ofu(fmt::format("report --input '{}' --format json", input.string()));
+  const CommandResult remodelled = Ofu(fmt::format("report --input '{}' --spec-db '{}' --format json", input.string(),
+                                                   newer.string()));
+  ASSERT_EQ(shipped.exit_code, 0) << shipped.err;
+  ASSERT_EQ(remodelled.exit_code, 0) << remodelled.err;
+  const auto a = nlohmann::json::parse(shipped.out)["gpus"][0], b = nlohmann::json::parse(remodelled.out)["gpus"][0];
+  EXPECT_NEAR(a["ofu"].get<double>(), 0.9 * 1800 / 0.998 / 1829.95, 1e-4);
+  EXPECT_NEAR(b["ofu"].get<double>(), 0.9 * 1800 / 1.1 / 1829.95, 1e-4);
+  EXPECT_EQ(b["clock_source"], "measured-model");
+  EXPECT_NEAR(b["sm_clock_mhz"].get<double>(), 1800, 1e-9);  // the reading itself is kept as it was
+}
+
 TEST_F(ReportCli, AbsentFiguresAreNullNotZero) {
   // Tensor activity but no clock: OFU is unknown, and the exit says nothing was computed.
   std::string text;
