@@ -42,6 +42,7 @@
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/parse_command_line.h"
 #include "ofu/cli/stop_signal.h"
+#include "ofu/core/sample.h"
 #include "ofu/core/version.h"
 #include "ofu/sources/nvml_library.h"
 
@@ -66,13 +67,26 @@ Exit status: 0 ok, 1 usage, 5 NVML, the device or GPM unavailable.
 See docs/gpu-validation.md.)";
 
 // The metrics `log` asks for every interval.
-constexpr unsigned kLogMetrics[] = {NVML_GPM_METRIC_ANY_TENSOR_UTIL,   NVML_GPM_METRIC_HMMA_TENSOR_UTIL,
-                                    NVML_GPM_METRIC_IMMA_TENSOR_UTIL,  NVML_GPM_METRIC_SM_UTIL,
-                                    NVML_GPM_METRIC_SM_CYCLES_ELAPSED, NVML_GPM_METRIC_SM_CYCLES_ACTIVE,
-                                    NVML_GPM_METRIC_MMA_CYCLES_ACTIVE};
-constexpr const char* kLogMetricColumns[] = {
-    "gpm5_any_tensor_pct",      "gpm7_hmma_pct",           "gpm9_imma_pct",           "gpm2_sm_util_pct",
-    "gpm248_sm_cycles_elapsed", "gpm249_sm_cycles_active", "gpm250_mma_cycles_active"};
+// 170-174 (graphics engine 0's context-switch cycles): is 170 an exact
+// clock on drivers that refuse 248 (issue 39)? Logged beside the clock.
+constexpr unsigned kLogMetrics[] = {NVML_GPM_METRIC_ANY_TENSOR_UTIL,          NVML_GPM_METRIC_HMMA_TENSOR_UTIL,
+                                    NVML_GPM_METRIC_IMMA_TENSOR_UTIL,         NVML_GPM_METRIC_SM_UTIL,
+                                    NVML_GPM_METRIC_SM_CYCLES_ELAPSED,        NVML_GPM_METRIC_SM_CYCLES_ACTIVE,
+                                    NVML_GPM_METRIC_MMA_CYCLES_ACTIVE,        NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ELAPSED,
+                                    NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ACTIVE,  NVML_GPM_METRIC_GR0_CTXSW_REQUESTS,
+                                    NVML_GPM_METRIC_GR0_CTXSW_CYCLES_PER_REQ, NVML_GPM_METRIC_GR0_CTXSW_ACTIVE_PCT};
+constexpr const char* kLogMetricColumns[] = {"gpm5_any_tensor_pct",
+                                             "gpm7_hmma_pct",
+                                             "gpm9_imma_pct",
+                                             "gpm2_sm_util_pct",
+                                             "gpm248_sm_cycles_elapsed",
+                                             "gpm249_sm_cycles_active",
+                                             "gpm250_mma_cycles_active",
+                                             "gpm170_ctxsw_cycles_elapsed",
+                                             "gpm171_ctxsw_cycles_active",
+                                             "gpm172_ctxsw_requests",
+                                             "gpm173_ctxsw_cycles_per_req",
+                                             "gpm174_ctxsw_active_pct"};
 static_assert(std::size(kLogMetrics) == std::size(kLogMetricColumns));
 constexpr double kClockReadSpacingS = 0.01;
 
@@ -161,6 +175,24 @@ class Probe {
     unsigned mhz = 0;
     if (fn().DeviceGetClockInfo(device_, NVML_CLOCK_SM, &mhz) != NVML_SUCCESS) return std::nullopt;
     return mhz;
+  }
+
+  // Board power (W) and the clock event reasons (bitmask), once a log row;
+  // absent where the library lacks the call or it fails.
+  std::optional<double> PowerW() const {
+    unsigned milliwatts = 0;
+    if (fn().DeviceGetPowerUsage == nullptr || fn().DeviceGetPowerUsage(device_, &milliwatts) != NVML_SUCCESS) {
+      return std::nullopt;
+    }
+    return milliwatts / 1000.0;
+  }
+  std::optional<unsigned long long> ClockEventReasons() const {
+    unsigned long long reasons = 0;
+    if (fn().DeviceGetClockEventReasons == nullptr ||
+        fn().DeviceGetClockEventReasons(device_, &reasons) != NVML_SUCCESS) {
+      return std::nullopt;
+    }
+    return reasons;
   }
 
  private:
@@ -458,6 +490,42 @@ int RunCost(Probe& probe, const CostOptions& options) {
   out["gpm_metrics_get_12"] = metrics_get(util);
   out["gpm_metrics_get_1"] = metrics_get({NVML_GPM_METRIC_ANY_TENSOR_UTIL});
 
+  // Issue 39: which metrics carry the price. Each metric ofu's counters can
+  // ask (every CounterField with a GPM id, in the order the NVML source asks
+  // them; the agent asks the subset its outputs need, docs/gpu-validation.md)
+  // and 170/171 alone, then growing sets in that order, all between the same
+  // two samples. Each entry keeps every metric's own return and value of the
+  // last call, so a call that "succeeds" while its metrics fail is seen.
+  std::vector<unsigned> counter_ids;
+  for (const ofu::CounterFieldInfo& info : ofu::AllCounterFields()) {
+    if (info.gpm_metric_id > 0) counter_ids.push_back(static_cast<unsigned>(info.gpm_metric_id));
+  }
+  const auto with_results = [&](ordered_json timing, const std::vector<unsigned>& ids) {
+    ordered_json metrics = ordered_json::array();
+    for (unsigned i = 0; i < request->numMetrics && i < ids.size(); ++i) {
+      const nvmlGpmMetric_t& m = request->metrics[i];
+      metrics.push_back({{"id", m.metricId},
+                         {"rc", CodeText(m.nvmlReturn)},
+                         {"value", m.nvmlReturn == NVML_SUCCESS && std::isfinite(m.value) ? ordered_json(m.value)
+                                                                                          : ordered_json()}});
+    }
+    timing["ids"] = ids;
+    timing["metrics"] = std::move(metrics);
+    return timing;
+  };
+  ordered_json each = ordered_json::array();
+  std::vector<unsigned> alone = counter_ids;
+  alone.push_back(NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ELAPSED);
+  alone.push_back(NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ACTIVE);
+  for (unsigned id : alone) each.push_back(with_results(metrics_get({id}), {id}));
+  out["gpm_metrics_get_each"] = std::move(each);
+  ordered_json growing = ordered_json::array();
+  for (std::size_t k = 1; k <= counter_ids.size(); ++k) {
+    const std::vector<unsigned> prefix(counter_ids.begin(), counter_ids.begin() + static_cast<std::ptrdiff_t>(k));
+    growing.push_back(with_results(metrics_get(prefix), prefix));
+  }
+  out["gpm_metrics_get_growing"] = std::move(growing);
+
   const int n = options.other_calls;
   unsigned milliwatts = 0;
   out["power_usage"] = TimeOptionalCalls("nvmlDeviceGetPowerUsage", fn.DeviceGetPowerUsage, n, options.limit_s,
@@ -506,7 +574,9 @@ int RunLog(Probe& probe, const LogOptions& options) {
   std::ostream& out = options.out == "-" ? std::cout : file;
   out << "t_end_s,dt_s";
   for (const char* column : kLogMetricColumns) out << ',' << column << ',' << column << "_rc";
-  out << ",clock_mean_mhz,clock_last_mhz,clock_min_mhz,clock_max_mhz,clock_readings,test_double\n" << std::flush;
+  out << ",clock_mean_mhz,clock_last_mhz,clock_min_mhz,clock_max_mhz,clock_readings,power_w,clock_event_reasons,"
+         "test_double\n"
+      << std::flush;
 
   ofu::cli::InstallStopSignals();
   const auto& fn = probe.fn();
@@ -569,7 +639,11 @@ int RunLog(Probe& probe, const LogOptions& options) {
     } else {
       out << ",,,,";
     }
-    out << ',' << readings << ',' << (probe.nvml().is_test_double() ? 1 : 0) << '\n' << std::flush;
+    out << ',' << readings;
+    const std::optional<double> watts = probe.PowerW();
+    const std::optional<unsigned long long> reasons = probe.ClockEventReasons();
+    out << ',' << (watts ? Field(*watts) : "") << ',' << (reasons ? std::to_string(*reasons) : "");
+    out << ',' << (probe.nvml().is_test_double() ? 1 : 0) << '\n' << std::flush;
     ++rows;
     std::swap(previous, next);
     previous_at = at;

@@ -25,6 +25,9 @@ Command line (the stages call these):
                                          WORKDIR/summary.txt (+ CSV tables)
   gpuval.py phase-ofu --recording R --phases P --phase NAME [--window S]
                                          print one phase's OFU (for ofu correct --ofu)
+  gpuval.py with-phases --recording R --phases P
+                                         print the recording with the phases added, so that
+                                         `ofu report --input` gives ofu's own OFU per phase
 """
 
 import argparse
@@ -282,6 +285,72 @@ def classify_cycles(rows, sm_count, tolerance=0.15, min_clock_mhz=100):
     return result
 
 
+def ctxsw_verdict(passes, tolerance=0.02):
+    """Is GPM 170 (GR0_CTXSW_CYCLES_ELAPSED, a count) an exact clock on a
+    driver that refuses 248? Per phase of each pass, the median over the probe
+    rows wholly inside it of 170 / dt in MHz, beside NVML's sampled clock
+    (clock_mean_mhz) and the SMs' own clock (workload.py's "sm_clock"). The
+    verdict compares 170 with the SMs' clock over the phases that ran work:
+    every ratio within `tolerance` of their median, and that median within
+    `tolerance` of 1: equal; of another number: a fixed multiple; else
+    unrelated (and whether it follows NVML's reading instead).
+
+    `passes`: {name: {"phases": [...], "probe": [rows]}}. Returns dict:
+    verdict ("equal", "multiple", "unrelated" or None), text, phases (rows
+    for stage-a-gpm170.csv)."""
+    rows_out = []
+    for name, p in passes.items():
+        for ph in p["phases"]:
+            if ph.get("error") or "t_start" not in ph:
+                continue
+            inside = [r for r in windows_inside(p["probe"], ph["t_start"], ph["t_end"])
+                      if r.get("gpm170_ctxsw_cycles_elapsed") is not None and r.get("dt_s")]
+            if not inside:
+                continue
+            mhz = statistics.median(r["gpm170_ctxsw_cycles_elapsed"] / r["dt_s"] / 1e6 for r in inside)
+            clocks = [r["clock_mean_mhz"] for r in inside if r.get("clock_mean_mhz")]
+            nvml = statistics.median(clocks) if clocks else None
+            sm = (ph.get("sm_clock") or {}).get("median_mhz")
+            rows_out.append({"pass": name, "phase": ph["phase"], "kind": ph.get("kind"), "windows": len(inside),
+                             "gpm170_mhz": mhz, "nvml_mhz": nvml, "sm_clock_mhz": sm,
+                             "over_sm": mhz / sm if sm else None, "over_nvml": mhz / nvml if nvml else None,
+                             "gpm171_per_s": statistics.median(
+                                 r["gpm171_ctxsw_cycles_active"] / r["dt_s"] for r in inside
+                                 if r.get("gpm171_ctxsw_cycles_active") is not None) if any(
+                                 r.get("gpm171_ctxsw_cycles_active") is not None for r in inside) else None})
+    result = {"verdict": None, "phases": rows_out}
+    if not rows_out:
+        result["text"] = "undecided: no phase with GPM 170 readings (refused, or no probe log)"
+        return result
+    worked = [r for r in rows_out if r["kind"] not in ("idle", "copy") and r["over_sm"] is not None
+              and r["gpm170_mhz"] > 0]
+
+    def constant(ratios):
+        mid = statistics.median(ratios)
+        return mid, all(abs(x / mid - 1) <= tolerance for x in ratios)
+
+    nvml_ratios = [r["over_nvml"] for r in rows_out if r["kind"] not in ("idle", "copy") and r["over_nvml"]
+                   and r["gpm170_mhz"] > 0]
+    nvml_text = (f"; 170/dt over NVML's clock {min(nvml_ratios):.4g} to {max(nvml_ratios):.4g}" if nvml_ratios
+                 else "")
+    if not worked:
+        result["text"] = "undecided: no phase with work, GPM 170 above 0 and the SMs' own clock" + nvml_text
+        return result
+    ratios = [r["over_sm"] for r in worked]
+    mid, steady = constant(ratios)
+    where = f"over {len(worked)} phases: 170/dt over the SMs' clock {min(ratios):.4g} to {max(ratios):.4g}"
+    if steady and abs(mid - 1) <= tolerance:
+        result["verdict"], result["text"] = "equal", f"equal to the SMs' clock ({where})"
+    elif steady:
+        result["verdict"], result["text"] = "multiple", f"a fixed multiple, {mid:.4g} x the SMs' clock ({where})"
+    else:
+        follows = nvml_ratios and constant(nvml_ratios)[1]
+        result["verdict"] = "unrelated"
+        result["text"] = f"not the SMs' clock ({where})" + (
+            "; it follows NVML's reported clock instead" if follows else "") + nvml_text
+    return result
+
+
 def mma_basis(rows, sm_count, min_util_pct=20):
     """GPM 250 against 248 and tensor utilization (5): the median of
     (250 / 248) / (util5 / 100) over busy windows. About 1: 250 has 248's
@@ -437,6 +506,11 @@ def mhz(x, width=5):
     return f"{'-':>{width}}" if x is None else f"{x:>{width}.0f}"
 
 
+def mhz_pp(error, width=6):
+    """An error already in pp, signed, or '-'."""
+    return f"{'-':>{width}}" if error is None else f"{error:>+{width}.1f}"
+
+
 def pp(ofu, mfu_value, width=6):
     """Signed error (OFU - MFU) in percentage points, or '-'."""
     if ofu is None or mfu_value is None:
@@ -540,8 +614,10 @@ def stage_a_tables(workdir, specs):
         d = os.path.join(workdir, f"pass-{name}")
         meta, phases = split_phases(read_jsonl(os.path.join(d, "phases.jsonl")))
         rec_text = read_text(os.path.join(d, "rec.om"), "")
+        ofu_phases = phase_report_fields(read_text(os.path.join(d, "report-phases.json"), ""))
         probe_rows = read_probe_log(read_text(os.path.join(d, "probe.csv"), ""))
-        passes[name] = {"meta": meta, "phases": phases, "rec": rec_text, "probe": probe_rows, "window": window}
+        passes[name] = {"meta": meta, "phases": phases, "rec": rec_text, "probe": probe_rows, "window": window,
+                        "ofu_phases": ofu_phases}
         all_rows += probe_rows
     for name in ("idle-0.1s", "idle-1s"):
         all_rows += read_probe_log(read_text(os.path.join(workdir, f"probe-{name}.csv"), ""))
@@ -578,11 +654,18 @@ def stage_a_tables(workdir, specs):
                         row[f"mfu_{key}"] = row["mfu_loop"]
                     row[f"err_{key}_pp"] = error_pp(j["ofu"], row[f"mfu_{key}"])
                 row.update(sm_clock_fields(rec_windows, ph, fspec, karch, row["mfu_rec"]))
+                # ofu's own figure, clock model as shipped (`ofu report` on the recording with the phases).
+                ofu_value, ofu_mfu, ofu_clock = p["ofu_phases"].get(ph["phase"], (None, None, None))
+                row["ofu_report"], row["ofu_report_clock"] = ofu_value, ofu_clock
+                row["err_report_pp"] = error_pp(ofu_value, ofu_mfu)
                 table.append(row)
     return {"sku": sku, "env": env, "sm_count": sm_count, "cycles": verdict, "mma": mma, "table": table,
-            "passes": passes, "info": info}
+            "passes": passes, "info": info, "ctxsw": ctxsw_verdict(passes)}
 
 
+# GPM 170 against the clocks, per phase (ctxsw_verdict).
+CTXSW_COLUMNS = ["pass", "phase", "kind", "windows", "gpm170_mhz", "nvml_mhz", "sm_clock_mhz", "over_sm", "over_nvml",
+                 "gpm171_per_s"]
 # The SMs' own clock beside NVML's, per phase (sm_clock_fields), in stage A's and C's tables.
 SM_CLOCK_COLUMNS = ["clock_nvml", "sm_clock_run", "sm_clock_min", "sm_clock_max", "nvml_over_run", "ofu_run",
                     "err_run_pp", "sm_clock_why"]
@@ -590,7 +673,7 @@ STAGE_A_COLUMNS = ["pass", "phase", "kind", "precision", "seconds", "mfu_loop",
                    "mfu_rec", "ofu_rec", "err_rec_pp", "windows_rec", "clock_rec",
                    "mfu_raw", "ofu_raw", "err_raw_pp", "windows_raw", "clock_raw",
                    "mfu_exact", "ofu_exact", "err_exact_pp", "windows_exact", "clock_exact",
-                   *SM_CLOCK_COLUMNS, "error"]
+                   *SM_CLOCK_COLUMNS, "ofu_report", "ofu_report_clock", "err_report_pp", "error"]
 
 
 def write_csv(path, columns, rows):
@@ -619,6 +702,16 @@ def probe_cost_lines(cost):
               ("process list", "compute_processes")]
     if any(k in cost for _, k in others):
         lines.append("cost: " + "; ".join(f"{name} {c_(k)}" for name, k in others if k in cost))
+    # Issue 39: each metric alone and growing sets, p50 us; a metric whose own return failed is marked "!".
+    def entry(e):
+        failed = any(m.get("rc") != "SUCCESS (0)" for m in e.get("metrics", []))
+        return "-" if e.get("p50") is None else f"{e['p50']:.1f}{'!' if failed else ''}"
+    if cost.get("gpm_metrics_get_each"):
+        lines.append("cost per GPM metric alone (p50 us; ! its own return failed): " + ", ".join(
+            f"{e['ids'][0]} {entry(e)}" for e in cost["gpm_metrics_get_each"]))
+    if cost.get("gpm_metrics_get_growing"):
+        lines.append("cost of growing sets in the source's order (metrics: p50 us): " + ", ".join(
+            f"{len(e['ids'])}: {entry(e)}" for e in cost["gpm_metrics_get_growing"]))
     return lines
 
 
@@ -648,6 +741,7 @@ def format_stage_a(workdir, result):
     ratios = "; ".join(f"{dt:g} s: 248/(dt*f) {r['count_ratio']:.3g}, 248/f {r['rate_ratio']:.3g}"
                        for dt, r in c.get("ratios", {}).items())
     out.append(f"GPM 248: {c['text']}" + (f" [{ratios}]" if ratios else ""))
+    out.append(f"GPM 170: {result['ctxsw']['text']}")
     m_med, m_near, m_n = result["mma"]
     if m_med is not None:
         basis = {1.0: "same basis as 248"}.get(m_near, "summed vs per-SM differ" if m_near else "?")
@@ -662,9 +756,10 @@ def format_stage_a(workdir, result):
         out.append("")
         out.append("MFU and OFU in %, (OFU - MFU) in pp; MFU over the same windows' span. rec: ofu record;")
         out.append("raw: probe GPM 5 x clock read every 10 ms; exact: probe GPM 250/248 cycles. MHz: exact's clock,")
-        out.append("else NVML's; SMs: the SMs' own clock (clock probe); run: rec's tensor activity x the SMs' clock.")
+        out.append("else NVML's; SMs: the SMs' own clock (clock probe); run: rec's tensor activity x the SMs' clock;")
+        out.append("ofu: `ofu report` on the recording with the phases (its clock model as shipped), against MFU.")
         out.append(f"{'pass':<5} {'phase':<16} {'s':>5} {'MFU':>6} | {'rec':>6} {'err':>6} | {'raw':>6} {'err':>6}"
-                   f" | {'exact':>6} {'err':>6} | {'MHz':>5} {'SMs':>5} | {'run':>6} {'err':>6}")
+                   f" | {'exact':>6} {'err':>6} | {'MHz':>5} {'SMs':>5} | {'run':>6} {'err':>6} | {'ofu':>6} {'err':>6}")
         for r in table:
             if r.get("error") or "seconds" not in r:
                 out.append(f"{r['pass']:<5} {r['phase']:<16} failed: {(r.get('error') or 'no timing')[:60]}")
@@ -675,7 +770,8 @@ def format_stage_a(workdir, result):
                        f"{pct(r['ofu_raw'])} {pp(r['ofu_raw'], r['mfu_raw'])} | "
                        f"{pct(r['ofu_exact'])} {pp(r['ofu_exact'], r['mfu_exact'])} | "
                        f"{'-' if clock is None else f'{clock:.0f}':>5} {mhz(r.get('sm_clock_run'))} | "
-                       f"{pct(r.get('ofu_run'))} {pp(r.get('ofu_run'), r['mfu_rec'])}")
+                       f"{pct(r.get('ofu_run'))} {pp(r.get('ofu_run'), r['mfu_rec'])} | "
+                       f"{pct(r.get('ofu_report'))} {mhz_pp(r.get('err_report_pp'))}")
     out.append(sm_clock_line([p["meta"] for p in result["passes"].values()], [r for r in table if "seconds" in r]))
     return "\n".join(out) + "\n"
 
@@ -975,6 +1071,7 @@ def summarize(stage, workdir, spec_db=DEFAULT_SPEC_DB):
     if stage == "A":
         result = stage_a_tables(workdir, specs)
         write_csv(os.path.join(workdir, "stage-a-phases.csv"), STAGE_A_COLUMNS, result["table"])
+        write_csv(os.path.join(workdir, "stage-a-gpm170.csv"), CTXSW_COLUMNS, result["ctxsw"]["phases"])
         text = format_stage_a(workdir, result)
     elif stage == "B":
         text, table = format_stage_b(workdir)
@@ -994,6 +1091,48 @@ def summarize(stage, workdir, spec_db=DEFAULT_SPEC_DB):
     return text
 
 
+def recording_with_phases(rec_text, phases, sku):
+    """An `ofu record` recording (OpenMetrics) with the workload's phases
+    added as ofu_recording_phase_info series (sources/replay.h; docs/formats.md,
+    "Phases"), each with its true MFU over its whole loop and the peak that MFU
+    is against, so that `ofu report --input` gives ofu's own OFU per phase,
+    clock model and all. Phases that failed or have no timing are left out."""
+    def quoted(v):
+        return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    lines = ["# TYPE ofu_recording_phase info",
+             "# HELP ofu_recording_phase What ran from start to end (epoch s) and its true MFU (workload.py)."]
+    for ph in phases:
+        if ph.get("error") or "t_start" not in ph or ph["t_end"] <= ph["t_start"]:
+            continue
+        labels = {"phase": ph["phase"], "kind": ph.get("kind") or "", "start": repr(float(ph["t_start"])),
+                  "end": repr(float(ph["t_end"]))}
+        if ph.get("precision"):
+            labels["precision"] = ph["precision"]
+        value = phase_mfu(sku, ph) if sku else None
+        if value is not None:
+            labels["mfu"] = repr(float(value))
+            peak = phase_peak(sku, ph)
+            if peak:
+                labels["peak_tflops"] = repr(float(peak))
+        text = ",".join(f"{k}={quoted(v)}" for k, v in labels.items() if v != "")
+        lines.append(f"ofu_recording_phase_info{{{text}}} 1 {float(ph['t_start'])!r}")
+    body = rec_text.rstrip("\n")
+    eof = body.endswith("# EOF")
+    if eof:
+        body = body[: -len("# EOF")].rstrip("\n")
+    return body + "\n" + "\n".join(lines) + "\n" + ("# EOF\n" if eof else "")
+
+
+def phase_report_fields(report_json):
+    """{phase name: (ofu, mfu, clock_source)} of `ofu report --format json` on
+    a recording with phases; {} when absent or unreadable."""
+    try:
+        report = json.loads(report_json) if report_json else {}
+    except json.JSONDecodeError:
+        return {}
+    return {p["phase"]: (p.get("ofu"), p.get("mfu"), p.get("clock_source")) for p in report.get("phases", [])}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -1007,11 +1146,23 @@ def main(argv=None):
     p.add_argument("--phase", required=True)
     p.add_argument("--window", type=float, default=None)
     p.add_argument("--spec-db", default=DEFAULT_SPEC_DB)
+    w = sub.add_parser("with-phases", help="print the recording with the workload's phases added (for ofu report)")
+    w.add_argument("--recording", required=True)
+    w.add_argument("--phases", required=True)
+    w.add_argument("--spec-db", default=DEFAULT_SPEC_DB)
     args = parser.parse_args(argv)
     if args.command == "summary":
         sys.stdout.write(summarize(args.stage, args.workdir, args.spec_db))
         return 0
     specs = load_specs(args.spec_db)
+    if args.command == "with-phases":
+        meta, phases = split_phases(read_jsonl(args.phases))
+        text = read_text(args.recording, "")
+        windows = recording_windows(text)
+        names = [meta.get("device_name"), windows[0]["model"] if windows else None]
+        sku = next((lookup_sku(specs, n) for n in names if n and lookup_sku(specs, n)), None)
+        sys.stdout.write(recording_with_phases(text, phases, sku))
+        return 0
     meta, phases = split_phases(read_jsonl(args.phases))
     phase = next((ph for ph in phases if ph["phase"] == args.phase and "t_start" in ph), None)
     windows = recording_windows(read_text(args.recording, ""), args.window)

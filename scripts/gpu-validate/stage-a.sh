@@ -8,13 +8,16 @@
 #      0.1 s and 1 s windows (a count and a rate of cycles differ only
 #      between windows of different lengths);
 #   2. two passes of the PyTorch phases (workload.py phases: bf16, fp16,
-#      tf32, fp8 at 8192^3, bf16 4097^3, a copy loop, 10 s idle, then fp32
+#      tf32, fp8 at 8192^3, bf16 4097^3, a copy loop, 10 s idle, GEMM bursts
+#      after idle gaps, GEMMs alternating with copies, then fp32
 #      8192^3 with allow_tf32=False: FP32 on the CUDA cores, whose true
 #      FLOPs check the non-tensor bound in report.txt), one while
 #      `ofu record` samples at 1 s, one at 0.1 s; ofu-gpm-probe logs GPM
 #      5/248/250 and the clock at the same interval beside it;
 #   3. gpuval.py joins the phases' timestamps with both and reports OFU,
-#      exact-cycle OFU and true MFU per phase (run-stage.sh's finish).
+#      exact-cycle OFU and true MFU per phase, NVML's and the SMs' clocks, and
+#      ofu's own OFU per phase (`ofu report` on the recording with the phases
+#      added: report-phases.json) (run-stage.sh's finish).
 
 # 6 s loops and 10 s idle: about 75 s a pass, so that the stage fits its
 # 270 s (each loop still spans five whole 1 s windows).
@@ -37,6 +40,13 @@ run_pass() {  # NAME WINDOW_S
   bg_stop "record-$name"
   bg_stop "probe-log-$name"
   step "ofu-report-$name" 60 --stdout "pass-$name/report.txt" -- "$OFU" report --input "$d/rec.om" --window 10
+  # ofu's own OFU per phase, clock model as shipped: the recording with the workload's phases.
+  if [ -f "$d/phases.jsonl" ] && [ -f "$d/rec.om" ]; then
+    step "with-phases-$name" 30 --stdout "pass-$name/rec-phases.om" -- \
+      python3 "$here/gpuval.py" with-phases --recording "$d/rec.om" --phases "$d/phases.jsonl"
+    step "ofu-report-phases-$name" 60 --expect 4 --stdout "pass-$name/report-phases.json" -- \
+      "$OFU" report --input "$d/rec-phases.om" --window "$window" --format json
+  fi
 }
 
 stage_main() {

@@ -3,7 +3,8 @@
 
   workload.py phases --out FILE         Stage A: fixed loops whose FLOPs are
         known exactly (bf16, fp16, tf32 and fp8 _scaled_mm at 8192^3, a
-        ragged bf16 4097^3, a memory-bound copy, an idle phase)
+        ragged bf16 4097^3, a memory-bound copy, an idle phase, GEMM bursts
+        after idle gaps, GEMMs alternating with copies)
   workload.py ragged --out DIR          Stage C: bf16 GEMMs over the six
         orders of (4097, 1000, 8191), each a timed loop then a profiler
         trace (record_shapes=True) of a few iterations
@@ -57,6 +58,13 @@ STAGE_A_PHASES = [
     {"phase": "bf16-4097", "kind": "gemm", "precision": "bf16", "m": 4097, "n": 4097, "k": 4097},
     {"phase": "copy", "kind": "copy", "bytes": 2 << 30},
     {"phase": "idle", "kind": "idle"},
+    # The states where NVML's clock read high on 2026-11-27 (clock-truth README): GEMM bursts
+    # of about 7 ms (four bf16 8192^3) after 12 ms idle gaps, and four GEMMs alternating with
+    # six 2 GiB copies. MFU is over the whole loop, gaps and copies included.
+    {"phase": "duty-8192", "kind": "duty", "precision": "bf16", "m": 8192, "n": 8192, "k": 8192, "gemms": 4,
+     "idle_ms": 12},
+    {"phase": "mixed", "kind": "mixed", "precision": "bf16", "m": 8192, "n": 8192, "k": 8192, "gemms": 4,
+     "copies": 6, "bytes": 2 << 30},
 ]
 
 # FP32 matmuls on the CUDA cores (allow_tf32 off): the case OFU cannot see.
@@ -297,6 +305,33 @@ def run_gemm(torch, phase, seconds, probe=None):
     return record, fn
 
 
+def run_bursts(torch, phase, seconds, probe=None):
+    """duty: `gemms` GEMMs, then the host waits for them and idles `idle_ms`;
+    mixed: `gemms` GEMMs, then `copies` copies of `bytes`. One iteration is
+    one such round; its work is the GEMMs' FLOPs exactly."""
+    gemm = gemm_operands(torch, phase)
+    if phase["kind"] == "mixed":
+        src = torch.randn(phase["bytes"] // 2, device="cuda", dtype=torch.bfloat16)
+        dst = torch.empty_like(src)
+
+    def one_round():
+        for _ in range(phase["gemms"]):
+            gemm()
+        if phase["kind"] == "duty":
+            torch.cuda.synchronize()
+            time.sleep(phase["idle_ms"] / 1e3)
+        else:
+            for _ in range(phase["copies"]):
+                dst.copy_(src)
+
+    work = phase["gemms"] * gpuval.gemm_flops(phase["m"], phase["n"], phase["k"])
+    record = dict(phase)
+    record.update(timed_loop(torch, one_round, seconds, work, probe))
+    record["flops"] = record["iterations"] * work
+    record["achieved_tflops"] = record["flops"] / record["elapsed_s"] / 1e12
+    return record
+
+
 def run_copy(torch, phase, seconds, probe=None):
     elements = phase["bytes"] // 2
     src = torch.randn(elements, device="cuda", dtype=torch.bfloat16)
@@ -370,6 +405,8 @@ def cmd_phases(args):
                 record["allow_tf32"] = torch.backends.cuda.matmul.allow_tf32
             elif phase["kind"] == "copy":
                 record = run_copy(torch, phase, args.seconds, probe)
+            elif phase["kind"] in ("duty", "mixed"):
+                record = run_bursts(torch, phase, args.seconds, probe)
             else:
                 record = run_idle(phase, args.idle_seconds)
         except Exception as e:  # recorded; the next phase runs

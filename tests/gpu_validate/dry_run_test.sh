@@ -27,7 +27,7 @@ cat >"$tmp/nvml.json" <<'JSON'
 {"driver_version": "580.00-synthetic",
  "devices": [{"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-synthetic-0", "sm_count": 132,
               "max_sm_clock_mhz": 1980, "clocks": [1755],
-              "gpm": [{"1": 90, "5": 50.0, "7": 49.0}]}]}
+              "gpm": [{"1": 90, "5": 50.0, "7": 49.0, "170": 175500000, "171": 1000}]}]}
 JSON
 export GPUVAL_PKG=$pkg GPUVAL_NVML=$build/doubles/libnvidia-ml.so.1 GPUVAL_SYNTHETIC=1
 export OFU_FAKE_NVML_SCENARIO=$tmp/nvml.json TMPDIR=$tmp GPUVAL_BUDGET_S=90
@@ -69,7 +69,7 @@ for f in probe-info.json probe-metrics.json probe-cost.json probe-idle-0.1s.csv 
   expect "stage A archives $f" grep -qx "$f" "$tmp/A.files"
 done
 expect "stage A reads the GPM metric list" \
-  grep -q "^GPM metrics answered: 3 ids (1,5,7); 5:yes 248:no 249:no 250:no" "$tmp/out-A/stage-A-summary.txt"
+  grep -q "^GPM metrics answered: 5 ids (1,5,7,170-171); 5:yes 248:no 249:no 250:no" "$tmp/out-A/stage-A-summary.txt"
 expect "stage A says GPM 248 cannot be decided without it" \
   grep -q "^GPM 248: undecided: no window with GPM 248 and a clock" "$tmp/out-A/stage-A-summary.txt"
 expect "stage A measures the calls' cost" grep -q "^cost: SM clock read .* us" "$tmp/out-A/stage-A-summary.txt"
@@ -83,12 +83,17 @@ expect "stage A times every call the source makes" \
   "$tmp/out-A/stage-A-summary.txt"
 # The SMs' own clock beside NVML's, per phase: without torch no phase runs here, so the
 # summaries say so, and the tables carry the columns a GPU run fills.
+expect "stage A gives GPM 170's verdict (none without phases)" \
+  grep -q "^GPM 170: undecided: no phase with " "$tmp/out-A/stage-A-summary.txt"
+expect "stage A prices each GPM metric alone and growing sets" \
+  grep -q "^cost per GPM metric alone (p50 us; ! its own return failed): 5 [0-9.]*, " "$tmp/out-A/stage-A-summary.txt"
+expect "stage A archives its GPM 170 table" grep -qx "stage-a-gpm170.csv" "$tmp/A.files"
 expect "stage A says whether the SMs' clock was measured" \
   grep -qx "SMs' clock (ofu's clock probe): not measured (no phase ran)" "$tmp/out-A/stage-A-summary.txt"
 expect "stage C says whether the SMs' clock was measured" \
   grep -qx "SMs' clock (ofu's clock probe): not measured (no phase ran)" "$tmp/out-C/stage-C-summary.txt"
 expect "stage A's phase table has NVML's and the SMs' clocks" grep -q \
-  ",clock_nvml,sm_clock_run,sm_clock_min,sm_clock_max,nvml_over_run,ofu_run,err_run_pp,sm_clock_why,error" \
+  ",clock_nvml,sm_clock_run,sm_clock_min,sm_clock_max,nvml_over_run,ofu_run,err_run_pp,sm_clock_why,ofu_report," \
   <(tar -xzOf "$tmp/out-A/stage-A.tar.gz" ./stage-a-phases.csv)
 for table in stage-c-ragged.csv stage-c-train.csv; do
   expect "stage C's $table has NVML's and the SMs' clocks" grep -q ",clock_nvml,sm_clock_run,.*,err_run_pp," \

@@ -145,14 +145,66 @@ TEST_F(GpmProbeCliTest, LogWritesOneRowPerInterval) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string csv = Slurp(log);
   EXPECT_EQ(csv.rfind("t_end_s,dt_s,gpm5_any_tensor_pct,gpm5_any_tensor_pct_rc,", 0), 0u) << csv;
-  EXPECT_NE(csv.find(",clock_mean_mhz,clock_last_mhz,clock_min_mhz,clock_max_mhz,clock_readings,test_double\n"),
+  EXPECT_NE(csv.find(",gpm170_ctxsw_cycles_elapsed,gpm170_ctxsw_cycles_elapsed_rc,gpm171_ctxsw_cycles_active,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",clock_mean_mhz,clock_last_mhz,clock_min_mhz,clock_max_mhz,clock_readings,power_w,"
+                     "clock_event_reasons,test_double\n"),
             std::string::npos);
   // GPM 5 = 50 (rc 0), 7 = 49, 9 and 2 not supported (rc 3), 248-250 refused (rc 2, as in the H100's
-  // stage-A/pass-1s/probe.csv), clock 1755; flagged a double.
-  EXPECT_NE(csv.find(",50,0,49,0,,3,,3,,2,,2,,2,1755,1755,1755,1755,"), std::string::npos) << csv;
+  // stage-A/pass-1s/probe.csv), 170-174 not in the scenario (rc 3), clock 1755; no power or reasons in
+  // this scenario (empty); flagged a double.
+  EXPECT_NE(csv.find(",50,0,49,0,,3,,3,,2,,2,,2,,3,,3,,3,,3,,3,1755,1755,1755,1755,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",,,1\n"), std::string::npos) << csv;
   const auto rows = std::count(csv.begin(), csv.end(), '\n') - 1;
   EXPECT_GE(rows, 3) << csv;
   EXPECT_LE(rows, 5) << csv;
+}
+
+// Issue 39: GPM 170/171 and the board's power and clock event reasons in each
+// row, beside the clock, where the scenario gives them (SYNTHETIC values).
+TEST_F(GpmProbeCliTest, LogRecordsTheContextSwitchCyclesPowerAndReasons) {
+  const std::string scenario = R"({"devices": [{"uuid": "GPU-synthetic-0", "sm_count": 132,
+      "max_sm_clock_mhz": 1980, "clocks": [1755], "power_mw": [612500], "clock_event_reasons": [4],
+      "gpm": [{"5": 50.0, "170": 175500000, "171": 87750000}]}]})";
+  const auto log = dir_ / "log.csv";
+  const CommandResult r = Probe(fmt::format("log --interval 0.1 --duration 0.25 --out '{}'", log.string()), scenario);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = Slurp(log);
+  // ... 250 refused (rc 2), 170 and 171 answered, 172-174 not (rc 3); clock 1755; 612.5 W, reasons 4.
+  EXPECT_NE(csv.find(",,2,175500000,0,87750000,0,,3,,3,,3,1755,1755,1755,1755,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",612.5,4,1\n"), std::string::npos) << csv;
+}
+
+// Issue 39: the price of each metric alone (170/171 too), and of growing sets
+// in the order the NVML source asks them, each with every metric's own return
+// and value, so a call that succeeds while a metric fails is seen.
+TEST_F(GpmProbeCliTest, CostTimesEachMetricAloneAndGrowingSets) {
+  const std::string scenario = R"({"devices": [{"uuid": "GPU-synthetic-0", "sm_count": 132,
+      "max_sm_clock_mhz": 1980, "clocks": [1755], "gpm": [{"5": 50.0, "170": 175500000}]}]})";
+  const CommandResult r = Probe("cost --clock-reads 5 --gpm-samples 2 --metrics-gets 3 --other-calls 2", scenario);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& each = j["gpm_metrics_get_each"];
+  ASSERT_GE(each.size(), 3u);
+  EXPECT_EQ(each[0]["ids"], nlohmann::json::array({5}));  // GPM 5 first: the tensor activity's field comes first
+  EXPECT_EQ(each[0]["n"], 3);
+  EXPECT_EQ(each[0]["metrics"][0]["rc"], "SUCCESS (0)");
+  EXPECT_EQ(each[0]["metrics"][0]["value"], 50.0);
+  const auto& ctxsw = each[each.size() - 2];
+  EXPECT_EQ(ctxsw["ids"], nlohmann::json::array({170}));
+  EXPECT_EQ(ctxsw["metrics"][0]["value"], 175500000.0);
+  const auto& active = each[each.size() - 1];
+  EXPECT_EQ(active["ids"], nlohmann::json::array({171}));
+  EXPECT_EQ(active["metrics"][0]["rc"], "NOT_SUPPORTED (3)");  // not in the scenario: the call succeeds, the metric not
+  EXPECT_TRUE(active["metrics"][0]["value"].is_null());
+  const auto& growing = j["gpm_metrics_get_growing"];
+  ASSERT_EQ(growing.size(), each.size() - 2);
+  for (std::size_t k = 0; k < growing.size(); ++k) {
+    EXPECT_EQ(growing[k]["ids"].size(), k + 1);
+    EXPECT_EQ(growing[k]["metrics"].size(), k + 1);
+    EXPECT_EQ(growing[k]["ids"][k], each[k]["ids"][0]);
+  }
 }
 
 TEST_F(GpmProbeCliTest, NoGpmOrNoLibraryExitsFive) {

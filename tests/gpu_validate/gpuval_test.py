@@ -112,7 +112,8 @@ class FlopsTest(unittest.TestCase):
 
     def test_workload_plan(self):
         names = [p["phase"] for p in workload.STAGE_A_PHASES]
-        self.assertEqual(names, ["bf16-8192", "fp16-8192", "tf32-8192", "fp8-8192", "bf16-4097", "copy", "idle"])
+        self.assertEqual(names, ["bf16-8192", "fp16-8192", "tf32-8192", "fp8-8192", "bf16-4097", "copy", "idle",
+                                 "duty-8192", "mixed"])
         ragged = workload.ragged_phases()
         self.assertEqual(len(ragged), 6)
         self.assertTrue(all(p["m"] != p["n"] for p in ragged))
@@ -356,6 +357,16 @@ class VerdictsTest(unittest.TestCase):
         run["source_calls"] = {"present": False}
         self.assertTrue(gpuval.agent_run_line(run).endswith("exit 0, per-call table absent"))
 
+    def test_probe_cost_lines_per_metric(self):
+        ok = [{"id": 5, "rc": "SUCCESS (0)", "value": 50.0}]
+        cost = {"gpm_metrics_get_each": [{"ids": [5], "p50": 0.32, "metrics": ok},
+                                         {"ids": [170], "p50": 101.25, "metrics": [{"id": 170, "rc": "NOT_SUPPORTED (3)"}]}],
+                "gpm_metrics_get_growing": [{"ids": [5], "p50": 0.4, "metrics": ok},
+                                            {"ids": [5, 1], "p50": 150.0, "metrics": ok + [{"id": 1, "rc": "SUCCESS (0)"}]}]}
+        lines = gpuval.probe_cost_lines(cost)
+        self.assertIn("cost per GPM metric alone (p50 us; ! its own return failed): 5 0.3, 170 101.2!", lines)
+        self.assertIn("cost of growing sets in the source's order (metrics: p50 us): 1: 0.4, 2: 150.0", lines)
+
     def test_probe_cost_lines(self):
         cost = {"sm_clock_read": {"mean": 1.0, "p99": 0.5}, "gpm_sample": {"mean": 54.4, "p99": 72.1},
                 "gpm_metrics_get_14": {"mean": 1462.1, "p99": 2083.2},
@@ -388,6 +399,80 @@ class VerdictsTest(unittest.TestCase):
         self.assertEqual((table[("s", "fp4")]["measured"], table[("s", "fp4")]["skipped"]), (0, 1))
 
 
+class RecordingWithPhasesTest(unittest.TestCase):
+    def test_phases_go_before_eof_with_their_mfu_and_peak(self):
+        rec = recording([(1001, 0.5, 1800), (1002, 0.5, 1800)])  # ends with "# EOF", as ofu record writes it
+        phases = [{"phase": "bf16-8192", "kind": "gemm", "precision": "bf16", "t_start": 1000.5, "t_end": 1010.5,
+                   "elapsed_s": 10, "flops": 1e15},  # 100 TFLOP/s of 200: MFU 0.5
+                  {"phase": "fp8-8192", "error": "RuntimeError: no fp8"},
+                  {"phase": "idle", "kind": "idle", "t_start": 1011, "t_end": 1012}]
+        text = gpuval.recording_with_phases(rec, phases, gpuval.lookup_sku(SYNTHETIC_SPECS, "SYNTHETIC GPU 80GB"))
+        self.assertTrue(text.endswith(
+            "# TYPE ofu_recording_phase info\n"
+            "# HELP ofu_recording_phase What ran from start to end (epoch s) and its true MFU (workload.py).\n"
+            'ofu_recording_phase_info{phase="bf16-8192",kind="gemm",start="1000.5",end="1010.5",precision="bf16",'
+            'mfu="0.5",peak_tflops="200.0"} 1 1000.5\n'
+            'ofu_recording_phase_info{phase="idle",kind="idle",start="1011.0",end="1012.0",mfu="0.0"} 1 1011.0\n'
+            "# EOF\n"), text[-600:])
+        self.assertEqual(text.count("# EOF"), 1)
+
+    def test_phase_report_fields(self):
+        self.assertEqual(gpuval.phase_report_fields(json.dumps({"phases": [
+            {"phase": "a", "ofu": 0.7, "mfu": 0.69, "clock_source": "measured-model"}]})),
+            {"a": (0.7, 0.69, "measured-model")})
+        self.assertEqual(gpuval.phase_report_fields(""), {})
+        self.assertEqual(gpuval.phase_report_fields("not json"), {})
+
+
+class CtxswVerdictTest(unittest.TestCase):
+    """GPM 170 against the SMs' own clock and NVML's, per phase (SYNTHETIC rows and phases)."""
+
+    @staticmethod
+    def passes(gpm170_of, sm_clocks=(1600, 1300), nvml=1980):
+        # Two busy phases of 10 s at the SMs' clocks given, an idle one; 1 s probe rows, NVML reading `nvml`.
+        phases, rows = [], []
+        for i, sm in enumerate(sm_clocks):
+            t0 = 1000 + 20 * i
+            phases.append({"phase": f"p{i}", "kind": "gemm", "t_start": t0, "t_end": t0 + 10,
+                           "sm_clock": {"median_mhz": sm} if sm else {"absent": "no clock probe"}})
+            rows += [{"t_start": t0 + k, "t_end": t0 + k + 1, "dt_s": 1.0, "clock_mean_mhz": nvml,
+                      "gpm170_ctxsw_cycles_elapsed": gpm170_of(sm, nvml)} for k in range(10)]
+        phases.append({"phase": "idle", "kind": "idle", "t_start": 2000, "t_end": 2005})
+        rows += [{"t_start": 2000 + k, "t_end": 2001 + k, "dt_s": 1.0, "clock_mean_mhz": nvml,
+                  "gpm170_ctxsw_cycles_elapsed": 0.0} for k in range(5)]
+        return {"1s": {"phases": phases, "probe": rows}}
+
+    def test_equal_to_the_sms_clock(self):
+        v = gpuval.ctxsw_verdict(self.passes(lambda sm, nvml: sm * 1e6))
+        self.assertEqual(v["verdict"], "equal")
+        self.assertEqual(v["text"], "equal to the SMs' clock (over 2 phases: 170/dt over the SMs' clock 1 to 1)")
+        self.assertEqual([r["phase"] for r in v["phases"]], ["p0", "p1", "idle"])
+        self.assertAlmostEqual(v["phases"][0]["gpm170_mhz"], 1600)
+
+    def test_a_fixed_multiple(self):
+        v = gpuval.ctxsw_verdict(self.passes(lambda sm, nvml: 8 * sm * 1e6))
+        self.assertEqual(v["verdict"], "multiple")
+        self.assertTrue(v["text"].startswith("a fixed multiple, 8 x the SMs' clock"), v["text"])
+
+    def test_following_nvmls_reading_is_not_the_sms_clock(self):
+        # 170 tracks NVML's 1980 while the SMs ran 1600 and 1300: ratios 1.2375 (printed 1.238) and 1.523.
+        v = gpuval.ctxsw_verdict(self.passes(lambda sm, nvml: nvml * 1e6))
+        self.assertEqual(v["verdict"], "unrelated")
+        self.assertIn("1.238 to 1.523", v["text"])
+        self.assertIn("it follows NVML's reported clock instead", v["text"])
+
+    def test_undecided_without_the_sms_clock(self):
+        v = gpuval.ctxsw_verdict(self.passes(lambda sm, nvml: nvml * 1e6, sm_clocks=(None, None)))
+        self.assertIsNone(v["verdict"])
+        self.assertEqual(v["text"], "undecided: no phase with work, GPM 170 above 0 and the SMs' own clock; "
+                                    "170/dt over NVML's clock 1 to 1")
+
+    def test_undecided_without_readings(self):
+        v = gpuval.ctxsw_verdict({"1s": {"phases": [{"phase": "p", "t_start": 0, "t_end": 5}], "probe": []}})
+        self.assertIsNone(v["verdict"])
+        self.assertIn("no phase with GPM 170 readings", v["text"])
+
+
 class StageSummaryTest(unittest.TestCase):
     """A whole work folder as the stages leave it, made up (SYNTHETIC)."""
 
@@ -412,6 +497,8 @@ class StageSummaryTest(unittest.TestCase):
 
     def test_stage_a(self):
         self.write("probe-info.json", json.dumps({"test_double": True, "devices": [{"sm_count": 100}]}))
+        self.write("pass-1s/report-phases.json", json.dumps({"phases": [
+            {"phase": "bf16-8192", "ofu": 0.512, "mfu": 0.5, "clock_source": "measured-model"}]}))
         # bf16 phase [1000, 1010] at 100 TFLOP/s of 200: MFU 0.5 over any span.
         # The clock probe saw the SMs at 1600 MHz (1590-1610) where NVML said 1800 (below).
         phase = {"phase": "bf16-8192", "kind": "gemm", "precision": "bf16", "t_start": 1000, "t_end": 1010,
@@ -440,12 +527,16 @@ class StageSummaryTest(unittest.TestCase):
         self.assertIn("GPM 250: (250/248)/(util5/100) median 1.02 over 10 busy windows: same basis as 248", text)
         self.assertIn("cost: SM clock read 9.5 us (p99 20.1); GPM sample 300.2 us (p99 410.0)", text)
         # With the SMs' clock: 0.55 x 1600 / 2000 = 0.44, -6.0 pp against MFU 0.5.
+        # ofu's own figure (`ofu report` on the recording with the phases, report-phases.json): 51.2 % against
+        # MFU 50 %, +1.2 pp.
         self.assertIn("1s    bf16-8192         10.0   50.0 |   49.5   -0.5 |   49.5   -0.5 |   50.4   +0.4 |  1800  1600 |"
-                      "   44.0   -6.0\n", text)
+                      "   44.0   -6.0 |   51.2   +1.2\n", text)
         # NVML 1800 / SMs 1600 = 1.125.
         self.assertIn("SMs' clock (ofu's clock probe): 1 of 1 phases measured; NVML / SMs 1.125 to 1.125 "
                       "(median 1.125)", text)
         self.assertIn("1s    fp8-8192         failed: RuntimeError: no fp8", text)
+        # The probe rows here carry no GPM 170 (as a driver that refuses it).
+        self.assertIn("GPM 170: undecided: no phase with GPM 170 readings (refused, or no probe log)", text)
         self.assertIn("not ok: sweep-llm (timeout, rc 124)", text)
         with open(os.path.join(self.work, "stage-a-phases.csv"), encoding="utf-8") as f:
             rows = list(gpuval.csv.DictReader(f))
@@ -458,6 +549,8 @@ class StageSummaryTest(unittest.TestCase):
         self.assertAlmostEqual(float(rows[0]["nvml_over_run"]), 1.125)
         self.assertAlmostEqual(float(rows[0]["ofu_run"]), 0.44)
         self.assertAlmostEqual(float(rows[0]["err_run_pp"]), -6.0)
+        self.assertEqual((rows[0]["ofu_report"], rows[0]["ofu_report_clock"]), ("0.512", "measured-model"))
+        self.assertAlmostEqual(float(rows[0]["err_report_pp"]), 1.2)
 
     def test_stage_a_without_the_clock_probe(self):
         phase = {"phase": "bf16-8192", "kind": "gemm", "precision": "bf16", "t_start": 1000, "t_end": 1010,
@@ -468,7 +561,7 @@ class StageSummaryTest(unittest.TestCase):
         self.write("pass-1s/rec.om", recording([(t, 0.55, 1800) for t in range(1001, 1011)]))
         text = gpuval.summarize("A", self.work, self.spec_db)
         # NVML's clock is still shown; the SMs' is '-', and the summary says why.
-        self.assertIn("|  1800     - |      -      -\n", text)
+        self.assertIn("|  1800     - |      -      - |      -      -\n", text)
         self.assertIn("SMs' clock (ofu's clock probe): not measured (absent: GPUVAL_CLOCK_PROBE is not set)", text)
         with open(os.path.join(self.work, "stage-a-phases.csv"), encoding="utf-8") as f:
             row = next(gpuval.csv.DictReader(f))

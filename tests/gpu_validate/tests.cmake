@@ -3,6 +3,7 @@
 #   GpuValidate.ScriptSyntax        bash -n and py_compile of every script
 #   GpuValidate.PurePython          the arithmetic, joins and summaries on SYNTHETIC inputs
 #   GpuValidate.StagesOnNvmlDouble  run-stage.sh A, B, C, K end to end on the NVML double
+#   GpuValidate.OfuPerPhaseOnTheH100Run  gpuval.py with-phases + ofu report on the first H100 run
 #   GpuValidate.StageK              stage K's ncu CSV parser, FLOPs, rates, family split and
 #                                   candidate rows on SYNTHETIC inputs
 #   GpuValidate.ExplainTrain        explain_train.py's split on SYNTHETIC inputs, then on the
@@ -32,6 +33,10 @@ if(TARGET ofu-clock-probe)
   set_tests_properties(GpuValidate.ClockProbeLibrary PROPERTIES
     ENVIRONMENT "PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache")
 endif()
+add_test(NAME GpuValidate.OfuPerPhaseOnTheH100Run
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/with_phases_test.sh ${PROJECT_BINARY_DIR})
+set_tests_properties(GpuValidate.OfuPerPhaseOnTheH100Run PROPERTIES
+  ENVIRONMENT "PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache")
 add_test(NAME GpuValidate.StagesOnNvmlDouble
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/dry_run_test.sh ${PROJECT_BINARY_DIR})
 set_tests_properties(GpuValidate.StagesOnNvmlDouble PROPERTIES TIMEOUT 420)

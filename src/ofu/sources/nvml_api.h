@@ -137,6 +137,15 @@ enum : unsigned {
   NVML_GPM_METRIC_FP64_UTIL = 11,
   NVML_GPM_METRIC_FP32_UTIL = 12,
   NVML_GPM_METRIC_FP16_UTIL = 13,
+  // Graphics engine 0's context-switch cycle counters (unit "#", 0 at idle;
+  // names from nvmlGpmMetricsGet's metricInfo on driver 580.159.04,
+  // docs/results/2026-11-27-h200/stage-A/probe-metrics.json). Whether 170
+  // tracks the SMs' clock is issue 39's question: read by ofu-gpm-probe only.
+  NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ELAPSED = 170,
+  NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ACTIVE = 171,
+  NVML_GPM_METRIC_GR0_CTXSW_REQUESTS = 172,
+  NVML_GPM_METRIC_GR0_CTXSW_CYCLES_PER_REQ = 173,
+  NVML_GPM_METRIC_GR0_CTXSW_ACTIVE_PCT = 174,
   NVML_GPM_METRIC_SM_CYCLES_ELAPSED = 248,
   NVML_GPM_METRIC_SM_CYCLES_ACTIVE = 249,
   NVML_GPM_METRIC_MMA_CYCLES_ACTIVE = 250,
