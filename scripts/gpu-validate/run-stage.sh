@@ -24,6 +24,8 @@
 #                     PyTorch workloads (default: the package's; without it
 #                     their phases say "sm_clock": {"absent": ...})
 #   GPUVAL_SYNTHETIC  1 when the run reads a test double: every output says so
+#   GPUVAL_WORKLOAD   the PyTorch workloads' script (default: workload.py beside this
+#                     one; the dry run gives tests/gpu_validate/fake_workload.py)
 #   GPUVAL_KEEP_WORK  1 to keep the scratch folder (default: removed once archived)
 #   GPUVAL_PHASE_SECONDS, GPUVAL_IDLE_SECONDS, GPUVAL_RAGGED_SECONDS,
 #   GPUVAL_TRAIN_SECONDS, GPUVAL_AGENT_SECONDS, GPUVAL_IDLE_LOG_SECONDS,
@@ -65,6 +67,7 @@ OFU=$PKG/ofu
 GEMM=$PKG/ofu-gemm
 PROBE=$PKG/ofu-gpm-probe
 export GPUVAL_CLOCK_PROBE=${GPUVAL_CLOCK_PROBE:-$PKG/libofu-clock-probe.so}
+WORKLOAD=${GPUVAL_WORKLOAD:-$here/workload.py}
 NVML_LIB=${GPUVAL_NVML:-$(find_library libnvidia-ml.so.1 || true)}
 NVML_FLAG=()
 [ -n "$NVML_LIB" ] && NVML_FLAG=(--nvml-library "$NVML_LIB")

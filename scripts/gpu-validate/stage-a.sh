@@ -35,7 +35,7 @@ run_pass() {  # NAME WINDOW_S
     --out "$d/probe.csv"
   sleep "$SETTLE_S"  # the recorders' first windows
   step "workload-$name" 200 --stdout "pass-$name/workload.out" --stderr "pass-$name/workload.err" -- \
-    python3 "$here/workload.py" phases --out "$d/phases.jsonl" --seconds "$PHASE_S" --idle-seconds "$IDLE_S"
+    python3 "$WORKLOAD" phases --out "$d/phases.jsonl" --seconds "$PHASE_S" --idle-seconds "$IDLE_S"
   sleep "$SETTLE_S"  # let the last window close
   bg_stop "record-$name"
   bg_stop "probe-log-$name"

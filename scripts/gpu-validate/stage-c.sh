@@ -35,7 +35,7 @@ stage_main() {
     --out "$d/rec.om" --description "gpuval stage C: ragged bf16 GEMMs (workload.py ragged)"
   sleep "$SETTLE_S"
   step workload-ragged 150 --stdout ragged/workload.out --stderr ragged/workload.err -- \
-    python3 "$here/workload.py" ragged --out "$d" --seconds "$RAGGED_S"
+    python3 "$WORKLOAD" ragged --out "$d" --seconds "$RAGGED_S"
   sleep "$SETTLE_S"
   bg_stop record-ragged
   local trace phase o
@@ -57,7 +57,7 @@ stage_main() {
     --out "$d/rec.om" --description "gpuval stage C: transformer training step (workload.py train)"
   sleep "$SETTLE_S"
   step workload-train 150 --stdout train/workload.out --stderr train/workload.err -- \
-    python3 "$here/workload.py" train --out "$d" --seconds "$TRAIN_S"
+    python3 "$WORKLOAD" train --out "$d" --seconds "$TRAIN_S"
   sleep "$SETTLE_S"
   bg_stop record-train
   local ofu_value=""

@@ -30,6 +30,9 @@ cat >"$tmp/nvml.json" <<'JSON'
               "gpm": [{"1": 90, "5": 50.0, "7": 49.0, "170": 175500000, "171": 1000}]}]}
 JSON
 export GPUVAL_PKG=$pkg GPUVAL_NVML=$build/doubles/libnvidia-ml.so.1 GPUVAL_SYNTHETIC=1
+# The PyTorch workloads' SYNTHETIC stand-in: the phases files workload.py would write,
+# made-up timings and SMs' clock, so that the joins, verdicts and reports run end to end.
+export GPUVAL_WORKLOAD=$src/tests/gpu_validate/fake_workload.py
 export OFU_FAKE_NVML_SCENARIO=$tmp/nvml.json TMPDIR=$tmp GPUVAL_BUDGET_S=90
 export GPUVAL_PHASE_SECONDS=1 GPUVAL_IDLE_SECONDS=1 GPUVAL_RAGGED_SECONDS=1 GPUVAL_TRAIN_SECONDS=1
 export GPUVAL_AGENT_SECONDS=2 GPUVAL_IDLE_LOG_SECONDS=1 GPUVAL_SETTLE_SECONDS=0.5
@@ -81,17 +84,33 @@ expect "stage B records the sweeps' outcome" grep -q "^sweep-square	" <(tar -xzO
 expect "stage A times every call the source makes" \
   grep -q "^cost: metrics get of 12 .*; power .*; energy .*; clock event reasons .*; process list .* us" \
   "$tmp/out-A/stage-A-summary.txt"
-# The SMs' own clock beside NVML's, per phase: without torch no phase runs here, so the
-# summaries say so, and the tables carry the columns a GPU run fills.
-expect "stage A gives GPM 170's verdict (none without phases)" \
-  grep -q "^GPM 170: undecided: no phase with " "$tmp/out-A/stage-A-summary.txt"
+# The SMs' own clock beside NVML's, per phase (fake_workload.py's SYNTHETIC phases), GPM 170
+# against it over the phases (the double's 170 is a fixed number per window, so no verdict of
+# it means anything; the line must say over how many phases it was taken), and ofu's own OFU
+# per phase from `ofu report` on the recording with the phases.
+expect "stage A gives GPM 170's verdict over the phases" \
+  grep -Eq "^GPM 170: .*over [0-9]+ phases" "$tmp/out-A/stage-A-summary.txt"
+expect "stage A measured the SMs' clock in its phases" \
+  grep -Eq "^SMs' clock \(ofu's clock probe\): [0-9]+ of [0-9]+ phases measured; NVML / SMs" "$tmp/out-A/stage-A-summary.txt"
+expect "stage C measured the SMs' clock in its phases" \
+  grep -Eq "^SMs' clock \(ofu's clock probe\): [0-9]+ of [0-9]+ phases measured; NVML / SMs" "$tmp/out-C/stage-C-summary.txt"
+expect "stage A gives ofu's own OFU per phase" python3 - "$tmp/out-A/stage-A.tar.gz" <<'PY'
+import csv, io, sys, tarfile
+archive = tarfile.open(sys.argv[1])
+rows = list(csv.DictReader(io.TextIOWrapper(archive.extractfile("./stage-a-phases.csv"))))
+bf16 = [r for r in rows if r["phase"] == "bf16-8192"]
+assert len(bf16) == 2, rows  # both passes
+for r in bf16:
+    assert r["sm_clock_run"] == "1600.0", r
+# The 1 s phases hold whole windows of the 0.1 s pass only.
+r = next(r for r in bf16 if r["pass"] == "0.1s")
+assert r["ofu_report"] and r["ofu_report_clock"] == "measured-model" and r["ofu_run"], r
+gpm170 = list(csv.DictReader(io.TextIOWrapper(archive.extractfile("./stage-a-gpm170.csv"))))
+assert any(r["phase"] == "bf16-8192" and r["gpm170_mhz"] for r in gpm170), gpm170
+PY
 expect "stage A prices each GPM metric alone and growing sets" \
   grep -q "^cost per GPM metric alone (p50 us; ! its own return failed): 5 [0-9.]*, " "$tmp/out-A/stage-A-summary.txt"
 expect "stage A archives its GPM 170 table" grep -qx "stage-a-gpm170.csv" "$tmp/A.files"
-expect "stage A says whether the SMs' clock was measured" \
-  grep -qx "SMs' clock (ofu's clock probe): not measured (no phase ran)" "$tmp/out-A/stage-A-summary.txt"
-expect "stage C says whether the SMs' clock was measured" \
-  grep -qx "SMs' clock (ofu's clock probe): not measured (no phase ran)" "$tmp/out-C/stage-C-summary.txt"
 expect "stage A's phase table has NVML's and the SMs' clocks" grep -q \
   ",clock_nvml,sm_clock_run,sm_clock_min,sm_clock_max,nvml_over_run,ofu_run,err_run_pp,sm_clock_why,ofu_report," \
   <(tar -xzOf "$tmp/out-A/stage-A.tar.gz" ./stage-a-phases.csv)
