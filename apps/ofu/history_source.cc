@@ -46,11 +46,11 @@ std::function<void(const std::string&)> TerminalProgress() {
   return [](const std::string& line) { fmt::print(stderr, "\rofu: Prometheus: {}\033[K", line); };
 }
 
+}  // namespace
+
 void EndProgress(const history::HistorySource& source) {
   if (!source.prometheus.empty() && ::isatty(STDERR_FILENO) == 1) fmt::print(stderr, "\r\033[K");
 }
-
-}  // namespace
 
 Result<ResolvedSource> ResolveHistorySource(const HistorySourceArgs& args, double now_s) {
   ResolvedSource out;

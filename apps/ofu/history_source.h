@@ -54,6 +54,10 @@ struct ResolvedSource {
 };
 Result<ResolvedSource> ResolveHistorySource(const HistorySourceArgs& args, double now_s);
 
+// Clears the progress line of a Prometheus read on a terminal (source.progress
+// writes it); nothing otherwise.
+void EndProgress(const history::HistorySource& source);
+
 // analysis::LoadFleetReport and ScanFleetHistory (analysis/fleet_report.h)
 // of the flags, clearing the progress line after a Prometheus read.
 // `specs` must outlive the result.

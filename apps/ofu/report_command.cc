@@ -83,12 +83,18 @@ Exit status: 0 ok (also when some GPUs have no OFU), 1 usage, 2 unreadable
 or malformed input, 3 unknown GPU model with --strict, 4 no GPU at all has
 an OFU. See docs/cli.md.)";
 
-Result<sources::Recording> LoadRecording(const ReportArgs& args) {
+// How a recording is read, from the flags (--activity-scale, --interval, --strict).
+sources::RecordingOptions RecordingOptionsOf(const ReportArgs& args) {
   sources::RecordingOptions options;
   if (args.activity_scale == "ratio") options.activity_scale = sources::ValueScale::kRatio;
   if (args.activity_scale == "percent") options.activity_scale = sources::ValueScale::kPercent;
   if (args.interval_s) options.untimestamped_interval_s = *args.interval_s;
   options.strict_values = args.strict;
+  return options;
+}
+
+Result<sources::Recording> LoadRecording(const ReportArgs& args) {
+  const sources::RecordingOptions options = RecordingOptionsOf(args);
   if (args.input == "-") return sources::ReadRecording(std::cin, "<stdin>", options);
   return sources::ReadRecordingFile(args.input, options);
 }
@@ -102,19 +108,13 @@ void Progress(const char* what) {
 Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args) {
   OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved,
                        ResolveHistorySource(args.history, sources::SystemClock().NowS()));
-  sources::RecordingOptions options;
-  if (args.activity_scale == "ratio") options.activity_scale = sources::ValueScale::kRatio;
-  if (args.activity_scale == "percent") options.activity_scale = sources::ValueScale::kPercent;
-  options.strict_values = args.strict;
   history::RawSeriesOptions read;
-  read.timeout_s = args.history.timeout_s;
-  if (::isatty(STDERR_FILENO) == 1) {
-    read.progress = [](const std::string& line) { fmt::print(stderr, "\rofu report: Prometheus: {}   ", line); };
-  }
+  read.timeout_s = resolved.source.timeout_s;
+  read.progress = resolved.source.progress;
   Progress("querying Prometheus for dcgm-exporter's series");
-  auto recording = analysis::ReadPrometheusRecording(args.history.prometheus, *resolved.query.since_s,
-                                                     *resolved.query.until_s, options, read);
-  if (read.progress) fmt::print(stderr, "\n");
+  auto recording = analysis::ReadPrometheusRecording(resolved.source.prometheus, *resolved.query.since_s,
+                                                     *resolved.query.until_s, RecordingOptionsOf(args), read);
+  EndProgress(resolved.source);
   return recording;
 }
 

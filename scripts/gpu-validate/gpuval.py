@@ -506,7 +506,7 @@ def mhz(x, width=5):
     return f"{'-':>{width}}" if x is None else f"{x:>{width}.0f}"
 
 
-def mhz_pp(error, width=6):
+def signed_pp(error, width=6):
     """An error already in pp, signed, or '-'."""
     return f"{'-':>{width}}" if error is None else f"{error:>+{width}.1f}"
 
@@ -771,7 +771,7 @@ def format_stage_a(workdir, result):
                        f"{pct(r['ofu_exact'])} {pp(r['ofu_exact'], r['mfu_exact'])} | "
                        f"{'-' if clock is None else f'{clock:.0f}':>5} {mhz(r.get('sm_clock_run'))} | "
                        f"{pct(r.get('ofu_run'))} {pp(r.get('ofu_run'), r['mfu_rec'])} | "
-                       f"{pct(r.get('ofu_report'))} {mhz_pp(r.get('err_report_pp'))}")
+                       f"{pct(r.get('ofu_report'))} {signed_pp(r.get('err_report_pp'))}")
     out.append(sm_clock_line([p["meta"] for p in result["passes"].values()], [r for r in table if "seconds" in r]))
     return "\n".join(out) + "\n"
 
@@ -1091,6 +1091,13 @@ def summarize(stage, workdir, spec_db=DEFAULT_SPEC_DB):
     return text
 
 
+def recording_sku(specs, meta, windows):
+    """The SKU of a workload's device (its meta line), else of the recording's
+    GPU (recording_windows); None when neither is in the spec database."""
+    names = [meta.get("device_name"), windows[0]["model"] if windows else None]
+    return next((lookup_sku(specs, n) for n in names if n and lookup_sku(specs, n)), None)
+
+
 def recording_with_phases(rec_text, phases, sku):
     """An `ofu record` recording (OpenMetrics) with the workload's phases
     added as ofu_recording_phase_info series (sources/replay.h; docs/formats.md,
@@ -1159,15 +1166,12 @@ def main(argv=None):
         meta, phases = split_phases(read_jsonl(args.phases))
         text = read_text(args.recording, "")
         windows = recording_windows(text)
-        names = [meta.get("device_name"), windows[0]["model"] if windows else None]
-        sku = next((lookup_sku(specs, n) for n in names if n and lookup_sku(specs, n)), None)
-        sys.stdout.write(recording_with_phases(text, phases, sku))
+        sys.stdout.write(recording_with_phases(text, phases, recording_sku(specs, meta, windows)))
         return 0
     meta, phases = split_phases(read_jsonl(args.phases))
     phase = next((ph for ph in phases if ph["phase"] == args.phase and "t_start" in ph), None)
     windows = recording_windows(read_text(args.recording, ""), args.window)
-    names = [meta.get("device_name"), windows[0]["model"] if windows else None]
-    sku = next((lookup_sku(specs, n) for n in names if n and lookup_sku(specs, n)), None)
+    sku = recording_sku(specs, meta, windows)
     if phase is None or sku is None:
         print(f"gpuval: no phase {args.phase} or unknown GPU", file=sys.stderr)
         return 4

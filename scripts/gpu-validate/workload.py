@@ -295,14 +295,18 @@ def timed_loop(torch, fn, seconds, work_per_iteration, probe=None):
             "per_iteration_us": elapsed / n * 1e6, "checkpoints": checkpoints, "sm_clock": sm_clock}
 
 
-def run_gemm(torch, phase, seconds, probe=None):
-    fn = gemm_operands(torch, phase)
-    work = gpuval.gemm_flops(phase["m"], phase["n"], phase["k"])
+def flops_record(torch, phase, fn, seconds, work, probe):
+    """The phase's record for a timed loop of `fn`, each call `work` FLOPs."""
     record = dict(phase)
     record.update(timed_loop(torch, fn, seconds, work, probe))
     record["flops"] = record["iterations"] * work
     record["achieved_tflops"] = record["flops"] / record["elapsed_s"] / 1e12
-    return record, fn
+    return record
+
+
+def run_gemm(torch, phase, seconds, probe=None):
+    fn = gemm_operands(torch, phase)
+    return flops_record(torch, phase, fn, seconds, gpuval.gemm_flops(phase["m"], phase["n"], phase["k"]), probe), fn
 
 
 def run_bursts(torch, phase, seconds, probe=None):
@@ -325,11 +329,7 @@ def run_bursts(torch, phase, seconds, probe=None):
                 dst.copy_(src)
 
     work = phase["gemms"] * gpuval.gemm_flops(phase["m"], phase["n"], phase["k"])
-    record = dict(phase)
-    record.update(timed_loop(torch, one_round, seconds, work, probe))
-    record["flops"] = record["iterations"] * work
-    record["achieved_tflops"] = record["flops"] / record["elapsed_s"] / 1e12
-    return record
+    return flops_record(torch, phase, one_round, seconds, work, probe)
 
 
 def run_copy(torch, phase, seconds, probe=None):

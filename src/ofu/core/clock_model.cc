@@ -1,6 +1,7 @@
 #include "ofu/core/clock_model.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "ofu/core/clock_events.h"
 
@@ -15,37 +16,46 @@ double BurstClock(double reported_mhz, double tensor_active, double ratio) {
 
 }  // namespace
 
-std::string_view ClockSourceName(ClockSource source) {
-  switch (source) {
-    case ClockSource::kExactCycles: return "exact-cycles";
-    case ClockSource::kMeasuredModel: return "measured-model";
-    case ClockSource::kReported: return "reported";
+namespace {
+
+// Every source, best first, with its names: the one table the functions below read.
+struct ClockSourceNames {
+  ClockSource source;
+  std::string_view name;
+  std::string_view short_name;
+};
+constexpr ClockSourceNames kClockSources[] = {
+    {ClockSource::kExactCycles, "exact-cycles", "exact"},
+    {ClockSource::kMeasuredModel, "measured-model", "model"},
+    {ClockSource::kReported, "reported", "reported"},
+};
+
+const ClockSourceNames& NamesOf(ClockSource source) {
+  for (const ClockSourceNames& row : kClockSources) {
+    if (row.source == source) return row;
   }
-  return "reported";
+  return kClockSources[std::size(kClockSources) - 1];  // not a valid enum value: the reading as it is
 }
 
-std::string_view ClockSourceShortName(ClockSource source) {
-  switch (source) {
-    case ClockSource::kExactCycles: return "exact";
-    case ClockSource::kMeasuredModel: return "model";
-    case ClockSource::kReported: return "reported";
-  }
-  return "reported";
-}
+}  // namespace
+
+std::string_view ClockSourceName(ClockSource source) { return NamesOf(source).name; }
+
+std::string_view ClockSourceShortName(ClockSource source) { return NamesOf(source).short_name; }
 
 std::optional<ClockSource> ClockSourceOfName(std::string_view name) {
-  for (ClockSource s : {ClockSource::kExactCycles, ClockSource::kMeasuredModel, ClockSource::kReported}) {
-    if (name == ClockSourceName(s)) return s;
+  for (const ClockSourceNames& row : kClockSources) {
+    if (row.name == name) return row.source;
   }
   return std::nullopt;
 }
 
 std::string ClockSourcesName(std::uint8_t sources, std::string_view (*name)(ClockSource)) {
   std::string out;
-  for (ClockSource s : {ClockSource::kExactCycles, ClockSource::kMeasuredModel, ClockSource::kReported}) {
-    if ((sources & static_cast<std::uint8_t>(s)) == 0) continue;
+  for (const ClockSourceNames& row : kClockSources) {
+    if ((sources & static_cast<std::uint8_t>(row.source)) == 0) continue;
     if (!out.empty()) out += '+';
-    out += name(s);
+    out += name(row.source);
   }
   return out;
 }
