@@ -45,8 +45,9 @@ TEST(GpuSpec, EverySkuOfTheDesignIsThereWithItsSmCount) {
   EXPECT_EQ(Sku("l4").sm_count, 58);
   EXPECT_EQ(Sku("h20").sm_count, 78);
   EXPECT_EQ(Sku("rtx-pro-6000-blackwell").sm_count, 188);
-  // README.md's Supported GPUs table (scripts/gpu_table.py) lists the same 42.
-  EXPECT_EQ(Db().skus().size(), 42u);
+  // README.md's Supported GPUs table (scripts/gpu_table.py) lists the same 68:
+  // 42 data-centre and workstation SKUs and 26 GeForce ones (issue 41).
+  EXPECT_EQ(Db().skus().size(), 68u);
 }
 
 TEST(GpuSpec, SpecClockIsDerivedFromThePeak) {
@@ -169,12 +170,71 @@ TEST(GpuSpec, RealModelNamesOfEveryFamilyResolve) {
   EXPECT_NEAR(Sku("Tesla T4").SpecClockMhz(), 1586.9, 0.1);
 }
 
+// GeForce names (issue 41) as NVML and torch.cuda.get_device_name() give them.
+// A name matches whole, so a card never takes its Ti, SUPER or Laptop sibling's
+// name, and the three "6000" workstation cards stay apart.
+TEST(GpuSpec, GeForceNamesMatchWholeNotByPrefix) {
+  const std::vector<std::pair<std::string, std::string>> names = {
+      {"NVIDIA GeForce RTX 2080 Ti", "rtx-2080-ti"},
+      {"GeForce RTX 2080 Ti", "rtx-2080-ti"},  // drivers before 470 drop "NVIDIA "
+      {"NVIDIA GeForce RTX 2080", "rtx-2080"},
+      {"NVIDIA GeForce RTX 2070", "rtx-2070"},
+      {"NVIDIA GeForce RTX 2060", "rtx-2060"},
+      {"NVIDIA TITAN RTX", "titan-rtx"},
+      {"NVIDIA GeForce RTX 3090", "rtx-3090"},
+      {"NVIDIA GeForce RTX 3090 Ti", "rtx-3090-ti"},
+      {"NVIDIA GeForce RTX 3080", "rtx-3080"},
+      {"NVIDIA GeForce RTX 3080 Ti", "rtx-3080-ti"},
+      {"NVIDIA GeForce RTX 3060", "rtx-3060"},
+      {"NVIDIA GeForce RTX 4090", "rtx-4090"},
+      {"NVIDIA GeForce RTX 4080", "rtx-4080"},
+      {"NVIDIA GeForce RTX 4080 SUPER", "rtx-4080-super"},
+      {"NVIDIA GeForce RTX 4070", "rtx-4070"},
+      {"NVIDIA GeForce RTX 4070 Ti", "rtx-4070-ti"},
+      {"NVIDIA GeForce RTX 4070 SUPER", "rtx-4070-super"},
+      {"NVIDIA GeForce RTX 4070 Ti SUPER", "rtx-4070-ti-super"},
+      {"NVIDIA GeForce RTX 4060 Ti", "rtx-4060-ti"},
+      {"NVIDIA GeForce RTX 5090", "rtx-5090"},
+      {"NVIDIA GeForce RTX 5080", "rtx-5080"},
+      {"NVIDIA GeForce RTX 5070 Ti", "rtx-5070-ti"},
+      {"NVIDIA GeForce RTX 5070", "rtx-5070"},
+      {"NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"},
+      {"Quadro RTX 6000", "quadro-rtx-6000"},
+      {"NVIDIA RTX A6000", "rtx-a6000"},
+  };
+  for (const auto& [name, id] : names) EXPECT_EQ(Sku(name).id, id) << name;
+  // Not listed: no boost clock was sourced for the 2080 SUPER, and laptop parts
+  // are other chips at other clocks. Neither may fall to a listed neighbour.
+  EXPECT_FALSE(Db().Lookup("NVIDIA GeForce RTX 2080 SUPER").ok());
+  EXPECT_FALSE(Db().Lookup("NVIDIA GeForce RTX 4090 Laptop GPU").ok());
+  EXPECT_FALSE(Db().Lookup("NVIDIA GeForce RTX 40").ok());
+}
+
+// f_spec by hand from the vendor figures, and the GeForce FP32-accumulate rate:
+// half the per-SM FP16 rate of the professional card of the same chip.
+TEST(GpuSpec, GeForceSpecClocksAndHalfRateFp32Accumulate) {
+  EXPECT_NEAR(Sku("rtx-2080-ti").SpecClockMhz(), 1545.27, 0.01);        // 53.8e12 / (68 * 512)
+  EXPECT_NEAR(Sku("rtx-3090").SpecClockMhz(), 1695.88, 0.01);           // 71.2e12 / (82 * 512)
+  EXPECT_NEAR(Sku("rtx-4090").SpecClockMhz(), 2520.75, 0.01);           // 165.2e12 / (128 * 512)
+  EXPECT_NEAR(Sku("rtx-5090").SpecClockMhz(), 2406.94, 0.01);           // 1676e12 / (170 * 4096), FP4
+  EXPECT_NEAR(Sku("rtx-5090").ImpliedClockMhz("bf16"), 2406.94, 0.01);  // 209.5e12 / (170 * 512)
+  EXPECT_EQ(Sku("rtx-2080-ti").precisions.at("fp16").flops_per_clock_per_sm, 512);
+  EXPECT_EQ(Sku("quadro-rtx-6000").precisions.at("fp16").flops_per_clock_per_sm, 1024);  // same TU102
+  EXPECT_EQ(Sku("titan-rtx").precisions.at("fp16").flops_per_clock_per_sm, 1024);        // TITAN: full rate
+  EXPECT_EQ(Sku("rtx-3090").precisions.at("bf16").flops_per_clock_per_sm, 512);
+  EXPECT_EQ(Sku("rtx-a6000").precisions.at("bf16").flops_per_clock_per_sm, 1024);  // same GA102
+  EXPECT_EQ(Sku("rtx-4090").precisions.at("fp8").flops_per_clock_per_sm, 1024);
+  EXPECT_EQ(Sku("l40s").precisions.at("fp8").flops_per_clock_per_sm, 2048);      // AD102 at full rate
+  EXPECT_EQ(Sku("rtx-5090").precisions.at("fp4").flops_per_clock_per_sm, 4096);  // FP4 is not halved
+  EXPECT_FALSE(Sku("rtx-2080-ti").precisions.contains("bf16"));                  // Turing: no BF16/TF32 path
+}
+
 TEST(GpuSpec, UnknownModelNamesTheFileToExtend) {
-  auto spec = Db().Lookup("NVIDIA GeForce RTX 4090");  // a real GPU the file does not list
+  auto spec = Db().Lookup("NVIDIA GeForce GTX 1080");  // a real GPU the file does not list (no tensor cores)
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.error().code, ErrorCode::kUnknownModel);
   EXPECT_NE(spec.error().message.find("data/gpu_specs.json"), std::string::npos) << spec.error().message;
-  EXPECT_NE(spec.error().message.find("NVIDIA GeForce RTX 4090"), std::string::npos);
+  EXPECT_NE(spec.error().message.find("NVIDIA GeForce GTX 1080"), std::string::npos);
   // No prefix matching: "NVIDIA H100" alone is not "NVIDIA H100 80GB HBM3".
   EXPECT_FALSE(Db().Lookup("NVIDIA H100").ok());
 }
