@@ -12,30 +12,191 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <re2/re2.h>
+#include <nlohmann/json.hpp>
 
 namespace ofu::formats {
+
+std::string_view EmbeddedTrainingLogPatternsJson();  // generated from data/training_log_patterns.json
+
 namespace {
 
-// The fixed denominators, FLOP/s per GPU (see the header for the sources).
-constexpr double kA100Bf16 = 312e12;
-constexpr double kH100SxmBf16 = 989e12;
+constexpr std::string_view kTableFileInRepo = "data/training_log_patterns.json";
 
-// One framework's step line: the step number is group 1, the value group 2;
-// `scale` turns the printed number into a ratio (MFU) or FLOP/s per GPU.
-struct StepPattern {
-  TrainingLogFormat format;
-  std::unique_ptr<RE2> line;
-  double scale = 0.01;
-};
+using nlohmann::json;
 
 // How many impossible values are named one by one in TrainingLog::notes.
 constexpr size_t kNamedImpossible = 5;
 
-// What one line says, when it says anything.
-struct LineMfu {
-  int64_t step = 0;
-  std::optional<double> mfu;  // absent: the framework printed "-100 %" or "N/A"
+}  // namespace
+
+struct TrainingLogPatterns::Compiled {
+  // One line pattern, compiled: `line`'s group indices resolved once.
+  struct Pattern {
+    size_t framework = 0;  // index into Compiled::frameworks
+    size_t info = 0;       // index into TrainingLogPatterns::patterns()
+    std::vector<std::string> contains;
+    std::shared_ptr<const RE2> line;
+    int groups = 0;  // capturing groups of `line`
+    int value_group = 0;
+    int step_group = -1;  // -1: the line has no step number
+    int unit_group = -1;  // kFlopsPerGpuSi only
+    TrainingLogUnit unit = TrainingLogUnit::kMfuPercent;
+    bool human_format = false;        // nanotron's human_format (K, M, B/G, T, P, E)
+    std::vector<std::string> absent;  // printed values that mean "not known"
+    Precision precision = Precision::kBf16;
+    bool summary = false;
+  };
+
+  // A line that states the denominator the framework used.
+  struct PeakLine {
+    std::vector<std::string> contains;
+    std::shared_ptr<const RE2> line;
+    int value_group = -1;         // -1: the line's peak is `flops`
+    std::optional<double> flops;  // a fixed peak the line announces (torchtitan's A100 fallback)
+    std::string basis;
+  };
+
+  struct Framework {
+    std::string name;
+    std::vector<PeakLine> peak_lines;  // in priority order
+    std::optional<double> peak_flops;  // fixed by the framework when no peak line is printed
+    std::string peak_basis;            // for people, when no peak line is printed
+  };
+
+  std::vector<Framework> frameworks;
+  std::vector<Pattern> patterns;       // in table order
+  std::vector<std::string> prefilter;  // a line without any of these is not matched
 };
+
+namespace {
+
+using CompiledPattern = TrainingLogPatterns::Compiled::Pattern;
+using CompiledPeakLine = TrainingLogPatterns::Compiled::PeakLine;
+using CompiledFramework = TrainingLogPatterns::Compiled::Framework;
+
+Result<std::string> StringField(const json& object, std::string_view key, std::string_view where) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_string() || it->get<std::string>().empty()) {
+    return Error::MalformedInput("{}: \"{}\" is missing or not a non-empty string", where, key);
+  }
+  return it->get<std::string>();
+}
+
+Result<std::vector<std::string>> StringList(const json& object, std::string_view key, std::string_view where,
+                                            bool required) {
+  std::vector<std::string> out;
+  const auto it = object.find(key);
+  if (it == object.end()) {
+    if (required) return Error::MalformedInput("{}: \"{}\" is missing", where, key);
+    return out;
+  }
+  if (!it->is_array()) return Error::MalformedInput("{}: \"{}\" is not a list", where, key);
+  for (const json& item : *it) {
+    if (!item.is_string() || item.get<std::string>().empty()) {
+      return Error::MalformedInput("{}: \"{}\" holds something that is not a non-empty string", where, key);
+    }
+    out.push_back(item.get<std::string>());
+  }
+  if (required && out.empty()) return Error::MalformedInput("{}: \"{}\" is empty", where, key);
+  return out;
+}
+
+Result<std::shared_ptr<const RE2>> Compile(const std::string& pattern, std::string_view where) {
+  // RE2: linear time in the line's length whatever the pattern, so a long
+  // or hostile line cannot stall the read.
+  auto re = std::make_shared<const RE2>(pattern, RE2::Quiet);
+  if (!re->ok()) return Error::MalformedInput("{}: pattern does not compile: {}", where, re->error());
+  return re;
+}
+
+int GroupIndex(const RE2& re, const std::string& name) {
+  const auto& groups = re.NamedCapturingGroups();
+  const auto it = groups.find(name);
+  return it == groups.end() ? -1 : it->second;
+}
+
+std::optional<TrainingLogUnit> UnitFromName(std::string_view name) {
+  if (name == "mfu_percent") return TrainingLogUnit::kMfuPercent;
+  if (name == "mfu_ratio") return TrainingLogUnit::kMfuRatio;
+  if (name == "tflops_per_gpu") return TrainingLogUnit::kTflopsPerGpu;
+  if (name == "flops_per_gpu_si") return TrainingLogUnit::kFlopsPerGpuSi;
+  return std::nullopt;
+}
+
+Result<CompiledPeakLine> ParsePeakLine(const json& entry, std::string_view where) {
+  CompiledPeakLine peak;
+  OFU_ASSIGN_OR_RETURN(peak.contains, StringList(entry, "contains", where, /*required=*/true));
+  OFU_ASSIGN_OR_RETURN(const std::string pattern, StringField(entry, "line", where));
+  OFU_ASSIGN_OR_RETURN(peak.line, Compile(pattern, where));
+  OFU_ASSIGN_OR_RETURN(peak.basis, StringField(entry, "basis", where));
+  peak.value_group = GroupIndex(*peak.line, "value");
+  const auto flops = entry.find("flops");
+  if (flops != entry.end()) {
+    if (!flops->is_number() || !(flops->get<double>() > 0) || !std::isfinite(flops->get<double>())) {
+      return Error::MalformedInput("{}: \"flops\" is not a positive number", where);
+    }
+    peak.flops = flops->get<double>();
+  }
+  if ((peak.value_group < 0) == !peak.flops) {
+    return Error::MalformedInput("{}: a peak line has either a group \"value\" or a fixed \"flops\"", where);
+  }
+  return peak;
+}
+
+Result<CompiledPattern> ParsePattern(const json& entry, std::string_view where, TrainingLogPatternInfo& info) {
+  CompiledPattern out;
+  OFU_ASSIGN_OR_RETURN(out.contains, StringList(entry, "contains", where, /*required=*/true));
+  OFU_ASSIGN_OR_RETURN(const std::string pattern, StringField(entry, "line", where));
+  OFU_ASSIGN_OR_RETURN(out.line, Compile(pattern, where));
+  out.groups = out.line->NumberOfCapturingGroups();
+  out.value_group = GroupIndex(*out.line, "value");
+  out.step_group = GroupIndex(*out.line, "step");
+  out.unit_group = GroupIndex(*out.line, "unit");
+  if (out.value_group < 0) return Error::MalformedInput("{}: the pattern has no group \"value\"", where);
+  OFU_ASSIGN_OR_RETURN(const std::string unit_name, StringField(entry, "unit", where));
+  const auto unit = UnitFromName(unit_name);
+  if (!unit) return Error::MalformedInput("{}: unit \"{}\" is not one ofu knows", where, unit_name);
+  out.unit = *unit;
+  if ((out.unit == TrainingLogUnit::kFlopsPerGpuSi) != (out.unit_group >= 0)) {
+    return Error::MalformedInput("{}: a group \"unit\" goes with unit flops_per_gpu_si, and only with it", where);
+  }
+  const std::string number = entry.value("number", std::string("decimal"));
+  if (number != "decimal" && number != "human_format") {
+    return Error::MalformedInput("{}: number \"{}\" is neither decimal nor human_format", where, number);
+  }
+  out.human_format = number == "human_format";
+  OFU_ASSIGN_OR_RETURN(out.absent, StringList(entry, "absent", where, /*required=*/false));
+  if (entry.contains("precision")) {
+    OFU_ASSIGN_OR_RETURN(const std::string precision, StringField(entry, "precision", where));
+    const auto parsed = PrecisionFromName(precision);
+    if (!parsed) return Error::MalformedInput("{}: precision \"{}\" is not one ofu knows", where, precision);
+    out.precision = *parsed;
+  }
+  out.summary = entry.value("summary", false);
+  const auto example = entry.find("example");
+  if (example == entry.end() || !example->is_object()) {
+    return Error::MalformedInput("{}: \"example\" (a real line, its value and source) is missing", where);
+  }
+  const std::string example_where = fmt::format("{}: example", where);
+  OFU_ASSIGN_OR_RETURN(info.example_line, StringField(*example, "line", example_where));
+  OFU_ASSIGN_OR_RETURN(info.source, StringField(*example, "source", example_where));
+  const auto value = example->find("value");
+  if (value == example->end() || !value->is_number()) {
+    return Error::MalformedInput("{}: \"value\" is missing or not a number", example_where);
+  }
+  info.example_value = value->get<double>();
+  const auto step = example->find("step");
+  if (step != example->end()) {
+    if (!step->is_number_integer()) return Error::MalformedInput("{}: \"step\" is not an integer", example_where);
+    info.example_step = step->get<int64_t>();
+  }
+  if (info.example_step.has_value() != (out.step_group >= 0)) {
+    return Error::MalformedInput("{}: \"step\" is given exactly when the pattern has a group \"step\"", example_where);
+  }
+  info.unit = out.unit;
+  info.summary = out.summary;
+  return out;
+}
 
 std::string WithoutAnsi(std::string_view line) {
   std::string out;
@@ -77,71 +238,105 @@ std::optional<double> HumanNumber(std::string_view text) {
   return *value * scale;
 }
 
+// The SI prefix DeepSpeed's flops_to_string writes before "FLOPS".
+std::optional<double> SiPrefix(std::string_view prefix) {
+  if (prefix.empty()) return 1.0;
+  switch (prefix.front()) {
+    case 'P': return 1e15;
+    case 'T': return 1e12;
+    case 'G': return 1e9;
+    case 'M': return 1e6;
+    case 'K': return 1e3;
+    case 'm': return 1e-3;
+    case 'u': return 1e-6;
+    default: return std::nullopt;
+  }
+}
+
+// The factor from the printed number to the quantity.
+double ScaleOf(TrainingLogUnit unit) {
+  switch (unit) {
+    case TrainingLogUnit::kMfuPercent: return 0.01;
+    case TrainingLogUnit::kMfuRatio: return 1;
+    case TrainingLogUnit::kTflopsPerGpu: return 1e12;
+    case TrainingLogUnit::kFlopsPerGpuSi: return 1;
+  }
+  return 1;
+}
+
+bool ContainsAny(std::string_view line, const std::vector<std::string>& literals) {
+  return std::any_of(literals.begin(), literals.end(),
+                     [&](const std::string& literal) { return line.find(literal) != std::string_view::npos; });
+}
+
+// What one line says, when it says anything.
+struct LineValue {
+  int64_t step = 0;
+  std::optional<double> value;  // absent: the framework printed "-100 %", "N/A", inf or nan
+};
+
 class Reader {
  public:
-  explicit Reader(const std::string& name) : name_(name) {
-    // RE2: linear time in the line's length whatever the pattern, so a long
-    // or hostile line cannot stall the read.
-    const auto step = [&](TrainingLogFormat format, const char* pattern, double scale = 0.01) {
-      patterns_.push_back({format, std::make_unique<RE2>(pattern, RE2::Quiet), scale});
-    };
-    step(TrainingLogFormat::kTorchtitan, R"(step:\s*(\d+)\s+loss:.*\bmfu:\s*(N/A|-?[0-9.]+)%?)");
-    step(TrainingLogFormat::kNanoGpt, R"(\biter (\d+): loss [^,]*, time [^,]*ms, mfu (-?[0-9.]+)%)");
-    step(TrainingLogFormat::kNanochat,
-         R"(\bstep (\d+)(?:/\d+)? \([0-9.]+%\) \|.*\| (?:bf16_)?mfu: (-?[0-9.]+|inf|nan) \|)");
-    step(TrainingLogFormat::kLlmC, R"(\bstep\s+(\d+)/\d+ \|.*\| (-?[0-9.]+)% bf16 MFU \|)");
-    step(TrainingLogFormat::kPrimeRl, R"(\bstep: (\d+), loss: [^,]*,.*\bmfu: (-?[0-9.]+|inf|nan)\s*$)");
-    step(TrainingLogFormat::kModula, R"(\bstep: (\d+)\s.*\bMFU: (-?[0-9.]+|inf|nan)%)");
-    step(TrainingLogFormat::kMegatron,
-         R"(\biteration\s+(\d+)/\s*\d+ \|.*\| throughput per GPU \(TFLOP/s/GPU\): (-?[0-9.]+|inf|nan) \|)", 1e12);
-    step(TrainingLogFormat::kMaxText,
-         R"(\bcompleted step: (\d+), seconds: [^,]*, TFLOP/s(?:/device)?: (-?[0-9.]+|inf|nan),)", 1e12);
-    step(
-        TrainingLogFormat::kNanotron,
-        R"(\biteration: (\d+) / \d+ \|.*\| model_tflops_per_gpu: (-?[0-9.]+(?:e[-+]?\d+)?[KMBGTPE]?|inf|nan)(?: \||\s*$))",
-        1e12);
-    torchtitan_peak_ = std::make_unique<RE2>(R"(Peak FLOPS used for computing MFU: ([0-9.eE+-]+|inf))");
-    nanochat_peak_ = std::make_unique<RE2>(R"(Peak FLOPS \(BF16\): ([0-9.eE+-]+|inf))");
-    torchtitan_fallback_ = std::make_unique<RE2>(R"(Peak flops undefined for(?: TPU)?: .*, fallback to A100)");
+  Reader(const std::string& name, const TrainingLogPatterns& table)
+      : name_(name), table_(table.compiled()), peaks_seen_(table_.frameworks.size()) {
+    for (size_t i = 0; i < table_.frameworks.size(); ++i) {
+      peaks_seen_[i].resize(table_.frameworks[i].peak_lines.size());
+    }
   }
 
   Status Line(std::string_view raw, int number) {
-    // Only lines that can carry an MFU or a peak are matched.
-    if (raw.find("mfu") == std::string_view::npos && raw.find("MFU") == std::string_view::npos &&
-        raw.find("Peak FLOPS") == std::string_view::npos && raw.find("Peak flops") == std::string_view::npos &&
-        raw.find("TFLOP") == std::string_view::npos && raw.find("tflops") == std::string_view::npos) {
-      return OkStatus();
-    }
+    // Only lines that can carry a value or a peak are matched.
+    if (!ContainsAny(raw, table_.prefilter)) return OkStatus();
     const std::string line = WithoutAnsi(raw);
     OFU_RETURN_IF_ERROR(Peak(line, number));
-    std::string step, mfu;
-    for (const StepPattern& pattern : patterns_) {
-      if (format_ && *format_ != pattern.format) continue;
-      if (!RE2::PartialMatch(line, *pattern.line, &step, &mfu)) continue;
-      format_ = pattern.format;
-      OFU_ASSIGN_OR_RETURN(LineMfu value, Value(pattern, step, mfu, number));
-      Add(value, mfu, number);
+    std::vector<re2::StringPiece> groups;
+    for (const CompiledPattern& pattern : table_.patterns) {
+      if (framework_ && *framework_ != pattern.framework) continue;
+      if (!ContainsAny(line, pattern.contains)) continue;
+      groups.assign(static_cast<size_t>(pattern.groups) + 1, re2::StringPiece());
+      if (!pattern.line->Match(line, 0, line.size(), RE2::UNANCHORED, groups.data(), pattern.groups + 1)) continue;
+      framework_ = pattern.framework;
+      const std::string printed(groups[pattern.value_group].data(), groups[pattern.value_group].size());
+      const std::string unit = pattern.unit_group >= 0
+                                   ? std::string(groups[pattern.unit_group].data(), groups[pattern.unit_group].size())
+                                   : std::string();
+      std::optional<std::string> step;
+      if (pattern.step_group >= 0) {
+        step = std::string(groups[pattern.step_group].data(), groups[pattern.step_group].size());
+      }
+      OFU_ASSIGN_OR_RETURN(LineValue value, Value(pattern, step, printed, unit, number));
+      if (pattern.summary) {
+        Add(pattern, value, printed + unit, number, summary_);
+      } else {
+        Add(pattern, value, printed + unit, number, steps_);
+        precision_ = pattern.precision;
+        quantity_ = QuantityOf(pattern.unit);
+      }
+      if (!quantity_) quantity_ = QuantityOf(pattern.unit);
+      if (!precision_) precision_ = pattern.precision;
       return OkStatus();
     }
     return OkStatus();
   }
 
   Result<TrainingLog> Finish() {
-    if (!format_) {
+    if (!framework_) {
+      std::vector<std::string> names;
+      for (const CompiledFramework& framework : table_.frameworks) names.push_back(framework.name);
       return Error::MalformedInput(
-          "{}: no line reports an MFU in a format ofu reads, nor a TFLOP/s per GPU (torchtitan 'step: N ... mfu: "
-          "X%', nanoGPT 'iter N: ... mfu X%', nanochat 'step N/M (...) | ... | mfu: X |', llm.c 'step N/M | ... | "
-          "X% bf16 MFU |', prime-rl 'step: N, loss: ..., mfu: X', modula 'step: N ... MFU: X%', Megatron-LM "
-          "'iteration N/ M | ... | throughput per GPU (TFLOP/s/GPU): X |', MaxText 'completed step: N, seconds: "
-          "..., TFLOP/s/device: X,', nanotron 'iteration: N / M | ... | model_tflops_per_gpu: X')",
-          name_);
+          "{}: no line reports an MFU in a format ofu reads, nor a TFLOP/s per GPU (frameworks looked for, from "
+          "{}: {})",
+          name_, kTableFileInRepo, fmt::join(names, ", "));
     }
+    const CompiledFramework& framework = table_.frameworks[*framework_];
     TrainingLog log;
     log.path = name_;
-    log.format = *format_;
-    log.quantity = QuantityOf(*format_);
-    log.steps = std::move(steps_);
-    log.absent_steps = absent_steps_;
+    log.format = framework.name;
+    log.quantity = quantity_.value_or(TrainingLogQuantity::kMfu);
+    Values& used = steps_.seen.empty() && !summary_.seen.empty() ? summary_ : steps_;
+    log.from_summary = &used == &summary_;
+    log.steps = std::move(used.steps);
+    log.absent_steps = used.absent;
     log.impossible_steps = impossible_steps_;
     log.repeated_lines = repeated_lines_;
     log.notes = std::move(notes_);
@@ -156,149 +351,155 @@ class Reader {
       return Error::MalformedInput(
           "{}: every MFU the log prints ({} step(s)) is absent ('-100%', 'N/A' or 0 with an unknown peak): {} did "
           "not know this GPU's peak, so the log gives no MFU to reconcile",
-          name_, absent_steps_, TrainingLogFormatName(*format_));
+          name_, log.absent_steps, framework.name);
     }
     std::vector<double> values;
     for (const TrainingLogStep& step : log.steps) values.push_back(step.value);
     std::sort(values.begin(), values.end());
     const size_t n = values.size();
     log.median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-    SetPeak(log);
+    log.reference_precision = precision_.value_or(Precision::kBf16);
+    SetPeak(framework, log);
     return log;
   }
 
  private:
-  // "Peak FLOPS ..." lines: the denominator the framework used.
+  // Step or summary values of the framework found.
+  struct Values {
+    std::vector<TrainingLogStep> steps;
+    std::set<int64_t> seen;
+    int absent = 0;
+    int64_t unnumbered = 0;  // lines of patterns without a step number so far
+  };
+
+  // Peak lines: the denominator the framework used. Read before the
+  // framework is known (they come at start-up), for every framework.
   Status Peak(const std::string& line, int number) {
-    std::string text;
-    std::optional<double>* into = nullptr;
-    if (RE2::PartialMatch(line, *torchtitan_fallback_)) {
-      torchtitan_fallback_seen_ = true;
-      return OkStatus();
+    for (size_t f = 0; f < table_.frameworks.size(); ++f) {
+      if (framework_ && *framework_ != f) continue;
+      const CompiledFramework& framework = table_.frameworks[f];
+      for (size_t p = 0; p < framework.peak_lines.size(); ++p) {
+        const CompiledPeakLine& peak = framework.peak_lines[p];
+        if (!ContainsAny(line, peak.contains)) continue;
+        if (peak.flops) {
+          if (RE2::PartialMatch(line, *peak.line)) peaks_seen_[f][p] = *peak.flops;
+          continue;
+        }
+        std::string text;
+        if (!RE2::PartialMatch(line, *peak.line, &text)) continue;
+        if (text == "inf") {
+          peaks_seen_[f][p] = INFINITY;  // an unknown GPU: every MFU the framework prints is absent
+          continue;
+        }
+        const auto value = Number(text);
+        if (!value || !(*value > 0) || !std::isfinite(*value)) {
+          return Error::MalformedInput("{}:{}: peak FLOPS '{}' is not a positive number", name_, number, text);
+        }
+        peaks_seen_[f][p] = *value;
+      }
     }
-    if (RE2::PartialMatch(line, *torchtitan_peak_, &text)) {
-      into = &torchtitan_peak_flops_;
-    } else if (RE2::PartialMatch(line, *nanochat_peak_, &text)) {
-      into = &nanochat_peak_flops_;
-    } else {
-      return OkStatus();
-    }
-    if (text == "inf") {
-      *into = INFINITY;  // nanochat: an unknown GPU, every MFU it prints is 0
-      return OkStatus();
-    }
-    const auto value = Number(text);
-    if (!value || !(*value > 0) || !std::isfinite(*value)) {
-      return Error::MalformedInput("{}:{}: peak FLOPS '{}' is not a positive number", name_, number, text);
-    }
-    *into = *value;
     return OkStatus();
   }
 
-  Result<LineMfu> Value(const StepPattern& pattern, const std::string& step_text, const std::string& text,
-                        int number) const {
-    LineMfu out;
-    const auto [end, ec] = std::from_chars(step_text.data(), step_text.data() + step_text.size(), out.step);
-    if (ec != std::errc() || end != step_text.data() + step_text.size()) {
-      return Error::MalformedInput("{}:{}: step '{}' is out of range", name_, number, step_text);
+  Result<LineValue> Value(const CompiledPattern& pattern, const std::optional<std::string>& step_text,
+                          const std::string& text, const std::string& unit, int number) const {
+    LineValue out;
+    if (step_text) {
+      const auto [end, ec] = std::from_chars(step_text->data(), step_text->data() + step_text->size(), out.step);
+      if (ec != std::errc() || end != step_text->data() + step_text->size()) {
+        return Error::MalformedInput("{}:{}: step '{}' is out of range", name_, number, *step_text);
+      }
     }
-    if (text == "N/A" || text == "inf" || text == "nan") return out;
-    const bool flops = QuantityOf(pattern.format) == TrainingLogQuantity::kFlopsPerGpu;
-    const auto value = pattern.format == TrainingLogFormat::kNanotron ? HumanNumber(text) : Number(text);
-    if (!value || !std::isfinite(*value * pattern.scale)) {
-      return Error::MalformedInput("{}:{}: {} '{}' is not a number", name_, number, flops ? "TFLOP/s" : "MFU", text);
+    if (text == "inf" || text == "nan") return out;
+    const bool flops = QuantityOf(pattern.unit) == TrainingLogQuantity::kFlopsPerGpu;
+    const auto value = pattern.human_format ? HumanNumber(text) : Number(text);
+    for (const std::string& absent : pattern.absent) {
+      const auto absent_value = Number(absent);
+      if (text == absent || (value && absent_value && *value == *absent_value)) return out;
     }
-    // nanoGPT and llm.c print -100 % for "not known".
-    if (!flops && *value == -100) return out;
-    out.mfu = *value * pattern.scale;
+    const auto prefix = SiPrefix(unit);
+    if (!value || !prefix || !std::isfinite(*value * ScaleOf(pattern.unit) * *prefix)) {
+      return Error::MalformedInput("{}:{}: {} '{}{}' is not a number", name_, number, flops ? "TFLOP/s" : "MFU", text,
+                                   unit);
+    }
+    out.value = *value * ScaleOf(pattern.unit);
+    if (pattern.unit_group >= 0) out.value = *value * *prefix;
     return out;
   }
 
-  void Add(const LineMfu& value, const std::string& printed, int number) {
-    if (!seen_steps_.insert(value.step).second) {
+  void Add(const CompiledPattern& pattern, const LineValue& value, const std::string& printed, int number,
+           Values& into) {
+    const int64_t step = pattern.step_group >= 0 ? value.step : ++into.unnumbered;
+    if (!into.seen.insert(step).second) {
       ++repeated_lines_;
       return;
     }
-    // nanochat prints 0 for every step when its table lacks the GPU (peak inf).
-    const bool unknown_peak = format_ == TrainingLogFormat::kNanochat && nanochat_peak_flops_ &&
-                              std::isinf(*nanochat_peak_flops_);
-    if (!value.mfu || unknown_peak) {
-      ++absent_steps_;
+    // A peak line with "inf": the framework did not know the GPU, and the
+    // MFU it prints (nanochat: 0) means nothing.
+    const auto& seen = peaks_seen_[pattern.framework];
+    const bool unknown_peak = std::any_of(seen.begin(), seen.end(),
+                                          [](const std::optional<double>& peak) { return peak && std::isinf(*peak); });
+    const bool flops = QuantityOf(pattern.unit) == TrainingLogQuantity::kFlopsPerGpu;
+    if (!value.value || (unknown_peak && !flops)) {
+      ++into.absent;
       return;
     }
     // No GPU does more than its peak or less than nothing: such a value is
     // a bug of the framework's FLOP count or peak (prime-rl#20 printed
-    // "mfu: 337.59" before counting every GPU), not the job's MFU. A FLOP/s
-    // per GPU is checked against the peak when one is known (analysis/reconcile.h).
-    const bool flops = QuantityOf(*format_) == TrainingLogQuantity::kFlopsPerGpu;
-    if (*value.mfu < 0 || (!flops && *value.mfu > 1)) {
+    // "mfu: 337.59" before counting every GPU; verl#1208 "perf/mfu/actor:
+    // 1.018" on a GH200), not the job's MFU. A FLOP/s per GPU is checked
+    // against the peak when one is known (analysis/reconcile.h).
+    if (*value.value < 0 || (!flops && *value.value > 1)) {
       if (impossible_steps_++ < static_cast<int>(kNamedImpossible)) {
-        notes_.push_back(fmt::format("{}:{}: {} {}{} is {}: impossible, left out", name_, number,
-                                     flops ? "TFLOP/s per GPU" : "MFU", printed, flops ? "" : " %",
-                                     *value.mfu < 0 ? "below 0" : "above 100 %"));
+        notes_.push_back(fmt::format("{}:{}: {} is {}: impossible, left out", name_, number,
+                                     Printed(pattern.unit, printed),
+                                     *value.value < 0                             ? "below 0"
+                                     : pattern.unit == TrainingLogUnit::kMfuRatio ? "above 1 (100 %)"
+                                                                                  : "above 100 %"));
       }
       return;
     }
-    steps_.push_back({value.step, *value.mfu, number});
+    into.steps.push_back({step, *value.value, number});
   }
 
-  void SetPeak(TrainingLog& log) const {
-    switch (log.format) {
-      case TrainingLogFormat::kTorchtitan:
-        if (torchtitan_peak_flops_ && std::isfinite(*torchtitan_peak_flops_)) {
-          log.peak_flops = torchtitan_peak_flops_;
-          log.peak_basis = "torchtitan's 'Peak FLOPS used for computing MFU' line";
-        } else if (torchtitan_fallback_seen_) {
-          log.peak_flops = kA100Bf16;
-          log.peak_basis = "torchtitan did not know the GPU and fell back to the A100's bf16 peak (312 TFLOPS)";
-        } else {
-          log.peak_basis = "torchtitan's table of the GPU's bf16 peak (the log does not print it)";
-        }
-        return;
-      case TrainingLogFormat::kNanoGpt:
-        log.peak_flops = kA100Bf16;
-        log.peak_basis = "nanoGPT divides by the A100's bf16 peak (312 TFLOPS) whatever the GPU";
-        return;
-      case TrainingLogFormat::kNanochat:
-        if (nanochat_peak_flops_ && std::isfinite(*nanochat_peak_flops_)) {
-          log.peak_flops = nanochat_peak_flops_;
-          log.peak_basis = "nanochat's 'Peak FLOPS (BF16)' line";
-        } else {
-          log.peak_flops = kH100SxmBf16;
-          log.peak_basis =
-              "no 'Peak FLOPS (BF16)' line: nanochat before 2026-01-17 divided by the H100 SXM's bf16 peak "
-              "(989 TFLOPS) whatever the GPU";
-        }
-        return;
-      case TrainingLogFormat::kLlmC:
-        log.peak_basis = "llm.c's table of the GPU's peak (llmc/mfu.h; the line says bf16, the default build)";
-        return;
-      case TrainingLogFormat::kPrimeRl:
-        log.peak_basis = "prime-rl's table of the GPU's bf16 peak (the log does not print it)";
-        return;
-      case TrainingLogFormat::kModula:
-        log.peak_basis =
-            "the 16-bit peak of the GPU named to modula's train-gpt.py (its own table; the log does not print it)";
-        return;
-      case TrainingLogFormat::kMegatron:
-      case TrainingLogFormat::kMaxText:
-      case TrainingLogFormat::kNanotron:
-        log.peak_basis = fmt::format(
-            "{} prints the model TFLOP/s per GPU, not MFU: it is divided by the GPU's peak of the reference precision",
-            TrainingLogFormatName(log.format));
-        return;
+  // The value as the log printed it, with what it is.
+  static std::string Printed(TrainingLogUnit unit, const std::string& printed) {
+    switch (unit) {
+      case TrainingLogUnit::kMfuPercent: return fmt::format("MFU {} %", printed);
+      case TrainingLogUnit::kMfuRatio: return fmt::format("MFU {} (a ratio)", printed);
+      case TrainingLogUnit::kTflopsPerGpu: return fmt::format("TFLOP/s per GPU {}", printed);
+      case TrainingLogUnit::kFlopsPerGpuSi: return fmt::format("FLOP/s per GPU {}FLOPS", printed);
     }
+    return printed;
+  }
+
+  void SetPeak(const CompiledFramework& framework, TrainingLog& log) const {
+    if (log.quantity == TrainingLogQuantity::kFlopsPerGpu) {
+      log.peak_basis = fmt::format(
+          "{} prints the model TFLOP/s per GPU, not MFU: it is divided by the GPU's peak of the reference precision",
+          framework.name);
+      return;
+    }
+    const auto& seen = peaks_seen_[*framework_];
+    for (size_t p = 0; p < framework.peak_lines.size(); ++p) {
+      if (seen[p] && std::isfinite(*seen[p])) {
+        log.peak_flops = seen[p];
+        log.peak_basis = framework.peak_lines[p].basis;
+        return;
+      }
+    }
+    log.peak_flops = framework.peak_flops;
+    log.peak_basis = framework.peak_basis;
   }
 
   const std::string& name_;
-  std::vector<StepPattern> patterns_;
-  std::unique_ptr<RE2> torchtitan_peak_, nanochat_peak_, torchtitan_fallback_;
-  bool torchtitan_fallback_seen_ = false;
-  std::optional<TrainingLogFormat> format_;
-  std::optional<double> torchtitan_peak_flops_, nanochat_peak_flops_;
-  std::vector<TrainingLogStep> steps_;
-  std::set<int64_t> seen_steps_;
-  int absent_steps_ = 0;
+  const TrainingLogPatterns::Compiled& table_;
+  // Per framework, per peak line: the last peak it printed (inf: unknown GPU).
+  std::vector<std::vector<std::optional<double>>> peaks_seen_;
+  std::optional<size_t> framework_;
+  std::optional<TrainingLogQuantity> quantity_;
+  std::optional<Precision> precision_;
+  Values steps_, summary_;
   int impossible_steps_ = 0;
   int repeated_lines_ = 0;
   std::vector<std::string> notes_;
@@ -306,38 +507,95 @@ class Reader {
 
 }  // namespace
 
-std::string_view TrainingLogFormatName(TrainingLogFormat format) {
-  switch (format) {
-    case TrainingLogFormat::kTorchtitan: return "torchtitan";
-    case TrainingLogFormat::kNanoGpt: return "nanoGPT";
-    case TrainingLogFormat::kNanochat: return "nanochat";
-    case TrainingLogFormat::kLlmC: return "llm.c";
-    case TrainingLogFormat::kPrimeRl: return "prime-rl";
-    case TrainingLogFormat::kModula: return "modula";
-    case TrainingLogFormat::kMegatron: return "Megatron-LM";
-    case TrainingLogFormat::kMaxText: return "MaxText";
-    case TrainingLogFormat::kNanotron: return "nanotron";
-  }
-  return "unknown";
-}
-
-TrainingLogQuantity QuantityOf(TrainingLogFormat format) {
-  switch (format) {
-    case TrainingLogFormat::kMegatron:
-    case TrainingLogFormat::kMaxText:
-    case TrainingLogFormat::kNanotron: return TrainingLogQuantity::kFlopsPerGpu;
-    case TrainingLogFormat::kTorchtitan:
-    case TrainingLogFormat::kNanoGpt:
-    case TrainingLogFormat::kNanochat:
-    case TrainingLogFormat::kLlmC:
-    case TrainingLogFormat::kPrimeRl:
-    case TrainingLogFormat::kModula: return TrainingLogQuantity::kMfu;
+TrainingLogQuantity QuantityOf(TrainingLogUnit unit) {
+  switch (unit) {
+    case TrainingLogUnit::kMfuPercent:
+    case TrainingLogUnit::kMfuRatio: return TrainingLogQuantity::kMfu;
+    case TrainingLogUnit::kTflopsPerGpu:
+    case TrainingLogUnit::kFlopsPerGpuSi: return TrainingLogQuantity::kFlopsPerGpu;
   }
   return TrainingLogQuantity::kMfu;
 }
 
+Result<TrainingLogPatterns> TrainingLogPatterns::Parse(std::string_view json_text, std::string_view source_name) {
+  const json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) return Error::MalformedInput("{}: not a JSON object", source_name);
+  const auto frameworks = root.find("frameworks");
+  if (frameworks == root.end() || !frameworks->is_array() || frameworks->empty()) {
+    return Error::MalformedInput("{}: \"frameworks\" is missing or not a non-empty list", source_name);
+  }
+  TrainingLogPatterns table;
+  auto compiled = std::make_shared<Compiled>();
+  std::set<std::string> prefilter;
+  for (size_t f = 0; f < frameworks->size(); ++f) {
+    const json& entry = (*frameworks)[f];
+    const std::string where = fmt::format("{}: frameworks[{}]", source_name, f);
+    if (!entry.is_object()) return Error::MalformedInput("{}: not an object", where);
+    CompiledFramework framework;
+    OFU_ASSIGN_OR_RETURN(framework.name, StringField(entry, "framework", where));
+    for (const CompiledFramework& other : compiled->frameworks) {
+      if (other.name == framework.name) return Error::MalformedInput("{}: \"{}\" twice", where, framework.name);
+    }
+    const json peak_lines = entry.value("peak_lines", json::array());
+    if (!peak_lines.is_array()) return Error::MalformedInput("{}: \"peak_lines\" is not a list", where);
+    for (size_t p = 0; p < peak_lines.size(); ++p) {
+      OFU_ASSIGN_OR_RETURN(CompiledPeakLine peak,
+                           ParsePeakLine(peak_lines[p], fmt::format("{}: peak_lines[{}]", where, p)));
+      prefilter.insert(peak.contains.begin(), peak.contains.end());
+      framework.peak_lines.push_back(std::move(peak));
+    }
+    const auto peak_flops = entry.find("peak_flops");
+    if (peak_flops != entry.end()) {
+      if (!peak_flops->is_number() || !(peak_flops->get<double>() > 0) || !std::isfinite(peak_flops->get<double>())) {
+        return Error::MalformedInput("{}: \"peak_flops\" is not a positive number", where);
+      }
+      framework.peak_flops = peak_flops->get<double>();
+    }
+    framework.peak_basis = entry.value("peak_basis", std::string());
+    const auto patterns = entry.find("patterns");
+    if (patterns == entry.end() || !patterns->is_array() || patterns->empty()) {
+      return Error::MalformedInput("{}: \"patterns\" is missing or not a non-empty list", where);
+    }
+    bool mfu = false;
+    for (size_t p = 0; p < patterns->size(); ++p) {
+      TrainingLogPatternInfo info;
+      info.framework = framework.name;
+      OFU_ASSIGN_OR_RETURN(CompiledPattern pattern,
+                           ParsePattern((*patterns)[p], fmt::format("{}: patterns[{}]", where, p), info));
+      mfu = mfu || QuantityOf(pattern.unit) == TrainingLogQuantity::kMfu;
+      pattern.framework = f;
+      pattern.info = table.patterns_.size();
+      prefilter.insert(pattern.contains.begin(), pattern.contains.end());
+      compiled->patterns.push_back(std::move(pattern));
+      table.patterns_.push_back(std::move(info));
+    }
+    if (mfu && framework.peak_basis.empty()) {
+      return Error::MalformedInput("{}: \"peak_basis\" (what the MFU divides by) is missing", where);
+    }
+    compiled->frameworks.push_back(std::move(framework));
+  }
+  compiled->prefilter.assign(prefilter.begin(), prefilter.end());
+  table.compiled_ = std::move(compiled);
+  return table;
+}
+
+Result<TrainingLogPatterns> TrainingLogPatterns::Embedded() {
+  return Parse(EmbeddedTrainingLogPatternsJson(), kTableFileInRepo);
+}
+
+std::vector<std::string> TrainingLogPatterns::Frameworks() const {
+  std::vector<std::string> out;
+  for (const CompiledFramework& framework : compiled_->frameworks) out.push_back(framework.name);
+  return out;
+}
+
 Result<TrainingLog> ParseTrainingLog(std::string_view text, const std::string& name) {
-  Reader reader(name);
+  OFU_ASSIGN_OR_RETURN(const TrainingLogPatterns table, TrainingLogPatterns::Embedded());
+  return ParseTrainingLog(text, name, table);
+}
+
+Result<TrainingLog> ParseTrainingLog(std::string_view text, const std::string& name, const TrainingLogPatterns& table) {
+  Reader reader(name, table);
   int number = 0;
   while (!text.empty()) {
     const size_t end = text.find('\n');
@@ -349,10 +607,15 @@ Result<TrainingLog> ParseTrainingLog(std::string_view text, const std::string& n
 }
 
 Result<TrainingLog> ReadTrainingLog(const std::string& path) {
+  OFU_ASSIGN_OR_RETURN(const TrainingLogPatterns table, TrainingLogPatterns::Embedded());
+  return ReadTrainingLog(path, table);
+}
+
+Result<TrainingLog> ReadTrainingLog(const std::string& path, const TrainingLogPatterns& table) {
   // Line by line: a job's log can be gigabytes, and only the MFU lines stay.
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::Io("{}: cannot open: {}", path, std::strerror(errno));
-  Reader reader(path);
+  Reader reader(path, table);
   std::string line;
   int number = 0;
   while (std::getline(in, line)) OFU_RETURN_IF_ERROR(reader.Line(line, ++number));
