@@ -45,9 +45,9 @@ TEST(GpuSpec, EverySkuOfTheDesignIsThereWithItsSmCount) {
   EXPECT_EQ(Sku("l4").sm_count, 58);
   EXPECT_EQ(Sku("h20").sm_count, 78);
   EXPECT_EQ(Sku("rtx-pro-6000-blackwell").sm_count, 188);
-  // README.md's Supported GPUs table (scripts/gpu_table.py) lists the same 68:
-  // 42 data-centre and workstation SKUs and 26 GeForce ones (issue 41).
-  EXPECT_EQ(Db().skus().size(), 68u);
+  // README.md's Supported GPUs table (scripts/gpu_table.py) lists the same 69:
+  // 43 data-centre and workstation SKUs and 26 GeForce ones (issue 41).
+  EXPECT_EQ(Db().skus().size(), 69u);
 }
 
 TEST(GpuSpec, SpecClockIsDerivedFromThePeak) {
@@ -199,6 +199,7 @@ TEST(GpuSpec, GeForceNamesMatchWholeNotByPrefix) {
       {"NVIDIA GeForce RTX 5070 Ti", "rtx-5070-ti"},
       {"NVIDIA GeForce RTX 5070", "rtx-5070"},
       {"NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"},
+      {"NVIDIA RTX 4500 Ada Generation", "rtx-4500-ada"},  // 60 SMs x 2048 x 2580 MHz = 317.03 TFLOPS FP8
       {"Quadro RTX 6000", "quadro-rtx-6000"},
       {"NVIDIA RTX A6000", "rtx-a6000"},
   };
