@@ -34,6 +34,12 @@ HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& a
                "Read every window instead of sums: Prometheus, every scrape instead of the server's sums of the "
                "counters (slower; gives percentiles); the store, every window instead of its hourly rollups "
                "(slower; exact percentiles)");
+  cmd.add_option("--resolution", args.resolution,
+                 "Prometheus sums (report, reconcile): hourly reads the hourly rollups "
+                 "(deploy/prometheus/ofu-hourly-rules.yml) for the whole hours they cover and the raw counters for "
+                 "the rest; raw reads only the raw counters; auto uses the rollups where the server has them")
+      ->check(CLI::IsMember({"auto", "raw", "hourly"}))
+      ->capture_default_str();
   return HistorySourceOptions{store, prometheus};
 }
 
@@ -59,6 +65,7 @@ Result<ResolvedSource> ResolveHistorySource(const HistorySourceArgs& args, doubl
   out.source.timeout_s = args.timeout_s;
   out.source.per_window = args.per_window;
   out.source.step_s = args.step_s;
+  out.source.resolution = history::ResolutionOfName(args.resolution).value_or(history::Resolution::kAuto);
   out.source.max_windows = args.max_windows;
   out.source.progress = TerminalProgress();
   history::HistoryQuery query;

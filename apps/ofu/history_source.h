@@ -26,9 +26,10 @@ struct HistorySourceArgs {
   std::optional<std::string> job;
   std::optional<std::string> since;  // Unix seconds, RFC 3339 or relative ("-2h")
   std::optional<std::string> until;
-  double timeout_s = 60;         // per query to Prometheus
-  bool per_window = false;       // read every scrape or stored window even where sums would do
-  std::optional<double> step_s;  // Prometheus: windows' length where scrapes are read; unset: auto
+  double timeout_s = 60;            // per query to Prometheus
+  bool per_window = false;          // read every scrape or stored window even where sums would do
+  std::optional<double> step_s;     // Prometheus: windows' length where scrapes are read; unset: auto
+  std::string resolution = "auto";  // Prometheus sums: auto, raw or hourly (history/prometheus_hourly.h)
   // Where every window is held (the store's, for --html): history::HistorySource::max_windows.
   std::size_t max_windows = history::HistorySource::kDefaultMaxWindows;
 };

@@ -18,6 +18,7 @@
 #include "record_command.h"
 #include "regress_command.h"
 #include "report_command.h"
+#include "rules_command.h"
 #include "sources_command.h"
 #include "top_command.h"
 
@@ -41,6 +42,8 @@ std::vector<Command> Commands() {
                   AddReconcileFlags, RunReconcile),
       MakeCommand("regress", "OFU regressions and precision shifts within jobs and across runs", AddRegressFlags,
                   RunRegress),
+      MakeCommand("rules", "Prometheus recording rules ofu reads from (hourly rollups for long ranges)", AddRulesFlags,
+                  RunRules),
   };
 }
 

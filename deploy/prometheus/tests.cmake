@@ -14,13 +14,19 @@ if(Python3_EXECUTABLE)
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endif()
 
+# The hourly rollups' rules are `ofu rules hourly` for 15 s scrapes
+# (regenerate with: ofu rules hourly > deploy/prometheus/ofu-hourly-rules.yml).
+add_test(NAME PromRules.HourlyRulesRegenerate
+  COMMAND sh -c "'$<TARGET_FILE:ofu>' rules hourly | cmp - deploy/prometheus/ofu-hourly-rules.yml"
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+
 find_program(PROMTOOL_EXECUTABLE promtool)
 if(NOT PROMTOOL_EXECUTABLE)
   message(STATUS "promtool not found: PromRules.Check*/Test* tests are not added")
   return()
 endif()
 
-foreach(rules ofu-recording-rules ofu-alert-rules dcgm-exporter-rules)
+foreach(rules ofu-recording-rules ofu-alert-rules dcgm-exporter-rules ofu-hourly-rules)
   add_test(NAME PromRules.Check.${rules}
     COMMAND ${PROMTOOL_EXECUTABLE} check rules ${rules}.yml
     WORKING_DIRECTORY ${OFU_PROM_DIR})

@@ -6,6 +6,7 @@ ofu_test(fleet_test
   fleet/mfu_log_test.cc
   fleet/reconcile_test.cc
   fleet/training_log_test.cc
+  fleet/training_log_table_test.cc
   fleet/regress_test.cc
   fleet/fleet_sim_test.cc
   fleet/prometheus_rows_test.cc
@@ -15,7 +16,7 @@ target_link_libraries(fleet_test PRIVATE ofu_simulation ofu_sinks PkgConfig::HTT
 find_program(OFU_PROMETHEUS prometheus)
 find_program(OFU_PROMTOOL promtool)
 ofu_cli_test(fleet_cli_test fleet/fleet_cli_test.cc fleet/fleet_scale_test.cc fleet/prometheus_resets_test.cc
-  fleet/output_counter_table_test.cc fleet/prometheus_dcgm_test.cc)
+  fleet/output_counter_table_test.cc fleet/prometheus_dcgm_test.cc fleet/prometheus_hourly_test.cc)
 target_link_libraries(fleet_cli_test PRIVATE ofu_simulation ofu_sinks PkgConfig::HTTPLIB)
 add_dependencies(fleet_cli_test ofu-fleet-sim)
 target_compile_definitions(fleet_cli_test PRIVATE

@@ -19,18 +19,14 @@
 
 namespace ofu::testing {
 
-// Backfills `om` into dir/tsdb with `promtool` (OFU_PROMTOOL), then starts
-// `prometheus` (OFU_PROMETHEUS) on it with `extra_flags`, on a free loopback
-// port written to `port`, and waits until it is ready. The retention is
-// long: the data may be years old. A failure names promtool's output or the
-// server's log (dir/prometheus.log).
-inline ::testing::AssertionResult ServeBackfilled(BackgroundProcess& prometheus, const std::filesystem::path& dir,
-                                                  const std::filesystem::path& om, int& port,
-                                                  const std::vector<std::string>& extra_flags = {}) {
+// Starts `prometheus` (OFU_PROMETHEUS) on dir/tsdb with `extra_flags`, on a
+// free loopback port written to `port`, and waits until it is ready. The
+// retention is long: the data may be years old. A failure names the server's
+// log (dir/prometheus.log). Again after Stop(): it reads blocks written
+// since (promtool's backfill of recording rules).
+inline ::testing::AssertionResult StartPrometheus(BackgroundProcess& prometheus, const std::filesystem::path& dir,
+                                                  int& port, const std::vector<std::string>& extra_flags = {}) {
   const std::filesystem::path tsdb = dir / "tsdb";
-  auto backfill = RunShell(
-      fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL, om.string(), tsdb.string()), dir);
-  if (backfill.exit_code != 0) return ::testing::AssertionFailure() << "promtool: " << backfill.out << backfill.err;
   {
     std::ofstream config(dir / "prometheus.yml");
     config << "global:\n  scrape_interval: 1m\n";
@@ -49,6 +45,18 @@ inline ::testing::AssertionResult ServeBackfilled(BackgroundProcess& prometheus,
     if (response && response->status == 200) return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure() << "prometheus not ready after 60 s: " << Slurp(log);
+}
+
+// Backfills `om` into dir/tsdb with `promtool` (OFU_PROMTOOL), then starts
+// the server on it (StartPrometheus). A failure names promtool's output.
+inline ::testing::AssertionResult ServeBackfilled(BackgroundProcess& prometheus, const std::filesystem::path& dir,
+                                                  const std::filesystem::path& om, int& port,
+                                                  const std::vector<std::string>& extra_flags = {}) {
+  const std::filesystem::path tsdb = dir / "tsdb";
+  auto backfill = RunShell(
+      fmt::format("'{}' tsdb create-blocks-from openmetrics '{}' '{}'", OFU_PROMTOOL, om.string(), tsdb.string()), dir);
+  if (backfill.exit_code != 0) return ::testing::AssertionFailure() << "promtool: " << backfill.out << backfill.err;
+  return StartPrometheus(prometheus, dir, port, extra_flags);
 }
 
 }  // namespace ofu::testing

@@ -58,7 +58,7 @@ Result<HistoryTotals> ReadTotalsFrom(const HistorySource& source, const HistoryQ
   if (source.prometheus.empty()) return Error::InvalidArgument("the server's sums come from --prometheus only");
   PrometheusTotalsOptions options;
   options.query = QueryOptionsOf(source);
-  return ReadPrometheusTotals(source.prometheus, query, options);
+  return ReadTotalsAtResolution(source.prometheus, query, options, source.resolution);
 }
 
 namespace {

@@ -27,6 +27,7 @@
 #include "ofu/core/result.h"
 #include "ofu/history/history_reader.h"
 #include "ofu/history/prometheus_history.h"
+#include "ofu/history/prometheus_hourly.h"
 #include "ofu/history/prometheus_totals.h"
 
 namespace ofu::history {
@@ -45,6 +46,9 @@ struct HistorySource {
   // more than this many, about 300 bytes each in memory, rather than run out.
   std::size_t max_windows = kDefaultMaxWindows;
   static constexpr std::size_t kDefaultMaxWindows = 20'000'000;
+  // Prometheus sums: from the hourly rollups where they cover the range, or
+  // the raw counters (prometheus_hourly.h).
+  Resolution resolution = Resolution::kAuto;
   // Progress of long Prometheus queries, for people; may be empty.
   std::function<void(const std::string&)> progress;
 };

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ofu/history/prometheus_client.h"
+#include "ofu/history/prometheus_increase.h"
 
 namespace ofu::history {
 namespace {
@@ -32,8 +33,6 @@ std::vector<Counter> CountersOf(const OutputCounterTable& table) {
 // Samples the server holds per GPU and step of a sum (x and p twice, their
 // differences, the set operations, the sum): measured on Prometheus 2.42.
 constexpr double kSamplesPerGpuStep = 6;
-
-std::string Ms(double seconds) { return fmt::format("{}ms", static_cast<long long>(std::llround(seconds * 1000))); }
 
 void Add(StoredWindow& row, const Counter& counter, double value) {
   row.counters.Add(counter.id, value * counter.scale);
@@ -127,26 +126,13 @@ class TotalsQueries {
     return OkStatus();
   }
 
-  // The increase of `x` over the `window_s` seconds before each evaluation:
-  // the rule of increase() without extrapolation (a decrease is a reset:
-  // the new value is the increase); absent without a sample G before.
   std::string IncreaseOver(const std::string& x, double window_s) const {
-    const std::string p = fmt::format("last_over_time({}[{}] offset {})", x, Ms(options_.max_gap_s), Ms(window_s));
-    return fmt::format("(({x} - {p}) >= 0 or (({x} + 0) and {p}))", fmt::arg("x", x), fmt::arg("p", p));
+    return PromIncreaseOver(x, window_s, options_.max_gap_s);
   }
 
-  // The job scraped on each GPU in the `window_s` seconds before evaluation.
-  std::string JobIn(double window_s) const {
-    return fmt::format("max by (uuid, job_id) (last_over_time(ofu_gpu_job_info{{{}}}[{}]))", job_filter_,
-                       Ms(window_s - 0.001));
-  }
-
-  // `d` per (GPU, job scraped in the window), and per GPU alone (no job_id)
-  // where no job was scraped; with --job, only the job's part.
+  // `d` per (GPU, job scraped in the window), per GPU where none was (prometheus_increase.h).
   std::string Split(const std::string& d, double window_s) const {
-    const std::string with_job = fmt::format("{} * on(uuid) group_left(job_id) {}", d, JobIn(window_s));
-    if (query_.job_id) return with_job;
-    return fmt::format("({}) or ({} unless on(uuid) {})", with_job, d, JobIn(window_s));
+    return PromSplitByJob(d, PromJobIn(job_filter_, window_s), query_.job_id.has_value());
   }
 
   void AddToBoth(const Counter& counter, const PromSeries& s, double sign) {
@@ -203,7 +189,7 @@ class TotalsQueries {
         client_, *query_.since_s, *query_.until_s, piece_s_, step_s_,
         [&](double length_s) {
           std::string promql = text;
-          promql.replace(promql.find("{range}"), 7, fmt::format("[{}:{}]", Ms(length_s - 0.001), Ms(step_s_)));
+          promql.replace(promql.find("{range}"), 7, fmt::format("[{}:{}]", PromMs(length_s - 0.001), PromMs(step_s_)));
           return promql;
         },
         [&](PromAnswer&& answer, double) {
@@ -287,7 +273,7 @@ class TotalsReader : private TotalsQueries {
     scrape_s_ = mean_scrape_s_ = (until - since) / most;
     OFU_RETURN_IF_ERROR(
         Instant(fmt::format("max_over_time(count_over_time(ofu_observed_seconds_total{{uuid={}}}[10m])[{}:10m])",
-                            PromQuoted(densest), Ms(until - since)),
+                            PromQuoted(densest), PromMs(until - since)),
                 until, [&](const PromSeries& s) {
                   if (s.samples.front().second >= 2) scrape_s_ = std::min(scrape_s_, 600 / s.samples.front().second);
                 }));
@@ -394,7 +380,8 @@ class TotalsReader : private TotalsQueries {
         [&](double length_s) {
           // Each piece reaches a lookback into the one before: a reset
           // between two pieces' scrapes is seen.
-          return fmt::format("resets(ofu_observed_seconds_total{{{}}}[{}])", filter, Ms(length_s + options_.max_gap_s));
+          return fmt::format("resets(ofu_observed_seconds_total{{{}}}[{}])", filter,
+                             PromMs(length_s + options_.max_gap_s));
         },
         [&](PromAnswer&& answer, double) {
           for (const PromSeries& s : answer.series) {
@@ -430,7 +417,7 @@ class TotalsReader : private TotalsQueries {
       return &spans[it->second];
     };
     const std::string selector = fmt::format("{}{{{}}}", metric, matchers);
-    const std::string present = fmt::format("count_over_time({}[{}])", selector, Ms(coarse_s_));
+    const std::string present = fmt::format("count_over_time({}[{}])", selector, PromMs(coarse_s_));
     // One subquery gives each series' coarse steps with a scrape, first and
     // last alike: Prometheus evaluates it once, where min_over_time and
     // max_over_time of it were two passes over every sample. Its answer is a
@@ -443,7 +430,7 @@ class TotalsReader : private TotalsQueries {
     OFU_RETURN_IF_ERROR(QueryOverPieces(
         client_, since, until, piece_s, coarse_s_,
         [&](double length_s) {
-          return fmt::format("timestamp({})[{}:{}]", present, Ms(length_s - 0.001), Ms(coarse_s_));
+          return fmt::format("timestamp({})[{}:{}]", present, PromMs(length_s - 0.001), PromMs(coarse_s_));
         },
         [&](PromAnswer&& answer, double) {
           for (const PromSeries& s : answer.series) {
@@ -477,7 +464,7 @@ class TotalsReader : private TotalsQueries {
         // lies between the first scrape and the coarse step.
         const std::string series = fmt::format("{}{{uuid=~\"{}\"{}}}", metric, PromExactAlternatives(uuids), job);
         const std::string fine = fmt::format("{}_over_time(timestamp({})[{}:{}] @ {:.3f})", last ? "max" : "min",
-                                             series, Ms(coarse_s_), Ms(step_s_), key.second);
+                                             series, PromMs(coarse_s_), PromMs(step_s_), key.second);
         const std::string at = fmt::format("timestamp({} @ {:.3f})", series, key.second);
         terms.push_back({last ? fmt::format("({}) or ({})", at, fine) : fmt::format("({}) or ({})", fine, at),
                          static_cast<double>(uuids.size()) * (coarse_s_ / step_s_ + 2),
@@ -574,7 +561,7 @@ class TotalsReader : private TotalsQueries {
       std::vector<std::string> uuids;
       for (const auto& [uuid, span] : of_uuid) uuids.push_back(uuid);
       const std::string gpus = fmt::format("uuid=~\"{}\"", PromExactAlternatives(uuids));
-      const std::string range = fmt::format("[{}] @ {:.3f}", Ms(last - from), last);
+      const std::string range = fmt::format("[{}] @ {:.3f}", PromMs(last - from), last);
       terms.push_back({fmt::format("label_replace(sum by (uuid) (count_over_time(ofu_observed_seconds_total{{{}}}{})) "
                                    "- sum by (uuid) (count_over_time(ofu_gpu_job_info{{{},job_id={}}}{})), "
                                    "\"ofu_at\", \"{}\", \"\", \"\")",

@@ -1,0 +1,60 @@
+#include "rules_command.h"
+
+#include <fmt/format.h>
+
+#include "ofu/cli/exit_codes.h"
+#include "ofu/history/prometheus_hourly.h"
+
+namespace ofu::cli {
+namespace {
+
+constexpr const char* kRulesHelp = R"(Prometheus rules that ofu reads from.
+
+Run 'ofu rules hourly --help' for details.)";
+
+constexpr const char* kHourlyHelp = R"(Print the recording rules of the hourly rollups (YAML).
+
+Once an hour, per GPU and per job scraped on it, they record the exact sums
+of the agent's counters over that hour, so that `ofu report --prometheus`
+and `ofu reconcile --prometheus` answer a month of a large fleet from a few
+values per GPU-hour instead of every scrape (--resolution auto, the
+default, uses them where they cover the range). The sums are the raw
+path's, not averages: a month read from them equals the month read from
+the raw counters.
+
+The sums step through each hour at S seconds, the largest divisor of 3600
+at most 0.9 x the scrape interval (15 s: 12 s), so give the interval at
+which Prometheus scrapes the agents. deploy/prometheus/ofu-hourly-rules.yml
+is this output for 15 s. Load the file with rule_files: in prometheus.yml;
+for history already stored, backfill it with promtool:
+  promtool tsdb create-blocks-from rules --start START --end END \
+    --url http://prometheus:9090 ofu-hourly-rules.yml
+(docs/prometheus.md, "Hourly rollups").
+
+Examples:
+  ofu rules hourly > ofu-hourly-rules.yml
+  ofu rules hourly --scrape-interval 60 > ofu-hourly-rules.yml
+
+Exit status: 0 printed, 1 usage or a scrape interval below 2 s.)";
+
+}  // namespace
+
+void AddRulesFlags(CLI::App& cmd, RulesArgs& args) {
+  cmd.description(kRulesHelp);
+  cmd.require_subcommand(1);
+  CLI::App* hourly = cmd.add_subcommand("hourly", "The hourly rollups' recording rules (YAML)");
+  hourly->description(kHourlyHelp);
+  hourly
+      ->add_option("--scrape-interval", args.scrape_interval_s,
+                   "Seconds between Prometheus's scrapes of the agents (sets the sums' step)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
+Result<int> RunRules(const RulesArgs& args) {
+  OFU_ASSIGN_OR_RETURN(const std::string yaml, history::HourlyRulesYaml(args.scrape_interval_s));
+  fmt::print("{}", yaml);
+  return kExitOk;
+}
+
+}  // namespace ofu::cli

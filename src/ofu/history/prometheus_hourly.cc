@@ -1,0 +1,395 @@
+#include "ofu/history/prometheus_hourly.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "ofu/history/prometheus_client.h"
+#include "ofu/history/prometheus_increase.h"
+
+namespace ofu::history {
+namespace {
+
+constexpr double kHourS = 3600;
+constexpr long long kHourMs = 3'600'000;
+// Job intervals of one job on one GPU that meet within this are one: the
+// server's lookback, beyond which a scrape gap breaks the counters anyway.
+constexpr double kJoinJobsS = 300;
+
+// The ofu_gpu_job_info labels a job's interval keeps (StoredJob).
+constexpr const char* kJobLabels = "uuid, job_id, user, job_name, scheduler";
+
+long long MsOf(double seconds) { return std::llround(seconds * 1000); }
+
+// One instant query at `at`, each series with a sample to `consume`.
+Status Instant(PrometheusClient& client, const std::string& promql, double at,
+               const std::function<void(const PromSeries&)>& consume) {
+  OFU_ASSIGN_OR_RETURN(auto answer, client.Query(promql, at));
+  if (answer.too_large) {
+    return Error::Unavailable("{}: the server refuses a query over hourly rollups for its size ({})", client.url(),
+                              answer.refusal);
+  }
+  for (const PromSeries& s : answer.series) {
+    if (!s.samples.empty()) consume(s);
+  }
+  return OkStatus();
+}
+
+// The sums of one run of rolled-up hours: what the rules recorded, added up.
+class RunReader {
+ public:
+  RunReader(PrometheusClient& client, const HistoryQuery& query, const OutputCounterTable& counters,
+            const HourlyRun& run, double step_s)
+      : client_(client), query_(query), counters_(counters), run_(run), step_s_(step_s) {}
+
+  Result<HistoryTotals> Read() {
+    totals_.history.path = client_.url();
+    totals_.history.query = query_;
+    totals_.history.query.since_s = run_.after_s;
+    totals_.history.query.until_s = run_.until_s;
+    totals_.window_s = kHourS;
+    // Every evaluation of the run, none before it: half an hour more than
+    // its evaluations' span (a selector's range is closed on Prometheus and
+    // open on the left elsewhere; either way the hour before is out).
+    range_ = PromRange(run_.last_eval_s - run_.first_eval_s + kHourS / 2);
+    std::string filter = "uuid!=\"\"";
+    std::string job_matcher;
+    if (query_.job_id) {
+      job_matcher = ",job_id=" + PromQuoted(*query_.job_id);
+      std::set<std::string> uuids;
+      OFU_RETURN_IF_ERROR(Instant(client_,
+                                  fmt::format("count_over_time({}{{uuid!=\"\"{}}}{})",
+                                              HourlyCounterName(counters_[kCounterObserved]), job_matcher, range_),
+                                  run_.last_eval_s, [&](const PromSeries& s) { uuids.insert(s.Label("uuid")); }));
+      if (uuids.empty()) return std::move(totals_);
+      filter = fmt::format("uuid=~\"{}\"", PromExactAlternatives({uuids.begin(), uuids.end()}));
+    }
+    std::vector<PromSeries> info;
+    OFU_RETURN_IF_ERROR(Instant(client_, fmt::format("last_over_time({}{{{}}}{})", kHourlyGpuInfoName, filter, range_),
+                                run_.last_eval_s, [&](const PromSeries& s) { info.push_back(s); }));
+    std::map<std::int64_t, std::uint32_t> clock_flags;
+    ids_ = AddPrometheusGpus(info, totals_.history, &clock_flags);
+    if (ids_.empty()) return std::move(totals_);
+
+    for (std::size_t id = 0; id < counters_.size(); ++id) {
+      const double scale = 1 / counters_[id].metric_scale;
+      OFU_RETURN_IF_ERROR(Instant(client_,
+                                  fmt::format("sum by (uuid, job_id) (sum_over_time({}{{{}{}}}{}))",
+                                              HourlyCounterName(counters_[id]), filter, job_matcher, range_),
+                                  run_.last_eval_s, [&](const PromSeries& s) {
+                                    auto gpu = ids_.find(s.Label("uuid"));
+                                    if (gpu == ids_.end()) return;
+                                    const double value = s.samples.front().second * scale;
+                                    if (!query_.job_id) totals_.of_gpu[gpu->second].counters.Add(id, value);
+                                    if (!s.Label("job_id").empty())
+                                      totals_.of_job[{s.Label("job_id"), gpu->second}].counters.Add(id, value);
+                                  }));
+    }
+    if (query_.job_id) {
+      for (const auto& [key, row] : totals_.of_job) totals_.of_gpu[key.second] = row;
+    }
+    OFU_RETURN_IF_ERROR(ReadJobs(filter + job_matcher));
+    for (auto& [id, row] : totals_.of_gpu) Finish(row, id, clock_flags);
+    for (auto& [key, row] : totals_.of_job) Finish(row, key.second, clock_flags);
+    return std::move(totals_);
+  }
+
+ private:
+  // Each job's interval on each GPU: from S before its first scrape in the
+  // run to its last.
+  Status ReadJobs(const std::string& matchers) {
+    std::map<std::tuple<std::string, std::int64_t>, StoredJob> jobs;  // (job id, gpu id)
+    for (const bool last : {false, true}) {
+      const std::string promql = fmt::format("{0} by ({1}) ({0}_over_time({2}{{{3}}}{4}))", last ? "max" : "min",
+                                             kJobLabels, last ? kHourlyJobLastName : kHourlyJobFirstName, matchers,
+                                             range_);
+      OFU_RETURN_IF_ERROR(Instant(client_, promql, run_.last_eval_s, [&](const PromSeries& s) {
+        auto gpu = ids_.find(s.Label("uuid"));
+        if (gpu == ids_.end() || s.Label("job_id").empty()) return;
+        StoredJob& job = jobs[{s.Label("job_id"), gpu->second}];
+        job.gpu_id = gpu->second;
+        job.job_id = s.Label("job_id");
+        job.user = s.Label("user");
+        job.job_name = s.Label("job_name");
+        job.scheduler = s.Label("scheduler");
+        if (last) {
+          job.end_s = s.samples.front().second;
+        } else {
+          job.start_s = s.samples.front().second - step_s_;
+        }
+      }));
+    }
+    for (auto& [key, job] : jobs) totals_.history.jobs.push_back(std::move(job));
+    return OkStatus();
+  }
+
+  void Finish(StoredWindow& row, std::int64_t id, const std::map<std::int64_t, std::uint32_t>& clock_flags) const {
+    row.gpu_id = id;
+    row.end_s = run_.until_s;
+    row.span_s = row.up_s = row.counters.observed_s();
+    row.flags |= kHistoryDownsampled;
+    if (auto flags = clock_flags.find(id); flags != clock_flags.end() && row.counters.observed_s() > 0) {
+      row.flags |= flags->second;
+    }
+  }
+
+  PrometheusClient& client_;
+  const HistoryQuery& query_;
+  const OutputCounterTable& counters_;
+  const HourlyRun& run_;
+  const double step_s_;
+  std::string range_;
+  HistoryTotals totals_;
+  std::map<std::string, std::int64_t> ids_;
+};
+
+// The evaluations in (since, until + 3600]: (time, S) in time order.
+Result<std::vector<std::pair<double, double>>> ReadEvaluations(PrometheusClient& client, double since_s,
+                                                               double until_s) {
+  const double at = until_s + kHourS;
+  std::vector<std::pair<double, double>> evals;
+  OFU_RETURN_IF_ERROR(Instant(client, fmt::format("{}{}", kHourlyMarkerName, PromRange(at - since_s - 0.001)), at,
+                              [&](const PromSeries& s) {
+                                evals.insert(evals.end(), s.samples.begin(), s.samples.end());
+                              }));
+  std::sort(evals.begin(), evals.end());
+  evals.erase(std::unique(evals.begin(), evals.end(),
+                          [](const auto& a, const auto& b) { return MsOf(a.first) == MsOf(b.first); }),
+              evals.end());
+  return evals;
+}
+
+}  // namespace
+
+const char* ResolutionName(Resolution resolution) {
+  switch (resolution) {
+    case Resolution::kRaw: return "raw";
+    case Resolution::kHourly: return "hourly";
+    case Resolution::kAuto: break;
+  }
+  return "auto";
+}
+
+std::optional<Resolution> ResolutionOfName(const std::string& name) {
+  for (Resolution r : {Resolution::kAuto, Resolution::kRaw, Resolution::kHourly}) {
+    if (name == ResolutionName(r)) return r;
+  }
+  return std::nullopt;
+}
+
+std::string HourlyCounterName(const OutputCounter& counter) {
+  return fmt::format("uuid_job_id:{}:increase1h", counter.metric);
+}
+
+Result<double> HourlyStep(double scrape_interval_s) {
+  const auto most = static_cast<long long>(std::floor(0.9 * scrape_interval_s + 1e-9));
+  for (long long s = std::min(most, 3600LL); s >= 1; --s) {
+    if (3600 % s == 0) return static_cast<double>(s);
+  }
+  return Error::InvalidArgument("a scrape interval of {} s is too short for hourly rollups (at least 2 s)",
+                                scrape_interval_s);
+}
+
+Result<std::string> HourlyRulesYaml(double scrape_interval_s, const OutputCounterTable& table) {
+  OFU_ASSIGN_OR_RETURN(const double step_s, HourlyStep(scrape_interval_s));
+  const std::string steps = fmt::format("[{}:{}]", PromMs(kHourS - 0.001), PromMs(step_s));
+  std::string yaml = fmt::format(
+      "# Hourly rollups of the agent's counters: exact sums per GPU, job and hour,\n"
+      "# from which `ofu report --prometheus` reads long ranges (docs/prometheus.md,\n"
+      "# \"Hourly rollups\"). Generated by `ofu rules hourly --scrape-interval {0}s`\n"
+      "# for agents scraped every {0} s (sum step S = {1} s: it must divide 3600 and\n"
+      "# be below the scrape interval). Do not edit: regenerate.\n"
+      "groups:\n"
+      "  - name: ofu-hourly\n"
+      "    interval: 1h\n"
+      "    rules:\n"
+      "      # The hours rolled up, and S: the reader's list of evaluations.\n"
+      "      - record: {2}\n"
+      "        expr: vector({1})\n"
+      "      - record: {3}\n"
+      "        expr: last_over_time(ofu_gpu_info{{uuid!=\"\"}}[1h])\n",
+      scrape_interval_s, step_s, kHourlyMarkerName, kHourlyGpuInfoName);
+  for (const bool last : {false, true}) {
+    // A scrape counts in the step it falls in: its time, where it is newer
+    // than the step's start.
+    yaml += fmt::format(
+        "      - record: {}\n"
+        "        expr: {} by ({}) ({}_over_time((timestamp(ofu_gpu_job_info{{uuid!=\"\"}}) > time() - {}){}))\n",
+        last ? kHourlyJobLastName : kHourlyJobFirstName, last ? "max" : "min", kJobLabels, last ? "max" : "min", step_s,
+        steps);
+  }
+  const std::string job_in = PromJobIn("uuid!=\"\"", step_s);
+  for (std::size_t id = 0; id < table.size(); ++id) {
+    const std::string x = table[id].sample_name() + "{uuid!=\"\"}";
+    const std::string d = PromIncreaseOver(x, step_s, PrometheusTotalsOptions{}.max_gap_s);
+    yaml += fmt::format(
+        "      - record: {}\n"
+        "        expr: sum by (uuid, job_id) (sum_over_time(({}){}))\n",
+        HourlyCounterName(table[id]), PromSplitByJob(d, job_in, false), steps);
+  }
+  return yaml;
+}
+
+int HourlyCoverage::hours() const {
+  int n = 0;
+  for (const HourlyRun& run : runs) n += run.hours;
+  return n;
+}
+
+HourlyCoverage CoverageOfEvaluations(const std::vector<std::pair<double, double>>& evals, double since_s,
+                                     double until_s) {
+  HourlyCoverage coverage;
+  const long long since_ms = MsOf(since_s), until_ms = MsOf(until_s);
+  long long previous_end_ms = 0;
+  for (const auto& [t, step_s] : evals) {
+    const long long step_ms = MsOf(step_s);
+    if (step_ms <= 0 || kHourMs % step_ms != 0) continue;
+    const long long end_ms = MsOf(t) / step_ms * step_ms;
+    if (end_ms - kHourMs < since_ms || end_ms > until_ms) continue;
+    coverage.step_s = step_s;
+    if (!coverage.runs.empty() && end_ms - previous_end_ms == kHourMs) {
+      HourlyRun& run = coverage.runs.back();
+      run.until_s = static_cast<double>(end_ms) / 1000;
+      run.last_eval_s = t;
+      ++run.hours;
+    } else if (coverage.runs.empty() || end_ms - previous_end_ms >= kHourMs) {
+      coverage.runs.push_back({static_cast<double>(end_ms - kHourMs) / 1000, static_cast<double>(end_ms) / 1000, t, t,
+                               1});
+    } else {
+      continue;  // overlaps the hour before (S changed): the raw counters answer
+    }
+    previous_end_ms = end_ms;
+  }
+  double from = since_s;
+  for (const HourlyRun& run : coverage.runs) {
+    if (run.after_s > from) coverage.raw_pieces.emplace_back(from, run.after_s);
+    from = run.until_s;
+  }
+  if (until_s > from) coverage.raw_pieces.emplace_back(from, until_s);
+  return coverage;
+}
+
+void AddTotals(HistoryTotals& into, HistoryTotals&& part, double until_s) {
+  // GPUs by uuid, renumbered in uuid order.
+  std::map<std::string, StoredGpu> gpus;
+  std::map<std::int64_t, std::string> into_uuid, part_uuid;
+  for (const StoredGpu& gpu : into.history.gpus) {
+    into_uuid[gpu.id] = gpu.uuid;
+    gpus.try_emplace(gpu.uuid, gpu);
+  }
+  for (const StoredGpu& gpu : part.history.gpus) {
+    part_uuid[gpu.id] = gpu.uuid;
+    gpus.try_emplace(gpu.uuid, gpu);
+  }
+  std::map<std::string, std::int64_t> id_of;
+  into.history.gpus.clear();
+  for (auto& [uuid, gpu] : gpus) {
+    gpu.id = static_cast<std::int64_t>(id_of.size()) + 1;
+    id_of[uuid] = gpu.id;
+    into.history.gpus.push_back(gpu);
+  }
+  std::map<std::int64_t, StoredWindow> of_gpu;
+  std::map<std::pair<std::string, std::int64_t>, StoredWindow> of_job;
+  std::vector<StoredJob> jobs;
+  const auto add = [&](HistoryTotals& from, const std::map<std::int64_t, std::string>& uuid_of) {
+    const auto id = [&](std::int64_t old) { return id_of.at(uuid_of.at(old)); };
+    const auto add_row = [](StoredWindow& to, const StoredWindow& row) {
+      to.counters.Add(row.counters);
+      to.flags |= row.flags;
+    };
+    for (const auto& [old, row] : from.of_gpu) add_row(of_gpu[id(old)], row);
+    for (const auto& [key, row] : from.of_job) add_row(of_job[{key.first, id(key.second)}], row);
+    for (StoredJob job : from.history.jobs) {
+      job.gpu_id = id(job.gpu_id);
+      jobs.push_back(std::move(job));
+    }
+  };
+  add(into, into_uuid);
+  add(part, part_uuid);
+  const auto finish = [&](StoredWindow& row, std::int64_t id) {
+    row.gpu_id = id;
+    row.end_s = until_s;
+    row.span_s = row.up_s = row.counters.observed_s();
+  };
+  for (auto& [id, row] : of_gpu) finish(row, id);
+  for (auto& [key, row] : of_job) finish(row, key.second);
+  into.of_gpu = std::move(of_gpu);
+  into.of_job = std::move(of_job);
+
+  std::stable_sort(jobs.begin(), jobs.end(), [](const StoredJob& a, const StoredJob& b) {
+    return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
+  });
+  into.history.jobs.clear();
+  for (StoredJob& job : jobs) {
+    if (!into.history.jobs.empty()) {
+      StoredJob& before = into.history.jobs.back();
+      if (before.job_id == job.job_id && before.gpu_id == job.gpu_id && before.end_s &&
+          job.start_s <= *before.end_s + kJoinJobsS) {
+        if (!job.end_s || *job.end_s > *before.end_s) before.end_s = job.end_s;
+        continue;
+      }
+    }
+    into.history.jobs.push_back(std::move(job));
+  }
+  // The finest the sums were made at: the scrape interval where raw counters took part.
+  if (part.window_s > 0 && (into.window_s <= 0 || part.window_s < into.window_s)) into.window_s = part.window_s;
+  for (std::string& note : part.notes) into.notes.push_back(std::move(note));
+}
+
+Result<HistoryTotals> ReadTotalsAtResolution(const std::string& url, const HistoryQuery& query,
+                                             const PrometheusTotalsOptions& options, Resolution resolution) {
+  if (resolution == Resolution::kRaw) return ReadPrometheusTotals(url, query, options);
+  if (!query.since_s || !query.until_s || *query.until_s <= *query.since_s) {
+    return Error::InvalidArgument("a Prometheus report needs a range with since before until");
+  }
+  const double since = *query.since_s, until = *query.until_s;
+  OFU_ASSIGN_OR_RETURN(auto client, PrometheusClient::Open(url, options.query.timeout_s));
+  OFU_ASSIGN_OR_RETURN(auto evals, ReadEvaluations(*client, since, until));
+  const HourlyCoverage coverage = CoverageOfEvaluations(evals, since, until);
+  if (coverage.runs.empty()) {
+    if (resolution == Resolution::kHourly) {
+      return Error::NoData(
+          "{}: no hourly rollup covers a whole hour of the range ({} evaluations of {} near it): load "
+          "deploy/prometheus/ofu-hourly-rules.yml (docs/prometheus.md, \"Hourly rollups\"), or read the raw "
+          "counters with --resolution raw",
+          url, evals.size(), kHourlyMarkerName);
+    }
+    OFU_ASSIGN_OR_RETURN(auto totals, ReadPrometheusTotals(url, query, options));
+    totals.notes.insert(totals.notes.begin(), "resolution: raw counters (no hourly rollups in the range)");
+    return totals;
+  }
+  HistoryTotals totals;
+  totals.history.path = url;
+  totals.history.query = query;
+  for (const HourlyRun& run : coverage.runs) {
+    RunReader reader(*client, query, *options.query.counters, run, coverage.step_s);
+    OFU_ASSIGN_OR_RETURN(auto part, reader.Read());
+    AddTotals(totals, std::move(part), until);
+    if (options.query.progress) {
+      options.query.progress(fmt::format("summed {} rolled-up hours ({} queries)", run.hours, client->queries()));
+    }
+  }
+  for (const auto& [from, to] : coverage.raw_pieces) {
+    HistoryQuery piece = query;
+    piece.since_s = from;
+    piece.until_s = to;
+    OFU_ASSIGN_OR_RETURN(auto part, ReadPrometheusTotals(url, piece, options));
+    AddTotals(totals, std::move(part), until);
+  }
+  std::string pieces;
+  for (const auto& [from, to] : coverage.raw_pieces) {
+    pieces += fmt::format("{}{:.0f} s", pieces.empty() ? "" : ", ", to - from);
+  }
+  totals.notes.insert(totals.notes.begin(),
+                      fmt::format("resolution: hourly rollups for {} hours ({} run{}, sum step {:.3g} s), raw "
+                                  "counters for the rest ({})",
+                                  coverage.hours(), coverage.runs.size(), coverage.runs.size() == 1 ? "" : "s",
+                                  coverage.step_s, pieces.empty() ? "none" : pieces));
+  return totals;
+}
+
+}  // namespace ofu::history
