@@ -26,7 +26,10 @@ MxN, input precision, whether tensor cores run the kernel, split-K and 2-CTA.
 Families: nvjet_* (cuBLAS), sm90_xmma_*, sm100_*, sm80_xmma_*, ampere_*,
 turing_*, volta_* (cuBLAS and cuDNN), cutlass_* (CUTLASS 2.x), cutlass3x_*
 (CUTLASS 3.x), and the untiled SIMT kernels gemv*, gemmk1_kernel,
-gemmSN_*, sgemm_largek_lds64, magma_*gemm*, *_convolve_sgemm and fermi*gemm*. A
+gemmSN_*, sgemm_largek_lds64, magma_*gemm*, *_convolve_sgemm and fermi*gemm*,
+TensorRT-LLM's bmm_*/gemm_*, and DeepGEMM's deep_gemm::fp8_gemm_kernel<...>,
+sm90_fp8_gemm_1d2d_impl<...>, sm100_fp8_gemm_1d1d_impl<...> (and dpsk::gemm::)
+read from their template arguments, with the grouped MoE kind. A
 demangled or mangled signature that names one of these also works. A field
 the name does not encode is shown as '-' (null in JSON), never a default;
 a name ofu cannot read is reported as unparsed with the reason, and with
@@ -104,7 +107,7 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
   out["parsed"] = parsed.info.ok();
   out["gemm"] = parsed.kind.gemm;
   if (!parsed.info.ok()) {
-    out["reason"] = parsed.info.error().message;
+    out["reason"] = parsed.kind.reason;  // ClassifyKernelName's: one wording for every GEMM not read
     for (const char* key : {"family", "tile_m", "tile_n", "tile_k", "stages", "cluster_m", "cluster_n", "precision",
                             "tensor_core", "split_k", "two_cta", "sparse", "block_scaled"}) {
       out[key] = nullptr;
@@ -115,6 +118,7 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
     out["target_sm"] = nullptr;
     out["mma_shape"] = nullptr;
     out["alignment"] = nullptr;
+    out["grouping"] = nullptr;
     out["findings"] = nlohmann::ordered_json::array();
     return out;
   }
@@ -138,6 +142,7 @@ nlohmann::ordered_json ToJson(const Parsed& parsed) {
   out["target_sm"] = OrNull(info.target_sm);
   out["mma_shape"] = info.mma_shape.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(info.mma_shape);
   out["alignment"] = OrNull(info.alignment);
+  out["grouping"] = info.grouping.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(info.grouping);
   out["findings"] = parsed.findings;
   return out;
 }
@@ -154,8 +159,7 @@ void PrintTable(const std::vector<Parsed>& all) {
                                     : *parsed.kind.tensor_core ? "a GEMM on tensor cores"
                                                                : "a GEMM on CUDA cores (simt)";
       fmt::print("{:<10} {}\n{:<10} reason: {}\n{:<10} name says: {}\n",
-                 parsed.kind.truncated ? "truncated" : "unparsed", parsed.name, "", parsed.info.error().message, "",
-                 kind);
+                 parsed.kind.truncated ? "truncated" : "unparsed", parsed.name, "", parsed.kind.reason, "", kind);
       continue;
     }
     const kernels::KernelInfo& info = *parsed.info;
@@ -168,6 +172,7 @@ void PrintTable(const std::vector<Parsed>& all) {
     if (info.two_cta) flags += "2cta ";
     if (info.sparse) flags += "sparse ";
     if (info.block_scaled) flags += "bscaled ";
+    if (!info.grouping.empty() && info.grouping != "normal") flags += info.grouping + " ";
     for (const std::string& flag : info.unknown_flags) flags += fmt::format("{}? ", flag);  // kept, not understood
     if (flags.empty()) flags = "-";
     fmt::print("{:<10} {:<12} {:>6} {:>7} {:<9} {:<7} {:<12} {}\n", kernels::FamilyName(info.family), tile,

@@ -64,7 +64,42 @@ TEST_F(KernelsCli, TableReadsNamesFromStdinAndShowsTheReason) {
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_NE(result.out.find("ampere "), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("unparsed   nvjet_garbage\n"), std::string::npos) << result.out;
-  EXPECT_NE(result.out.find("reason: nvjet:"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("reason: a GEMM whose tile and precision ofu cannot read from the name: nvjet:"),
+            std::string::npos)
+      << result.out;
+}
+
+TEST_F(KernelsCli, DeepGemmReadsAndEveryUnreadGemmHasOneReason) {
+  // deepseek-ai/profile-data prefill.json's MoE GEMM (tests/data/kernel-names-real.tsv), a
+  // Triton matmul (triton-lang/triton#6401) and a DeepSeek grouped GEMM without a tile.
+  auto result =
+      Ofu("kernels parse --format json "
+          "'void dpsk::gemm::fp8_gemm_kernel<4096u, 7168u, 128u, 128u, 128u, 5u, 128u, 128u, 2u, "
+          "(dpsk::gemm::GemmType)1>(__nv_bfloat16*, float*, int*, unsigned int, unsigned int, CUtensorMap_st, "
+          "CUtensorMap_st, CUtensorMap_st, CUtensorMap_st)' "
+          "matmul_kernel_persistent "
+          "'void cutlass::device_kernel<dpsk::grouped_gemm::cuda::fp8_ptp128c::GemmKernel>(int)'");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  ASSERT_EQ(json.size(), 3u);
+  EXPECT_EQ(json[0]["family"], "deepgemm");
+  EXPECT_EQ(json[0]["tile_n"], 128);
+  EXPECT_EQ(json[0]["stages"], 5);
+  EXPECT_EQ(json[0]["precision"], "fp8");
+  EXPECT_EQ(json[0]["grouping"], "m_grouped_contiguous");
+  for (const std::size_t i : {1u, 2u}) {
+    EXPECT_EQ(json[i]["gemm"], true);
+    EXPECT_EQ(json[i]["reason"].get<std::string>().rfind(
+                  "a GEMM whose tile and precision ofu cannot read from the name: no", 0),
+              0u)
+        << json[i]["reason"];
+  }
+  auto table = Ofu("kernels parse matmul_kernel");
+  EXPECT_NE(table.out.find("reason: a GEMM whose tile and precision ofu cannot read from the name: not a kernel "
+                           "family ofu reads"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("name says: a GEMM\n"), std::string::npos) << table.out;
 }
 
 TEST_F(KernelsCli, UnparsedGemmSaysWhatItsNameTellsAndUnknownFlagsAreKept) {

@@ -256,6 +256,31 @@ Result<KernelInfo> ParseNvjet(Tokens t, KernelInfo info) {
 
 // --- xmma -------------------------------------------------------------------
 
+// The input precision of an xmma name from its type tokens: `a` and `b` are
+// the two codes of t[first] (`bf16bf16`, `tf32f32`, `e4m3bf16`).
+std::optional<Precision> XmmaInputPrecision(const Tokens& t, std::size_t first, const TypeCode& a, const TypeCode* b) {
+  // A narrow float first code: the FP8 kernels (`e4m3bf16_e4m3f32_f32`). The
+  // MMA takes no such operand beside a 16-bit one, so the other operand's
+  // code (the token's second, else the next token's first) must be a narrow
+  // float too. Every mix runs at the fp8 rate, except fp4 on both sides,
+  // whose MMA kind (fp4 or fp8 rate) the name does not give.
+  if (const int a_bits = NarrowFloatBits(a.code); a_bits > 0) {
+    const TypeCode* other = b != nullptr && NarrowFloatBits(b->code) > 0 ? b
+                            : first + 1 < t.size()                       ? LeadingType(t[first + 1])
+                                                                         : nullptr;
+    const int other_bits = other == nullptr ? 0 : NarrowFloatBits(other->code);
+    if (other_bits == 0 || (a_bits == 4 && other_bits == 4)) return std::nullopt;
+    return NarrowMmaPrecision(a_bits, other_bits, false);
+  }
+  // `tf32f32`, `bf16f32`: fp32 data that the MMA reads as the other type.
+  std::optional<Precision> input = InputPrecision(a, b);
+  if (b != nullptr && a.precision != b->precision) {
+    if (b->precision == Precision::kFp32) input = a.precision;
+    if (a.precision == Precision::kFp32) input = b->precision;
+  }
+  return input;
+}
+
 // smNN_xmma_[<conv>_implicit_]gemm[_indexed]_<AB>_<C/compute>_<D>_<layouts>_..._tilesize<M>x<N>x<K>_...
 Result<KernelInfo> ParseXmma(const Tokens& t, KernelFamily family, KernelInfo info) {
   const std::string_view fname = FamilyName(family);
@@ -308,13 +333,7 @@ Result<KernelInfo> ParseXmma(const Tokens& t, KernelFamily family, KernelInfo in
   if (family == KernelFamily::kSm80Xmma) info.cluster_m = info.cluster_n = std::nullopt;
 
   info.family = family;
-  // `tf32f32`, `bf16f32`: fp32 data that the MMA reads as the other type.
-  std::optional<Precision> input = InputPrecision(*a, b);
-  if (b != nullptr && a->precision != b->precision) {
-    if (b->precision == Precision::kFp32) input = a->precision;
-    if (a->precision == Precision::kFp32) input = b->precision;
-  }
-  info.precision = Resolve(input, info.tensor_core);
+  info.precision = Resolve(XmmaInputPrecision(t, first_type, *a, b), info.tensor_core);
   return info;
 }
 
@@ -866,13 +885,15 @@ std::optional<Precision> CppTypePrecision(std::string_view type) {
   return std::nullopt;
 }
 
-// A's element type: from cublasGemvTensorStridedBatched<T> when the kernel
-// takes one, else the first floating-point template argument.
-std::optional<Precision> TemplatePrecision(std::string_view arguments) {
-  constexpr std::string_view kTensor = "cublasGemvTensorStridedBatched<";
-  if (const std::size_t at = arguments.find(kTensor); at != std::string_view::npos) {
-    return CppTypePrecision(TemplateArguments(arguments, at + kTensor.size() - 1));
-  }
+// A template argument of a demangled name: as written, and its value
+// without a leading C-style cast ("(unsigned int)128" → "128",
+// "(deep_gemm::GemmType)1" → "1"; "128u" stays "128u").
+struct TemplateArgument {
+  std::string_view raw;
+  std::string_view value;
+};
+std::vector<TemplateArgument> SplitArguments(std::string_view arguments) {
+  std::vector<TemplateArgument> out;
   int depth = 0;
   std::size_t start = 0;
   for (std::size_t i = 0; i <= arguments.size(); ++i) {
@@ -880,8 +901,28 @@ std::optional<Precision> TemplatePrecision(std::string_view arguments) {
     if (c == '<' || c == '(') ++depth;
     if (c == '>' || c == ')') --depth;
     if (c != ',' || depth != 0) continue;
-    if (const auto precision = CppTypePrecision(arguments.substr(start, i - start))) return precision;
+    const std::string_view raw = Trim(arguments.substr(start, i - start));
+    std::string_view value = raw;
+    if (!value.empty() && value.front() == '(') {
+      if (const std::size_t close = value.find(')'); close != std::string_view::npos) {
+        value = Trim(value.substr(close + 1));
+      }
+    }
+    out.push_back({raw, value});
     start = i + 1;
+  }
+  return out;
+}
+
+// A's element type: from cublasGemvTensorStridedBatched<T> when the kernel
+// takes one, else the first floating-point template argument.
+std::optional<Precision> TemplatePrecision(std::string_view arguments) {
+  constexpr std::string_view kTensor = "cublasGemvTensorStridedBatched<";
+  if (const std::size_t at = arguments.find(kTensor); at != std::string_view::npos) {
+    return CppTypePrecision(TemplateArguments(arguments, at + kTensor.size() - 1));
+  }
+  for (const TemplateArgument& argument : SplitArguments(arguments)) {
+    if (const auto precision = CppTypePrecision(argument.raw)) return precision;
   }
   return std::nullopt;
 }
@@ -907,7 +948,146 @@ Result<KernelInfo> ParseUntiled(std::string_view name, const Identifier& functio
   return info;
 }
 
+// --- DeepGEMM ---------------------------------------------------------------------
+
+// One version of a DeepGEMM kernel template: its number of arguments, where
+// a bool argument stands (-1: none is needed to tell it from another version
+// with as many), and where BLOCK_M (BLOCK_N, BLOCK_K follow) and kNumStages
+// stand. From deepseek-ai/DeepGEMM's deep_gemm/include/deep_gemm/ headers at
+// the commit named (docs/kernels.md lists them).
+struct DeepGemmVersion {
+  std::string_view function;
+  std::size_t arguments;
+  int bool_at;
+  std::size_t block_m_at;
+  std::size_t stages_at;
+};
+constexpr std::array<DeepGemmVersion, 18> kDeepGemmVersions = {{
+    // fp8_gemm.cuh: <SHAPE_N, SHAPE_K, BLOCK_M, BLOCK_N, BLOCK_K, ...>
+    {"fp8_gemm_kernel", 10, -1, 2, 5},  // dpsk::gemm: a6d97a1's list without kNumGroups (inferred)
+    {"fp8_gemm_kernel", 11, -1, 2, 6},  // a6d97a1
+    {"fp8_gemm_kernel", 12, 10, 2, 6},  // 7ffb118: kIsTMAMulticastOnA
+    {"fp8_gemm_kernel", 12, -1, 3, 7},  // 46eb0d0: SHAPE_M first
+    {"fp8_gemm_kernel", 13, 11, 2, 7},  // 6db7e18: BLOCK_N_PADDING
+    {"fp8_gemm_kernel", 14, 12, 2, 8},  // 37aa127 to 8dfa329: kSwizzleDMode
+    // impls/sm90_fp8_gemm_1d2d.cuh: <[kMajorSFB,] SHAPE_M, SHAPE_N, SHAPE_K, kNumGroups, BLOCK_M, ...>
+    {"sm90_fp8_gemm_1d2d_impl", 15, 13, 4, 8},   // 9da4a23
+    {"sm90_fp8_gemm_1d2d_impl", 16, 13, 4, 8},   // d9c363f: kNumSMs
+    {"sm90_fp8_gemm_1d2d_impl", 17, 13, 4, 8},   // 3f71de7: epilogue_type_t
+    {"sm90_fp8_gemm_1d2d_impl", 19, 15, 5, 11},  // 7f2a703
+    {"sm90_fp8_gemm_1d2d_impl", 20, 16, 5, 11},  // 38f8ef7: kMajorSFB, swizzles
+    {"sm90_fp8_gemm_1d2d_impl", 20, 15, 5, 11},  // 88965b0: cd_dtype_t
+    // impls/sm90_fp8_gemm_1d1d.cuh: <SHAPE_M, SHAPE_N, SHAPE_K, kNumGroups, BLOCK_M, ...>
+    {"sm90_fp8_gemm_1d1d_impl", 15, 11, 4, 7},  // 3f71de7
+    {"sm90_fp8_gemm_1d1d_impl", 17, 13, 4, 9},  // 38f8ef7
+    // impls/sm100_fp8_gemm_1d1d.cuh: <kMajorA, kMajorB, [kGranKA, kGranKB,] SHAPE_M, SHAPE_N, SHAPE_K, BLOCK_M, ...>
+    {"sm100_fp8_gemm_1d1d_impl", 21, 17, 5, 12},  // 9da4a23
+    {"sm100_fp8_gemm_1d1d_impl", 22, 17, 5, 12},  // d9c363f: kNumSMs
+    {"sm100_fp8_gemm_1d1d_impl", 22, 16, 5, 12},  // 3f71de7: epilogue_type_t, no kNumLastStages
+    {"sm100_fp8_gemm_1d1d_impl", 26, 18, 7, 14},  // 0f5f266: kGranKA, kGranKB
+}};
+
+// DeepGEMM's GemmType values (deep_gemm/include/deep_gemm/common/types.hpp;
+// scheduler.cuh before 9da4a23 had the first three, without the M).
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kGemmTypes = {{
+    {"Normal", "normal"},
+    {"MGroupedContiguous", "m_grouped_contiguous"},
+    {"MGroupedMasked", "m_grouped_masked"},
+    {"KGroupedContiguous", "k_grouped_contiguous"},
+    {"Batched", "batched"},
+    {"MGroupedContiguousWithPsumLayout", "m_grouped_contiguous_psum"},
+    {"KGroupedContiguousWithPsumLayout", "k_grouped_contiguous_psum"},
+}};
+
+// An unsigned template value as demangled names print it: "128u" or "128".
+std::optional<int> TemplateNumber(std::string_view argument) {
+  if (EndsWith(argument, "u")) argument.remove_suffix(1);
+  return ParseNumber(argument);
+}
+
+// The grouping a GemmType argument names: by value ("1", after its cast) or
+// by enumerator ("deep_gemm::GemmType::MGroupedMasked", "GemmType::GroupedMasked").
+std::optional<std::string_view> GemmTypeName(std::string_view argument) {
+  if (const auto value = TemplateNumber(argument)) {
+    if (*value < 0 || static_cast<std::size_t>(*value) >= kGemmTypes.size()) return std::nullopt;
+    return kGemmTypes[static_cast<std::size_t>(*value)].second;
+  }
+  const std::size_t colon = argument.rfind("::");
+  std::string_view enumerator = colon == std::string_view::npos ? argument : argument.substr(colon + 2);
+  if (StartsWith(enumerator, "Grouped")) {  // before 9da4a23: GroupedContiguous, GroupedMasked
+    for (const auto& [spelled, grouping] : kGemmTypes) {
+      if (spelled.substr(1) == enumerator && spelled.front() == 'M') return grouping;
+    }
+  }
+  for (const auto& [spelled, grouping] : kGemmTypes) {
+    if (spelled == enumerator) return grouping;
+  }
+  return std::nullopt;
+}
+
+// Whether `function` (ids[at]) is a DeepGEMM kernel: deep_gemm::<kernel> or
+// DeepSeek's internal dpsk::gemm::fp8_gemm_kernel.
+bool IsDeepGemmKernel(const std::vector<Identifier>& ids, std::size_t at) {
+  if (at == 0 || ids[at].qualifier || !ids[at - 1].qualifier) return false;
+  bool known = false;
+  for (const DeepGemmVersion& version : kDeepGemmVersions) known = known || version.function == ids[at].text;
+  if (!known) return false;
+  if (ids[at - 1].text == "deep_gemm") return true;
+  return ids[at - 1].text == "gemm" && at >= 2 && ids[at - 2].text == "dpsk" && ids[at].text == "fp8_gemm_kernel";
+}
+
+const DeepGemmVersion* FindDeepGemmVersion(std::string_view function, const std::vector<TemplateArgument>& args) {
+  for (const DeepGemmVersion& version : kDeepGemmVersions) {
+    if (version.function != function || version.arguments != args.size()) continue;
+    if (version.bool_at < 0) return &version;
+    const std::string_view flag = args[static_cast<std::size_t>(version.bool_at)].value;
+    if (flag == "true" || flag == "false") return &version;
+  }
+  return nullptr;
+}
+
+// deep_gemm::<kernel><args>(...) or dpsk::gemm::fp8_gemm_kernel<args>(...), ids[at] the kernel.
+Result<KernelInfo> ParseDeepGemm(std::string_view name, const std::vector<Identifier>& ids, std::size_t at) {
+  const std::string_view function = ids[at].text;
+  const std::vector<TemplateArgument> args = SplitArguments(TemplateArguments(name, ids[at].end));
+  const DeepGemmVersion* version = FindDeepGemmVersion(function, args);
+  if (version == nullptr) {
+    return Unparsed(
+        fmt::format("deepgemm: {} with {} template arguments: no DeepGEMM version ofu knows takes that list, so where "
+                    "BLOCK_M, BLOCK_N and BLOCK_K stand is not known",
+                    function, args.size()));
+  }
+  KernelInfo info;
+  info.family = KernelFamily::kDeepGemm;
+  info.identifier = fmt::format("{}::{}", ids[at - 1].text, function);
+  const std::array<std::optional<int>*, 3> tile = {&info.tile_m, &info.tile_n, &info.tile_k};
+  for (std::size_t i = 0; i < tile.size(); ++i) {
+    const TemplateArgument& block = args[version->block_m_at + i];
+    *tile[i] = TemplateNumber(block.value);
+    if (!*tile[i]) {
+      return Unparsed(fmt::format("deepgemm: {}'s BLOCK_{} argument {} is not a number", function, "MNK"[i],
+                                  Quote(block.raw)));
+    }
+  }
+  info.stages = TemplateNumber(args[version->stages_at].value);
+  info.precision = Precision::kFp8;  // e4m3 A and B (the kernels' TMA descriptors and MMA atoms)
+  info.tensor_core = true;           // wgmma (sm90), tcgen05 (sm100)
+  info.target_sm = StartsWith(function, "sm100_") ? 100 : 90;
+  for (const TemplateArgument& argument : args) {
+    if (!Contains(argument.raw, "GemmType")) continue;
+    const auto grouping = GemmTypeName(argument.value);
+    if (!grouping) return Unparsed(fmt::format("deepgemm: GemmType {} is not one ofu knows", Quote(argument.raw)));
+    info.grouping = std::string(*grouping);
+  }
+  return info;
+}
+
 // --- choosing the identifier -----------------------------------------------------
+
+// The families whose names ofu reads, for the reason of a name it cannot.
+constexpr std::string_view kFamiliesRead =
+    "nvjet_, sm90_xmma_, sm100_, sm80_xmma_, ampere_, turing_, volta_, cutlass_, cutlass3x_, TensorRT-LLM's "
+    "bmm_/gemm_, DeepGEMM's deep_gemm:: and dpsk::gemm:: kernels, and the cuBLAS, MAGMA and cuDNN SIMT kernels";
 
 // The GEMM identifier among `ids`: the one that starts with a family
 // prefix (repeats, as in `X<K>(K::Params)`, count once).
@@ -922,11 +1102,8 @@ Result<std::string_view> FindGemmIdentifier(const std::vector<Identifier>& ids, 
     found = id.text;
   }
   if (found.empty()) {
-    return Unparsed(
-        fmt::format("no GEMM kernel identifier in this {} name (looked for nvjet_, sm90_xmma_, sm100_, "
-                    "sm80_xmma_, ampere_, turing_, volta_, cutlass_, cutlass3x_ and the cuBLAS, MAGMA "
-                    "and cuDNN SIMT kernels)",
-                    what));
+    return Unparsed(fmt::format("no identifier of a kernel family ofu reads in this {} name ({})", what,
+                                kFamiliesRead));
   }
   return found;
 }
@@ -950,6 +1127,7 @@ std::optional<int> TargetSm(const Tokens& t, KernelFamily family) {
     case KernelFamily::kCutlass3: return t.size() > 1 ? sm_token(t[1]) : std::nullopt;
     case KernelFamily::kCutlass2: return t.size() > 1 ? ParseNumber(t[1]) : std::nullopt;
     case KernelFamily::kTrtllmGen: return t.empty() ? std::nullopt : GenArch(t.back());
+    case KernelFamily::kDeepGemm:  // set by ParseDeepGemm
     case KernelFamily::kGemv:
     case KernelFamily::kGemmk1:
     case KernelFamily::kGemmSmallN:
@@ -979,7 +1157,8 @@ Result<KernelInfo> ParseFamily(const Tokens& tokens, KernelFamily family, Kernel
     case KernelFamily::kSgemmLargeK:
     case KernelFamily::kMagma:
     case KernelFamily::kCudnnSgemm:
-    case KernelFamily::kFermi: break;  // found by function name, never by prefix
+    case KernelFamily::kFermi:
+    case KernelFamily::kDeepGemm: break;  // found by function name, never by prefix
   }
   return Unparsed("unknown family");
 }
@@ -1023,6 +1202,17 @@ bool NamesAGemm(std::string_view identifier) {
     gemm = gemm || EndsWith(word, "gemm") || EndsWith(word, "gemv");
   }
   return gemm;
+}
+
+// A hand-written matmul kernel: matmul_kernel, matmul_kernel_tma_persistent,
+// matmul_<words>_kernel... (Triton's tutorial and persistent matmuls).
+bool IsHandWrittenMatmul(std::string_view identifier) {
+  const Tokens t = Split(identifier, '_');
+  if (t.size() < 2 || t[0] != "matmul") return false;
+  for (const std::string_view token : t) {
+    if (StartsWith(token, "kernel")) return true;
+  }
+  return false;
 }
 
 // Whether tensor cores run a GEMM, as far as its name tells.
@@ -1084,6 +1274,9 @@ Result<KernelInfo> ParseWholeName(std::string_view name) {
     // The untiled SIMT kernels are found by their function name, before the
     // parameter list (whose types could name anything).
     const std::vector<Identifier> head = mangled ? ids : DemangledIdentifiers(SignatureHead(name));
+    for (std::size_t i = 0; !mangled && i < head.size(); ++i) {
+      if (IsDeepGemmKernel(head, i)) return ParseDeepGemm(name, head, i);
+    }
     for (std::size_t i = 0; i < head.size(); ++i) {
       if (const auto family = UntiledFamily(head[i], i + 1 < head.size() ? &head[i + 1] : nullptr)) {
         return ParseUntiled(mangled ? std::string_view() : name, head[i], *family);
@@ -1096,10 +1289,7 @@ Result<KernelInfo> ParseWholeName(std::string_view name) {
   }
   const FamilyPrefix* family = FindFamily(identifier);
   if (family == nullptr) {
-    return Unparsed(
-        "not a GEMM kernel family ofu reads (nvjet_, sm90_xmma_, sm100_, sm80_xmma_, ampere_, "
-        "turing_, volta_, cutlass_, cutlass3x_, TensorRT-LLM's bmm_/gemm_, and the cuBLAS, MAGMA "
-        "and cuDNN SIMT kernels)");
+    return Unparsed(fmt::format("not a kernel family ofu reads ({})", kFamiliesRead));
   }
   KernelInfo info;
   info.identifier = std::string(identifier);
@@ -1167,10 +1357,36 @@ KernelClass ClassifyKernelName(std::string_view name) {
         family != nullptr && (family->family == KernelFamily::kNvjet || family->family == KernelFamily::kCutlass2 ||
                               family->family == KernelFamily::kCutlass3 || family->family == KernelFamily::kTrtllmGen);
     trtllm_gen = trtllm_gen || (family != nullptr && family->family == KernelFamily::kTrtllmGen);
-    out.gemm = out.gemm || gemm_only_family || NamesAGemm(id.text);
+    out.gemm = out.gemm || gemm_only_family || NamesAGemm(id.text) || IsHandWrittenMatmul(id.text);
   }
   if (out.gemm) out.tensor_core = trtllm_gen ? std::optional<bool>(true) : TensorCoreFromName(name, ids);
+  // One reason for every GEMM not read, whatever its name looks like.
+  if (out.gemm && !out.truncated) out.reason = fmt::format("{}: {}", kGemmUnreadReason, out.reason);
   return out;
+}
+
+bool FamilyHasTile(KernelFamily family) {
+  switch (family) {
+    case KernelFamily::kGemv:
+    case KernelFamily::kGemmk1:
+    case KernelFamily::kGemmSmallN:
+    case KernelFamily::kSgemmLargeK:
+    case KernelFamily::kMagma:
+    case KernelFamily::kCudnnSgemm:
+    case KernelFamily::kFermi: return false;
+    case KernelFamily::kNvjet:
+    case KernelFamily::kSm90Xmma:
+    case KernelFamily::kSm100:
+    case KernelFamily::kSm80Xmma:
+    case KernelFamily::kAmpere:
+    case KernelFamily::kCutlass2:
+    case KernelFamily::kCutlass3:
+    case KernelFamily::kVolta:
+    case KernelFamily::kTuring:
+    case KernelFamily::kTrtllmGen:
+    case KernelFamily::kDeepGemm: return true;
+  }
+  return true;
 }
 
 bool FamilyHasClusters(KernelFamily family) {
@@ -1179,7 +1395,8 @@ bool FamilyHasClusters(KernelFamily family) {
     case KernelFamily::kSm90Xmma:
     case KernelFamily::kSm100:
     case KernelFamily::kCutlass3:
-    case KernelFamily::kTrtllmGen: return true;
+    case KernelFamily::kTrtllmGen:
+    case KernelFamily::kDeepGemm: return true;
     case KernelFamily::kSm80Xmma:
     case KernelFamily::kAmpere:
     case KernelFamily::kCutlass2:
@@ -1215,6 +1432,7 @@ std::string_view FamilyName(KernelFamily family) {
     case KernelFamily::kCudnnSgemm: return "cudnn_sgemm";
     case KernelFamily::kFermi: return "fermi";
     case KernelFamily::kTrtllmGen: return "trtllm_gen";
+    case KernelFamily::kDeepGemm: return "deepgemm";
   }
   return "unknown";
 }

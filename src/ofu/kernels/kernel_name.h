@@ -58,7 +58,12 @@
 //   fp32 on CUDA cores or tf32 on tensor cores (tensor cores have no fp32
 //   mode). Where its two codes differ and one is f32 (`tf32f32`, `bf16f32`:
 //   fp32 data the MMA reads as tf32 or bf16, cuBLAS's fast-fp32 modes), the
-//   other is the type the tensor pipes see; other pairs leave it absent.
+//   other is the type the tensor pipes see. An 8-bit float first code
+//   (`e4m3bf16_e4m3f32_f32`: the FP8 names cuBLASLt gives; the second code
+//   of each token is not an operand) is fp8 when the second token also
+//   starts with a 4-, 6- or 8-bit float: Hopper's wgmma and Blackwell's
+//   f8f6f4 kinds take no fp8 operand beside a 16-bit one, and run every mix
+//   of those narrow floats at the fp8 rate. Other pairs leave it absent.
 //   tensor_core: false for `ffma`/`hfma`; true for
 //   `tensorMxNxK`, and for sm90/sm100 (warpgroup MMA kernels) unless
 //   ffma/hfma; else absent. cluster from `cgasize`; sm90 names without
@@ -138,6 +143,30 @@
 //   computes the transposed product, so its M runs over the weights' rows.
 //   tensor_core true (tcgen05).
 //
+// deepgemm (DeepSeek's DeepGEMM and its internal dpsk::gemm build; the
+// template parameters are read in the order of DeepGEMM's kernel templates,
+// deep_gemm/include/deep_gemm/{fp8_gemm.cuh, impls/sm90_fp8_gemm_1d2d.cuh,
+// impls/sm90_fp8_gemm_1d1d.cuh, impls/sm100_fp8_gemm_1d1d.cuh}, at the
+// commits listed in docs/kernels.md)
+//   void deep_gemm::fp8_gemm_kernel<N, K, BLOCK_M, BLOCK_N, BLOCK_K, ..., (deep_gemm::GemmType)T>(...)
+//   void dpsk::gemm::fp8_gemm_kernel<N, K, BLOCK_M, BLOCK_N, BLOCK_K, S, ..., (dpsk::gemm::GemmType)T>(...)
+//   void deep_gemm::sm90_fp8_gemm_1d2d_impl<[(cute::UMMA::Major)X,] M, N, K, G, BLOCK_M, ...>(...)
+//   void deep_gemm::sm100_fp8_gemm_1d1d_impl<(cute::UMMA::Major)A, (cute::UMMA::Major)B, ...>(...)
+//   Demangled signatures only. Each DeepGEMM version has its own argument
+//   list; it is recognised by the number of template arguments (and, where
+//   two versions have the same number, by where a bool argument stands),
+//   which gives where BLOCK_M (then BLOCK_N, BLOCK_K) and kNumStages stand.
+//   A list no known version has is unparsed. tile_m/n/k = BLOCK_M/N/K,
+//   stages = kNumStages; precision fp8 (the kernels take e4m3 A and B),
+//   tensor_core true (wgmma, tcgen05); the cluster (TMA multicast) is
+//   absent. grouping names the GemmType argument: normal, m_grouped_contiguous
+//   (MoE, experts' rows back to back), m_grouped_masked (MoE, a padded
+//   block per expert), k_grouped_contiguous, batched, and the *_psum
+//   variants. dpsk::gemm's 10-argument list is DeepGEMM's first public one
+//   without kNumGroups, and its GemmType values DeepGEMM's (inferred).
+//   Kernels with no tile in the name (dpsk::grouped_gemm::...::GemmKernel)
+//   stay unparsed.
+//
 // Sparse kernels (`sptensorop`, `spgemm`; CUTLASS 2.x `..._s16832spgemm_...`)
 // run 2:4 structured-sparse MMAs (1:2 for tf32): the tile and a problem's
 // M, N, K are the dense ones, but the tensor pipes execute half of the
@@ -184,6 +213,7 @@ enum class KernelFamily {
   kCudnnSgemm,
   kFermi,
   kTrtllmGen,
+  kDeepGemm,
 };
 
 // Input (A/B operand) precision, the one the tensor pipes see (core/precision.h).
@@ -227,6 +257,11 @@ struct KernelInfo {
   // named, but whether such a flag changes how the work is split or padded
   // is not known: a caller that pads should say so.
   std::vector<std::string> unknown_flags;
+  // What a DeepGEMM kernel computes, from its GemmType argument: "normal",
+  // "m_grouped_contiguous", "m_grouped_masked", "k_grouped_contiguous",
+  // "batched", "m_grouped_contiguous_psum", "k_grouped_contiguous_psum".
+  // Empty where the name does not say (every other family).
+  std::string grouping;
 };
 
 // What a name says about its kernel even where ParseKernelName() cannot
@@ -252,12 +287,25 @@ Result<KernelInfo> ParseKernelName(std::string_view name);
 // (GemmKernel, GemmUniversal, ImplicitGemmConvolution, fermiCgemm_...; not
 // helpers such as prepare_grouped_gemm_data), and tensor_core only where
 // the name says so (TensorOp, UMMA/GMMA, an MMA shape; simt, an SIMT gemm
-// letter). This is a reading of names, not a guarantee: it is checked
-// against the public names in tests/data/kernel-names-real.tsv.
+// letter). A hand-written matmul kernel, `matmul_kernel*` or
+// `matmul_<words>_kernel*` (Triton's tutorial and persistent matmuls), is a
+// GEMM whose tile the name does not give, as the trace analysis counts a
+// kernel that a GEMM op launches. A GEMM that ParseKernelName() cannot read
+// gets one reason, the same whatever the name looks like: it starts with
+// kGemmUnreadReason. This is a reading of names, not a guarantee: it is
+// checked against the public names in tests/data/kernel-names-real.tsv.
 KernelClass ClassifyKernelName(std::string_view name);
 
+// The start of KernelClass::reason for a GEMM whose name ParseKernelName()
+// cannot read in full (a cut name's reason starts with "truncated:").
+inline constexpr std::string_view kGemmUnreadReason = "a GEMM whose tile and precision ofu cannot read from the name";
+
+// False for the untiled SIMT families (gemv, gemmk1, gemm_small_n,
+// sgemm_largek, magma, cudnn_sgemm, fermi), whose names give no tile.
+bool FamilyHasTile(KernelFamily family);
+
 // True for the families whose kernels can run in thread-block clusters
-// (Hopper and later: nvjet, sm90_xmma, sm100, cutlass3, trtllm_gen). The others predate
+// (Hopper and later: nvjet, sm90_xmma, sm100, cutlass3, trtllm_gen, deepgemm). The others predate
 // clusters (Volta to Ampere, CUTLASS 2.x) and always run 1x1, so an absent
 // cluster_m/n there is not an unknown.
 bool FamilyHasClusters(KernelFamily family);
