@@ -624,6 +624,72 @@ TEST_F(ReportScrapes, PastedScrapeWithNoCounterOfuKnowsNamesBothFields) {
       << run.out;
 }
 
+// The same file in JSON: the GPU its samples name is listed in the notes
+// with the families it has and the counters it lacks (before, notes: []).
+TEST_F(ReportScrapes, ScrapeWithoutOfuCountersListsItsGpusInJsonNotes) {
+  const auto j = ReportJson("pasted-kubernetes-website-gh200-dra.prom", 4);
+  ASSERT_TRUE(j["notes"].is_array());
+  bool listed = false;
+  for (const auto& note : j["notes"]) {
+    const std::string text = note;
+    if (text.find("GPU GPU-a4f34abc-7715-3560-dcea-7238b9611a45, NVIDIA GH200 96GB HBM3: no counter ofu uses, so "
+                  "no OFU: it has only DCGM_FI_PROF_PCIE_RX_BYTES") != std::string::npos) {
+      listed = true;
+    }
+  }
+  EXPECT_TRUE(listed) << j["notes"].dump(1);
+  // And in the table output.
+  const CommandResult table = Ofu("report --input '" OFU_TEST_DATA_DIR
+                                  "/scrapes/pasted-kubernetes-website-gh200-dra.prom'");
+  EXPECT_NE(table.out.find("note: " OFU_TEST_DATA_DIR
+                           "/scrapes/pasted-kubernetes-website-gh200-dra.prom: GPU GPU-a4f34abc-7715-3560-dcea-"
+                           "7238b9611a45, NVIDIA GH200 96GB HBM3: no counter ofu uses"),
+            std::string::npos)
+      << table.out;
+}
+
+// A real `dcgmi dmon` table (tests/data/dmon): read, not refused; the first
+// note says what the file is, the second what to run for an OFU (it has no
+// SMCLK column). Tensor activity by hand: (0.540 + 0.525 + 0.546) / 3.
+TEST_F(ReportScrapes, RealDcgmiDmonTableIsReadAndNamed) {
+  const CommandResult run = Ofu("report --format json --gpu-model t4 --input '" OFU_TEST_DATA_DIR
+                                "/dmon/nvidia-gcp-samples-triton-gke-t4-bert.txt'");
+  EXPECT_EQ(run.exit_code, 4) << run.err;
+  const auto j = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_EQ(j["gpus"].size(), 1u) << run.out;
+  EXPECT_EQ(j["gpus"][0]["key"], "gpu2");
+  EXPECT_NEAR(j["gpus"][0]["tensor_active"].get<double>(), (0.540 + 0.525 + 0.546) / 3, 1e-9);
+  EXPECT_TRUE(j["gpus"][0]["ofu"].is_null());
+  const std::string first = j["notes"][0];
+  EXPECT_NE(first.find("a `dcgmi dmon` table, not a dcgm-exporter scrape"), std::string::npos) << first;
+  const std::string second = j["notes"][1];
+  EXPECT_NE(second.find("run `dcgmi dmon -e 1004,100 -d 1000 > dmon.txt`"), std::string::npos) << second;
+  EXPECT_EQ(run.err.find("sample value missing"), std::string::npos) << run.err;
+}
+
+// SYNTHETIC dmon table with TENSO and SMCLK (hand-set values, DCGM's current
+// layout, -d 1000 on its command line): two rows of GPU 0 at 0.5 and
+// 1755 MHz. With --clock reported, OFU = 0.5 x 1755 / 1829.945 (H100 SXM5
+// f_spec above) = 0.479523, over 2 s.
+TEST_F(ReportScrapes, SyntheticDcgmiDmonTableGivesOfu) {
+  const std::string path = ::testing::TempDir() + "/synthetic-dmon.txt";
+  {
+    std::ofstream out(path);
+    out << "$ dcgmi dmon -e 1004,100 -d 1000\n"
+           "#Entity           TENSO         SMCLK\n"
+           "ID\n"
+           "GPU 0             0.500         1755\n"
+           "GPU 0             0.500         1755\n";
+  }
+  const CommandResult run = Ofu("report --format json --gpu-model h100-sxm5 --clock reported --input '" + path + "'");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_EQ(j["gpus"].size(), 1u) << run.out;
+  EXPECT_NEAR(j["gpus"][0]["ofu"].get<double>(), 0.5 * 1755 / (989.4e6 / (132 * 4096.0)), 1e-9);
+  EXPECT_DOUBLE_EQ(j["gpus"][0]["seconds"].get<double>(), 2);
+  std::filesystem::remove(path);
+}
+
 // Coverage counts scrape time. The real H100 page is one scrape (clock
 // only): 30 s of data, as the source line says, not a 60 s window.
 TEST_F(ReportScrapes, OneScrapeIsThirtySecondsOfDataNotAWindow) {

@@ -442,6 +442,36 @@ TEST(KinetoTraceTest, EmptyTraceIsValidWithANote) {
   EXPECT_NE(trace.notes[0].find("no GPU kernel events"), std::string::npos);
 }
 
+// A trace with neither kernels nor launches: CUDA activity was not recorded.
+TEST(KinetoTraceTest, NoCudaActivityIsToldToRecordWithCuda) {
+  const KernelTrace trace = ParseOk(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1,
+      "tid": 1, "ts": 10, "dur": 5, "args": {"External id": 1}}]})");
+  ASSERT_EQ(trace.notes.size(), 1u);
+  EXPECT_EQ(trace.notes[0].rfind("no CUDA activity recorded: ", 0), 0u) << trace.notes[0];
+  EXPECT_NE(trace.notes[0].find("record it with ProfilerActivity.CUDA"), std::string::npos);
+}
+
+// Derived from a real trace (HolisticTraceAnalysis's AlexNet on an A100, see
+// tests/data/kineto/README.md) with its GPU-side events taken out: its 79
+// cudaLaunchKernel calls remain, its kernel records do not. The note says
+// the launches were recorded and the kernel records are missing, not that
+// CUDA activity was off.
+TEST(KinetoTraceTest, LaunchesWithoutKernelRecordsSayWhatIsMissing) {
+  const std::string path = std::string(OFU_TEST_DATA_DIR) +
+                           "/kineto/derived-hta-alexnet-a100-no-kernel-records.json.gz";
+  const Result<KernelTrace> trace = ReadKinetoTrace(path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  EXPECT_TRUE(trace->kernels.empty());
+  ASSERT_EQ(trace->notes.size(), 1u);
+  EXPECT_EQ(trace->notes[0].rfind("launches recorded, kernel records missing: the trace has 79 kernel launches "
+                                  "(cudaLaunchKernel, cuLaunchKernel, ...",
+                                  0),
+            0u)
+      << trace->notes[0];
+  EXPECT_EQ(trace->notes[0].find("record it with ProfilerActivity.CUDA"), std::string::npos);
+  EXPECT_NE(trace->notes[0].find("CUPTI"), std::string::npos);
+}
+
 TEST(KinetoTraceTest, AcceptsByteOrderMarkAndOuterWhitespace) {
   const KernelTrace trace = ParseOk("\xEF\xBB\xBF \n" + Trace(kMmKernel) + "\n\n");
   EXPECT_EQ(trace.kernels.size(), 1u);

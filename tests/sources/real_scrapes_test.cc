@@ -78,7 +78,8 @@ Recording ReadAndCheck(const std::string& name, const std::vector<Expected>& exp
 
 // Volta: two excerpts of the 4x V100 output in dcgm-exporter issue 250. Only
 // GPUs 0 and 1 carry a counter ofu reads (SM clock); GPUs 2 and 3 appear in
-// families it does not use, so the recording does not list them.
+// families it does not use, so the recording does not hold them, and a note
+// names each with the families it has and the counters it lacks.
 TEST(RealScrapes, VoltaTeslaV100Sxm2) {
   const Recording r = ReadAndCheck("volta-tesla-v100-sxm2-32gb.prom",
                                    {{"GPU-a6158b59-2c1e-1e63-0068-9178c4298abd", "Tesla V100-SXM2-32GB", "", ""},
@@ -89,7 +90,51 @@ TEST(RealScrapes, VoltaTeslaV100Sxm2) {
   EXPECT_EQ(r.gpus[0].identity.hostname, "r6i3n0");
   EXPECT_DOUBLE_EQ(*r.gpus[0].samples[0].sm_clock_mhz, 135);
   EXPECT_FALSE(r.gpus[0].samples[0].tensor_active.has_value());
-  EXPECT_TRUE(r.notes.empty());
+  const std::string lacks =
+      "; OFU needs tensor activity (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, DCGM field 1004) and the SM clock "
+      "(DCGM_FI_DEV_SM_CLOCK, field 100)";
+  ASSERT_EQ(r.notes.size(), 2u);
+  EXPECT_EQ(r.notes[0], kScrapes +
+                            "volta-tesla-v100-sxm2-32gb.prom: GPU GPU-a9079f15-493e-6c1c-c78c-73ec2b840cba, Tesla "
+                            "V100-SXM2-32GB: no counter ofu uses, so no OFU: it has only DCGM_FI_DEV_POWER_MGMT_LIMIT, "
+                            "DCGM_FI_DEV_PCIE_REPLAY_COUNTER" +
+                            lacks);
+  EXPECT_EQ(r.notes[1], kScrapes +
+                            "volta-tesla-v100-sxm2-32gb.prom: GPU GPU-bd94f0f5-8c2f-bc95-74ad-5f99fdc33d01, Tesla "
+                            "V100-SXM2-32GB: no counter ofu uses, so no OFU: it has only DCGM_FI_DEV_POWER_MGMT_LIMIT, "
+                            "DCGM_FI_DEV_PCIE_REPLAY_COUNTER" +
+                            lacks);
+}
+
+// Some set-ups lower-case every name (dcgm_fi_dev_sm_clock,
+// dcgm_fi_prof_gr_engine_active, ...). The real T4 scrape with its names
+// lower-cased (derived here, in memory) reads to the same samples as the
+// file itself: SM clock, power and tensor activity included.
+TEST(RealScrapes, LowerCaseNamesReadAsTheirFields) {
+  std::string text = ReadText(kScrapes + "turing-tesla-t4.prom");
+  std::istringstream lines(text);
+  std::string lowered;
+  for (std::string line; std::getline(lines, line);) {
+    std::size_t name_end = line.find_first_of("{ ");
+    if (line.rfind("# HELP ", 0) == 0 || line.rfind("# TYPE ", 0) == 0) name_end = line.find(' ', 7);
+    const std::size_t name_start = line.rfind("# ", 0) == 0 ? 7 : 0;
+    for (std::size_t i = name_start; i < name_end && i < line.size(); ++i) {
+      if (line[i] >= 'A' && line[i] <= 'Z') line[i] = static_cast<char>(line[i] - 'A' + 'a');
+    }
+    lowered += line + "\n";
+  }
+  ASSERT_NE(lowered.find("dcgm_fi_dev_sm_clock{"), std::string::npos);
+  ASSERT_EQ(lowered.find("DCGM_FI_DEV_SM_CLOCK"), std::string::npos);
+  std::istringstream in(lowered);
+  const auto r = ReadRecording(in, "t4-lower-case");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->gpus.size(), 1u);
+  ASSERT_EQ(r->gpus[0].samples.size(), 1u);
+  const CounterSample& s = r->gpus[0].samples[0];
+  EXPECT_DOUBLE_EQ(*s.sm_clock_mhz, 660);
+  EXPECT_DOUBLE_EQ(*s.tensor_active, 0.005822);
+  EXPECT_DOUBLE_EQ(*s.power_w, 68.244);
+  EXPECT_EQ(r->samples_used, ReadRecordingFile(kScrapes + "turing-tesla-t4.prom")->samples_used);
 }
 
 // Turing: a Tesla T4 in Ericsson's CNCF AI conformance evidence, with
@@ -269,12 +314,94 @@ TEST(RealPastedScrapes, KubernetesWebsiteGh200WithLabelFragments) {
   EXPECT_EQ(r.stray_lines, 10u);
   EXPECT_EQ(r.samples_read, 2u);
   EXPECT_TRUE(r.gpus.empty());
-  ASSERT_EQ(r.notes.size(), kMaxStrayLineNotes + 1);
+  ASSERT_EQ(r.notes.size(), kMaxStrayLineNotes + 2);
+  // The GPU its samples name, though no counter ofu uses is among them.
+  EXPECT_EQ(r.notes.back(),
+            kScrapes + name +
+                ": GPU GPU-a4f34abc-7715-3560-dcea-7238b9611a45, NVIDIA GH200 96GB HBM3: no counter "
+                "ofu uses, so no OFU: it has only DCGM_FI_PROF_PCIE_RX_BYTES; OFU needs tensor activity "
+                "(DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, DCGM field 1004) and the SM clock "
+                "(DCGM_FI_DEV_SM_CLOCK, field 100)");
   EXPECT_EQ(r.notes[1], StrayNotes(name, {{6, "with Pod DRA info:"}})[0]);
   EXPECT_EQ(r.notes[2], StrayNotes(name, {{8, "container=\"ctr\","}})[0]);
   EXPECT_EQ(r.notes[8], kScrapes + name +
                             ": 2 more lines that cannot be a sample skipped, the first on line 14 (--strict refuses "
                             "them)");
+}
+
+// A real `dcgmi dmon` table (NVIDIA/nvidia-gcp-samples, a T4 serving BERT on
+// GKE, in its Markdown fence): read as samples of GPU 2, one per row, rows
+// 1 s apart (dmon's default; the paste has no command line), TENSO as tensor
+// activity, SMACT, SMOCC, DRAMA as theirs; no SM clock column.
+TEST(RealDmonTables, TritonGkeT4Bert) {
+  const std::string name = std::string(OFU_TEST_DATA_DIR) + "/dmon/nvidia-gcp-samples-triton-gke-t4-bert.txt";
+  const auto r = ReadRecordingFile(name);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->gpus.size(), 1u);
+  const GpuRecording& gpu = r->gpus[0];
+  EXPECT_EQ(gpu.identity.key, "gpu2");
+  EXPECT_EQ(gpu.identity.gpu_index, "2");
+  ASSERT_EQ(gpu.samples.size(), 3u);
+  const double tensor[] = {0.540, 0.525, 0.546};
+  const double sm_active[] = {0.986, 0.959, 0.995};
+  const double dram[] = {0.280, 0.278, 0.277};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(gpu.samples[i].time_s, static_cast<double>(i));
+    EXPECT_DOUBLE_EQ(*gpu.samples[i].tensor_active, tensor[i]);
+    EXPECT_DOUBLE_EQ(*gpu.samples[i].sm_active, sm_active[i]);
+    EXPECT_DOUBLE_EQ(*gpu.samples[i].dram_active, dram[i]);
+    EXPECT_FALSE(gpu.samples[i].sm_clock_mhz.has_value());
+  }
+  EXPECT_EQ(gpu.samples[0].sm_occupancy, 0.274);
+  EXPECT_TRUE(r->timestamps_assumed);
+  EXPECT_DOUBLE_EQ(r->assumed_interval_s, 1);
+  EXPECT_EQ(r->scrapes, 3u);
+  EXPECT_EQ(r->stray_lines, 2u);  // the fences
+  ASSERT_GE(r->notes.size(), 2u);
+  EXPECT_EQ(r->notes[0], name +
+                             ": a `dcgmi dmon` table, not a dcgm-exporter scrape: 1 entities over 3 intervals, rows "
+                             "taken to be 1 s apart: dmon's default -d 1000 ms (the file has no dmon command line to "
+                             "say; if it ran with -d, the times are off by that factor); columns read: DRAMA (1005), "
+                             "SMACT (1002), SMOCC (1003), TENSO (1004); columns ofu does not use: GPUTL (203), MCUTL "
+                             "(204), PCITX (1009), PCIRX (1010)");
+  EXPECT_NE(r->notes[1].find("OFU needs dmon's TENSO and SMCLK columns (SMCLK missing): run `dcgmi dmon -e 1004,100"),
+            std::string::npos)
+      << r->notes[1];
+}
+
+// SYNTHETIC: a dmon table as DCGM's current dcgmi writes it (DeviceMonitor.cpp:
+// "#Entity" and "ID" lines, cells left-aligned, a blank cell where an entity
+// lacks the field), after the command line that says -d 500. Values set by
+// hand.
+TEST(RealDmonTables, SyntheticCurrentFormatWithDelayAndBlankCell) {
+  std::istringstream in(
+      "$ dcgmi dmon -e 1004,100,155 -d 500\n"
+      "#Entity           TENSO         SMCLK         POWER\n"
+      "ID                                            W\n"
+      "GPU 0             0.500         1755          612.400\n"
+      "GPU-I 3           0.250                       \n"
+      "GPU 0             N/A           1980          600.000\n"
+      "GPU-I 3           0.125                       \n");
+  const auto r = ReadRecording(in, "dmon.txt");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->gpus.size(), 2u);
+  EXPECT_DOUBLE_EQ(r->assumed_interval_s, 0.5);
+  const GpuRecording& gpu = r->gpus[0];
+  ASSERT_EQ(gpu.samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(*gpu.samples[0].tensor_active, 0.5);
+  EXPECT_DOUBLE_EQ(*gpu.samples[0].sm_clock_mhz, 1755);
+  EXPECT_DOUBLE_EQ(*gpu.samples[0].power_w, 612.4);
+  EXPECT_DOUBLE_EQ(gpu.samples[1].time_s, 0.5);
+  EXPECT_FALSE(gpu.samples[1].tensor_active.has_value());  // N/A is absent, never 0
+  EXPECT_DOUBLE_EQ(*gpu.samples[1].sm_clock_mhz, 1980);
+  const GpuRecording& gi = r->gpus[1];
+  EXPECT_EQ(gi.identity.key, "GPU-I 3");
+  EXPECT_EQ(gi.identity.mig_instance, "3");
+  ASSERT_EQ(gi.samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(*gi.samples[1].tensor_active, 0.125);
+  EXPECT_FALSE(gi.samples[1].sm_clock_mhz.has_value());
+  EXPECT_NE(r->notes[0].find("rows 0.5 s apart, from the -d of the dmon command on line 1"), std::string::npos)
+      << r->notes[0];
 }
 
 }  // namespace

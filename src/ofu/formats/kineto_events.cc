@@ -13,6 +13,18 @@ namespace {
 
 enum class EventKind { kOther, kKernel, kCpuOp, kLaunch };
 
+// A runtime or driver call that launches a kernel: cudaLaunchKernel,
+// cudaLaunchKernelExC, cuLaunchKernel, cuLaunchKernelEx, the cooperative
+// forms, with or without a "_v7000" or "_ptsz" suffix.
+bool IsKernelLaunchName(std::string_view name) {
+  for (std::string_view call :
+       {std::string_view("cudaLaunchKernel"), std::string_view("cuLaunchKernel"),
+        std::string_view("cudaLaunchCooperativeKernel"), std::string_view("cuLaunchCooperativeKernel")}) {
+    if (name.starts_with(call)) return true;
+  }
+  return false;
+}
+
 EventKind KindOf(std::string_view cat) {
   if (cat == "kernel" || cat == "Kernel") return EventKind::kKernel;
   if (cat == "cpu_op" || cat == "operator" || cat == "Operator") return EventKind::kCpuOp;
@@ -202,9 +214,26 @@ void LinkKernels(std::vector<TraceKernel>& kernels, const std::vector<KernelIds>
   }
 
   if (kernels.empty()) {
+    const auto kernel_launches = std::count_if(launches.begin(), launches.end(),
+                                               [](const Launch& l) { return l.kernel; });
+    if (kernel_launches > 0) {
+      // The profiler ran with CUDA activity on (the launches are CUPTI's
+      // runtime and driver records), but the kernels' own records never
+      // reached the trace.
+      trace.notes.push_back(fmt::format(
+          "launches recorded, kernel records missing: the trace has {} kernel launch{} (cudaLaunchKernel, "
+          "cuLaunchKernel, ...: \"cat\": \"cuda_runtime\"/\"cuda_driver\") but no GPU kernel events "
+          "(\"cat\": \"kernel\"), so ProfilerActivity.CUDA was on and CUPTI's activity records were lost: "
+          "likely CUPTI's kernel tracing unavailable where it ran (WSL, a container or driver without profiling "
+          "permission), its activity buffers dropped, or the records stamped outside the profiling window "
+          "(KINETO_LOG_LEVEL=0 prints \"Record counts: Out-of-range\"); profile a longer window after a warm-up "
+          "step, or on a host where `nsys profile --trace=cuda` shows kernels",
+          kernel_launches, kernel_launches == 1 ? "" : "es"));
+      return;
+    }
     trace.notes.push_back(
-        "the trace has no GPU kernel events (\"cat\": \"kernel\"); record it with "
-        "ProfilerActivity.CUDA");
+        "no CUDA activity recorded: the trace has no GPU kernel events (\"cat\": \"kernel\") and no kernel "
+        "launches (\"cat\": \"cuda_runtime\"); record it with ProfilerActivity.CUDA");
     return;
   }
   if (cpu_ops_seen == 0) {
@@ -397,7 +426,8 @@ bool EventReader::ReadLaunch(std::string_view name, const simdjson::dom::element
   }
   double start_us;
   if (!RequireTime(ts, "ts", "cuda_runtime", &start_us, what)) return false;
-  launches_.push_back(Launch{id, start_us, ThreadOf(pid, tid), IsGraphLaunchName(name)});
+  const bool graph = IsGraphLaunchName(name);
+  launches_.push_back(Launch{id, start_us, ThreadOf(pid, tid), graph, graph || IsKernelLaunchName(name)});
   return true;
 }
 

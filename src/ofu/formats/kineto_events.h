@@ -44,7 +44,8 @@ struct Launch {
   std::int64_t correlation;
   double start_us;
   std::uint32_t thread;
-  bool graph;  // cudaGraphLaunch / cuGraphLaunch
+  bool graph;   // cudaGraphLaunch / cuGraphLaunch
+  bool kernel;  // launches GPU work: cudaLaunchKernel, cuLaunchKernel(Ex), ...Cooperative..., or a graph
 };
 
 // Hash and equality that look up a std::string key by string_view, so that

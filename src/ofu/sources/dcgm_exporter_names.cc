@@ -1,5 +1,7 @@
 #include "ofu/sources/dcgm_exporter_names.h"
 
+#include "ofu/formats/dcgmi_dmon.h"
+
 #include <array>
 
 namespace ofu::sources {
@@ -52,6 +54,37 @@ constexpr std::array kMetrics = {
 std::optional<KnownMetric> LookupDcgmExporterMetric(std::string_view name) {
   for (const auto& m : kMetrics) {
     if (m.name == name) return m.metric;
+  }
+  if (name.size() < 8 || !formats::EqualsIgnoringAsciiCase(name.substr(0, 8), "DCGM_FI_")) return std::nullopt;
+  for (const auto& m : kMetrics) {
+    if (m.name.starts_with("DCGM_FI_") && formats::EqualsIgnoringAsciiCase(m.name, name)) return m.metric;
+  }
+  return std::nullopt;
+}
+
+std::optional<KnownMetric> LookupDcgmField(int dcgm_field_id) {
+  for (const auto& m : kMetrics) {
+    if (m.metric.dcgm_field_id == dcgm_field_id) return m.metric;
+  }
+  return std::nullopt;
+}
+
+// dmon's column names: the short names of DCGM's field table
+// (dcgmlib/src/dcgm_fields.cpp in NVIDIA/DCGM, commit 72fa3fe).
+std::optional<int> DcgmFieldOfDmonColumn(std::string_view short_name) {
+  struct Column {
+    std::string_view name;
+    int field;
+  };
+  static constexpr std::array kColumns = {
+      Column{"SMCLK", 100},  Column{"SMMAX", 113},  Column{"DVCCTR", 112}, Column{"POWER", 155},  Column{"TOTEC", 156},
+      Column{"GPUTL", 203},  Column{"MCUTL", 204},  Column{"GRACT", 1001}, Column{"SMACT", 1002}, Column{"SMOCC", 1003},
+      Column{"TENSO", 1004}, Column{"DRAMA", 1005}, Column{"FP64A", 1006}, Column{"FP32A", 1007}, Column{"FP16A", 1008},
+      Column{"PCITX", 1009}, Column{"PCIRX", 1010}, Column{"NVLTX", 1011}, Column{"NVLRX", 1012}, Column{"TIMMA", 1013},
+      Column{"THMMA", 1014}, Column{"TDFMA", 1015},
+  };
+  for (const auto& c : kColumns) {
+    if (formats::EqualsIgnoringAsciiCase(c.name, short_name)) return c.field;
   }
   return std::nullopt;
 }

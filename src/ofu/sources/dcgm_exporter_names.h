@@ -32,7 +32,18 @@ struct KnownMetric {
   int dcgm_field_id;
 };
 
+// `name` as listed, or a DCGM_FI_* name in any case: some set-ups lower-case
+// every metric name ("dcgm_fi_dev_sm_clock", "dcgm_fi_prof_gr_engine_active"),
+// and those are the same fields.
 std::optional<KnownMetric> LookupDcgmExporterMetric(std::string_view name);
+// The counter of DCGM field `dcgm_field_id` (1004, 100, ...), as the table
+// above maps it; absent for a field ofu does not use.
+std::optional<KnownMetric> LookupDcgmField(int dcgm_field_id);
+// The DCGM field a `dcgmi dmon` column is, by the short name dmon prints in
+// its header ("TENSO" is 1004, "SMCLK" 100: DCGM's dcgm_fields.cpp), for the
+// fields ofu uses and the common ones it does not (GPUTL, MCUTL, ...), so
+// that a note can name them; absent for a name it does not know.
+std::optional<int> DcgmFieldOfDmonColumn(std::string_view short_name);
 // Every name LookupDcgmExporterMetric knows, in its table's order: what a
 // reader asks a Prometheus server for (analysis/prometheus_recording.h).
 std::vector<std::string_view> DcgmExporterMetricNames();

@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "ofu/formats/dcgmi_dmon.h"
+
 namespace ofu::sources {
 namespace {
 
@@ -49,9 +51,20 @@ std::string_view FirstLabel(std::span<const formats::Label> labels, std::initial
 
 bool IsActivity(CounterField field) { return InfoFor(field).is_activity; }
 
+// A family dcgm-exporter writes (DCGM_FI_*, or dcgm_* of its 1.x names), in
+// any case: its samples name GPUs even when ofu reads none of it.
+bool IsDcgmFamily(std::string_view name) {
+  if (name.size() < 5) return false;
+  const std::string_view prefix = name.substr(0, 5);
+  return prefix == "DCGM_" || prefix == "dcgm_";
+}
+
+// dmon's default interval: -d 1000 (dcgmi/CommandLineParser.cpp in NVIDIA/DCGM).
+constexpr double kDmonDefaultDelayMs = 1000;
+
 std::string_view DescribeField(CounterField field) { return InfoFor(field).description; }
 
-class RecordingBuilder final : public formats::TextVisitor {
+class RecordingBuilder final : public formats::TextVisitor, public formats::DmonVisitor {
  public:
   RecordingBuilder(std::string_view source_name, const RecordingOptions& options)
       : source_name_(source_name), options_(options) {
@@ -76,7 +89,10 @@ class RecordingBuilder final : public formats::TextVisitor {
       return;
     }
     const std::optional<KnownMetric> metric = LookupDcgmExporterMetric(s.name);
-    if (!metric) return;
+    if (!metric) {
+      if (IsDcgmFamily(s.name)) NoteUnusedFamily(s.name, s.labels);
+      return;
+    }
 
     std::optional<double> time = SampleTime(s);
     if (!time) return;
@@ -86,7 +102,7 @@ class RecordingBuilder final : public formats::TextVisitor {
       ++recording_.blank_values;
       return;
     }
-    std::optional<double> value = Scaled(s, *metric);
+    std::optional<double> value = Scaled(s.name, s.value, s.line, *metric);
     if (!value) return;
     gpu->points.push_back(Point{*time, metric->field, *value, s.line});
     ++recording_.samples_used;
@@ -123,6 +139,79 @@ class RecordingBuilder final : public formats::TextVisitor {
     ++non_numeric_[it->second].count;
   }
 
+  // A dmon header: which counter each column is.
+  void OnHeader(const formats::DmonHeader& h) override {
+    dmon_fields_.clear();
+    for (std::string_view column : h.columns) {
+      const std::optional<int> field = DcgmFieldOfDmonColumn(column);
+      const std::optional<KnownMetric> metric = field ? LookupDcgmField(*field) : std::nullopt;
+      dmon_fields_.push_back(metric);
+      std::string label = field ? fmt::format("{} ({})", column, *field) : std::string(column);
+      auto& list = metric ? dmon_used_columns_ : dmon_unused_columns_;
+      if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(std::move(label));
+    }
+  }
+
+  // One dmon row: a GPU's (or a MIG instance's) values at one interval. A new
+  // interval starts where an entity repeats.
+  void OnRow(const formats::DmonRow& r) override {
+    if (error_) return;
+    ++recording_.samples_read;
+    if (r.kind != formats::DmonEntityKind::kGpu && r.kind != formats::DmonEntityKind::kGpuInstance) {
+      ++dmon_other_rows_;
+      if (dmon_other_first_.empty()) dmon_other_first_ = fmt::format("{} (line {})", ForNote(r.entity), r.line);
+      return;
+    }
+    const bool instance = r.kind == formats::DmonEntityKind::kGpuInstance;
+    std::string key = instance ? fmt::format("GPU-I {}", r.id) : fmt::format("gpu{}", r.id);
+    if (!dmon_in_interval_.insert(key).second) {
+      dmon_in_interval_.clear();
+      dmon_in_interval_.insert(key);
+      ++scrape_;
+    }
+    GpuIdentity identity;
+    identity.key = key;
+    if (instance) {
+      identity.mig_instance = std::string(r.id);
+    } else {
+      identity.gpu_index = std::string(r.id);
+    }
+    GpuPoints& gpu = GpuAt(std::move(identity), {});
+    const double time = static_cast<double>(scrape_) * dmon_interval_s_;
+    for (std::size_t i = 0; i < r.values.size() && i < dmon_fields_.size(); ++i) {
+      if (!dmon_fields_[i]) continue;
+      if (!r.values[i]) {
+        ++recording_.blank_values;
+        continue;
+      }
+      const KnownMetric& metric = *dmon_fields_[i];
+      const std::string name(DcgmExporterNameFor(metric.field) ? DcgmExporterNameFor(metric.field)->name : "");
+      if (*r.values[i] >= kDcgmBlankThreshold) {
+        ++recording_.blank_values;
+        continue;
+      }
+      const std::optional<double> value = Scaled(name, *r.values[i], r.line, metric);
+      if (!value) return;
+      gpu.points.push_back(Point{time, metric.field, *value, r.line});
+      ++recording_.samples_used;
+    }
+  }
+
+  void OnStrayLine(const formats::DmonStrayLine& s) override {
+    if (options_.strict_values) {
+      return Fail(s.line, fmt::format("not a line of a dcgmi dmon table: '{}'", ForNote(s.text)));
+    }
+    OnStrayLine(formats::StrayLine{s.text, s.line});
+  }
+
+  // Before the rows: the interval between them, from the dmon command line in
+  // the file or dmon's default.
+  void StartDmon(std::optional<double> delay_ms, std::size_t delay_line) {
+    dmon_ = true;
+    dmon_interval_s_ = delay_ms.value_or(kDmonDefaultDelayMs) / 1000;
+    dmon_delay_line_ = delay_ms ? delay_line : 0;
+  }
+
   // A line that cannot be a sample: named in a note (the first few), never read.
   void OnStrayLine(const formats::StrayLine& s) override {
     ++recording_.stray_lines;
@@ -144,9 +233,17 @@ class RecordingBuilder final : public formats::TextVisitor {
           source_name_, more_stray_lines_, more_stray_lines_ == 1 ? "" : "s", more_stray_first_line_));
     }
     for (const auto& family : non_numeric_) recording_.notes.push_back(NoteFor(family));
+    if (dmon_) {
+      std::vector<std::string> dmon = DmonNotes();
+      recording_.notes.insert(recording_.notes.begin(), dmon.begin(), dmon.end());
+    }
+    AddUnusedGpuNotes();
     recording_.lines = lines;
-    recording_.timestamps_assumed = timing_ == Timing::kUnstamped;
-    if (recording_.timestamps_assumed) {
+    recording_.timestamps_assumed = timing_ == Timing::kUnstamped || dmon_;
+    if (dmon_) {
+      recording_.assumed_interval_s = dmon_interval_s_;
+      recording_.scrapes = gpus_.empty() ? 0 : scrape_ + 1;
+    } else if (recording_.timestamps_assumed) {
       recording_.assumed_interval_s = options_.untimestamped_interval_s;
       recording_.scrapes = scrape_ + 1;
     }
@@ -160,6 +257,86 @@ class RecordingBuilder final : public formats::TextVisitor {
 
  private:
   enum class Timing { kUnknown, kStamped, kUnstamped };
+
+  // The GPUs (and MIG instances) seen only in families ofu does not use.
+  struct UnusedGpu {
+    std::string key;
+    std::string described;              // "gpu 0, NVIDIA A100-SXM4-80GB, MIG 1g.10gb"
+    std::vector<std::string> families;  // in order of first sample
+  };
+
+  void NoteUnusedFamily(std::string_view name, std::span<const formats::Label> labels) {
+    const auto [key, parent] = KeyOf(labels);
+    if (key.empty()) return;  // no identity: nothing to list
+    auto [it, inserted] = unused_index_.emplace(key, unused_.size());
+    if (inserted) {
+      std::string described = fmt::format("{}", key);
+      const std::string_view model = FirstLabel(labels, {"modelName"});
+      const std::string_view profile = FirstLabel(labels, {"GPU_I_PROFILE"});
+      if (!model.empty()) described += fmt::format(", {}", ForNote(model));
+      if (!profile.empty()) described += fmt::format(", MIG {}", ForNote(profile));
+      unused_.push_back(UnusedGpu{key, std::move(described), {}});
+    }
+    auto& families = unused_[it->second].families;
+    if (std::find(families.begin(), families.end(), name) == families.end() && families.size() < 64) {
+      families.emplace_back(ForNote(name));
+    }
+  }
+
+  // One note per GPU that has samples but none of a counter ofu uses: which
+  // families it has and which it lacks.
+  void AddUnusedGpuNotes() {
+    for (const UnusedGpu& gpu : unused_) {
+      if (index_.count(gpu.key) > 0) continue;  // it has counters ofu reads
+      std::string families;
+      constexpr std::size_t kShown = 6;
+      for (std::size_t i = 0; i < gpu.families.size() && i < kShown; ++i) {
+        families += (i == 0 ? "" : ", ") + gpu.families[i];
+      }
+      if (gpu.families.size() > kShown) families += fmt::format(" and {} more", gpu.families.size() - kShown);
+      recording_.notes.push_back(fmt::format(
+          "{}: GPU {}: no counter ofu uses, so no OFU: it has only {}; OFU needs tensor activity "
+          "(DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, DCGM field 1004) and the SM clock (DCGM_FI_DEV_SM_CLOCK, field 100)",
+          source_name_, gpu.described, families));
+    }
+  }
+
+  std::vector<std::string> DmonNotes() const {
+    std::vector<std::string> notes;
+    const auto join = [](const std::vector<std::string>& list) {
+      std::string out;
+      for (const auto& item : list) out += (out.empty() ? "" : ", ") + item;
+      return out.empty() ? std::string("none") : out;
+    };
+    const std::string interval =
+        dmon_delay_line_ > 0
+            ? fmt::format("{} s apart, from the -d of the dmon command on line {}", dmon_interval_s_, dmon_delay_line_)
+            : fmt::format(
+                  "taken to be {} s apart: dmon's default -d 1000 ms (the file has no dmon command line to say; "
+                  "if it ran with -d, the times are off by that factor)",
+                  dmon_interval_s_);
+    notes.push_back(
+        fmt::format("{}: a `dcgmi dmon` table, not a dcgm-exporter scrape: {} entities over {} intervals, rows {}; "
+                    "columns read: {}; columns ofu does not use: {}",
+                    source_name_, gpus_.size(), gpus_.empty() ? 0 : scrape_ + 1, interval, join(dmon_used_columns_),
+                    join(dmon_unused_columns_)));
+    const bool tensor = std::any_of(dmon_used_columns_.begin(), dmon_used_columns_.end(),
+                                    [](const std::string& c) { return c.starts_with("TENSO"); });
+    const bool clock = std::any_of(dmon_used_columns_.begin(), dmon_used_columns_.end(),
+                                   [](const std::string& c) { return c.starts_with("SMCLK"); });
+    if (!tensor || !clock) {
+      notes.push_back(fmt::format(
+          "{}: OFU needs dmon's TENSO and SMCLK columns ({}missing): run `dcgmi dmon -e 1004,100 -d 1000 > dmon.txt` "
+          "(add 155 for power), or scrape dcgm-exporter (`curl -s localhost:9400/metrics`) with the counters "
+          "file lines below",
+          source_name_, !tensor && !clock ? "both " : (!tensor ? "TENSO " : "SMCLK ")));
+    }
+    if (dmon_other_rows_ > 0) {
+      notes.push_back(fmt::format("{}: {} rows of entities other than GPUs and GPU instances skipped, the first {}",
+                                  source_name_, dmon_other_rows_, dmon_other_first_));
+    }
+    return notes;
+  }
 
   // The samples of one family whose values were not numbers.
   struct NonNumericFamily {
@@ -283,7 +460,9 @@ class RecordingBuilder final : public formats::TextVisitor {
     return scrape_;
   }
 
-  GpuPoints* GpuFor(std::string_view name, std::span<const formats::Label> labels, std::size_t line) {
+  // A sample's GPU key and, for a MIG instance, its parent's; an empty key
+  // when the labels name no GPU.
+  static std::pair<std::string, std::string> KeyOf(std::span<const formats::Label> labels) {
     const std::string_view uuid = FirstLabel(labels, {"UUID", "uuid"});
     const std::string_view host = FirstLabel(labels, {"Hostname", "hostname"});
     const std::string_view index = FirstLabel(labels, {"gpu"});
@@ -294,26 +473,41 @@ class RecordingBuilder final : public formats::TextVisitor {
     } else if (!index.empty()) {
       key = host.empty() ? fmt::format("gpu{}", index) : fmt::format("{}/gpu{}", host, index);
     } else {
-      Fail(line, fmt::format("{} has neither a UUID/uuid nor a gpu label: cannot tell which GPU it is", name));
-      return nullptr;
+      return {};
     }
     std::string parent;
     if (!mig_id.empty()) {
       parent = key;
       key += fmt::format("/gi{}", mig_id);
     }
-    auto [it, inserted] = index_.emplace(key, gpus_.size());
+    return {std::move(key), std::move(parent)};
+  }
+
+  // The GPU of `identity.key`, added (with that identity) the first time.
+  GpuPoints& GpuAt(GpuIdentity identity, std::string parent) {
+    auto [it, inserted] = index_.emplace(identity.key, gpus_.size());
     if (inserted) {
       GpuPoints gpu;
-      gpu.identity.key = key;
-      gpu.identity.uuid = std::string(uuid);
-      gpu.identity.hostname = std::string(host);
-      gpu.identity.gpu_index = std::string(index);
-      gpu.identity.mig_instance = std::string(mig_id);
+      gpu.identity = std::move(identity);
       gpu.parent_key = std::move(parent);
       gpus_.push_back(std::move(gpu));
     }
-    GpuPoints& gpu = gpus_[it->second];
+    return gpus_[it->second];
+  }
+
+  GpuPoints* GpuFor(std::string_view name, std::span<const formats::Label> labels, std::size_t line) {
+    auto [key, parent] = KeyOf(labels);
+    if (key.empty()) {
+      Fail(line, fmt::format("{} has neither a UUID/uuid nor a gpu label: cannot tell which GPU it is", name));
+      return nullptr;
+    }
+    GpuIdentity identity;
+    identity.key = std::move(key);
+    identity.uuid = std::string(FirstLabel(labels, {"UUID", "uuid"}));
+    identity.hostname = std::string(FirstLabel(labels, {"Hostname", "hostname"}));
+    identity.gpu_index = std::string(FirstLabel(labels, {"gpu"}));
+    identity.mig_instance = std::string(FirstLabel(labels, {"GPU_I_ID"}));
+    GpuPoints& gpu = GpuAt(std::move(identity), std::move(parent));
     // Not every metric carries every label (modelName was added later).
     if (gpu.identity.model.empty()) gpu.identity.model = std::string(FirstLabel(labels, {"modelName"}));
     if (gpu.identity.pci_bus_id.empty()) gpu.identity.pci_bus_id = std::string(FirstLabel(labels, {"pci_bus_id"}));
@@ -323,26 +517,25 @@ class RecordingBuilder final : public formats::TextVisitor {
 
   // The value in ofu's units (activities as 0..1), or an error for a value
   // the metric cannot hold.
-  std::optional<double> Scaled(const formats::TextSample& s, const KnownMetric& metric) {
-    const double v = s.value;
+  std::optional<double> Scaled(std::string_view name, double v, std::size_t line, const KnownMetric& metric) {
     if (!IsActivity(metric.field)) {
       if (!(v >= 0) || std::isinf(v)) {
-        Fail(s.line, fmt::format("{} value {} is not a valid {}", s.name, v, DescribeField(metric.field)));
+        Fail(line, fmt::format("{} value {} is not a valid {}", name, v, DescribeField(metric.field)));
         return std::nullopt;
       }
       return v;
     }
     ValueScale scale = metric.scale;
-    if (auto it = unit_scale_.find(std::string(s.name)); it != unit_scale_.end()) scale = it->second;
+    if (auto it = unit_scale_.find(std::string(name)); it != unit_scale_.end()) scale = it->second;
     if (options_.activity_scale) scale = *options_.activity_scale;
     // Counters are noisy at the top end; a little over full scale is real data.
     const double full = scale == ValueScale::kPercent ? 100.0 : 1.0;
     if (!(v >= 0) || v > full * 1.05) {
-      Fail(s.line, fmt::format("{} value {} is outside 0..{} for a {} metric{}", s.name, v, full,
-                               scale == ValueScale::kPercent ? "percent" : "ratio",
-                               scale == ValueScale::kRatio && v > 1 && v <= 105
-                                   ? "; if this file holds percent, pass --activity-scale percent"
-                                   : ""));
+      Fail(line, fmt::format("{} value {} is outside 0..{} for a {} metric{}", name, v, full,
+                             scale == ValueScale::kPercent ? "percent" : "ratio",
+                             scale == ValueScale::kRatio && v > 1 && v <= 105
+                                 ? "; if this file holds percent, pass --activity-scale percent"
+                                 : ""));
       return std::nullopt;
     }
     return v / full;
@@ -401,19 +594,81 @@ class RecordingBuilder final : public formats::TextVisitor {
   std::size_t more_stray_first_line_ = 0;
   std::vector<NonNumericFamily> non_numeric_;  // in order of first line
   std::unordered_map<std::string, std::size_t> non_numeric_index_;
+  std::vector<UnusedGpu> unused_;  // in order of first sample
+  std::unordered_map<std::string, std::size_t> unused_index_;
+  // A dcgmi dmon table (formats/dcgmi_dmon.h) instead of Prometheus text.
+  bool dmon_ = false;
+  double dmon_interval_s_ = kDmonDefaultDelayMs / 1000;
+  std::size_t dmon_delay_line_ = 0;                      // 0: the default delay
+  std::vector<std::optional<KnownMetric>> dmon_fields_;  // per column of the current header
+  std::vector<std::string> dmon_used_columns_;           // "TENSO (1004)"
+  std::vector<std::string> dmon_unused_columns_;
+  std::unordered_set<std::string> dmon_in_interval_;
+  std::size_t dmon_other_rows_ = 0;
+  std::string dmon_other_first_;
 };
+
+// Serves `prefix` and then the rest of `in`: what ReadRecording read to tell
+// the format is handed back to the Prometheus reader.
+class PrefixedBuf final : public std::streambuf {
+ public:
+  PrefixedBuf(std::string prefix, std::streambuf* rest) : prefix_(std::move(prefix)), rest_(rest) {
+    setg(prefix_.data(), prefix_.data(), prefix_.data() + prefix_.size());
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const std::streamsize n = rest_ != nullptr ? rest_->sgetn(chunk_, sizeof chunk_) : 0;
+    if (n <= 0) return traits_type::eof();
+    setg(chunk_, chunk_, chunk_ + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::string prefix_;
+  std::streambuf* rest_;
+  char chunk_[1 << 16];
+};
+
+// How much of a file is read to tell a dcgmi dmon table from Prometheus text.
+constexpr std::size_t kSniffBytes = 1 << 16;
 
 }  // namespace
 
 Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, const RecordingOptions& options) {
   RecordingBuilder builder(source_name, options);
+  std::string head(kSniffBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) return Error::Io("{}: cannot read", source_name);
+  if (formats::LooksLikeDcgmiDmon(head)) {
+    std::string text = std::move(head);
+    text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) return Error::Io("{}: cannot read", source_name);
+    // The interval must be known before the first row: a first pass finds
+    // the dmon command line, if any.
+    formats::DmonVisitor* none = nullptr;
+    struct Ignore final : formats::DmonVisitor {
+      void OnHeader(const formats::DmonHeader&) override {}
+      void OnRow(const formats::DmonRow&) override {}
+    } ignore;
+    none = &ignore;
+    OFU_ASSIGN_OR_RETURN(const auto first, formats::ReadDcgmiDmon(text, source_name, *none));
+    builder.StartDmon(first.delay_ms, first.delay_line);
+    OFU_ASSIGN_OR_RETURN(const auto stats, formats::ReadDcgmiDmon(text, source_name, builder));
+    return builder.Finish(stats.lines);
+  }
+  in.clear(in.rdstate() & ~std::ios::failbit & ~std::ios::eofbit);
+  PrefixedBuf buffer(std::move(head), in.rdbuf());
+  std::istream prefixed(&buffer);
   // Non-numeric values are decided here, where it is known which families
   // matter, never by the reader.
   formats::ParseOptions parse = options.parse;
   parse.non_numeric_values = options.strict_values ? formats::NonNumericValues::kError
                                                    : formats::NonNumericValues::kReport;
   parse.stray_lines = options.strict_values ? formats::StrayLines::kError : formats::StrayLines::kSkip;
-  OFU_ASSIGN_OR_RETURN(auto stats, formats::ReadPrometheusText(in, source_name, builder, parse));
+  OFU_ASSIGN_OR_RETURN(auto stats, formats::ReadPrometheusText(prefixed, source_name, builder, parse));
   return builder.Finish(stats.lines);
 }
 
