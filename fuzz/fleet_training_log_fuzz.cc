@@ -1,9 +1,11 @@
-// libFuzzer entry for the training-log reader (training_log.h): any text.
-// A parsed log keeps the contract: at least one step, each step once, each
+// libFuzzer entry for the training-log reader (training_log.h): any text,
+// read with the compiled-in table of line patterns (data/training_log_patterns.json,
+// parsed once). A parsed log keeps the contract: at least one step, each step once, each
 // value finite and not negative (an MFU at most 1: impossible ones are left
 // out, counted and named in the notes), lines increasing, the median among
 // the values; the row for reconcile carries FLOP/s per GPU exactly for the
-// formats that print it; an error always names the file first.
+// formats that print it; the framework is one of the table's; an error
+// always names the file first.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -17,14 +19,19 @@
 #include "ofu/formats/training_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  // The table is data compiled in: parsed once for the whole run.
+  static const auto table = ofu::formats::TrainingLogPatterns::Embedded();
+  if (!table.ok()) std::abort();
   const std::string name = "fuzz.log";
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const auto log = ofu::formats::ParseTrainingLog(text, name);
+  const auto log = ofu::formats::ParseTrainingLog(text, name, *table);
   if (!log.ok()) {
     if (log.error().message.rfind(name, 0) != 0) std::abort();
     return 0;
   }
   if (log->steps.empty()) std::abort();
+  const auto frameworks = table->Frameworks();
+  if (std::find(frameworks.begin(), frameworks.end(), log->format) == frameworks.end()) std::abort();
   std::set<std::int64_t> steps;
   int previous_line = 0;
   double low = INFINITY, high = -INFINITY;
