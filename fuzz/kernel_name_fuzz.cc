@@ -5,12 +5,15 @@
 // view that points outside the input. A parsed name must keep the contract:
 // sizes positive or absent, and an unparsed one always has a reason. The
 // classifier must agree with the parser: a parsed name is a GEMM with the
-// parser's tensor_core and no reason; any other name has the parser's reason.
+// parser's tensor_core and no reason; any other name has the parser's reason,
+// after kGemmUnreadReason where it still names a GEMM and is not cut. A
+// DeepGEMM name that reads has its whole tile and names its grouping.
 // A name is called truncated exactly when its reason starts "truncated:", and
 // never when it reads; a trtllm-gen 2-CTA kernel has a 2-wide cluster.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "ofu/kernels/kernel_name.h"
@@ -37,9 +40,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (kind.truncated) std::abort();  // a name that reads is never called cut
     checksum += static_cast<std::size_t>(info.sparse) + static_cast<std::size_t>(info.block_scaled);
     if (info.two_cta && info.family == ofu::kernels::KernelFamily::kTrtllmGen && info.cluster_m != 2) std::abort();
+    for (const char c : info.grouping) checksum += static_cast<unsigned char>(c);
+    if (info.family == ofu::kernels::KernelFamily::kDeepGemm && (!info.tile_m || !info.tile_n || !info.tile_k)) {
+      std::abort();
+    }
   } else {
     if (result.error().message.empty()) std::abort();  // unparsed always says why
-    if (kind.reason != result.error().message) std::abort();
+    const std::string expected = kind.gemm && !kind.truncated
+                                     ? std::string(ofu::kernels::kGemmUnreadReason) + ": " + result.error().message
+                                     : result.error().message;
+    if (kind.reason != expected) std::abort();
     for (const char c : result.error().message) checksum += static_cast<unsigned char>(c);
     if (!kind.gemm && kind.tensor_core) std::abort();  // a unit only for a GEMM
     // A cut name says so first, and only a cut name does.
