@@ -18,6 +18,7 @@ packages=(
   libtomlplusplus-dev libsystemd-dev          # ofu agent: config file, systemd notify
   libre2-dev                       # training logs (ofu reconcile/correct --training-log)
   prometheus                       # promtool: format cross-checks and benchmarks
+  victoria-metrics                 # the second fleet engine (and vmalert) in the fleet tests
   python3                          # scripts/make_synthetic_recording.py
   chromium                         # renders `ofu report --html` in its test (headless)
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc   # attribution: kubelet pod-resources client
@@ -69,6 +70,9 @@ fi
 # The prometheus package also installs a server that systemd starts on :9090.
 # We only want its binaries (promtool, and a server that tests start on their
 # own loopback port), so stop the packaged service where systemd runs.
-if [ -d /run/systemd/system ] && systemctl is-enabled --quiet prometheus 2>/dev/null; then
-  "${sudo_cmd[@]}" systemctl disable --now prometheus >/dev/null 2>&1 || true
-fi
+# victoria-metrics likewise on :8428.
+for service in prometheus victoria-metrics; do
+  if [ -d /run/systemd/system ] && systemctl is-enabled --quiet "$service" 2>/dev/null; then
+    "${sudo_cmd[@]}" systemctl disable --now "$service" >/dev/null 2>&1 || true
+  fi
+done

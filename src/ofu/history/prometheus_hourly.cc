@@ -373,13 +373,18 @@ Result<HistoryTotals> ReadTotalsAtResolution(const std::string& url, const Histo
       options.query.progress(fmt::format("summed {} rolled-up hours ({} queries)", run.hours, client->queries()));
     }
   }
+  // The scrape interval, as the report shows it: the longest raw piece's
+  // (a piece of a few seconds at an end says little), else the hour's.
+  double window_s = kHourS, longest_s = 0;
   for (const auto& [from, to] : coverage.raw_pieces) {
     HistoryQuery piece = query;
     piece.since_s = from;
     piece.until_s = to;
     OFU_ASSIGN_OR_RETURN(auto part, ReadPrometheusTotals(url, piece, options));
+    if (to - from > longest_s && part.window_s > 0) longest_s = to - from, window_s = part.window_s;
     AddTotals(totals, std::move(part), until);
   }
+  totals.window_s = longest_s >= kHourS / 6 ? window_s : kHourS;
   std::string pieces;
   for (const auto& [from, to] : coverage.raw_pieces) {
     pieces += fmt::format("{}{:.0f} s", pieces.empty() ? "" : ", ", to - from);

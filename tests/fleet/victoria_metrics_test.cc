@@ -1,0 +1,167 @@
+// Issue 40, "Done when" 3: every fleet command against VictoriaMetrics (the
+// Debian package, 1.79) gives Prometheus's answers. The same SYNTHETIC fleet
+// from ofu-fleet-sim is backfilled into Prometheus (promtool) and imported
+// into VictoriaMetrics (its Prometheus-text import API); the hourly rollups'
+// rules are backfilled by promtool into one and replayed by vmalert into the
+// other. `report` (the server's sums, every window, hourly rollups),
+// `reconcile` and `regress` must agree field by field, numbers to 1e-8
+// relative: VictoriaMetrics keeps about 12 significant digits of a value
+// (docs/prometheus.md, "VictoriaMetrics").
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/backfilled_prometheus.h"
+#include "support/background_process.h"
+#include "support/cli_runner.h"
+#include "support/victoria_metrics.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ofu::testing::BackgroundProcess;
+using ofu::testing::RunShell;
+
+// Differences between two answers, ignoring where they came from: the
+// "source" object (the server's URL) and URLs in "path".
+void Compare(const json& a, const json& b, const std::string& where, std::vector<std::string>& out) {
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [key, value] : a.items()) {
+      if (key == "source" || key == "path") continue;
+      if (!b.contains(key)) {
+        out.push_back(where + "." + key + " missing");
+        continue;
+      }
+      Compare(value, b[key], where + "." + key, out);
+    }
+    if (a.size() != b.size()) out.push_back(where + ": different keys");
+  } else if (a.is_array() && b.is_array()) {
+    if (a.size() != b.size()) {
+      out.push_back(fmt::format("{}: {} vs {} entries", where, a.size(), b.size()));
+      return;
+    }
+    for (size_t i = 0; i < a.size(); ++i) Compare(a[i], b[i], fmt::format("{}[{}]", where, i), out);
+  } else if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    if (std::abs(x - y) > 1e-8 * std::max(std::abs(x), std::abs(y)) + 1e-12) {
+      out.push_back(fmt::format("{}: {} vs {}", where, x, y));
+    }
+  } else if (a != b) {
+    out.push_back(fmt::format("{}: {} vs {}", where, a.dump().substr(0, 120), b.dump().substr(0, 120)));
+  }
+}
+
+class VictoriaMetrics : public ofu::testing::CliTest {
+ protected:
+  json RunJson(const std::string& args) {
+    auto result = RunShell(fmt::format("'{}' {} --format json", OFU_BINARY, args), dir_);
+    EXPECT_EQ(result.exit_code, 0) << args << "\n" << result.err;
+    return json::parse(result.out, nullptr, false);
+  }
+  // The command on both servers; their answers must agree.
+  void ExpectSameAnswers(const std::string& command, const std::string& flags) {
+    const json on_prometheus = RunJson(fmt::format("{} --prometheus {} {}", command, prometheus_url_, flags));
+    const json on_vm = RunJson(fmt::format("{} --prometheus {} {}", command, vm_url_, flags));
+    ASSERT_FALSE(on_prometheus.is_discarded()) << command << " " << flags;
+    ASSERT_FALSE(on_vm.is_discarded()) << command << " " << flags;
+    std::vector<std::string> differences;
+    Compare(on_prometheus, on_vm, command, differences);
+    EXPECT_TRUE(differences.empty()) << command << " " << flags << ":\n"
+                                     << fmt::format("{}", fmt::join(differences, "\n"));
+  }
+  std::string prometheus_url_, vm_url_;
+};
+
+TEST_F(VictoriaMetrics, EveryFleetCommandGivesPrometheussAnswers) {
+  for (const char* program : {OFU_PROMETHEUS, OFU_PROMTOOL, OFU_VICTORIA_METRICS, OFU_VMALERT}) {
+    if (!ofu::testing::ProgramFound(program)) {
+      GTEST_SKIP() << "no " << program << " (scripts/install-deps.sh installs prometheus and victoria-metrics)";
+    }
+  }
+  // 4 GPUs, 12 jobs of 40 one-minute scrapes: 4 hours, planted regressions.
+  auto sim = RunShell(fmt::format("'{}' --out '{}' --gpus 4 --gpus-per-job 2 --jobs 12 --windows-per-job 40 --seed 3",
+                                  OFU_FLEET_SIM, (dir_ / "fleet").string()),
+                      dir_);
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const json truth = json::parse(ofu::testing::Slurp(dir_ / "fleet" / "ground_truth.json"));
+  const double start = truth["options"]["start_s"].get<double>(), end = truth["end_s"].get<double>();
+
+  fs::create_directories(dir_ / "prometheus");
+  fs::create_directories(dir_ / "vm");
+  BackgroundProcess prometheus, vm;
+  int prometheus_port = 0, vm_port = 0;
+  ASSERT_TRUE(ofu::testing::ServeBackfilled(prometheus, dir_ / "prometheus", dir_ / "fleet" / "metrics.om",
+                                            prometheus_port));
+  ASSERT_TRUE(ofu::testing::ServeImported(vm, dir_ / "vm", ofu::testing::Slurp(dir_ / "fleet" / "metrics.om"),
+                                          vm_port));
+  prometheus_url_ = fmt::format("http://127.0.0.1:{}", prometheus_port);
+  vm_url_ = fmt::format("http://127.0.0.1:{}", vm_port);
+
+  const std::string range = fmt::format("--since {:.0f} --until {:.0f}", start - 1, end + 1);
+  const std::string inputs = fmt::format("--mfu '{}' --corrections '{}'", (dir_ / "fleet" / "mfu.csv").string(),
+                                         (dir_ / "fleet" / "corrections").string());
+  const std::string job = truth["regressions"][0]["job_id"];
+  ExpectSameAnswers("report", range);
+  ExpectSameAnswers("report", range + " --per-window");
+  ExpectSameAnswers("report", range + " --job " + job);
+  ExpectSameAnswers("reconcile", range + " " + inputs);
+  ExpectSameAnswers("regress", range);
+  ExpectSameAnswers("regress", range + " --job " + job);
+
+  // The hourly rollups in both: promtool's backfill, vmalert's replay.
+  auto rules = RunShell(fmt::format("'{}' rules hourly --scrape-interval 60", OFU_BINARY), dir_);
+  ASSERT_EQ(rules.exit_code, 0) << rules.err;
+  const fs::path rule_file = Write("hourly.yml", rules.out);
+  auto backfill = RunShell(fmt::format("'{}' tsdb create-blocks-from rules --url {} --start {:.0f} --end {:.0f} "
+                                       "--output-dir '{}' '{}'",
+                                       OFU_PROMTOOL, prometheus_url_, start, end + 3600,
+                                       (dir_ / "prometheus" / "tsdb").string(), rule_file.string()),
+                           dir_);
+  ASSERT_EQ(backfill.exit_code, 0) << backfill.out << backfill.err;
+  prometheus.Stop();
+  ASSERT_TRUE(ofu::testing::StartPrometheus(prometheus, dir_ / "prometheus", prometheus_port));
+  prometheus_url_ = fmt::format("http://127.0.0.1:{}", prometheus_port);
+  ASSERT_TRUE(ofu::testing::ReplayRules(dir_, rule_file, vm_port, start, end + 3600));
+
+  // The two evaluate at different times in the hour (promtool from --start
+  // plus the group's offset, vmalert on the hour), so each is checked
+  // against its own raw path, and the two for the same answers.
+  for (const std::string& url : {prometheus_url_, vm_url_}) {
+    const json raw = RunJson(fmt::format("report --prometheus {} {} --resolution raw", url, range));
+    const json hourly = RunJson(fmt::format("report --prometheus {} {} --resolution hourly", url, range));
+    ASSERT_FALSE(hourly.is_discarded()) << url;
+    EXPECT_EQ(hourly["notes"][0].get<std::string>().rfind("resolution: hourly rollups for ", 0), 0u)
+        << url << " " << hourly["notes"];
+    EXPECT_NEAR(hourly["overall"]["ofu"].get<double>(), raw["overall"]["ofu"].get<double>(),
+                1e-9 * raw["overall"]["ofu"].get<double>())
+        << url;
+    ASSERT_EQ(hourly["jobs"].size(), raw["jobs"].size()) << url;
+    for (size_t i = 0; i < raw["jobs"].size(); ++i) {
+      EXPECT_NEAR(hourly["jobs"][i]["ofu"].get<double>(), raw["jobs"][i]["ofu"].get<double>(),
+                  1e-9 * raw["jobs"][i]["ofu"].get<double>())
+          << url << " " << raw["jobs"][i]["job_id"];
+    }
+  }
+  const json hourly_prometheus = RunJson(fmt::format("report --prometheus {} {} --resolution hourly", prometheus_url_,
+                                                     range));
+  const json hourly_vm = RunJson(fmt::format("report --prometheus {} {} --resolution hourly", vm_url_, range));
+  EXPECT_NEAR(hourly_vm["overall"]["ofu"].get<double>(), hourly_prometheus["overall"]["ofu"].get<double>(),
+              1e-9 * hourly_prometheus["overall"]["ofu"].get<double>());
+  const json reconcile_vm = RunJson(fmt::format("reconcile --prometheus {} {} {} --resolution hourly", vm_url_, range,
+                                                inputs));
+  const json reconcile_prometheus = RunJson(fmt::format("reconcile --prometheus {} {} {} --resolution raw",
+                                                        prometheus_url_, range, inputs));
+  ASSERT_EQ(reconcile_vm["jobs"].size(), reconcile_prometheus["jobs"].size());
+  for (size_t i = 0; i < reconcile_vm["jobs"].size(); ++i) {
+    EXPECT_EQ(reconcile_vm["jobs"][i]["flag"], reconcile_prometheus["jobs"][i]["flag"]);
+  }
+  prometheus.Stop();
+  vm.Stop();
+}
+
+}  // namespace
