@@ -387,6 +387,18 @@ std::optional<Precision> KindPrecision(std::string_view kind, std::string_view s
   return std::nullopt;
 }
 
+// The input precision of a pre-Hopper cuBLAS, cuDNN or CUTLASS 2 name: the
+// math type in the MMA token (s1688tf32gemm), else the first of `named` (the
+// element types the name spells, most trusted first) that is there, else what
+// the kind letter implies. Before Resolve(): fp32 is still fp32.
+std::optional<Precision> MmaInputPrecision(const MmaToken& mma, std::initializer_list<const TypeCode*> named) {
+  if (mma.math != nullptr) return mma.math->precision;
+  for (const TypeCode* type : named) {
+    if (type != nullptr) return type->precision;
+  }
+  return KindPrecision(mma.kind, mma.shape);
+}
+
 // From t[from] on, the first <TM>x<TN> token sets info's tile; `type` is
 // the first element type met before it (nullptr if none). Returns the
 // tile's index, or t.size() when there is no tile.
@@ -458,17 +470,7 @@ Result<KernelInfo> ParseLegacy(const Tokens& t, KernelInfo info) {
   info.mma_shape = std::string(mma->shape);
   // The type after the MMA token is A's (ampere_int32_i16832gemm_int8_...
   // writes the int32 output first), so it comes before the one in front.
-  std::optional<Precision> input;
-  if (mma->math != nullptr) {
-    input = mma->math->precision;
-  } else if (after != nullptr) {
-    input = after->precision;
-  } else if (before != nullptr) {
-    input = before->precision;
-  } else {
-    input = KindPrecision(mma->kind, mma->shape);
-  }
-  info.precision = Resolve(input, info.tensor_core);
+  info.precision = Resolve(MmaInputPrecision(*mma, {after, before}), info.tensor_core);
   return info;
 }
 
@@ -512,15 +514,7 @@ Result<KernelInfo> ParseCutlass2(const Tokens& t, KernelInfo info) {
   info.family = KernelFamily::kCutlass2;
   info.mma_shape = std::string(mma->shape);
   // CUTLASS writes A's type only when it differs from the accumulator's.
-  std::optional<Precision> input;
-  if (mma->math != nullptr) {
-    input = mma->math->precision;
-  } else if (a != nullptr) {
-    input = a->precision;
-  } else {
-    input = KindPrecision(mma->kind, mma->shape);
-  }
-  info.precision = Resolve(input, info.tensor_core);
+  info.precision = Resolve(MmaInputPrecision(*mma, {a}), info.tensor_core);
   return info;
 }
 
