@@ -6,7 +6,6 @@ ofu_test(fleet_test
   fleet/mfu_log_test.cc
   fleet/reconcile_test.cc
   fleet/training_log_test.cc
-  fleet/training_log_table_test.cc
   fleet/regress_test.cc
   fleet/fleet_sim_test.cc
   fleet/prometheus_rows_test.cc

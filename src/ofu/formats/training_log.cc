@@ -58,9 +58,10 @@ struct TrainingLogPatterns::Compiled {
 
   struct Framework {
     std::string name;
-    std::vector<PeakLine> peak_lines;  // in priority order
-    std::optional<double> peak_flops;  // fixed by the framework when no peak line is printed
-    std::string peak_basis;            // for people, when no peak line is printed
+    std::vector<PeakLine> peak_lines;    // in priority order
+    std::optional<double> peak_flops;    // fixed by the framework when no peak line is printed
+    std::string peak_basis;              // for people, when no peak line is printed
+    std::vector<std::string> prefilter;  // its patterns' and peak lines' literals
   };
 
   std::vector<Framework> frameworks;
@@ -285,11 +286,14 @@ class Reader {
   }
 
   Status Line(std::string_view raw, int number) {
-    // Only lines that can carry a value or a peak are matched.
-    if (!ContainsAny(raw, table_.prefilter)) return OkStatus();
+    // Only lines that can carry a value or a peak are matched: once the
+    // framework is known, of that framework.
+    if (!ContainsAny(raw, framework_ ? table_.frameworks[*framework_].prefilter : table_.prefilter)) {
+      return OkStatus();
+    }
     const std::string line = WithoutAnsi(raw);
     OFU_RETURN_IF_ERROR(Peak(line, number));
-    std::vector<re2::StringPiece> groups;
+    std::vector<re2::StringPiece>& groups = groups_;
     for (const CompiledPattern& pattern : table_.patterns) {
       if (framework_ && *framework_ != pattern.framework) continue;
       if (!ContainsAny(line, pattern.contains)) continue;
@@ -503,6 +507,7 @@ class Reader {
   int impossible_steps_ = 0;
   int repeated_lines_ = 0;
   std::vector<std::string> notes_;
+  std::vector<re2::StringPiece> groups_;  // a matched line's groups, reused line after line
 };
 
 }  // namespace
@@ -542,6 +547,7 @@ Result<TrainingLogPatterns> TrainingLogPatterns::Parse(std::string_view json_tex
       OFU_ASSIGN_OR_RETURN(CompiledPeakLine peak,
                            ParsePeakLine(peak_lines[p], fmt::format("{}: peak_lines[{}]", where, p)));
       prefilter.insert(peak.contains.begin(), peak.contains.end());
+      framework.prefilter.insert(framework.prefilter.end(), peak.contains.begin(), peak.contains.end());
       framework.peak_lines.push_back(std::move(peak));
     }
     const auto peak_flops = entry.find("peak_flops");
@@ -566,6 +572,7 @@ Result<TrainingLogPatterns> TrainingLogPatterns::Parse(std::string_view json_tex
       pattern.framework = f;
       pattern.info = table.patterns_.size();
       prefilter.insert(pattern.contains.begin(), pattern.contains.end());
+      framework.prefilter.insert(framework.prefilter.end(), pattern.contains.begin(), pattern.contains.end());
       compiled->patterns.push_back(std::move(pattern));
       table.patterns_.push_back(std::move(info));
     }
