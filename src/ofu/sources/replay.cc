@@ -146,7 +146,7 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
       const std::optional<int> field = DcgmFieldOfDmonColumn(column);
       const std::optional<KnownMetric> metric = field ? LookupDcgmField(*field) : std::nullopt;
       dmon_fields_.push_back(metric);
-      std::string label = field ? fmt::format("{} ({})", column, *field) : std::string(column);
+      std::string label = field ? fmt::format("{} ({})", column, *field) : ForNote(column);
       auto& list = metric ? dmon_used_columns_ : dmon_unused_columns_;
       if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(std::move(label));
     }
@@ -270,7 +270,7 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     if (key.empty()) return;  // no identity: nothing to list
     auto [it, inserted] = unused_index_.emplace(key, unused_.size());
     if (inserted) {
-      std::string described = fmt::format("{}", key);
+      std::string described = ForNote(key);
       const std::string_view model = FirstLabel(labels, {"modelName"});
       const std::string_view profile = FirstLabel(labels, {"GPU_I_PROFILE"});
       if (!model.empty()) described += fmt::format(", {}", ForNote(model));
