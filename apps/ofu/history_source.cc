@@ -35,9 +35,10 @@ HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& a
                "counters (slower; gives percentiles); the store, every window instead of its hourly rollups "
                "(slower; exact percentiles)");
   cmd.add_option("--resolution", args.resolution,
-                 "Prometheus sums (report, reconcile): hourly reads the hourly rollups "
+                 "Prometheus (report, reconcile, regress): hourly reads the hourly rollups "
                  "(deploy/prometheus/ofu-hourly-rules.yml) for the whole hours they cover and the raw counters for "
-                 "the rest; raw reads only the raw counters; auto uses the rollups where the server has them")
+                 "the rest (regress: one window per GPU, hour and job); raw reads only the raw counters; auto uses the "
+                 "rollups where the server has them")
       ->check(CLI::IsMember({"auto", "raw", "hourly"}))
       ->capture_default_str();
   return HistorySourceOptions{store, prometheus};

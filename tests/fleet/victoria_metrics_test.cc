@@ -164,4 +164,51 @@ TEST_F(VictoriaMetrics, EveryFleetCommandGivesPrometheussAnswers) {
   vm.Stop();
 }
 
+// Issue 40, "Done when" 1 for regressions: `regress` from hourly rollups
+// finds the regressions the raw counters show. Jobs of a day (1,440
+// one-minute scrapes) so that each has 24 hourly windows, more than twice
+// the scan's minimum segment of 10. The rules are evaluated by vmalert:
+// VictoriaMetrics evaluates them in under a second here, Prometheus (with
+// promtool) in over a minute (docs/BENCHMARKS.md, "Hourly rollups").
+TEST_F(VictoriaMetrics, RegressFromHourlyRollupsFindsTheRawCountersRegressions) {
+  for (const char* program : {OFU_VICTORIA_METRICS, OFU_VMALERT}) {
+    if (!ofu::testing::ProgramFound(program)) {
+      GTEST_SKIP() << "no " << program << " (scripts/install-deps.sh installs victoria-metrics)";
+    }
+  }
+  auto sim = RunShell(fmt::format("'{}' --out '{}' --gpus 4 --gpus-per-job 2 --jobs 8 --windows-per-job 1440 --seed 3",
+                                  OFU_FLEET_SIM, (dir_ / "fleet").string()),
+                      dir_);
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const json truth = json::parse(ofu::testing::Slurp(dir_ / "fleet" / "ground_truth.json"));
+  ASSERT_EQ(truth["regressions"].size(), 1u);
+  ASSERT_EQ(truth["precision_shifts"].size(), 1u);
+  const double start = truth["options"]["start_s"].get<double>(), end = truth["end_s"].get<double>();
+  BackgroundProcess vm;
+  int port = 0;
+  ASSERT_TRUE(ofu::testing::ServeImported(vm, dir_, ofu::testing::Slurp(dir_ / "fleet" / "metrics.om"), port));
+  auto rules = RunShell(fmt::format("'{}' rules hourly --scrape-interval 60", OFU_BINARY), dir_);
+  ASSERT_EQ(rules.exit_code, 0) << rules.err;
+  ASSERT_TRUE(ofu::testing::ReplayRules(dir_, Write("hourly.yml", rules.out), port, start, end + 3600));
+
+  const std::string flags = fmt::format("--prometheus http://127.0.0.1:{} --since {:.0f} --until {:.0f}", port,
+                                        start - 1, end + 1);
+  const json raw = RunJson("regress " + flags + " --resolution raw");
+  const json hourly = RunJson("regress " + flags + " --resolution hourly");
+  ASSERT_FALSE(raw.is_discarded());
+  ASSERT_FALSE(hourly.is_discarded());
+  EXPECT_LT(hourly["windows"].get<int>(), raw["windows"].get<int>() / 10);  // hours, not scrapes
+  for (const char* kind : {"changes", "precision_shifts"}) {
+    ASSERT_EQ(raw[kind].size(), 1u) << kind << raw.dump(1);
+    ASSERT_EQ(hourly[kind].size(), raw[kind].size()) << kind << hourly.dump(1);
+    EXPECT_EQ(hourly[kind][0]["job_id"], raw[kind][0]["job_id"]) << kind;
+    EXPECT_EQ(hourly[kind][0]["gpus"], raw[kind][0]["gpus"]) << kind;
+    // The change is found in the hour it happened.
+    EXPECT_NEAR(hourly[kind][0]["time_s"].get<double>(), raw[kind][0]["time_s"].get<double>(), 3600) << kind;
+  }
+  EXPECT_EQ(raw["changes"][0]["job_id"], truth["regressions"][0]["job_id"]);
+  EXPECT_NEAR(hourly["changes"][0]["ratio"].get<double>(), raw["changes"][0]["ratio"].get<double>(), 0.01);
+  vm.Stop();
+}
+
 }  // namespace

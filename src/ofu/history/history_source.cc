@@ -107,7 +107,8 @@ Result<StoredHistory> ScanHistoryByGpu(const HistorySource& source, const Histor
                                        const std::function<Status(const StoredHistory& batch)>& on_batch,
                                        const std::function<void(const StoredHistory& head)>& on_head) {
   if (!source.store.empty()) return ScanStoreByGpu(source.store, query, on_batch, on_head);
-  return ReadPrometheusHistoryInBatches(source.prometheus, query, QueryOptionsOf(source), on_batch);
+  return ReadHistoryAtResolutionInBatches(source.prometheus, query, QueryOptionsOf(source), source.resolution,
+                                          on_batch);
 }
 
 }  // namespace ofu::history

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "ofu/history/prometheus_client.h"
+#include "ofu/history/prometheus_history.h"
 #include "ofu/history/prometheus_increase.h"
 
 namespace ofu::history {
@@ -273,6 +274,25 @@ HourlyCoverage CoverageOfEvaluations(const std::vector<std::pair<double, double>
   return coverage;
 }
 
+void JoinJobIntervals(std::vector<StoredJob>& jobs) {
+  std::stable_sort(jobs.begin(), jobs.end(), [](const StoredJob& a, const StoredJob& b) {
+    return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
+  });
+  std::vector<StoredJob> joined;
+  for (StoredJob& job : jobs) {
+    if (!joined.empty()) {
+      StoredJob& before = joined.back();
+      if (before.job_id == job.job_id && before.gpu_id == job.gpu_id && before.end_s &&
+          job.start_s <= *before.end_s + kJoinJobsS) {
+        if (!job.end_s || *job.end_s > *before.end_s) before.end_s = job.end_s;
+        continue;
+      }
+    }
+    joined.push_back(std::move(job));
+  }
+  jobs = std::move(joined);
+}
+
 void AddTotals(HistoryTotals& into, HistoryTotals&& part, double until_s) {
   // GPUs by uuid, renumbered in uuid order.
   std::map<std::string, StoredGpu> gpus;
@@ -320,21 +340,8 @@ void AddTotals(HistoryTotals& into, HistoryTotals&& part, double until_s) {
   into.of_gpu = std::move(of_gpu);
   into.of_job = std::move(of_job);
 
-  std::stable_sort(jobs.begin(), jobs.end(), [](const StoredJob& a, const StoredJob& b) {
-    return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
-  });
-  into.history.jobs.clear();
-  for (StoredJob& job : jobs) {
-    if (!into.history.jobs.empty()) {
-      StoredJob& before = into.history.jobs.back();
-      if (before.job_id == job.job_id && before.gpu_id == job.gpu_id && before.end_s &&
-          job.start_s <= *before.end_s + kJoinJobsS) {
-        if (!job.end_s || *job.end_s > *before.end_s) before.end_s = job.end_s;
-        continue;
-      }
-    }
-    into.history.jobs.push_back(std::move(job));
-  }
+  JoinJobIntervals(jobs);
+  into.history.jobs = std::move(jobs);
   // The finest the sums were made at: the scrape interval where raw counters took part.
   if (part.window_s > 0 && (into.window_s <= 0 || part.window_s < into.window_s)) into.window_s = part.window_s;
   for (std::string& note : part.notes) into.notes.push_back(std::move(note));
@@ -395,6 +402,231 @@ Result<HistoryTotals> ReadTotalsAtResolution(const std::string& url, const Histo
                                   coverage.hours(), coverage.runs.size(), coverage.runs.size() == 1 ? "" : "s",
                                   coverage.step_s, pieces.empty() ? "none" : pieces));
   return totals;
+}
+
+namespace {
+
+// The hourly windows of the rolled-up runs, one batch of GPUs at a time.
+class HourlyWindowsReader {
+ public:
+  HourlyWindowsReader(PrometheusClient& client, const HistoryQuery& query, const PrometheusQueryOptions& options,
+                      const HourlyCoverage& coverage)
+      : client_(client), query_(query), options_(options), coverage_(coverage) {}
+
+  Result<StoredHistory> Read(const std::string& url, const std::function<Status(const StoredHistory&)>& on_batch) {
+    history_.path = client_.url();
+    history_.query = query_;
+    history_.step_s = kHourS;
+    // The raw pieces first (short: the partial hours at the ends, an hour
+    // the rules missed), held by GPU until its batch.
+    PrometheusQueryOptions raw_options = options_;
+    if (raw_options.step_s == PrometheusQueryOptions::kAutoStep) raw_options.step_s = 300;
+    std::vector<PromSeries> info;
+    std::map<std::string, std::vector<StoredWindow>> raw_windows;  // uuid ->
+    std::map<std::string, std::vector<StoredJob>> raw_jobs;        // uuid ->
+    for (const auto& [from, to] : coverage_.raw_pieces) {
+      HistoryQuery piece = query_;
+      piece.since_s = from;
+      piece.until_s = to;
+      OFU_ASSIGN_OR_RETURN(auto part, ReadPrometheusHistory(url, piece, raw_options));
+      std::map<std::int64_t, std::string> uuid_of;
+      for (const StoredGpu& gpu : part.gpus) {
+        uuid_of[gpu.id] = gpu.uuid;
+        PromSeries s;  // as an info series, so that one numbering takes both
+        s.labels = {{"uuid", gpu.uuid},
+                    {"gpu", gpu.gpu_index},
+                    {"model", gpu.model},
+                    {"sku", gpu.sku},
+                    {"architecture", gpu.architecture},
+                    {"instance", gpu.hostname},
+                    {"mig_profile", gpu.mig_profile},
+                    {"mig_instance", gpu.mig_instance}};
+        s.samples = {{to, 1}};
+        info.push_back(std::move(s));
+      }
+      for (StoredWindow& w : part.windows) raw_windows[uuid_of.at(w.gpu_id)].push_back(std::move(w));
+      for (StoredJob& j : part.jobs) raw_jobs[uuid_of.at(j.gpu_id)].push_back(std::move(j));
+    }
+    std::string matchers = "uuid!=\"\"";
+    if (query_.job_id) matchers += ",job_id=" + PromQuoted(*query_.job_id);
+    for (const HourlyRun& run : coverage_.runs) {
+      OFU_RETURN_IF_ERROR(Instant(client_,
+                                  fmt::format("last_over_time({}{{uuid!=\"\"}}{})", kHourlyGpuInfoName, RangeOf(run)),
+                                  run.last_eval_s, [&](const PromSeries& s) { info.push_back(s); }));
+    }
+    std::map<std::int64_t, std::uint32_t> clock_flags;
+    ids_ = AddPrometheusGpus(info, history_, &clock_flags);
+    if (query_.job_id) {
+      // Only the job's GPUs: those its rollups or raw intervals name.
+      std::set<std::string> of_job;
+      for (const auto& [uuid, jobs] : raw_jobs) of_job.insert(uuid);
+      for (const HourlyRun& run : coverage_.runs) {
+        OFU_RETURN_IF_ERROR(
+            Instant(client_, fmt::format("count_over_time({}{{{}}}{})", kHourlyJobLastName, matchers, RangeOf(run)),
+                    run.last_eval_s, [&](const PromSeries& s) { of_job.insert(s.Label("uuid")); }));
+      }
+      std::vector<StoredGpu> gpus;
+      for (const StoredGpu& gpu : history_.gpus) {
+        if (of_job.contains(gpu.uuid)) gpus.push_back(gpu);
+      }
+      history_.gpus = std::move(gpus);
+    }
+    // Batches of GPUs whose rollups fit a query's budget.
+    const double hours = std::max(1, coverage_.hours());
+    const auto per_batch =
+        static_cast<std::size_t>(std::max(1.0, static_cast<double>(options_.max_samples_per_query) /
+                                                   (hours * static_cast<double>(options_.counters->size() + 2) * 1.5)));
+    std::vector<std::string> uuids;
+    for (const StoredGpu& gpu : history_.gpus) uuids.push_back(gpu.uuid);
+    for (std::size_t begin = 0; begin < uuids.size(); begin += per_batch) {
+      const std::vector<std::string> batch_uuids(
+          uuids.begin() + static_cast<std::ptrdiff_t>(begin),
+          uuids.begin() + static_cast<std::ptrdiff_t>(std::min(uuids.size(), begin + per_batch)));
+      StoredHistory batch;
+      batch.path = history_.path;
+      batch.query = history_.query;
+      batch.gpus = history_.gpus;
+      batch.step_s = kHourS;
+      for (const HourlyRun& run : coverage_.runs) OFU_RETURN_IF_ERROR(ReadRun(run, batch_uuids, batch));
+      for (const std::string& uuid : batch_uuids) {
+        const std::int64_t id = ids_.at(uuid);
+        for (StoredWindow w : raw_windows[uuid]) {
+          w.gpu_id = id;
+          batch.windows.push_back(std::move(w));
+        }
+        for (StoredJob j : raw_jobs[uuid]) {
+          j.gpu_id = id;
+          batch.jobs.push_back(std::move(j));
+        }
+      }
+      for (StoredWindow& w : batch.windows) {
+        if (auto flags = clock_flags.find(w.gpu_id); flags != clock_flags.end() && w.counters.observed_s() > 0) {
+          w.flags |= flags->second;
+        }
+      }
+      std::stable_sort(batch.windows.begin(), batch.windows.end(), [](const StoredWindow& a, const StoredWindow& b) {
+        return std::tie(a.gpu_id, a.end_s) < std::tie(b.gpu_id, b.end_s);
+      });
+      JoinJobIntervals(batch.jobs);
+      OFU_RETURN_IF_ERROR(on_batch(batch));
+      if (options_.progress) {
+        options_.progress(fmt::format("read the rollups of {} of {} GPUs ({} queries)",
+                                      std::min(uuids.size(), begin + per_batch), uuids.size(), client_.queries()));
+      }
+    }
+    return std::move(history_);
+  }
+
+ private:
+  static std::string RangeOf(const HourlyRun& run) {
+    return PromRange(run.last_eval_s - run.first_eval_s + kHourS / 2);
+  }
+
+  // The run's windows and job intervals of `uuids`, into `batch`.
+  Status ReadRun(const HourlyRun& run, const std::vector<std::string>& uuids, StoredHistory& batch) {
+    const long long step_ms = MsOf(coverage_.step_s);
+    const auto end_of = [&](double t) { return static_cast<double>(MsOf(t) / step_ms * step_ms) / 1000; };
+    std::string matchers = fmt::format("uuid=~\"{}\"", PromExactAlternatives(uuids));
+    if (query_.job_id) matchers += ",job_id=" + PromQuoted(*query_.job_id);
+    // (uuid, hour end, job id) -> the window; the job's first and last scrape in the hour.
+    std::map<std::tuple<std::string, double, std::string>, StoredWindow> windows;
+    struct Seen {
+      double first = 0, last = 0;
+      std::string user, job_name, scheduler;
+    };
+    std::map<std::tuple<std::string, std::string, double>, Seen> seen;  // (uuid, job, hour end)
+    const std::string range = RangeOf(run);
+    for (const bool last : {false, true}) {
+      OFU_RETURN_IF_ERROR(
+          Instant(client_, fmt::format("{}{{{}}}{}", last ? kHourlyJobLastName : kHourlyJobFirstName, matchers, range),
+                  run.last_eval_s, [&](const PromSeries& s) {
+                    for (const auto& [t, value] : s.samples) {
+                      Seen& at = seen[{s.Label("uuid"), s.Label("job_id"), end_of(t)}];
+                      (last ? at.last : at.first) = value;
+                      at.user = s.Label("user");
+                      at.job_name = s.Label("job_name");
+                      at.scheduler = s.Label("scheduler");
+                    }
+                  }));
+    }
+    std::map<std::string, std::size_t> id_of_name;
+    for (std::size_t id = 0; id < options_.counters->size(); ++id) {
+      id_of_name[HourlyCounterName((*options_.counters)[id])] = id;
+    }
+    std::string names;
+    for (const auto& [name, id] : id_of_name) names += (names.empty() ? "" : "|") + name;
+    OFU_RETURN_IF_ERROR(Instant(
+        client_, fmt::format("{{__name__=~\"{}\",{}}}{}", names, matchers, range), run.last_eval_s,
+        [&](const PromSeries& s) {
+          auto counter = id_of_name.find(s.Label("__name__"));
+          if (counter == id_of_name.end() || !ids_.contains(s.Label("uuid"))) return;
+          const double scale = 1 / (*options_.counters)[counter->second].metric_scale;
+          for (const auto& [t, value] : s.samples) {
+            windows[{s.Label("uuid"), end_of(t), s.Label("job_id")}].counters.Add(counter->second, value * scale);
+          }
+        }));
+    for (auto& [key, w] : windows) {
+      const auto& [uuid, hour_end, job_id] = key;
+      if (w.counters.observed_s() <= 0 && w.counters.utilized_s() == 0) continue;  // steps without a scrape
+      w.gpu_id = ids_.at(uuid);
+      w.end_s = hour_end;
+      if (!job_id.empty()) {
+        if (auto at = seen.find({uuid, job_id, hour_end}); at != seen.end() && at->second.last > 0) {
+          w.end_s = at->second.last;
+        }
+      }
+      w.span_s = w.up_s = w.counters.observed_s();
+      w.flags |= kHistoryDownsampled;
+      batch.windows.push_back(w);
+    }
+    for (const auto& [key, at] : seen) {
+      const auto& [uuid, job_id, hour_end] = key;
+      if (job_id.empty() || at.first <= 0 || at.last <= 0) continue;
+      StoredJob job;
+      job.gpu_id = ids_.at(uuid);
+      job.job_id = job_id;
+      job.user = at.user;
+      job.job_name = at.job_name;
+      job.scheduler = at.scheduler;
+      job.start_s = at.first - coverage_.step_s;
+      job.end_s = at.last;
+      batch.jobs.push_back(std::move(job));
+    }
+    return OkStatus();
+  }
+
+  PrometheusClient& client_;
+  const HistoryQuery& query_;
+  const PrometheusQueryOptions& options_;
+  const HourlyCoverage& coverage_;
+  StoredHistory history_;
+  std::map<std::string, std::int64_t> ids_;
+};
+
+}  // namespace
+
+Result<StoredHistory> ReadHistoryAtResolutionInBatches(
+    const std::string& url, const HistoryQuery& query, const PrometheusQueryOptions& options, Resolution resolution,
+    const std::function<Status(const StoredHistory& batch)>& on_batch) {
+  if (resolution == Resolution::kRaw) return ReadPrometheusHistoryInBatches(url, query, options, on_batch);
+  if (!query.since_s || !query.until_s || *query.until_s <= *query.since_s) {
+    return Error::InvalidArgument("a Prometheus scan needs a range with since before until");
+  }
+  OFU_ASSIGN_OR_RETURN(auto client, PrometheusClient::Open(url, options.timeout_s));
+  OFU_ASSIGN_OR_RETURN(auto evals, ReadEvaluations(*client, *query.since_s, *query.until_s));
+  const HourlyCoverage coverage = CoverageOfEvaluations(evals, *query.since_s, *query.until_s);
+  if (coverage.runs.empty()) {
+    if (resolution == Resolution::kHourly) {
+      return Error::NoData(
+          "{}: no hourly rollup covers a whole hour of the range: load "
+          "deploy/prometheus/ofu-hourly-rules.yml (docs/prometheus.md, \"Hourly rollups\"), or "
+          "read the raw counters with --resolution raw",
+          url);
+    }
+    return ReadPrometheusHistoryInBatches(url, query, options, on_batch);
+  }
+  HourlyWindowsReader reader(*client, query, options, coverage);
+  return reader.Read(url, on_batch);
 }
 
 }  // namespace ofu::history

@@ -46,6 +46,8 @@
 // Thread-safety: no shared state.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,6 +105,21 @@ HourlyCoverage CoverageOfEvaluations(const std::vector<std::pair<double, double>
 // rest, and a note saying which. kRaw is ReadPrometheusTotals.
 Result<HistoryTotals> ReadTotalsAtResolution(const std::string& url, const HistoryQuery& query,
                                              const PrometheusTotalsOptions& options, Resolution resolution);
+
+// The windows for scans that need them (`ofu regress`), one batch of GPUs at
+// a time as ReadPrometheusHistoryInBatches gives them: for the rolled-up
+// hours, one window per GPU, hour and job scraped in it (ending at the job's
+// last scrape in the hour; the part without a job at the hour's end), and
+// job intervals of consecutive hours; for the rest of the range, the raw
+// counters' windows at a step of at least 5 minutes. kRaw, or kAuto without
+// rollups, is ReadPrometheusHistoryInBatches.
+Result<StoredHistory> ReadHistoryAtResolutionInBatches(
+    const std::string& url, const HistoryQuery& query, const PrometheusQueryOptions& options, Resolution resolution,
+    const std::function<Status(const StoredHistory& batch)>& on_batch);
+
+// Joins job intervals of the same job and GPU that meet (within 5 minutes)
+// into one, sorted by job, GPU and start.
+void JoinJobIntervals(std::vector<StoredJob>& jobs);
 
 // Adds `part` (another stretch of the same range) into `into`: GPUs by uuid
 // (ids renumbered in uuid order, as AddPrometheusGpus numbers them), sums by
