@@ -169,7 +169,7 @@ TEST_F(VictoriaMetrics, EveryFleetCommandGivesPrometheussAnswers) {
 // one-minute scrapes) so that each has 24 hourly windows, more than twice
 // the scan's minimum segment of 10. The rules are evaluated by vmalert:
 // VictoriaMetrics evaluates them in under a second here, Prometheus (with
-// promtool) in over a minute (docs/BENCHMARKS.md, "Hourly rollups").
+// promtool) in about a minute (docs/BENCHMARKS.md, "Hourly rollups").
 TEST_F(VictoriaMetrics, RegressFromHourlyRollupsFindsTheRawCountersRegressions) {
   for (const char* program : {OFU_VICTORIA_METRICS, OFU_VMALERT}) {
     if (!ofu::testing::ProgramFound(program)) {
