@@ -472,6 +472,32 @@ TEST(KinetoTraceTest, LaunchesWithoutKernelRecordsSayWhatIsMissing) {
   EXPECT_NE(trace->notes[0].find("CUPTI"), std::string::npos);
 }
 
+// Real: the GeForce RTX 4060 trace of solangii/gpu-practice (see
+// tests/data/kineto/README.md) holds 10 cudaLaunchKernel calls and no kernel
+// record, as recorded.
+TEST(KinetoTraceTest, RealTraceWithLaunchesButNoKernelRecords) {
+  const Result<KernelTrace> trace = ReadKinetoTrace(std::string(OFU_TEST_DATA_DIR) +
+                                                    "/kineto/geforce-rtx4060-gpu-practice.json");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  EXPECT_TRUE(trace->kernels.empty());
+  ASSERT_EQ(trace->notes.size(), 1u);
+  EXPECT_EQ(trace->notes[0].rfind("launches recorded, kernel records missing: the trace has 10 kernel launches ", 0),
+            0u)
+      << trace->notes[0];
+}
+
+// Real: the two-RTX-3090 trace of bclarkson-code/flow_matching holds 5 CUDA
+// runtime calls (device queries, a synchronize) and no launch: CUDA activity
+// was on, but no kernel ran while the profiler did.
+TEST(KinetoTraceTest, RealTraceWithRuntimeCallsButNoLaunch) {
+  const Result<KernelTrace> trace = ReadKinetoTrace(std::string(OFU_TEST_DATA_DIR) +
+                                                    "/kineto/geforce-rtx3090-flow-matching.json");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  ASSERT_EQ(trace->notes.size(), 1u);
+  EXPECT_EQ(trace->notes[0].rfind("no kernel launched while profiling: the trace has 5 CUDA runtime calls ", 0), 0u)
+      << trace->notes[0];
+}
+
 TEST(KinetoTraceTest, AcceptsByteOrderMarkAndOuterWhitespace) {
   const KernelTrace trace = ParseOk("\xEF\xBB\xBF \n" + Trace(kMmKernel) + "\n\n");
   EXPECT_EQ(trace.kernels.size(), 1u);

@@ -231,9 +231,19 @@ void LinkKernels(std::vector<TraceKernel>& kernels, const std::vector<KernelIds>
           kernel_launches, kernel_launches == 1 ? "" : "es"));
       return;
     }
+    if (!launches.empty()) {
+      // CUDA activity was on (CUPTI recorded runtime calls), but nothing
+      // launched a kernel while the profiler ran.
+      trace.notes.push_back(fmt::format(
+          "no kernel launched while profiling: the trace has {} CUDA runtime call{} (\"cat\": \"cuda_runtime\") "
+          "but no kernel launch among them and no GPU kernel events (\"cat\": \"kernel\"); profile the steps "
+          "that run the model, after a warm-up step (torch.profiler.schedule(wait=1, warmup=1, active=3))",
+          launches.size(), launches.size() == 1 ? "" : "s"));
+      return;
+    }
     trace.notes.push_back(
-        "no CUDA activity recorded: the trace has no GPU kernel events (\"cat\": \"kernel\") and no kernel "
-        "launches (\"cat\": \"cuda_runtime\"); record it with ProfilerActivity.CUDA");
+        "no CUDA activity recorded: the trace has no GPU kernel events (\"cat\": \"kernel\") and no CUDA "
+        "runtime calls (\"cat\": \"cuda_runtime\"); record it with ProfilerActivity.CUDA");
     return;
   }
   if (cpu_ops_seen == 0) {
