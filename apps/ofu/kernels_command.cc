@@ -217,7 +217,8 @@ Result<int> RunKernels(const KernelsArgs& args) {
   if (args.format == "json") {
     auto out = nlohmann::ordered_json::array();
     for (const Parsed& parsed : all) out.push_back(ToJson(parsed));
-    fmt::print("{}\n", out.dump(2));
+    // Names are echoed as given: bytes that are not UTF-8 are replaced, not fatal.
+    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   } else {
     PrintTable(all);
   }

@@ -131,6 +131,18 @@ TEST_F(KernelsCli, UnparsedGemmSaysWhatItsNameTellsAndUnknownFlagsAreKept) {
   EXPECT_NE(table.out.find("fooBar?"), std::string::npos) << table.out;
 }
 
+TEST_F(KernelsCli, NamesThatAreNotUtf8StillGiveJson) {
+  // Found by fuzz_kernel_name's input through the CLI: a byte that is not UTF-8
+  // used to end the program (nlohmann::json's dump throws); it is replaced.
+  const auto names = Write("names.txt", std::string("matmul_kernel_\xE1\n"));
+  auto result = Ofu("kernels parse --format json - < '" + names.string() + "'");
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  ASSERT_EQ(json.size(), 1u);
+  EXPECT_EQ(json[0]["name"], "matmul_kernel_\xEF\xBF\xBD");  // U+FFFD
+  EXPECT_EQ(json[0]["parsed"], false);
+}
+
 TEST_F(KernelsCli, NoNameIsAUsageError) {
   EXPECT_EQ(Ofu("kernels parse").exit_code, 1);
   EXPECT_EQ(Ofu("kernels parse --format xml nvjet_tst_64x8_64x16_4x1_v_bz_TNT").exit_code, 1);

@@ -256,21 +256,16 @@ Result<KernelInfo> ParseNvjet(Tokens t, KernelInfo info) {
 
 // --- xmma -------------------------------------------------------------------
 
-// The input precision of an xmma name from its type tokens: `a` and `b` are
-// the two codes of t[first] (`bf16bf16`, `tf32f32`, `e4m3bf16`).
-std::optional<Precision> XmmaInputPrecision(const Tokens& t, std::size_t first, const TypeCode& a, const TypeCode* b) {
-  // A narrow float first code: the FP8 kernels (`e4m3bf16_e4m3f32_f32`). The
-  // MMA takes no such operand beside a 16-bit one, so the other operand's
-  // code (the token's second, else the next token's first) must be a narrow
-  // float too. Every mix runs at the fp8 rate, except fp4 on both sides,
-  // whose MMA kind (fp4 or fp8 rate) the name does not give.
-  if (const int a_bits = NarrowFloatBits(a.code); a_bits > 0) {
-    const TypeCode* other = b != nullptr && NarrowFloatBits(b->code) > 0 ? b
-                            : first + 1 < t.size()                       ? LeadingType(t[first + 1])
-                                                                         : nullptr;
-    const int other_bits = other == nullptr ? 0 : NarrowFloatBits(other->code);
-    if (other_bits == 0 || (a_bits == 4 && other_bits == 4)) return std::nullopt;
-    return NarrowMmaPrecision(a_bits, other_bits, false);
+// The input precision of an xmma name from its first type token: `a` and
+// `b` are its two codes (`bf16bf16`, `tf32f32`, `e4m3bf16`).
+std::optional<Precision> XmmaInputPrecision(const TypeCode& a, const TypeCode* b) {
+  // A narrow float first code: the FP8 kernels (`e4m3bf16_e4m3f32_f32`: A
+  // and B e4m3, C and D bf16, NVIDIA/TransformerEngine#1391). Every narrow
+  // float runs at the fp8 rate, except fp4, whose MMA kind (fp4 or fp8 rate)
+  // the name does not give.
+  if (const int bits = NarrowFloatBits(a.code); bits > 0) {
+    if (bits == 4) return std::nullopt;
+    return Precision::kFp8;
   }
   // `tf32f32`, `bf16f32`: fp32 data that the MMA reads as the other type.
   std::optional<Precision> input = InputPrecision(a, b);
@@ -333,7 +328,7 @@ Result<KernelInfo> ParseXmma(const Tokens& t, KernelFamily family, KernelInfo in
   if (family == KernelFamily::kSm80Xmma) info.cluster_m = info.cluster_n = std::nullopt;
 
   info.family = family;
-  info.precision = Resolve(XmmaInputPrecision(t, first_type, *a, b), info.tensor_core);
+  info.precision = Resolve(XmmaInputPrecision(*a, b), info.tensor_core);
   return info;
 }
 
@@ -1257,6 +1252,17 @@ CutName StripEllipsis(std::string_view name) {
   return {name, false};
 }
 
+// A zero that survived the family rules (which turn the documented
+// run-time zeros into absent fields) is not a size ofu can compute with.
+Result<KernelInfo> WithoutZeros(KernelInfo info) {
+  for (const auto& [field, value] : {std::pair{"tile_m", info.tile_m}, std::pair{"tile_n", info.tile_n},
+                                     std::pair{"tile_k", info.tile_k}, std::pair{"stages", info.stages},
+                                     std::pair{"cluster_m", info.cluster_m}, std::pair{"cluster_n", info.cluster_n}}) {
+    if (value == 0) return Unparsed(fmt::format("{}: {} is 0 in the name", FamilyName(info.family), field));
+  }
+  return info;
+}
+
 Result<KernelInfo> ParseWholeName(std::string_view name) {
   if (name.empty()) return Unparsed("empty kernel name");
   std::string_view identifier = name;
@@ -1269,7 +1275,9 @@ Result<KernelInfo> ParseWholeName(std::string_view name) {
     // parameter list (whose types could name anything).
     const std::vector<Identifier> head = mangled ? ids : DemangledIdentifiers(SignatureHead(name));
     for (std::size_t i = 0; !mangled && i < head.size(); ++i) {
-      if (IsDeepGemmKernel(head, i)) return ParseDeepGemm(name, head, i);
+      if (!IsDeepGemmKernel(head, i)) continue;
+      OFU_ASSIGN_OR_RETURN(auto deep_gemm, ParseDeepGemm(name, head, i));
+      return WithoutZeros(std::move(deep_gemm));
     }
     for (std::size_t i = 0; i < head.size(); ++i) {
       if (const auto family = UntiledFamily(head[i], i + 1 < head.size() ? &head[i + 1] : nullptr)) {
@@ -1295,15 +1303,7 @@ Result<KernelInfo> ParseWholeName(std::string_view name) {
       if (StartsWith(token, "align") && ParseNumber(token.substr(5))) result.alignment = ParseNumber(token.substr(5));
     }
   }
-  // A zero that survived the family rules (which turn the documented
-  // run-time zeros into absent fields) is not a size ofu can compute with.
-  for (const auto& [field, value] :
-       {std::pair{"tile_m", result.tile_m}, std::pair{"tile_n", result.tile_n}, std::pair{"tile_k", result.tile_k},
-        std::pair{"stages", result.stages}, std::pair{"cluster_m", result.cluster_m},
-        std::pair{"cluster_n", result.cluster_n}}) {
-    if (value == 0) return Unparsed(fmt::format("{}: {} is 0 in the name", FamilyName(result.family), field));
-  }
-  return result;
+  return WithoutZeros(std::move(result));
 }
 
 }  // namespace

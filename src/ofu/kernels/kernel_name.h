@@ -58,12 +58,11 @@
 //   fp32 on CUDA cores or tf32 on tensor cores (tensor cores have no fp32
 //   mode). Where its two codes differ and one is f32 (`tf32f32`, `bf16f32`:
 //   fp32 data the MMA reads as tf32 or bf16, cuBLAS's fast-fp32 modes), the
-//   other is the type the tensor pipes see. An 8-bit float first code
-//   (`e4m3bf16_e4m3f32_f32`: the FP8 names cuBLASLt gives; the second code
-//   of each token is not an operand) is fp8 when the second token also
-//   starts with a 4-, 6- or 8-bit float: Hopper's wgmma and Blackwell's
-//   f8f6f4 kinds take no fp8 operand beside a 16-bit one, and run every mix
-//   of those narrow floats at the fp8 rate. Other pairs leave it absent.
+//   other is the type the tensor pipes see. A narrow float first code is
+//   A's and B's type (`e4m3bf16_e4m3f32_f32`, cuBLASLt's FP8 kernels: A and
+//   B e4m3, C and D bf16, NVIDIA/TransformerEngine#1391): 8- and 6-bit →
+//   fp8 (the f8f6f4 kinds' rate); 4-bit → absent (fp4 or fp8 rate by MMA
+//   kind, which the name does not give). Other pairs leave it absent.
 //   tensor_core: false for `ffma`/`hfma`; true for
 //   `tensorMxNxK`, and for sm90/sm100 (warpgroup MMA kernels) unless
 //   ffma/hfma; else absent. cluster from `cgasize`; sm90 names without
