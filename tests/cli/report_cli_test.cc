@@ -665,6 +665,10 @@ TEST_F(ReportScrapes, RealDcgmiDmonTableIsReadAndNamed) {
   const std::string second = j["notes"][1];
   EXPECT_NE(second.find("run `dcgmi dmon -e 1004,100 -d 1000 > dmon.txt`"), std::string::npos) << second;
   EXPECT_EQ(run.err.find("sample value missing"), std::string::npos) << run.err;
+  const CommandResult table = Ofu("report --gpu-model t4 --input '" OFU_TEST_DATA_DIR
+                                  "/dmon/nvidia-gcp-samples-triton-gke-t4-bert.txt'");
+  EXPECT_NE(table.out.find("a dcgmi dmon table, without timestamps: 3 intervals, assumed 1 s apart"), std::string::npos)
+      << table.out;
 }
 
 // SYNTHETIC dmon table with TENSO and SMCLK (hand-set values, DCGM's current

@@ -146,6 +146,7 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
   report.timestamps_assumed = recording.timestamps_assumed;
   report.assumed_interval_s = recording.assumed_interval_s;
   report.scrapes = recording.scrapes;
+  report.dcgmi_dmon = recording.dcgmi_dmon;
   report.window_s = options.windows.window_s;
   report.notes = recording.notes;  // lines the reader skipped or blanked, per family
 

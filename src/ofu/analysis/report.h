@@ -142,6 +142,7 @@ struct Report {
   std::string description;
   bool timestamps_assumed = false;
   double assumed_interval_s = 0;
+  bool dcgmi_dmon = false;  // the input was a `dcgmi dmon` table (Recording::dcgmi_dmon): scrapes are its intervals
   std::size_t scrapes = 0;  // in a file without timestamps (Recording::scrapes); else 0
   double window_s = 0;
   std::vector<GpuReport> gpus;

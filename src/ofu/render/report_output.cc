@@ -126,7 +126,10 @@ std::string SourceLine(const Report& r) {
     line += " -- recorded on real hardware";
   }
   if (!r.description.empty()) line += fmt::format("\n  {}", r.description);
-  if (r.timestamps_assumed && r.scrapes == 1) {
+  if (r.dcgmi_dmon) {
+    line += fmt::format("\n  a dcgmi dmon table, without timestamps: {} interval{}, assumed {:g} s apart", r.scrapes,
+                        r.scrapes == 1 ? "" : "s", r.assumed_interval_s);
+  } else if (r.timestamps_assumed && r.scrapes == 1) {
     line += fmt::format("\n  the file has no timestamps: 1 scrape, taken to stand for the {:g} s before it",
                         r.assumed_interval_s);
   } else if (r.timestamps_assumed) {

@@ -240,6 +240,7 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     AddUnusedGpuNotes();
     recording_.lines = lines;
     recording_.timestamps_assumed = timing_ == Timing::kUnstamped || dmon_;
+    recording_.dcgmi_dmon = dmon_;
     if (dmon_) {
       recording_.assumed_interval_s = dmon_interval_s_;
       recording_.scrapes = gpus_.empty() ? 0 : scrape_ + 1;

@@ -104,6 +104,7 @@ struct Recording {
   std::vector<GpuRecording> gpus;   // in order of first appearance
   bool timestamps_assumed = false;  // the file had none; see untimestamped_interval_s
   double assumed_interval_s = 0;
+  bool dcgmi_dmon = false;            // the file was a `dcgmi dmon` table, read as described in formats/dcgmi_dmon.h
   std::optional<bool> synthetic;      // from ofu_recording_info; absent when not stated
   std::string description;            // from ofu_recording_info
   std::vector<RecordedPhase> phases;  // from ofu_recording_phase_info; empty when none
