@@ -180,6 +180,19 @@ std::string PromSubqueryRange(double seconds, double step_s) {
                      static_cast<long long>(std::llround(step_s * 1000)));
 }
 
+Status QueryEachSeries(PrometheusClient& client, const std::string& promql, double at_s, const char* what,
+                       const std::function<void(const PromSeries&)>& consume) {
+  OFU_ASSIGN_OR_RETURN(auto answer, client.Query(promql, at_s));
+  if (answer.too_large) {
+    return Error::Unavailable("{}: the server refuses a query {} for its size ({})", client.url(), what,
+                              answer.refusal);
+  }
+  for (const PromSeries& s : answer.series) {
+    if (!s.samples.empty()) consume(s);
+  }
+  return OkStatus();
+}
+
 Status QueryOverPieces(PrometheusClient& client, double since_s, double until_s, double& piece_s, double min_piece_s,
                        const std::function<std::string(double length_s)>& make_query,
                        const std::function<Status(PromAnswer&&, double piece_end_s)>& consume) {

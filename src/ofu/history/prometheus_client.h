@@ -87,6 +87,12 @@ std::string CounterNamesRegex(const OutputCounterTable& table);
 
 namespace ofu::history {
 
+// One instant query at `at_s`, each series that has a sample handed to
+// `consume`. A refusal for size is kUnavailable: "<url>: the server refuses
+// a query <what> for its size (<server's message>)".
+Status QueryEachSeries(PrometheusClient& client, const std::string& promql, double at_s, const char* what,
+                       const std::function<void(const PromSeries&)>& consume);
+
 // A PromQL range duration of whole milliseconds ("[86400000ms]").
 std::string PromRange(double seconds);
 

@@ -26,19 +26,17 @@ constexpr const char* kJobLabels = "uuid, job_id, user, job_name, scheduler";
 
 long long MsOf(double seconds) { return std::llround(seconds * 1000); }
 
-// One instant query at `at`, each series with a sample to `consume`.
+// One instant query at `at` over the rollups (QueryEachSeries).
 Status Instant(PrometheusClient& client, const std::string& promql, double at,
                const std::function<void(const PromSeries&)>& consume) {
-  OFU_ASSIGN_OR_RETURN(auto answer, client.Query(promql, at));
-  if (answer.too_large) {
-    return Error::Unavailable("{}: the server refuses a query over hourly rollups for its size ({})", client.url(),
-                              answer.refusal);
-  }
-  for (const PromSeries& s : answer.series) {
-    if (!s.samples.empty()) consume(s);
-  }
-  return OkStatus();
+  return QueryEachSeries(client, promql, at, "over hourly rollups", consume);
 }
+
+// The range selector that takes every evaluation of `run` and none before
+// it: half an hour more than its evaluations' span (a selector's range is
+// closed on Prometheus and open on the left elsewhere; either way the hour
+// before is out).
+std::string RunRange(const HourlyRun& run) { return PromRange(run.last_eval_s - run.first_eval_s + kHourS / 2); }
 
 // The sums of one run of rolled-up hours: what the rules recorded, added up.
 class RunReader {
@@ -53,10 +51,7 @@ class RunReader {
     totals_.history.query.since_s = run_.after_s;
     totals_.history.query.until_s = run_.until_s;
     totals_.window_s = kHourS;
-    // Every evaluation of the run, none before it: half an hour more than
-    // its evaluations' span (a selector's range is closed on Prometheus and
-    // open on the left elsewhere; either way the hour before is out).
-    range_ = PromRange(run_.last_eval_s - run_.first_eval_s + kHourS / 2);
+    range_ = RunRange(run_);
     std::string filter = "uuid!=\"\"";
     std::string job_matcher;
     if (query_.job_id) {
@@ -451,7 +446,7 @@ class HourlyWindowsReader {
     if (query_.job_id) matchers += ",job_id=" + PromQuoted(*query_.job_id);
     for (const HourlyRun& run : coverage_.runs) {
       OFU_RETURN_IF_ERROR(Instant(client_,
-                                  fmt::format("last_over_time({}{{uuid!=\"\"}}{})", kHourlyGpuInfoName, RangeOf(run)),
+                                  fmt::format("last_over_time({}{{uuid!=\"\"}}{})", kHourlyGpuInfoName, RunRange(run)),
                                   run.last_eval_s, [&](const PromSeries& s) { info.push_back(s); }));
     }
     std::map<std::int64_t, std::uint32_t> clock_flags;
@@ -462,7 +457,7 @@ class HourlyWindowsReader {
       for (const auto& [uuid, jobs] : raw_jobs) of_job.insert(uuid);
       for (const HourlyRun& run : coverage_.runs) {
         OFU_RETURN_IF_ERROR(
-            Instant(client_, fmt::format("count_over_time({}{{{}}}{})", kHourlyJobLastName, matchers, RangeOf(run)),
+            Instant(client_, fmt::format("count_over_time({}{{{}}}{})", kHourlyJobLastName, matchers, RunRange(run)),
                     run.last_eval_s, [&](const PromSeries& s) { of_job.insert(s.Label("uuid")); }));
       }
       std::vector<StoredGpu> gpus;
@@ -518,10 +513,6 @@ class HourlyWindowsReader {
   }
 
  private:
-  static std::string RangeOf(const HourlyRun& run) {
-    return PromRange(run.last_eval_s - run.first_eval_s + kHourS / 2);
-  }
-
   // The run's windows and job intervals of `uuids`, into `batch`.
   Status ReadRun(const HourlyRun& run, const std::vector<std::string>& uuids, StoredHistory& batch) {
     const long long step_ms = MsOf(coverage_.step_s);
@@ -535,7 +526,7 @@ class HourlyWindowsReader {
       std::string user, job_name, scheduler;
     };
     std::map<std::tuple<std::string, std::string, double>, Seen> seen;  // (uuid, job, hour end)
-    const std::string range = RangeOf(run);
+    const std::string range = RunRange(run);
     for (const bool last : {false, true}) {
       OFU_RETURN_IF_ERROR(
           Instant(client_, fmt::format("{}{{{}}}{}", last ? kHourlyJobLastName : kHourlyJobFirstName, matchers, range),

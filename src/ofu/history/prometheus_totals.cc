@@ -155,15 +155,7 @@ class TotalsQueries {
 
   // One instant query at `at`, each series' value to `consume`.
   Status Instant(const std::string& promql, double at, const std::function<void(const PromSeries&)>& consume) {
-    OFU_ASSIGN_OR_RETURN(auto answer, client_.Query(promql, at));
-    if (answer.too_large) {
-      return Error::Unavailable("{}: the server refuses a query of one scrape interval for its size ({})",
-                                client_.url(), answer.refusal);
-    }
-    for (const PromSeries& s : answer.series) {
-      if (!s.samples.empty()) consume(s);
-    }
-    return OkStatus();
+    return QueryEachSeries(client_, promql, at, "of one scrape interval", consume);
   }
 
   // An instant query over the whole range ({range}), in time pieces if refused.
