@@ -40,9 +40,13 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(TEST_JOBS)
 	@$(MAKE) --no-print-directory test-asan
 
+# Debug at -g1: line tables and function names, all that the sanitizers'
+# reports print (function, file and line), without the variables' debug
+# information, which cost a fifth of each file's compile time (a test file
+# measured side by side: 15.0 s CPU at -g, 12.3 s at -g1).
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DOFU_WERROR=ON -DOFU_SANITIZE=ON -DOFU_BENCH=OFF \
-	  -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
+	  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(TEST_JOBS)
 
