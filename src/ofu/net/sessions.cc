@@ -82,6 +82,15 @@ void Sessions::SetInterest(Connection& c, std::uint32_t interest) {
 
 void Sessions::Await(Connection& c, Io io) { SetInterest(c, io == Io::kWantWrite ? EPOLLOUT : EPOLLIN); }
 
+bool Sessions::Moved(Connection& c, Io io) {
+  if (io == Io::kClosed) {
+    Close(c, std::nullopt);
+  } else if (io != Io::kDone) {
+    Await(c, io);
+  }
+  return io == Io::kDone;
+}
+
 void Sessions::OnEvent(Connection& c, std::uint32_t events) {
   if ((events & EPOLLERR) != 0) {
     Close(c, std::nullopt);
@@ -170,14 +179,7 @@ void Sessions::ReadHead(Connection& c) {
     std::size_t received = 0;
     const Io io = Receive(c.fd, c.ssl.get(), buffer,
                           std::min(sizeof buffer, limits_.max_header_bytes + 1 - c.in.size()), received);
-    if (io == Io::kClosed) {
-      Close(c, std::nullopt);
-      return;
-    }
-    if (io != Io::kDone) {
-      Await(c, io);
-      return;
-    }
+    if (!Moved(c, io)) return;
     if (!c.got_bytes) {
       c.got_bytes = true;
       // A kept-alive connection's next request has header_timeout_s from
@@ -192,14 +194,7 @@ void Sessions::Write(Connection& c) {
   while (c.out_offset < c.out.size()) {
     std::size_t sent = 0;
     const Io io = Send(c.fd, c.ssl.get(), c.out.data() + c.out_offset, c.out.size() - c.out_offset, sent);
-    if (io == Io::kClosed) {
-      Close(c, std::nullopt);
-      return;
-    }
-    if (io != Io::kDone) {
-      Await(c, io);
-      return;
-    }
+    if (!Moved(c, io)) return;
     c.out_offset += sent;
   }
   c.out.clear();

@@ -53,6 +53,10 @@ class Sessions {
  private:
   void SetInterest(Connection& c, std::uint32_t interest);
   void Await(Connection& c, Io io);
+  // After a Receive or Send: true when bytes moved (Io::kDone). Otherwise
+  // the connection was closed by the peer (closed here, uncounted) or
+  // must wait for the socket (interest set), and the caller returns.
+  bool Moved(Connection& c, Io io);
   void SetDeadlineIn(Connection& c, double seconds);
   bool AwaitFirstRecord(Connection& c, std::uint32_t events);
   void Handshake(Connection& c);
