@@ -82,7 +82,7 @@ void AddAgentFlags(CLI::App& cmd, AgentArgs& args) {
   cmd.description(kAgentHelp);
   cmd.add_option("--config,-c", args.config, "TOML config file (docs/agent.md); flags given override it");
   AddSourceFlags(cmd, args.source);
-  cmd.add_option("--gpu-model", args.gpu_model, "Treat every GPU as this model (SKU id or name)");
+  AddGpuModelFlag(cmd, args.gpu_model, "Treat every GPU as this model");
   cmd.add_option("--listen", args.listen, "host:port to serve /metrics on (default 127.0.0.1:9477)");
   cmd.add_option("--web-config", args.web_config, "Prometheus web config file: TLS and basic auth");
   cmd.add_option("--store", args.store, "History database (SQLite; default /var/lib/ofu/history.sqlite)");
@@ -96,9 +96,7 @@ void AddAgentFlags(CLI::App& cmd, AgentArgs& args) {
 Result<int> RunAgent(const AgentArgs& args) {
   OFU_ASSIGN_OR_RETURN(auto config, BuildConfig(args));
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
-  if (config.gpu_model) {
-    OFU_RETURN_IF_ERROR(specs.Lookup(*config.gpu_model));
-  }
+  OFU_RETURN_IF_ERROR(ResolveGpuModel(specs, config.gpu_model));  // --check-config checks it too
   if (args.check_config) {
     fmt::print("config ok: source {}, window {} s, listen {}:{}, store {}\n", config.source, config.window_s,
                config.listen_host, config.listen_port, config.store_path.empty() ? "off" : config.store_path);

@@ -84,9 +84,7 @@ void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
                  "the precision whose peak divides it")
       ->check(CLI::IsMember({"fp16", "bf16", "tf32", "fp8", "fp4", "int8"}))
       ->capture_default_str();
-  cmd.add_option("--gpu-model", args.gpu_model,
-                 "GPU whose per-precision peaks weigh the mix: a SKU id (h100-sxm5) or a name; default: the "
-                 "trace's device");
+  AddGpuModelFlag(cmd, args.gpu_model, "GPU whose per-precision peaks weigh the mix (default: the trace's device)");
   AddSpecDbFlag(cmd, args.spec_db);
   cmd.add_flag("--strict", args.strict,
                "With --input: fail (exit 3) when a GPU's model is not in the spec database, instead of taking "
@@ -105,11 +103,7 @@ void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
 
 Result<int> RunCorrect(const CorrectArgs& args) {
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
-  const GpuSpec* flag_gpu = nullptr;
-  if (args.gpu_model) {
-    OFU_ASSIGN_OR_RETURN(auto known, specs.Lookup(*args.gpu_model));
-    flag_gpu = known;
-  }
+  OFU_ASSIGN_OR_RETURN(const GpuSpec* const flag_gpu, ResolveGpuModel(specs, args.gpu_model));
 
   // The OFU to correct, before the (possibly long) trace read.
   std::optional<double> measured = args.ofu;

@@ -190,18 +190,15 @@ void AddKernelsFlags(CLI::App& cmd, KernelsArgs& args) {
   parse->description(kParseHelp);
   parse->add_option("names", args.names, "Kernel names; '-' reads them from stdin, one per line")->required();
   AddFormatFlag(*parse, args.format, {"table", "json"}, "Output: table or json");
-  parse->add_option("--gpu-model", args.gpu_model,
-                    "Judge each kernel against this GPU (SKU id or model name, e.g. h100-sxm5): is it built for an "
-                    "older architecture, and what does that cost");
+  AddGpuModelFlag(*parse, args.gpu_model,
+                  "Judge each kernel against this GPU: is it built for an older architecture, and what does that "
+                  "cost");
   AddSpecDbFlag(*parse, args.spec_db);
 }
 
 Result<int> RunKernels(const KernelsArgs& args) {
   OFU_ASSIGN_OR_RETURN(const GpuSpecDatabase specs, LoadSpecDatabase(args.spec_db));
-  const GpuSpec* gpu = nullptr;
-  if (args.gpu_model) {
-    OFU_ASSIGN_OR_RETURN(gpu, specs.Lookup(*args.gpu_model));
-  }
+  OFU_ASSIGN_OR_RETURN(const GpuSpec* const gpu, ResolveGpuModel(specs, args.gpu_model));
   OFU_ASSIGN_OR_RETURN(const kernels::KernelThroughputTable table, kernels::KernelThroughputTable::Embedded());
   std::vector<Parsed> all;
   for (std::string& name : CollectNames(args.names)) {

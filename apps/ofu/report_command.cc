@@ -25,6 +25,7 @@
 #include "ofu/sources/clock.h"
 #include "ofu/sources/replay.h"
 #include "trace_input.h"
+#include "window_flag.h"
 
 namespace ofu::cli {
 namespace {
@@ -121,10 +122,7 @@ Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args) {
 // --trace: what `ofu correct` finds in the traces (analysis::KernelFindingsOfTrace);
 // the GPU is --gpu-model's, else the trace's (ChooseGpu).
 Result<analysis::KernelFindings> TraceFindings(const ReportArgs& args, const GpuSpecDatabase& specs) {
-  const GpuSpec* flag_gpu = nullptr;
-  if (args.gpu_model) {
-    OFU_ASSIGN_OR_RETURN(flag_gpu, specs.Lookup(*args.gpu_model));
-  }
+  OFU_ASSIGN_OR_RETURN(const GpuSpec* const flag_gpu, ResolveGpuModel(specs, args.gpu_model));
   Progress("reading the kernel trace");
   OFU_ASSIGN_OR_RETURN(const TraceInput input, ReadTraceInput(args.trace));
   const ChosenGpu gpu = ChooseGpu(specs, input.trace, flag_gpu);
@@ -241,11 +239,8 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
       ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
       ->capture_default_str();
   AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
-  cmd.add_option("--gpu-model", args.gpu_model,
-                 "Treat every GPU as this model: a SKU id (h100-sxm5) or a name (\"NVIDIA H100 80GB HBM3\")");
-  cmd.add_option("--window", args.window_s, "Window length in seconds (at least 0.1)")
-      ->check(CLI::Range(kMinWindowS, 86400.0 * 366))
-      ->capture_default_str();
+  AddGpuModelFlag(cmd, args.gpu_model, "Treat every GPU as this model");
+  AddWindowFlag(cmd, "--window", args.window_s, kMaxReportWindowS, "Window length");
   cmd.add_option("--clock", args.clock,
                  "The SM clock OFU multiplies: model (the clock the SMs ran, from the reported one by the board's "
                  "measured clock model where there is one; docs/metrics.md#the-sm-clock) or reported (the driver's "
@@ -295,9 +290,7 @@ Result<int> RunReport(const ReportArgs& args) {
         "the OFU the agent computed");
   }
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
-  if (args.gpu_model) {
-    OFU_RETURN_IF_ERROR(specs.Lookup(*args.gpu_model));
-  }
+  OFU_RETURN_IF_ERROR(ResolveGpuModel(specs, args.gpu_model));  // an unknown model fails before any reading
   if (args.series == "dcgm-exporter") {
     OFU_ASSIGN_OR_RETURN(auto recording, LoadPrometheusRecording(args));
     return RunRecordingReport(args, recording, specs, history.prometheus);

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "ofu/core/windows.h"
 #include "ofu/sources/builtin_sources.h"
+#include "window_flag.h"
 
 namespace ofu::cli {
 namespace {
@@ -29,10 +29,8 @@ void AddSourceFlags(CLI::App& command, SourceFlags& flags) {
                               registry.AutoDetectOrder()))
       ->type_name("SOURCE")
       ->check(NoteGiven(flags, "source"));
-  command.add_option("--window,-w", flags.options.window_s, "Window length in seconds (at least 0.1)")
-      ->check(CLI::Range(kMinWindowS, 3600.0))
-      ->check(NoteGiven(flags, "window"))
-      ->capture_default_str();
+  AddWindowFlag(command, "--window,-w", flags.options.window_s, kMaxSampledWindowS, "Window length")
+      ->check(NoteGiven(flags, "window"));
   command
       .add_option("--clock-readings", flags.options.clock_readings,
                   "SM clock readings per window (NVML); their mean is the window's clock")

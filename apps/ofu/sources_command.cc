@@ -8,11 +8,11 @@
 #include "format_flag.h"
 #include "ofu/agent/run.h"
 #include "ofu/cli/exit_codes.h"
-#include "ofu/core/windows.h"
 #include "ofu/sources/builtin_sources.h"
 #include "ofu/sources/call_accounting.h"
 #include "ofu/sources/source_cost.h"
 #include "ofu/sources/sources_listing.h"
+#include "window_flag.h"
 
 namespace ofu::cli {
 namespace {
@@ -56,8 +56,7 @@ void AddSourcesFlags(CLI::App& cmd, SourcesArgs& args) {
       ->check(CLI::Range(0.1, 3600.0));
   cmd.add_option("--source", args.cost_source, "With --cost: nvml or dcgm (default: the first that works)")
       ->check(CLI::IsMember({"nvml", "dcgm"}));
-  cmd.add_option("--window,-w", args.source.options.window_s, "With --cost: window length in seconds (at least 0.1)")
-      ->check(CLI::Range(kMinWindowS, 3600.0));
+  AddWindowFlag(cmd, "--window,-w", args.source.options.window_s, kMaxSampledWindowS, "With --cost: window length");
   cmd.add_option("--clock-readings", args.source.options.clock_readings,
                  "With --cost: SM clock readings per window (NVML); 0: ten a second")
       ->check(CLI::Range(0, 1000));

@@ -20,4 +20,16 @@ Result<GpuSpecDatabase> LoadSpecDatabase(const std::optional<std::string>& path)
   return GpuSpecDatabase::Parse(text.str(), *path);
 }
 
+void AddGpuModelFlag(CLI::App& cmd, std::optional<std::string>& model, std::string_view use) {
+  cmd.add_option("--gpu-model", model,
+                 fmt::format("{}: a SKU id (h100-sxm5) or a model name as the driver reports it (\"NVIDIA H100 "
+                             "80GB HBM3\"), as data/gpu_specs.json (or --spec-db) lists them",
+                             use));
+}
+
+Result<const GpuSpec*> ResolveGpuModel(const GpuSpecDatabase& specs, const std::optional<std::string>& model) {
+  if (!model) return nullptr;
+  return specs.Lookup(*model);
+}
+
 }  // namespace ofu::cli
