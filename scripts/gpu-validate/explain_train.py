@@ -43,9 +43,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import gpuval  # noqa: E402  (recording join, spec lookup, transformer FLOPs)
+import gpuval_core  # noqa: E402  (recording join, spec lookup, transformer FLOPs)
 
-DEFAULT_RESULTS = os.path.join(gpuval.REPO, "docs", "results", "2026-11-26-h100-sxm5")
+DEFAULT_RESULTS = os.path.join(gpuval_core.REPO, "docs", "results", "2026-11-26-h100-sxm5")
 
 # --------------------------------------------------------------------------
 # Kernel families, from the kernel's name (the order matters: first match).
@@ -147,7 +147,7 @@ def attention_forward_flops(dims, causal=False):
 def attention_flops(forward, backward_factor):
     """Attention FLOPs of a step from its forward FLOPs: model (backward 2x
     forward: dQ, dK, dV, dP) and hardware (backward 2.5x: flash attention
-    also recomputes S = QK^T), as gpuval.transformer_flops_per_token counts
+    also recomputes S = QK^T), as gpuval_core.transformer_flops_per_token counts
     them. Returns {forward, backward, total}."""
     backward = forward * backward_factor
     return {"forward": forward, "backward": backward, "total": forward + backward}
@@ -206,11 +206,11 @@ def attention_causal_flags(events):
 
 def analytic_flops(config):
     """Per step, exactly as workload.train_flops counts MFU and HFU (one
-    formula: gpuval.transformer_flops_per_token): GEMMs (6 x matmul
+    formula: gpuval_core.transformer_flops_per_token): GEMMs (6 x matmul
     parameters; seq_len 0 drops the attention term), attention model FLOPs,
     and the flash recompute that HFU adds."""
     tokens = config["batch"] * config["seq_len"]
-    tf = gpuval.transformer_flops_per_token
+    tf = gpuval_core.transformer_flops_per_token
     args = (config["layers"], config["d_model"], config["vocab"])
     model = tf(*args, config["seq_len"], config["causal"]) * tokens
     hardware = tf(*args, config["seq_len"], config["causal"], flash_recompute=True) * tokens
@@ -373,7 +373,7 @@ def read_stage_c(results):
     """(config, {mfu, hfu, ofu, factor, corrected}) of a committed stage C
     training step, or raises OSError / StopIteration when it is not there."""
     train = os.path.join(results, "stage-C", "train")
-    _, phases = gpuval.split_phases(gpuval.read_jsonl(os.path.join(train, "phases.jsonl")))
+    _, phases = gpuval_core.split_phases(gpuval_core.read_jsonl(os.path.join(train, "phases.jsonl")))
     phase = next(p for p in phases if p.get("phase") == "train-steady" and "config" in p)
     with open(os.path.join(results, "stage-C", "stage-c-train.csv"), encoding="utf-8") as f:
         summary = next(r for r in csv.DictReader(f) if r["phase"] == "train-steady")
@@ -409,7 +409,8 @@ def family_gap_lines(rows, results, k_config=None):
     """The summary's lines: which kernel families hold the gap between
     (corrected) OFU and HFU in stage C's step at `results`, from stage K's
     rows (None: stage K's CSV is absent, and the lines say so)."""
-    title = f"training step explained (stage C: {os.path.relpath(results, gpuval.REPO)}; stage K's per-kernel figures)"
+    title = (f"training step explained (stage C: {os.path.relpath(results, gpuval_core.REPO)}; "
+             "stage K's per-kernel figures)")
     if rows is None:
         return [f"{title}: stage K's CSV (stage-k-kernels.csv) is absent: no per-family figures"]
     if not any(r.get("group") == "train" for r in rows):
@@ -464,7 +465,7 @@ def load(results):
     train = os.path.join(results, "stage-C", "train")
     with gzip.open(os.path.join(train, "trace.json.gz"), "rt", encoding="utf-8") as f:
         trace = json.load(f)
-    meta, phases = gpuval.split_phases(gpuval.read_jsonl(os.path.join(train, "phases.jsonl")))
+    meta, phases = gpuval_core.split_phases(gpuval_core.read_jsonl(os.path.join(train, "phases.jsonl")))
     phase = next(p for p in phases if p.get("phase") == "train-steady")
     with open(os.path.join(results, "stage-C", "stage-c-train.csv"), encoding="utf-8") as f:
         summary = next(r for r in csv.DictReader(f) if r["phase"] == "train-steady")
@@ -488,13 +489,13 @@ def explain(results):
     d = load(results)
     trace, phase, summary = d["trace"], d["phase"], d["summary"]
     events = trace["traceEvents"]
-    specs = gpuval.load_specs()
-    sku = gpuval.lookup_sku(specs, d["meta"].get("device_name", ""))
+    specs = gpuval_core.load_specs()
+    sku = gpuval_core.lookup_sku(specs, d["meta"].get("device_name", ""))
     if sku is None:
         raise SystemExit(f"explain_train: no SKU in data/gpu_specs.json for {d['meta'].get('device_name')!r}")
-    peak = gpuval.peak_tflops(sku, "bf16") * 1e12
-    fspec = gpuval.f_spec_mhz(sku)
-    karch = gpuval.k_arch(specs, sku)
+    peak = gpuval_core.peak_tflops(sku, "bf16") * 1e12
+    fspec = gpuval_core.f_spec_mhz(sku)
+    karch = gpuval_core.k_arch(specs, sku)
     lines = []
     p = lines.append
 
@@ -511,7 +512,7 @@ def explain(results):
     attn_hw = attention_flops(attn_fwd, 2.5)
     attn_model = attention_flops(attn_fwd, 2.0)
     per_step_s = phase["per_iteration_us"] / 1e6
-    p(f"Training step explained: {os.path.relpath(results, gpuval.REPO)} (scripts/gpu-validate/explain_train.py)")
+    p(f"Training step explained: {os.path.relpath(results, gpuval_core.REPO)} (scripts/gpu-validate/explain_train.py)")
     p(f"model: {json.dumps(config)}; {phase['steps']} steps of {per_step_s * 1e3:.2f} ms in the timed loop")
     p("")
     p(f"1. Trace ({steps} profiled steps, stage-C/train/trace.json.gz)")
@@ -539,9 +540,9 @@ def explain(results):
     p("")
 
     # 2. The recording over the phase.
-    windows = gpuval.recording_windows(d["rec"], None)
-    j = gpuval.phase_ofu(windows, phase, fspec, karch)
-    series = gpuval.parse_openmetrics(d["rec"])
+    windows = gpuval_core.recording_windows(d["rec"], None)
+    j = gpuval_core.phase_ofu(windows, phase, fspec, karch)
+    series = gpuval_core.parse_openmetrics(d["rec"])
     mfu, hfu, ofu = float(summary["mfu"]), float(summary["hfu"]), float(summary["ofu"])
     factor = float(summary["factor"])
     corrected = float(summary["corrected"])
@@ -644,8 +645,7 @@ def main(argv=None):
     results = argv[0] if argv else DEFAULT_RESULTS
     sys.stdout.write(explain(results))
     if kernels is not None:
-        import stage_k  # beside this file
-        rows = stage_k.read_kernel_csv(kernels) if os.path.exists(kernels) else None
+        rows = gpuval_core.read_kernel_csv(kernels) if os.path.exists(kernels) else None
         sys.stdout.write("\n5. " + "\n".join(family_gap_lines(rows, results)) + "\n")
     return 0
 

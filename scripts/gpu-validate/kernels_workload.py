@@ -35,7 +35,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import gpuval  # noqa: E402  (the FLOP arithmetic)
+import gpuval_core  # noqa: E402  (the FLOP arithmetic)
 import workload  # noqa: E402  (stage C's model and its configuration)
 
 GEMM_SIZE = 8192
@@ -62,7 +62,7 @@ def attention_forward_flops(b, h, sq, skv, d, causal=False):
 def attention_backward_flops(b, h, sq, skv, d, causal=False):
     """Flash-style backward, 2.5 x forward: S = QK^T recomputed, dP = dO V^T,
     dV = P^T dO, dQ = dS K, dK = dS^T Q (five matmuls of 2 b h s_q s_kv d),
-    the hardware count that gpuval.transformer_flops_per_token's HFU uses."""
+    the hardware count that gpuval_core.transformer_flops_per_token's HFU uses."""
     f = 10 * b * h * sq * skv * d
     return f // 2 if causal else f
 
@@ -84,7 +84,7 @@ def plan(group=None, train_layers=K_TRAIN_LAYERS):
                 name = f"gemm-{precision}-" + ("aligned" if extra == 0 else f"n+{extra}")
                 cases.append({"case": name, "group": "gemm", "kind": "gemm", "precision": precision,
                               "m": m, "n": n, "k": k, "align_elements": extra or None,
-                              "flops": gpuval.gemm_flops(m, n, k)})
+                              "flops": gpuval_core.gemm_flops(m, n, k)})
     if group in (None, "sdpa"):
         b, h, s, d = attention_shape()
         for backend in SDPA_BACKENDS:

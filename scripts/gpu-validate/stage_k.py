@@ -34,7 +34,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import gpuval  # noqa: E402
+import gpuval_core  # noqa: E402
 import explain_train  # noqa: E402
 
 # --------------------------------------------------------------------------
@@ -111,11 +111,6 @@ class NcuCsvError(ValueError):
     pass
 
 
-def parse_number(text):
-    """A float from ncu's text ("1,234.5"), or None for "", "n/a" and the like."""
-    return gpuval._number((text or "").strip().replace(",", ""))
-
-
 def to_base_unit(value, unit):
     """(value, unit) in base units: cycles and instructions as counts, time in
     seconds, rates and frequencies per second (Hz); "%" and unknown units as
@@ -169,7 +164,7 @@ def parse_ncu_raw_csv(text, source="ncu raw CSV"):
             raise NcuCsvError(f"{source}: line {line_no}: {len(row)} fields, the header has {len(header)}")
         metrics = {}
         for i in metric_cols:
-            metrics[header[i]] = to_base_unit(parse_number(row[i]), units[i])[0]
+            metrics[header[i]] = to_base_unit(gpuval_core.parse_number(row[i]), units[i])[0]
         get = lambda c: row[col[c]] if c in col else None  # noqa: E731
         out.append({"id": get("ID"), "kernel": get("Kernel Name"), "block": get("Block Size"),
                     "grid": get("Grid Size"), "device": get("Device"), "cc": get("CC"), "metrics": metrics})
@@ -270,22 +265,6 @@ def kernel_rows(groups, sku):
     return rows
 
 
-KERNEL_COLUMNS = ["case", "group", "kind", "precision", "backend", "m", "n", "k", "ncu_id", "kernel", "family",
-                  "grid", "block", "flops", "tensor_cycles", "hmma_cycles", "gmma_cycles", "imma_cycles",
-                  "hmma_inst", "gmma_inst", "imma_inst", "elapsed_cycles_max", "elapsed_cycles_sum",
-                  "smsp_active_cycles_avg", "sm_clock_mhz", "duration_us", "sm_throughput_pct",
-                  "tensor_active_frac", "native_flops_per_cycle_per_sm", "rel_throughput", "rel_to_aligned"]
-
-
-def read_kernel_csv(path):
-    """stage-k-kernels.csv's rows, numbers as floats (None where empty)."""
-    numeric = set(KERNEL_COLUMNS) - {"case", "group", "kind", "precision", "backend", "ncu_id", "kernel", "family",
-                                     "grid", "block"}
-    with open(path, newline="", encoding="utf-8") as f:
-        return [{k: (parse_number(v) if k in numeric else (v or None)) for k, v in r.items()}
-                for r in csv.DictReader(f)]
-
-
 # --------------------------------------------------------------------------
 # The summary.
 
@@ -307,17 +286,17 @@ def fmt(x, spec, empty="-"):
 
 
 def stage_k_tables(workdir, specs):
-    _, env = gpuval.environment_line(workdir)
+    _, env = gpuval_core.environment_line(workdir)
     groups, metas, errors = [], {}, []
     for g in GROUPS:
         d = os.path.join(workdir, "kernels", g)
-        records = gpuval.read_jsonl(os.path.join(d, "cases.jsonl"))
+        records = gpuval_core.read_jsonl(os.path.join(d, "cases.jsonl"))
         meta = next((r["meta"] for r in records if "meta" in r), None)
         if meta:
             metas[g] = meta
         cases = [r for r in records if "case" in r]
         errors += [c for c in cases if c.get("error")]
-        raw = gpuval.read_text(os.path.join(d, "raw.csv"))
+        raw = gpuval_core.read_text(os.path.join(d, "raw.csv"))
         if raw is None:
             continue
         try:
@@ -325,7 +304,7 @@ def stage_k_tables(workdir, specs):
         except NcuCsvError as e:
             errors.append({"case": g, "error": str(e)})
     meta = next(iter(metas.values()), None)
-    sku = gpuval.resolve_sku(specs, env, meta)
+    sku = gpuval_core.resolve_sku(specs, env, meta)
     rows = kernel_rows(groups, sku) if groups else []
     return {"env": env, "sku": sku, "rows": rows, "errors": errors, "meta": meta}
 
@@ -333,34 +312,34 @@ def stage_k_tables(workdir, specs):
 def candidates(rows, sku, env):
     """data/kernel_throughput.json candidate rows from the kernel rows
     (scripts/fit_kernel_throughput.py's stage_k_candidates)."""
-    sys.path.insert(0, os.path.join(gpuval.REPO, "scripts"))
+    sys.path.insert(0, os.path.join(gpuval_core.REPO, "scripts"))
     import fit_kernel_throughput  # noqa: E402
     return fit_kernel_throughput.stage_k_candidates(rows, (sku or {}).get("architecture"), env.get("gpu"))
 
 
 def format_stage_k(workdir, result, explained):
-    env_text, env = gpuval.environment_line(workdir)
-    steps = gpuval.read_steps(workdir)
+    env_text, env = gpuval_core.environment_line(workdir)
+    steps = gpuval_core.read_steps(workdir)
     sku = result["sku"]
-    out = [gpuval.synthetic_banner(bool(env.get("synthetic"))) +
-           "== Stage K: per-kernel tensor throughput (Nsight Compute) ==", env_text, gpuval.steps_line(steps)]
+    out = [gpuval_core.synthetic_banner(bool(env.get("synthetic"))) +
+           "== Stage K: per-kernel tensor throughput (Nsight Compute) ==", env_text, gpuval_core.steps_line(steps)]
     names = [n for n in ((result["meta"] or {}).get("device_name"), env.get("gpu")) if n]
-    used = next((n for n in names if gpuval.lookup_sku({"skus": [sku]}, n)), None) if sku else None
+    used = next((n for n in names if gpuval_core.lookup_sku({"skus": [sku]}, n)), None) if sku else None
     out.append(f"SKU: {sku['id']} (from the device's name {used!r})" if sku else
                f"SKU: none in data/gpu_specs.json for {' / '.join(map(repr, names)) or 'an unnamed device'}: "
                "no relative throughput")
     absent = ncu_absent(steps)
     if absent:
         out.append(f"ncu absent: skipped ({absent[len('ncu absent'):].lstrip(': ')})")
-    version = (gpuval.read_text(os.path.join(workdir, "ncu-version.txt"), "") or "").strip().splitlines()
+    version = (gpuval_core.read_text(os.path.join(workdir, "ncu-version.txt"), "") or "").strip().splitlines()
     if version:
         out.append(f"ncu: {version[-1]}")
-    missing = (gpuval.read_text(os.path.join(workdir, "ncu-metrics-missing.txt"), "") or "").split()
-    selected = (gpuval.read_text(os.path.join(workdir, "ncu-metrics.txt"), "") or "").strip()
+    missing = (gpuval_core.read_text(os.path.join(workdir, "ncu-metrics-missing.txt"), "") or "").split()
+    selected = (gpuval_core.read_text(os.path.join(workdir, "ncu-metrics.txt"), "") or "").strip()
     if selected:
         out.append(f"metrics: {len(selected.split(','))} asked; not on this device/ncu: "
                    f"{', '.join(missing) if missing else 'none'}")
-    core = (gpuval.read_text(os.path.join(workdir, "ncu-metrics-core.txt"), "") or "").strip()
+    core = (gpuval_core.read_text(os.path.join(workdir, "ncu-metrics-core.txt"), "") or "").strip()
     if core:
         out.append(f"metrics: ncu failed with the selected list; the core set ({core}) was tried from then on")
     for e in result["errors"]:
@@ -396,7 +375,7 @@ def summarize(workdir, specs):
     result = stage_k_tables(workdir, specs)
     csv_path = os.path.join(workdir, "stage-k-kernels.csv")
     if result["rows"]:
-        gpuval.write_csv(csv_path, KERNEL_COLUMNS, result["rows"])
+        gpuval_core.write_csv(csv_path, gpuval_core.KERNEL_COLUMNS, result["rows"])
     results = os.environ.get("GPUVAL_STAGE_C_RESULTS", explain_train.DEFAULT_RESULTS)
     try:
         explained = explain_train.family_gap_lines(result["rows"] if result["rows"] else None, results)
@@ -418,11 +397,11 @@ def main(argv=None):
     s.add_argument("--missing")
     m = sub.add_parser("summary")
     m.add_argument("workdir")
-    m.add_argument("--spec-db", default=gpuval.DEFAULT_SPEC_DB)
+    m.add_argument("--spec-db", default=gpuval_core.DEFAULT_SPEC_DB)
     sub.add_parser("core-metrics")
     args = parser.parse_args(argv)
     if args.command == "select-metrics":
-        selected, missing, checked = select_metrics(gpuval.read_text(args.query, ""))
+        selected, missing, checked = select_metrics(gpuval_core.read_text(args.query, ""))
         if args.missing:
             with open(args.missing, "w", encoding="utf-8") as f:
                 f.write("\n".join(missing) + ("\n" if missing else "") if checked else "unchecked\n")
@@ -431,7 +410,7 @@ def main(argv=None):
     if args.command == "core-metrics":
         print(",".join(CORE_METRICS))
         return 0
-    sys.stdout.write(summarize(args.workdir, gpuval.load_specs(args.spec_db)))
+    sys.stdout.write(summarize(args.workdir, gpuval_core.load_specs(args.spec_db)))
     return 0
 
 

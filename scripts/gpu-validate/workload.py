@@ -45,7 +45,7 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import gpuval  # noqa: E402  (the FLOP arithmetic, shared with the analysis)
+import gpuval_core  # noqa: E402  (the FLOP arithmetic, shared with the analysis)
 
 CHECKPOINT_SPACING_S = 0.05  # FLOP checkpoints this far apart within a loop
 WARM_SECONDS = 1.0           # steady loop before the timed one, so clocks settle
@@ -104,11 +104,11 @@ TRAIN_CONFIG = {"layers": 8, "d_model": 2048, "heads": 16, "vocab": 32768, "seq_
 
 def train_flops(config):
     """(model FLOPs, hardware FLOPs) per step, analytically
-    (gpuval.transformer_flops_per_token x tokens)."""
+    (gpuval_core.transformer_flops_per_token x tokens)."""
     tokens = config["batch"] * config["seq_len"]
     args = (config["layers"], config["d_model"], config["vocab"], config["seq_len"], config["causal"])
-    return (gpuval.transformer_flops_per_token(*args) * tokens,
-            gpuval.transformer_flops_per_token(*args, flash_recompute=True) * tokens)
+    return (gpuval_core.transformer_flops_per_token(*args) * tokens,
+            gpuval_core.transformer_flops_per_token(*args, flash_recompute=True) * tokens)
 
 
 class Log:
@@ -306,7 +306,7 @@ def flops_record(torch, phase, fn, seconds, work, probe):
 
 def run_gemm(torch, phase, seconds, probe=None):
     fn = gemm_operands(torch, phase)
-    return flops_record(torch, phase, fn, seconds, gpuval.gemm_flops(phase["m"], phase["n"], phase["k"]), probe), fn
+    return flops_record(torch, phase, fn, seconds, gpuval_core.gemm_flops(phase["m"], phase["n"], phase["k"]), probe), fn
 
 
 def run_bursts(torch, phase, seconds, probe=None):
@@ -328,7 +328,7 @@ def run_bursts(torch, phase, seconds, probe=None):
             for _ in range(phase["copies"]):
                 dst.copy_(src)
 
-    work = phase["gemms"] * gpuval.gemm_flops(phase["m"], phase["n"], phase["k"])
+    work = phase["gemms"] * gpuval_core.gemm_flops(phase["m"], phase["n"], phase["k"])
     return flops_record(torch, phase, one_round, seconds, work, probe)
 
 

@@ -20,7 +20,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "gpu-validate"))
-import gpuval  # noqa: E402
+import gpuval_core  # noqa: E402
 import workload  # noqa: E402  (the plan only; torch is never imported)
 
 RATE_FLOPS = {"fp32": 40e12}  # SYNTHETIC, per precision; 400e12 for the others
@@ -51,7 +51,7 @@ def fake_phase(phase, seconds, work_per_iteration):
 
 def work_of(phase):
     if phase.get("kind") in ("gemm", "duty", "mixed", "train"):
-        return phase.get("gemms", 1) * gpuval.gemm_flops(phase.get("m", 1024), phase.get("n", 1024),
+        return phase.get("gemms", 1) * gpuval_core.gemm_flops(phase.get("m", 1024), phase.get("n", 1024),
                                                          phase.get("k", 1024))
     return 0
 

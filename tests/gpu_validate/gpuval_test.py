@@ -17,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "gpu-validate"))
 import agent_cost  # noqa: E402
 import gpuval  # noqa: E402
+import gpuval_core  # noqa: E402
 import workload  # noqa: E402
 
 # A made-up GPU with round numbers: f_spec = 200e12 / (100 x 1000) = 2000 MHz.
@@ -54,55 +55,55 @@ def recording(points, gpu="0", model="SYNTHETIC GPU 80GB"):
 
 class SpecsTest(unittest.TestCase):
     def test_lookup_follows_ofus_normalization(self):
-        specs = gpuval.load_specs()
-        self.assertEqual(gpuval.lookup_sku(specs, "NVIDIA H100 80GB HBM3")["id"], "h100-sxm5")
-        self.assertEqual(gpuval.lookup_sku(specs, "  nvidia   H200 ")["id"], "h200-sxm")
-        self.assertEqual(gpuval.lookup_sku(specs, "h100-sxm5")["id"], "h100-sxm5")
-        self.assertIsNone(gpuval.lookup_sku(specs, "NVIDIA GeForce GTX 1080"))
+        specs = gpuval_core.load_specs()
+        self.assertEqual(gpuval_core.lookup_sku(specs, "NVIDIA H100 80GB HBM3")["id"], "h100-sxm5")
+        self.assertEqual(gpuval_core.lookup_sku(specs, "  nvidia   H200 ")["id"], "h200-sxm")
+        self.assertEqual(gpuval_core.lookup_sku(specs, "h100-sxm5")["id"], "h100-sxm5")
+        self.assertIsNone(gpuval_core.lookup_sku(specs, "NVIDIA GeForce GTX 1080"))
 
     def test_f_spec_and_peaks(self):
-        h100 = gpuval.lookup_sku(gpuval.load_specs(), "h100-sxm5")
+        h100 = gpuval_core.lookup_sku(gpuval_core.load_specs(), "h100-sxm5")
         # 989.4e12 / (132 x 4096) = 1829.945 MHz.
-        self.assertAlmostEqual(gpuval.f_spec_mhz(h100), 1829.945, places=3)
-        self.assertEqual(gpuval.peak_tflops(h100, "fp8"), 1979)
-        self.assertIsNone(gpuval.peak_tflops(h100, "fp4"))
-        self.assertEqual(gpuval.f_spec_mhz(SKU), 2000.0)
+        self.assertAlmostEqual(gpuval_core.f_spec_mhz(h100), 1829.945, places=3)
+        self.assertEqual(gpuval_core.peak_tflops(h100, "fp8"), 1979)
+        self.assertIsNone(gpuval_core.peak_tflops(h100, "fp4"))
+        self.assertEqual(gpuval_core.f_spec_mhz(SKU), 2000.0)
 
 
 class FlopsTest(unittest.TestCase):
     def test_gemm_flops_are_exact_integers(self):
-        self.assertEqual(gpuval.gemm_flops(8192, 8192, 8192), 1099511627776)
-        self.assertEqual(gpuval.gemm_flops(4097, 4097, 4097), 137539641346)  # 2 x 68769820673
-        self.assertEqual(gpuval.gemm_flops(4097, 1000, 8191, iterations=3), 3 * 2 * 4097 * 1000 * 8191)
+        self.assertEqual(gpuval_core.gemm_flops(8192, 8192, 8192), 1099511627776)
+        self.assertEqual(gpuval_core.gemm_flops(4097, 4097, 4097), 137539641346)  # 2 x 68769820673
+        self.assertEqual(gpuval_core.gemm_flops(4097, 1000, 8191, iterations=3), 3 * 2 * 4097 * 1000 * 8191)
 
     def test_mfu(self):
         # 1e15 FLOPs in 2 s against 989.4 TFLOP/s: 500 / 989.4.
-        self.assertAlmostEqual(gpuval.mfu(1e15, 2.0, 989.4), 500 / 989.4)
-        self.assertIsNone(gpuval.mfu(1e15, 2.0, None))
-        self.assertIsNone(gpuval.mfu(1e15, 0, 989.4))
+        self.assertAlmostEqual(gpuval_core.mfu(1e15, 2.0, 989.4), 500 / 989.4)
+        self.assertIsNone(gpuval_core.mfu(1e15, 2.0, None))
+        self.assertIsNone(gpuval_core.mfu(1e15, 0, 989.4))
 
     def test_flops_between_checkpoints(self):
         checkpoints = [[100, 0], [101, 1e12], [103, 3e12]]
         # at(100.5) = 0.5e12, at(102) = 2e12.
-        self.assertAlmostEqual(gpuval.flops_between(checkpoints, 100.5, 102), 1.5e12)
-        self.assertAlmostEqual(gpuval.flops_between(checkpoints, 99, 104), 3e12)  # clamped
-        self.assertEqual(gpuval.flops_between(checkpoints, 102, 102), 0.0)
+        self.assertAlmostEqual(gpuval_core.flops_between(checkpoints, 100.5, 102), 1.5e12)
+        self.assertAlmostEqual(gpuval_core.flops_between(checkpoints, 99, 104), 3e12)  # clamped
+        self.assertEqual(gpuval_core.flops_between(checkpoints, 102, 102), 0.0)
 
     def test_phase_mfu_whole_loop_and_span(self):
         phase = {"kind": "gemm", "precision": "bf16", "flops": 3e12, "elapsed_s": 3.0, "t_start": 100,
                  "t_end": 103, "checkpoints": [[100, 0], [101, 1e12], [103, 3e12]]}
-        self.assertAlmostEqual(gpuval.phase_mfu(SKU, phase), 3e12 / 3 / 200e12)
+        self.assertAlmostEqual(gpuval_core.phase_mfu(SKU, phase), 3e12 / 3 / 200e12)
         # (101, 103): 2e12 FLOPs in 2 s = 1 TFLOP/s of 200.
-        self.assertAlmostEqual(gpuval.phase_mfu(SKU, phase, (101, 103)), 0.005)
-        self.assertEqual(gpuval.phase_mfu(SKU, {"kind": "idle"}), 0.0)
-        self.assertIsNone(gpuval.phase_mfu(SKU, dict(phase, precision="tf32")))  # no tf32 peak
+        self.assertAlmostEqual(gpuval_core.phase_mfu(SKU, phase, (101, 103)), 0.005)
+        self.assertEqual(gpuval_core.phase_mfu(SKU, {"kind": "idle"}), 0.0)
+        self.assertIsNone(gpuval_core.phase_mfu(SKU, dict(phase, precision="tf32")))  # no tf32 peak
 
     def test_transformer_flops(self):
         # layers 2, d 4, vocab 10, T 8: matmul params 12*2*16 + 4*10 = 424, 6 x 424 = 2544;
         # attention 12 * 2 * 4 * 8 = 768.
-        self.assertEqual(gpuval.transformer_flops_per_token(2, 4, 10, 8), 3312)
-        self.assertEqual(gpuval.transformer_flops_per_token(2, 4, 10, 8, causal=True), 2544 + 384)
-        self.assertEqual(gpuval.transformer_flops_per_token(2, 4, 10, 8, flash_recompute=True), 3312 + 128)
+        self.assertEqual(gpuval_core.transformer_flops_per_token(2, 4, 10, 8), 3312)
+        self.assertEqual(gpuval_core.transformer_flops_per_token(2, 4, 10, 8, causal=True), 2544 + 384)
+        self.assertEqual(gpuval_core.transformer_flops_per_token(2, 4, 10, 8, flash_recompute=True), 3312 + 128)
 
     def test_the_training_steps_flops(self):
         # 6 x (12 x 8 x 2048^2 + 2048 x 32768) + 12 x 8 x 2048 x 2048 = 3,221,225,472 per token, x 16384 tokens.
@@ -128,28 +129,28 @@ class FlopsTest(unittest.TestCase):
 class ParsingAndJoinTest(unittest.TestCase):
     def test_recording_windows_and_phase_join(self):
         text = recording([(10, 0.5, 1800), (11, 0.8, 1500), (12, 0.9, 1900)])
-        windows = gpuval.recording_windows(text, window_s=1.0)
+        windows = gpuval_core.recording_windows(text, window_s=1.0)
         self.assertEqual([(w["t_start"], w["t_end"]) for w in windows], [(9, 10), (10, 11), (11, 12)])
         self.assertEqual(windows[0]["model"], "SYNTHETIC GPU 80GB")
         # Inside [9.5, 12]: (10, 11) and (11, 12): OFU 0.8 x 1500 / 2000 = 0.6 and 0.9 x 1900 / 2000 = 0.855.
-        j = gpuval.phase_ofu(windows, {"t_start": 9.5, "t_end": 12.0}, fspec=2000)
+        j = gpuval_core.phase_ofu(windows, {"t_start": 9.5, "t_end": 12.0}, fspec=2000)
         self.assertAlmostEqual(j["ofu"], (0.6 + 0.855) / 2)
         self.assertEqual(j["windows"], 2)
         self.assertEqual(j["span"], (10, 12))
         self.assertAlmostEqual(j["clock_mhz"], 1700)
         # Window length defaults to the median spacing.
-        self.assertEqual(gpuval.recording_windows(text)[0]["t_start"], 9)
+        self.assertEqual(gpuval_core.recording_windows(text)[0]["t_start"], 9)
 
     def test_phase_join_weights_by_window_length(self):
         windows = [{"t_start": 0, "t_end": 1, "ofu": 0.4}, {"t_start": 1, "t_end": 1.5, "ofu": 0.7},
                    {"t_start": 1.5, "t_end": 3, "ofu": 0.99}]
-        j = gpuval.phase_ofu(windows, {"t_start": 0, "t_end": 2})
+        j = gpuval_core.phase_ofu(windows, {"t_start": 0, "t_end": 2})
         self.assertAlmostEqual(j["ofu"], (0.4 * 1 + 0.7 * 0.5) / 1.5)  # = 0.5
-        self.assertIsNone(gpuval.phase_ofu(windows, {"t_start": 5, "t_end": 6})["ofu"])
+        self.assertIsNone(gpuval_core.phase_ofu(windows, {"t_start": 5, "t_end": 6})["ofu"])
 
     def test_probe_log(self):
         text = PROBE_HEADER + probe_row(100.5, 0.5, 50, 8e10, 4e10, 1600) + "101,0.5,,3,,3,,3,,3,,3,,3,,3,,,,,0,1\n"
-        rows = gpuval.read_probe_log(text)
+        rows = gpuval_core.read_probe_log(text)
         self.assertEqual(len(rows), 2)
         self.assertEqual(rows[0]["t_start"], 100.0)
         self.assertEqual(rows[0]["gpm248_sm_cycles_elapsed"], 8e10)
@@ -159,14 +160,14 @@ class ParsingAndJoinTest(unittest.TestCase):
         self.assertIsNone(raw[1]["ofu"])
 
     def test_id_ranges(self):
-        self.assertEqual(gpuval.id_ranges([8, 1, 2, 3, 5, 7]), "1-3,5,7-8")
-        self.assertEqual(gpuval.id_ranges([]), "")
+        self.assertEqual(gpuval_core.id_ranges([8, 1, 2, 3, 5, 7]), "1-3,5,7-8")
+        self.assertEqual(gpuval_core.id_ranges([]), "")
 
 
 class CycleCountersTest(unittest.TestCase):
     @staticmethod
     def rows(values):
-        return gpuval.read_probe_log(PROBE_HEADER + "".join(values))
+        return gpuval_core.read_probe_log(PROBE_HEADER + "".join(values))
 
     def test_summed_count_told_apart_by_two_window_lengths(self):
         # 132 SMs at 1500 MHz: 132 x 1.5e9 x dt cycles.
@@ -406,7 +407,7 @@ class RecordingWithPhasesTest(unittest.TestCase):
                    "elapsed_s": 10, "flops": 1e15},  # 100 TFLOP/s of 200: MFU 0.5
                   {"phase": "fp8-8192", "error": "RuntimeError: no fp8"},
                   {"phase": "idle", "kind": "idle", "t_start": 1011, "t_end": 1012}]
-        text = gpuval.recording_with_phases(rec, phases, gpuval.lookup_sku(SYNTHETIC_SPECS, "SYNTHETIC GPU 80GB"))
+        text = gpuval.recording_with_phases(rec, phases, gpuval_core.lookup_sku(SYNTHETIC_SPECS, "SYNTHETIC GPU 80GB"))
         self.assertTrue(text.endswith(
             "# TYPE ofu_recording_phase info\n"
             "# HELP ofu_recording_phase What ran from start to end (epoch s) and its true MFU (workload.py).\n"

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 import explain_train  # noqa: E402
 import fit_kernel_throughput  # noqa: E402
 import gpuval  # noqa: E402
+import gpuval_core  # noqa: E402
 import kernels_workload  # noqa: E402
 import stage_k  # noqa: E402
 # The made-up GPU of gpuval_test: F_p = 1000 FLOPs per clock per SM in bf16, 2000 in fp8.
@@ -101,7 +102,7 @@ class NcuCsvTest(unittest.TestCase):
         self.assertEqual(stage_k.to_base_unit(3.0, "Kinst"), (3000.0, "inst"))
         self.assertEqual(stage_k.to_base_unit(5.0, "cycle/nsecond"), (5e9, "cycle/second"))
         self.assertEqual(stage_k.to_base_unit(40.0, "%"), (40.0, "%"))
-        self.assertIsNone(stage_k.parse_number("n/a"))
+        self.assertIsNone(gpuval_core.parse_number("n/a"))
 
 
 class MetricSelectionTest(unittest.TestCase):
@@ -435,7 +436,7 @@ class StageSummaryTest(unittest.TestCase):
             self.assertIn("candidate rows for data/kernel_throughput.json: 1", text)
             self.assertIn("sm75 s1688 16-bit: 0.500 over 1 case(s)", text)
             self.assertIn("stage K profiled no kernel of the training step", text)
-            rows = stage_k.read_kernel_csv(os.path.join(work, "stage-k-kernels.csv"))
+            rows = gpuval_core.read_kernel_csv(os.path.join(work, "stage-k-kernels.csv"))
             self.assertEqual([r["ncu_id"] for r in rows], ["1", "3"])
             self.assertEqual(rows[1]["rel_to_aligned"], 0.5)
             with open(os.path.join(work, "stage-k-candidates.json")) as f:
@@ -447,7 +448,7 @@ class StageSummaryTest(unittest.TestCase):
                 f.write("plan\tok\t0\t1.0\t\nncu\tskipped\t-\t0\tncu absent: not on PATH\n")
             with open(os.path.join(work, "env.json"), "w") as f:
                 json.dump({"gpu": "NVIDIA H200", "synthetic": True}, f)
-            text = stage_k.summarize(work, gpuval.load_specs())
+            text = stage_k.summarize(work, gpuval_core.load_specs())
             self.assertIn("SKU: h200-sxm (from the device's name 'NVIDIA H200')", text)
             self.assertIn("ncu absent: skipped (not on PATH)", text)
             self.assertIn("kernels: none profiled (ncu absent)", text)

@@ -1,6 +1,8 @@
 # The GPU validation (scripts/gpu-validate, docs/gpu-validation.md) on this
 # machine, without a GPU, nvcc or torch:
 #   GpuValidate.ScriptSyntax        bash -n and py_compile of every script
+#   GpuValidate.ImportGraph         no import cycle among the Python scripts (function-level
+#                                   imports included)
 #   GpuValidate.PurePython          the arithmetic, joins and summaries on SYNTHETIC inputs
 #   GpuValidate.StagesOnNvmlDouble  run-stage.sh A, B, C, K end to end on the NVML double
 #   GpuValidate.OfuPerPhaseOnTheH100Run  gpuval.py with-phases + ofu report on the first H100 run
@@ -14,6 +16,10 @@
 add_test(NAME GpuValidate.ScriptSyntax
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/check_syntax.sh ${PROJECT_SOURCE_DIR}
           ${Python3_EXECUTABLE} ${CMAKE_CURRENT_BINARY_DIR}/pycache)
+add_test(NAME GpuValidate.ImportGraph
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/import_graph_test.py)
+set_tests_properties(GpuValidate.ImportGraph PROPERTIES
+  ENVIRONMENT "PYTHONPYCACHEPREFIX=${CMAKE_CURRENT_BINARY_DIR}/pycache")
 add_test(NAME GpuValidate.PurePython
   COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_validate/gpuval_test.py)
 set_tests_properties(GpuValidate.PurePython PROPERTIES
