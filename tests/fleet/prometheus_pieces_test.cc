@@ -115,5 +115,25 @@ TEST_F(PrometheusPieces, ARefusalHalvesThePieceAndLowersThePlan) {
   EXPECT_NE(refused.error().message.find("--query.max-samples"), std::string::npos) << refused.error().message;
 }
 
+// The refusals that ask for less, as servers word them. VictoriaMetrics
+// 1.79's answer to a 1,024-GPU batch's query (seen by
+// bench/fleet_hourly_exactness.sh, 2026-11-28) was an error before it was
+// recognised: the GPUs' regex made the query 26,793 bytes.
+TEST(PrometheusRefusals, SizeRefusalsAreToldApartFromOtherErrors) {
+  for (const char* refusal : {
+           "query processing would load too many samples into memory in query execution",
+           "too long query; got 26793 bytes; mustn't exceed `-search.maxQueryLen=16384` bytes",
+           "cannot select more than -search.maxSamplesPerQuery=1000000000 samples",
+       }) {
+    EXPECT_TRUE(IsRefusalForSize(refusal)) << refusal;
+  }
+  for (const char* error : {
+           "parse error at char 5: unexpected identifier",
+           "unknown function with name \"rat\"",
+       }) {
+    EXPECT_FALSE(IsRefusalForSize(error)) << error;
+  }
+}
+
 }  // namespace
 }  // namespace ofu::history

@@ -70,10 +70,12 @@ const std::string& PromSeries::Label(const std::string& name) const {
 bool IsRefusalForSize(const std::string& message) {
   // Prometheus: --query.max-samples, the 11,000 points per series of a range
   // query; Thanos/Mimir/Cortex: max samples, chunks, series, fetched bytes;
-  // VictoriaMetrics: -search.maxSamplesPerQuery, -search.maxSeries.
+  // VictoriaMetrics: -search.maxSamplesPerQuery, -search.maxSeries, and
+  // -search.maxQueryLen (16 KiB by default: the GPUs' regex of a 1,024-GPU
+  // batch is longer, and a smaller batch is the answer to it too).
   for (std::string_view marker :
        {"too many samples", "exceeded maximum resolution", "max-samples", "maxSamplesPerQuery", "maxSeries",
-        "the query exceeded the maximum number", "exceeded the limit", "limit of", "max_fetched"}) {
+        "maxQueryLen", "the query exceeded the maximum number", "exceeded the limit", "limit of", "max_fetched"}) {
     if (message.find(marker) != std::string::npos) return true;
   }
   return false;

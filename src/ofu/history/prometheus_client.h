@@ -5,7 +5,8 @@
 // answer to them is to ask for less (a shorter range, fewer GPUs) rather than
 // to give up: Prometheus's --query.max-samples ("query processing would load
 // too many samples into memory"), its 11,000-points-per-series limit, and the
-// sample, chunk and series limits of Thanos, Mimir and VictoriaMetrics.
+// sample, chunk and series limits of Thanos, Mimir and VictoriaMetrics, and
+// VictoriaMetrics's limit on a query's length.
 //
 // Errors: kInvalidArgument for a URL that is not http(s)://host[:port][/path];
 // kUnavailable when the server cannot be reached, does not answer within the
