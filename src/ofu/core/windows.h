@@ -49,7 +49,7 @@
 
 namespace ofu {
 
-// The longest nominal interval: samples further apart than 3 hours are gaps
+// The longest nominal interval: samples further apart than an hour are gaps
 // whatever their median spacing, so one sample never spreads over days.
 inline constexpr double kMaxIntervalS = 3600;
 
