@@ -18,22 +18,14 @@ windows_per_job=${3:-6720}
 window_s=${4:-15}
 ofu=$build/apps/ofu/ofu
 here=$(cd "$(dirname "$0")" && pwd)
-work=${WORK:-$(mktemp -d)}
-mkdir -p "$work"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  [[ -n "${WORK:-}" ]] || rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=bench/vm_lib.sh
+. "$here/vm_lib.sh"
+bench_work_dir
 for program in victoria-metrics vmalert; do
   command -v $program >/dev/null || { echo "fleet_hourly_exactness: needs $program (scripts/install-deps.sh)"; exit 2; }
 done
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 log() { echo "fleet_hourly_exactness: $(date -u +%H:%M:%S) $*"; }
 
-port=$(free_port)
-url=http://127.0.0.1:$port
 # -search.maxQueryLen: the default 16 KiB is shorter than the counters
 # path's query for one span of all 1,024 GPUs (26,793 bytes; the span
 # terms' GPU lists are not split yet: docs/prometheus.md, VictoriaMetrics).
@@ -41,11 +33,10 @@ url=http://127.0.0.1:$port
 # evaluates the hour where two requests meet in both, writing the same
 # value twice at the same time; without deduplication the reader sums both
 # (seen: 630,000 s instead of 604,800 for every GPU, 7 hours too many).
-victoria-metrics -storageDataPath="$work/vmdata" -httpListenAddr=127.0.0.1:$port -retentionPeriod=100y \
-  -search.disableCache -search.maxSamplesPerQuery=2000000000 -search.maxQueryLen=1048576 \
-  -dedup.minScrapeInterval=1s >>"$work/vm.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do curl -sf "$url/health" >/dev/null && break; sleep 0.2; done
+# A fleet not wholly imported is written again, into an empty server.
+[[ -e "$work/imported" ]] || rm -rf "$work/fleet" "$work/vmdata" "$work/ready"
+start_victoria_metrics -search.maxSamplesPerQuery=2000000000 -search.maxQueryLen=1048576 -dedup.minScrapeInterval=1s
+url=http://127.0.0.1:$port
 
 # OpenMetrics slices (timestamps in seconds, written as N.000) as the
 # Prometheus text VictoriaMetrics imports (milliseconds); each slice is
@@ -60,7 +51,6 @@ import_slices() {
   done
 }
 if [[ ! -e "$work/imported" ]]; then
-  rm -rf "$work/fleet" "$work/vmdata"
   t0=$(date +%s)
   "$build/apps/ofu-fleet-sim/ofu-fleet-sim" --out "$work/fleet" --gpus "$gpus" --gpus-per-job 8 \
     --jobs $((gpus / 8 * 6)) --windows-per-job "$windows_per_job" --window "$window_s" --seed 7 \

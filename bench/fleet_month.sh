@@ -18,15 +18,9 @@ hours=${3:-720}
 engines=${ENGINES:-vm prometheus}
 ofu=$build/apps/ofu/ofu
 here=$(cd "$(dirname "$0")" && pwd)
-work=${WORK:-$(mktemp -d)}
-mkdir -p "$work"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  [[ -n "${WORK:-}" ]] || rm -rf "$work"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# shellcheck source=bench/vm_lib.sh
+. "$here/vm_lib.sh"
+bench_work_dir
 start=1790002800
 until_s=$((start + hours * 3600))
 
@@ -54,11 +48,7 @@ EOF
 for engine in $engines; do
   case $engine in
     vm)
-      port=$(free_port)
-      victoria-metrics -storageDataPath="$work/vmdata" -httpListenAddr=127.0.0.1:$port -retentionPeriod=100y \
-        -search.disableCache -search.maxSamplesPerQuery=2000000000 >"$work/vm.log" 2>&1 &
-      pids+=($!)
-      for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.2; done
+      start_victoria_metrics -search.maxSamplesPerQuery=2000000000
       t0=$(date +%s)
       for f in "$work"/fleet/day-*.prom; do
         curl -sf -X POST --data-binary @"$f" "http://127.0.0.1:$port/api/v1/import/prometheus"
