@@ -12,6 +12,25 @@ set_tests_properties(Format.ClangFormat PROPERTIES
   SKIP_RETURN_CODE 77
   ENVIRONMENT "CLANG_FORMAT=${OFU_CLANG_FORMAT}")
 
+# Labels for the sanitizer run (make test-asan), which leaves both out:
+#   static     runs none of ofu's C++ (scripts that regenerate or check files,
+#              promtool on committed rules, clang-format, the layer and doc
+#              checks): under ASan it would be the same run again.
+#   packaging  the Debian package test: the package is made from the normal
+#              build; under ASan it spends 70 s in strip, dpkg-shlibdeps and
+#              lintian on sanitized programs, which the CLI tests already run.
+# `ctest -L static` lists the first kind.
+get_property(ofu_all_tests DIRECTORY PROPERTY TESTS)
+foreach(test ${ofu_all_tests})
+  if(test MATCHES "^(BundledRecording|gpu_table|kernel_throughput|clock_model|ClockTruthRecording|layers|docs|Format)\\."
+     OR test MATCHES "^PromRules\\.(Check|Test)\\." OR test STREQUAL "PromRules.DcgmExporterRulesRegenerate"
+     OR test MATCHES "^GpuValidate\\.(ScriptSyntax|ImportGraph|PurePython|StageK|ExplainTrain)$"
+     OR test STREQUAL "Deploy.GrafanaDashboardsRegenerate")
+    set_property(TEST ${test} APPEND PROPERTY LABELS static)
+  endif()
+endforeach()
+set_property(TEST Deploy.DebianPackageInstallsAndRuns APPEND PROPERTY LABELS packaging)
+
 # No test leaves a process behind. Tests declared with add_test() get what
 # ofu_test() gives the GoogleTest ones (OFU_TEST_PROPERTIES: the marker in
 # their environment, the fixture); NoLeftoverProcesses runs after all of them,
