@@ -8,6 +8,8 @@
 #include <numbers>
 #include <optional>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -307,7 +309,13 @@ class OpenMetricsSlices {
       out << text;
       text.clear();
     };
-    const auto time_at = [&](int k) { return fmt::format("{:.3f}", TimeS(k)); };
+    // Each sample time formatted once: fmt's fixed-precision path for a
+    // 1.8e9 s time is slow (big-integer digits), and every counter of every
+    // GPU repeats the same times.
+    std::vector<std::string> times;
+    times.reserve(static_cast<std::size_t>(k_last - k_first + 1));
+    for (int k = k_first; k <= k_last; ++k) times.push_back(fmt::format("{:.3f}", TimeS(k)));
+    const auto time_at = [&](int k) -> const std::string& { return times[static_cast<std::size_t>(k - k_first)]; };
     if (k_first == 0) {
       text += fmt::format("# TYPE ofu_synthetic_fleet gauge\n# HELP ofu_synthetic_fleet {}\n", kSynthetic);
       text += fmt::format("ofu_synthetic_fleet{} 1 {}\n",
