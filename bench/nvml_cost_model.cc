@@ -32,7 +32,7 @@
 #include "doubles/fake_nvml_scenarios.h"
 #include "ofu/agent/config.h"
 #include "ofu/agent/run.h"
-#include "ofu/sources/nvml_source.h"
+#include "ofu/sources/nvml/nvml_source.h"
 
 namespace {
 

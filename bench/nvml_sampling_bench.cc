@@ -13,7 +13,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "ofu/sources/nvml_source.h"
+#include "ofu/sources/nvml/nvml_source.h"
 
 namespace {
 

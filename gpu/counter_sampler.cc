@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "ofu/sources/nvml_source.h"
+#include "ofu/sources/nvml/nvml_source.h"
 
 namespace ofu::gpu {
 

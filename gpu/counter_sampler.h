@@ -1,5 +1,5 @@
 // Counters sampled while a GEMM loop runs, in the same process: ofu's own
-// NVML source (sources/nvml_source.h) on one thread, and a clock reader on
+// NVML source (sources/nvml/nvml_source.h) on one thread, and a clock reader on
 // another that reads the SM clock every clock_period_s (the harness's
 // oversampled clock and its one-reading-per-window point clock, for the
 // clock study).
@@ -31,7 +31,7 @@
 #include "ofu/core/result.h"
 #include "ofu/gemm/evaluate.h"
 #include "ofu/sources/clock.h"
-#include "ofu/sources/nvml_library.h"
+#include "ofu/sources/nvml/nvml_library.h"
 #include "ofu/sources/source.h"
 
 namespace ofu::gpu {

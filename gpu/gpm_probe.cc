@@ -1,6 +1,6 @@
 // ofu-gpm-probe: what a driver's NVML GPM gives, read raw, for the GPU
 // validation (docs/gpu-validation.md, Stage A). It loads NVML through ofu's
-// own loader (src/ofu/sources/nvml_library.h), so it exercises the same
+// own loader (src/ofu/sources/nvml/nvml_library.h), so it exercises the same
 // declarations and struct layouts as `ofu`, and it runs against the in-tree
 // NVML double (tests/doubles/fake_nvml.cc) like every other NVML test.
 //
@@ -44,7 +44,7 @@
 #include "ofu/cli/stop_signal.h"
 #include "ofu/core/sample.h"
 #include "ofu/core/version.h"
-#include "ofu/sources/nvml_library.h"
+#include "ofu/sources/nvml/nvml_library.h"
 
 namespace {
 
@@ -435,7 +435,7 @@ struct CostOptions {
   double limit_s = 10;
 };
 
-// Every call the NVML source (src/ofu/sources/nvml_window.cc, nvml_gpm.cc) makes per
+// Every call the NVML source (src/ofu/sources/nvml/nvml_window.cc, nvml_gpm.cc) makes per
 // window and GPU, timed alone on one device: the SM clock (ten reads a
 // second whatever the window), a GPM sample, the GPM metrics get, power,
 // energy, clock event reasons, and the process list (read once per

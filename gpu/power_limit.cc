@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "ofu/sources/nvml_library.h"
+#include "ofu/sources/nvml/nvml_library.h"
 
 namespace ofu::gpu {
 

@@ -17,7 +17,7 @@
 
 #include "ofu/core/result.h"
 #include "ofu/platform/dynamic_library.h"
-#include "ofu/sources/nvml_api.h"
+#include "ofu/sources/nvml/nvml_api.h"
 
 namespace ofu::gpu {
 

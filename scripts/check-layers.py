@@ -7,7 +7,10 @@ it may include, comma-separated, "—" for nothing). A new include across
 layers either fits the table or the table changes on purpose, in review.
 
 The layers are the directories of src/ofu, and two more: everything under
-apps/ is the layer "apps" and everything under gpu/ the layer "gpu". Those
+apps/ is the layer "apps" and everything under gpu/ the layer "gpu". A folder
+one level down is a sub-layer of its own where the table has a row for it
+("sources/nvml"): its files are that layer, and including it takes that name
+in the includer's row; a parent's name ("sources") does not grant it. Those
 two include the library as "ofu/<layer>/..." and their own headers by a name
 beside the including file (or a file the build generates, *.inc): a bare
 name found elsewhere, through an include path into another program's
@@ -47,16 +50,22 @@ def read_layer_table(doc: pathlib.Path) -> dict:
     return allowed
 
 
-LAYER_INCLUDE = re.compile(r'^\s*#\s*include\s+"ofu/([a-z_]+)/')
+LAYER_INCLUDE = re.compile(r'^\s*#\s*include\s+"ofu/([a-z_]+)/(?:([a-z_]+)/)?')
+
+
+def layer_named(top: str, sub, allowed: dict) -> str:
+    """The layer of a path under src/ofu: "top/sub" where the table has that row, else "top"."""
+    return f"{top}/{sub}" if sub and f"{top}/{sub}" in allowed else top
 QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
-def sources_of(root: pathlib.Path):
+def sources_of(root: pathlib.Path, allowed: dict):
     """(path, layer) of every file the check reads, in a stable order."""
     library = root / "src" / "ofu"
     for path in sorted(library.rglob("*")):
         if path.suffix in SUFFIXES and path.is_file():
-            yield path, path.relative_to(library).parts[0]
+            parts = path.relative_to(library).parts
+            yield path, layer_named(parts[0], parts[1] if len(parts) > 2 else None, allowed)
     for layer in PROGRAM_LAYERS:
         for path in sorted((root / layer).rglob("*")):
             if path.suffix in SUFFIXES and path.is_file():
@@ -68,8 +77,9 @@ def check_file(path: pathlib.Path, layer: str, allowed: dict) -> list:
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         m = LAYER_INCLUDE.match(line)
         if m:
-            if m.group(1) != layer and m.group(1) not in allowed[layer]:
-                bad.append(f"{path}:{number}: layer '{layer}' may not include '{m.group(1)}' "
+            included = layer_named(m.group(1), m.group(2), allowed)
+            if included != layer and included not in allowed[layer]:
+                bad.append(f"{path}:{number}: layer '{layer}' may not include '{included}' "
                            f"(allowed: {', '.join(sorted(allowed[layer])) or 'none'})")
             continue
         m = QUOTED_INCLUDE.match(line)
@@ -90,7 +100,7 @@ def main() -> int:
         return 2
     allowed = read_layer_table(pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else DEFAULT_DOC)
     bad = []
-    for path, layer in sources_of(root):
+    for path, layer in sources_of(root, allowed):
         if layer not in allowed:
             bad.append(f"{path}: directory '{layer}' is not in the layer table of docs/ARCHITECTURE.md")
             continue

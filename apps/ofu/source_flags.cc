@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "ofu/sources/builtin_sources.h"
+#include "ofu/sources/builtin/builtin_sources.h"
 #include "window_flag.h"
 
 namespace ofu::cli {

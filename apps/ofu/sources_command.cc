@@ -8,7 +8,7 @@
 #include "format_flag.h"
 #include "ofu/agent/run.h"
 #include "ofu/cli/exit_codes.h"
-#include "ofu/sources/builtin_sources.h"
+#include "ofu/sources/builtin/builtin_sources.h"
 #include "ofu/sources/call_accounting.h"
 #include "ofu/sources/source_cost.h"
 #include "ofu/sources/sources_listing.h"

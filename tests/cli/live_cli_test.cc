@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ofu/sources/clock.h"
-#include "ofu/sources/nvml_source.h"
+#include "ofu/sources/nvml/nvml_source.h"
 #include "ofu/sources/recording_writer.h"
 #include "support/cli_runner.h"
 

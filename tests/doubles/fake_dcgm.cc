@@ -2,7 +2,7 @@
 // DCGM source through the same dlopen path as the real library.
 //
 // It exports the C functions the source calls (declared in
-// src/ofu/sources/dcgm_api.h) plus three control functions:
+// src/ofu/sources/dcgm/dcgm_api.h) plus three control functions:
 //   int  ofu_fake_dcgm_load_scenario(const char* json)  // 0, or -1 if the JSON is bad
 //   const char* ofu_fake_dcgm_state()                   // JSON of what the source did
 // In-process tests dlopen() the same path (so they share this file's state)
@@ -71,7 +71,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ofu/sources/dcgm_api.h"
+#include "ofu/sources/dcgm/dcgm_api.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // A scripted stand-in for libnvidia-ml.so.1, built as a shared library of
 // that exact name so the NVML source loads it through its ordinary dlopen
-// path. It exports the C functions of src/ofu/sources/nvml_api.h that the
+// path. It exports the C functions of src/ofu/sources/nvml/nvml_api.h that the
 // source uses, plus two control functions for in-process tests:
 //
 //   int ofu_fake_nvml_load_scenario(const char* json);  // 0 ok, -1 bad JSON or unknown driver_profile
@@ -101,7 +101,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ofu/sources/nvml_api.h"
+#include "ofu/sources/nvml/nvml_api.h"
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -2,8 +2,9 @@
 """scripts/check-layers.py on trees made here (SYNTHETIC: a few one-line
 files and a four-row table), so that the check is seen to fail: on an include
 that breaks the table in src/ofu, in apps/ and in gpu/, and on a program that
-reaches into another program's folder by a bare header name. Each failure
-must name the file and line."""
+reaches into another program's folder by a bare header name; and a
+sub-layer (a folder one level down with a row of its own) kept apart from its
+parent in both directions. Each failure must name the file and line."""
 import pathlib
 import subprocess
 import sys
@@ -102,6 +103,40 @@ class CheckLayersTest(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertEqual(out, f"{self.root}/src/ofu/render/top_view.h: directory 'render' is not in the layer "
                               "table of docs/ARCHITECTURE.md\n")
+
+    def sub_layers(self):
+        """sinks/disk as a sub-layer of its own: it may include sinks; sinks may not include it."""
+        self.doc.write_text(TABLE.replace("| cli |", "| sinks/disk | a sink on disk | core, sinks |\n| cli |"),
+                            encoding="utf-8")
+        self.write("src/ofu/sinks/disk/file_sink.h", '#pragma once\n#include "ofu/sinks/sink.h"\n')
+
+    def test_a_sub_layer_follows_its_own_row(self):
+        self.sub_layers()
+        self.assertEqual(self.run_check(), (0, ""))
+
+    def test_the_parent_layer_including_its_sub_layer_fails_naming_the_line(self):
+        self.sub_layers()
+        self.write("src/ofu/sinks/all.h", '#pragma once\n#include "ofu/sinks/disk/file_sink.h"\n')
+        code, out = self.run_check()
+        self.assertEqual(code, 1)
+        self.assertEqual(out, f"{self.root}/src/ofu/sinks/all.h:2: layer 'sinks' may not include 'sinks/disk' "
+                              "(allowed: core)\n")
+
+    def test_a_layer_allowed_the_parent_is_not_allowed_the_sub_layer(self):
+        self.sub_layers()
+        self.write("apps/ofu/disk_command.cc", '#include "ofu/sinks/disk/file_sink.h"\n')
+        code, out = self.run_check()
+        self.assertEqual(code, 1)
+        self.assertEqual(out, f"{self.root}/apps/ofu/disk_command.cc:1: layer 'apps' may not include 'sinks/disk' "
+                              "(allowed: cli, core, sinks)\n")
+
+    def test_a_folder_without_a_row_stays_part_of_its_parent(self):
+        self.write("src/ofu/sinks/detail/helper.h", '#pragma once\n#include "ofu/core/result.h"\n')
+        self.write("src/ofu/cli/flags.h", '#pragma once\n#include "ofu/sinks/detail/helper.h"\n')
+        code, out = self.run_check()
+        self.assertEqual(code, 1)
+        self.assertEqual(out, f"{self.root}/src/ofu/cli/flags.h:2: layer 'cli' may not include 'sinks' "
+                              "(allowed: core)\n")
 
     def test_every_bad_include_is_named_not_only_the_first(self):
         self.write("src/ofu/core/a.h", '#include "ofu/cli/exit_codes.h"\n')

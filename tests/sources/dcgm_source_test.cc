@@ -13,8 +13,8 @@
 
 #include "ofu/core/gpu_spec.h"
 #include "ofu/sources/call_accounting.h"
-#include "ofu/sources/dcgm_library.h"
-#include "ofu/sources/dcgm_source.h"
+#include "ofu/sources/dcgm/dcgm_library.h"
+#include "ofu/sources/dcgm/dcgm_source.h"
 
 namespace ofu::sources {
 namespace {

@@ -2,7 +2,7 @@
 // loaded through the same dlopen path as the real libnvidia-ml.so.1. Time is
 // a FakeClock, so no test sleeps; every expected number is worked out by hand
 // in the test from the scenario.
-#include "ofu/sources/nvml_source.h"
+#include "ofu/sources/nvml/nvml_source.h"
 
 #include <dlfcn.h>
 
@@ -14,7 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "ofu/sources/nvml_library.h"
+#include "ofu/sources/nvml/nvml_library.h"
 
 namespace ofu::sources {
 namespace {

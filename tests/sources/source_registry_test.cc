@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "ofu/sources/builtin_sources.h"
+#include "ofu/sources/builtin/builtin_sources.h"
 #include "ofu/sources/sources_listing.h"
 
 namespace ofu::sources {

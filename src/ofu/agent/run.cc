@@ -14,7 +14,7 @@
 #include "ofu/sinks/history_store.h"
 #include "ofu/sinks/metrics_server.h"
 #include "ofu/sinks/metrics_state.h"
-#include "ofu/sources/builtin_sources.h"
+#include "ofu/sources/builtin/builtin_sources.h"
 #include "ofu/sources/call_accounting.h"
 
 namespace ofu::agent {

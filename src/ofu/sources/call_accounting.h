@@ -4,7 +4,7 @@
 // On a real H100 94 % of the agent's CPU was system time spent inside the
 // driver (docs/results/2026-11-26-h100-sxm5/, stage C), so the place to
 // measure is the one every driver call passes through: the dlopen'd
-// function tables of nvml_library.h and dcgm_library.h hold
+// function tables of nvml/nvml_library.h and dcgm/dcgm_library.h hold
 // AccountedFunction slots instead of bare pointers, and each call through a
 // slot adds to its CallCounter. Call sites do not change and cannot forget.
 //

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "ofu/sources/clock.h"
-#include "ofu/sources/nvml_devices.h"
-#include "ofu/sources/nvml_gpm.h"
+#include "ofu/sources/nvml/nvml_devices.h"
+#include "ofu/sources/nvml/nvml_gpm.h"
 
 namespace ofu::sources {
 

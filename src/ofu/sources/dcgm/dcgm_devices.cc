@@ -1,4 +1,4 @@
-#include "ofu/sources/dcgm_devices.h"
+#include "ofu/sources/dcgm/dcgm_devices.h"
 
 #include <algorithm>
 #include <iterator>
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "ofu/sources/dcgm_values.h"
+#include "ofu/sources/dcgm/dcgm_values.h"
 
 namespace ofu::sources {
 namespace {

@@ -1,4 +1,4 @@
-#include "ofu/sources/dcgm_library.h"
+#include "ofu/sources/dcgm/dcgm_library.h"
 
 #include <fmt/format.h>
 

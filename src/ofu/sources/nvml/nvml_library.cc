@@ -1,4 +1,4 @@
-#include "ofu/sources/nvml_library.h"
+#include "ofu/sources/nvml/nvml_library.h"
 
 #include <fmt/format.h>
 

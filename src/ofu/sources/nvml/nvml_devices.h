@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ofu/core/result.h"
-#include "ofu/sources/nvml_library.h"
+#include "ofu/sources/nvml/nvml_library.h"
 #include "ofu/sources/source.h"
 
 namespace ofu::sources {

@@ -1,4 +1,4 @@
-#include "ofu/sources/nvml_gpm.h"
+#include "ofu/sources/nvml/nvml_gpm.h"
 
 #include <cmath>
 #include <optional>

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "ofu/sources/dcgm_api.h"
-#include "ofu/sources/dcgm_devices.h"
-#include "ofu/sources/dcgm_library.h"
+#include "ofu/sources/dcgm/dcgm_api.h"
+#include "ofu/sources/dcgm/dcgm_devices.h"
+#include "ofu/sources/dcgm/dcgm_library.h"
 #include "ofu/sources/source.h"
 
 namespace ofu::sources {

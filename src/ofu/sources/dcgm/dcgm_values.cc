@@ -1,4 +1,4 @@
-#include "ofu/sources/dcgm_values.h"
+#include "ofu/sources/dcgm/dcgm_values.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "ofu/sources/nvml_window.h"
+#include "ofu/sources/nvml/nvml_window.h"
 
 #include <algorithm>
 #include <cmath>

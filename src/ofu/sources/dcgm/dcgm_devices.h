@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "ofu/core/gpu_spec.h"
-#include "ofu/sources/dcgm_api.h"
-#include "ofu/sources/dcgm_library.h"
+#include "ofu/sources/dcgm/dcgm_api.h"
+#include "ofu/sources/dcgm/dcgm_library.h"
 #include "ofu/sources/exact_cycles.h"
 #include "ofu/sources/source.h"
 

@@ -1,4 +1,4 @@
-#include "ofu/sources/nvml_source.h"
+#include "ofu/sources/nvml/nvml_source.h"
 
 #include <unistd.h>
 
@@ -11,10 +11,10 @@
 
 #include "ofu/core/windows.h"
 #include "ofu/sources/backoff.h"
-#include "ofu/sources/nvml_devices.h"
-#include "ofu/sources/nvml_gpm.h"
-#include "ofu/sources/nvml_library.h"
-#include "ofu/sources/nvml_window.h"
+#include "ofu/sources/nvml/nvml_devices.h"
+#include "ofu/sources/nvml/nvml_gpm.h"
+#include "ofu/sources/nvml/nvml_library.h"
+#include "ofu/sources/nvml/nvml_window.h"
 
 namespace ofu::sources {
 namespace {

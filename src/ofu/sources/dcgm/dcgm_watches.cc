@@ -1,4 +1,4 @@
-#include "ofu/sources/dcgm_watches.h"
+#include "ofu/sources/dcgm/dcgm_watches.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
-#include "ofu/sources/builtin_sources.h"
+#include "ofu/sources/builtin/builtin_sources.h"
 
 #include <string>
 
-#include "ofu/sources/dcgm_source.h"
-#include "ofu/sources/nvml_source.h"
+#include "ofu/sources/dcgm/dcgm_source.h"
+#include "ofu/sources/nvml/nvml_source.h"
 #include "ofu/sources/replay_source.h"
 #include "ofu/sources/scrape_source.h"
 

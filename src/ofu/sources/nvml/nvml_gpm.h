@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ofu/sources/nvml_devices.h"
+#include "ofu/sources/nvml/nvml_devices.h"
 
 namespace ofu::sources {
 

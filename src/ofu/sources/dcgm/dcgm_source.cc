@@ -1,4 +1,4 @@
-#include "ofu/sources/dcgm_source.h"
+#include "ofu/sources/dcgm/dcgm_source.h"
 
 #include <unistd.h>
 
@@ -13,11 +13,11 @@
 
 #include "ofu/core/gpu_spec.h"
 #include "ofu/sources/backoff.h"
-#include "ofu/sources/dcgm_api.h"
-#include "ofu/sources/dcgm_devices.h"
-#include "ofu/sources/dcgm_library.h"
-#include "ofu/sources/dcgm_values.h"
-#include "ofu/sources/dcgm_watches.h"
+#include "ofu/sources/dcgm/dcgm_api.h"
+#include "ofu/sources/dcgm/dcgm_devices.h"
+#include "ofu/sources/dcgm/dcgm_library.h"
+#include "ofu/sources/dcgm/dcgm_values.h"
+#include "ofu/sources/dcgm/dcgm_watches.h"
 
 namespace ofu::sources {
 namespace {

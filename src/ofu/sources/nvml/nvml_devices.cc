@@ -1,4 +1,4 @@
-#include "ofu/sources/nvml_devices.h"
+#include "ofu/sources/nvml/nvml_devices.h"
 
 #include <algorithm>
 #include <string>

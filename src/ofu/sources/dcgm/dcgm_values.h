@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "ofu/sources/dcgm_api.h"
-#include "ofu/sources/dcgm_devices.h"
-#include "ofu/sources/dcgm_library.h"
-#include "ofu/sources/dcgm_watches.h"
+#include "ofu/sources/dcgm/dcgm_api.h"
+#include "ofu/sources/dcgm/dcgm_devices.h"
+#include "ofu/sources/dcgm/dcgm_library.h"
+#include "ofu/sources/dcgm/dcgm_watches.h"
 #include "ofu/sources/source.h"
 
 namespace ofu::sources {

@@ -26,7 +26,7 @@
 #include "ofu/core/result.h"
 #include "ofu/platform/dynamic_library.h"
 #include "ofu/sources/call_accounting.h"
-#include "ofu/sources/dcgm_api.h"
+#include "ofu/sources/dcgm/dcgm_api.h"
 
 namespace ofu::sources {
 
