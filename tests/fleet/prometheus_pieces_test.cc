@@ -137,3 +137,43 @@ TEST(PrometheusRefusals, SizeRefusalsAreToldApartFromOtherErrors) {
 
 }  // namespace
 }  // namespace ofu::history
+
+// A GPU list asked about in one regex is split where the regex would pass
+// the bound (VictoriaMetrics refuses a query over -search.maxQueryLen): the
+// UUIDs here are 4 characters, 9 with "a|b" separators for two.
+TEST(PrometheusAlternatives, ListsAreSplitWhereTheRegexWouldPassTheBound) {
+  using ofu::history::PromExactAlternatives;
+  using ofu::history::SplitAlternatives;
+  const std::vector<std::string> uuids = {"GPU0", "GPU1", "GPU2", "GPU3", "GPU4"};
+  // "GPU0|GPU1" is 9 bytes, "GPU0|GPU1|GPU2" 14: a bound of 13 holds two.
+  const auto groups = SplitAlternatives(uuids, 13);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0], (std::vector<std::string>{"GPU0", "GPU1"}));
+  EXPECT_EQ(groups[1], (std::vector<std::string>{"GPU2", "GPU3"}));
+  EXPECT_EQ(groups[2], (std::vector<std::string>{"GPU4"}));
+  for (const auto& group : groups) EXPECT_LE(PromExactAlternatives(group).size(), 13u);
+  // Exactly at the bound: all five are 24 bytes.
+  EXPECT_EQ(SplitAlternatives(uuids, 24).size(), 1u);
+  EXPECT_EQ(SplitAlternatives(uuids, 23).size(), 2u);
+  // The escaped length counts: "a.b" is written a\\.b (the regex's escape,
+  // escaped again in the PromQL string), 5 bytes.
+  EXPECT_EQ(PromExactAlternatives({"a.b"}), "a\\\\.b");
+  EXPECT_EQ(SplitAlternatives({"a.b", "a.b"}, 10).size(), 2u);
+  EXPECT_EQ(SplitAlternatives({"a.b", "a.b"}, 11).size(), 1u);
+  // A value longer than the bound is a group of its own; nothing is lost.
+  const auto long_one = SplitAlternatives({"x", "longer-than-the-bound", "y"}, 4);
+  ASSERT_EQ(long_one.size(), 3u);
+  EXPECT_EQ(long_one[1], (std::vector<std::string>{"longer-than-the-bound"}));
+  EXPECT_TRUE(SplitAlternatives({}, 10).empty());
+  // The default bound keeps 1,024 UUIDs of 40 characters (41 KiB of regex) in 11 groups.
+  std::vector<std::string> fleet;
+  for (int i = 0; i < 1024; ++i) fleet.push_back(fmt::format("GPU-{:08d}-0000-0000-0000-{:012d}", i, i));
+  const auto fleet_groups = SplitAlternatives(fleet);
+  std::size_t total = 0;
+  for (const auto& group : fleet_groups) {
+    EXPECT_LE(PromExactAlternatives(group).size(), ofu::history::kMaxAlternativesBytes);
+    total += group.size();
+  }
+  EXPECT_EQ(total, 1024u);
+  EXPECT_EQ(fleet_groups.size(), 11u);
+}

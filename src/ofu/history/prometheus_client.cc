@@ -154,19 +154,46 @@ std::string CounterNamesRegex(const OutputCounterTable& table) {
   return PromExactAlternatives(names);
 }
 
+namespace {
+
+// One value as PromExactAlternatives writes it.
+void AppendExact(std::string& out, const std::string& value) {
+  for (char c : value) {
+    if (std::string_view("\\.+*?()|[]{}^$").find(c) != std::string_view::npos)
+      out += "\\\\";
+    else if (c == '"')
+      out += '\\';
+    out += c;
+  }
+}
+
+}  // namespace
+
 std::string PromExactAlternatives(const std::vector<std::string>& values) {
   std::string out;
   for (const std::string& value : values) {
     if (!out.empty()) out += '|';
-    for (char c : value) {
-      if (std::string_view("\\.+*?()|[]{}^$").find(c) != std::string_view::npos)
-        out += "\\\\";
-      else if (c == '"')
-        out += '\\';
-      out += c;
-    }
+    AppendExact(out, value);
   }
   return out;
+}
+
+std::vector<std::vector<std::string>> SplitAlternatives(const std::vector<std::string>& values, std::size_t max_bytes) {
+  std::vector<std::vector<std::string>> groups;
+  std::size_t bytes = 0;  // of the last group's alternatives
+  std::string one;
+  for (const std::string& value : values) {
+    one.clear();
+    AppendExact(one, value);
+    if (groups.empty() || bytes + 1 + one.size() > max_bytes) {
+      groups.emplace_back();
+      bytes = one.size();
+    } else {
+      bytes += 1 + one.size();
+    }
+    groups.back().push_back(value);
+  }
+  return groups;
 }
 
 }  // namespace ofu::history

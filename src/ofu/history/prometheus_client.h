@@ -17,6 +17,7 @@
 // Thread-safety: one client per thread (it owns one HTTP connection).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -79,6 +80,16 @@ std::string PromQuoted(const std::string& text);
 
 // The regex alternatives matching exactly these values ("a|b\\.c").
 std::string PromExactAlternatives(const std::vector<std::string>& values);
+
+// `values` in groups, in order, each group's PromExactAlternatives at most
+// max_bytes long (a value longer than that alone is a group of its own): a
+// list of GPUs asked about in one term is asked in as many terms as this
+// gives, because servers bound a query's length (VictoriaMetrics's
+// -search.maxQueryLen is 16 KiB by default; 1,024 GPUs' UUIDs are 26 KiB).
+// Every value is in exactly one group; no group is empty.
+inline constexpr std::size_t kMaxAlternativesBytes = 4096;
+std::vector<std::vector<std::string>> SplitAlternatives(const std::vector<std::string>& values,
+                                                        std::size_t max_bytes = kMaxAlternativesBytes);
 
 // The alternatives of every counter's sample name (OutputCounter::sample_name),
 // for {__name__=~"..."}: what the readers ask the agent's counters with.

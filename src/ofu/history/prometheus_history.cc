@@ -172,14 +172,21 @@ class Reader {
       // As many GPUs as the budget holds, or one GPU in time chunks.
       std::vector<std::string> batch;
       double cost = 0;
+      std::size_t regex_bytes = 0;
       while (next < uuids.size()) {
         const double points = step_s_ > 0 ? range_s / step_s_ : samples_of[uuids[next]];
         // The agent's counters per GPU, and its job info: what one GPU costs per scrape.
         const double series_per_gpu = static_cast<double>(options_.counters->size() + 1);
         const double gpu_cost = (points + 1) * series_per_gpu;
-        if (!batch.empty() && cost + gpu_cost > static_cast<double>(budget_)) break;
+        // And as many as one regex of their UUIDs holds (kMaxAlternativesBytes).
+        const std::size_t gpu_bytes = PromExactAlternatives({uuids[next]}).size() + (batch.empty() ? 0 : 1);
+        if (!batch.empty() &&
+            (cost + gpu_cost > static_cast<double>(budget_) || regex_bytes + gpu_bytes > kMaxAlternativesBytes)) {
+          break;
+        }
         batch.push_back(uuids[next++]);
         cost += gpu_cost;
+        regex_bytes += gpu_bytes;
       }
       const double chunks = std::max(1.0, std::ceil(cost / static_cast<double>(budget_)));
       OFU_RETURN_IF_ERROR(ReadBatch(batch, since - kLookBackS, until, range_s / chunks));

@@ -473,10 +473,17 @@ class HourlyWindowsReader {
                                                    (hours * static_cast<double>(options_.counters->size() + 2) * 1.5)));
     std::vector<std::string> uuids;
     for (const StoredGpu& gpu : history_.gpus) uuids.push_back(gpu.uuid);
-    for (std::size_t begin = 0; begin < uuids.size(); begin += per_batch) {
-      const std::vector<std::string> batch_uuids(
-          uuids.begin() + static_cast<std::ptrdiff_t>(begin),
-          uuids.begin() + static_cast<std::ptrdiff_t>(std::min(uuids.size(), begin + per_batch)));
+    // Batches of at most per_batch GPUs whose UUIDs fit one regex.
+    std::vector<std::vector<std::string>> batches;
+    for (const std::vector<std::string>& group : SplitAlternatives(uuids)) {
+      for (std::size_t begin = 0; begin < group.size(); begin += per_batch) {
+        batches.emplace_back(group.begin() + static_cast<std::ptrdiff_t>(begin),
+                             group.begin() + static_cast<std::ptrdiff_t>(std::min(group.size(), begin + per_batch)));
+      }
+    }
+    std::size_t read = 0;
+    for (const std::vector<std::string>& batch_uuids : batches) {
+      read += batch_uuids.size();
       StoredHistory batch;
       batch.path = history_.path;
       batch.query = history_.query;
@@ -505,8 +512,8 @@ class HourlyWindowsReader {
       JoinJobIntervals(batch.jobs);
       OFU_RETURN_IF_ERROR(on_batch(batch));
       if (options_.progress) {
-        options_.progress(fmt::format("read the rollups of {} of {} GPUs ({} queries)",
-                                      std::min(uuids.size(), begin + per_batch), uuids.size(), client_.queries()));
+        options_.progress(fmt::format("read the rollups of {} of {} GPUs ({} queries)", read, uuids.size(),
+                                      client_.queries()));
       }
     }
     return std::move(history_);

@@ -300,9 +300,9 @@ class TotalsReader : private TotalsQueries {
 
     if (!dirty_.empty()) {
       // The step sums, for the GPUs the spans could not answer.
-      std::vector<std::string> uuids(dirty_.begin(), dirty_.end());
-      const std::string dirty_filter = fmt::format("uuid=~\"{}\"", PromExactAlternatives(uuids));
-      OFU_RETURN_IF_ERROR(SumSteps(dirty_filter, uuids.size()));
+      for (const std::vector<std::string>& uuids : SplitAlternatives({dirty_.begin(), dirty_.end()})) {
+        OFU_RETURN_IF_ERROR(SumSteps(fmt::format("uuid=~\"{}\"", PromExactAlternatives(uuids)), uuids.size()));
+      }
     }
     if (query_.job_id) {
       for (const auto& [key, row] : totals_.of_job) totals_.of_gpu[key.second] = row;
@@ -449,18 +449,20 @@ class TotalsReader : private TotalsQueries {
         groups[{spans[i].job_id, last ? spans[i].last_step : spans[i].first_step}].push_back(spans[i].uuid);
       }
       std::vector<Term> terms;
-      for (const auto& [key, uuids] : groups) {
+      for (const auto& [key, all_uuids] : groups) {
         const std::string job = is_job ? ",job_id=" + PromQuoted(key.first) : "";
-        // The fine steps need not fall on the coarse step itself: the scrape
-        // at or before it is the last one, and the first where no fine step
-        // lies between the first scrape and the coarse step.
-        const std::string series = fmt::format("{}{{uuid=~\"{}\"{}}}", metric, PromExactAlternatives(uuids), job);
-        const std::string fine = fmt::format("{}_over_time(timestamp({})[{}:{}] @ {:.3f})", last ? "max" : "min",
-                                             series, PromMs(coarse_s_), PromMs(step_s_), key.second);
-        const std::string at = fmt::format("timestamp({} @ {:.3f})", series, key.second);
-        terms.push_back({last ? fmt::format("({}) or ({})", at, fine) : fmt::format("({}) or ({})", fine, at),
-                         static_cast<double>(uuids.size()) * (coarse_s_ / step_s_ + 2),
-                         static_cast<double>(uuids.size())});
+        for (const std::vector<std::string>& uuids : SplitAlternatives(all_uuids)) {
+          // The fine steps need not fall on the coarse step itself: the scrape
+          // at or before it is the last one, and the first where no fine step
+          // lies between the first scrape and the coarse step.
+          const std::string series = fmt::format("{}{{uuid=~\"{}\"{}}}", metric, PromExactAlternatives(uuids), job);
+          const std::string fine = fmt::format("{}_over_time(timestamp({})[{}:{}] @ {:.3f})", last ? "max" : "min",
+                                               series, PromMs(coarse_s_), PromMs(step_s_), key.second);
+          const std::string at = fmt::format("timestamp({} @ {:.3f})", series, key.second);
+          terms.push_back({last ? fmt::format("({}) or ({})", at, fine) : fmt::format("({}) or ({})", fine, at),
+                           static_cast<double>(uuids.size()) * (coarse_s_ / step_s_ + 2),
+                           static_cast<double>(uuids.size())});
+        }
       }
       OFU_RETURN_IF_ERROR(Batched(terms, [&](const PromSeries& s) {
         if (Span* span = span_of(s)) (last ? span->last : span->first) = s.samples.front().second;
@@ -484,14 +486,16 @@ class TotalsReader : private TotalsQueries {
       for (const auto& [t, uuid] : wanted) at[t].insert(uuid);
       std::vector<double> times;
       std::vector<Term> terms;
-      for (const auto& [t, uuids] : at) {
-        terms.push_back({fmt::format("label_replace({{__name__=~\"{}\",uuid=~\"{}\"}} @ {:.3f}, \"ofu_at\", \"{}\", "
-                                     "\"\", \"\")",
-                                     CounterNamesRegex(*options_.query.counters),
-                                     PromExactAlternatives({uuids.begin(), uuids.end()}), t, times.size()),
-                         static_cast<double>(uuids.size() * counters_.size()),
-                         static_cast<double>(uuids.size() * counters_.size())});
-        times.push_back(t);
+      for (const auto& [t, all_uuids] : at) {
+        for (const std::vector<std::string>& uuids : SplitAlternatives({all_uuids.begin(), all_uuids.end()})) {
+          terms.push_back({fmt::format("label_replace({{__name__=~\"{}\",uuid=~\"{}\"}} @ {:.3f}, \"ofu_at\", \"{}\", "
+                                       "\"\", \"\")",
+                                       CounterNamesRegex(*options_.query.counters), PromExactAlternatives(uuids), t,
+                                       times.size()),
+                           static_cast<double>(uuids.size() * counters_.size()),
+                           static_cast<double>(uuids.size() * counters_.size())});
+          times.push_back(t);
+        }
       }
       return Batched(terms, [&](const PromSeries& s) {
         const Counter* counter = CounterNamed(counters_, s.Label("__name__"));
@@ -548,18 +552,23 @@ class TotalsReader : private TotalsQueries {
     std::vector<std::map<std::string, const Span*>> checked;  // per term: uuid -> span
     for (const auto& [key, members] : groups) {
       const auto& [job_id, from, last] = key;
-      std::map<std::string, const Span*>& of_uuid = checked.emplace_back();
-      for (const Span* span : members) of_uuid[span->uuid] = span;
-      std::vector<std::string> uuids;
-      for (const auto& [uuid, span] : of_uuid) uuids.push_back(uuid);
-      const std::string gpus = fmt::format("uuid=~\"{}\"", PromExactAlternatives(uuids));
+      std::map<std::string, const Span*> span_of;
+      for (const Span* span : members) span_of[span->uuid] = span;
+      std::vector<std::string> all_uuids;
+      for (const auto& [uuid, span] : span_of) all_uuids.push_back(uuid);
       const std::string range = fmt::format("[{}] @ {:.3f}", PromMs(last - from), last);
-      terms.push_back({fmt::format("label_replace(sum by (uuid) (count_over_time(ofu_observed_seconds_total{{{}}}{})) "
-                                   "- sum by (uuid) (count_over_time(ofu_gpu_job_info{{{},job_id={}}}{})), "
-                                   "\"ofu_at\", \"{}\", \"\", \"\")",
-                                   gpus, range, gpus, PromQuoted(job_id), range, checked.size() - 1),
-                       2 * static_cast<double>(uuids.size()) * ((last - from) / scrape_s_ + 1),
-                       static_cast<double>(uuids.size())});
+      for (const std::vector<std::string>& uuids : SplitAlternatives(all_uuids)) {
+        std::map<std::string, const Span*>& of_uuid = checked.emplace_back();
+        for (const std::string& uuid : uuids) of_uuid[uuid] = span_of.at(uuid);
+        const std::string gpus = fmt::format("uuid=~\"{}\"", PromExactAlternatives(uuids));
+        terms.push_back(
+            {fmt::format("label_replace(sum by (uuid) (count_over_time(ofu_observed_seconds_total{{{}}}{})) "
+                         "- sum by (uuid) (count_over_time(ofu_gpu_job_info{{{},job_id={}}}{})), "
+                         "\"ofu_at\", \"{}\", \"\", \"\")",
+                         gpus, range, gpus, PromQuoted(job_id), range, checked.size() - 1),
+             2 * static_cast<double>(uuids.size()) * ((last - from) / scrape_s_ + 1),
+             static_cast<double>(uuids.size())});
+      }
     }
     std::set<const Span*> agree;
     OFU_RETURN_IF_ERROR(Batched(
