@@ -8,6 +8,7 @@
 #include "format_flag.h"
 #include "ofu/agent/run.h"
 #include "ofu/cli/exit_codes.h"
+#include "ofu/render/sources_output.h"
 #include "ofu/sources/builtin/builtin_sources.h"
 #include "ofu/sources/call_accounting.h"
 #include "ofu/sources/source_cost.h"
@@ -82,7 +83,7 @@ Result<int> RunCost(const SourcesArgs& args) {
   const int windows = std::max(1, static_cast<int>(std::lround(args.seconds / options.window_s)));
   OFU_ASSIGN_OR_RETURN(auto cost,
                        sources::MeasureSourceCost(*source, accounting, windows, sources::ProcessCpuSeconds, clock));
-  fmt::print("{}", args.format == "json" ? sources::FormatSourceCostJson(cost) : sources::FormatSourceCostTable(cost));
+  fmt::print("{}", args.format == "json" ? render::FormatSourceCostJson(cost) : render::FormatSourceCostTable(cost));
   return kExitOk;
 }
 
@@ -93,7 +94,7 @@ Result<int> RunSources(const SourcesArgs& args) {
   sources::SystemClock clock;
   const sources::SourcesListing listing = sources::ListSources(sources::BuiltinSourceRegistry(), args.source.options,
                                                                clock);
-  fmt::print("{}", args.format == "json" ? sources::FormatSourcesJson(listing) : sources::FormatSourcesTable(listing));
+  fmt::print("{}", args.format == "json" ? render::FormatSourcesJson(listing) : render::FormatSourcesTable(listing));
   return listing.any_auto_detected ? kExitOk : kExitUnavailable;
 }
 

@@ -8,8 +8,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/render/sources_output.h"
+
 namespace ofu::sources {
 namespace {
+
+using render::FormatSourceCostJson;
+using render::FormatSourceCostTable;
 
 // Each Read() advances wall time by 1000 ns and CPU by 400 ns (100 user,
 // 300 system): one call costs 1 us wall, 0.4 us CPU.

@@ -11,12 +11,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/render/sources_output.h"
 #include "ofu/sources/builtin/builtin_sources.h"
 #include "ofu/sources/sources_listing.h"
 
 namespace ofu::sources {
 namespace {
 
+using render::FormatSourcesJson;
+using render::FormatSourcesTable;
 using ::testing::HasSubstr;
 using ::testing::Not;
 

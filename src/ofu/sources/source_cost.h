@@ -49,17 +49,6 @@ Result<SourceCost> MeasureSourceCost(Source& source, const CallAccounting& accou
 // (CLOCK_PROCESS_CPUTIME_ID); absent if the clock cannot be read.
 std::optional<double> ProcessCpuSeconds();
 
-// The table for people: one row per call (calls, per window, wall and CPU
-// microseconds per call, user and system per call where measured, share of
-// the process CPU), a row for all calls, and a per-window summary line.
-std::string FormatSourceCostTable(const SourceCost& cost);
-
-// {"source", "window_s", "windows", "gpus", "elapsed_s", "process_cpu_s"
-// (null when absent), "per_window": {"calls", "wall_us", "cpu_us",
-// "process_cpu_us" (null), "core_percent" (null)}, "calls": [{"call",
-// "calls", "per_window", "wall_us_per_call", "cpu_us_per_call",
-// "user_us_per_call", "system_us_per_call" (null when not measured),
-// "process_cpu_share" (null)}]}
-std::string FormatSourceCostJson(const SourceCost& cost);
+// Shown by render/sources_output.h.
 
 }  // namespace ofu::sources

@@ -1,7 +1,6 @@
 #include "ofu/sources/sources_listing.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace ofu::sources {
 
@@ -13,27 +12,6 @@ SourcesListing ListSources(const SourceRegistry& registry, const SourceOptions& 
     if (kind.auto_detect && found.ok()) listing.any_auto_detected = true;
   }
   return listing;
-}
-
-std::string FormatSourcesTable(const SourcesListing& listing) {
-  std::string out;
-  for (const SourceProbe& probe : listing.probes) {
-    out += fmt::format("{:<7} {:<11} {}\n", probe.name, probe.available ? "available" : "unavailable", probe.detail);
-  }
-  if (!listing.any_auto_detected) {
-    out +=
-        "\nNo live source on this machine: ofu can still replay recordings "
-        "(ofu report --input FILE, ofu top --source replay:FILE).\n";
-  }
-  return out;
-}
-
-std::string FormatSourcesJson(const SourcesListing& listing) {
-  auto out = nlohmann::ordered_json::array();
-  for (const SourceProbe& probe : listing.probes) {
-    out.push_back({{"source", probe.name}, {"available", probe.available}, {"detail", probe.detail}});
-  }
-  return out.dump(2) + "\n";
 }
 
 std::string FormatSourceKindsHelp(const SourceRegistry& registry) {

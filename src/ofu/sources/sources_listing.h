@@ -33,12 +33,7 @@ struct SourcesListing {
 // Probes every kind of `registry` with `options` (library paths).
 SourcesListing ListSources(const SourceRegistry& registry, const SourceOptions& options, Clock& clock);
 
-// One line per kind, "nvml    unavailable <detail>", then, when no
-// auto-detected kind works, a line saying what ofu can still do.
-std::string FormatSourcesTable(const SourcesListing& listing);
-
-// [{"source": ..., "available": ..., "detail": ...}, ...], indented.
-std::string FormatSourcesJson(const SourcesListing& listing);
+// Shown by render/sources_output.h.
 
 // For `ofu sources --help`: "  nvml     NVML GPM (...)", one line per kind.
 std::string FormatSourceKindsHelp(const SourceRegistry& registry);
