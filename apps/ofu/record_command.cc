@@ -8,11 +8,11 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "format_flag.h"
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/stop_signal.h"
+#include "ofu/render/record_output.h"
 #include "ofu/sources/recording_writer.h"
 
 namespace ofu::cli {
@@ -54,43 +54,6 @@ class StoppableClock final : public sources::Clock {
  private:
   sources::SystemClock system_;
 };
-
-struct Summary {
-  std::size_t windows = 0;
-  std::size_t gpus = 0;
-  double seconds = 0;  // sum of the windows' lengths
-  bool synthetic = false;
-  bool interrupted = false;
-  bool source_ended = false;
-};
-
-void PrintSummary(const RecordArgs& args, const std::string& source, const Summary& s,
-                  const sources::RecordingWriter& writer, double duration_s) {
-  if (args.format == "json") {
-    nlohmann::json j = {{"out", args.out},
-                        {"source", source},
-                        {"windows", s.windows},
-                        {"gpus", s.gpus},
-                        {"seconds", s.seconds},
-                        {"duration", duration_s},
-                        {"samples", writer.samples()},
-                        {"skipped_values", writer.skipped_values()},
-                        {"synthetic", s.synthetic},
-                        {"interrupted", s.interrupted},
-                        {"source_ended", s.source_ended}};
-    fmt::print("{}\n", j.dump(2));
-    return;
-  }
-  std::string why;
-  if (s.interrupted) why = fmt::format("; stopped early by a signal, {:g} of {:g} s recorded", s.seconds, duration_s);
-  if (s.source_ended && s.seconds + 1e-9 < duration_s) {
-    why = fmt::format("; the source ended after {:g} of the {:g} s asked", s.seconds, duration_s);
-  }
-  fmt::print(stderr, "ofu record: wrote {}: {} windows of {} GPU{}, {:g} s, {} samples{}{}{}\n", args.out, s.windows,
-             s.gpus, s.gpus == 1 ? "" : "s", s.seconds, writer.samples(),
-             writer.skipped_values() > 0 ? fmt::format(" ({} invalid values left out)", writer.skipped_values()) : "",
-             s.synthetic ? ", SYNTHETIC" : "", why);
-}
 
 }  // namespace
 
@@ -136,7 +99,7 @@ Result<int> RunRecord(const RecordArgs& args) {
   const std::string description = (source)->Describe();
 
   sources::RecordingWriter writer;
-  Summary summary;
+  render::RecordSummary summary;
   std::optional<Error> failure;
   const bool progress = ::isatty(STDERR_FILENO) == 1;
   auto last_progress = std::chrono::steady_clock::now();
@@ -177,7 +140,16 @@ Result<int> RunRecord(const RecordArgs& args) {
   info.synthetic = summary.synthetic;
   info.description = args.description.empty() ? fmt::format("ofu record from {}", description) : args.description;
   OFU_RETURN_IF_ERROR(writer.WriteFile(info, args.out));
-  PrintSummary(args, description, summary, writer, duration);
+  summary.out = args.out;
+  summary.source = description;
+  summary.duration_s = duration;
+  summary.samples = writer.samples();
+  summary.skipped_values = writer.skipped_values();
+  if (args.format == "json") {
+    fmt::print("{}", render::FormatRecordSummaryJson(summary));
+  } else {
+    fmt::print(stderr, "{}", render::FormatRecordSummaryLine(summary));
+  }
   // A source that broke mid-way: what came before is saved, but the run failed.
   if (failure) return *failure;
   return kExitOk;
