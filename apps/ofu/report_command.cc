@@ -194,8 +194,8 @@ Result<int> RunRecordingReport(const ReportArgs& args, const sources::Recording&
   if (!args.html.empty()) {
     sources::SystemClock clock;
     const history::StoredHistory stored = analysis::HistoryOfRecording(report);
-    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, stored, analysis::BuildStoreReport(stored, specs), specs, source,
-                                        clock.NowS(), report.synthetic.value_or(false)));
+    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, stored, report, specs, source, clock.NowS(),
+                                        report.synthetic.value_or(false)));
   } else {
     fmt::print("{}", render::ReportText(report, args.format));
   }

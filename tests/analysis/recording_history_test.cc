@@ -10,11 +10,14 @@
 namespace ofu::analysis {
 namespace {
 
+// covered_s: the seconds of tensor data in it (the whole window where it has
+// tensor data, unless given).
 OfuWindow Window(double start_s, double end_s, std::optional<double> ofu, std::optional<double> tensor,
-                 std::optional<double> clock_mhz, bool busy) {
+                 std::optional<double> clock_mhz, bool busy, std::optional<double> covered_s = std::nullopt) {
   OfuWindow w;
   w.start_s = start_s;
   w.end_s = end_s;
+  w.covered_s = covered_s.value_or(tensor ? end_s - start_s : 0);
   w.ofu = ofu;
   w.tensor_active = tensor;
   w.sm_clock_mhz = clock_mhz;
@@ -33,8 +36,8 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   h100.identity.hostname = "node1";
   h100.model = "NVIDIA H100 80GB HBM3";
   h100.spec = *specs.Lookup("h100-sxm5");
-  h100.windowed.windows = {Window(0, 10, 0.5, 0.6, 1800, true),
-                           Window(10, 20, std::nullopt, std::nullopt, 1700, false)};
+  h100.windowed.windows = {Window(0, 10, 0.5, 0.6, 1800, true), Window(10, 20, std::nullopt, std::nullopt, 1700, false),
+                           Window(20, 30, 0.25, 0.3, 1800, true, /*covered_s=*/4)};
   GpuReport mystery;  // no UUID in the recording, a model the database lacks, no clock
   mystery.identity.key = "node1/1";
   mystery.identity.gpu_index = "1";
@@ -52,13 +55,13 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   EXPECT_EQ(history.gpus[0].hostname, "node1");
   EXPECT_EQ(history.gpus[0].sku, "h100-sxm5");
   EXPECT_EQ(history.gpus[0].architecture, h100.spec->architecture);
-  EXPECT_EQ(history.gpus[0].last_end_s, 20);
+  EXPECT_EQ(history.gpus[0].last_end_s, 30);
   EXPECT_EQ(history.gpus[1].id, 2);
   EXPECT_EQ(history.gpus[1].uuid, "node1/1");  // the key stands in for the missing UUID
   EXPECT_EQ(history.gpus[1].sku, "");
   EXPECT_EQ(history.gpus[1].last_end_s, 5);
 
-  ASSERT_EQ(history.windows.size(), 3u);
+  ASSERT_EQ(history.windows.size(), 4u);
   // 10 s at OFU 0.5, busy, tensor 0.6: 10 observed, 5 utilized, 6 tensor-active seconds.
   const history::StoredWindow& first = history.windows[0];
   EXPECT_EQ(first.gpu_id, 1);
@@ -78,7 +81,16 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   EXPECT_EQ(second.counters.observed_s(), 0);
   EXPECT_EQ(second.clock_mhz, 1700);
   EXPECT_EQ(second.flags, history::kHistoryNoTensor);
-  const history::StoredWindow& third = history.windows[2];
+  // The recording ended 4 s into the last window: the row spans those 4 s
+  // (4 observed, 0.25 x 4 = 1 utilized, 0.3 x 4 = 1.2 tensor-active), not 10.
+  const history::StoredWindow& partial = history.windows[2];
+  EXPECT_EQ(partial.gpu_id, 1);
+  EXPECT_EQ(partial.end_s, 30);
+  EXPECT_EQ(partial.span_s, 4);
+  EXPECT_DOUBLE_EQ(partial.counters.observed_s(), 4);
+  EXPECT_DOUBLE_EQ(partial.counters.utilized_s(), 1);
+  EXPECT_DOUBLE_EQ(partial.counters.tensor_active_s(), 1.2);
+  const history::StoredWindow& third = history.windows[3];
   EXPECT_EQ(third.gpu_id, 2);
   EXPECT_EQ(third.span_s, 5);
   EXPECT_EQ(third.counters.observed_s(), 0);

@@ -255,6 +255,29 @@ TEST_F(HtmlReportCli, RecordingToPage) {
   EXPECT_TRUE(data["cuda_core_advice"].empty());
 }
 
+// The real H100 recording (data/recordings/h100-sxm5-stage-a-1s.om, 74.8 s
+// of samples in a 60 s window and a partial one) gives the page the OFU and
+// the seconds `ofu report --input` gives. The page's rows once weighed the
+// partial window as a whole one: 0.362 on the page, 0.325 in the report.
+TEST_F(HtmlReportCli, RecordingPageHasTheReportsOfuAndSeconds) {
+  const std::string input = OFU_SOURCE_DIR "/data/recordings/h100-sxm5-stage-a-1s.om";
+  const fs::path out = dir_ / "h100.html";
+  const CommandResult page = Ofu(fmt::format("report --input '{}' --html '{}'", input, out.string()));
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  const CommandResult text = Ofu(fmt::format("report --input '{}' --format json", input));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const nlohmann::json overall = nlohmann::json::parse(text.out)["overall"];
+  const nlohmann::json data = DataOf(ofu::testing::Slurp(out));
+  ASSERT_TRUE(data.is_object());
+  EXPECT_NEAR(overall["ofu"].get<double>(), 0.32505, 1e-5);
+  EXPECT_NEAR(data["overall_ofu"].get<double>(), overall["ofu"].get<double>(), 1e-12);
+  ASSERT_EQ(data["gpus"].size(), 1u);
+  EXPECT_NEAR(data["gpus"][0]["ofu"].get<double>(), overall["ofu"].get<double>(), 1e-12);
+  ASSERT_EQ(data["skus"].size(), 1u);
+  EXPECT_NEAR(data["skus"][0]["ofu"].get<double>(), overall["ofu"].get<double>(), 1e-12);
+  EXPECT_NEAR(data["observed_hours"].get<double>() * 3600, overall["seconds"].get<double>(), 1e-6);
+}
+
 TEST_F(HtmlReportCli, TitleNeedsHtml) {
   const std::string store = WriteJobStore();
   const CommandResult run = Ofu(fmt::format("report --store '{}' --title x", store));

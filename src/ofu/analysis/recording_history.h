@@ -4,9 +4,11 @@
 //
 // One StoredGpu per GPU of the report, with ids 1, 2, ... in report order;
 // its uuid is the GPU's UUID, or its key when the recording has none. One
-// StoredWindow per window, made by the store's own rule (history::RowOfWindow)
-// with the window's span as its length. No jobs: a recording does not say
-// which job ran.
+// StoredWindow per window, made by the store's own rule (history::RowOfWindow);
+// its length is the seconds of tensor data in it (OfuWindow::covered_s), or
+// the window's span where it has none, so that a partial last window weighs
+// what it holds and the rows add up to the report's OFU. No jobs: a
+// recording does not say which job ran.
 //
 // Thread-safety: a pure function of its input.
 #pragma once
