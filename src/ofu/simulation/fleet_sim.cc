@@ -313,7 +313,7 @@ class OpenMetricsSlices {
     // 1.8e9 s time is slow (big-integer digits), and every counter of every
     // GPU repeats the same times.
     std::vector<std::string> times;
-    times.reserve(static_cast<std::size_t>(k_last - k_first + 1));
+    times.reserve(static_cast<std::size_t>(k_last - k_first) + 1);
     for (int k = k_first; k <= k_last; ++k) times.push_back(fmt::format("{:.3f}", TimeS(k)));
     const auto time_at = [&](int k) -> const std::string& { return times[static_cast<std::size_t>(k - k_first)]; };
     if (k_first == 0) {
