@@ -167,26 +167,26 @@ class Reader {
     step_s_ = StepOf(options_, until - since, most);
     history_.step_s = step_s_;
     const double range_s = until - since + kLookBackS;
+    // A batch never spans two of the groups whose UUIDs fit one regex.
+    std::vector<bool> starts_group(uuids.size(), false);
+    std::size_t at = 0;
+    for (const std::vector<std::string>& group : SplitAlternatives(uuids)) {
+      starts_group[at] = true;
+      at += group.size();
+    }
     size_t next = 0;
     while (next < uuids.size()) {
       // As many GPUs as the budget holds, or one GPU in time chunks.
       std::vector<std::string> batch;
       double cost = 0;
-      std::size_t regex_bytes = 0;
       while (next < uuids.size()) {
         const double points = step_s_ > 0 ? range_s / step_s_ : samples_of[uuids[next]];
         // The agent's counters per GPU, and its job info: what one GPU costs per scrape.
         const double series_per_gpu = static_cast<double>(options_.counters->size() + 1);
         const double gpu_cost = (points + 1) * series_per_gpu;
-        // And as many as one regex of their UUIDs holds (kMaxAlternativesBytes).
-        const std::size_t gpu_bytes = PromExactAlternatives({uuids[next]}).size() + (batch.empty() ? 0 : 1);
-        if (!batch.empty() &&
-            (cost + gpu_cost > static_cast<double>(budget_) || regex_bytes + gpu_bytes > kMaxAlternativesBytes)) {
-          break;
-        }
+        if (!batch.empty() && (cost + gpu_cost > static_cast<double>(budget_) || starts_group[next])) break;
         batch.push_back(uuids[next++]);
         cost += gpu_cost;
-        regex_bytes += gpu_bytes;
       }
       const double chunks = std::max(1.0, std::ceil(cost / static_cast<double>(budget_)));
       OFU_RETURN_IF_ERROR(ReadBatch(batch, since - kLookBackS, until, range_s / chunks));
