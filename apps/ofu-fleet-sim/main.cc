@@ -5,6 +5,8 @@
 
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/parse_command_line.h"
+#include "ofu/formats/text_file.h"
+#include "ofu/render/fleet_sim_output.h"
 #include "ofu/simulation/fleet_sim.h"
 
 namespace {
@@ -65,6 +67,12 @@ int main(int argc, char** argv) {
   if (!truth.ok()) {
     fmt::print(stderr, "ofu-fleet-sim: {}\n", truth.error().message);
     return ofu::cli::ExitCodeFor(truth.error().code);
+  }
+  const std::string ground_truth = out + "/ground_truth.json";
+  if (auto written = ofu::formats::WriteFileAtomically(ground_truth, ofu::render::GroundTruthJson(*truth));
+      !written.ok()) {
+    fmt::print(stderr, "ofu-fleet-sim: {}\n", written.error().message);
+    return ofu::cli::ExitCodeFor(written.error().code);
   }
   fmt::print("SYNTHETIC fleet: {} jobs on {} GPUs, {:.0f} s to {:.0f} s, written to {}\n", truth->jobs.size(),
              options.gpus, options.start_s, truth->end_s, out);

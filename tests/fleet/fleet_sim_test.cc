@@ -19,6 +19,7 @@
 #include "ofu/analysis/store_report.h"
 #include "ofu/formats/mfu_log.h"
 #include "ofu/history/history_reader.h"
+#include "ofu/render/fleet_sim_output.h"
 #include "ofu/render/report_output.h"
 #include "support/report_compare.h"
 
@@ -199,8 +200,8 @@ TEST(FleetSimSlices, SlicesHoldMetricsOmSamplesOncePerAlignedSlice) {
   std::sort(from_whole.begin(), from_whole.end());
   std::sort(from_slices.begin(), from_slices.end());
   EXPECT_EQ(from_slices, from_whole);
-  // The stores are the same either way.
-  EXPECT_EQ(Slurp(ts->ground_truth), Slurp(tw->ground_truth));
+  // The plan is the same either way.
+  EXPECT_EQ(render::GroundTruthJson(*ts), render::GroundTruthJson(*tw));
   fs::remove_all(whole);
   fs::remove_all(sliced);
   auto bad = simulation::SimulateFleet({.window_s = 60, .openmetrics_slice_s = 30}, sliced.string());
@@ -216,11 +217,19 @@ TEST(FleetSimDeterminism, SameSeedSameFilesAndEverythingSaysSynthetic) {
   auto ta = simulation::SimulateFleet(options, a.string());
   auto tb = simulation::SimulateFleet(options, b.string());
   ASSERT_TRUE(ta.ok() && tb.ok());
-  for (const char* file : {"metrics.om", "mfu.csv", "ground_truth.json"}) {
+  for (const char* file : {"metrics.om", "mfu.csv"}) {
     const std::string text = Slurp((a / file).string());
     EXPECT_EQ(text, Slurp((b / file).string())) << file;
     EXPECT_NE(text.find("SYNTHETIC"), std::string::npos) << file;
   }
+  for (const auto& entry : fs::directory_iterator(a / "corrections")) {
+    const std::string text = Slurp(entry.path().string());
+    EXPECT_EQ(text, Slurp((b / "corrections" / entry.path().filename()).string())) << entry.path();
+    EXPECT_NE(text.find("SYNTHETIC"), std::string::npos) << entry.path();
+  }
+  const std::string ground_truth = render::GroundTruthJson(*ta);
+  EXPECT_EQ(ground_truth, render::GroundTruthJson(*tb));
+  EXPECT_NE(ground_truth.find("SYNTHETIC"), std::string::npos);
   fs::remove_all(a);
   fs::remove_all(b);
   auto bad = simulation::SimulateFleet({.gpus = 5, .gpus_per_job = 4}, a.string());

@@ -7,6 +7,8 @@
 namespace {
 
 using ofu::Precision;
+using ofu::formats::CorrectionJson;
+using ofu::formats::JobCorrection;
 using ofu::formats::ParseCorrectionCsv;
 using ofu::formats::ParseCorrectionJson;
 using ofu::formats::ParseMfuLog;
@@ -98,6 +100,35 @@ TEST(Corrections, OfuCorrectJsonAndCsv) {
   auto bad_csv = ParseCorrectionCsv("job_id,factor\na,zero\n", "c.csv");
   ASSERT_FALSE(bad_csv.ok());
   EXPECT_EQ(bad_csv.error().message, "c.csv:2: field 'factor': 'zero' is not a number");
+}
+
+TEST(Corrections, WrittenJsonHasTheKeysGivenAndReadsBack) {
+  JobCorrection c;
+  c.factor = 0.8;
+  c.reference_precision = Precision::kFp8;
+  c.precision_mix.push_back({Precision::kFp8, 1.0, 2.0});
+  // Keys sorted; no mfu_scale, as none was given; the label when asked.
+  EXPECT_EQ(CorrectionJson(c, "SYNTHETIC test"), R"({
+  "factor": 0.8,
+  "precision_mix": [
+    {
+      "precision": "fp8",
+      "relative_rate": 2.0,
+      "tensor_time_share": 1.0
+    }
+  ],
+  "reference_precision": "fp8",
+  "synthetic": "SYNTHETIC test"
+}
+)");
+  EXPECT_EQ(CorrectionJson(JobCorrection{}), "{}\n");
+  auto back = ParseCorrectionJson(CorrectionJson(c), "w.json");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->factor, 0.8);
+  EXPECT_FALSE(back->mfu_scale);
+  EXPECT_EQ(back->reference_precision, Precision::kFp8);
+  ASSERT_EQ(back->precision_mix.size(), 1u);
+  EXPECT_EQ(back->precision_mix[0].relative_rate, 2.0);
 }
 
 TEST(MfuLog, PeakFlopsIsOptionalAndPositive) {

@@ -5,11 +5,13 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/formats/csv.h"
 #include "ofu/formats/text_file.h"
 
 namespace ofu::formats {
@@ -51,35 +53,6 @@ std::optional<bool> ParseBool(std::string_view text) {
   return std::nullopt;
 }
 
-// Splits one CSV record (RFC 4180 quoting, no embedded newlines). Absent on
-// an unterminated quote.
-std::optional<std::vector<std::string>> SplitCsv(std::string_view line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cells.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cells.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.emplace_back();
-    } else if (c != '\r') {
-      cells.back() += c;
-    }
-  }
-  if (quoted) return std::nullopt;
-  for (std::string& cell : cells) cell = std::string(Trim(cell));
-  return cells;
-}
-
 // The lines of `text`, each with its 1-based number; blank lines and lines
 // starting with '#' are skipped.
 std::vector<std::pair<int, std::string_view>> Lines(std::string_view text) {
@@ -95,6 +68,27 @@ std::vector<std::pair<int, std::string_view>> Lines(std::string_view text) {
     out.emplace_back(number, line);
   }
   return out;
+}
+
+// A CSV header's column names, lower case; an error names the first of
+// `required` that it lacks.
+Result<std::vector<std::string>> LowerHeader(const CsvRecord& header, const std::string& name,
+                                             std::initializer_list<const char*> required) {
+  std::vector<std::string> columns;
+  for (const std::string& column : header.fields) columns.push_back(Lower(column));
+  for (const char* column : required) {
+    if (std::find(columns.begin(), columns.end(), column) == columns.end()) {
+      return Malformed(name, header.line, column, "no such column in the header");
+    }
+  }
+  return columns;
+}
+
+// A CSV row's fields by column name (a short row leaves the rest out).
+std::map<std::string, std::string> FieldsOf(const std::vector<std::string>& header, const CsvRecord& row) {
+  std::map<std::string, std::string> fields;
+  for (size_t c = 0; c < row.fields.size(); ++c) fields[header[c]] = row.fields[c];
+  return fields;
 }
 
 // A field's text from a CSV row or JSON object, before typing: absent when
@@ -203,25 +197,16 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
     }
     return log;
   }
-  if (lines.empty()) return Error::MalformedInput("{}: empty (no CSV header)", name);
-  auto header = SplitCsv(lines.front().second);
-  if (!header) return Error::MalformedInput("{}:{}: unterminated quote", name, lines.front().first);
-  for (std::string& column : *header) column = Lower(column);
-  for (const char* required : {"job_id", "mfu", "reference_precision"}) {
-    if (std::find(header->begin(), header->end(), required) == header->end()) {
-      return Malformed(name, lines.front().first, required, "no such column in the header");
+  OFU_ASSIGN_OR_RETURN(const auto records, ReadCsv(text, name, {.lenient = true}));
+  if (records.empty()) return Error::MalformedInput("{}: empty (no CSV header)", name);
+  OFU_ASSIGN_OR_RETURN(const auto header, LowerHeader(records.front(), name, {"job_id", "mfu", "reference_precision"}));
+  for (size_t i = 1; i < records.size(); ++i) {
+    const CsvRecord& record = records[i];
+    if (record.fields.size() > header.size()) {
+      return Error::MalformedInput("{}:{}: {} fields, the header has {}", name, record.line, record.fields.size(),
+                                   header.size());
     }
-  }
-  for (size_t i = 1; i < lines.size(); ++i) {
-    const auto& [number, line] = lines[i];
-    auto cells = SplitCsv(line);
-    if (!cells) return Error::MalformedInput("{}:{}: unterminated quote", name, number);
-    if (cells->size() > header->size()) {
-      return Error::MalformedInput("{}:{}: {} fields, the header has {}", name, number, cells->size(), header->size());
-    }
-    std::map<std::string, std::string> fields;
-    for (size_t c = 0; c < cells->size(); ++c) fields[(*header)[c]] = (*cells)[c];
-    OFU_RETURN_IF_ERROR(add(RowFromFields(fields, name, number)));
+    OFU_RETURN_IF_ERROR(add(RowFromFields(FieldsOf(header, record), name, record.line)));
   }
   return log;
 }
@@ -278,26 +263,35 @@ Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::stri
   return out;
 }
 
+std::string CorrectionJson(const JobCorrection& correction, std::string_view synthetic) {
+  json doc = json::object();
+  if (!synthetic.empty()) doc["synthetic"] = synthetic;
+  if (correction.reference_precision) doc["reference_precision"] = PrecisionName(*correction.reference_precision);
+  if (correction.factor) doc["factor"] = *correction.factor;
+  if (correction.mfu_scale) doc["mfu_scale"] = *correction.mfu_scale;
+  if (!correction.precision_mix.empty()) {
+    json mix = json::array();
+    for (const JobCorrection::Share& share : correction.precision_mix) {
+      mix.push_back({{"precision", PrecisionName(share.precision)},
+                     {"tensor_time_share", share.share},
+                     {"relative_rate", share.relative_rate}});
+    }
+    doc["precision_mix"] = std::move(mix);
+  }
+  return doc.dump(2) + "\n";
+}
+
 Result<std::map<std::string, JobCorrection>> ParseCorrectionCsv(std::string_view text, const std::string& name) {
   std::map<std::string, JobCorrection> out;
-  const auto lines = Lines(text);
-  if (lines.empty()) return Error::MalformedInput("{}: empty (no CSV header)", name);
-  auto header = SplitCsv(lines.front().second);
-  if (!header) return Error::MalformedInput("{}:{}: unterminated quote", name, lines.front().first);
-  for (std::string& column : *header) column = Lower(column);
-  for (const char* required : {"job_id", "factor"}) {
-    if (std::find(header->begin(), header->end(), required) == header->end()) {
-      return Malformed(name, lines.front().first, required, "no such column in the header");
-    }
-  }
-  for (size_t i = 1; i < lines.size(); ++i) {
-    const auto& [number, line] = lines[i];
-    auto cells = SplitCsv(line);
-    if (!cells || cells->size() > header->size()) {
+  OFU_ASSIGN_OR_RETURN(const auto records, ReadCsv(text, name, {.lenient = true}));
+  if (records.empty()) return Error::MalformedInput("{}: empty (no CSV header)", name);
+  OFU_ASSIGN_OR_RETURN(const auto header, LowerHeader(records.front(), name, {"job_id", "factor"}));
+  for (size_t i = 1; i < records.size(); ++i) {
+    const int number = records[i].line;
+    if (records[i].fields.size() > header.size()) {
       return Error::MalformedInput("{}:{}: not a CSV row of the header's columns", name, number);
     }
-    std::map<std::string, std::string> fields;
-    for (size_t c = 0; c < cells->size(); ++c) fields[(*header)[c]] = (*cells)[c];
+    std::map<std::string, std::string> fields = FieldsOf(header, records[i]);
     const FieldReader reader(name, number);
     const std::string job_id = fields["job_id"];
     if (job_id.empty()) return Malformed(name, number, "job_id", "missing");

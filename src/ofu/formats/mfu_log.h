@@ -89,6 +89,11 @@ struct JobCorrection {
 
 // One `ofu correct --format json` document.
 Result<JobCorrection> ParseCorrectionJson(std::string_view text, const std::string& name);
+// The keys of such a document that ParseCorrectionJson reads, for a
+// correction made elsewhere (ofu-fleet-sim's): factor, mfu_scale,
+// reference_precision and precision_mix where present, and "synthetic" when
+// `synthetic` is not empty (what made it). Indented, ending in a newline.
+std::string CorrectionJson(const JobCorrection& correction, std::string_view synthetic = {});
 // The CSV form: job id -> correction.
 Result<std::map<std::string, JobCorrection>> ParseCorrectionCsv(std::string_view text, const std::string& name);
 // A directory of <job_id>.json or a .csv file, by what `path` is.

@@ -210,74 +210,6 @@ std::vector<Column> Columns() {
   return c;
 }
 
-// Splits RFC 4180 text into records of fields, each record with the line
-// it starts on.
-struct Record {
-  int line = 0;
-  std::vector<std::string> fields;
-};
-
-Result<std::vector<Record>> SplitCsv(std::string_view text, std::string_view source_name) {
-  std::vector<Record> records;
-  int line = 1;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    Record record;
-    record.line = line;
-    std::string field;
-    bool end_of_record = false;
-    while (!end_of_record) {
-      field.clear();
-      if (i < text.size() && text[i] == '"') {
-        const int quote_line = line;
-        ++i;
-        for (;;) {
-          if (i >= text.size()) {
-            return Error::MalformedInput("{}:{}: a quoted field is not closed", source_name, quote_line);
-          }
-          const char ch = text[i++];
-          if (ch == '"') {
-            if (i < text.size() && text[i] == '"') {
-              field += '"';
-              ++i;
-              continue;
-            }
-            break;
-          }
-          if (ch == '\n') ++line;
-          field += ch;
-        }
-        if (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
-          return Error::MalformedInput("{}:{}: text after a closing quote (field {})", source_name, line,
-                                       record.fields.size() + 1);
-        }
-      } else {
-        while (i < text.size() && text[i] != ',' && text[i] != '\n' && text[i] != '\r') {
-          if (text[i] == '"') {
-            return Error::MalformedInput("{}:{}: a quote inside an unquoted field (field {})", source_name, line,
-                                         record.fields.size() + 1);
-          }
-          field += text[i++];
-        }
-      }
-      record.fields.push_back(field);
-      if (i >= text.size()) {
-        end_of_record = true;
-      } else if (text[i] == ',') {
-        ++i;
-      } else {
-        if (text[i] == '\r') ++i;
-        if (i < text.size() && text[i] == '\n') ++i;
-        ++line;
-        end_of_record = true;
-      }
-    }
-    const bool blank = record.fields.size() == 1 && record.fields[0].empty();
-    if (!blank) records.push_back(std::move(record));
-  }
-  return records;
-}
-
 }  // namespace
 
 std::vector<std::string_view> ResultColumns() {
@@ -307,12 +239,12 @@ std::string ResultCsvRow(const CaseResult& row) {
 }
 
 Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::string_view source_name) {
-  OFU_ASSIGN_OR_RETURN(auto records, SplitCsv(text, source_name));
+  OFU_ASSIGN_OR_RETURN(auto records, formats::ReadCsv(text, source_name));
   if (records.empty()) {
     return Error::MalformedInput("{}: empty file: expected a header line", source_name);
   }
   const std::vector<Column> columns = Columns();
-  const Record& header = records.front();
+  const formats::CsvRecord& header = records.front();
   // Which known column each field of a row goes to (nullptr: ignored).
   std::vector<const Column*> field_column(header.fields.size(), nullptr);
   std::map<std::string_view, std::size_t> seen;
@@ -334,7 +266,7 @@ Result<std::vector<CaseResult>> ParseResultCsv(std::string_view text, std::strin
   }
   std::vector<CaseResult> rows;
   for (std::size_t r = 1; r < records.size(); ++r) {
-    const Record& record = (records)[r];
+    const formats::CsvRecord& record = records[r];
     if (record.fields.size() != header.fields.size()) {
       return Error::MalformedInput("{}:{}: {} fields where the header has {}", source_name, record.line,
                                    record.fields.size(), header.fields.size());

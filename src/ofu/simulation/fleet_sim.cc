@@ -12,12 +12,14 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "ofu/core/gpu_share.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/non_tensor.h"
+#include "ofu/core/precision.h"
+#include "ofu/formats/csv.h"
 #include "ofu/formats/exposition.h"
+#include "ofu/formats/mfu_log.h"
 #include "ofu/sinks/history_store.h"
 #include "ofu/sources/clock.h"
 
@@ -25,9 +27,7 @@ namespace ofu::simulation {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
-constexpr const char* kSynthetic = "SYNTHETIC data from ofu-fleet-sim, not measured on a GPU";
 constexpr double kClockMhz = 1755;  // a steady, slightly power-capped H100 SXM5
 constexpr double kRegressionRatio = 1 / 2.5;
 
@@ -477,77 +477,19 @@ Result<std::string> WriteCorrections(const FleetSimOptions& options, const Fleet
   std::string csv = fmt::format("# {} (seed {})\njob_id,mfu,reference_precision,recompute\n", kSynthetic, options.seed);
   for (const auto& entry : fs::directory_iterator(corrections_dir, ec)) fs::remove(entry.path(), ec);
   for (const PlantedJob& job : truth.jobs) {
-    csv += fmt::format("{},{},{},{}\n", job.job_id, job.reported_mfu, job.reference_precision,
+    csv += fmt::format("{},{},{},{}\n", formats::CsvField(job.job_id), job.reported_mfu, job.reference_precision,
                        job.recompute ? "true" : "false");
     if (!job.correction_file) continue;
-    const double rate = job.reference_precision == "fp8" ? 2.0 : 1.0;
-    const json correction = {
-        {"synthetic", kSynthetic},
-        {"reference_precision", job.reference_precision},
-        {"factor", job.factor},
-        {"mfu_scale", 1.0},
-        {"precision_mix",
-         json::array({{{"precision", job.reference_precision}, {"tensor_time_share", 1.0}, {"relative_rate", rate}}})}};
-    OFU_RETURN_IF_ERROR(WriteText(fs::path(corrections_dir) / (job.job_id + ".json"), correction.dump(2) + "\n"));
+    const std::optional<Precision> precision = PrecisionFromName(job.reference_precision);
+    formats::JobCorrection correction;
+    correction.reference_precision = precision;
+    correction.factor = job.factor;
+    correction.mfu_scale = 1.0;
+    if (precision) correction.precision_mix.push_back({*precision, 1.0, *precision == Precision::kFp8 ? 2.0 : 1.0});
+    OFU_RETURN_IF_ERROR(WriteText(fs::path(corrections_dir) / (job.job_id + ".json"),
+                                  formats::CorrectionJson(correction, kSynthetic)));
   }
   return csv;
-}
-
-// ground_truth.json: the options and everything planted.
-std::string GroundTruthJson(const FleetTruth& truth) {
-  const FleetSimOptions& options = truth.options;
-  json jobs = json::array();
-  for (const PlantedJob& job : truth.jobs) {
-    jobs.push_back({{"job_id", job.job_id},
-                    {"job_name", job.job_name},
-                    {"gpus", job.gpus},
-                    {"start_s", job.start_s},
-                    {"end_s", job.end_s},
-                    {"ofu_level", job.ofu_level},
-                    {"realised_ofu", job.realised_ofu},
-                    {"factor", job.factor},
-                    {"correction_file", job.correction_file},
-                    {"reference_precision", job.reference_precision},
-                    {"recompute", job.recompute},
-                    {"expected_mfu", job.expected_mfu},
-                    {"reported_mfu", job.reported_mfu},
-                    {"plant", job.plant},
-                    {"planted_ratio", job.planted_ratio}});
-  }
-  const auto changes = [](const std::vector<PlantedChange>& list) {
-    json out = json::array();
-    for (const PlantedChange& c : list) {
-      out.push_back({{"job_id", c.job_id},
-                     {"job_name", c.job_name},
-                     {"time_s", c.time_s},
-                     {"ratio", c.ratio},
-                     {"what", c.what},
-                     {"gpus", c.gpus}});
-    }
-    return out;
-  };
-  json runs = json::array();
-  for (const PlantedRunChange& r : truth.run_regressions) {
-    runs.push_back({{"job_name", r.job_name}, {"first_job_id", r.first_job_id}, {"ratio", r.ratio}});
-  }
-  const json ground = {{"synthetic", kSynthetic},
-                       {"generator", "ofu-fleet-sim"},
-                       {"options",
-                        {{"seed", options.seed},
-                         {"gpus", options.gpus},
-                         {"gpus_per_job", options.gpus_per_job},
-                         {"jobs", options.jobs},
-                         {"windows_per_job", options.windows_per_job},
-                         {"window_s", options.window_s},
-                         {"start_s", options.start_s},
-                         {"ofu_noise", options.ofu_noise},
-                         {"mfu_noise", options.mfu_noise}}},
-                       {"end_s", truth.end_s},
-                       {"jobs", jobs},
-                       {"regressions", changes(truth.regressions)},
-                       {"precision_shifts", changes(truth.precision_shifts)},
-                       {"run_regressions", runs}};
-  return ground.dump(2) + "\n";
 }
 
 }  // namespace
@@ -579,8 +521,6 @@ Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::stri
   OFU_ASSIGN_OR_RETURN(auto mfu_log, WriteCorrections(options, truth, truth.corrections_dir));
   truth.mfu_log = (fs::path(out_dir) / "mfu.csv").string();
   OFU_RETURN_IF_ERROR(WriteText(truth.mfu_log, mfu_log));
-  truth.ground_truth = (fs::path(out_dir) / "ground_truth.json").string();
-  OFU_RETURN_IF_ERROR(WriteText(truth.ground_truth, GroundTruthJson(truth)));
   return truth;
 }
 

@@ -35,6 +35,9 @@
 
 namespace ofu::simulation {
 
+// What every file the simulator writes says of itself.
+inline constexpr const char* kSynthetic = "SYNTHETIC data from ofu-fleet-sim, not measured on a GPU";
+
 struct FleetSimOptions {
   std::uint64_t seed = 1;
   int gpus = 16;
@@ -92,7 +95,7 @@ struct FleetTruth {
   std::vector<PlantedRunChange> run_regressions;
   double end_s = 0;  // end of the last window
   // Files written under the output directory.
-  std::string store, mfu_log, corrections_dir, ground_truth;
+  std::string store, mfu_log, corrections_dir;
   std::vector<std::string> openmetrics;  // in time order
 };
 
@@ -103,7 +106,8 @@ struct FleetTruth {
 //                       passes them: see openmetrics_slice_s)
 //   mfu.csv             the MFU log (reconcile's --mfu)
 //   corrections/        <job_id>.json in `ofu correct --format json` form
-//   ground_truth.json   what was planted
+// and returns what was planted (ofu-fleet-sim writes it as ground_truth.json,
+// render/fleet_sim_output.h).
 // kInvalidArgument for inconsistent options; kIo when a file cannot be written.
 Result<FleetTruth> SimulateFleet(const FleetSimOptions& options, const std::string& out_dir);
 
