@@ -7,54 +7,32 @@ namespace ofu {
 namespace {
 
 using F = CounterField;
+using S = CounterSample;
 
 constexpr std::array<CounterFieldInfo, 17> kFields = {{
-    {F::kTensorActive, "tensor_active", "tensor activity", true, 1004, 5},
-    {F::kGrEngineActive, "gr_engine_active", "graphics engine activity", true, 1001, 1},
-    {F::kSmActive, "sm_active", "SM activity", true, 1002, 2},
-    {F::kSmOccupancy, "sm_occupancy", "SM occupancy", true, 1003, 3},
-    {F::kDramActive, "dram_active", "DRAM activity", true, 1005, 10},
-    {F::kFp64Active, "fp64_active", "FP64 pipe activity", true, 1006, 11},
-    {F::kFp32Active, "fp32_active", "FP32 pipe activity", true, 1007, 12},
-    {F::kFp16Active, "fp16_active", "FP16 pipe activity", true, 1008, 13},
-    {F::kImmaActive, "imma_active", "IMMA tensor activity", true, 1013, 9},
-    {F::kHmmaActive, "hmma_active", "HMMA tensor activity", true, 1014, 7},
-    {F::kDfmaActive, "dfma_active", "DFMA tensor activity", true, 1015, 6},
-    {F::kDmmaActive, "dmma_active", "DMMA tensor activity", true, 0, 8},
-    {F::kSmClockMhz, "sm_clock_mhz", "SM clock", false, 100, 0},
-    {F::kMaxSmClockMhz, "max_sm_clock_mhz", "maximum SM clock", false, 113, 0},
-    {F::kPowerW, "power_w", "power", false, 155, 0},
-    {F::kEnergyMj, "energy_mj", "energy", false, 156, 0},
-    {F::kClockEventReasons, "clock_event_reasons", "clock event reasons", false, 112, 0},
+    {F::kTensorActive, "tensor_active", "tensor activity", true, 1004, 5, &S::tensor_active},
+    {F::kGrEngineActive, "gr_engine_active", "graphics engine activity", true, 1001, 1, &S::gr_engine_active},
+    {F::kSmActive, "sm_active", "SM activity", true, 1002, 2, &S::sm_active},
+    {F::kSmOccupancy, "sm_occupancy", "SM occupancy", true, 1003, 3, &S::sm_occupancy},
+    {F::kDramActive, "dram_active", "DRAM activity", true, 1005, 10, &S::dram_active},
+    {F::kFp64Active, "fp64_active", "FP64 pipe activity", true, 1006, 11, &S::fp64_active},
+    {F::kFp32Active, "fp32_active", "FP32 pipe activity", true, 1007, 12, &S::fp32_active},
+    {F::kFp16Active, "fp16_active", "FP16 pipe activity", true, 1008, 13, &S::fp16_active},
+    {F::kImmaActive, "imma_active", "IMMA tensor activity", true, 1013, 9, &S::imma_active},
+    {F::kHmmaActive, "hmma_active", "HMMA tensor activity", true, 1014, 7, &S::hmma_active},
+    {F::kDfmaActive, "dfma_active", "DFMA tensor activity", true, 1015, 6, &S::dfma_active},
+    {F::kDmmaActive, "dmma_active", "DMMA tensor activity", true, 0, 8, &S::dmma_active},
+    {F::kSmClockMhz, "sm_clock_mhz", "SM clock", false, 100, 0, &S::sm_clock_mhz},
+    {F::kMaxSmClockMhz, "max_sm_clock_mhz", "maximum SM clock", false, 113, 0, &S::max_sm_clock_mhz},
+    {F::kPowerW, "power_w", "power", false, 155, 0, &S::power_w},
+    {F::kEnergyMj, "energy_mj", "energy", false, 156, 0, &S::energy_mj},
+    {F::kClockEventReasons, "clock_event_reasons", "clock event reasons", false, 112, 0, nullptr},
 }};
 
 // 2^53: every integer below it is exact in a double.
 constexpr double kExactIntegerLimit = 9007199254740992.0;
 
 }  // namespace
-
-std::optional<double> CounterSample::*FieldMember(CounterField field) {
-  switch (field) {
-    case F::kTensorActive: return &CounterSample::tensor_active;
-    case F::kGrEngineActive: return &CounterSample::gr_engine_active;
-    case F::kSmActive: return &CounterSample::sm_active;
-    case F::kSmOccupancy: return &CounterSample::sm_occupancy;
-    case F::kDramActive: return &CounterSample::dram_active;
-    case F::kFp64Active: return &CounterSample::fp64_active;
-    case F::kFp32Active: return &CounterSample::fp32_active;
-    case F::kFp16Active: return &CounterSample::fp16_active;
-    case F::kImmaActive: return &CounterSample::imma_active;
-    case F::kHmmaActive: return &CounterSample::hmma_active;
-    case F::kDfmaActive: return &CounterSample::dfma_active;
-    case F::kDmmaActive: return &CounterSample::dmma_active;
-    case F::kSmClockMhz: return &CounterSample::sm_clock_mhz;
-    case F::kMaxSmClockMhz: return &CounterSample::max_sm_clock_mhz;
-    case F::kPowerW: return &CounterSample::power_w;
-    case F::kEnergyMj: return &CounterSample::energy_mj;
-    case F::kClockEventReasons: return nullptr;
-  }
-  return nullptr;
-}
 
 std::span<const CounterFieldInfo> AllCounterFields() { return kFields; }
 
@@ -65,7 +43,7 @@ std::optional<double> GetField(const CounterSample& sample, CounterField field) 
     if (!sample.clock_event_reasons) return std::nullopt;
     return static_cast<double>(*sample.clock_event_reasons);
   }
-  return sample.*FieldMember(field);
+  return sample.*InfoFor(field).member;
 }
 
 void SetField(CounterSample& sample, CounterField field, std::optional<double> value) {
@@ -77,7 +55,7 @@ void SetField(CounterSample& sample, CounterField field, std::optional<double> v
     }
     return;
   }
-  sample.*FieldMember(field) = value;
+  sample.*InfoFor(field).member = value;
 }
 
 }  // namespace ofu

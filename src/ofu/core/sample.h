@@ -26,7 +26,10 @@
 namespace ofu {
 
 // Every numeric counter a sample can carry. The order is the order of
-// output columns and recordings; append only.
+// output columns and recordings; append only. Adding one: a value here, its
+// member in CounterSample and its row in sample.cc's table (which names the
+// member); GetField, SetField, the sources, the recordings and the replay
+// read the table.
 enum class CounterField {
   kTensorActive,       // any tensor pipe (DCGM 1004, GPM 5 ANY_TENSOR_UTIL)
   kGrEngineActive,     // graphics/compute engine (DCGM 1001, GPM 1)
@@ -46,19 +49,6 @@ enum class CounterField {
   kEnergyMj,           // energy since driver load, mJ (DCGM 156)
   kClockEventReasons,  // bitmask (DCGM 112)
 };
-
-struct CounterFieldInfo {
-  CounterField field;
-  std::string_view name;         // snake_case, used in JSON and messages' keys
-  std::string_view description;  // for people: "tensor activity"
-  bool is_activity;              // 0..1 interval mean (else a reading)
-  int dcgm_field_id;             // 0 where DCGM has none
-  int gpm_metric_id;             // NVML GPM metric id; 0 where GPM has none
-};
-
-// All fields, in CounterField order.
-std::span<const CounterFieldInfo> AllCounterFields();
-const CounterFieldInfo& InfoFor(CounterField field);
 
 struct CounterSample {
   double time_s = 0;
@@ -81,14 +71,27 @@ struct CounterSample {
   std::optional<std::uint64_t> clock_event_reasons;
 };
 
+struct CounterFieldInfo {
+  CounterField field;
+  std::string_view name;         // snake_case, used in JSON and messages' keys
+  std::string_view description;  // for people: "tensor activity"
+  bool is_activity;              // 0..1 interval mean (else a reading)
+  int dcgm_field_id;             // 0 where DCGM has none
+  int gpm_metric_id;             // NVML GPM metric id; 0 where GPM has none
+  // Where a sample holds it; nullptr for clock_event_reasons, the one
+  // integer field (GetField and SetField convert it).
+  std::optional<double> CounterSample::*member;
+};
+
+// All fields, in CounterField order.
+std::span<const CounterFieldInfo> AllCounterFields();
+const CounterFieldInfo& InfoFor(CounterField field);
+
 // Generic access by field, for code that walks all fields (readers,
 // writers). clock_event_reasons converts to and from double exactly for
 // every mask below 2^53; a negative or fractional value sets nothing.
 std::optional<double> GetField(const CounterSample& sample, CounterField field);
 void SetField(CounterSample& sample, CounterField field, std::optional<double> value);
-// The member that holds a double-valued field, for loops that read one field
-// of many samples; nullptr for clock_event_reasons, the one integer field.
-std::optional<double> CounterSample::*FieldMember(CounterField field);
 
 // Who a stream of samples belongs to. `key` is unique within a recording:
 // the GPU UUID, plus "/gi<N>" for a MIG GPU instance.

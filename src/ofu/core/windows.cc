@@ -267,7 +267,7 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
   // The CUDA-core pipes: gaps are the tensor field's to report.
   for (const CudaCorePipeInfo& pipe : CudaCorePipes()) {
     const std::size_t i = IndexOf(pipe.pipe);
-    AddActivity(samples, FieldMember(pipe.activity), out.interval_s, options, nullptr, windows,
+    AddActivity(samples, InfoFor(pipe.activity).member, out.interval_s, options, nullptr, windows,
                 [i](WindowSums& sums, double value, double s) {
                   sums.pipe_weighted[i] += value * s;
                   sums.pipe_seconds[i] += s;
