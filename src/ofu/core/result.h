@@ -133,9 +133,13 @@ inline Status OkStatus() { return Ok{}; }
 // evaluates the Result once; on an error returns it, else moves its value
 // into the left-hand side.
 #define OFU_ASSIGN_OR_RETURN(lhs, expr) OFU_ASSIGN_OR_RETURN_IMPL_(OFU_RESULT_CONCAT_(ofu_result_, __LINE__), lhs, expr)
+// `tmp` is a name and `lhs` may be a declaration: neither can be put in
+// parentheses, as clang-tidy's bugprone-macro-parentheses asks.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define OFU_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                               \
   if (!tmp.ok()) return tmp.error();               \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 #define OFU_RESULT_CONCAT_(a, b) OFU_RESULT_CONCAT_INNER_(a, b)
 #define OFU_RESULT_CONCAT_INNER_(a, b) a##b
