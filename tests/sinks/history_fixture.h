@@ -10,6 +10,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -125,18 +126,29 @@ inline std::string WriteTwoGpuJobStore(const std::filesystem::path& path) {
   return options.path;
 }
 
-// One number from a query on the file (tests look at the store directly).
-inline double QueryNumber(const std::string& path, const std::string& sql) {
+// One number, or one text, from a query on the file (tests look at the
+// store directly); -1 or "" when the query gives no row.
+template <typename Value>
+Value QueryOne(const std::string& path, const std::string& sql, Value none) {
   sqlite3* db = nullptr;
   sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   sqlite3_stmt* stmt = nullptr;
-  double value = -1;
+  Value value = none;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
-    value = sqlite3_column_double(stmt, 0);
+    if constexpr (std::is_same_v<Value, double>) {
+      value = sqlite3_column_double(stmt, 0);
+    } else {
+      const unsigned char* text = sqlite3_column_text(stmt, 0);
+      if (text != nullptr) value = reinterpret_cast<const char*>(text);
+    }
   }
   sqlite3_finalize(stmt);
   sqlite3_close(db);
   return value;
+}
+inline double QueryNumber(const std::string& path, const std::string& sql) { return QueryOne(path, sql, -1.0); }
+inline std::string QueryText(const std::string& path, const std::string& sql) {
+  return QueryOne(path, sql, std::string());
 }
 
 }  // namespace ofu::testing

@@ -16,6 +16,7 @@
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/non_tensor.h"
+#include "ofu/history/history_columns.h"
 #include "ofu/history/history_reader.h"
 #include "ofu/render/report_output.h"
 #include "sinks/history_fixture.h"
@@ -34,6 +35,7 @@ using ofu::testing::Batch;
 using ofu::testing::H100Window;
 using ofu::testing::LostWindow;
 using ofu::testing::QueryNumber;
+using ofu::testing::QueryText;
 
 class HistoryStoreTest : public ::testing::Test {
  protected:
@@ -689,6 +691,36 @@ TEST_F(HistoryStoreTest, AMigInstanceKeepsItsProfileAndInstanceAndAVersion2Store
   EXPECT_EQ(upgraded.gpus[1].uuid, "GPU-0/gi3");
   EXPECT_EQ(upgraded.gpus[1].mig_profile, "1g.10gb");
   EXPECT_EQ(upgraded.gpus[1].mig_instance, "3");
+}
+
+TEST_F(HistoryStoreTest, TheGpusTableIsMadeFromItsColumnListAsItWasWrittenByHand) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store);
+  ofu::sinks::GpuWindow slice = H100Window("GPU-0/gi3", "0", 0.25);
+  slice.identity.mig_profile = "1g.10gb";
+  slice.identity.mig_instance = "3";
+  ASSERT_TRUE(store->Consume(Batch(1002, 2, {slice})).ok());
+  // The statement that schema 3 wrote by hand, character for character.
+  EXPECT_EQ(QueryText(options_.path, "SELECT sql FROM sqlite_master WHERE name = 'gpus'"),
+            "CREATE TABLE gpus(\n  id INTEGER PRIMARY KEY,\n  uuid TEXT UNIQUE NOT NULL,\n  gpu_index TEXT NOT NULL,\n"
+            "  model TEXT NOT NULL,\n  sku TEXT NOT NULL,\n  architecture TEXT NOT NULL,\n  hostname TEXT NOT NULL,\n"
+            "  mig_profile TEXT NOT NULL DEFAULT '',\n  mig_instance TEXT NOT NULL DEFAULT '')");
+  EXPECT_EQ(QueryText(options_.path,
+                      "SELECT uuid || '|' || gpu_index || '|' || sku || '|' || mig_profile || '|' || "
+                      "mig_instance FROM gpus"),
+            "GPU-0/gi3|0|h100-sxm5|1g.10gb|3");
+  // A changed column updates the row in place (the upsert), keeping its id.
+  slice.identity.mig_profile = "2g.20gb";
+  ASSERT_TRUE(store->Consume(Batch(1004, 2, {slice})).ok());
+  EXPECT_EQ(QueryNumber(options_.path, "SELECT count(*) FROM gpus"), 1);
+  EXPECT_EQ(QueryText(options_.path, "SELECT mig_profile FROM gpus WHERE id = 1"), "2g.20gb");
+  EXPECT_EQ(ofu::history::UpsertGpuSql(),
+            "INSERT INTO gpus(uuid, gpu_index, model, sku, architecture, hostname, mig_profile, mig_instance) "
+            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(uuid) DO UPDATE SET gpu_index = excluded.gpu_index, "
+            "model = excluded.model, sku = excluded.sku, architecture = excluded.architecture, "
+            "hostname = excluded.hostname, mig_profile = excluded.mig_profile, mig_instance = excluded.mig_instance "
+            "RETURNING id");
+  EXPECT_EQ(ofu::history::GpuColumnNames(2), "id, uuid, gpu_index, model, sku, architecture, hostname, '', ''");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <set>
@@ -182,24 +183,98 @@ inline Result<StoredRollup> ColumnRollup(sqlite3_stmt* s, const WindowColumns& c
   return r;
 }
 
-// A `gpus` row: ColumnGpu reads the columns of kGpuColumns, in this order.
-// Stores before schema 3 have no MIG columns: their GPUs are whole.
-inline constexpr const char* kGpuColumns =
-    "id, uuid, gpu_index, model, sku, architecture, hostname, mig_profile, mig_instance";
-inline constexpr const char* kGpuColumnsV2 = "id, uuid, gpu_index, model, sku, architecture, hostname, '', ''";
-inline constexpr int kGpuColumnCount = 9;
+// The `gpus` table's columns after `id`, in the order the table declares
+// them, the store binds them (?1, ?2, ...) and ColumnGpu reads them (1, 2,
+// ...): every statement about a GPU's row is made from this one list, so a
+// column added here is declared, upgraded, written and read. `since_schema`
+// is the schema version that added the column: an older store reads it as ''
+// until HistoryStore::Open adds it (ALTER TABLE, default '').
+struct GpuColumn {
+  const char* name;
+  std::string StoredGpu::*member;
+  int since_schema = 1;
+};
+inline constexpr std::array<GpuColumn, 8> kGpuColumnList = {{
+    {"uuid", &StoredGpu::uuid},  // the key: UNIQUE, the upsert's conflict target
+    {"gpu_index", &StoredGpu::gpu_index},
+    {"model", &StoredGpu::model},
+    {"sku", &StoredGpu::sku},
+    {"architecture", &StoredGpu::architecture},
+    {"hostname", &StoredGpu::hostname},
+    {"mig_profile", &StoredGpu::mig_profile, 3},
+    {"mig_instance", &StoredGpu::mig_instance, 3},
+}};
+// Columns of a row as ColumnGpu reads it: id, then the list.
+inline constexpr int kGpuColumnCount = 1 + static_cast<int>(kGpuColumnList.size());
 
+// A column's declaration in CREATE TABLE and ALTER TABLE ADD COLUMN.
+inline std::string GpuColumnDefinition(const GpuColumn& c) {
+  if (c.member == &StoredGpu::uuid) return fmt::format("{} TEXT UNIQUE NOT NULL", c.name);
+  // A column added later needs a default for the rows already there.
+  return fmt::format("{} TEXT NOT NULL{}", c.name, c.since_schema > 1 ? " DEFAULT ''" : "");
+}
+
+// The body of CREATE TABLE gpus(...), one column a line.
+inline std::string GpuTableDefinitions() {
+  std::string out = "\n  id INTEGER PRIMARY KEY";
+  for (const GpuColumn& c : kGpuColumnList) out += ",\n  " + GpuColumnDefinition(c);
+  return out;
+}
+
+// The statements that upgrade a store of schema `from` (one less than the
+// version that added the columns) to have the columns added in `from + 1`.
+inline std::string AddGpuColumnsSql(int from) {
+  std::string out;
+  for (const GpuColumn& c : kGpuColumnList) {
+    if (c.since_schema == from + 1) out += fmt::format("ALTER TABLE gpus ADD COLUMN {};\n", GpuColumnDefinition(c));
+  }
+  return out;
+}
+
+// "id, uuid, ...", for SELECT, in ColumnGpu's order; a column newer than the
+// store's `schema_version` is selected as ''.
+inline std::string GpuColumnNames(int schema_version) {
+  std::string out = "id";
+  for (const GpuColumn& c : kGpuColumnList)
+    out += c.since_schema > schema_version ? ", ''" : fmt::format(", {}", c.name);
+  return out;
+}
+
+// Inserts a GPU's row, or updates every column of the row with its key, and
+// returns its id; binds as BindGpu.
+inline std::string UpsertGpuSql() {
+  std::string names, values, updates;
+  for (std::size_t i = 0; i < kGpuColumnList.size(); ++i) {
+    const char* name = kGpuColumnList[i].name;
+    names += fmt::format("{}{}", i == 0 ? "" : ", ", name);
+    values += fmt::format("{}?{}", i == 0 ? "" : ", ", i + 1);
+    if (i > 0) updates += fmt::format("{}{} = excluded.{}", i == 1 ? "" : ", ", name, name);
+  }
+  return fmt::format("INSERT INTO gpus({}) VALUES({}) ON CONFLICT(uuid) DO UPDATE SET {} RETURNING id", names, values,
+                     updates);
+}
+
+inline void BindGpu(sqlite3_stmt* s, const StoredGpu& gpu) {
+  for (std::size_t i = 0; i < kGpuColumnList.size(); ++i) {
+    formats::BindText(s, static_cast<int>(i) + 1, gpu.*kGpuColumnList[i].member);
+  }
+}
+
+// True when every column of the list is the same (the id is not compared).
+inline bool SameGpuColumns(const StoredGpu& a, const StoredGpu& b) {
+  for (const GpuColumn& c : kGpuColumnList) {
+    if (a.*c.member != b.*c.member) return false;
+  }
+  return true;
+}
+
+// A `gpus` row selected with GpuColumnNames.
 inline StoredGpu ColumnGpu(sqlite3_stmt* s) {
   StoredGpu gpu;
   gpu.id = sqlite3_column_int64(s, 0);
-  gpu.uuid = formats::ColumnText(s, 1);
-  gpu.gpu_index = formats::ColumnText(s, 2);
-  gpu.model = formats::ColumnText(s, 3);
-  gpu.sku = formats::ColumnText(s, 4);
-  gpu.architecture = formats::ColumnText(s, 5);
-  gpu.hostname = formats::ColumnText(s, 6);
-  gpu.mig_profile = formats::ColumnText(s, 7);
-  gpu.mig_instance = formats::ColumnText(s, 8);
+  for (std::size_t i = 0; i < kGpuColumnList.size(); ++i) {
+    gpu.*kGpuColumnList[i].member = formats::ColumnText(s, static_cast<int>(i) + 1);
+  }
   return gpu;
 }
 

@@ -128,7 +128,7 @@ Status ReadGpus(const Reader& reader, int schema_version, StoredHistory& history
       auto stmt, reader.Prepare(fmt::format("SELECT {}, (SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id), "
                                             "?3 IS NULL AND EXISTS (SELECT 1 FROM windows w WHERE w.gpu_id = gpus.id "
                                             "AND w.end_s > ?1 AND w.end_s <= ?2) FROM gpus ORDER BY id",
-                                            schema_version < 3 ? kGpuColumnsV2 : kGpuColumns),
+                                            GpuColumnNames(schema_version)),
                                 "reading GPUs"));
   sqlite3_stmt* s = stmt.get();
   BindQuery(s, history.query);

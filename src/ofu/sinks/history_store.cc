@@ -19,11 +19,14 @@
 
 namespace ofu::sinks {
 
+using history::AddGpuColumnsSql;
 using history::AddRowInto;
+using history::BindGpu;
 using history::BindRollup;
 using history::ColumnGpu;
 using history::CounterColumnsOf;
-using history::kGpuColumns;
+using history::GpuColumnNames;
+using history::GpuTableDefinitions;
 using history::kHistoryDownsampled;
 using history::kHistorySchemaVersion;
 using history::kOldestReadableSchemaVersion;
@@ -33,9 +36,11 @@ using history::kRollupSpanS;
 using history::Placeholders;
 using history::RollUp;
 using history::RollupHourEnd;
+using history::SameGpuColumns;
 using history::StoredGpu;
 using history::StoredRollup;
 using history::StoredWindow;
+using history::UpsertGpuSql;
 using history::WindowColumns;
 
 namespace {
@@ -49,16 +54,7 @@ using formats::ColumnText;
 using Stmt = formats::SqliteStmt;
 
 constexpr const char* kSchema = R"sql(
-CREATE TABLE gpus(
-  id INTEGER PRIMARY KEY,
-  uuid TEXT UNIQUE NOT NULL,
-  gpu_index TEXT NOT NULL,
-  model TEXT NOT NULL,
-  sku TEXT NOT NULL,
-  architecture TEXT NOT NULL,
-  hostname TEXT NOT NULL,
-  mig_profile TEXT NOT NULL DEFAULT '',
-  mig_instance TEXT NOT NULL DEFAULT '');
+CREATE TABLE gpus({gpu_columns});
 CREATE TABLE windows(
   gpu_id INTEGER NOT NULL REFERENCES gpus(id),
   {window_columns},
@@ -97,7 +93,8 @@ std::string RollupsTable(const OutputCounterTable& counters) {
 }
 
 std::string Schema(const OutputCounterTable& counters) {
-  return fmt::format(fmt::runtime(kSchema), fmt::arg("window_columns", WindowColumns::Definitions(counters)),
+  return fmt::format(fmt::runtime(kSchema), fmt::arg("gpu_columns", GpuTableDefinitions()),
+                     fmt::arg("window_columns", WindowColumns::Definitions(counters)),
                      fmt::arg("rollups", RollupsTable(counters)));
 }
 
@@ -119,11 +116,7 @@ constexpr const char* kUpgradeFrom1 = "UPDATE meta SET value = '2' WHERE key = '
 
 // Schema version 2 -> 3: the GPUs' MIG identity; the GPUs stored so far were
 // written without one, as whole GPUs.
-constexpr const char* kUpgradeFrom2 = R"sql(
-ALTER TABLE gpus ADD COLUMN mig_profile TEXT NOT NULL DEFAULT '';
-ALTER TABLE gpus ADD COLUMN mig_instance TEXT NOT NULL DEFAULT '';
-UPDATE meta SET value = '3' WHERE key = 'schema_version';
-)sql";
+std::string UpgradeFrom2() { return AddGpuColumnsSql(2) + "UPDATE meta SET value = '3' WHERE key = 'schema_version';"; }
 
 // Schema version 3 -> 4: the CUDA-core pipes and the non-tensor bound
 // (added by AddCounterColumns).
@@ -168,15 +161,7 @@ Status HistoryStore::PrepareWindowStatements() {
   using Named = std::pair<std::string, Stmt*>;
   for (auto [sql, stmt] :
        {Named{"BEGIN IMMEDIATE", &statements->begin}, Named{"COMMIT", &statements->commit},
-        Named{"INSERT INTO gpus(uuid, gpu_index, model, sku, architecture, hostname, "
-              "mig_profile, mig_instance) "
-              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(uuid) DO UPDATE SET "
-              "gpu_index = excluded.gpu_index, model = excluded.model, sku = excluded.sku, "
-              "architecture = excluded.architecture, hostname = excluded.hostname, "
-              "mig_profile = excluded.mig_profile, mig_instance = excluded.mig_instance "
-              "RETURNING id",
-              &statements->upsert_gpu},
-        Named{insert_window, &statements->insert_window},
+        Named{UpsertGpuSql(), &statements->upsert_gpu}, Named{insert_window, &statements->insert_window},
         Named{"UPDATE jobs SET end_s = ?2 WHERE rowid = ?1", &statements->close_job},
         Named{"INSERT INTO jobs(gpu_id, job_id, user, job_name, scheduler, start_s) "
               "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
@@ -313,7 +298,7 @@ Status HistoryStore::Initialize() {
       if (Status s = Exec(kUpgradeFrom1, "upgrading the schema from version 1"); !s.ok()) return fail(s.error());
     }
     if (from_2) {
-      if (Status s = Exec(kUpgradeFrom2, "upgrading the schema from version 2"); !s.ok()) return fail(s.error());
+      if (Status s = Exec(UpgradeFrom2().c_str(), "upgrading the schema from version 2"); !s.ok()) return fail(s.error());
     }
     if (from_3) {
       if (Status s = Exec(kUpgradeFrom3, "upgrading the schema from version 3"); !s.ok()) return fail(s.error());
@@ -348,7 +333,7 @@ Status HistoryStore::Initialize() {
   if (Status s = Exec("COMMIT", "committing the schema"); !s.ok()) return fail(s.error());
 
   sqlite3_stmt* raw = nullptr;
-  const std::string select_gpus = fmt::format("SELECT {} FROM gpus", kGpuColumns);
+  const std::string select_gpus = fmt::format("SELECT {} FROM gpus", GpuColumnNames(kHistorySchemaVersion));
   if (sqlite3_prepare_v2(db_, select_gpus.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
     return WriteError("reading the GPUs");
   }
@@ -497,19 +482,10 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
     wanted.mig_profile = window.identity.mig_profile;
     wanted.mig_instance = window.identity.mig_instance;
     StoredGpu& gpu = gpus[wanted.uuid];
-    if (gpu.id == 0 || gpu.gpu_index != wanted.gpu_index || gpu.model != wanted.model || gpu.sku != wanted.sku ||
-        gpu.architecture != wanted.architecture || gpu.hostname != wanted.hostname ||
-        gpu.mig_profile != wanted.mig_profile || gpu.mig_instance != wanted.mig_instance) {
+    if (gpu.id == 0 || !SameGpuColumns(gpu, wanted)) {
       sqlite3_stmt* s = st.upsert_gpu.get();
       sqlite3_reset(s);
-      BindText(s, 1, wanted.uuid);
-      BindText(s, 2, wanted.gpu_index);
-      BindText(s, 3, wanted.model);
-      BindText(s, 4, wanted.sku);
-      BindText(s, 5, wanted.architecture);
-      BindText(s, 6, wanted.hostname);
-      BindText(s, 7, wanted.mig_profile);
-      BindText(s, 8, wanted.mig_instance);
+      BindGpu(s, wanted);
       if (sqlite3_step(s) != SQLITE_ROW) return WriteError("storing a GPU");
       wanted.id = sqlite3_column_int64(s, 0);
       if (sqlite3_step(s) != SQLITE_DONE) return WriteError("storing a GPU");
