@@ -114,6 +114,24 @@ TEST_F(FleetCli, StoreAndPrometheusGiveTheSameAnswersAndTheyAreThePlantedOnes) {
   const json one = RunJson(fmt::format("regress {} --job {} {}", prom, job, range));
   ASSERT_EQ(one["changes"].size(), 1u) << one.dump(1);
   EXPECT_EQ(one["changes"][0]["job_id"], job);
+
+  // A range that starts on a scrape, the last of the first jobs: Prometheus 2
+  // gives that scrape to its closed ranges, while the range is (since,
+  // until], where those jobs have no window. ofu once asked PromQL for a 0 ms
+  // range there and failed; now both sources list the same jobs.
+  const double boundary = truth["jobs"][0]["end_s"].get<double>();
+  const std::string from_boundary = fmt::format("--since {:.0f} --until {:.0f}", boundary, end + 1);
+  const json b_store = RunJson(fmt::format("report {} {}", store, from_boundary));
+  const json b_prom = RunJson(fmt::format("report {} {}", prom, from_boundary));
+  ASSERT_FALSE(b_prom.is_discarded());
+  ASSERT_FALSE(b_store.is_discarded());
+  ASSERT_EQ(b_prom["jobs"].size(), b_store["jobs"].size()) << b_prom["jobs"].dump(1);
+  EXPECT_LT(b_store["jobs"].size(), truth["jobs"].size());  // the first jobs are out
+  for (size_t i = 0; i < b_store["jobs"].size(); ++i) {
+    EXPECT_EQ(b_prom["jobs"][i]["job_id"], b_store["jobs"][i]["job_id"]);
+    EXPECT_NEAR(b_prom["jobs"][i]["ofu"].get<double>(), b_store["jobs"][i]["ofu"].get<double>(), 1e-9);
+  }
+  EXPECT_NEAR(b_prom["overall"]["ofu"].get<double>(), b_store["overall"]["ofu"].get<double>(), 1e-9);
   prometheus.Stop();
 }
 

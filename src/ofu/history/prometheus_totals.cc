@@ -468,6 +468,13 @@ class TotalsReader : private TotalsQueries {
         if (Span* span = span_of(s)) (last ? span->last : span->first) = s.samples.front().second;
       }));
     }
+    // The range is (since, until], as the store reads it. Prometheus 2's
+    // ranges are closed, so a series whose last scrape is at `since` itself
+    // is seen too: it has no window in the range (and checking its job span
+    // would ask PromQL for a range of 0 ms, which it refuses).
+    spans.erase(std::remove_if(spans.begin() + static_cast<std::ptrdiff_t>(begin), spans.end(),
+                               [&](const Span& span) { return span.last <= since; }),
+                spans.end());
     return OkStatus();
   }
 
