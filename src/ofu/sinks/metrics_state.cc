@@ -30,8 +30,10 @@ std::vector<const State*> Ordered(const std::map<std::string, State>& gpus) {
   std::vector<const State*> order;
   for (const auto& [key, gpu] : gpus) order.push_back(&gpu);
   std::stable_sort(order.begin(), order.end(), [](const State* a, const State* b) {
-    const long ia = a->gpu.empty() ? -1 : std::strtol(a->gpu.c_str(), nullptr, 10);
-    const long ib = b->gpu.empty() ? -1 : std::strtol(b->gpu.c_str(), nullptr, 10);
+    const std::string& a_index = a->identity.gpu_index;
+    const std::string& b_index = b->identity.gpu_index;
+    const long ia = a_index.empty() ? -1 : std::strtol(a_index.c_str(), nullptr, 10);
+    const long ib = b_index.empty() ? -1 : std::strtol(b_index.c_str(), nullptr, 10);
     return ia < ib;
   });
   return order;
@@ -80,13 +82,10 @@ Status MetricsState::Consume(const WindowBatch& batch) {
   bool any_up = false;
   for (const GpuWindow& window : batch.gpus) {
     GpuState& gpu = gpus_[window.key()];
-    gpu.uuid = window.key();
-    gpu.gpu = window.identity.gpu_index;
-    gpu.model = window.identity.model;
+    gpu.identity = window.identity;
+    gpu.identity.key = window.key();
     gpu.sku = window.sku;
     gpu.architecture = window.architecture;
-    gpu.mig_profile = window.identity.mig_profile;
-    gpu.mig_instance = window.identity.mig_instance;
     gpu.spec_clock_mhz = window.spec_clock_mhz;
     gpu.up = window.up();
     any_up = any_up || gpu.up;
@@ -149,11 +148,15 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
   std::lock_guard lock(mutex_);
   ExpositionWriter out(format);
   const std::vector<const GpuState*> gpus = Ordered(gpus_);
+  // The labels of every per-GPU series: its key and its index on the host.
+  const auto series_labels = [](const GpuState& gpu) {
+    return std::array<formats::LabelPair, 2>{{{"uuid", gpu.identity.key}, {"gpu", gpu.identity.gpu_index}}};
+  };
 
   const auto gauge = [&](std::string_view family, std::string_view help, std::optional<double> GpuState::*field) {
     out.Family(family, MetricType::kGauge, help);
     for (const GpuState* gpu : gpus) {
-      if (gpu->*field) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *(gpu->*field));
+      if (gpu->*field) out.Sample(series_labels(*gpu), *(gpu->*field));
     }
   };
 
@@ -164,7 +167,7 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
     out.Family(row.metric, MetricType::kCounter, row.help);
     for (const GpuState* gpu : gpus) {
       if (const std::optional<double> value = gpu->counters[id]) {
-        out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, *value * row.metric_scale);
+        out.Sample(series_labels(*gpu), *value * row.metric_scale);
       }
     }
   }
@@ -177,7 +180,7 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
         "it, or the reported one (ofu_gpu_info's clock_source says which).",
         &GpuState::ofu_clock_mhz);
   out.Family("ofu_window_seconds", MetricType::kGauge, "The agent's window length, seconds.");
-  for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, options_.window_s);
+  for (const GpuState* gpu : gpus) out.Sample(series_labels(*gpu), options_.window_s);
   gauge("ofu_last_window_timestamp_seconds", "Unix time of the end of the last valid window.",
         &GpuState::last_valid_end_s);
 
@@ -185,24 +188,23 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
              "The GPU's model, spec-database SKU and architecture; a MIG instance's profile and instance id; the clock "
              "its OFU uses (clock_source: exact-cycles, measured-model or reported).");
   for (const GpuState* gpu : gpus) {
-    std::vector<formats::LabelPair> labels = {{"uuid", gpu->uuid},
-                                              {"gpu", gpu->gpu},
-                                              {"model", gpu->model},
-                                              {"sku", gpu->sku},
-                                              {"architecture", gpu->architecture}};
+    const auto series = series_labels(*gpu);
+    std::vector<formats::LabelPair> labels(series.begin(), series.end());
+    labels.insert(labels.end(),
+                  {{"model", gpu->identity.model}, {"sku", gpu->sku}, {"architecture", gpu->architecture}});
     // Whole GPUs carry no MIG labels (an empty label is no label in Prometheus).
-    if (!gpu->mig_profile.empty()) labels.push_back({"mig_profile", gpu->mig_profile});
-    if (!gpu->mig_instance.empty()) labels.push_back({"mig_instance", gpu->mig_instance});
+    if (!gpu->identity.mig_profile.empty()) labels.push_back({"mig_profile", gpu->identity.mig_profile});
+    if (!gpu->identity.mig_instance.empty()) labels.push_back({"mig_instance", gpu->identity.mig_instance});
     if (!gpu->clock_source.empty()) labels.push_back({"clock_source", gpu->clock_source});
     out.Sample(labels, 1);
   }
   out.Family("ofu_gpu_up", MetricType::kGauge,
              "1 when the GPU answered in the last window, 0 when lost or unreachable.");
-  for (const GpuState* gpu : gpus) out.Sample({{"uuid", gpu->uuid}, {"gpu", gpu->gpu}}, gpu->up ? 1 : 0);
+  for (const GpuState* gpu : gpus) out.Sample(series_labels(*gpu), gpu->up ? 1 : 0);
   out.Family("ofu_gpu_job", MetricType::kInfo, "The job running on the GPU now; join on uuid.");
   for (const GpuState* gpu : gpus) {
     if (!gpu->job) continue;
-    out.Sample({{"uuid", gpu->uuid},
+    out.Sample({{"uuid", gpu->identity.key},
                 {"job_id", gpu->job->job_id},
                 {"user", gpu->job->user},
                 {"job_name", gpu->job->job_name},

@@ -45,6 +45,7 @@
 #include <string>
 #include <string_view>
 
+#include "ofu/core/sample.h"
 #include "ofu/formats/exposition.h"
 #include "ofu/net/connection_rejection.h"
 #include "ofu/sinks/sink.h"
@@ -109,8 +110,8 @@ class MetricsState : public Sink {
 
  private:
   struct GpuState {
-    std::string uuid, gpu, model, sku, architecture;
-    std::string mig_profile, mig_instance;  // empty for a whole GPU
+    GpuIdentity identity;  // the window's; its key is the series' uuid label
+    std::string sku, architecture;
     // Sums of CountersOfWindow (window_counters.h). A kWhenMeasured counter
     // is absent until the source first delivers its figure for this GPU in a
     // valid window (then a counter like the others).
