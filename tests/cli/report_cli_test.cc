@@ -20,7 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using ofu::testing::CommandResult;
-using ofu::testing::Slurp;
 
 class ReportCli : public ofu::testing::CliTest {};
 

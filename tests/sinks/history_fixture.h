@@ -67,7 +67,7 @@ inline sinks::GpuWindow LostWindow(const std::string& uuid, const std::string& i
 }
 
 inline sinks::WindowBatch Batch(double end_s, double window_s, std::vector<sinks::GpuWindow> gpus,
-                                std::map<std::string, std::string> job_of = {}) {
+                                const std::map<std::string, std::string>& job_of = {}) {
   sinks::WindowBatch batch;
   batch.end_s = end_s;
   batch.window_s = window_s;

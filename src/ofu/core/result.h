@@ -119,12 +119,13 @@ inline Status OkStatus() { return Ok{}; }
 
 // In a function returning Status or any Result: returns the error `expr`
 // gives, and goes on otherwise. `expr` is a Status or a Result whose value
-// is not needed.
-#define OFU_RETURN_IF_ERROR(expr)                       \
-  do {                                                  \
-    if (auto ofu_status_ = (expr); !ofu_status_.ok()) { \
-      return ofu_status_.error();                       \
-    }                                                   \
+// is not needed. Binds a reference (a temporary lives to the end of the
+// `if`), so that a named Status is not copied.
+#define OFU_RETURN_IF_ERROR(expr)                              \
+  do {                                                         \
+    if (const auto& ofu_status_ = (expr); !ofu_status_.ok()) { \
+      return ofu_status_.error();                              \
+    }                                                          \
   } while (false)
 
 // In a function returning Status or any Result:

@@ -439,7 +439,7 @@ class HourlyWindowsReader {
         s.samples = {{to, 1}};
         info.push_back(std::move(s));
       }
-      for (StoredWindow& w : part.windows) raw_windows[uuid_of.at(w.gpu_id)].push_back(std::move(w));
+      for (const StoredWindow& w : part.windows) raw_windows[uuid_of.at(w.gpu_id)].push_back(w);  // trivially copyable
       for (StoredJob& j : part.jobs) raw_jobs[uuid_of.at(j.gpu_id)].push_back(std::move(j));
     }
     std::string matchers = "uuid!=\"\"";
@@ -494,7 +494,7 @@ class HourlyWindowsReader {
         const std::int64_t id = ids_.at(uuid);
         for (StoredWindow w : raw_windows[uuid]) {
           w.gpu_id = id;
-          batch.windows.push_back(std::move(w));
+          batch.windows.push_back(w);
         }
         for (StoredJob j : raw_jobs[uuid]) {
           j.gpu_id = id;
@@ -523,7 +523,10 @@ class HourlyWindowsReader {
   // The run's windows and job intervals of `uuids`, into `batch`.
   Status ReadRun(const HourlyRun& run, const std::vector<std::string>& uuids, StoredHistory& batch) {
     const long long step_ms = MsOf(coverage_.step_s);
-    const auto end_of = [&](double t) { return static_cast<double>(MsOf(t) / step_ms * step_ms) / 1000; };
+    const auto end_of = [&](double t) {
+      const long long step_end_ms = MsOf(t) / step_ms * step_ms;  // down to a whole step
+      return static_cast<double>(step_end_ms) / 1000;
+    };
     std::string matchers = fmt::format("uuid=~\"{}\"", PromExactAlternatives(uuids));
     if (query_.job_id) matchers += ",job_id=" + PromQuoted(*query_.job_id);
     // (uuid, hour end, job id) -> the window; the job's first and last scrape in the hour.

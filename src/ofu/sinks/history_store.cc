@@ -298,7 +298,8 @@ Status HistoryStore::Initialize() {
       if (Status s = Exec(kUpgradeFrom1, "upgrading the schema from version 1"); !s.ok()) return fail(s.error());
     }
     if (from_2) {
-      if (Status s = Exec(UpgradeFrom2().c_str(), "upgrading the schema from version 2"); !s.ok()) return fail(s.error());
+      if (Status s = Exec(UpgradeFrom2().c_str(), "upgrading the schema from version 2"); !s.ok())
+        return fail(s.error());
     }
     if (from_3) {
       if (Status s = Exec(kUpgradeFrom3, "upgrading the schema from version 3"); !s.ok()) return fail(s.error());
