@@ -63,7 +63,7 @@ history::StoredHistory History(int jobs) {
   for (int j = 0; j < jobs; ++j) {
     history::StoredGpu gpu;
     gpu.id = j + 1;
-    gpu.uuid = fmt::format("GPU-{}", j);
+    gpu.identity.key = fmt::format("GPU-{}", j);
     gpu.sku = "h100-sxm5";
     h.gpus.push_back(gpu);
     for (int w = 1; w <= 8; ++w) {

@@ -183,7 +183,7 @@ TEST_F(RunTest, KeepsHistoryWhereTold) {
   auto history = history::ReadHistory(config.store_path, {});
   ASSERT_TRUE(history.ok()) << history.error().message;
   ASSERT_EQ(history->gpus.size(), 1u);
-  EXPECT_EQ(history->gpus[0].uuid, "GPU-run");
+  EXPECT_EQ(history->gpus[0].key(), "GPU-run");
   EXPECT_EQ(history->windows.size(), 4u);
 }
 

@@ -50,14 +50,14 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   EXPECT_TRUE(history.jobs.empty());
   ASSERT_EQ(history.gpus.size(), 2u);
   EXPECT_EQ(history.gpus[0].id, 1);
-  EXPECT_EQ(history.gpus[0].uuid, "GPU-a");
-  EXPECT_EQ(history.gpus[0].gpu_index, "0");
-  EXPECT_EQ(history.gpus[0].hostname, "node1");
+  EXPECT_EQ(history.gpus[0].key(), "GPU-a");
+  EXPECT_EQ(history.gpus[0].identity.gpu_index, "0");
+  EXPECT_EQ(history.gpus[0].identity.hostname, "node1");
   EXPECT_EQ(history.gpus[0].sku, "h100-sxm5");
   EXPECT_EQ(history.gpus[0].architecture, h100.spec->architecture);
   EXPECT_EQ(history.gpus[0].last_end_s, 30);
   EXPECT_EQ(history.gpus[1].id, 2);
-  EXPECT_EQ(history.gpus[1].uuid, "node1/1");  // the key stands in for the missing UUID
+  EXPECT_EQ(history.gpus[1].key(), "node1/1");  // the key stands in for the missing UUID
   EXPECT_EQ(history.gpus[1].sku, "");
   EXPECT_EQ(history.gpus[1].last_end_s, 5);
 

@@ -215,7 +215,7 @@ TEST_F(OutputCounterTableTest, AnAddedRowIsReadFromPrometheus) {
   auto history = ofu::history::ReadPrometheusHistory(fmt::format("http://127.0.0.1:{}", port), query, read);
   ASSERT_TRUE(history.ok()) << history.error().message;
   ASSERT_EQ(history->gpus.size(), 2u);
-  EXPECT_EQ(history->gpus[0].uuid, "GPU-a");
+  EXPECT_EQ(history->gpus[0].key(), "GPU-a");
   // Rows between scrapes: k = 1..2, 2..3, 3..4 per GPU.
   ASSERT_EQ(history->windows.size(), 6u);
   for (const ofu::history::StoredWindow& row : history->windows) {

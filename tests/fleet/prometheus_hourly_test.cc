@@ -83,7 +83,7 @@ TEST(HourlyRollups, TwoStretchesAddByUuidAndJoinAJobsIntervals) {
   const auto gpu = [](std::int64_t id, const char* uuid) {
     StoredGpu g;
     g.id = id;
-    g.uuid = uuid;
+    g.identity.key = uuid;
     return g;
   };
   const auto job = [](std::int64_t gpu_id, double start_s, double end_s) {
@@ -114,8 +114,8 @@ TEST(HourlyRollups, TwoStretchesAddByUuidAndJoinAJobsIntervals) {
   AddTotals(total, std::move(hourly), 5000);
   AddTotals(total, std::move(raw), 5000);
   ASSERT_EQ(total.history.gpus.size(), 2u);
-  EXPECT_EQ(total.history.gpus[0].uuid, "GPU-a");
-  EXPECT_EQ(total.history.gpus[1].uuid, "GPU-b");
+  EXPECT_EQ(total.history.gpus[0].key(), "GPU-a");
+  EXPECT_EQ(total.history.gpus[1].key(), "GPU-b");
   EXPECT_EQ(total.history.gpus[1].id, 2);
   EXPECT_DOUBLE_EQ(total.of_gpu.at(2).counters.observed_s(), 3720);
   EXPECT_DOUBLE_EQ(total.of_gpu.at(2).counters.utilized_s(), 960);

@@ -109,8 +109,8 @@ TEST(PrometheusRows, OfuWeighsObservedSecondsNotSpans) {
   history.path = "hand";
   ofu::history::StoredGpu gpu;
   gpu.id = 1;
-  gpu.uuid = "GPU-hand";
-  gpu.model = "NVIDIA H100 80GB HBM3";
+  gpu.identity.key = "GPU-hand";
+  gpu.identity.model = "NVIDIA H100 80GB HBM3";
   gpu.sku = "h100-sxm5";
   history.gpus.push_back(gpu);
   history.windows = RowsOfCounterSamples(1, samples, 0);

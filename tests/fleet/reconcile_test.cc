@@ -56,7 +56,7 @@ ofu::history::StoredHistory OneJob() {
   h.path = "synthetic";
   ofu::history::StoredGpu gpu;
   gpu.id = 1;
-  gpu.uuid = "GPU-a";
+  gpu.identity.key = "GPU-a";
   gpu.sku = "h100-sxm5";
   h.gpus.push_back(gpu);
   ofu::history::StoredWindow w;

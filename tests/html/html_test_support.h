@@ -44,12 +44,12 @@ inline history::StoredGpu Gpu(std::int64_t id, const std::string& sku, const std
                               const std::string& hostname = "synthetic-node") {
   history::StoredGpu gpu;
   gpu.id = id;
-  gpu.uuid = "GPU-" + std::to_string(id);
-  gpu.gpu_index = std::to_string(id - 1);
-  gpu.model = model;
+  gpu.identity.key = "GPU-" + std::to_string(id);
+  gpu.identity.gpu_index = std::to_string(id - 1);
+  gpu.identity.model = model;
   gpu.sku = sku;
   gpu.architecture = sku.empty() ? "" : "synthetic";
-  gpu.hostname = hostname;
+  gpu.identity.hostname = hostname;
   return gpu;
 }
 

@@ -96,12 +96,12 @@ TEST_F(HistoryStoreTest, WindowsAreWrittenAndReadBackExactly) {
   }
   const StoredHistory history = Read();
   ASSERT_EQ(history.gpus.size(), 2u);
-  EXPECT_EQ(history.gpus[0].uuid, "GPU-0");
-  EXPECT_EQ(history.gpus[0].gpu_index, "0");
-  EXPECT_EQ(history.gpus[0].model, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(history.gpus[0].key(), "GPU-0");
+  EXPECT_EQ(history.gpus[0].identity.gpu_index, "0");
+  EXPECT_EQ(history.gpus[0].identity.model, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(history.gpus[0].sku, "h100-sxm5");
   EXPECT_EQ(history.gpus[0].architecture, "hopper");
-  EXPECT_EQ(history.gpus[0].hostname, "synthetic-node");
+  EXPECT_EQ(history.gpus[0].identity.hostname, "synthetic-node");
   EXPECT_EQ(history.gpus[0].last_end_s, 1006);
   ASSERT_EQ(history.windows.size(), 6u);
 
@@ -603,7 +603,7 @@ TEST_F(HistoryStoreTest, StreamedReportIsTheWholeHistoryReport) {
     EXPECT_EQ(part->head.jobs, whole.jobs) << what;
     ASSERT_EQ(part->head.gpus.size(), whole.gpus.size()) << what;
     for (std::size_t i = 0; i < whole.gpus.size(); ++i) {
-      EXPECT_EQ(part->head.gpus[i].uuid, whole.gpus[i].uuid) << what;
+      EXPECT_EQ(part->head.gpus[i].key(), whole.gpus[i].key()) << what;
       EXPECT_EQ(part->head.gpus[i].last_end_s, whole.gpus[i].last_end_s) << what;
     }
     const auto from_whole = ofu::analysis::BuildStoreReport(whole, *specs);
@@ -673,7 +673,7 @@ TEST_F(HistoryStoreTest, AMigInstanceKeepsItsProfileAndInstanceAndAVersion2Store
                    "UPDATE meta SET value = '2' WHERE key = 'schema_version'"));
   const StoredHistory old = Read();
   ASSERT_EQ(old.gpus.size(), 1u);
-  EXPECT_EQ(old.gpus[0].mig_profile, "");  // a version 2 GPU is whole
+  EXPECT_EQ(old.gpus[0].identity.mig_profile, "");  // a version 2 GPU is whole
 
   auto store = OpenStore();
   ASSERT_TRUE(store);
@@ -686,11 +686,11 @@ TEST_F(HistoryStoreTest, AMigInstanceKeepsItsProfileAndInstanceAndAVersion2Store
             ofu::history::kHistorySchemaVersion);  // upgraded in turn to the newest (5)
   const StoredHistory upgraded = Read();
   ASSERT_EQ(upgraded.gpus.size(), 2u);
-  EXPECT_EQ(upgraded.gpus[0].uuid, "GPU-0");
-  EXPECT_EQ(upgraded.gpus[0].mig_profile, "");
-  EXPECT_EQ(upgraded.gpus[1].uuid, "GPU-0/gi3");
-  EXPECT_EQ(upgraded.gpus[1].mig_profile, "1g.10gb");
-  EXPECT_EQ(upgraded.gpus[1].mig_instance, "3");
+  EXPECT_EQ(upgraded.gpus[0].key(), "GPU-0");
+  EXPECT_EQ(upgraded.gpus[0].identity.mig_profile, "");
+  EXPECT_EQ(upgraded.gpus[1].key(), "GPU-0/gi3");
+  EXPECT_EQ(upgraded.gpus[1].identity.mig_profile, "1g.10gb");
+  EXPECT_EQ(upgraded.gpus[1].identity.mig_instance, "3");
 }
 
 TEST_F(HistoryStoreTest, TheGpusTableIsMadeFromItsColumnListAsItWasWrittenByHand) {

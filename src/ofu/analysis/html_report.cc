@@ -142,7 +142,8 @@ ShareByGpu AddGpusAndSkus(const history::StoredHistory& history, const Report& t
   std::vector<double> gpu_observed_s;
   for (std::size_t i = 0; i < history.gpus.size(); ++i) {
     const StoredGpu& stored = history.gpus[i];
-    GpuTimeline gpu{stored.uuid, stored.gpu_index, stored.model, stored.sku, stored.hostname, {}, 0, {}, {}, {}};
+    const GpuIdentity& id = stored.identity;
+    GpuTimeline gpu{id.key, id.gpu_index, id.model, stored.sku, id.hostname, {}, 0, {}, {}, {}};
     gpu.ofu = totals.gpus[i].summary.ofu;
     gpu.non_tensor = totals.gpus[i].summary.non_tensor;
     gpu.clock_source = ClockSourcesName(totals.gpus[i].summary.clock_sources);
@@ -152,7 +153,7 @@ ShareByGpu AddGpusAndSkus(const history::StoredHistory& history, const Report& t
     SkuDistribution& sku = sums.distribution;
     if (sku.gpus++ == 0) {
       sku.sku = stored.sku;
-      sku.model = stored.model;
+      sku.model = stored.identity.model;
       sku.observed_hours_by_bin.assign(kOfuBins, 0.0);
     }
     if (gpu.ofu) sku.gpu_ofu.push_back(*gpu.ofu);
@@ -231,7 +232,7 @@ void AddCudaCoreAdvice(const history::StoredHistory& history, const Report& tota
   for (std::size_t i = 0; i < totals.gpus.size(); ++i) {
     const GpuReport& gpu = totals.gpus[i];
     if (auto advice = AdviseCudaCores(gpu.identity.key, gpu.spec, gpu.summary)) {
-      found.push_back({"", history.gpus[i].uuid, std::move(*advice)});
+      found.push_back({"", history.gpus[i].key(), std::move(*advice)});
     }
   }
   view.cuda_core_advice_total = static_cast<int>(found.size());

@@ -13,10 +13,10 @@ history::StoredHistory HistoryOfRecording(const Report& report) {
   for (const GpuReport& gpu : report.gpus) {
     history::StoredGpu stored;
     stored.id = static_cast<std::int64_t>(history.gpus.size()) + 1;
-    stored.uuid = gpu.identity.uuid.empty() ? gpu.identity.key : gpu.identity.uuid;
-    stored.gpu_index = gpu.identity.gpu_index;
-    stored.model = gpu.model;
-    stored.hostname = gpu.identity.hostname;
+    stored.identity.key = gpu.identity.uuid.empty() ? gpu.identity.key : gpu.identity.uuid;
+    stored.identity.gpu_index = gpu.identity.gpu_index;
+    stored.identity.model = gpu.model;
+    stored.identity.hostname = gpu.identity.hostname;
     if (gpu.spec) {
       stored.sku = gpu.spec->id;
       stored.architecture = gpu.spec->architecture;

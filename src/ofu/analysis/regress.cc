@@ -266,7 +266,7 @@ RegressScanner::~RegressScanner() = default;
 void RegressScanner::Add(const history::StoredHistory& batch) {
   State& s = *state_;
   std::map<std::int64_t, std::string> uuid_of;
-  for (const history::StoredGpu& gpu : batch.gpus) uuid_of[gpu.id] = gpu.uuid;
+  for (const history::StoredGpu& gpu : batch.gpus) uuid_of[gpu.id] = gpu.key();
   std::map<std::int64_t, std::vector<const history::StoredWindow*>> rows_of;
   for (const history::StoredWindow& row : batch.windows) rows_of[row.gpu_id].push_back(&row);
   const JobIndex jobs = IndexJobs(batch);

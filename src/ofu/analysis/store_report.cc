@@ -100,14 +100,9 @@ std::string DescribeSeconds(double seconds) {
 // this spec database does not know its model.
 GpuReport GpuOfStored(const StoredGpu& stored, const GpuSpecDatabase& specs) {
   GpuReport gpu;
-  gpu.identity.key = stored.uuid;
-  gpu.identity.uuid = stored.uuid;
-  gpu.identity.model = stored.model;
-  gpu.identity.hostname = stored.hostname;
-  gpu.identity.gpu_index = stored.gpu_index;
-  gpu.identity.mig_profile = stored.mig_profile;
-  gpu.identity.mig_instance = stored.mig_instance;
-  gpu.model = stored.model;
+  gpu.identity = stored.identity;
+  gpu.identity.uuid = stored.key();  // the store keeps the key only
+  gpu.model = stored.identity.model;
   if (stored.sku.empty()) {
     gpu.problems.push_back("the agent did not know this GPU model (not in the spec database): no OFU was stored");
   } else if (auto spec = specs.Lookup(stored.sku); spec.ok()) {

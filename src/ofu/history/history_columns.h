@@ -186,30 +186,37 @@ inline Result<StoredRollup> ColumnRollup(sqlite3_stmt* s, const WindowColumns& c
 // The `gpus` table's columns after `id`, in the order the table declares
 // them, the store binds them (?1, ?2, ...) and ColumnGpu reads them (1, 2,
 // ...): every statement about a GPU's row is made from this one list, so a
-// column added here is declared, upgraded, written and read. `since_schema`
-// is the schema version that added the column: an older store reads it as ''
-// until HistoryStore::Open adds it (ALTER TABLE, default '').
+// column added here is declared, upgraded, written and read. A column holds
+// a member of the GPU's identity or, for sku and architecture, of StoredGpu.
+// `since_schema` is the schema version that added the column: an older store
+// reads it as '' until HistoryStore::Open adds it (ALTER TABLE, default '').
 struct GpuColumn {
   const char* name;
-  std::string StoredGpu::*member;
+  std::string GpuIdentity::*of_identity = nullptr;
+  std::string StoredGpu::*of_gpu = nullptr;
   int since_schema = 1;
+
+  const std::string& In(const StoredGpu& gpu) const {
+    return of_identity != nullptr ? gpu.identity.*of_identity : gpu.*of_gpu;
+  }
+  std::string& In(StoredGpu& gpu) const { return of_identity != nullptr ? gpu.identity.*of_identity : gpu.*of_gpu; }
 };
 inline constexpr std::array<GpuColumn, 8> kGpuColumnList = {{
-    {"uuid", &StoredGpu::uuid},  // the key: UNIQUE, the upsert's conflict target
-    {"gpu_index", &StoredGpu::gpu_index},
-    {"model", &StoredGpu::model},
-    {"sku", &StoredGpu::sku},
-    {"architecture", &StoredGpu::architecture},
-    {"hostname", &StoredGpu::hostname},
-    {"mig_profile", &StoredGpu::mig_profile, 3},
-    {"mig_instance", &StoredGpu::mig_instance, 3},
+    {"uuid", &GpuIdentity::key},  // the key: UNIQUE, the upsert's conflict target
+    {"gpu_index", &GpuIdentity::gpu_index},
+    {"model", &GpuIdentity::model},
+    {"sku", nullptr, &StoredGpu::sku},
+    {"architecture", nullptr, &StoredGpu::architecture},
+    {"hostname", &GpuIdentity::hostname},
+    {"mig_profile", &GpuIdentity::mig_profile, nullptr, 3},
+    {"mig_instance", &GpuIdentity::mig_instance, nullptr, 3},
 }};
 // Columns of a row as ColumnGpu reads it: id, then the list.
 inline constexpr int kGpuColumnCount = 1 + static_cast<int>(kGpuColumnList.size());
 
 // A column's declaration in CREATE TABLE and ALTER TABLE ADD COLUMN.
 inline std::string GpuColumnDefinition(const GpuColumn& c) {
-  if (c.member == &StoredGpu::uuid) return fmt::format("{} TEXT UNIQUE NOT NULL", c.name);
+  if (c.of_identity == &GpuIdentity::key) return fmt::format("{} TEXT UNIQUE NOT NULL", c.name);
   // A column added later needs a default for the rows already there.
   return fmt::format("{} TEXT NOT NULL{}", c.name, c.since_schema > 1 ? " DEFAULT ''" : "");
 }
@@ -256,14 +263,14 @@ inline std::string UpsertGpuSql() {
 
 inline void BindGpu(sqlite3_stmt* s, const StoredGpu& gpu) {
   for (std::size_t i = 0; i < kGpuColumnList.size(); ++i) {
-    formats::BindText(s, static_cast<int>(i) + 1, gpu.*kGpuColumnList[i].member);
+    formats::BindText(s, static_cast<int>(i) + 1, kGpuColumnList[i].In(gpu));
   }
 }
 
 // True when every column of the list is the same (the id is not compared).
 inline bool SameGpuColumns(const StoredGpu& a, const StoredGpu& b) {
   for (const GpuColumn& c : kGpuColumnList) {
-    if (a.*c.member != b.*c.member) return false;
+    if (c.In(a) != c.In(b)) return false;
   }
   return true;
 }
@@ -273,7 +280,7 @@ inline StoredGpu ColumnGpu(sqlite3_stmt* s) {
   StoredGpu gpu;
   gpu.id = sqlite3_column_int64(s, 0);
   for (std::size_t i = 0; i < kGpuColumnList.size(); ++i) {
-    gpu.*kGpuColumnList[i].member = formats::ColumnText(s, static_cast<int>(i) + 1);
+    kGpuColumnList[i].In(gpu) = formats::ColumnText(s, static_cast<int>(i) + 1);
   }
   return gpu;
 }

@@ -63,6 +63,7 @@
 
 #include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
+#include "ofu/core/sample.h"
 
 namespace ofu::history {
 
@@ -107,15 +108,16 @@ inline std::uint8_t ClockSourcesOfFlags(std::uint32_t flags) {
 
 struct StoredGpu {
   std::int64_t id = 0;
-  std::string uuid;  // GpuWindow::key(): the source's per-device key (UUID, or UUID/gi<N> for MIG)
-  std::string gpu_index;
-  std::string model;
+  // As the window named it (core/sample.h). What is kept: key (GpuWindow::
+  // key(), the source's per-device key: UUID, or UUID/gi<N> for MIG; the
+  // store's and Prometheus' `uuid`), gpu_index, model, hostname, mig_profile
+  // and mig_instance; not uuid (the key holds it) nor pci_bus_id.
+  GpuIdentity identity;
   std::string sku;  // empty when the model is unknown
   std::string architecture;
-  std::string hostname;
-  std::string mig_profile;           // "3g.40gb" for a MIG GPU instance; empty for a whole GPU
-  std::string mig_instance;          // its GPU instance id; empty for a whole GPU
   std::optional<double> last_end_s;  // end of its newest stored window, in the whole store
+
+  const std::string& key() const { return identity.key; }
 };
 
 struct StoredWindow {

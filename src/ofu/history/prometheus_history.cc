@@ -46,14 +46,14 @@ std::map<std::string, int64_t> AddPrometheusGpus(const std::vector<PromSeries>& 
   for (const auto& [uuid, series] : newest) {
     StoredGpu gpu;
     gpu.id = static_cast<int64_t>(ids.size()) + 1;
-    gpu.uuid = uuid;
-    gpu.gpu_index = series->Label("gpu");
-    gpu.model = series->Label("model");
+    gpu.identity.key = uuid;
+    gpu.identity.gpu_index = series->Label("gpu");
+    gpu.identity.model = series->Label("model");
     gpu.sku = series->Label("sku");
     gpu.architecture = series->Label("architecture");
-    gpu.hostname = series->Label("instance");
-    gpu.mig_profile = series->Label("mig_profile");
-    gpu.mig_instance = series->Label("mig_instance");
+    gpu.identity.hostname = series->Label("instance");
+    gpu.identity.mig_profile = series->Label("mig_profile");
+    gpu.identity.mig_instance = series->Label("mig_instance");
     ids[uuid] = gpu.id;
     history.gpus.push_back(gpu);
   }

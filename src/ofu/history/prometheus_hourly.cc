@@ -293,12 +293,12 @@ void AddTotals(HistoryTotals& into, HistoryTotals&& part, double until_s) {
   std::map<std::string, StoredGpu> gpus;
   std::map<std::int64_t, std::string> into_uuid, part_uuid;
   for (const StoredGpu& gpu : into.history.gpus) {
-    into_uuid[gpu.id] = gpu.uuid;
-    gpus.try_emplace(gpu.uuid, gpu);
+    into_uuid[gpu.id] = gpu.key();
+    gpus.try_emplace(gpu.key(), gpu);
   }
   for (const StoredGpu& gpu : part.history.gpus) {
-    part_uuid[gpu.id] = gpu.uuid;
-    gpus.try_emplace(gpu.uuid, gpu);
+    part_uuid[gpu.id] = gpu.key();
+    gpus.try_emplace(gpu.key(), gpu);
   }
   std::map<std::string, std::int64_t> id_of;
   into.history.gpus.clear();
@@ -426,16 +426,16 @@ class HourlyWindowsReader {
       OFU_ASSIGN_OR_RETURN(auto part, ReadPrometheusHistory(url, piece, raw_options));
       std::map<std::int64_t, std::string> uuid_of;
       for (const StoredGpu& gpu : part.gpus) {
-        uuid_of[gpu.id] = gpu.uuid;
+        uuid_of[gpu.id] = gpu.key();
         PromSeries s;  // as an info series, so that one numbering takes both
-        s.labels = {{"uuid", gpu.uuid},
-                    {"gpu", gpu.gpu_index},
-                    {"model", gpu.model},
+        s.labels = {{"uuid", gpu.key()},
+                    {"gpu", gpu.identity.gpu_index},
+                    {"model", gpu.identity.model},
                     {"sku", gpu.sku},
                     {"architecture", gpu.architecture},
-                    {"instance", gpu.hostname},
-                    {"mig_profile", gpu.mig_profile},
-                    {"mig_instance", gpu.mig_instance}};
+                    {"instance", gpu.identity.hostname},
+                    {"mig_profile", gpu.identity.mig_profile},
+                    {"mig_instance", gpu.identity.mig_instance}};
         s.samples = {{to, 1}};
         info.push_back(std::move(s));
       }
@@ -462,7 +462,7 @@ class HourlyWindowsReader {
       }
       std::vector<StoredGpu> gpus;
       for (const StoredGpu& gpu : history_.gpus) {
-        if (of_job.contains(gpu.uuid)) gpus.push_back(gpu);
+        if (of_job.contains(gpu.key())) gpus.push_back(gpu);
       }
       history_.gpus = std::move(gpus);
     }
@@ -472,7 +472,7 @@ class HourlyWindowsReader {
         static_cast<std::size_t>(std::max(1.0, static_cast<double>(options_.max_samples_per_query) /
                                                    (hours * static_cast<double>(options_.counters->size() + 2) * 1.5)));
     std::vector<std::string> uuids;
-    for (const StoredGpu& gpu : history_.gpus) uuids.push_back(gpu.uuid);
+    for (const StoredGpu& gpu : history_.gpus) uuids.push_back(gpu.key());
     // Batches of at most per_batch GPUs whose UUIDs fit one regex.
     std::vector<std::vector<std::string>> batches;
     for (const std::vector<std::string>& group : SplitAlternatives(uuids)) {

@@ -341,7 +341,7 @@ Status HistoryStore::Initialize() {
   Stmt stmt(raw);
   while (sqlite3_step(raw) == SQLITE_ROW) {
     StoredGpu gpu = ColumnGpu(raw);
-    gpus_[gpu.uuid] = std::move(gpu);
+    gpus_[gpu.key()] = std::move(gpu);
   }
   return OkStatus();
 }
@@ -474,15 +474,11 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
   const double window_start_s = batch.end_s - batch.window_s;
   for (const GpuWindow& window : batch.gpus) {
     StoredGpu wanted;
-    wanted.uuid = window.key();
-    wanted.gpu_index = window.identity.gpu_index;
-    wanted.model = window.identity.model;
+    wanted.identity = window.identity;
+    wanted.identity.key = window.key();
     wanted.sku = window.sku;
     wanted.architecture = window.architecture;
-    wanted.hostname = window.identity.hostname;
-    wanted.mig_profile = window.identity.mig_profile;
-    wanted.mig_instance = window.identity.mig_instance;
-    StoredGpu& gpu = gpus[wanted.uuid];
+    StoredGpu& gpu = gpus[wanted.key()];
     if (gpu.id == 0 || !SameGpuColumns(gpu, wanted)) {
       sqlite3_stmt* s = st.upsert_gpu.get();
       sqlite3_reset(s);
