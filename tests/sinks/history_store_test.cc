@@ -27,7 +27,6 @@ namespace fs = std::filesystem;
 using ofu::history::HistoryQuery;
 using ofu::history::ReadHistory;
 using ofu::history::StoredHistory;
-using ofu::history::StoredJob;
 using ofu::history::StoredWindow;
 using ofu::sinks::HistoryOptions;
 using ofu::sinks::HistoryStore;

@@ -48,7 +48,7 @@ void ExpositionWriter::Family(std::string_view family, MetricType type, std::str
 
 void ExpositionWriter::Sample(std::span<const LabelPair> labels, double value) {
   out_ += sample_name_;
-  if (labels.size() > 0) {
+  if (!labels.empty()) {
     out_ += '{';
     bool first = true;
     for (const auto& [name, label_value] : labels) {
