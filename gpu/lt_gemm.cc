@@ -1,6 +1,7 @@
 #include "lt_gemm.h"
 
 #include <charconv>
+#include <cmath>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -111,7 +112,7 @@ std::optional<T> AlgoConfig(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgo
 }
 
 Status Allocate(void** out, double bytes, std::string_view what) {
-  const auto size = static_cast<std::size_t>(bytes + 0.5);
+  const auto size = static_cast<std::size_t>(std::llround(bytes));
   return CudaStatus(cudaMalloc(out, size), fmt::format("cudaMalloc({} bytes for {})", size, what));
 }
 

@@ -52,7 +52,7 @@ class LtGemm {
 
  private:
   LtGemm() = default;
-  Status Build(const gemm::GemmCase& gemm_case);
+  Status Build(const gemm::GemmCase& c);
 
   cublasLtHandle_t handle_ = nullptr;
   cudaStream_t stream_ = nullptr;

@@ -9,7 +9,7 @@ namespace ofu::formats {
 namespace {
 
 // A trace with one kernel per name, the i-th launched by op i when `with_ops`.
-KernelTrace Trace(const std::string& format, std::vector<std::string> names, bool with_ops, int device_id,
+KernelTrace Trace(const std::string& format, const std::vector<std::string>& names, bool with_ops, int device_id,
                   const std::string& note) {
   KernelTrace trace;
   trace.format = format;

@@ -45,7 +45,7 @@ class NvmlSourceTest : public ::testing::Test {
     return OpenNvmlSource(options, clock_);
   }
   std::unique_ptr<Source> OpenOk(SourceOptions options = {}) {
-    auto source = Open(options);
+    auto source = Open(std::move(options));
     EXPECT_TRUE(source.ok()) << (source.ok() ? "" : source.error().message);
     return source.ok() ? std::move(source).value() : nullptr;
   }

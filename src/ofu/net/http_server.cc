@@ -227,7 +227,7 @@ Status HttpServer::Start(const std::string& listen_address, int port, const std:
   }
   // Each connection is a descriptor: stay below the process's limit.
   if (rlimit files{}; ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
-    const auto room = files.rlim_cur > static_cast<rlim_t>(2 * kFdReserve) ? files.rlim_cur - kFdReserve
+    const auto room = files.rlim_cur > 2 * static_cast<rlim_t>(kFdReserve) ? files.rlim_cur - kFdReserve
                                                                            : files.rlim_cur / 2;
     limits_.max_connections = std::min<std::size_t>(limits_.max_connections, static_cast<std::size_t>(room));
   }
