@@ -166,9 +166,10 @@ std::vector<int> PlanJobs(const FleetSimOptions& options, const Layout& layout, 
     truth.jobs.push_back(job);
   }
   if (layout.run_regression) {
-    truth.run_regressions.push_back({"nightly-finetune",
-                                     truth.jobs[static_cast<size_t>((layout.slots / 2) * layout.groups)].job_id,
-                                     kRegressionRatio});
+    truth.run_regressions.push_back(
+        {"nightly-finetune",
+         truth.jobs[static_cast<size_t>(layout.slots / 2) * static_cast<size_t>(layout.groups)].job_id,
+         kRegressionRatio});
   }
   return candidates;
 }
@@ -217,7 +218,7 @@ GpuStates SimulateWindows(const FleetSimOptions& options, const Layout& layout, 
     for (int g = 0; g < options.gpus_per_job; ++g) {
       const int gpu = group * options.gpus_per_job + g;
       for (int w = 0; w < options.windows_per_job; ++w) {
-        GpuState& s = states[static_cast<size_t>(gpu)][static_cast<size_t>(first + w)];
+        GpuState& s = states[static_cast<size_t>(gpu)][static_cast<size_t>(first) + static_cast<size_t>(w)];
         s.job = j;
         const double level = job.ofu_level * (plants.regressed == j && w >= half ? kRegressionRatio : 1.0);
         s.ofu = std::max(0.0, level * (1 + options.ofu_noise * random.Normal()));
