@@ -79,7 +79,8 @@ void Harness::CollectProbes(gemm::Measurement& measurement, std::string& note) {
   for (int launch = 0; launch < 2; ++launch) {
     gemm::ProbeLaunch records;
     for (int b = 0; b < probe_blocks_; ++b) {
-      const DeviceProbeRecord& r = host[static_cast<std::size_t>(launch * probe_blocks_ + b)];
+      const DeviceProbeRecord& r = host[static_cast<std::size_t>(launch) * static_cast<std::size_t>(probe_blocks_) +
+                                        static_cast<std::size_t>(b)];
       records.push_back(gemm::ProbeRecord{static_cast<int>(r.sm), r.cycles, r.global_ns});
     }
     measurement.probes.push_back(std::move(records));

@@ -56,12 +56,12 @@ class Harness {
   Harness(const Harness&) = delete;
   Harness& operator=(const Harness&) = delete;
 
-  gemm::CaseResult Run(const gemm::GemmCase& gemm_case);
+  gemm::CaseResult Run(const gemm::GemmCase& c);
 
  private:
   Harness(const CudaDevice& device, const GpuSpec& spec, const HarnessOptions& options, sources::Clock& clock)
       : device_(device), spec_(spec), options_(options), clock_(clock) {}
-  Result<gemm::CaseResult> TryRun(const gemm::GemmCase& gemm_case);
+  Result<gemm::CaseResult> TryRun(const gemm::GemmCase& c);
 
   CudaDevice device_;
   const GpuSpec& spec_;

@@ -84,6 +84,6 @@ Result<Sweep> ParseSweep(std::string_view toml_text, std::string_view source_nam
 Result<Sweep> ReadSweepFile(const std::string& path);
 
 // "4096x4096x4096 bf16 tn" (plus " @60% power" for a reduced limit).
-std::string DescribeCase(const GemmCase& gemm_case);
+std::string DescribeCase(const GemmCase& c);
 
 }  // namespace ofu::gemm
