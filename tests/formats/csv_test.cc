@@ -93,6 +93,12 @@ TEST(ReadCsv, LenientEndsAQuoteAtTheEndOfItsLine) {
   EXPECT_EQ(records.error().message, "m.csv:2: unterminated quote");
 }
 
+TEST(TrimSpace, TakesWhiteSpaceOffBothEndsOnly) {
+  EXPECT_EQ(ofu::formats::TrimSpace(" \t a b \r\n"), "a b");
+  EXPECT_EQ(ofu::formats::TrimSpace("   "), "");
+  EXPECT_EQ(ofu::formats::TrimSpace("x"), "x");
+}
+
 TEST(ReadCsv, EmptyTextHasNoRecords) {
   EXPECT_TRUE(ReadCsv("", "t.csv")->empty());
   EXPECT_TRUE(ReadCsv("\n\r\n", "t.csv")->empty());

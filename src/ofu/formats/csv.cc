@@ -5,19 +5,19 @@
 namespace ofu::formats {
 namespace {
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return text;
-}
-
 // The lenient dialect skips a line that is blank or a comment.
 bool SkippedLine(std::string_view line) {
-  const std::string_view trimmed = Trim(line);
+  const std::string_view trimmed = TrimSpace(line);
   return trimmed.empty() || trimmed.front() == '#';
 }
 
 }  // namespace
+
+std::string_view TrimSpace(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
 
 std::string CsvField(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
@@ -99,7 +99,7 @@ Result<std::vector<CsvRecord>> ReadCsv(std::string_view text, std::string_view s
     }
     record.fields.push_back(std::move(field));
     if (lenient) {
-      for (std::string& cell : record.fields) cell = std::string(Trim(cell));
+      for (std::string& cell : record.fields) cell = std::string(TrimSpace(cell));
     }
     const bool blank = record.fields.size() == 1 && record.fields[0].empty();
     if (!blank) records.push_back(std::move(record));

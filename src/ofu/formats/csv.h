@@ -46,6 +46,10 @@ struct CsvRecord {
   std::vector<std::string> fields;
 };
 
+// `text` without the white space (std::isspace) at either end: how the
+// lenient dialect trims a field, and how the MFU log trims its values.
+std::string_view TrimSpace(std::string_view text);
+
 // The records of `text`; `source_name` (a path, "-") starts every error
 // message, which also names the line (and the field, where there is one).
 Result<std::vector<CsvRecord>> ReadCsv(std::string_view text, std::string_view source_name,

@@ -24,12 +24,6 @@ Error Malformed(const std::string& name, int line, std::string_view field, const
                                               : fmt::format("{}: field '{}': {}", name, field, what));
 }
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return text;
-}
-
 std::string Lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -37,7 +31,7 @@ std::string Lower(std::string_view text) {
 }
 
 std::optional<double> ParseDouble(std::string_view text) {
-  text = Trim(text);
+  text = TrimSpace(text);
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
@@ -47,7 +41,7 @@ std::optional<double> ParseDouble(std::string_view text) {
 }
 
 std::optional<bool> ParseBool(std::string_view text) {
-  const std::string t = Lower(Trim(text));
+  const std::string t = Lower(TrimSpace(text));
   if (t == "true" || t == "1" || t == "yes" || t == "on") return true;
   if (t == "false" || t == "0" || t == "no" || t == "off") return false;
   return std::nullopt;
@@ -63,7 +57,7 @@ std::vector<std::pair<int, std::string_view>> Lines(std::string_view text) {
     std::string_view line = text.substr(0, end);
     text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
     ++number;
-    const std::string_view trimmed = Trim(line);
+    const std::string_view trimmed = TrimSpace(line);
     if (trimmed.empty() || trimmed.front() == '#') continue;
     out.emplace_back(number, line);
   }
@@ -104,7 +98,7 @@ class FieldReader {
     return *value;
   }
   Result<ofu::Precision> Precision(std::string_view field, const std::string& text) const {
-    auto precision = PrecisionFromName(Lower(Trim(text)));
+    auto precision = PrecisionFromName(Lower(TrimSpace(text)));
     if (!precision) {
       return Malformed(name_, line_, field,
                        fmt::format("'{}' is not a precision (bf16, fp16, tf32, fp8, fp4, fp32, int8)", text));
@@ -122,14 +116,14 @@ Result<ReportedMfu> RowFromFields(const std::map<std::string, std::string>& fiel
   const FieldReader reader(name, line);
   const auto get = [&](const char* key) -> std::optional<std::string> {
     auto it = fields.find(key);
-    if (it == fields.end() || Trim(it->second).empty()) return std::nullopt;
+    if (it == fields.end() || TrimSpace(it->second).empty()) return std::nullopt;
     return it->second;
   };
   ReportedMfu row;
   row.line = line;
   auto job_id = get("job_id");
   if (!job_id) return Malformed(name, line, "job_id", "missing");
-  row.job_id = std::string(Trim(*job_id));
+  row.job_id = std::string(TrimSpace(*job_id));
   OFU_ASSIGN_OR_RETURN(auto mfu, reader.Number("mfu", get("mfu")));
   if (mfu < 0) return Malformed(name, line, "mfu", fmt::format("{} is negative", mfu));
   row.mfu = mfu;
@@ -173,7 +167,7 @@ Result<MfuLog> ParseMfuLog(std::string_view text, const std::string& name) {
   log.path = name;
   const auto lines = Lines(text);
   const bool json_lines = name.ends_with(".jsonl") || name.ends_with(".ndjson") || name.ends_with(".json") ||
-                          (!lines.empty() && Trim(lines.front().second).front() == '{');
+                          (!lines.empty() && TrimSpace(lines.front().second).front() == '{');
   std::set<std::string> seen;
   const auto add = [&](Result<ReportedMfu> row) -> Status {
     if (!row.ok()) return row.error();
