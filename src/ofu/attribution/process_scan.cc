@@ -168,9 +168,9 @@ Result<Attribution> ProcessScanAttributor::Attribute(const std::vector<GpuRef>& 
     }
     if (jobs.empty()) continue;
 
-    const Candidate* best = nullptr;
+    const Candidate* best = &jobs.begin()->second;
     for (const auto& [key, candidate] : jobs) {
-      if (best == nullptr || candidate.pids > best->pids ||
+      if (candidate.pids > best->pids ||
           (candidate.pids == best->pids && JobIdLess(candidate.first.job.job_id, best->first.job.job_id))) {
         best = &candidate;
       }

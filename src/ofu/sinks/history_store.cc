@@ -47,7 +47,6 @@ namespace {
 
 constexpr double kSecondsPerDay = 86400;
 
-using formats::BindOptional;
 using formats::BindText;
 using formats::ColumnOptional;
 using formats::ColumnText;
@@ -402,7 +401,7 @@ Status HistoryStore::RollUpHours(std::int64_t gpu_id, double after_s, double unt
       hour_rows.clear();
       hour = RollupHourEnd(row.end_s);
     }
-    hour_rows.push_back(std::move(row));
+    hour_rows.push_back(row);  // trivially copyable
   }
   sqlite3_reset(s);
   if (rc != SQLITE_DONE) return WriteError("reading windows to roll up");
