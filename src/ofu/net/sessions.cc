@@ -289,7 +289,7 @@ void Sessions::Reject(Connection& c, int status, std::string body) {
   reply.body = std::move(body);
   Reject(c, std::move(reply));
 }
-void Sessions::Reject(Connection& c, Reply reply) {
+void Sessions::Reject(Connection& c, const Reply& reply) {
   count_rejection_(ConnectionRejection::kBadRequest);
   c.close_after = true;
   c.in.clear();

@@ -67,7 +67,7 @@ class Sessions {
   void Linger(Connection& c);
   void Dispatch(Connection& c, std::size_t head_end);
   void Reject(Connection& c, int status, std::string body);
-  void Reject(Connection& c, Reply reply);
+  void Reject(Connection& c, const Reply& reply);
   void Respond(Connection& c, const HttpRequestHead& request, const Reply& reply);
   void StartResponse(Connection& c, const Reply& reply, bool head_only, bool say_keep_alive);
   void Authenticate(Connection& c, HttpRequestHead request, const BasicCredentials& credentials);

@@ -219,7 +219,7 @@ std::vector<TopModel::Gpu> TopModel::Sorted(SortOrder order) const {
 
 std::vector<TopLine> RenderTop(const TopModel& model, const TopFrame& frame) {
   std::vector<TopLine> lines;
-  const auto add = [&](std::string text, LineStyle style = LineStyle::kNormal) {
+  const auto add = [&](const std::string& text, LineStyle style = LineStyle::kNormal) {
     lines.push_back(TopLine{TruncateColumns(text, frame.width), style});
   };
   const std::optional<sources::Snapshot>& snapshot = model.latest();
