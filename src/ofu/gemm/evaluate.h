@@ -117,6 +117,6 @@ Result<CaseResult> EvaluateCase(const CaseRun& run, const GpuSpec& spec,
 // A row for a case that did not run (precision not on this GPU, no
 // permission for the power limit, cuBLASLt had no algorithm, ...): the
 // case's identity and the reason, nothing measured.
-CaseResult SkippedCase(const GemmCase& gemm_case, std::string gpu_model, std::string reason);
+CaseResult SkippedCase(const GemmCase& c, std::string gpu_model, std::string reason);
 
 }  // namespace ofu::gemm
