@@ -36,11 +36,13 @@ Result<std::vector<CsvRecord>> ReadCsv(std::string_view text, std::string_view s
   int line = 1;
   std::size_t i = 0;
   while (i < text.size()) {
-    if (lenient && SkippedLine(text.substr(i, text.find('\n', i) - i))) {
-      const std::size_t end = text.find('\n', i);
-      i = end == std::string_view::npos ? text.size() : end + 1;
-      ++line;
-      continue;
+    if (lenient) {
+      const std::size_t end = text.find('\n', i);  // the line ends here (npos: at the end of text)
+      if (SkippedLine(text.substr(i, end - i))) {
+        i = end == std::string_view::npos ? text.size() : end + 1;
+        ++line;
+        continue;
+      }
     }
     CsvRecord record;
     record.line = line;
