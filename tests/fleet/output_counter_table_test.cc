@@ -115,19 +115,11 @@ TEST_F(OutputCounterTableTest, AnAddedRowIsAStoreColumnWrittenAndReadBackAndInTh
   ofu::sinks::HistoryOptions options;
   options.path = (dir_ / "history.sqlite").string();
   const std::vector<ofu::sinks::WindowBatch> batches = Batches();
-  {
-    // Made by an ofu without the counter: two windows.
-    auto store = ofu::sinks::HistoryStore::Open(options, clock);
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    for (int k = 0; k < 2; ++k) ASSERT_TRUE((*store)->Consume(batches[static_cast<size_t>(k)]).ok());
-  }
-  {
-    // Opened with it: the column is added, and two more windows written.
-    options.counters = &table_;
-    auto store = ofu::sinks::HistoryStore::Open(options, clock);
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    for (int k = 2; k < 4; ++k) ASSERT_TRUE((*store)->Consume(batches[static_cast<size_t>(k)]).ok());
-  }
+  // Made by an ofu without the counter: two windows.
+  ASSERT_TRUE(ofu::testing::WriteRun(options, clock, {batches.begin(), batches.begin() + 2}));
+  // Opened with it: the column is added, and two more windows written.
+  options.counters = &table_;
+  ASSERT_TRUE(ofu::testing::WriteRun(options, clock, {batches.begin() + 2, batches.end()}));
   auto history = ofu::history::ReadHistory(options.path, {}, 1000, table_);
   ASSERT_TRUE(history.ok()) << history.error().message;
   ASSERT_EQ(history->windows.size(), 8u);  // GPU-a's four, then GPU-b's

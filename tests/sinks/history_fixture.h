@@ -17,6 +17,7 @@
 
 #include "ofu/sinks/history_store.h"
 #include "ofu/sinks/window_batch.h"
+#include "ofu/sources/clock.h"
 
 namespace ofu::history {
 
@@ -124,6 +125,19 @@ inline std::string WriteTwoGpuJobStore(const std::filesystem::path& path) {
   EXPECT_TRUE(store.ok()) << store.error().message;
   if (store.ok()) WriteTwoGpuJob(**store);
   return options.path;
+}
+
+// Opens the store of `options` (creating it when missing), writes `batches`
+// and closes it: one run of an agent. A test of a schema change runs twice,
+// with other options the second time.
+inline ::testing::AssertionResult WriteRun(const sinks::HistoryOptions& options, sources::Clock& clock,
+                                           const std::vector<sinks::WindowBatch>& batches) {
+  auto store = sinks::HistoryStore::Open(options, clock);
+  if (!store.ok()) return ::testing::AssertionFailure() << store.error().message;
+  for (const sinks::WindowBatch& batch : batches) {
+    if (Status s = (*store)->Consume(batch); !s.ok()) return ::testing::AssertionFailure() << s.error().message;
+  }
+  return ::testing::AssertionSuccess();
 }
 
 // One number, or one text, from a query on the file (tests look at the

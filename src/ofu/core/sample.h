@@ -23,6 +23,8 @@
 #include <string>
 #include <string_view>
 
+#include "ofu/core/gpu_identity.h"
+
 namespace ofu {
 
 // Every numeric counter a sample can carry. The order is the order of
@@ -92,18 +94,5 @@ const CounterFieldInfo& InfoFor(CounterField field);
 // every mask below 2^53; a negative or fractional value sets nothing.
 std::optional<double> GetField(const CounterSample& sample, CounterField field);
 void SetField(CounterSample& sample, CounterField field, std::optional<double> value);
-
-// Who a stream of samples belongs to. `key` is unique within a recording:
-// the GPU UUID, plus "/gi<N>" for a MIG GPU instance.
-struct GpuIdentity {
-  std::string key;
-  std::string uuid;   // may be empty when the source gives none
-  std::string model;  // as the driver names it, e.g. "NVIDIA H100 80GB HBM3"
-  std::string hostname;
-  std::string gpu_index;  // the driver's index on its host, as text
-  std::string pci_bus_id;
-  std::string mig_profile;   // e.g. "1g.10gb"; empty for a whole GPU
-  std::string mig_instance;  // GPU instance id; empty for a whole GPU
-};
 
 }  // namespace ofu

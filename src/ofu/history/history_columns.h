@@ -9,17 +9,21 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <set>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ofu/core/gpu_identity.h"
 #include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
 #include "ofu/formats/sqlite_handles.h"
@@ -127,8 +131,8 @@ inline std::string Placeholders(int count) {
   return out;
 }
 
-// The counter columns `table_name` has (PRAGMA table_info), for WindowColumns.
-inline Result<std::set<std::string>> CounterColumnsOf(sqlite3* db, const std::string& table_name) {
+// The columns `table_name` has (PRAGMA table_info): for WindowColumns and the gpus table.
+inline Result<std::set<std::string>> ColumnsOf(sqlite3* db, const std::string& table_name) {
   sqlite3_stmt* raw = nullptr;
   const std::string sql = fmt::format("PRAGMA table_info({})", table_name);
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
@@ -185,22 +189,36 @@ inline Result<StoredRollup> ColumnRollup(sqlite3_stmt* s, const WindowColumns& c
 
 // The `gpus` table's columns after `id`, in the order the table declares
 // them, the store binds them (?1, ?2, ...) and ColumnGpu reads them (1, 2,
-// ...): every statement about a GPU's row is made from this one list, so a
-// column added here is declared, upgraded, written and read. A column holds
-// a member of the GPU's identity or, for sku and architecture, of StoredGpu.
-// `since_schema` is the schema version that added the column: an older store
-// reads it as '' until HistoryStore::Open adds it (ALTER TABLE, default '').
+// ...): every statement about a GPU's row is made from one list, so a column
+// added to it is declared, upgraded, written and read. A column holds a
+// member of the GPU's identity, or for sku and architecture of StoredGpu, or
+// (neither) the field of an identity row added to the table (core/
+// gpu_identity.h), in GpuIdentity::added under the column's name.
+// `since_schema` is the schema version that added a built-in column: an
+// older store reads it as '' until HistoryStore::Open adds it (ALTER TABLE,
+// default ''). An added row's column is 0: the store adds it when missing.
 struct GpuColumn {
-  const char* name;
+  std::string_view name;
   std::string GpuIdentity::*of_identity = nullptr;
   std::string StoredGpu::*of_gpu = nullptr;
   int since_schema = 1;
 
+  bool added() const { return of_identity == nullptr && of_gpu == nullptr; }
   const std::string& In(const StoredGpu& gpu) const {
-    return of_identity != nullptr ? gpu.identity.*of_identity : gpu.*of_gpu;
+    if (of_identity != nullptr) return gpu.identity.*of_identity;
+    if (of_gpu != nullptr) return gpu.*of_gpu;
+    static const std::string kNone;
+    const auto found = gpu.identity.added.find(name);
+    return found == gpu.identity.added.end() ? kNone : found->second;
   }
-  std::string& In(StoredGpu& gpu) const { return of_identity != nullptr ? gpu.identity.*of_identity : gpu.*of_gpu; }
+  std::string& In(StoredGpu& gpu) const {
+    if (of_identity != nullptr) return gpu.identity.*of_identity;
+    if (of_gpu != nullptr) return gpu.*of_gpu;
+    return gpu.identity.added[std::string(name)];
+  }
 };
+
+// The built-in columns.
 inline constexpr std::array<GpuColumn, 8> kGpuColumnList = {{
     {"uuid", &GpuIdentity::key},  // the key: UNIQUE, the upsert's conflict target
     {"gpu_index", &GpuIdentity::gpu_index},
@@ -211,20 +229,40 @@ inline constexpr std::array<GpuColumn, 8> kGpuColumnList = {{
     {"mig_profile", &GpuIdentity::mig_profile, nullptr, 3},
     {"mig_instance", &GpuIdentity::mig_instance, nullptr, 3},
 }};
-// Columns of a row as ColumnGpu reads it: id, then the list.
-inline constexpr int kGpuColumnCount = 1 + static_cast<int>(kGpuColumnList.size());
+using GpuColumns = std::span<const GpuColumn>;
+
+// The columns a store writes: the built-in ones, then one per row `table`
+// added (the names point into the table's rows).
+inline std::vector<GpuColumn> GpuColumnsOf(const IdentityFieldTable& table) {
+  std::vector<GpuColumn> columns(kGpuColumnList.begin(), kGpuColumnList.end());
+  for (const IdentityField& row : table.added()) columns.push_back({row.name, nullptr, nullptr, 0});
+  return columns;
+}
+
+// The columns a reader reads from a store whose `gpus` table has the columns
+// `have` (PRAGMA table_info): the built-in ones, then every other column but
+// the id, which an added row made (the names point into `have`).
+inline std::vector<GpuColumn> GpuColumnsIn(const std::set<std::string>& have) {
+  std::vector<GpuColumn> columns(kGpuColumnList.begin(), kGpuColumnList.end());
+  for (const std::string& name : have) {
+    const bool builtin = std::any_of(kGpuColumnList.begin(), kGpuColumnList.end(),
+                                     [&](const GpuColumn& c) { return c.name == name; });
+    if (!builtin && name != "id") columns.push_back({name, nullptr, nullptr, 0});
+  }
+  return columns;
+}
 
 // A column's declaration in CREATE TABLE and ALTER TABLE ADD COLUMN.
 inline std::string GpuColumnDefinition(const GpuColumn& c) {
   if (c.of_identity == &GpuIdentity::key) return fmt::format("{} TEXT UNIQUE NOT NULL", c.name);
   // A column added later needs a default for the rows already there.
-  return fmt::format("{} TEXT NOT NULL{}", c.name, c.since_schema > 1 ? " DEFAULT ''" : "");
+  return fmt::format("{} TEXT NOT NULL{}", c.name, c.since_schema != 1 ? " DEFAULT ''" : "");
 }
 
 // The body of CREATE TABLE gpus(...), one column a line.
-inline std::string GpuTableDefinitions() {
+inline std::string GpuTableDefinitions(GpuColumns columns = kGpuColumnList) {
   std::string out = "\n  id INTEGER PRIMARY KEY";
-  for (const GpuColumn& c : kGpuColumnList) out += ",\n  " + GpuColumnDefinition(c);
+  for (const GpuColumn& c : columns) out += ",\n  " + GpuColumnDefinition(c);
   return out;
 }
 
@@ -238,21 +276,33 @@ inline std::string AddGpuColumnsSql(int from) {
   return out;
 }
 
-// "id, uuid, ...", for SELECT, in ColumnGpu's order; a column newer than the
-// store's `schema_version` is selected as ''.
-inline std::string GpuColumnNames(int schema_version) {
+// The statements that add the added rows' columns a store lacks (`have`).
+inline std::string AddMissingGpuColumnsSql(GpuColumns columns, const std::set<std::string>& have) {
+  std::string out;
+  for (const GpuColumn& c : columns) {
+    if (c.added() && !have.contains(std::string(c.name))) {
+      out += fmt::format("ALTER TABLE gpus ADD COLUMN {};\n", GpuColumnDefinition(c));
+    }
+  }
+  return out;
+}
+
+// "id, uuid, ...", for SELECT, in ColumnGpu's order; a column the store has
+// not (not in `have`: a built-in one newer than its schema) is selected as ''.
+inline std::string GpuColumnNames(const std::set<std::string>& have, GpuColumns columns = kGpuColumnList) {
   std::string out = "id";
-  for (const GpuColumn& c : kGpuColumnList)
-    out += c.since_schema > schema_version ? ", ''" : fmt::format(", {}", c.name);
+  for (const GpuColumn& c : columns) {
+    out += have.contains(std::string(c.name)) ? fmt::format(", {}", c.name) : ", ''";
+  }
   return out;
 }
 
 // Inserts a GPU's row, or updates every column of the row with its key, and
 // returns its id; binds as BindGpu.
-inline std::string UpsertGpuSql() {
+inline std::string UpsertGpuSql(GpuColumns columns = kGpuColumnList) {
   std::string names, values, updates;
-  for (std::size_t i = 0; i < kGpuColumnList.size(); ++i) {
-    const char* name = kGpuColumnList[i].name;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const std::string_view name = columns[i].name;
     names += fmt::format("{}{}", i == 0 ? "" : ", ", name);
     values += fmt::format("{}?{}", i == 0 ? "" : ", ", i + 1);
     if (i > 0) updates += fmt::format("{}{} = excluded.{}", i == 1 ? "" : ", ", name, name);
@@ -261,26 +311,28 @@ inline std::string UpsertGpuSql() {
                      updates);
 }
 
-inline void BindGpu(sqlite3_stmt* s, const StoredGpu& gpu) {
-  for (std::size_t i = 0; i < kGpuColumnList.size(); ++i) {
-    formats::BindText(s, static_cast<int>(i) + 1, kGpuColumnList[i].In(gpu));
+inline void BindGpu(sqlite3_stmt* s, const StoredGpu& gpu, GpuColumns columns = kGpuColumnList) {
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    formats::BindText(s, static_cast<int>(i) + 1, columns[i].In(gpu));
   }
 }
 
 // True when every column of the list is the same (the id is not compared).
-inline bool SameGpuColumns(const StoredGpu& a, const StoredGpu& b) {
-  for (const GpuColumn& c : kGpuColumnList) {
+inline bool SameGpuColumns(const StoredGpu& a, const StoredGpu& b, GpuColumns columns = kGpuColumnList) {
+  for (const GpuColumn& c : columns) {
     if (c.In(a) != c.In(b)) return false;
   }
   return true;
 }
 
-// A `gpus` row selected with GpuColumnNames.
-inline StoredGpu ColumnGpu(sqlite3_stmt* s) {
+// A `gpus` row selected with GpuColumnNames of the same columns. An added
+// row's field is kept even when empty, so that the report has its key (null)
+// for every GPU of the store.
+inline StoredGpu ColumnGpu(sqlite3_stmt* s, GpuColumns columns = kGpuColumnList) {
   StoredGpu gpu;
   gpu.id = sqlite3_column_int64(s, 0);
-  for (std::size_t i = 0; i < kGpuColumnList.size(); ++i) {
-    kGpuColumnList[i].In(gpu) = formats::ColumnText(s, static_cast<int>(i) + 1);
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    columns[i].In(gpu) = formats::ColumnText(s, static_cast<int>(i) + 1);
   }
   return gpu;
 }

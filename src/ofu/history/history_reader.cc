@@ -121,23 +121,27 @@ Status ReadJobs(const Reader& reader, const HistoryQuery& query, std::vector<Sto
 // window end in the whole store. With a job, a GPU with a window in the job
 // has one of its intervals, so the intervals name them all; without, a GPU
 // is also in when it has a window in the range (a seek of the primary key).
-Status ReadGpus(const Reader& reader, int schema_version, StoredHistory& history) {
+// `have`: the columns of the store's `gpus` (a built-in one it lacks reads
+// as ''; one an added identity row made is read into GpuIdentity::added).
+Status ReadGpus(const Reader& reader, const std::set<std::string>& have, StoredHistory& history) {
+  const std::vector<GpuColumn> columns = GpuColumnsIn(have);
+  const int last_end = static_cast<int>(columns.size()) + 1;
   std::set<std::int64_t> of_jobs;
   for (const StoredJob& j : history.jobs) of_jobs.insert(j.gpu_id);
   OFU_ASSIGN_OR_RETURN(
       auto stmt, reader.Prepare(fmt::format("SELECT {}, (SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id), "
                                             "?3 IS NULL AND EXISTS (SELECT 1 FROM windows w WHERE w.gpu_id = gpus.id "
                                             "AND w.end_s > ?1 AND w.end_s <= ?2) FROM gpus ORDER BY id",
-                                            GpuColumnNames(schema_version)),
+                                            GpuColumnNames(have, columns)),
                                 "reading GPUs"));
   sqlite3_stmt* s = stmt.get();
   BindQuery(s, history.query);
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-    const bool has_windows = sqlite3_column_int(s, kGpuColumnCount + 1) != 0;
+    const bool has_windows = sqlite3_column_int(s, last_end + 1) != 0;
     if (!has_windows && of_jobs.count(sqlite3_column_int64(s, 0)) == 0) continue;
-    StoredGpu gpu = ColumnGpu(s);
-    gpu.last_end_s = ColumnOptional(s, kGpuColumnCount);
+    StoredGpu gpu = ColumnGpu(s, columns);
+    gpu.last_end_s = ColumnOptional(s, last_end);
     history.gpus.push_back(gpu);
   }
   if (step != SQLITE_DONE) return reader.Fail("reading GPUs");
@@ -209,13 +213,14 @@ Result<std::unique_ptr<HistoryStream>> HistoryStream::Open(const std::string& pa
   // One read transaction, until the stream closes: every query sees the same committed state.
   if (sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return reader.Fail("reading");
   OFU_RETURN_IF_ERROR(ReadJobs(reader, query, history.jobs));
-  OFU_RETURN_IF_ERROR(ReadGpus(reader, schema_version, history));
-  // A counter column the store lacks (older than the counter) reads as NULL.
   const auto columns_of = [&](const char* table_name) -> Result<std::set<std::string>> {
-    auto have = CounterColumnsOf(db, table_name);
+    auto have = ColumnsOf(db, table_name);
     if (!have.ok()) return Error::Io("history store {}: {}", path, have.error().message);
     return have;
   };
+  OFU_ASSIGN_OR_RETURN(const std::set<std::string> gpu_have, columns_of("gpus"));
+  OFU_RETURN_IF_ERROR(ReadGpus(reader, gpu_have, history));
+  // A counter column the store lacks (older than the counter) reads as NULL.
   OFU_ASSIGN_OR_RETURN(const std::set<std::string> window_have, columns_of("windows"));
   connection->window_columns.emplace(counters, &window_have);
   OFU_ASSIGN_OR_RETURN(connection->windows, PrepareWindows(reader, *connection->window_columns));

@@ -71,13 +71,13 @@ json SummaryFields(const Summary& s) {
 
 json GpuJson(const GpuReport& g) {
   json j;
-  j["key"] = g.identity.key;
-  j["uuid"] = OrNull(g.identity.uuid);
-  j["hostname"] = OrNull(g.identity.hostname);
-  j["gpu"] = OrNull(g.identity.gpu_index);
-  j["pci_bus_id"] = OrNull(g.identity.pci_bus_id);
-  j["mig_profile"] = OrNull(g.identity.mig_profile);
-  j["mig_instance"] = OrNull(g.identity.mig_instance);
+  // The identity (core/gpu_identity.h): each row under its name, null when
+  // not known, and the fields of added rows under theirs.
+  for (const IdentityField& field : IdentityFieldTable::Builtin().rows()) {
+    const std::string& value = field.Of(g.identity);
+    j[std::string(field.name)] = field.never_null ? json(value) : OrNull(value);
+  }
+  for (const auto& [name, value] : g.identity.added) j[name] = OrNull(value);
   j["model"] = OrNull(g.model);
   j["sku"] = g.spec ? json(g.spec->id) : json(nullptr);
   j["sku_name"] = g.spec ? json(g.spec->name) : json(nullptr);

@@ -20,11 +20,12 @@
 namespace ofu::sinks {
 
 using history::AddGpuColumnsSql;
+using history::AddMissingGpuColumnsSql;
 using history::AddRowInto;
 using history::BindGpu;
 using history::BindRollup;
 using history::ColumnGpu;
-using history::CounterColumnsOf;
+using history::ColumnsOf;
 using history::GpuColumnNames;
 using history::GpuTableDefinitions;
 using history::kHistoryDownsampled;
@@ -91,8 +92,8 @@ std::string RollupsTable(const OutputCounterTable& counters) {
   return fmt::format(fmt::runtime(kRollupsTable), fmt::arg("window_columns", WindowColumns::Definitions(counters)));
 }
 
-std::string Schema(const OutputCounterTable& counters) {
-  return fmt::format(fmt::runtime(kSchema), fmt::arg("gpu_columns", GpuTableDefinitions()),
+std::string Schema(const OutputCounterTable& counters, history::GpuColumns gpu_columns) {
+  return fmt::format(fmt::runtime(kSchema), fmt::arg("gpu_columns", GpuTableDefinitions(gpu_columns)),
                      fmt::arg("window_columns", WindowColumns::Definitions(counters)),
                      fmt::arg("rollups", RollupsTable(counters)));
 }
@@ -136,6 +137,7 @@ StoredWindow RowOfWindow(const GpuWindow& gpu, double end_s, double window_s, co
 HistoryStore::HistoryStore(HistoryOptions options, sources::Clock& clock, sqlite3* db)
     : options_(std::move(options)),
       columns_(std::make_unique<WindowColumns>(*options_.counters)),
+      gpu_columns_(history::GpuColumnsOf(*options_.identity)),
       clock_(clock),
       db_(db) {}
 
@@ -160,7 +162,7 @@ Status HistoryStore::PrepareWindowStatements() {
   using Named = std::pair<std::string, Stmt*>;
   for (auto [sql, stmt] :
        {Named{"BEGIN IMMEDIATE", &statements->begin}, Named{"COMMIT", &statements->commit},
-        Named{UpsertGpuSql(), &statements->upsert_gpu}, Named{insert_window, &statements->insert_window},
+        Named{UpsertGpuSql(gpu_columns_), &statements->upsert_gpu}, Named{insert_window, &statements->insert_window},
         Named{"UPDATE jobs SET end_s = ?2 WHERE rowid = ?1", &statements->close_job},
         Named{"INSERT INTO jobs(gpu_id, job_id, user, job_name, scheduler, start_s) "
               "VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
@@ -317,12 +319,20 @@ Status HistoryStore::Initialize() {
     const std::string create = fmt::format(
         "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
         "INSERT INTO meta VALUES('schema_version', '{}');{}",
-        kHistorySchemaVersion, Schema(*options_.counters));
+        kHistorySchemaVersion, Schema(*options_.counters, gpu_columns_));
     if (Status s = Exec(create.c_str(), "creating the schema"); !s.ok()) return fail(s.error());
   }
   // A counter of the table that the store has no column for yet (one added
   // since the store was made) gets one, NULL in the old rows: not measured.
   if (Status s = AddCounterColumns(); !s.ok()) return fail(s.error());
+  // Likewise an identity field added to the table gets its column, '' for
+  // the GPUs already stored: not known.
+  {
+    auto have = ColumnsOf(db_, "gpus");
+    if (!have.ok()) return fail(have.error());
+    const std::string add = AddMissingGpuColumnsSql(gpu_columns_, *have);
+    if (Status s = Exec(add.c_str(), "adding identity columns"); !s.ok()) return fail(s.error());
+  }
   // Intervals a previous run left open end at that GPU's last stored window.
   if (Status s = Exec("UPDATE jobs SET end_s = max(start_s, coalesce((SELECT max(w.end_s) FROM windows w "
                       "WHERE w.gpu_id = jobs.gpu_id), start_s)) WHERE end_s IS NULL",
@@ -332,14 +342,15 @@ Status HistoryStore::Initialize() {
   }
   if (Status s = Exec("COMMIT", "committing the schema"); !s.ok()) return fail(s.error());
 
+  OFU_ASSIGN_OR_RETURN(const std::set<std::string> have, ColumnsOf(db_, "gpus"));
   sqlite3_stmt* raw = nullptr;
-  const std::string select_gpus = fmt::format("SELECT {} FROM gpus", GpuColumnNames(kHistorySchemaVersion));
+  const std::string select_gpus = fmt::format("SELECT {} FROM gpus", GpuColumnNames(have, gpu_columns_));
   if (sqlite3_prepare_v2(db_, select_gpus.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
     return WriteError("reading the GPUs");
   }
   Stmt stmt(raw);
   while (sqlite3_step(raw) == SQLITE_ROW) {
-    StoredGpu gpu = ColumnGpu(raw);
+    StoredGpu gpu = ColumnGpu(raw, gpu_columns_);
     gpus_[gpu.key()] = std::move(gpu);
   }
   return OkStatus();
@@ -347,7 +358,7 @@ Status HistoryStore::Initialize() {
 
 Status HistoryStore::AddCounterColumns() {
   for (const char* table_name : {"windows", "rollups"}) {
-    auto have = CounterColumnsOf(db_, table_name);
+    auto have = ColumnsOf(db_, table_name);
     if (!have.ok()) return Error::Io("history store {}: {}", options_.path, have.error().message);
     for (const OutputCounter& row : options_.counters->rows()) {
       if (have->count(std::string(row.column)) != 0) continue;
@@ -478,10 +489,10 @@ Status HistoryStore::WriteBatch(const WindowBatch& batch, std::map<std::string, 
     wanted.sku = window.sku;
     wanted.architecture = window.architecture;
     StoredGpu& gpu = gpus[wanted.key()];
-    if (gpu.id == 0 || !SameGpuColumns(gpu, wanted)) {
+    if (gpu.id == 0 || !SameGpuColumns(gpu, wanted, gpu_columns_)) {
       sqlite3_stmt* s = st.upsert_gpu.get();
       sqlite3_reset(s);
-      BindGpu(s, wanted);
+      BindGpu(s, wanted, gpu_columns_);
       if (sqlite3_step(s) != SQLITE_ROW) return WriteError("storing a GPU");
       wanted.id = sqlite3_column_int64(s, 0);
       if (sqlite3_step(s) != SQLITE_DONE) return WriteError("storing a GPU");

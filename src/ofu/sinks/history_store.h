@@ -53,6 +53,7 @@
 #include <string>
 #include <vector>
 
+#include "ofu/core/gpu_identity.h"
 #include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
 #include "ofu/history/history_reader.h"
@@ -64,7 +65,8 @@ struct sqlite3_stmt;
 
 namespace ofu::history {
 class WindowColumns;
-}
+struct GpuColumn;
+}  // namespace ofu::history
 
 namespace ofu::sinks {
 
@@ -79,6 +81,10 @@ struct HistoryOptions {
   // The counters stored, a column each (core/output_counters.h); not owned,
   // outlives the store. A store made with fewer gets the others' columns.
   const OutputCounterTable* counters = &OutputCounterTable::Builtin();
+  // The identity fields stored (core/gpu_identity.h): an added row is a
+  // column of `gpus`; not owned, outlives the store. A store made without
+  // the row gets its column, '' for the GPUs already there.
+  const IdentityFieldTable* identity = &IdentityFieldTable::Builtin();
 };
 
 // The row one GPU window becomes (history/row_of_window.h). gpu_id is left 0.
@@ -143,6 +149,7 @@ class HistoryStore final : public Sink {
 
   HistoryOptions options_;
   std::unique_ptr<const history::WindowColumns> columns_;  // of options_.counters (history/history_columns.h)
+  std::vector<history::GpuColumn> gpu_columns_;            // of options_.identity (history/history_columns.h)
   sources::Clock& clock_;
   sqlite3* db_;
   std::unique_ptr<WindowStatements> statements_;  // finalized before db_ closes

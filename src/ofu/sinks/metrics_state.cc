@@ -192,9 +192,15 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
     std::vector<formats::LabelPair> labels(series.begin(), series.end());
     labels.insert(labels.end(),
                   {{"model", gpu->identity.model}, {"sku", gpu->sku}, {"architecture", gpu->architecture}});
-    // Whole GPUs carry no MIG labels (an empty label is no label in Prometheus).
-    if (!gpu->identity.mig_profile.empty()) labels.push_back({"mig_profile", gpu->identity.mig_profile});
-    if (!gpu->identity.mig_instance.empty()) labels.push_back({"mig_instance", gpu->identity.mig_instance});
+    // The identity's info labels (core/gpu_identity.h), where not empty: an
+    // empty label is no label in Prometheus, so whole GPUs carry no MIG ones.
+    for (const IdentityField& field : IdentityFieldTable::Builtin().rows()) {
+      const std::string& value = field.Of(gpu->identity);
+      if (field.info_label && !value.empty()) labels.push_back({field.name, value});
+    }
+    for (const auto& [name, value] : gpu->identity.added) {
+      if (!value.empty()) labels.push_back({name, value});
+    }
     if (!gpu->clock_source.empty()) labels.push_back({"clock_source", gpu->clock_source});
     out.Sample(labels, 1);
   }
