@@ -260,7 +260,7 @@ void Sessions::Dispatch(Connection& c, std::size_t head_end) {
   c.in.erase(0, head_end);
   c.got_bytes = false;
   if (auto* refusal = std::get_if<Reply>(&checked)) {
-    Reject(c, std::move(*refusal));
+    Reject(c, *refusal);
     return;
   }
   HttpRequestHead& request = std::get<HttpRequestHead>(checked);
@@ -287,7 +287,7 @@ void Sessions::Reject(Connection& c, int status, std::string body) {
   Reply reply;
   reply.status = status;
   reply.body = std::move(body);
-  Reject(c, std::move(reply));
+  Reject(c, reply);
 }
 void Sessions::Reject(Connection& c, const Reply& reply) {
   count_rejection_(ConnectionRejection::kBadRequest);
