@@ -108,9 +108,9 @@ int FormatLaunch(char* out, std::size_t size, std::uint64_t i) {
       "  }",
       kind.op, static_cast<unsigned long long>(ts), static_cast<unsigned>(i % 1000),
       static_cast<unsigned long long>(external_id), static_cast<unsigned long long>(i), kind.dims, kind.types,
-      static_cast<unsigned long long>(i) / 3, static_cast<unsigned long long>(ts + 5), static_cast<unsigned>(i % 1000),
+      static_cast<unsigned long long>(i) / 3, static_cast<unsigned long long>(ts) + 5, static_cast<unsigned>(i % 1000),
       static_cast<unsigned long long>(external_id), static_cast<unsigned long long>(correlation), kind.kernel,
-      static_cast<unsigned long long>(ts + 30), static_cast<unsigned>(i % 1000),
+      static_cast<unsigned long long>(ts) + 30, static_cast<unsigned>(i % 1000),
       static_cast<unsigned long long>(external_id), static_cast<unsigned long long>(correlation));
 }
 
