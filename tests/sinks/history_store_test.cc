@@ -723,7 +723,8 @@ TEST_F(HistoryStoreTest, TheGpusTableIsMadeFromItsColumnListAsItWasWrittenByHand
             "RETURNING id");
   // A schema 2 store's gpus table, which has no MIG columns: they read as ''.
   const std::set<std::string> schema_2 = {"id", "uuid", "gpu_index", "model", "sku", "architecture", "hostname"};
-  EXPECT_EQ(ofu::history::GpuColumnNames(schema_2), "id, uuid, gpu_index, model, sku, architecture, hostname, '', ''");
+  EXPECT_EQ(ofu::history::GpuColumnNames(ofu::history::kGpuColumnList, &schema_2),
+            "id, uuid, gpu_index, model, sku, architecture, hostname, '', ''");
 }
 
 }  // namespace

@@ -18,11 +18,14 @@ namespace {
 
 }  // namespace
 
-const std::string& IdentityField::Of(const GpuIdentity& identity) const {
-  if (member != nullptr) return identity.*member;
+const std::string& GpuIdentity::Added(std::string_view name) const {
   static const std::string kNone;
-  const auto found = identity.added.find(name);
-  return found == identity.added.end() ? kNone : found->second;
+  const auto found = added.find(name);
+  return found == added.end() ? kNone : found->second;
+}
+
+const std::string& IdentityField::Of(const GpuIdentity& identity) const {
+  return member != nullptr ? identity.*member : identity.Added(name);
 }
 
 void IdentityField::Set(GpuIdentity& identity, std::string value) const {

@@ -50,7 +50,8 @@ struct GpuIdentity {
   // the built-in table.
   std::map<std::string, std::string, std::less<>> added;
 
-  friend bool operator==(const GpuIdentity&, const GpuIdentity&) = default;
+  // The added field `name`; "" when not known.
+  const std::string& Added(std::string_view name) const;
 };
 
 // One part of a GPU's identity and where it goes.
@@ -94,5 +95,14 @@ class IdentityFieldTable {
   std::vector<IdentityField> rows_;
   std::size_t builtin_;
 };
+
+// Calls f(field, value) for each field of `identity` in the order the
+// outputs write them: the built-in rows, then the added fields. An added
+// field comes as a row of its own name that is an info label and may be null.
+template <typename F>
+void ForEachField(const GpuIdentity& identity, F&& f) {
+  for (const IdentityField& row : IdentityFieldTable::Builtin().rows()) f(row, row.Of(identity));
+  for (const auto& [name, value] : identity.added) f(IdentityField{name, {}, nullptr, true}, value);
+}
 
 }  // namespace ofu

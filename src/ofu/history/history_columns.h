@@ -206,10 +206,7 @@ struct GpuColumn {
   bool added() const { return of_identity == nullptr && of_gpu == nullptr; }
   const std::string& In(const StoredGpu& gpu) const {
     if (of_identity != nullptr) return gpu.identity.*of_identity;
-    if (of_gpu != nullptr) return gpu.*of_gpu;
-    static const std::string kNone;
-    const auto found = gpu.identity.added.find(name);
-    return found == gpu.identity.added.end() ? kNone : found->second;
+    return of_gpu != nullptr ? gpu.*of_gpu : gpu.identity.Added(name);
   }
   std::string& In(StoredGpu& gpu) const {
     if (of_identity != nullptr) return gpu.identity.*of_identity;
@@ -287,12 +284,13 @@ inline std::string AddMissingGpuColumnsSql(GpuColumns columns, const std::set<st
   return out;
 }
 
-// "id, uuid, ...", for SELECT, in ColumnGpu's order; a column the store has
-// not (not in `have`: a built-in one newer than its schema) is selected as ''.
-inline std::string GpuColumnNames(const std::set<std::string>& have, GpuColumns columns = kGpuColumnList) {
+// "id, uuid, ...", for SELECT, in ColumnGpu's order. `have`: the columns
+// the store has; one it has not (a built-in one newer than its schema) is
+// selected as ''. nullptr: it has them all (HistoryStore, once open).
+inline std::string GpuColumnNames(GpuColumns columns, const std::set<std::string>* have = nullptr) {
   std::string out = "id";
   for (const GpuColumn& c : columns) {
-    out += have.contains(std::string(c.name)) ? fmt::format(", {}", c.name) : ", ''";
+    out += have == nullptr || have->contains(std::string(c.name)) ? fmt::format(", {}", c.name) : ", ''";
   }
   return out;
 }

@@ -132,7 +132,7 @@ Status ReadGpus(const Reader& reader, const std::set<std::string>& have, StoredH
       auto stmt, reader.Prepare(fmt::format("SELECT {}, (SELECT max(end_s) FROM windows w WHERE w.gpu_id = gpus.id), "
                                             "?3 IS NULL AND EXISTS (SELECT 1 FROM windows w WHERE w.gpu_id = gpus.id "
                                             "AND w.end_s > ?1 AND w.end_s <= ?2) FROM gpus ORDER BY id",
-                                            GpuColumnNames(have, columns)),
+                                            GpuColumnNames(columns, &have)),
                                 "reading GPUs"));
   sqlite3_stmt* s = stmt.get();
   BindQuery(s, history.query);

@@ -73,11 +73,9 @@ json GpuJson(const GpuReport& g) {
   json j;
   // The identity (core/gpu_identity.h): each row under its name, null when
   // not known, and the fields of added rows under theirs.
-  for (const IdentityField& field : IdentityFieldTable::Builtin().rows()) {
-    const std::string& value = field.Of(g.identity);
+  ForEachField(g.identity, [&](const IdentityField& field, const std::string& value) {
     j[std::string(field.name)] = field.never_null ? json(value) : OrNull(value);
-  }
-  for (const auto& [name, value] : g.identity.added) j[name] = OrNull(value);
+  });
   j["model"] = OrNull(g.model);
   j["sku"] = g.spec ? json(g.spec->id) : json(nullptr);
   j["sku_name"] = g.spec ? json(g.spec->name) : json(nullptr);

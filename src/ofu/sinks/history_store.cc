@@ -342,9 +342,9 @@ Status HistoryStore::Initialize() {
   }
   if (Status s = Exec("COMMIT", "committing the schema"); !s.ok()) return fail(s.error());
 
-  OFU_ASSIGN_OR_RETURN(const std::set<std::string> have, ColumnsOf(db_, "gpus"));
+  // The upgrades and the added columns above leave the store with every column.
   sqlite3_stmt* raw = nullptr;
-  const std::string select_gpus = fmt::format("SELECT {} FROM gpus", GpuColumnNames(have, gpu_columns_));
+  const std::string select_gpus = fmt::format("SELECT {} FROM gpus", GpuColumnNames(gpu_columns_));
   if (sqlite3_prepare_v2(db_, select_gpus.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
     return WriteError("reading the GPUs");
   }

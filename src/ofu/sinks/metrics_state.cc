@@ -194,13 +194,9 @@ std::string MetricsState::Render(formats::ExpositionFormat format) const {
                   {{"model", gpu->identity.model}, {"sku", gpu->sku}, {"architecture", gpu->architecture}});
     // The identity's info labels (core/gpu_identity.h), where not empty: an
     // empty label is no label in Prometheus, so whole GPUs carry no MIG ones.
-    for (const IdentityField& field : IdentityFieldTable::Builtin().rows()) {
-      const std::string& value = field.Of(gpu->identity);
+    ForEachField(gpu->identity, [&](const IdentityField& field, const std::string& value) {
       if (field.info_label && !value.empty()) labels.push_back({field.name, value});
-    }
-    for (const auto& [name, value] : gpu->identity.added) {
-      if (!value.empty()) labels.push_back({name, value});
-    }
+    });
     if (!gpu->clock_source.empty()) labels.push_back({"clock_source", gpu->clock_source});
     out.Sample(labels, 1);
   }
