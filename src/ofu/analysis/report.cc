@@ -158,6 +158,12 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
     if (IsMigInstance(recorded.identity) && !recorded.identity.uuid.empty()) mig_parents.insert(recorded.identity.uuid);
   }
 
+  // The counters added to the table the recording was read with: averaged
+  // like the built-in ones, and each a key of every GPU's object.
+  WindowOptions window_options = options.windows;
+  window_options.added_fields = recording.added_fields;
+  for (const CounterFieldInfo& row : recording.added_fields) report.added_counters.emplace_back(row.name);
+
   OverallBuilder overall;
   MissingCounters missing;
   std::vector<PhaseGpu> phase_gpus;
@@ -171,7 +177,7 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
     std::optional<OfuScale> scale;
     if (gpu.spec != nullptr) scale = OfuScaleOf(*gpu.spec, gpu.identity);
     if (scale && options.reported_clock) scale->clock_model.reset();
-    gpu.windowed = BuildWindows(recorded.samples, scale, options.windows);
+    gpu.windowed = BuildWindows(recorded.samples, scale, window_options);
     Summarizer summarizer;
     for (const auto& window : gpu.windowed.windows) summarizer.Add(window);
     gpu.summary = summarizer.Finish();

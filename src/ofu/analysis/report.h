@@ -152,6 +152,10 @@ struct Report {
   // MIG parents left out as from the overall figures. Empty when it carries none.
   std::vector<PhaseRow> phases;
   std::vector<std::string> notes;  // about the input as a whole, for people
+  // The names of the counters added to the counter table the recording was
+  // read with (core/sample.h), in the table's order: each GPU's summary has
+  // its mean in Summary::added, or lacks it. Empty for the built-in table.
+  std::vector<std::string> added_counters;
   // A report of stored history (the store or Prometheus; store_report.h):
   // how it was read, and its jobs' totals by job id. Absent and empty for a
   // recording replayed.

@@ -25,6 +25,10 @@
 //                  bound, i.e. TFLOP/s per GPU (a MIG instance counting as
 //                  its share of one). A window without tensor data weighs its
 //                  length instead of its covered seconds.
+//   added          each counter added to the counter table (core/sample.h)
+//                  that some window has: its weighted mean over the seconds
+//                  that have it, weighed as the CUDA-core pipes are. Empty
+//                  for the built-in table; sums (WindowTotals) carry none.
 //
 // Windows can also come already summed (WindowTotals: a history store's
 // hourly rollup). They add what their windows would have added, except that
@@ -38,7 +42,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -70,9 +77,10 @@ struct Summary {
   std::optional<double> power_w;
   std::optional<std::uint64_t> clock_event_reasons;
   NonTensorFigures non_tensor;
-  int windows = 0;                 // windows with a valid OFU
-  int windows_without_clock = 0;   // tensor data but no clock reading
-  int windows_without_tensor = 0;  // clock readings but no tensor data
+  std::map<std::string, double, std::less<>> added;  // by row name; see above
+  int windows = 0;                                   // windows with a valid OFU
+  int windows_without_clock = 0;                     // tensor data but no clock reading
+  int windows_without_tensor = 0;                    // clock readings but no tensor data
 };
 
 // Windows of one device summed before they reach a Summarizer: what
@@ -152,7 +160,8 @@ class Summarizer {
     }
     std::optional<double> Get() const { return seconds > 0 ? std::optional(weighted / seconds) : std::nullopt; }
   };
-  std::array<Mean, kCudaCorePipes> pipes_{};  // by CudaCorePipe
+  std::array<Mean, kCudaCorePipes> pipes_{};        // by CudaCorePipe
+  std::map<std::string, Mean, std::less<>> added_;  // by row name
   Mean share_;
   double bound_tflop_ = 0, bound_seconds_ = 0;  // TFLOP (x s) and weighted seconds
 };

@@ -1,6 +1,7 @@
 #include "ofu/core/sample.h"
 
 #include <array>
+#include <cassert>
 #include <cmath>
 
 namespace ofu {
@@ -9,7 +10,7 @@ namespace {
 using F = CounterField;
 using S = CounterSample;
 
-constexpr std::array<CounterFieldInfo, 17> kFields = {{
+constexpr std::array<CounterFieldInfo, kBuiltinCounterFields> kFields = {{
     {F::kTensorActive, "tensor_active", "tensor activity", true, 1004, 5, &S::tensor_active},
     {F::kGrEngineActive, "gr_engine_active", "graphics engine activity", true, 1001, 1, &S::gr_engine_active},
     {F::kSmActive, "sm_active", "SM activity", true, 1002, 2, &S::sm_active},
@@ -35,6 +36,44 @@ constexpr double kExactIntegerLimit = 9007199254740992.0;
 }  // namespace
 
 std::span<const CounterFieldInfo> AllCounterFields() { return kFields; }
+
+const CounterFieldTable& CounterFieldTable::Builtin() {
+  static const CounterFieldTable table({kFields.begin(), kFields.end()});
+  return table;
+}
+
+CounterFieldTable CounterFieldTable::With(CounterFieldInfo row) const {
+  assert(row.member == nullptr && !row.exporter_name.empty());
+  for ([[maybe_unused]] const CounterFieldInfo& old : rows_) assert(old.name != row.name);
+  row.field = static_cast<CounterField>(rows_.size());
+  std::vector<CounterFieldInfo> rows = rows_;
+  rows.push_back(row);
+  return CounterFieldTable(std::move(rows));
+}
+
+const CounterFieldInfo* CounterFieldTable::AddedForMetric(std::string_view name) const {
+  for (const CounterFieldInfo& row : added()) {
+    if (row.exporter_name == name) return &row;
+  }
+  return nullptr;
+}
+
+std::optional<double> CounterFieldInfo::Get(const CounterSample& sample) const {
+  if (static_cast<std::size_t>(field) < kBuiltinCounterFields) return GetField(sample, field);
+  const auto it = sample.added.find(name);
+  if (it == sample.added.end()) return std::nullopt;
+  return it->second;
+}
+
+void CounterFieldInfo::Set(CounterSample& sample, std::optional<double> value) const {
+  if (static_cast<std::size_t>(field) < kBuiltinCounterFields) {
+    SetField(sample, field, value);
+  } else if (value) {
+    sample.added.insert_or_assign(std::string(name), *value);
+  } else if (const auto it = sample.added.find(name); it != sample.added.end()) {
+    sample.added.erase(it);
+  }
+}
 
 const CounterFieldInfo& InfoFor(CounterField field) { return kFields[static_cast<std::size_t>(field)]; }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <map>
 
 namespace ofu {
@@ -52,6 +53,10 @@ struct WindowSums {
   double power_sum = 0;
   int power_count = 0;
   std::optional<std::uint64_t> reasons;
+  // By added row (WindowOptions::added_fields): value x seconds and seconds
+  // for an activity, sum and count of readings otherwise. Empty until one
+  // is added.
+  std::vector<std::pair<double, double>> added;
 };
 
 using WindowMap = std::map<std::int64_t, WindowSums>;
@@ -107,11 +112,13 @@ std::vector<Coverage> CoverSamples(const std::vector<double>& times, double inte
   return out;
 }
 
+// `field` is a member of CounterSample, or a function of one, that gives an
+// optional value.
 template <typename Field>
 std::vector<double> TimesWith(std::span<const CounterSample> samples, Field field) {
   std::vector<double> times;
   for (const auto& s : samples) {
-    if ((s.*field).has_value()) times.push_back(s.time_s);
+    if (std::invoke(field, s).has_value()) times.push_back(s.time_s);
   }
   return times;
 }
@@ -124,9 +131,10 @@ void AddActivity(std::span<const CounterSample> samples, Field field, double int
   const std::vector<Coverage> cover = CoverSamples(times, interval, options.gap_factor, gaps);
   std::size_t next = 0;
   for (const auto& s : samples) {
-    if (!(s.*field).has_value()) continue;
+    const std::optional<double> got = std::invoke(field, s);
+    if (!got) continue;
     const Coverage& c = cover[next++];
-    const double value = *(s.*field);
+    const double value = *got;
     SpreadInterval(c.end - c.length, c.end, options.window_s, windows,
                    [&](WindowSums& sums, double seconds) { add(sums, value, seconds); });
   }
@@ -191,6 +199,35 @@ void AddPointReadings(std::span<const CounterSample> samples, double w, WindowMa
   }
 }
 
+// The added counters (WindowOptions::added_fields): activities time-weighted
+// like the pipes, readings into the window their timestamp falls in.
+void AddAddedFields(std::span<const CounterSample> samples, double interval, const WindowOptions& options,
+                    WindowMap& windows) {
+  const std::size_t rows = options.added_fields.size();
+  const auto sums_of = [rows](WindowSums& sums) -> std::vector<std::pair<double, double>>& {
+    if (sums.added.empty()) sums.added.resize(rows);
+    return sums.added;
+  };
+  for (std::size_t i = 0; i < rows; ++i) {
+    const CounterFieldInfo& row = options.added_fields[i];
+    const auto get = [&row](const CounterSample& s) { return row.Get(s); };
+    if (row.is_activity) {
+      AddActivity(samples, get, interval, options, nullptr, windows, [&](WindowSums& sums, double value, double s) {
+        sums_of(sums)[i].first += value * s;
+        sums_of(sums)[i].second += s;
+      });
+      continue;
+    }
+    for (const CounterSample& s : samples) {
+      if (const std::optional<double> value = get(s)) {
+        auto& sum = sums_of(windows[WindowOf(s.time_s, options.window_s)])[i];
+        sum.first += *value;
+        sum.second += 1;
+      }
+    }
+  }
+}
+
 // OFU from the window's products, their clock from `source`, and busy from
 // the window's means: shared by recorded and live windows.
 void CompleteWindow(OfuWindow& win, const ProductSums& products, const std::optional<OfuScale>& scale,
@@ -231,6 +268,10 @@ OfuWindow Finish(std::int64_t k, const WindowSums& sums, const std::optional<Ofu
   win.clock_readings = sums.clock_count;
   if (sums.power_count > 0) win.power_w = sums.power_sum / sums.power_count;
   win.clock_event_reasons = sums.reasons;
+  for (std::size_t i = 0; i < sums.added.size(); ++i) {
+    const auto& [sum, weight] = sums.added[i];
+    if (weight > 0) win.added.emplace(options.added_fields[i].name, sum / weight);
+  }
   ProductSums products = sums.products;
   if (win.sm_clock_mhz) {
     for (const UnpairedPiece& piece : sums.unpaired) {
@@ -274,6 +315,7 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
                 });
   }
   AddPointReadings(samples, options.window_s, windows);
+  AddAddedFields(samples, out.interval_s, options, windows);
 
   out.windows.reserve(windows.size());
   for (const auto& [k, sums] : windows) {
@@ -295,6 +337,7 @@ OfuWindow WindowOfSample(const CounterSample& sample, double window_s, const std
   win.clock_readings = sample.sm_clock_mhz ? 1 : 0;
   win.power_w = sample.power_w;
   win.clock_event_reasons = sample.clock_event_reasons;
+  win.added = sample.added;
   const ClockModel* model = exact_cycles ? nullptr : ModelOf(scale);
   ProductSums products;
   if (sample.tensor_active && sample.sm_clock_mhz) {

@@ -32,6 +32,11 @@
 // The FP64/FP32/FP16 pipe activities are time-weighted like tensor activity;
 // the non-tensor bound needs a clock reading and the scale's pipes.
 //
+// A row added to the counter table (core/sample.h) that the samples carry in
+// CounterSample::added is averaged the same way by its kind: an activity
+// time-weighted like tensor activity, a reading as the plain mean of the
+// readings in the window. The window holds it in OfuWindow::added.
+//
 // A window's OFU is present only when it has both tensor activity and at
 // least one clock reading, and the GPU's scale (its SKU) is known. Absent
 // stays absent.
@@ -40,8 +45,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "ofu/core/ofu_math.h"
@@ -64,6 +72,10 @@ struct WindowOptions {
   // A window is busy when the graphics engine (or, where the source has no
   // engine activity, the tensor pipes) was active at least this fraction.
   double busy_threshold = 0.01;
+  // Rows added to the counter table whose values the samples carry
+  // (sources::Recording::added_fields); empty for the built-in table. They
+  // must outlive the call.
+  std::span<const CounterFieldInfo> added_fields;
 };
 
 struct OfuWindow {
@@ -92,6 +104,9 @@ struct OfuWindow {
   // CUDA-core pipe activities (time-weighted like tensor_active) and the
   // non-tensor FLOP bound they allow at the window's clock (non_tensor.h).
   NonTensorFigures non_tensor;
+  // The window's mean of each added counter the samples had in it, by row
+  // name (see above); empty for the built-in table.
+  std::map<std::string, double, std::less<>> added;
 };
 
 struct Gap {

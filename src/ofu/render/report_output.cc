@@ -69,7 +69,9 @@ json SummaryFields(const Summary& s) {
   };
 }
 
-json GpuJson(const GpuReport& g) {
+// `added`: the report's added counters (Report::added_counters), each a key
+// after the summary's figures, null for a GPU without it.
+json GpuJson(const GpuReport& g, const std::vector<std::string>& added) {
   json j;
   // The identity (core/gpu_identity.h): each row under its name, null when
   // not known, and the fields of added rows under theirs.
@@ -85,6 +87,10 @@ json GpuJson(const GpuReport& g) {
                                                                               : json(nullptr);
   j["share"] = OrNull(g.share);
   j.update(SummaryFields(g.summary));
+  for (const std::string& name : added) {
+    const auto it = g.summary.added.find(name);
+    j[name] = it != g.summary.added.end() ? json(it->second) : json(nullptr);
+  }
   j["interval_s"] = g.windowed.interval_s;
   j["interval_assumed"] = g.windowed.interval_assumed;
   json gaps = json::array();
@@ -150,7 +156,7 @@ std::string CsvNumber(const std::optional<double>& v) { return v ? fmt::format("
 void AddReportJson(const Report& r, json& root) {
   root["window_s"] = r.window_s;
   root["gpus"] = json::array();
-  for (const auto& g : r.gpus) root["gpus"].push_back(GpuJson(g));
+  for (const auto& g : r.gpus) root["gpus"].push_back(GpuJson(g, r.added_counters));
   const FleetCoverage& c = r.coverage;
   json overall = {{"gpus", c.gpus_with_ofu}};
   overall.update(SummaryFields(r.overall));

@@ -49,8 +49,6 @@ std::string_view FirstLabel(std::span<const formats::Label> labels, std::initial
   return {};
 }
 
-bool IsActivity(CounterField field) { return InfoFor(field).is_activity; }
-
 // A family dcgm-exporter writes (DCGM_FI_*, or dcgm_* of its 1.x names), in
 // any case: its samples name GPUs even when ofu reads none of it.
 bool IsDcgmFamily(std::string_view name) {
@@ -62,13 +60,14 @@ bool IsDcgmFamily(std::string_view name) {
 // dmon's default interval: -d 1000 (dcgmi/CommandLineParser.cpp in NVIDIA/DCGM).
 constexpr double kDmonDefaultDelayMs = 1000;
 
-std::string_view DescribeField(CounterField field) { return InfoFor(field).description; }
-
 class RecordingBuilder final : public formats::TextVisitor, public formats::DmonVisitor {
  public:
   RecordingBuilder(std::string_view source_name, const RecordingOptions& options)
-      : source_name_(source_name), options_(options) {
+      : source_name_(source_name),
+        options_(options),
+        fields_(options.fields != nullptr ? *options.fields : CounterFieldTable::Builtin()) {
     recording_.source_name = std::string(source_name);
+    recording_.added_fields.assign(fields_.added().begin(), fields_.added().end());
   }
 
   void OnMetadata(const formats::TextMetadata& m) override {
@@ -88,7 +87,7 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
       ReadPhase(s.labels, s.line);
       return;
     }
-    const std::optional<KnownMetric> metric = LookupDcgmExporterMetric(s.name);
+    const std::optional<KnownMetric> metric = Lookup(s.name);
     if (!metric) {
       if (IsDcgmFamily(s.name)) NoteUnusedFamily(s.name, s.labels);
       return;
@@ -124,7 +123,7 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
       return;
     }
     ++recording_.non_numeric_values;
-    const std::optional<KnownMetric> metric = LookupDcgmExporterMetric(s.name);
+    const std::optional<KnownMetric> metric = Lookup(s.name);
     if (metric) {
       if (GpuFor(s.name, s.labels, s.line) == nullptr) return;
       // Its time is unknown (the reader looks for no timestamp after a text
@@ -348,6 +347,18 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     std::optional<CounterField> field;  // absent: a family ofu does not use
     std::size_t count;
   };
+
+  // The counter a metric carries: a dcgm-exporter name ofu knows, or the
+  // metric of a row added to the table (an activity in 0..1, a reading as is).
+  std::optional<KnownMetric> Lookup(std::string_view name) const {
+    if (std::optional<KnownMetric> known = LookupDcgmExporterMetric(name)) return known;
+    const CounterFieldInfo* row = fields_.AddedForMetric(name);
+    if (row == nullptr) return std::nullopt;
+    return KnownMetric{row->field, row->is_activity ? ValueScale::kRatio : ValueScale::kAbsolute, row->dcgm_field_id};
+  }
+
+  bool IsActivity(CounterField field) const { return fields_[field].is_activity; }
+  std::string_view DescribeField(CounterField field) const { return fields_[field].description; }
 
   void Fail(std::size_t line, const std::string& what) {
     if (error_) return;  // the first error is the one reported
@@ -575,13 +586,14 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
         samples.emplace_back();
         samples.back().time_s = p.time_s;
       }
-      SetField(samples.back(), p.field, p.value);
+      fields_[p.field].Set(samples.back(), p.value);
     }
     return samples;
   }
 
   std::string source_name_;
   RecordingOptions options_;
+  const CounterFieldTable& fields_;
   Recording recording_;
   std::optional<Error> error_;
   std::vector<GpuPoints> gpus_;

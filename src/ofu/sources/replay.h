@@ -75,6 +75,10 @@ struct RecordingOptions {
   // cannot be a sample, as Prometheus does (`ofu report --strict`):
   // kMalformedInput naming file and line.
   bool strict_values = false;
+  // The counters to read: the built-in table when null. A table with added
+  // rows (core/sample.h) also reads their metrics into CounterSample::added;
+  // it must outlive the read.
+  const CounterFieldTable* fields = nullptr;
 };
 
 // Stray lines named one by one in Recording::notes; past these, one note
@@ -108,6 +112,9 @@ struct Recording {
   std::optional<bool> synthetic;      // from ofu_recording_info; absent when not stated
   std::string description;            // from ofu_recording_info
   std::vector<RecordedPhase> phases;  // from ofu_recording_phase_info; empty when none
+  // The rows added to the counter table the read was given, whose values
+  // the samples may carry (CounterSample::added); empty for the built-in one.
+  std::vector<CounterFieldInfo> added_fields;
   std::size_t lines = 0;
   std::size_t samples_read = 0;        // every sample line
   std::size_t samples_used = 0;        // lines that carried a counter ofu uses
