@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "ofu/history/prometheus_hourly.h"
 #include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
 #include "support/cli_runner.h"
@@ -128,6 +129,19 @@ TEST_F(VictoriaMetrics, EveryFleetCommandGivesPrometheussAnswers) {
   prometheus_url_ = fmt::format("http://127.0.0.1:{}", prometheus_port);
   ASSERT_TRUE(ofu::testing::ReplayRules(dir_, rule_file, vm_port, start, end + 3600));
 
+  // Each server must have the rollups before they are read: the restarted
+  // Prometheus the blocks promtool wrote, VictoriaMetrics what vmalert wrote.
+  // A failure names the server, what it answered and its log.
+  SCOPED_TRACE(fmt::format("promtool's rule backfill: {}{}\nvmalert's replay: {}", backfill.out, backfill.err,
+                           ofu::testing::Slurp(dir_ / "vmalert.log")));
+  const double at = end + 2 * 3600;  // after the last evaluation, as the reader asks
+  ASSERT_TRUE(ofu::testing::SeriesVisible(prometheus_port, ofu::history::kHourlyMarkerName, at, at - start + 1,
+                                          "Prometheus (restarted on promtool's rule blocks)",
+                                          dir_ / "prometheus" / "prometheus.log"));
+  ASSERT_TRUE(ofu::testing::SeriesVisible(vm_port, ofu::history::kHourlyMarkerName, at, at - start + 1,
+                                          "VictoriaMetrics (after vmalert's replay)",
+                                          dir_ / "vm" / "victoria-metrics.log"));
+
   // The two evaluate at different times in the hour (promtool from --start
   // plus the group's offset, vmalert on the hour), so each is checked
   // against its own raw path, and the two for the same answers.
@@ -190,6 +204,10 @@ TEST_F(VictoriaMetrics, RegressFromHourlyRollupsFindsTheRawCountersRegressions) 
   auto rules = RunShell(fmt::format("'{}' rules hourly --scrape-interval 60", OFU_BINARY), dir_);
   ASSERT_EQ(rules.exit_code, 0) << rules.err;
   ASSERT_TRUE(ofu::testing::ReplayRules(dir_, Write("hourly.yml", rules.out), port, start, end + 3600));
+  ASSERT_TRUE(ofu::testing::SeriesVisible(port, ofu::history::kHourlyMarkerName, end + 2 * 3600,
+                                          end + 2 * 3600 - start + 1, "VictoriaMetrics (after vmalert's replay)",
+                                          dir_ / "victoria-metrics.log"))
+      << "vmalert's replay: " << ofu::testing::Slurp(dir_ / "vmalert.log");
 
   const std::string flags = fmt::format("--prometheus http://127.0.0.1:{} --since {:.0f} --until {:.0f}", port,
                                         start - 1, end + 1);

@@ -47,6 +47,39 @@ inline ::testing::AssertionResult StartPrometheus(BackgroundProcess& prometheus,
   return ::testing::AssertionFailure() << "prometheus not ready after 60 s: " << Slurp(log);
 }
 
+// Waits until the server on `port` (Prometheus, or VictoriaMetrics, which
+// speaks its query API) answers an instant query at `at_s` with at least
+// one sample of `series` in the `range_s` seconds before it: backfilled
+// data is in place once it can be read, not when the server says it is
+// ready. A failure after `timeout` names `server`, its last answer and its
+// log (`log`).
+inline ::testing::AssertionResult SeriesVisible(int port, const std::string& series, double at_s, double range_s,
+                                                const std::string& server, const std::filesystem::path& log,
+                                                std::chrono::seconds timeout = std::chrono::seconds(60)) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(30, 0);
+  const httplib::Params params = {{"query", fmt::format("count_over_time({}[{:.0f}s])", series, range_s)},
+                                  {"time", fmt::format("{:.3f}", at_s)}};
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string last = "no answer";
+  while (true) {
+    auto response = client.Get("/api/v1/query", params, httplib::Headers{});
+    if (response) {
+      last = fmt::format("HTTP {}: {}", response->status, response->body.substr(0, 400));
+      // A vector with a sample: "result":[{"metric":{...},"value":[t,"n"]}].
+      if (response->status == 200 && response->body.find("\"value\"") != std::string::npos) {
+        return ::testing::AssertionSuccess();
+      }
+    }
+    if (std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  return ::testing::AssertionFailure() << server << " on port " << port << " has no sample of " << series << " in the "
+                                       << range_s << " s before " << at_s << " after " << timeout.count()
+                                       << " s; its last answer: " << last << "\nits log:\n"
+                                       << Slurp(log);
+}
+
 // Backfills `om` into dir/tsdb with `promtool` (OFU_PROMTOOL), then starts
 // the server on it (StartPrometheus). A failure names promtool's output.
 inline ::testing::AssertionResult ServeBackfilled(BackgroundProcess& prometheus, const std::filesystem::path& dir,

@@ -71,7 +71,8 @@ inline ::testing::AssertionResult ServeImported(BackgroundProcess& vm, const std
 // Evaluates the recording rules of `rules` over [from_s, to_s] with vmalert
 // (OFU_VMALERT) in replay mode, reading from and writing to the server on
 // `port`, at each group's own interval; then flushes. VictoriaMetrics's way
-// of backfilling rules (promtool's for Prometheus).
+// of backfilling rules (promtool's for Prometheus). vmalert's output is
+// kept in dir/vmalert.log.
 inline ::testing::AssertionResult ReplayRules(const std::filesystem::path& dir, const std::filesystem::path& rules,
                                               int port, double from_s, double to_s) {
   const auto rfc3339 = [](double t) {
@@ -88,6 +89,9 @@ inline ::testing::AssertionResult ReplayRules(const std::filesystem::path& dir, 
                                      "-replay.timeFrom={} -replay.timeTo={}",
                                      OFU_VMALERT, rules.string(), url, url, rfc3339(from_s), rfc3339(to_s)),
                          dir);
+  // Kept: vmalert 1.79 exits 0 even when a remote write was dropped
+  // (VictoriaMetrics issue 6512), so its log is what tells.
+  std::ofstream(dir / "vmalert.log") << replay.out << replay.err;
   if (replay.exit_code != 0) return ::testing::AssertionFailure() << "vmalert: " << replay.out << replay.err;
   httplib::Client client("127.0.0.1", port);
   auto flushed = client.Get("/internal/force_flush");
