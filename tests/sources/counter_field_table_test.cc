@@ -89,7 +89,7 @@ TEST(CounterFieldTable, AnAddedRowComesAfterTheBuiltinOnes) {
   ofu::CounterSample sample;
   table.added()[0].Set(sample, 41.5);
   EXPECT_EQ(table.added()[0].Get(sample), 41.5);
-  EXPECT_EQ(sample.added.at("test_gpu_temp_c"), 41.5);
+  EXPECT_EQ(sample.added.all().at("test_gpu_temp_c"), 41.5);
   EXPECT_FALSE(table.added()[1].Get(sample).has_value());
   for (const CounterFieldInfo& builtin : ofu::AllCounterFields()) {
     EXPECT_FALSE(builtin.Get(sample).has_value()) << builtin.name;

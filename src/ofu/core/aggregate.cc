@@ -56,7 +56,9 @@ void Summarizer::Add(const OfuWindow& w, double weight) {
   const double span = w.covered_s > 0 ? w.covered_s : w.end_s - w.start_s;
   for (std::size_t i = 0; i < kCudaCorePipes; ++i) pipes_[i].Add(w.non_tensor.active[i], span * weight);
   share_.Add(w.non_tensor.share_of_peak, span * weight);
-  for (const auto& [name, value] : w.added) added_[name].Add(value, span * weight);
+  if (!w.added.empty()) {
+    for (const auto& [name, value] : w.added.all()) added_[name].Add(value, span * weight);
+  }
   if (w.non_tensor.flops_upper_bound_tflops) {
     bound_tflop_ += *w.non_tensor.flops_upper_bound_tflops * span;
     bound_seconds_ += span * weight;

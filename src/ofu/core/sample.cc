@@ -58,20 +58,37 @@ const CounterFieldInfo* CounterFieldTable::AddedForMetric(std::string_view name)
   return nullptr;
 }
 
+std::optional<double> AddedValues::Get(std::string_view name) const {
+  if (!map_) return std::nullopt;
+  const auto it = map_->find(name);
+  if (it == map_->end()) return std::nullopt;
+  return it->second;
+}
+
+void AddedValues::Set(std::string_view name, std::optional<double> value) {
+  if (value) {
+    if (!map_) map_ = std::make_unique<Map>();
+    map_->insert_or_assign(std::string(name), *value);
+  } else if (map_) {
+    if (const auto it = map_->find(name); it != map_->end()) map_->erase(it);
+  }
+}
+
+const AddedValues::Map& AddedValues::all() const {
+  static const Map kNone;
+  return map_ ? *map_ : kNone;
+}
+
 std::optional<double> CounterFieldInfo::Get(const CounterSample& sample) const {
   if (static_cast<std::size_t>(field) < kBuiltinCounterFields) return GetField(sample, field);
-  const auto it = sample.added.find(name);
-  if (it == sample.added.end()) return std::nullopt;
-  return it->second;
+  return sample.added.Get(name);
 }
 
 void CounterFieldInfo::Set(CounterSample& sample, std::optional<double> value) const {
   if (static_cast<std::size_t>(field) < kBuiltinCounterFields) {
     SetField(sample, field, value);
-  } else if (value) {
-    sample.added.insert_or_assign(std::string(name), *value);
-  } else if (const auto it = sample.added.find(name); it != sample.added.end()) {
-    sample.added.erase(it);
+  } else {
+    sample.added.Set(name, value);
   }
 }
 

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -70,6 +71,36 @@ enum class CounterField {
 };
 inline constexpr std::size_t kBuiltinCounterFields = 17;
 
+// The values of rows added to the counter table, by row name. Nothing is
+// allocated until one is set, and an empty one is one pointer: a sample or a
+// window of the built-in table carries it for 8 bytes, not a std::map's 48
+// (every window pass streams the samples: docs/BENCHMARKS.md).
+class AddedValues {
+ public:
+  using Map = std::map<std::string, double, std::less<>>;
+
+  AddedValues() = default;
+  AddedValues(const AddedValues& other) : map_(other.map_ ? std::make_unique<Map>(*other.map_) : nullptr) {}
+  AddedValues& operator=(const AddedValues& other) {
+    if (this != &other) map_ = other.map_ ? std::make_unique<Map>(*other.map_) : nullptr;
+    return *this;
+  }
+  AddedValues(AddedValues&&) noexcept = default;
+  AddedValues& operator=(AddedValues&&) noexcept = default;
+  ~AddedValues() = default;
+
+  // The value of `name`; absent when it has none.
+  std::optional<double> Get(std::string_view name) const;
+  // Sets it, or clears it with nullopt.
+  void Set(std::string_view name, std::optional<double> value);
+  bool empty() const { return !map_ || map_->empty(); }
+  // Every value, in name order.
+  const Map& all() const;
+
+ private:
+  std::unique_ptr<Map> map_;
+};
+
 struct CounterSample {
   double time_s = 0;
   std::optional<double> tensor_active;
@@ -90,9 +121,8 @@ struct CounterSample {
   std::optional<double> energy_mj;
   std::optional<std::uint64_t> clock_event_reasons;
   // The values of rows added to the counter table, by row name; a row
-  // without a value here is absent. Empty for the built-in table, where it
-  // costs no allocation.
-  std::map<std::string, double, std::less<>> added;
+  // without a value here is absent. Empty for the built-in table.
+  AddedValues added;
 };
 
 struct CounterFieldInfo {

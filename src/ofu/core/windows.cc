@@ -131,7 +131,7 @@ void AddActivity(std::span<const CounterSample> samples, Field field, double int
   const std::vector<Coverage> cover = CoverSamples(times, interval, options.gap_factor, gaps);
   std::size_t next = 0;
   for (const auto& s : samples) {
-    const std::optional<double> got = std::invoke(field, s);
+    const auto& got = std::invoke(field, s);  // a member of s, or a getter's value
     if (!got) continue;
     const Coverage& c = cover[next++];
     const double value = *got;
@@ -201,8 +201,8 @@ void AddPointReadings(std::span<const CounterSample> samples, double w, WindowMa
 
 // The added counters (WindowOptions::added_fields): activities time-weighted
 // like the pipes, readings into the window their timestamp falls in.
-void AddAddedFields(std::span<const CounterSample> samples, double interval, const WindowOptions& options,
-                    WindowMap& windows) {
+[[gnu::noinline]] void AddAddedFields(std::span<const CounterSample> samples, double interval,
+                                      const WindowOptions& options, WindowMap& windows) {
   const std::size_t rows = options.added_fields.size();
   const auto sums_of = [rows](WindowSums& sums) -> std::vector<std::pair<double, double>>& {
     if (sums.added.empty()) sums.added.resize(rows);
@@ -270,7 +270,7 @@ OfuWindow Finish(std::int64_t k, const WindowSums& sums, const std::optional<Ofu
   win.clock_event_reasons = sums.reasons;
   for (std::size_t i = 0; i < sums.added.size(); ++i) {
     const auto& [sum, weight] = sums.added[i];
-    if (weight > 0) win.added.emplace(options.added_fields[i].name, sum / weight);
+    if (weight > 0) win.added.Set(options.added_fields[i].name, sum / weight);
   }
   ProductSums products = sums.products;
   if (win.sm_clock_mhz) {
@@ -315,7 +315,7 @@ WindowedGpu BuildWindows(std::span<const CounterSample> samples, const std::opti
                 });
   }
   AddPointReadings(samples, options.window_s, windows);
-  AddAddedFields(samples, out.interval_s, options, windows);
+  if (!options.added_fields.empty()) AddAddedFields(samples, out.interval_s, options, windows);
 
   out.windows.reserve(windows.size());
   for (const auto& [k, sums] : windows) {

@@ -45,11 +45,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <optional>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "ofu/core/ofu_math.h"
@@ -106,7 +103,7 @@ struct OfuWindow {
   NonTensorFigures non_tensor;
   // The window's mean of each added counter the samples had in it, by row
   // name (see above); empty for the built-in table.
-  std::map<std::string, double, std::less<>> added;
+  AddedValues added;
 };
 
 struct Gap {
