@@ -60,6 +60,13 @@ printed), 1 usage.)";
 // measured figure (kernels/kernel_throughput.h).
 void AddFindings(const kernels::KernelThroughputTable& table, const GpuSpec* gpu, render::ParsedKernel& parsed) {
   if (!parsed.info.ok()) return;
+  if (const std::string_view vendor = kernels::FamilyVendor(parsed.info->family); vendor != "NVIDIA") {
+    parsed.findings.push_back(fmt::format(
+        "a kernel of {} GPUs: OFU as ofu computes it (NVIDIA's tensor-pipe counters and peaks) is defined for NVIDIA "
+        "tensor cores, so ofu reads its name but corrects no OFU with it",
+        vendor));
+    return;
+  }
   if (gpu == nullptr) {
     parsed.findings = kernels::PreNativeFindingsWhereMeasured(table, *parsed.info);
   } else if (auto finding = kernels::PreNativeFinding(table, *parsed.info, gpu->architecture, gpu->name)) {

@@ -17,6 +17,7 @@
 
 #include "support/tsv.h"
 
+#include "ofu/kernels/family_table.h"
 #include "ofu/kernels/kernel_name.h"
 
 namespace ofu::kernels {
@@ -141,6 +142,58 @@ TEST(KernelNamesReal, EveryRowReadsAsListed) {
   }
 }
 
+// A kernel family is one row of kernels/family_table.cc: every family has
+// exactly one, the rows' families are the enum's values with none left out
+// (an enum value without a row could never be parsed: the rows hold the
+// parsers), and each row's example reads as that family. A real example is
+// a `gemm` row of this table, whose every field EveryRowReadsAsListed checks.
+TEST(KernelFamilyTable, EveryFamilyHasOneRowWithAnExampleThatReadsAsListed) {
+  const auto rows = detail::FamilyRows();
+  std::set<int> families;
+  std::set<std::string_view> names;
+  for (const detail::FamilyRow& row : rows) {
+    SCOPED_TRACE(std::string(row.name));
+    EXPECT_TRUE(families.insert(static_cast<int>(row.family)).second) << "two rows for one family";
+    EXPECT_TRUE(names.insert(row.name).second) << "two rows with one name";
+    EXPECT_EQ(FamilyName(row.family), row.name);
+    EXPECT_EQ(detail::FindRow(row.family), &row);
+    // A row is found one way: by its kernel function, or by its identifier.
+    EXPECT_NE(row.parse_tokens == nullptr, row.is_kernel == nullptr && row.parse_function == nullptr);
+    EXPECT_EQ(row.is_kernel == nullptr, row.parse_function == nullptr);
+    if (row.parse_tokens != nullptr) {
+      EXPECT_TRUE(row.prefixes[0].size() > 0 || row.claims != nullptr) << "an identifier row needs a prefix or a check";
+    }
+    const auto parsed = ParseKernelName(row.example);
+    if (!row.reads_fields) {
+      // The parser names the family and says why no field is read.
+      ASSERT_FALSE(parsed.ok()) << row.example;
+      EXPECT_EQ(parsed.error().message.rfind(std::string(row.name) + ":", 0), 0u) << parsed.error().message;
+      continue;
+    }
+    ASSERT_TRUE(parsed.ok()) << row.example << ": " << parsed.error().message;
+    EXPECT_EQ(parsed->family, row.family) << row.example;
+    if (row.example_is_synthetic) continue;
+    bool listed = false;
+    for (const Row& real : Rows()) {
+      if (real.cells.size() != kColumns || real[kName] != row.example) continue;
+      listed = true;
+      EXPECT_EQ(real[kExpected], "gemm") << "line " << real.line;
+      EXPECT_EQ(real[kFamily], row.name) << "line " << real.line;
+    }
+    EXPECT_TRUE(listed) << "the example is not a row of kernel-names-real.tsv: " << row.example;
+  }
+  // The enum's values 0..n-1 all have rows.
+  ASSERT_FALSE(families.empty());
+  EXPECT_EQ(*families.begin(), 0);
+  EXPECT_EQ(*families.rbegin(), static_cast<int>(families.size()) - 1);
+  // Every family the real names are listed under has a row.
+  for (const Row& real : Rows()) {
+    if (real.cells.size() == kColumns && real[kExpected] == "gemm") {
+      EXPECT_TRUE(names.count(real[kFamily]) == 1) << "line " << real.line << ": no row for " << real[kFamily];
+    }
+  }
+}
+
 // Complex kernels (cgemm, gcgemm, zgemm, fermiCgemm): ofu has no precision for them.
 bool IsComplex(const KernelInfo& info) {
   for (const std::string_view kind : {"cgemm", "zgemm", "Cgemm", "Zgemm"}) {
@@ -151,13 +204,22 @@ bool IsComplex(const KernelInfo& info) {
 
 // The share is computed from the table, whatever rows it holds: a GEMM name
 // counts when it parses with its tile (unless its family has none) and its
-// precision (unless it is complex); a GEMM ofu cannot read does not.
+// precision (unless it is complex); a GEMM ofu cannot read does not. GEMMs
+// of other vendors' GPUs (AMD's Tensile) are not counted: ofu corrects OFU
+// on NVIDIA GPUs only, and refuses the traces they come from.
+bool OtherVendor(const Result<KernelInfo>& info) {
+  if (!info.ok()) return false;
+  const detail::FamilyRow* row = detail::FindRow(info->family);
+  return row != nullptr && row->vendor != "NVIDIA";
+}
+
 TEST(KernelNamesReal, AtLeast98PercentOfGemmNamesParseWithTileAndPrecision) {
   int gemm = 0, parsed = 0, complete = 0;
   std::map<std::string, std::pair<int, int>> by_source;  // complete, all
   for (const Row& row : Rows()) {
     if (row.cells.size() != kColumns || !IsGemmRow(row)) continue;
     const auto info = ParseKernelName(row[kName]);
+    if (OtherVendor(info)) continue;
     const bool with_tile_and_precision = info.ok() && (info->tile_m || !FamilyHasTile(info->family)) &&
                                          (info->precision || IsComplex(*info));
     gemm += 1;

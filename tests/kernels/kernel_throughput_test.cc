@@ -196,5 +196,25 @@ TEST(KernelThroughput, APreNativeKernelsFindingGivesTheMeasuredCostAndTheFix) {
   EXPECT_TRUE(PreNativeFindingsWhereMeasured(*table, Parse("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")).empty());
 }
 
+// sm_120 (RTX PRO 6000 Blackwell, GeForce RTX 50) is not data-centre
+// Blackwell: its tensor cores run mma.sync, so sm80 kernels are its own and
+// no finding calls them older; data-centre Blackwell's own are sm100.
+TEST(KernelThroughput, Sm120BlackwellIsItsOwnArchitecture) {
+  const auto table = KernelThroughputTable::Embedded();
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  EXPECT_EQ(table->NativeSm("blackwell-rtx"), 80);
+  EXPECT_EQ(table->NativeSm("blackwell"), 100);
+  const KernelInfo sm80 = Parse("cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_nn_align8");
+  EXPECT_EQ(PreNativeFinding(*table, sm80, "blackwell-rtx", "RTX PRO 6000 Blackwell"), std::nullopt);
+  const auto on_b200 = PreNativeFinding(*table, sm80, "blackwell", "B200");
+  ASSERT_TRUE(on_b200.has_value());
+  EXPECT_EQ(on_b200->rfind("on B200 (blackwell, own kernels sm100): built for sm80", 0), 0u) << *on_b200;
+  const KernelInfo sm75 = Parse("cutlass_75_tensorop_bf16_s1688gemm_bf16_256x128_nn_align1");
+  const auto on_rtx = PreNativeFinding(*table, sm75, "blackwell-rtx", "RTX PRO 6000 Blackwell");
+  ASSERT_TRUE(on_rtx.has_value());
+  EXPECT_EQ(on_rtx->rfind("on RTX PRO 6000 Blackwell (blackwell-rtx, own kernels sm80): built for sm75", 0), 0u)
+      << *on_rtx;
+}
+
 }  // namespace
 }  // namespace ofu::kernels

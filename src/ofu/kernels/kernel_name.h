@@ -27,144 +27,25 @@
 // known family prefix; otherwise the name is unparsed. The untiled cuBLAS and
 // cuDNN kernels below are found by their function name instead.
 //
-// Families, and which '_'-separated token gives which field. "Inferred"
-// marks meanings read off many names and not documented by NVIDIA; the
-// cuBLAS-internal families (nvjet, *_xmma, volta/turing/ampere) are
-// inferred throughout.
-//
-// nvjet (cuBLAS, Hopper/Blackwell; inferred)
-//   nvjet_[sm<arch>_]<types>_<TM>x<TN>_<TK>x<S>_<CM>x<CN>[_2cta]_<v|h>_<bz|badd>[_flags]_<ops>
-//   types   3 letters AB,compute,D (tst) or 5 letters A,B,C,compute,D (qqtst);
-//           h fp16, t bf16, s fp32, q fp8, o fp4 (e2m1). precision is the A/B
-//           type (absent when A and B differ, except fp4 with fp8: fp8, the
-//           f8f6f4 kind's rate; other lengths are unparsed). tensor_core true,
-//           except for fp32 inputs ('s'), where the name does not say
-//           whether TF32 tensor cores or CUDA cores run it (absent).
-//   tile_m=TM tile_n=TN tile_k=TK stages=S cluster_m=CM cluster_n=CN
-//   flags   splitK sets split_k; 2cta sets two_cta; coopA, coopB, bias,
-//           ovscale and algo<N> name a schedule or an epilogue, not the tile
-//           or the K split; Avec<n>UE4M3/Bvec<n>UE4M3 (NVFP4) and
-//           Avec<n>UE8M0/Bvec<n>UE8M0 (MX) name block scales: block_scaled
-//           or the K split, and are read as such (inferred); streamK changes
-//           how K is split and makes the name unparsed; any other flag is
-//           kept in unknown_flags and the tile is read as named.
-//   Which tile side is the kernel's M is itself inferred (DESIGN.md §4).
-//
-// sm90_xmma, sm80_xmma, sm100 (cuBLAS and cuDNN; inferred)
-//   smNN_xmma_<gemm|fprop_implicit_gemm|dgrad_implicit_gemm|wgrad_implicit_gemm>[_indexed]
-//     _<AB types>_<C/compute types>_<D type>_<layouts>_..._tilesize<M>x<N>x<K>
-//     [_stage<S>][_cgasize<CM>x<CN>x<CK>]_..._[tensor<m>x<n>x<k>|ffma|hfma]...
-//   precision from the first type token: `bf16bf16` → bf16, `f32f32` →
-//   fp32 on CUDA cores or tf32 on tensor cores (tensor cores have no fp32
-//   mode). Where its two codes differ and one is f32 (`tf32f32`, `bf16f32`:
-//   fp32 data the MMA reads as tf32 or bf16, cuBLAS's fast-fp32 modes), the
-//   other is the type the tensor pipes see. A narrow float first code is
-//   A's and B's type (`e4m3bf16_e4m3f32_f32`, cuBLASLt's FP8 kernels: A and
-//   B e4m3, C and D bf16, NVIDIA/TransformerEngine#1391): 8- and 6-bit →
-//   fp8 (the f8f6f4 kinds' rate); 4-bit → absent (fp4 or fp8 rate by MMA
-//   kind, which the name does not give). Other pairs leave it absent.
-//   tensor_core: false for `ffma`/`hfma`; true for
-//   `tensorMxNxK`, and for sm90/sm100 (warpgroup MMA kernels) unless
-//   ffma/hfma; else absent. cluster from `cgasize`; sm90 names without
-//   `cgasize` run 1x1 (inferred from the reference names); sm80 has no
-//   clusters (absent); sm100 without `cgasize` is absent. two_cta: a `2sm` or
-//   `2cta` token; split_k: a `splitK` token or `split_k` tokens.
-//   `sm100_*` names are parsed by the same rules without a real reference
-//   name to check them against.
-//
-// volta, turing, ampere (cuBLAS and cuDNN before Hopper; inferred)
-//   [cudnn_[infer_|train_]]<arch>_[<type>_]<acc>[<mma>][tf32]<gemm|cudnn>[_<type>]
-//     _<TM>x<TN>[_sliced1x<n>][_ldg<n>]..._[stages_<TK>x<S>]_..._<ops>
-//   e.g. ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_32x3_nn,
-//   volta_h884gemm_256x128_ldg8_nn, volta_sgemm_128x64_nn,
-//   volta_scudnn_128x64_relu_interior_nn_v1 (a cuDNN implicit-GEMM
-//   convolution). tensor_core: true when the MMA shape digits are present
-//   (884, 1688, 16816, ...), false otherwise (sgemm, hgemm, cgemm, gcgemm,
-//   scudnn). precision: a `tf32` in the MMA token, else the type after the
-//   token (A's), else the type before it, else the kind letter: h is fp16; s
-//   is fp32 on CUDA cores and, on tensor cores, only with the 1688 shape (the
-//   one that takes 32-bit operands, as TF32); complex (c, gc, z) and double
-//   kernels have none.
-//   tile_k and stages only from `stages_<TK>x<S>`; `sliced1x<n>` splits K
-//   across warps inside the CTA and does not change the tile. A `splitK`
-//   token sets split_k. A cuDNN `winograd` kernel is not a GEMM.
-//
-// cutlass2 (CUTLASS 2.x; named by python/cutlass_library/gemm_operation.py)
-//   cutlass[_<arch>]_<tensorop|wmma_tensorop|simt>[_<C type>]_<acc><mma>[<math type>]
-//     <gemm|fprop|dgrad|wgrad>[_<words>][_<A type>]_<TM>x<TN>[_<TK>x<S>][_<warps>]_<layouts>_align<a>
-//   tensor_core: true for tensorop/wmma_tensorop, false for simt. CUTLASS
-//   writes A's element type after the core name only when it differs from
-//   the accumulator type, and C's before it: precision is the math type in
-//   the core name (s1688tf32gemm), else A's type, else the accumulator's by
-//   the same kind-letter rule as above (an s16816 kernel without A's type
-//   runs on 16-bit inputs it does not spell: absent); fp32 on tensor cores
-//   is tf32. Without a `<TK>x<S>` token, K and stages are absent.
-//
-// cutlass3 (CUTLASS 3.x; same generator)
-//   cutlass3x_sm<arch>_<opclass>_<mma>gemm_<A>_<B>_<acc>_<C>_<D>_<TM>x<TN>x<TK>
-//     [_<CM>x<CN>x<CK>]_<S>_<layouts>_align<a>[_q|_o_vs<n>][_1sm|_2sm][_epi...][_stage<N>]
-//   opclass tensorop, bstensorop (block-scaled), sptensorop (sparse) or
-//   bssptensorop (both); simt. gemm field gemm, spgemm or bsspgemm. Scaled
-//   types (`ue8m0xe2m1`: an MX/NV block scale and its element type;
-//   `64x128f32xe4m3`: a blockwise scale) read as their element type and make
-//   the kernel block_scaled. precision from A and B: the same type, that
-//   type; on Blackwell (sm100 and later) 4-, 6- and 8-bit float inputs run
-//   in the f8f6f4/mxf8f6f4 MMA kinds at the fp8 rate whatever their mix
-//   (CUTLASS media/docs/cpp/blackwell_functionality.md), so they read as
-//   fp8, except that fp4 on both sides with `_o_` (the mxf4/nvf4 kinds,
-//   KernelScheduleSuffixes in python/cutlass_library/library.py) reads as
-//   fp4; `_q_` names the f8f6f4 kind. Block-scaled fp4 on both sides with
-//   neither letter leaves the kind to the builder: absent. Other mixed
-//   inputs are absent.
-//   tensor_core true for a *tensorop opclass. Cluster `0x0x1` is chosen at
-//   run time: absent; a name with no cluster field (CUTLASS's SM100 unit
-//   tests: `..._128x128x256_0_vs64_tnt_...`) does not give it: absent.
-//   Stages `0` are chosen by the builder: absent, unless a `_stage<N>`
-//   suffix fixes them. `_2sm` (SM100): two_cta, and the tile spans the CTA
-//   pair.
-//
-// trtllm_gen (TensorRT-LLM's and FlashInfer's generated Blackwell GEMMs;
-// the generator is not public: inferred from the names and the options
-// TensorRT-LLM lists beside them in trtllmGen_bmm_export/KernelMetaInfo.h)
-//   <bmm|gemm|gemmGatedAct>_<D>_<A><B>[_cast<T>]_<acc>[_...]_t<TM>x<TN>x<TK>[u2]
-//     _s<S>_et<EM>x<EN>_m<MM>x<MN>x<MK>_<cga|c><CM>x<CN>x<CK>_..._sm<arch><a|f>
-//   types Bfloat16, Fp16, Fp32, E4m3, E5m2, E2m3, E3m2, E2m1, each with an
-//   optional Mx (MX block scale): `bmm_MxE4m3_MxE2m1MxE4m3_...` is an MX-FP4
-//   weight (A) times MX-FP8 activation (B) batched GEMM with MX-FP8 output.
-//   precision: fp4 when both inputs are fp4 (the mxf4nvf4 MMA kind), else
-//   fp8 when both are 4-, 6- or 8-bit floats (f8f6f4 kinds run at the fp8
-//   rate), after a `cast<T>` that converts one to T; bf16/fp16 as named.
-//   block_scaled for Mx types, E2m1 (NVFP4 carries a scale per 16
-//   elements), `dsFp8` (DeepSeek-style block-scaled fp8) and `sfBlk<n>`.
-//   The tile is one CTA's; an MMA M twice the tile's with a 2-wide cluster
-//   spans a CTA pair: two_cta. `s<S>` with more than one number gives no
-//   stage count (absent). `splitK<n>` sets split_k. `transOut`: the kernel
-//   computes the transposed product, so its M runs over the weights' rows.
-//   tensor_core true (tcgen05).
-//
-// deepgemm (DeepSeek's DeepGEMM and its internal dpsk::gemm build; the
-// template parameters are read in the order of DeepGEMM's kernel templates,
-// deep_gemm/include/deep_gemm/{fp8_gemm.cuh, impls/sm90_fp8_gemm_1d2d.cuh,
-// impls/sm90_fp8_gemm_1d1d.cuh, impls/sm100_fp8_gemm_1d1d.cuh}, at the
-// commits listed in docs/kernels.md)
-//   void deep_gemm::fp8_gemm_kernel<N, K, BLOCK_M, BLOCK_N, BLOCK_K, ..., (deep_gemm::GemmType)T>(...)
-//   void dpsk::gemm::fp8_gemm_kernel<N, K, BLOCK_M, BLOCK_N, BLOCK_K, S, ..., (dpsk::gemm::GemmType)T>(...)
-//   void deep_gemm::sm90_fp8_gemm_1d2d_impl<[(cute::UMMA::Major)X,] M, N, K, G, BLOCK_M, ...>(...)
-//   void deep_gemm::sm100_fp8_gemm_1d1d_impl<(cute::UMMA::Major)A, (cute::UMMA::Major)B, ...>(...)
-//   Demangled signatures only. Each DeepGEMM version has its own argument
-//   list; it is recognised by the number of template arguments (and, where
-//   two versions have the same number, by where a bool argument stands),
-//   which gives where BLOCK_M (then BLOCK_N, BLOCK_K) and kNumStages stand.
-//   A list no known version has is unparsed. tile_m/n/k = BLOCK_M/N/K,
-//   stages = kNumStages; precision fp8 (the kernels take e4m3 A and B),
-//   tensor_core true (wgmma, tcgen05); the cluster (TMA multicast) is
-//   absent. grouping names the GemmType argument: normal, m_grouped_contiguous
-//   (MoE, experts' rows back to back), m_grouped_masked (MoE, a padded
-//   block per expert), k_grouped_contiguous, batched, and the *_psum
-//   variants. dpsk::gemm's 10-argument list is DeepGEMM's first public one
-//   without kNumGroups, and its GemmType values DeepGEMM's (inferred).
-//   Kernels with no tile in the name (dpsk::grouped_gemm::...::GemmKernel)
-//   stay unparsed.
+// Families. Each family is one row of family_table.cc (its name, prefixes,
+// architecture, whether its names give a tile and whether its kernels run
+// in clusters, and a real example name) and one parser, whose file
+// (family_<name>.cc) states at its top which '_'-separated token or template
+// argument gives which field. "Inferred" there marks meanings read off many
+// names and not documented by NVIDIA; the cuBLAS-internal families (nvjet,
+// *_xmma, volta/turing/ampere) are inferred throughout.
+//   nvjet                          family_nvjet.cc (cuBLAS, Hopper/Blackwell)
+//   sm90_xmma, sm80_xmma, sm100    family_xmma.cc (cuBLAS and cuDNN)
+//   volta, turing, ampere, cutlass2 family_legacy.cc (before Hopper; CUTLASS 2.x)
+//   cutlass3                       family_cutlass3.cc (CUTLASS 3.x)
+//   trtllm_gen                     family_trtllm_gen.cc (TensorRT-LLM/FlashInfer)
+//   deepgemm                       family_deepgemm.cc (DeepSeek's DeepGEMM)
+//   marlin                         family_marlin.cc (vLLM's mixed-input GEMMs)
+//   cute_dsl                       family_cute_dsl.cc (CUTLASS's Python DSL; no field read)
+//   tensile                        family_tensile.cc (AMD's Tensile/hipBLASLt: not an NVIDIA GPU)
+//   xmma_new                       family_xmma_new.cc (cuDNN's implicit GEMMs, demangled)
+//   gemv, gemmk1, gemm_small_n, sgemm_largek, magma, cudnn_sgemm, fermi
+//                                  family_untiled.cc (untiled SIMT kernels)
 //
 // Sparse kernels (`sptensorop`, `spgemm`; CUTLASS 2.x `..._s16832spgemm_...`)
 // run 2:4 structured-sparse MMAs (1:2 for tf32): the tile and a problem's
@@ -213,6 +94,10 @@ enum class KernelFamily {
   kFermi,
   kTrtllmGen,
   kDeepGemm,
+  kMarlin,
+  kCuteDsl,
+  kTensile,
+  kXmmaNew,
 };
 
 // Input (A/B operand) precision, the one the tensor pipes see (core/precision.h).
@@ -274,6 +159,12 @@ struct KernelClass {
   // and does not read in full. gemm then says whether the part kept starts
   // like a GEMM family's name.
   bool truncated = false;
+  // Not a GEMM, and the name marks a kernel that serves another: an
+  // elementwise, copy, fill, cast, (de)quantize, gather/scatter, split-K
+  // reduction, scaling or epilogue kernel. A GEMM op that launches one did
+  // not run its product in it; any other kernel a GEMM op launches is a GEMM
+  // whose name ofu cannot read (analysis/correction.h).
+  bool helper = false;
 };
 
 // Reads `name`. On failure the error's message is the reason, for a person;
@@ -311,6 +202,11 @@ bool FamilyHasClusters(KernelFamily family);
 
 // Lower-case names used in output: "nvjet", "sm90_xmma", ..., "bf16", ...
 std::string_view FamilyName(KernelFamily family);
+
+// Who makes the GPUs the family's kernels run on: "NVIDIA", or "AMD" for
+// Tensile/hipBLASLt. OFU as ofu computes it is defined for NVIDIA tensor
+// cores only.
+std::string_view FamilyVendor(KernelFamily family);
 // PrecisionName ("bf16", ...) and its inverse PrecisionFromName: core/precision.h.
 using ofu::PrecisionFromName;
 using ofu::PrecisionName;

@@ -68,7 +68,10 @@ std::string FormatKernelsTable(const std::vector<ParsedKernel>& all) {
                                 "cluster", "precision", "tensor", "flags", "name");
   for (const ParsedKernel& parsed : all) {
     if (!parsed.info.ok()) {
-      const std::string_view kind = !parsed.kind.gemm          ? "not a GEMM"
+      const std::string_view kind = parsed.kind.helper
+                                        ? "not a GEMM: a helper kernel (elementwise, copy, reduction, ...)"
+                                    : !parsed.kind.gemm
+                                        ? "not a GEMM by its name (in a trace, a GEMM op that launches it makes it one)"
                                     : !parsed.kind.tensor_core ? "a GEMM"
                                     : *parsed.kind.tensor_core ? "a GEMM on tensor cores"
                                                                : "a GEMM on CUDA cores (simt)";
