@@ -154,6 +154,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
 
   OFU_ASSIGN_OR_RETURN(const TraceInput input, ReadTraceInput(args.trace));
   const formats::KernelTrace& trace = input.trace;
+  OFU_RETURN_IF_ERROR(analysis::RequireNvidiaTrace(trace, input.name, args.gpu_model.value_or("")));
 
   const ChosenGpu gpu = ChooseGpu(specs, trace, flag_gpu);
   OFU_ASSIGN_OR_RETURN(const kernels::KernelThroughputTable throughput, kernels::KernelThroughputTable::Embedded());

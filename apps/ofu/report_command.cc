@@ -9,6 +9,7 @@
 
 #include "format_flag.h"
 #include "history_source.h"
+#include "ofu/analysis/correction.h"
 #include "ofu/analysis/fleet_report.h"
 #include "ofu/analysis/html_report.h"
 #include "ofu/analysis/prometheus_recording.h"
@@ -125,6 +126,7 @@ Result<analysis::KernelFindings> TraceFindings(const ReportArgs& args, const Gpu
   OFU_ASSIGN_OR_RETURN(const GpuSpec* const flag_gpu, ResolveGpuModel(specs, args.gpu_model));
   Progress("reading the kernel trace");
   OFU_ASSIGN_OR_RETURN(const TraceInput input, ReadTraceInput(args.trace));
+  OFU_RETURN_IF_ERROR(analysis::RequireNvidiaTrace(input.trace, input.name, args.gpu_model.value_or("")));
   const ChosenGpu gpu = ChooseGpu(specs, input.trace, flag_gpu);
   return analysis::KernelFindingsOfTrace(input.trace, args.trace, gpu.spec, gpu.note);
 }

@@ -187,6 +187,75 @@ TEST(Correction, CoverageCountsWhatIsLeftOutAndSimtShare) {
   EXPECT_TRUE(report.wasteful.empty());
 }
 
+// A kernel a GEMM op launched is a GEMM whatever its name, unless the name
+// marks a helper (elementwise, copy, reduction, epilogue): counted as a GEMM,
+// kept out of the factor, and its share of GEMM time said. SYNTHETIC trace;
+// `triton_tem_fused_mm_0` is the form of torch.compile's mm templates.
+TEST(Correction, AKernelAGemmOpLaunchedIsAGemmWhateverItsName) {
+  const KernelTrace trace =
+      TraceBuilder()
+          .Kernel("nvjet_tst_128x128_64x4_1x1_v_bz_TNT", 300, "aten::mm", {{128, 128}, {128, 128}})  // corrected
+          .Kernel("triton_tem_fused_mm_0", 100, "aten::mm", {{128, 128}, {128, 128}})                // a GEMM by its op
+          .Kernel("void at::native::vectorized_elementwise_kernel<4>(int)", 100, "aten::addmm",
+                  {{128}, {128, 128}, {128, 128}})  // a helper inside the op
+          .Build();
+  const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
+  const Coverage& c = report.coverage;
+  EXPECT_EQ(c.gemm_kernels, 3);
+  EXPECT_DOUBLE_EQ(c.gemm_time_us, 500);
+  EXPECT_EQ(c.corrected_kernels, 1);
+  EXPECT_EQ(c.gemm_by_op_kernels, 1);
+  EXPECT_DOUBLE_EQ(c.gemm_by_op_time_us, 100);
+  ASSERT_EQ(c.left_out.size(), 2u);
+  EXPECT_EQ(c.left_out[0].reason, kGemmByOpReason);
+  EXPECT_EQ(c.left_out[0].example, "triton_tem_fused_mm_0 (aten::mm)");
+  EXPECT_EQ(c.left_out[1].reason, "launched by a GEMM op, but not named as a GEMM");
+  bool said = false;
+  for (const std::string& note : report.notes) {
+    said = said || (note.find("1 kernel(s) (0.1 ms, 20.0 % of GEMM time) are GEMMs because a GEMM op launched "
+                              "them") != std::string::npos &&
+                    note.find("cover the 60.0 % of GEMM time that was corrected") != std::string::npos);
+  }
+  EXPECT_TRUE(said) << ::testing::PrintToString(report.notes);
+}
+
+// A trace with no kernel events but CUPTI range-profiler records never says
+// "no GEMM kernels" while GEMM names are there (SYNTHETIC records, real names).
+TEST(Correction, RangeProfilerRecordsWithGemmNamesAreNotCalledNoGemm) {
+  formats::KernelTrace trace;
+  trace.range_profiler_kernels = {"ampere_sgemm_32x32_sliced1x4_tn",
+                                  "void at::native::vectorized_elementwise_kernel<4>(int)",
+                                  "ampere_sgemm_32x32_sliced1x4_tn"};
+  const CorrectionReport report = ComputeCorrection(trace, CorrectionOptions{});
+  ASSERT_FALSE(report.notes.empty());
+  EXPECT_EQ(report.notes.back(),
+            "no kernel events in the trace, but 2 of its 3 CUPTI range-profiler records name GEMM kernels (e.g. "
+            "ampere_sgemm_32x32_sliced1x4_tn): GEMMs ofu cannot weigh or correct without kernel records");
+  for (const std::string& note : report.notes) EXPECT_EQ(note.find("no GEMM kernels"), std::string::npos) << note;
+}
+
+// A trace of another vendor's device is refused, with or without --gpu-model.
+TEST(Correction, AnotherVendorsTraceIsRefusedWithItsReason) {
+  formats::KernelTrace trace;
+  EXPECT_TRUE(RequireNvidiaTrace(trace, "t.json", "").ok());
+  trace.other_platform = formats::TracePlatform{"AMD", "AMD Instinct MI300X VF", "hip_runtime_version 60443483"};
+  const Status plain = RequireNvidiaTrace(trace, "t.json", "");
+  ASSERT_FALSE(plain.ok());
+  EXPECT_EQ(plain.error().code, ErrorCode::kNoData);
+  EXPECT_EQ(plain.error().message.rfind("t.json: recorded on AMD Instinct MI300X VF (AMD, not NVIDIA: "
+                                        "hip_runtime_version 60443483): OFU as ofu computes it is defined for NVIDIA "
+                                        "tensor cores",
+                                        0),
+            0u)
+      << plain.error().message;
+  const Status flagged = RequireNvidiaTrace(trace, "t.json", "h100-sxm5");
+  ASSERT_FALSE(flagged.ok());
+  EXPECT_EQ(flagged.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(flagged.error().message.rfind("--gpu-model h100-sxm5: t.json was recorded on AMD Instinct MI300X VF", 0),
+            0u)
+      << flagged.error().message;
+}
+
 TEST(Correction, AGemmWithoutAnOpSaysHowItWasLaunched) {
   using formats::LaunchKind;
   const std::string nvjet = "nvjet_tst_64x8_64x16_4x1_v_bz_TNT";

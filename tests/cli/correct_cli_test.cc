@@ -568,4 +568,34 @@ TEST_F(CorrectCli, TheH100TrainingTracePrintsNoPreNativeFinding) {
   EXPECT_NE(result.out.find("Correction factor     0.9916"), std::string::npos) << result.out;
 }
 
+// Real traces of an AMD GPU (AMD-AGI/TraceLens's MI300X) and of the CUPTI
+// range profiler (HTA's A100): before this change the first asked for
+// --gpu-model (and took h100-sxm5 without comment), the second blamed lost
+// CUPTI records and said "no GEMM kernels in the trace".
+TEST_F(CorrectCli, AnAmdTraceIsRefusedWithTheDeviceNamed) {
+  const std::string trace = OFU_TEST_DATA_DIR "/kineto/amd-tracelens-mi300x-bert-small-subset.json.gz";
+  const auto plain = Ofu("correct --trace '" + trace + "'");
+  EXPECT_EQ(plain.exit_code, 4) << plain.err;
+  EXPECT_NE(plain.err.find("recorded on AMD Instinct MI300X VF (AMD, not NVIDIA: deviceProperties name"),
+            std::string::npos)
+      << plain.err;
+  EXPECT_NE(plain.err.find("defined for NVIDIA tensor cores"), std::string::npos) << plain.err;
+  const auto flagged = Ofu("correct --gpu-model h100-sxm5 --trace '" + trace + "'");
+  EXPECT_EQ(flagged.exit_code, 1) << flagged.err;
+  EXPECT_NE(flagged.err.find("--gpu-model h100-sxm5: "), std::string::npos) << flagged.err;
+  EXPECT_NE(flagged.err.find("an NVIDIA model cannot stand for it"), std::string::npos) << flagged.err;
+}
+
+TEST_F(CorrectCli, ARangeProfilerTraceSaysWhatItHolds) {
+  const auto result = Ofu("correct --format json --trace '" OFU_TEST_DATA_DIR
+                          "/kineto/hta-cupti-range-profiler-a100-subset.json.gz'");
+  EXPECT_EQ(result.exit_code, 4) << result.err;  // nothing to correct
+  EXPECT_NE(result.out.find("CUPTI's range profiler, not as kernel activity: 77 records"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("15 of its 77 CUPTI range-profiler records name GEMM kernels"), std::string::npos)
+      << result.out;
+  EXPECT_EQ(result.out.find("no GEMM kernels"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("were lost"), std::string::npos) << result.out;
+}
+
 }  // namespace

@@ -653,5 +653,71 @@ TEST(KinetoTraceTest, TruncatedGzipIsMalformed) {
   std::filesystem::remove(cut);
 }
 
+// Traces of other vendors' devices (tests/data/kineto/README.md): the reader
+// says what the device is and what in the file says so.
+TEST(KinetoTraceTest, RealAmdAndMtiaTracesNameTheirPlatform) {
+  const std::string dir = std::string(OFU_TEST_DATA_DIR) + "/kineto/";
+  // AMD-AGI/TraceLens, an MI300X under ROCm: HIP runtime calls, ROCm's keys
+  // and the device's name all say so; the device's name is the evidence kept.
+  const Result<KernelTrace> mi300x = ReadKinetoTrace(dir + "amd-tracelens-mi300x-bert-small-subset.json.gz");
+  ASSERT_TRUE(mi300x.ok()) << mi300x.error().message;
+  ASSERT_TRUE(mi300x->other_platform.has_value());
+  EXPECT_EQ(mi300x->other_platform->vendor, "AMD");
+  EXPECT_EQ(mi300x->other_platform->device, "AMD Instinct MI300X VF");
+  EXPECT_EQ(mi300x->other_platform->evidence, "deviceProperties name \"AMD Instinct MI300X VF\"");
+  // HTA's MI250 trace has no ROCm keys; its devices are "AMD Radeon Graphics".
+  const Result<KernelTrace> mi250 = ReadKinetoTrace(dir + "hta-amd-mi250-minitoy-rocm62.json.gz");
+  ASSERT_TRUE(mi250.ok()) << mi250.error().message;
+  ASSERT_TRUE(mi250->other_platform.has_value());
+  EXPECT_EQ(mi250->other_platform->vendor, "AMD");
+  EXPECT_EQ(mi250->other_platform->device, "AMD Radeon Graphics");
+  // HTA's MTIA inference trace: device "ARTEMIS" with MTIA's fields.
+  const Result<KernelTrace> mtia = ReadKinetoTrace(dir + "hta-mtia-inference-subset.json.gz");
+  ASSERT_TRUE(mtia.ok()) << mtia.error().message;
+  ASSERT_TRUE(mtia->other_platform.has_value());
+  EXPECT_EQ(mtia->other_platform->vendor, "Meta");
+  EXPECT_EQ(mtia->other_platform->device, "ARTEMIS");
+  EXPECT_TRUE(mtia->kernels.empty());
+  // An NVIDIA trace says nothing of the kind.
+  const Result<KernelTrace> a100 = ReadKinetoTrace(dir + "hta-alexnet-a100.json.gz");
+  ASSERT_TRUE(a100.ok()) << a100.error().message;
+  EXPECT_FALSE(a100->other_platform.has_value());
+}
+
+// A top-level ROCm key alone is evidence too (SYNTHETIC trace, the keys as
+// PyTorch for ROCm writes them).
+TEST(KinetoTraceTest, RocmTopLevelKeyNamesAmd) {
+  const std::string path = TempPath("rocm.json");
+  WriteFile(path, R"({"hip_runtime_version": 60443483, "traceEvents": []})");
+  const Result<KernelTrace> trace = ReadKinetoTrace(path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  ASSERT_TRUE(trace->other_platform.has_value());
+  EXPECT_EQ(trace->other_platform->vendor, "AMD");
+  EXPECT_EQ(trace->other_platform->evidence, "hip_runtime_version 60443483");
+  std::filesystem::remove(path);
+}
+
+// HTA's CUPTI range-profiler trace (A100): 77 "cuda_profiler_range" records
+// and no kernel events. The reader keeps their names and says what they are,
+// not that CUPTI's kernel records were lost.
+TEST(KinetoTraceTest, RealRangeProfilerTraceIsNamedForWhatItIs) {
+  const Result<KernelTrace> trace = ReadKinetoTrace(std::string(OFU_TEST_DATA_DIR) +
+                                                    "/kineto/hta-cupti-range-profiler-a100-subset.json.gz");
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  EXPECT_TRUE(trace->kernels.empty());
+  ASSERT_EQ(trace->range_profiler_kernels.size(), 77u);
+  EXPECT_EQ(trace->range_profiler_kernels.front().rfind("void at::native::(anonymous namespace)::distribution_", 0),
+            0u);
+  EXPECT_EQ(trace->range_profiler_kernels.back().rfind("void epilogue::impl::globalKernel<float", 0), 0u);
+  bool named = false, lost = false;
+  for (const std::string& note : trace->notes) {
+    named = named || note.find("CUPTI's range profiler, not as kernel activity: 77 records") != std::string::npos;
+    lost = lost || note.find("were lost") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
+  EXPECT_FALSE(lost);
+  EXPECT_FALSE(trace->other_platform.has_value());
+}
+
 }  // namespace
 }  // namespace ofu::formats

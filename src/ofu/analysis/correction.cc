@@ -268,7 +268,7 @@ class CorrectionBuilder {
     gemm_time_by_precision_[info.ok() ? info->precision : std::nullopt] += kernel.duration_us;
 
     if (unread != nullptr) {
-      AddUnreadGemm(kernel, name, *unread, info.error());
+      AddUnreadGemm(kernel, name, *unread, info.error(), op);
     } else if (OnTensorCores(kernel, name, *info)) {
       if (op == nullptr) {
         if (info->block_scaled) CountBlockScaledWithoutShape(kernel);
@@ -294,15 +294,23 @@ class CorrectionBuilder {
   // A GEMM whose name was not read: a SIMT one needs no tile, any other is
   // left out.
   void AddUnreadGemm(const formats::TraceKernel& kernel, const std::string& name, const kernels::KernelClass& unread,
-                     const Error& why) {
+                     const Error& why, const formats::FrameworkOp* op) {
     if (unread.gemm && unread.tensor_core == false) {
       AddSimt(kernel);
       return;
     }
-    if (!unread.gemm) {
+    if (!unread.gemm && unread.helper) {
       // A copy, split-K reduction or epilogue inside the op: its time is the
       // op's, but it is not a product ofu could pad.
       left_out_.Add("launched by a GEMM op, but not named as a GEMM", kernel.duration_us, name);
+      return;
+    }
+    if (!unread.gemm) {
+      // A GEMM op launched it and its name marks no helper: the op's
+      // product ran in it, under a name ofu has no row for.
+      left_out_.Add(kGemmByOpReason, kernel.duration_us, name, op != nullptr ? op->name : std::string());
+      report_.coverage.gemm_by_op_kernels += 1;
+      report_.coverage.gemm_by_op_time_us += kernel.duration_us;
       return;
     }
     left_out_.Add("kernel name not read", kernel.duration_us, name, why.message);
@@ -466,13 +474,41 @@ class CorrectionBuilder {
                        [](const PrecisionShare& a, const PrecisionShare& b) {
                          return a.tensor_time_share > b.tensor_time_share;
                        });
+    } else if (coverage.kernels == 0) {
+      report_.notes.push_back(RangeProfilerGemms().value_or(
+          "no kernel events in the trace, so nothing to correct (the trace's notes say why)"));
     } else if (coverage.gemm_kernels == 0) {
       report_.notes.push_back(
-          "no GEMM kernels in the trace (none named like a cuBLAS/CUTLASS GEMM, none "
+          "no GEMM kernels in the trace (none named like a kernel family ofu reads or like a GEMM, none "
           "launched by a GEMM op)");
     } else {
       report_.notes.push_back("no GEMM kernel could be corrected; see why under 'left out'");
     }
+  }
+
+  // What the CUPTI range profiler's records say of GEMMs, when the trace has
+  // them instead of kernel events: never "no GEMM" while GEMM names are there.
+  std::optional<std::string> RangeProfilerGemms() const {
+    const std::vector<std::string>& names = trace_.range_profiler_kernels;
+    if (names.empty()) return std::nullopt;
+    std::map<std::string_view, bool> gemm_by_name;
+    int64_t gemm = 0;
+    std::string_view example;
+    for (const std::string& name : names) {
+      auto [it, inserted] = gemm_by_name.try_emplace(name, false);
+      if (inserted) it->second = kernels::ClassifyKernelName(name).gemm;
+      if (!it->second) continue;
+      gemm += 1;
+      if (example.empty()) example = name;
+    }
+    if (gemm == 0) {
+      return fmt::format("no kernel events in the trace; none of its {} CUPTI range-profiler records names a GEMM",
+                         names.size());
+    }
+    return fmt::format(
+        "no kernel events in the trace, but {} of its {} CUPTI range-profiler records name GEMM kernels (e.g. {}): "
+        "GEMMs ofu cannot weigh or correct without kernel records",
+        gemm, names.size(), example.substr(0, 120));
   }
 
   // The GEMM shapes that waste the most tensor time, worst first, with advice.
@@ -590,15 +626,34 @@ class CorrectionBuilder {
                       split_k_));
     }
     const Coverage& c = report_.coverage;
-    if (c.block_scaled_without_shape_kernels > 0 && c.gemm_time_us > 0) {
-      notes.push_back(fmt::format(
-          "{} block-scaled GEMM kernel(s) (MX/NVFP4 or blockwise-scaled; {:.1f} ms, {:.1f} % of GEMM time) have no "
-          "shape in the trace (a custom op launched them, as TensorRT-LLM's and FlashInfer's MoE runners do): they "
-          "are counted as GEMMs but left out of the factor, the precision mix and the predicted MFU, which cover the "
-          "{:.1f} % of GEMM time that was corrected; \"GEMMs by precision\" counts them",
-          c.block_scaled_without_shape_kernels, c.block_scaled_without_shape_time_us / 1000.0,
-          100.0 * c.block_scaled_without_shape_time_us / c.gemm_time_us, 100.0 * c.corrected_time_us / c.gemm_time_us));
+    if (c.gemm_by_op_kernels > 0 && c.gemm_time_us > 0) {
+      notes.push_back(UncorrectedGemmNote(
+          c.gemm_by_op_kernels, c.gemm_by_op_time_us, "kernel(s) (",
+          "are GEMMs because a GEMM op launched them, but their names are no kernel family ofu reads: tile and "
+          "precision not readable from the name, so they are counted as GEMMs but left out of the factor and the "
+          "precision mix",
+          " (`ofu kernels parse NAME` says what ofu reads of a name)"));
     }
+    if (c.block_scaled_without_shape_kernels > 0 && c.gemm_time_us > 0) {
+      notes.push_back(UncorrectedGemmNote(
+          c.block_scaled_without_shape_kernels, c.block_scaled_without_shape_time_us,
+          "block-scaled GEMM kernel(s) (MX/NVFP4 or blockwise-scaled; ",
+          "have no shape in the trace (a custom op launched them, as TensorRT-LLM's and FlashInfer's MoE runners "
+          "do): they are counted as GEMMs but left out of the factor, the precision mix and the predicted MFU",
+          "; \"GEMMs by precision\" counts them"));
+    }
+  }
+
+  // "N <what>X ms, Y % of GEMM time) <why>, which cover the Z % of GEMM time
+  // that was corrected<tail>": GEMM kernels counted but left out of the factor.
+  std::string UncorrectedGemmNote(int64_t kernels, double time_us, std::string_view what, std::string_view why,
+                                  std::string_view tail) const {
+    const Coverage& c = report_.coverage;
+    return fmt::format(
+        "{} {}{:.1f} ms, {:.1f} % of GEMM time) {}, which cover the {:.1f} % of GEMM time that was "
+        "corrected{}",
+        kernels, what, time_us / 1000.0, 100.0 * time_us / c.gemm_time_us, why,
+        100.0 * c.corrected_time_us / c.gemm_time_us, tail);
   }
 
   const formats::KernelTrace& trace_;
@@ -630,6 +685,23 @@ std::optional<double> GenericRelativeRate(Precision precision) {
     case Precision::kFp32: return std::nullopt;
   }
   return std::nullopt;
+}
+
+Status RequireNvidiaTrace(const formats::KernelTrace& trace, std::string_view trace_name,
+                          std::string_view gpu_model_flag) {
+  if (!trace.other_platform) return OkStatus();
+  const formats::TracePlatform& p = *trace.other_platform;
+  const std::string device = p.device.empty() ? fmt::format("a {} device", p.vendor) : p.device;
+  const std::string why = fmt::format(
+      "OFU as ofu computes it is defined for NVIDIA tensor cores (the tensor-pipe activity DCGM and NVML count, and "
+      "NVIDIA's peak rates), so this trace's kernels are not corrected");
+  if (!gpu_model_flag.empty()) {
+    return Error::InvalidArgument(
+        "--gpu-model {}: {} was recorded on {} ({}, not NVIDIA: {}); an NVIDIA model cannot "
+        "stand for it: {}",
+        gpu_model_flag, trace_name, device, p.vendor, p.evidence, why);
+  }
+  return Error::NoData("{}: recorded on {} ({}, not NVIDIA: {}): {}", trace_name, device, p.vendor, p.evidence, why);
 }
 
 CorrectionReport ComputeCorrection(const formats::KernelTrace& trace, const CorrectionOptions& options) {

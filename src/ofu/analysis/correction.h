@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ofu/core/gpu_spec.h"
@@ -142,6 +143,13 @@ struct Coverage {
   // in a note with their share of GEMM time.
   int64_t block_scaled_without_shape_kernels = 0;
   double block_scaled_without_shape_time_us = 0;
+  // Kernels that are GEMMs only because a GEMM op launched them: their names
+  // are no family ofu reads and mark no helper (KernelClass::helper), so tile
+  // and precision are not known (Marlin-like libraries ofu has no row for,
+  // generated kernels). Counted in gemm_kernels, left out of the factor, and
+  // named in a note with their share of GEMM time.
+  int64_t gemm_by_op_kernels = 0;
+  double gemm_by_op_time_us = 0;
 };
 
 struct CorrectionReport {
@@ -158,7 +166,21 @@ struct CorrectionReport {
   std::vector<std::string> notes;
 };
 
+// The left-out reason of a kernel that is a GEMM only because a GEMM op
+// launched it (Coverage::gemm_by_op_kernels); its detail names the op.
+inline constexpr std::string_view kGemmByOpReason =
+    "a GEMM by the op that launched it: tile and precision not readable from the name";
+
 CorrectionReport ComputeCorrection(const formats::KernelTrace& trace, const CorrectionOptions& options);
+
+// OK for a trace of an NVIDIA GPU (or one that does not say). For a trace the
+// reader found recorded on another vendor's device (KernelTrace::other_platform:
+// AMD ROCm, Meta MTIA): kNoData naming the device and what in the file says
+// so, since OFU here is defined for NVIDIA tensor cores; kInvalidArgument when
+// the user gave --gpu-model (`gpu_model_flag`, empty when not given), which an
+// NVIDIA model cannot answer.
+Status RequireNvidiaTrace(const formats::KernelTrace& trace, std::string_view trace_name,
+                          std::string_view gpu_model_flag);
 
 // The tensor FLOP rate of a precision relative to bf16 where a GPU's spec
 // does not list it: what Ampere, Hopper and Blackwell have in common (fp16 =

@@ -84,12 +84,28 @@ struct TraceDevice {
   std::optional<int> compute_minor;
 };
 
+// A trace recorded on a device that is not an NVIDIA GPU, as the file says.
+struct TracePlatform {
+  std::string vendor;    // "AMD" (ROCm/HIP), "Meta" (MTIA)
+  std::string device;    // e.g. "AMD Instinct MI300X VF", "ARTEMIS"; empty when the file names none
+  std::string evidence;  // what in the file says so, for a person: "hip_runtime_version 60443483"
+};
+
 struct KernelTrace {
   std::string format;  // "kineto" or "nsys-sqlite"
   std::vector<std::string> kernel_names;
   std::vector<TraceKernel> kernels;
   std::vector<FrameworkOp> ops;
   std::vector<TraceDevice> devices;
+  // Set when the file says it was recorded on another vendor's device (ROCm's
+  // top-level keys, an AMD or MTIA device, MTIA's event categories); absent
+  // for an NVIDIA GPU or a trace that does not say.
+  std::optional<TracePlatform> other_platform;
+  // The kernel names of CUPTI range-profiler records ("cat":
+  // "cuda_profiler_range"), one per record in file order. They are not
+  // kernels: the profiler replays each kernel to count metrics, and its
+  // records carry no real start or duration, so nothing is weighed by them.
+  std::vector<std::string> range_profiler_kernels;
   uint64_t bytes_read = 0;         // uncompressed bytes of trace text (Kineto)
   std::vector<std::string> notes;  // what the reader could not do, for a person
 

@@ -11,7 +11,7 @@
 namespace ofu::formats::kineto_internal {
 namespace {
 
-enum class EventKind { kOther, kKernel, kCpuOp, kLaunch };
+enum class EventKind { kOther, kKernel, kCpuOp, kLaunch, kRangeProfiler, kMtia };
 
 // A runtime or driver call that launches a kernel: cudaLaunchKernel,
 // cudaLaunchKernelExC, cuLaunchKernel, cuLaunchKernelEx, the cooperative
@@ -19,7 +19,9 @@ enum class EventKind { kOther, kKernel, kCpuOp, kLaunch };
 bool IsKernelLaunchName(std::string_view name) {
   for (std::string_view call :
        {std::string_view("cudaLaunchKernel"), std::string_view("cuLaunchKernel"),
-        std::string_view("cudaLaunchCooperativeKernel"), std::string_view("cuLaunchCooperativeKernel")}) {
+        std::string_view("cudaLaunchCooperativeKernel"), std::string_view("cuLaunchCooperativeKernel"),
+        std::string_view("hipLaunchKernel"), std::string_view("hipExtModuleLaunchKernel"),
+        std::string_view("hipModuleLaunchKernel")}) {
     if (name.starts_with(call)) return true;
   }
   return false;
@@ -29,6 +31,8 @@ EventKind KindOf(std::string_view cat) {
   if (cat == "kernel" || cat == "Kernel") return EventKind::kKernel;
   if (cat == "cpu_op" || cat == "operator" || cat == "Operator") return EventKind::kCpuOp;
   if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime") return EventKind::kLaunch;
+  if (cat == "cuda_profiler_range") return EventKind::kRangeProfiler;
+  if (cat.starts_with("mtia_")) return EventKind::kMtia;  // mtia_ccp_events, mtia_runtime (Meta's MTIA)
   return EventKind::kOther;
 }
 
@@ -153,7 +157,7 @@ class OpNesting {
 // adds the notes on linking. Sorts `launches`; moves the kept ops out of `ops`.
 void LinkKernels(std::vector<TraceKernel>& kernels, const std::vector<KernelIds>& kernel_ids,
                  std::vector<PendingOp>& ops, std::vector<Launch>& launches, std::size_t thread_count,
-                 std::uint64_t cpu_ops_seen, KernelTrace& trace) {
+                 std::uint64_t cpu_ops_seen, std::size_t range_profiler_records, KernelTrace& trace) {
   std::unordered_map<std::int64_t, std::uint32_t> op_by_external_id;
   for (std::uint32_t i = 0; i < ops.size(); ++i) {
     if (ops[i].external_id != kNoId) op_by_external_id.try_emplace(ops[i].external_id, i);
@@ -213,6 +217,19 @@ void LinkKernels(std::vector<TraceKernel>& kernels, const std::vector<KernelIds>
     if (kernel.op) kernel.op = static_cast<std::uint32_t>(new_index[*kernel.op]);
   }
 
+  if (kernels.empty() && range_profiler_records > 0) {
+    // CUPTI's range profiler replaced the kernel activity records: each
+    // kernel is named by a record of its own, with counter values, but the
+    // records' "ts" and "dur" are the profiler's replay ranges.
+    trace.notes.push_back(fmt::format(
+        "kernels recorded by CUPTI's range profiler, not as kernel activity: {} record{} (\"cat\": "
+        "\"cuda_profiler_range\") name the kernels and carry counter values, but no kernel's own start or "
+        "duration (the profiler replays each kernel), so no time can be weighed and no GEMM corrected; record "
+        "with ProfilerActivity.CUDA and without the experimental CUPTI range profiler (\"cat\": \"kernel\" "
+        "events) for a correction",
+        range_profiler_records, range_profiler_records == 1 ? "" : "s"));
+    return;
+  }
   if (kernels.empty()) {
     const auto kernel_launches = std::count_if(launches.begin(), launches.end(),
                                                [](const Launch& l) { return l.kernel; });
@@ -312,6 +329,11 @@ bool EventReader::Read(std::string_view json, std::string* what) {
       has_args = true;
     }
   }
+  if (KindOf(cat) == EventKind::kMtia) {
+    // Any phase: MTIA's device and runtime events say where the trace was recorded.
+    if (!platform_) NotePlatform("Meta", "", fmt::format("events of category \"{}\" (Meta's MTIA)", cat), 0);
+    return true;
+  }
   if (ph != "X") return true;
 
   const simdjson::dom::element* ts_p = has_ts ? &ts : nullptr;
@@ -332,6 +354,12 @@ bool EventReader::Read(std::string_view json, std::string* what) {
       if (!has_name || !IsGemmOpName(name)) return true;
       return ReadCpuOp(name, ts_p, dur_p, pid_p, tid_p, args_p, what);
     case EventKind::kLaunch: return ReadLaunch(has_name ? name : std::string_view(), ts_p, pid_p, tid_p, args_p, what);
+    case EventKind::kRangeProfiler:
+      // CUPTI's range profiler: one record per kernel it replayed, named
+      // after the kernel; its "ts" and "dur" are not the kernel's.
+      if (has_name) range_profiler_kernels_.emplace_back(name);
+      return true;
+    case EventKind::kMtia:
     case EventKind::kOther: return true;
   }
   return true;
@@ -436,6 +464,8 @@ bool EventReader::ReadLaunch(std::string_view name, const simdjson::dom::element
   }
   double start_us;
   if (!RequireTime(ts, "ts", "cuda_runtime", &start_us, what)) return false;
+  if (!platform_ && name.starts_with("hip"))
+    NotePlatform("AMD", "", fmt::format("HIP runtime calls (\"{}\")", name), 0);
   const bool graph = IsGraphLaunchName(name);
   launches_.push_back(Launch{id, start_us, ThreadOf(pid, tid), graph, graph || IsKernelLaunchName(name)});
   return true;
@@ -472,6 +502,7 @@ bool EventReader::ReadDevices(std::string_view json, std::string* what) {
     simdjson::dom::object fields;
     if (entry.get_object().get(fields)) continue;
     TraceDevice device;
+    bool mtia_fields = false;
     for (const simdjson::dom::key_value_pair field : fields) {
       const std::string_view key = field.key;
       const std::optional<std::int64_t> n = AsInt(field.value);
@@ -482,6 +513,8 @@ bool EventReader::ReadDevices(std::string_view json, std::string* what) {
       } else if (key == "name") {
         std::string_view name;
         if (!field.value.get_string().get(name)) device.name = name;
+      } else if (key == "runtimeMajorVersion") {
+        mtia_fields = true;
       } else if (key == "numSms" || key == "multiProcessorCount") {
         if (fits) device.sm_count = value;
       } else if (key == "computeMajor" || key == "major") {
@@ -490,9 +523,34 @@ bool EventReader::ReadDevices(std::string_view json, std::string* what) {
         if (fits) device.compute_minor = value;
       }
     }
+    // ROCm's Kineto names AMD devices "AMD Instinct MI300X VF", "AMD Radeon
+    // Graphics"; MTIA's carry a runtime version and no compute capability.
+    if (device.name.starts_with("AMD ")) {
+      NotePlatform("AMD", device.name, fmt::format("deviceProperties name \"{}\"", device.name), 2);
+    } else if (mtia_fields && !device.compute_major) {
+      NotePlatform("Meta", device.name,
+                   fmt::format("deviceProperties \"{}\" with MTIA's fields (runtimeMajorVersion, no compute "
+                               "capability)",
+                               device.name),
+                   2);
+    }
     devices_.push_back(std::move(device));
   }
   return true;
+}
+
+void EventReader::NoteTopLevel(std::string_view key, std::string_view value) {
+  // PyTorch built for ROCm writes these at the top of every trace.
+  if (key == "roctracer_version" || key == "hip_runtime_version" || key == "hip_driver_version") {
+    NotePlatform("AMD", "", fmt::format("{} {}", key, value), 1);
+  }
+}
+
+void EventReader::NotePlatform(std::string_view vendor, std::string_view device, std::string evidence, int rank) {
+  if (!platform_ || rank > platform_rank_) {
+    platform_ = TracePlatform{std::string(vendor), std::string(device), std::move(evidence)};
+    platform_rank_ = rank;
+  }
 }
 
 KernelTrace EventReader::Finish(std::uint64_t bytes_read) {
@@ -500,10 +558,13 @@ KernelTrace EventReader::Finish(std::uint64_t bytes_read) {
   trace.format = "kineto";
   trace.bytes_read = bytes_read;
   trace.notes = std::move(notes_);
-  LinkKernels(kernels_, kernel_ids_, ops_, launches_, thread_ids_.size(), cpu_ops_seen_, trace);
+  LinkKernels(kernels_, kernel_ids_, ops_, launches_, thread_ids_.size(), cpu_ops_seen_, range_profiler_kernels_.size(),
+              trace);
   trace.kernel_names = std::move(kernel_names_);
   trace.kernels = std::move(kernels_);
   trace.devices = std::move(devices_);
+  trace.other_platform = std::move(platform_);
+  trace.range_profiler_kernels = std::move(range_profiler_kernels_);
   return trace;
 }
 

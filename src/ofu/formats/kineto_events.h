@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -62,6 +63,9 @@ class EventReader {
   bool Read(std::string_view json, std::string* what);
   // Reads the value of "deviceProperties" or "computeProperties".
   bool ReadDevices(std::string_view json, std::string* what);
+  // A top-level key other than the events and devices, with its value's raw
+  // JSON text: ROCm's version keys say the trace is not an NVIDIA GPU's.
+  void NoteTopLevel(std::string_view key, std::string_view value);
 
   // Links kernels to GEMM ops and hands over all that was read; call once,
   // after the last event. `bytes_read` is the uncompressed text's length.
@@ -80,6 +84,10 @@ class EventReader {
                   const simdjson::dom::element* tid, const simdjson::dom::element* args, std::string* what);
   std::uint32_t ThreadOf(const simdjson::dom::element* pid, const simdjson::dom::element* tid);
   std::uint32_t InternKernelName(std::string_view name);
+  // Evidence of another vendor's device, ranked: a device's own name (2)
+  // over ROCm's top-level keys (1) over event names and categories (0); the
+  // first of the highest rank is kept.
+  void NotePlatform(std::string_view vendor, std::string_view device, std::string evidence, int rank);
 
   simdjson::dom::parser parser_;
 
@@ -93,6 +101,9 @@ class EventReader {
   std::unordered_map<std::string, std::uint32_t> thread_ids_;
   std::string thread_key_;  // scratch, kept to reuse its allocation
   std::uint64_t cpu_ops_seen_ = 0;
+  std::optional<TracePlatform> platform_;
+  int platform_rank_ = -1;
+  std::vector<std::string> range_profiler_kernels_;
   std::vector<std::string> notes_;
 };
 

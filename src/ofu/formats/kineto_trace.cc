@@ -176,6 +176,11 @@ bool ReadDocument(Scanner& scanner, EventReader& events) {
         if (!scanner.SkipValue()) return false;
         if (!events.ReadDevices(scanner.Held(), &what)) return scanner.FailAt(offset, what);
         scanner.Release();
+      } else if (key == "roctracer_version" || key == "hip_runtime_version" || key == "hip_driver_version") {
+        scanner.Hold();
+        if (!scanner.SkipValue()) return false;
+        events.NoteTopLevel(key, scanner.Held());
+        scanner.Release();
       } else if (!scanner.SkipValue()) {
         return false;
       }

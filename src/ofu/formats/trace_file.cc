@@ -73,6 +73,12 @@ void AppendKernelTrace(KernelTrace& into, KernelTrace&& from, std::string_view s
                                    [&](const TraceDevice& d) { return d.id == device.id && d.name == device.name; });
     if (!known) into.devices.push_back(std::move(device));
   }
+  // The first trace that says it is another vendor's speaks for the set.
+  if (!into.other_platform && from.other_platform) {
+    into.other_platform = std::move(from.other_platform);
+    if (!source.empty()) into.other_platform->evidence = fmt::format("{}: {}", source, into.other_platform->evidence);
+  }
+  for (std::string& name : from.range_profiler_kernels) into.range_profiler_kernels.push_back(std::move(name));
   into.bytes_read += from.bytes_read;
   for (std::string& note : from.notes) {
     into.notes.push_back(source.empty() ? std::move(note) : fmt::format("{}: {}", source, note));
