@@ -27,7 +27,7 @@ DEFAULT_SPEC_DB = os.path.join(HERE, os.pardir, "data", "gpu_specs.json")
 BEGIN = "<!-- gpu-table:begin -->"
 END = "<!-- gpu-table:end -->"
 ARCH_NAMES = {"volta": "Volta", "turing": "Turing", "ampere": "Ampere", "ada": "Ada",
-              "hopper": "Hopper", "blackwell": "Blackwell"}
+              "hopper": "Hopper", "blackwell": "Blackwell", "blackwell-rtx": "Blackwell (sm_120)"}
 
 
 def spec_clock_mhz(sku):

@@ -45,6 +45,10 @@ TEST(GpuSpec, EverySkuOfTheDesignIsThereWithItsSmCount) {
   EXPECT_EQ(Sku("l4").sm_count, 58);
   EXPECT_EQ(Sku("h20").sm_count, 78);
   EXPECT_EQ(Sku("rtx-pro-6000-blackwell").sm_count, 188);
+  // Compute capability 12.0, not data-centre Blackwell (data/kernel_throughput.json).
+  EXPECT_EQ(Sku("rtx-pro-6000-blackwell").architecture, "blackwell-rtx");
+  EXPECT_EQ(Sku("rtx-5090").architecture, "blackwell-rtx");
+  EXPECT_EQ(Sku("b200").architecture, "blackwell");
   // README.md's Supported GPUs table (scripts/gpu_table.py) lists the same 69:
   // 43 data-centre and workstation SKUs and 26 GeForce ones (issue 41).
   EXPECT_EQ(Db().skus().size(), 69u);
