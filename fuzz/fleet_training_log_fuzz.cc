@@ -4,8 +4,9 @@
 // value finite and not negative (an MFU at most 1: impossible ones are left
 // out, counted and named in the notes), lines increasing, the median among
 // the values; the row for reconcile carries FLOP/s per GPU exactly for the
-// formats that print it; the framework is one of the table's; an error
-// always names the file first.
+// formats that print it; the framework is one of the table's, or the
+// generic rule behind it (training_log_generic.h), whose log always says
+// what to check; an error always names the file first.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -31,7 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (log->steps.empty()) std::abort();
   const auto frameworks = table->Frameworks();
-  if (std::find(frameworks.begin(), frameworks.end(), log->format) == frameworks.end()) std::abort();
+  const bool generic = log->format == ofu::formats::TrainingLogFormat::kGeneric;
+  if (!generic && std::find(frameworks.begin(), frameworks.end(), log->format) == frameworks.end()) std::abort();
+  if (generic && log->checks.empty()) std::abort();
+  if (log->gpu_count && *log->gpu_count <= 0) std::abort();
   std::set<std::int64_t> steps;
   int previous_line = 0;
   double low = INFINITY, high = -INFINITY;

@@ -202,7 +202,7 @@ TEST(TrainingLog, BadValuesNameTheLine) {
             "neg.log: every value the log prints is absent or impossible, none can be used: neg.log:2: MFU -5.00 % "
             "is below 0: impossible, left out");
 
-  auto nothing = ParseTrainingLog("epoch 1 loss 3.2 mfu=0.4\n", "other.log");
+  auto nothing = ParseTrainingLog("epoch 1 loss 3.2 tok/s 1000\n", "other.log");
   ASSERT_FALSE(nothing.ok());
   EXPECT_EQ(nothing.error().message.rfind("other.log: no line reports an MFU in a format ofu reads", 0), 0u);
 
@@ -528,6 +528,246 @@ TEST(TrainingLogTable, MalformedTablesAreRefused) {
   auto no_example = TrainingLogPatterns::Parse(table("mfu (?P<value>\\\\d+)", "mfu_percent", false), "t.json");
   ASSERT_FALSE(no_example.ok());
   EXPECT_NE(no_example.error().message.find("\"example\""), std::string::npos) << no_example.error().message;
+}
+
+// Issue 52: the frameworks added then (OLMo-core, llama2.c,
+// Megatron-DeepSpeed, Megatron-LM's progress.txt, tinygrad) and the generic
+// rule behind the table (training_log_generic.h), on real logs from
+// tests/data/training-logs/ (README.md there names each source and the
+// values read by hand); inputs written here are marked SYNTHETIC.
+
+bool Has(const std::vector<std::string>& lines, const std::string& part) {
+  for (const std::string& line : lines) {
+    if (line.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// allenai/OLMo-core#511: one metric block, no step line; line 11
+// "throughput/device/MFU=44.57" is the step's MFU, line 12 "MFU (actual
+// avg)=33.82" the average since the start, not read.
+TEST(TrainingLogRows, OlmoCoreMetricBlock) {
+  auto log = ReadTrainingLog(Data("olmo-core-511.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, "OLMo-core");
+  EXPECT_EQ(log->quantity, TrainingLogQuantity::kMfu);
+  ASSERT_EQ(log->steps.size(), 1u);
+  EXPECT_EQ(log->steps[0].step, 1);
+  EXPECT_EQ(log->steps[0].line, 11);
+  EXPECT_DOUBLE_EQ(log->median, 0.4457);
+  EXPECT_TRUE(log->checks.empty());
+}
+
+// karpathy/llama2.c#461: 17 step lines (490 to 650) with eval and
+// checkpoint lines between; 8 x 0.19 %, 2 x 0.20 %, 7 x 0.21 %: the 9th of
+// 17 sorted is 0.20 %. llama2.c divides by the A100's 312 TFLOPS.
+TEST(TrainingLogRows, Llama2c) {
+  auto log = ReadTrainingLog(Data("llama2c-461.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, "llama2.c");
+  ASSERT_EQ(log->steps.size(), 17u);
+  EXPECT_EQ(log->steps[0].step, 490);
+  EXPECT_DOUBLE_EQ(log->steps[0].value, 0.0021);
+  EXPECT_DOUBLE_EQ(log->median, 0.002);
+  EXPECT_EQ(log->peak_flops, 312e12);
+}
+
+// FZJ-JSC/jubench-megatron-lm: iterations 10-40 print 199.03, 203.96,
+// 204.71, 202.02 TFLOP/s per GPU (the 5th line is cut before its TFLOPs);
+// median (202.02 + 203.96) / 2 = 202.99. DeepLink-org/AIChipBenchmark:
+// iterations 5-10, sorted 152.20 152.31 152.59 153.08 153.30 153.38,
+// median (152.59 + 153.08) / 2 = 152.835.
+TEST(TrainingLogRows, MegatronDeepSpeedTflops) {
+  auto jubench = ReadTrainingLog(Data("megatron-deepspeed-jubench.log"));
+  ASSERT_TRUE(jubench.ok()) << jubench.error().message;
+  EXPECT_EQ(jubench->format, "Megatron-DeepSpeed");
+  EXPECT_EQ(jubench->quantity, TrainingLogQuantity::kFlopsPerGpu);
+  ASSERT_EQ(jubench->steps.size(), 4u);
+  EXPECT_EQ(jubench->steps[0].step, 10);
+  EXPECT_DOUBLE_EQ(jubench->steps[0].value, 199.03e12);
+  EXPECT_NEAR(jubench->median, 202.99e12, 1e3);
+
+  auto aichip = ReadTrainingLog(Data("megatron-deepspeed-aichipbenchmark.log"));
+  ASSERT_TRUE(aichip.ok()) << aichip.error().message;
+  ASSERT_EQ(aichip->steps.size(), 6u);
+  EXPECT_EQ(aichip->steps[0].step, 5);
+  EXPECT_NEAR(aichip->median, 152.835e12, 1e3);
+}
+
+// swiss-ai/Megatron-LM#46: progress.txt, TAB-separated; iteration 100's
+// "Job throughput: 364.8 TFLOP/s/GPU", not the "Cumulative throughput: 387.0"
+// beside it.
+TEST(TrainingLogRows, MegatronProgressTxt) {
+  auto log = ReadTrainingLog(Data("megatron-progress-swissai-46.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, "Megatron-LM progress.txt");
+  ASSERT_EQ(log->steps.size(), 1u);
+  EXPECT_EQ(log->steps[0].step, 100);
+  EXPECT_EQ(log->steps[0].line, 2);
+  EXPECT_DOUBLE_EQ(log->median, 364.8e12);
+}
+
+// tinygrad/tinygrad#13803: "DP=8" on the command line (line 1), then 10
+// steps of GFLOPS summed over the 8 GPUs; sorted, the middle two are
+// 397832.61 and 398116.13: median 397974.37 GFLOPS, per GPU / 8 =
+// 49746.79625 GFLOPS. Without the command line the log states no count:
+// the total is read as it is, and flagged.
+TEST(TrainingLogRows, TinygradTotalDividedByTheStatedGpuCount) {
+  auto log = ReadTrainingLog(Data("tinygrad-13803-dp8.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, "tinygrad");
+  EXPECT_EQ(log->quantity, TrainingLogQuantity::kFlopsPerGpu);
+  ASSERT_EQ(log->steps.size(), 10u);
+  EXPECT_EQ(log->gpu_count, 8);
+  EXPECT_DOUBLE_EQ(log->steps[0].value, 19644.30e9 / 8);
+  EXPECT_NEAR(log->median, 49746.79625e9, 1e3);
+  EXPECT_TRUE(log->checks.empty());
+  EXPECT_NE(log->peak_basis.find("divided by the 8 GPU(s)"), std::string::npos) << log->peak_basis;
+
+  const std::string text = Text("tinygrad-13803-dp8.log");
+  auto no_count = ParseTrainingLog(text.substr(text.find('\n') + 1), "steps-only.log");
+  ASSERT_TRUE(no_count.ok()) << no_count.error().message;
+  EXPECT_FALSE(no_count->gpu_count);
+  EXPECT_NEAR(no_count->median, 397974.37e9, 1e3);
+  ASSERT_EQ(no_count->checks.size(), 1u);
+  EXPECT_NE(no_count->checks[0].find("tinygrad prints the FLOP/s of all the job's GPUs together and the log states no "
+                                     "GPU count"),
+            std::string::npos)
+      << no_count->checks[0];
+  EXPECT_NE(ReportedMfuOf(*no_count, "j").origin.find("; check: tinygrad prints"), std::string::npos);
+}
+
+// tinygrad/tinygrad#3150: "GPUS=6" on the last line, after the steps (the
+// shell's `time` line); steps 345-349, median 7654.11 GFLOPS, per GPU / 6.
+TEST(TrainingLogRows, TinygradCountStatedAfterTheSteps) {
+  auto log = ReadTrainingLog(Data("tinygrad-3150-gpus6.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  ASSERT_EQ(log->steps.size(), 5u);
+  EXPECT_EQ(log->steps[0].step, 345);
+  EXPECT_EQ(log->gpu_count, 6);
+  EXPECT_DOUBLE_EQ(log->median, 7654.11e9 / 6);
+}
+
+// tinygrad/tinygrad#1830 (resnet on one RTX 3070): "... ms step, ..., 995.41
+// GFLOPS", a shape no table entry has: the generic rule reads it, a FLOP/s
+// not marked per GPU and no GPU count stated, so flagged.
+TEST(TrainingLogGeneric, ReadsATotalFlopsLineAndFlagsTheMissingCount) {
+  auto log = ReadTrainingLog(Data("tinygrad-1830-resnet.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kGeneric);
+  EXPECT_EQ(log->quantity, TrainingLogQuantity::kFlopsPerGpu);
+  ASSERT_EQ(log->steps.size(), 1u);
+  EXPECT_EQ(log->steps[0].step, 1);
+  EXPECT_DOUBLE_EQ(log->median, 995.41e9);
+  EXPECT_FALSE(log->gpu_count);
+  EXPECT_TRUE(Has(log->checks,
+                  "read by ofu's generic rule from line 1: 441.57 ms step, 37.10 ms fetch data, 398.86 ms GPU, 4.26 GB "
+                  "used, 995.41 GFLOPS; check it"));
+  EXPECT_TRUE(Has(log->checks, "the log states no GPU count: read as it is"));
+  EXPECT_TRUE(Has(log->checks, "numbered 1, 2, ..."));
+  EXPECT_NE(ReportedMfuOf(*log, "j").origin.find("; check: read by ofu's generic rule"), std::string::npos);
+}
+
+// tinygrad/tinygrad#14871 (llama2 LoRA on Apple MPS): "step N:  X GFLOPS,
+// loss: ..."; steps 1-5, sorted 87.64 96.02 120.44 128.04 133.33: median
+// 120.44 GFLOPS, step numbers from the lines.
+TEST(TrainingLogGeneric, ReadsStepNumbersFromTheLine) {
+  auto log = ReadTrainingLog(Data("tinygrad-14871-lora-mps.log"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  EXPECT_EQ(log->format, TrainingLogFormat::kGeneric);
+  ASSERT_EQ(log->steps.size(), 5u);
+  EXPECT_EQ(log->steps[4].step, 5);
+  EXPECT_DOUBLE_EQ(log->median, 120.44e9);
+  EXPECT_FALSE(Has(log->checks, "numbered 1, 2, ..."));
+}
+
+// SYNTHETIC lines: MFU spellings, percent or ratio decided per log, a total
+// divided by a stated world size, a FLOP/s per GPU, a second quantity of
+// OLMo-core's spelling not read.
+TEST(TrainingLogGeneric, MfuSpellingsAndUnits) {
+  auto ratio = ParseTrainingLog("epoch 1 loss 3.2 mfu=0.4\nepoch 2 loss 3.1 mfu=0.5\n", "r.log");
+  ASSERT_TRUE(ratio.ok()) << ratio.error().message;
+  EXPECT_EQ(ratio->quantity, TrainingLogQuantity::kMfu);
+  EXPECT_DOUBLE_EQ(ratio->median, 0.45);
+  EXPECT_TRUE(Has(ratio->checks, "no value is above 1: read as a ratio"));
+
+  auto percent = ParseTrainingLog("iter 1 | MFU 0.9\niter 2 | MFU 45.2\niter 3 | MFU 47.0\n", "p.log");
+  ASSERT_TRUE(percent.ok()) << percent.error().message;
+  EXPECT_DOUBLE_EQ(percent->median, 0.452);
+  EXPECT_TRUE(Has(percent->checks, "a value is above 1: read as a percent"));
+
+  auto marked = ParseTrainingLog(
+      "Step: 5 | Loss: 11.94 | MFU (%): 40.51 | TFLOPs: 400.64\nStep: 10 | Loss: 11.98 | MFU (%): 39.64 | TFLOPs: "
+      "392.01\n",
+      "m.log");
+  ASSERT_TRUE(marked.ok()) << marked.error().message;
+  EXPECT_EQ(marked->quantity, TrainingLogQuantity::kMfu);
+  EXPECT_EQ(marked->steps[0].step, 5);
+  EXPECT_DOUBLE_EQ(marked->median, (0.4051 + 0.3964) / 2);
+
+  auto total = ParseTrainingLog("world size: 4\nstep 1 loss 2.0 | 400.0 TFLOPS\n", "t.log");
+  ASSERT_TRUE(total.ok()) << total.error().message;
+  EXPECT_EQ(total->gpu_count, 4);
+  EXPECT_DOUBLE_EQ(total->median, 100e12);
+
+  auto per_gpu = ParseTrainingLog("step 3 loss 2.0 | throughput per GPU: 0.25 PFLOPS\n", "g.log");
+  ASSERT_TRUE(per_gpu.ok()) << per_gpu.error().message;
+  EXPECT_FALSE(per_gpu->gpu_count);
+  EXPECT_DOUBLE_EQ(per_gpu->median, 250e12);
+  EXPECT_FALSE(Has(per_gpu->checks, "GPU count"));
+
+  auto average = ParseTrainingLog("    throughput/device/MFU (actual avg)=33.82\n", "a.log");
+  ASSERT_FALSE(average.ok());
+  EXPECT_NE(average.error().message.find("nor any line ofu's generic rule reads"), std::string::npos)
+      << average.error().message;
+}
+
+// pytorch/ao#2427: bench_matmul.py's "tops/sec ..., pct_peak 0.188" on line
+// 6; Dao-AILab/flash-attention#1310: attention kernels' "Fav2: 0.840ms, 81.8
+// TFLOPS" (line 2) with nothing of a training step; pytorch/pytorch#83272:
+// a bmm's "TFLOPS : 85.82" (line 1). Each is refused naming its line.
+TEST(TrainingLogGeneric, RefusesABenchmarksTflops) {
+  auto torchao = ReadTrainingLog(Data("torchao-2427-b200.log"));
+  ASSERT_FALSE(torchao.ok());
+  EXPECT_EQ(torchao.error().message.rfind(Data("torchao-2427-b200.log") +
+                                              ":6: a benchmark's TFLOP/s, not a training step (the line names "
+                                              "'pct_peak'): 'torch.bfloat16 time_sec 5.08E-06, tops/sec 4.23E+14",
+                                          0),
+            0u)
+      << torchao.error().message;
+
+  auto flash = ParseTrainingLog(Text("flash-attention-1310-h20.log"), "fa.log");
+  ASSERT_FALSE(flash.ok());
+  EXPECT_EQ(flash.error().message,
+            "fa.log:2: a benchmark's TFLOP/s, not a training step (no step, iteration, loss or learning rate on its "
+            "line): 'Fav2: 0.840ms, 81.8 TFLOPS'");
+
+  auto bmm = ParseTrainingLog(Text("pytorch-83272-bmm.log"), "bmm.log");
+  ASSERT_FALSE(bmm.ok());
+  EXPECT_EQ(bmm.error().message.rfind("bmm.log:1: a benchmark's TFLOP/s, not a training step", 0), 0u)
+      << bmm.error().message;
+
+  // SYNTHETIC: the log says it is a benchmark on another line.
+  auto said = ParseTrainingLog("Running the GEMM benchmark\nsize 4096: 700.1 TFLOPS\n", "s.log");
+  ASSERT_FALSE(said.ok());
+  EXPECT_NE(said.error().message.find("s.log:2: a benchmark's TFLOP/s, not a training step (line 1 says 'benchmark')"),
+            std::string::npos)
+      << said.error().message;
+}
+
+// The generic rule is not used once a framework's pattern matched: a
+// nanoGPT log (karpathy/nanoGPT#466, 0.96 % on each of 6 lines) with a
+// SYNTHETIC line the generic rule would read, before or after it.
+TEST(TrainingLogGeneric, NotUsedWhenAFrameworkMatched) {
+  const std::string nanogpt = Text("nanogpt-466-titanxp.log");
+  for (const std::string& text : {"step 1 loss 2.0 mfu=0.5\n" + nanogpt, nanogpt + "step 1 loss 2.0 mfu=0.5\n"}) {
+    auto log = ParseTrainingLog(text, "n.log");
+    ASSERT_TRUE(log.ok()) << log.error().message;
+    EXPECT_EQ(log->format, TrainingLogFormat::kNanoGpt);
+    EXPECT_EQ(log->steps.size(), 6u);
+    EXPECT_DOUBLE_EQ(log->median, 0.0096);
+    EXPECT_TRUE(log->checks.empty());
+  }
 }
 
 }  // namespace

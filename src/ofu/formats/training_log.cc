@@ -1,5 +1,7 @@
 #include "ofu/formats/training_log.h"
 
+#include "ofu/formats/training_log_generic.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -39,7 +41,7 @@ struct TrainingLogPatterns::Compiled {
     int groups = 0;  // capturing groups of `line`
     int value_group = 0;
     int step_group = -1;  // -1: the line has no step number
-    int unit_group = -1;  // kFlopsPerGpuSi only
+    int unit_group = -1;  // kFlopsPerGpuSi and kFlopsTotalSi only
     TrainingLogUnit unit = TrainingLogUnit::kMfuPercent;
     bool human_format = false;        // nanotron's human_format (K, M, B/G, T, P, E)
     std::vector<std::string> absent;  // printed values that mean "not known"
@@ -56,23 +58,32 @@ struct TrainingLogPatterns::Compiled {
     std::string basis;
   };
 
+  // A line that states how many GPUs the job ran on (group "value").
+  struct CountLine {
+    std::vector<std::string> contains;
+    std::shared_ptr<const RE2> line;
+  };
+
   struct Framework {
     std::string name;
     std::vector<PeakLine> peak_lines;    // in priority order
+    std::vector<CountLine> gpu_count_lines;
     std::optional<double> peak_flops;    // fixed by the framework when no peak line is printed
     std::string peak_basis;              // for people, when no peak line is printed
-    std::vector<std::string> prefilter;  // its patterns' and peak lines' literals
+    std::vector<std::string> prefilter;  // its patterns', peak lines' and count lines' literals
   };
 
   std::vector<Framework> frameworks;
   std::vector<Pattern> patterns;       // in table order
   std::vector<std::string> prefilter;  // a line without any of these is not matched
+  std::shared_ptr<const GenericTrainingLogRule::Patterns> generic = GenericTrainingLogRule::Compile();
 };
 
 namespace {
 
 using CompiledPattern = TrainingLogPatterns::Compiled::Pattern;
 using CompiledPeakLine = TrainingLogPatterns::Compiled::PeakLine;
+using CompiledCountLine = TrainingLogPatterns::Compiled::CountLine;
 using CompiledFramework = TrainingLogPatterns::Compiled::Framework;
 
 Result<std::string> StringField(const json& object, std::string_view key, std::string_view where) {
@@ -121,6 +132,7 @@ std::optional<TrainingLogUnit> UnitFromName(std::string_view name) {
   if (name == "mfu_ratio") return TrainingLogUnit::kMfuRatio;
   if (name == "tflops_per_gpu") return TrainingLogUnit::kTflopsPerGpu;
   if (name == "flops_per_gpu_si") return TrainingLogUnit::kFlopsPerGpuSi;
+  if (name == "flops_total_si") return TrainingLogUnit::kFlopsTotalSi;
   return std::nullopt;
 }
 
@@ -144,6 +156,22 @@ Result<CompiledPeakLine> ParsePeakLine(const json& entry, std::string_view where
   return peak;
 }
 
+Result<CompiledCountLine> ParseCountLine(const json& entry, std::string_view where) {
+  CompiledCountLine count;
+  OFU_ASSIGN_OR_RETURN(count.contains, StringList(entry, "contains", where, /*required=*/true));
+  OFU_ASSIGN_OR_RETURN(const std::string pattern, StringField(entry, "line", where));
+  OFU_ASSIGN_OR_RETURN(count.line, Compile(pattern, where));
+  if (count.line->NumberOfCapturingGroups() != 1 || GroupIndex(*count.line, "value") != 1) {
+    return Error::MalformedInput("{}: a GPU count line has one group, \"value\"", where);
+  }
+  return count;
+}
+
+// Whether the printed number carries an SI prefix in group "unit".
+bool HasSiPrefix(TrainingLogUnit unit) {
+  return unit == TrainingLogUnit::kFlopsPerGpuSi || unit == TrainingLogUnit::kFlopsTotalSi;
+}
+
 Result<CompiledPattern> ParsePattern(const json& entry, std::string_view where, TrainingLogPatternInfo& info) {
   CompiledPattern out;
   OFU_ASSIGN_OR_RETURN(out.contains, StringList(entry, "contains", where, /*required=*/true));
@@ -158,8 +186,9 @@ Result<CompiledPattern> ParsePattern(const json& entry, std::string_view where, 
   const auto unit = UnitFromName(unit_name);
   if (!unit) return Error::MalformedInput("{}: unit \"{}\" is not one ofu knows", where, unit_name);
   out.unit = *unit;
-  if ((out.unit == TrainingLogUnit::kFlopsPerGpuSi) != (out.unit_group >= 0)) {
-    return Error::MalformedInput("{}: a group \"unit\" goes with unit flops_per_gpu_si, and only with it", where);
+  if (HasSiPrefix(out.unit) != (out.unit_group >= 0)) {
+    return Error::MalformedInput(
+        "{}: a group \"unit\" goes with units flops_per_gpu_si and flops_total_si, and only with them", where);
   }
   const std::string number = entry.value("number", std::string("decimal"));
   if (number != "decimal" && number != "human_format") {
@@ -260,7 +289,8 @@ double ScaleOf(TrainingLogUnit unit) {
     case TrainingLogUnit::kMfuPercent: return 0.01;
     case TrainingLogUnit::kMfuRatio: return 1;
     case TrainingLogUnit::kTflopsPerGpu: return 1e12;
-    case TrainingLogUnit::kFlopsPerGpuSi: return 1;
+    case TrainingLogUnit::kFlopsPerGpuSi:
+    case TrainingLogUnit::kFlopsTotalSi: return 1;
   }
   return 1;
 }
@@ -276,71 +306,73 @@ struct LineValue {
   std::optional<double> value;  // absent: the framework printed "-100 %", "N/A", inf or nan
 };
 
+// The GPU count a log states, checked.
+Result<int64_t> GpuCountOf(const StatedGpuCount& count, const std::string& name) {
+  int64_t gpus = 0;
+  const auto [end, ec] = std::from_chars(count.text.data(), count.text.data() + count.text.size(), gpus);
+  if (ec != std::errc() || end != count.text.data() + count.text.size() || gpus <= 0) {
+    return Error::MalformedInput("{}:{}: GPU count '{}' is not a positive whole number", name, count.line, count.text);
+  }
+  return gpus;
+}
+
 class Reader {
  public:
   Reader(const std::string& name, const TrainingLogPatterns& table)
-      : name_(name), table_(table.compiled()), peaks_seen_(table_.frameworks.size()) {
+      : name_(name),
+        table_(table.compiled()),
+        peaks_seen_(table_.frameworks.size()),
+        counts_seen_(table_.frameworks.size()),
+        generic_(table_.generic) {
     for (size_t i = 0; i < table_.frameworks.size(); ++i) {
       peaks_seen_[i].resize(table_.frameworks[i].peak_lines.size());
     }
   }
 
   Status Line(std::string_view raw, int number) {
-    // Only lines that can carry a value or a peak are matched: once the
-    // framework is known, of that framework.
-    if (!ContainsAny(raw, framework_ ? table_.frameworks[*framework_].prefilter : table_.prefilter)) {
-      return OkStatus();
-    }
+    // Only lines that can carry a value, a peak or a GPU count are matched:
+    // once the framework is known, of that framework; until then the
+    // generic rule's lines too.
+    const bool table_may_match =
+        ContainsAny(raw, framework_ ? table_.frameworks[*framework_].prefilter : table_.prefilter);
+    const bool generic_may_read = !framework_ && GenericTrainingLogRule::MayRead(raw);
+    if (!table_may_match && !generic_may_read) return OkStatus();
     const std::string line = WithoutAnsi(raw);
-    OFU_RETURN_IF_ERROR(Peak(line, number));
-    std::vector<re2::StringPiece>& groups = groups_;
-    for (const CompiledPattern& pattern : table_.patterns) {
-      if (framework_ && *framework_ != pattern.framework) continue;
-      if (!ContainsAny(line, pattern.contains)) continue;
-      groups.assign(static_cast<size_t>(pattern.groups) + 1, re2::StringPiece());
-      if (!pattern.line->Match(line, 0, line.size(), RE2::UNANCHORED, groups.data(), pattern.groups + 1)) continue;
-      framework_ = pattern.framework;
-      const std::string printed(groups[pattern.value_group].data(), groups[pattern.value_group].size());
-      const std::string unit = pattern.unit_group >= 0
-                                   ? std::string(groups[pattern.unit_group].data(), groups[pattern.unit_group].size())
-                                   : std::string();
-      std::optional<std::string> step;
-      if (pattern.step_group >= 0) {
-        step = std::string(groups[pattern.step_group].data(), groups[pattern.step_group].size());
-      }
-      OFU_ASSIGN_OR_RETURN(LineValue value, Value(pattern, step, printed, unit, number));
-      if (pattern.summary) {
-        Add(pattern, value, printed + unit, number, summary_);
-      } else {
-        Add(pattern, value, printed + unit, number, steps_);
-        precision_ = pattern.precision;
-        quantity_ = QuantityOf(pattern.unit);
-      }
-      if (!quantity_) quantity_ = QuantityOf(pattern.unit);
-      if (!precision_) precision_ = pattern.precision;
-      return OkStatus();
+    if (table_may_match) {
+      OFU_RETURN_IF_ERROR(Stated(line, number));
+      OFU_ASSIGN_OR_RETURN(const bool matched, Match(line, number));
+      if (matched) return OkStatus();
     }
+    if (generic_may_read) generic_.Line(line, number);
     return OkStatus();
   }
 
   Result<TrainingLog> Finish() {
-    if (!framework_) {
-      std::vector<std::string> names;
-      for (const CompiledFramework& framework : table_.frameworks) names.push_back(framework.name);
-      return Error::MalformedInput(
-          "{}: no line reports an MFU in a format ofu reads, nor a TFLOP/s per GPU (frameworks looked for, from "
-          "{}: {})",
-          name_, kTableFileInRepo, fmt::join(names, ", "));
-    }
-    const CompiledFramework& framework = table_.frameworks[*framework_];
     TrainingLog log;
     log.path = name_;
-    log.format = framework.name;
-    log.quantity = quantity_.value_or(TrainingLogQuantity::kMfu);
-    Values& used = steps_.seen.empty() && !summary_.seen.empty() ? summary_ : steps_;
-    log.from_summary = &used == &summary_;
-    log.steps = std::move(used.steps);
-    log.absent_steps = used.absent;
+    Values* used = &steps_;
+    std::optional<StatedGpuCount> count;
+    if (framework_) {
+      const CompiledFramework& framework = table_.frameworks[*framework_];
+      log.format = framework.name;
+      log.quantity = quantity_.value_or(TrainingLogQuantity::kMfu);
+      if (steps_.seen.empty() && !summary_.seen.empty()) used = &summary_;
+      log.from_summary = used == &summary_;
+      count = counts_seen_[*framework_];
+    } else {
+      OFU_ASSIGN_OR_RETURN(std::optional<GenericRead> generic, generic_.Finish(name_));
+      if (!generic) return NothingRead();
+      log.format = TrainingLogFormat::kGeneric;
+      log.quantity = generic->quantity;
+      log.checks = std::move(generic->checks);
+      for (const GenericValue& value : generic->values) {
+        Add(value.unit, /*numbered=*/true, value.step, value.value, /*unknown_peak=*/false, value.printed, value.line, steps_);
+        total_ = total_ || value.unit == TrainingLogUnit::kFlopsTotalSi;
+      }
+      count = generic->gpu_count;
+    }
+    log.steps = std::move(used->steps);
+    log.absent_steps = used->absent;
     log.impossible_steps = impossible_steps_;
     log.repeated_lines = repeated_lines_;
     log.notes = std::move(notes_);
@@ -355,15 +387,16 @@ class Reader {
       return Error::MalformedInput(
           "{}: every MFU the log prints ({} step(s)) is absent ('-100%', 'N/A' or 0 with an unknown peak): {} did "
           "not know this GPU's peak, so the log gives no MFU to reconcile",
-          name_, log.absent_steps, framework.name);
+          name_, log.absent_steps, log.format);
     }
+    OFU_RETURN_IF_ERROR(PerGpu(count, log));
     std::vector<double> values;
     for (const TrainingLogStep& step : log.steps) values.push_back(step.value);
     std::sort(values.begin(), values.end());
     const size_t n = values.size();
     log.median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
     log.reference_precision = precision_.value_or(Precision::kBf16);
-    SetPeak(framework, log);
+    SetPeak(log);
     return log;
   }
 
@@ -376,9 +409,57 @@ class Reader {
     int64_t unnumbered = 0;  // lines of patterns without a step number so far
   };
 
-  // Peak lines: the denominator the framework used. Read before the
-  // framework is known (they come at start-up), for every framework.
-  Status Peak(const std::string& line, int number) {
+  Error NothingRead() const {
+    std::vector<std::string> names;
+    for (const CompiledFramework& framework : table_.frameworks) names.push_back(framework.name);
+    return Error::MalformedInput(
+        "{}: no line reports an MFU in a format ofu reads, nor a TFLOP/s per GPU (frameworks looked for, from {}: {}; "
+        "nor any line ofu's generic rule reads)",
+        name_, kTableFileInRepo, fmt::join(names, ", "));
+  }
+
+  // A framework's line patterns, in table order: whether one matched.
+  Result<bool> Match(const std::string& line, int number) {
+    std::vector<re2::StringPiece>& groups = groups_;
+    for (const CompiledPattern& pattern : table_.patterns) {
+      if (framework_ && *framework_ != pattern.framework) continue;
+      if (!ContainsAny(line, pattern.contains)) continue;
+      groups.assign(static_cast<size_t>(pattern.groups) + 1, re2::StringPiece());
+      if (!pattern.line->Match(line, 0, line.size(), RE2::UNANCHORED, groups.data(), pattern.groups + 1)) continue;
+      if (!framework_) generic_.Drop();
+      framework_ = pattern.framework;
+      const std::string printed(groups[pattern.value_group].data(), groups[pattern.value_group].size());
+      const std::string unit = pattern.unit_group >= 0
+                                   ? std::string(groups[pattern.unit_group].data(), groups[pattern.unit_group].size())
+                                   : std::string();
+      std::optional<std::string> step;
+      if (pattern.step_group >= 0) {
+        step = std::string(groups[pattern.step_group].data(), groups[pattern.step_group].size());
+      }
+      OFU_ASSIGN_OR_RETURN(LineValue value, Value(pattern, step, printed, unit, number));
+      // A peak line with "inf": the framework did not know the GPU, and the
+      // MFU it prints (nanochat: 0) means nothing.
+      const auto& seen = peaks_seen_[pattern.framework];
+      const bool unknown_peak = std::any_of(
+          seen.begin(), seen.end(), [](const std::optional<double>& peak) { return peak && std::isinf(*peak); });
+      Add(pattern.unit, pattern.step_group >= 0, value.step, value.value, unknown_peak, printed + unit, number,
+          pattern.summary ? summary_ : steps_);
+      if (!pattern.summary) {
+        precision_ = pattern.precision;
+        quantity_ = QuantityOf(pattern.unit);
+      }
+      if (!quantity_) quantity_ = QuantityOf(pattern.unit);
+      if (!precision_) precision_ = pattern.precision;
+      total_ = total_ || pattern.unit == TrainingLogUnit::kFlopsTotalSi;
+      return true;
+    }
+    return false;
+  }
+
+  // Peak lines (the denominator the framework used) and GPU count lines.
+  // Read before the framework is known (they come at start-up, or on the
+  // command line at the end), for every framework.
+  Status Stated(const std::string& line, int number) {
     for (size_t f = 0; f < table_.frameworks.size(); ++f) {
       if (framework_ && *framework_ != f) continue;
       const CompiledFramework& framework = table_.frameworks[f];
@@ -400,6 +481,12 @@ class Reader {
           return Error::MalformedInput("{}:{}: peak FLOPS '{}' is not a positive number", name_, number, text);
         }
         peaks_seen_[f][p] = *value;
+      }
+      for (const CompiledCountLine& count : framework.gpu_count_lines) {
+        if (counts_seen_[f] || !ContainsAny(line, count.contains)) continue;
+        std::string text;
+        if (!RE2::PartialMatch(line, *count.line, &text)) continue;
+        counts_seen_[f] = StatedGpuCount{text, number};  // checked when used (PerGpu)
       }
     }
     return OkStatus();
@@ -431,20 +518,17 @@ class Reader {
     return out;
   }
 
-  void Add(const CompiledPattern& pattern, const LineValue& value, const std::string& printed, int number,
-           Values& into) {
-    const int64_t step = pattern.step_group >= 0 ? value.step : ++into.unnumbered;
-    if (!into.seen.insert(step).second) {
+  // One step's value (not `numbered`: the line has no step number, it is
+  // numbered in file order).
+  void Add(TrainingLogUnit unit, bool numbered, int64_t step, std::optional<double> value, bool unknown_peak,
+           const std::string& printed, int number, Values& into) {
+    const int64_t key = numbered ? step : ++into.unnumbered;
+    if (!into.seen.insert(key).second) {
       ++repeated_lines_;
       return;
     }
-    // A peak line with "inf": the framework did not know the GPU, and the
-    // MFU it prints (nanochat: 0) means nothing.
-    const auto& seen = peaks_seen_[pattern.framework];
-    const bool unknown_peak = std::any_of(seen.begin(), seen.end(),
-                                          [](const std::optional<double>& peak) { return peak && std::isinf(*peak); });
-    const bool flops = QuantityOf(pattern.unit) == TrainingLogQuantity::kFlopsPerGpu;
-    if (!value.value || (unknown_peak && !flops)) {
+    const bool flops = QuantityOf(unit) == TrainingLogQuantity::kFlopsPerGpu;
+    if (!value || (unknown_peak && !flops)) {
       ++into.absent;
       return;
     }
@@ -453,17 +537,33 @@ class Reader {
     // "mfu: 337.59" before counting every GPU; verl#1208 "perf/mfu/actor:
     // 1.018" on a GH200), not the job's MFU. A FLOP/s per GPU is checked
     // against the peak when one is known (analysis/reconcile.h).
-    if (*value.value < 0 || (!flops && *value.value > 1)) {
+    if (*value < 0 || (!flops && *value > 1)) {
       if (impossible_steps_++ < static_cast<int>(kNamedImpossible)) {
-        notes_.push_back(fmt::format("{}:{}: {} is {}: impossible, left out", name_, number,
-                                     Printed(pattern.unit, printed),
-                                     *value.value < 0                             ? "below 0"
-                                     : pattern.unit == TrainingLogUnit::kMfuRatio ? "above 1 (100 %)"
-                                                                                  : "above 100 %"));
+        notes_.push_back(fmt::format("{}:{}: {} is {}: impossible, left out", name_, number, Printed(unit, printed),
+                                     *value < 0                                 ? "below 0"
+                                     : unit == TrainingLogUnit::kMfuRatio ? "above 1 (100 %)"
+                                                                          : "above 100 %"));
       }
       return;
     }
-    into.steps.push_back({step, *value.value, number});
+    into.steps.push_back({key, *value, number});
+  }
+
+  // A FLOP/s of all the job's GPUs becomes per GPU: divided by the count
+  // the log states, or read as it is and flagged when it states none.
+  Status PerGpu(const std::optional<StatedGpuCount>& count, TrainingLog& log) const {
+    if (!total_) return OkStatus();
+    if (!count) {
+      log.checks.push_back(fmt::format(
+          "{} prints the FLOP/s of all the job's GPUs together and the log states no GPU count: read as it is, the "
+          "job's total (per GPU only if the job ran on one GPU); check it",
+          log.format));
+      return OkStatus();
+    }
+    OFU_ASSIGN_OR_RETURN(const int64_t gpus, GpuCountOf(*count, name_));
+    for (TrainingLogStep& step : log.steps) step.value /= static_cast<double>(gpus);
+    log.gpu_count = gpus;
+    return OkStatus();
   }
 
   // The value as the log printed it, with what it is.
@@ -473,17 +573,27 @@ class Reader {
       case TrainingLogUnit::kMfuRatio: return fmt::format("MFU {} (a ratio)", printed);
       case TrainingLogUnit::kTflopsPerGpu: return fmt::format("TFLOP/s per GPU {}", printed);
       case TrainingLogUnit::kFlopsPerGpuSi: return fmt::format("FLOP/s per GPU {}FLOPS", printed);
+      case TrainingLogUnit::kFlopsTotalSi: return fmt::format("FLOP/s of all GPUs {}FLOPS", printed);
     }
     return printed;
   }
 
-  void SetPeak(const CompiledFramework& framework, TrainingLog& log) const {
+  void SetPeak(TrainingLog& log) const {
     if (log.quantity == TrainingLogQuantity::kFlopsPerGpu) {
       log.peak_basis = fmt::format(
           "{} prints the model TFLOP/s per GPU, not MFU: it is divided by the GPU's peak of the reference precision",
-          framework.name);
+          log.format);
+      if (log.gpu_count) {
+        log.peak_basis += fmt::format(" (the FLOP/s of all GPUs it prints divided by the {} GPU(s) the log states)",
+                                      *log.gpu_count);
+      }
       return;
     }
+    if (!framework_) {
+      log.peak_basis = "not known: the log does not say what its MFU divides by (read by ofu's generic rule)";
+      return;
+    }
+    const CompiledFramework& framework = table_.frameworks[*framework_];
     const auto& seen = peaks_seen_[*framework_];
     for (size_t p = 0; p < framework.peak_lines.size(); ++p) {
       if (seen[p] && std::isfinite(*seen[p])) {
@@ -500,10 +610,14 @@ class Reader {
   const TrainingLogPatterns::Compiled& table_;
   // Per framework, per peak line: the last peak it printed (inf: unknown GPU).
   std::vector<std::vector<std::optional<double>>> peaks_seen_;
+  // Per framework: the first GPU count the log states.
+  std::vector<std::optional<StatedGpuCount>> counts_seen_;
+  GenericTrainingLogRule generic_;  // until a framework's pattern matches
   std::optional<size_t> framework_;
   std::optional<TrainingLogQuantity> quantity_;
   std::optional<Precision> precision_;
   Values steps_, summary_;
+  bool total_ = false;  // the values are FLOP/s of all GPUs (kFlopsTotalSi)
   int impossible_steps_ = 0;
   int repeated_lines_ = 0;
   std::vector<std::string> notes_;
@@ -517,7 +631,8 @@ TrainingLogQuantity QuantityOf(TrainingLogUnit unit) {
     case TrainingLogUnit::kMfuPercent:
     case TrainingLogUnit::kMfuRatio: return TrainingLogQuantity::kMfu;
     case TrainingLogUnit::kTflopsPerGpu:
-    case TrainingLogUnit::kFlopsPerGpuSi: return TrainingLogQuantity::kFlopsPerGpu;
+    case TrainingLogUnit::kFlopsPerGpuSi:
+    case TrainingLogUnit::kFlopsTotalSi: return TrainingLogQuantity::kFlopsPerGpu;
   }
   return TrainingLogQuantity::kMfu;
 }
@@ -541,15 +656,20 @@ Result<TrainingLogPatterns> TrainingLogPatterns::Parse(std::string_view json_tex
     for (const CompiledFramework& other : compiled->frameworks) {
       if (other.name == framework.name) return Error::MalformedInput("{}: \"{}\" twice", where, framework.name);
     }
-    const json peak_lines = entry.value("peak_lines", json::array());
-    if (!peak_lines.is_array()) return Error::MalformedInput("{}: \"peak_lines\" is not a list", where);
-    for (size_t p = 0; p < peak_lines.size(); ++p) {
-      OFU_ASSIGN_OR_RETURN(CompiledPeakLine peak,
-                           ParsePeakLine(peak_lines[p], fmt::format("{}: peak_lines[{}]", where, p)));
-      prefilter.insert(peak.contains.begin(), peak.contains.end());
-      framework.prefilter.insert(framework.prefilter.end(), peak.contains.begin(), peak.contains.end());
-      framework.peak_lines.push_back(std::move(peak));
-    }
+    // A list of lines the log states ("peak_lines", "gpu_count_lines"):
+    // each parsed, its literals added to the prefilters.
+    const auto stated_lines = [&](const std::string& key, auto parse, auto& into) -> Status {
+      const json list = entry.value(key, json::array());
+      if (!list.is_array()) return Error::MalformedInput("{}: \"{}\" is not a list", where, key);
+      for (size_t i = 0; i < list.size(); ++i) {
+        OFU_ASSIGN_OR_RETURN(auto line, parse(list[i], fmt::format("{}: {}[{}]", where, key, i)));
+        prefilter.insert(line.contains.begin(), line.contains.end());
+        framework.prefilter.insert(framework.prefilter.end(), line.contains.begin(), line.contains.end());
+        into.push_back(std::move(line));
+      }
+      return OkStatus();
+    };
+    OFU_RETURN_IF_ERROR(stated_lines("peak_lines", ParsePeakLine, framework.peak_lines));
     const auto peak_flops = entry.find("peak_flops");
     if (peak_flops != entry.end()) {
       if (!peak_flops->is_number() || !(peak_flops->get<double>() > 0) || !std::isfinite(peak_flops->get<double>())) {
@@ -558,23 +678,30 @@ Result<TrainingLogPatterns> TrainingLogPatterns::Parse(std::string_view json_tex
       framework.peak_flops = peak_flops->get<double>();
     }
     framework.peak_basis = entry.value("peak_basis", std::string());
+    OFU_RETURN_IF_ERROR(stated_lines("gpu_count_lines", ParseCountLine, framework.gpu_count_lines));
     const auto patterns = entry.find("patterns");
     if (patterns == entry.end() || !patterns->is_array() || patterns->empty()) {
       return Error::MalformedInput("{}: \"patterns\" is missing or not a non-empty list", where);
     }
     bool mfu = false;
+    bool total = false;
     for (size_t p = 0; p < patterns->size(); ++p) {
       TrainingLogPatternInfo info;
       info.framework = framework.name;
       OFU_ASSIGN_OR_RETURN(CompiledPattern pattern,
                            ParsePattern((*patterns)[p], fmt::format("{}: patterns[{}]", where, p), info));
       mfu = mfu || QuantityOf(pattern.unit) == TrainingLogQuantity::kMfu;
+      total = total || pattern.unit == TrainingLogUnit::kFlopsTotalSi;
       pattern.framework = f;
       pattern.info = table.patterns_.size();
       prefilter.insert(pattern.contains.begin(), pattern.contains.end());
       framework.prefilter.insert(framework.prefilter.end(), pattern.contains.begin(), pattern.contains.end());
       compiled->patterns.push_back(std::move(pattern));
       table.patterns_.push_back(std::move(info));
+    }
+    if (total && framework.gpu_count_lines.empty()) {
+      return Error::MalformedInput("{}: unit flops_total_si needs \"gpu_count_lines\" (where the log states its GPUs)",
+                                   where);
     }
     if (mfu && framework.peak_basis.empty()) {
       return Error::MalformedInput("{}: \"peak_basis\" (what the MFU divides by) is missing", where);
@@ -646,6 +773,7 @@ ReportedMfu ReportedMfuOf(const TrainingLog& log, const std::string& job_id) {
     row.origin += fmt::format("; {} impossible value(s) left out ({})", log.impossible_steps,
                               fmt::join(log.notes, "; "));
   }
+  if (!log.checks.empty()) row.origin += fmt::format("; check: {}", fmt::join(log.checks, "; "));
   return row;
 }
 

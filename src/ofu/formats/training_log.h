@@ -8,7 +8,8 @@
 // (compiled in) holds one entry per framework, each with its line
 // patterns: the line's shape (RE2 syntax, named groups "value" and, where the
 // line has them, "step" and "unit"), what the number is ("unit":
-// mfu_percent, mfu_ratio, tflops_per_gpu or flops_per_gpu_si), the
+// mfu_percent, mfu_ratio, tflops_per_gpu, flops_per_gpu_si or
+// flops_total_si), the
 // precision of the peak an MFU divides by where known, the printed values
 // that mean "absent" (nanoGPT's and llm.c's "-100", torchtitan's "N/A"),
 // and a real example line with its source and the value it must give (a
@@ -22,12 +23,19 @@
 // so every MFU it prints is absent), else "peak_flops" fixed by the
 // framework (nanoGPT 312 TFLOPS, nanochat before 2026-01-17 989 TFLOPS),
 // else the GPU's own peak from the framework's table, not printed.
+// A framework that prints the FLOP/s of all the job's GPUs together
+// (tinygrad's "GFLOPS", unit flops_total_si) lists the lines that state the
+// GPU count ("gpu_count_lines": tinygrad's "DP=8", "GPUS=6" on the command
+// line, anywhere in the log, the first one stated wins); each value is
+// divided by it. With no count stated the total is read as it is and
+// TrainingLog::checks says so (it is per GPU only if the job ran on one).
 // Frameworks today (the file is the list): torchtitan, nanoGPT, nanochat,
-// llm.c, prime-rl, modula (MFU, percent); verl (MFU, a ratio: 0.343 is
-// 34.3 %); Megatron-LM, MaxText, nanotron, vLLM (whose "MFU: 6.6 TF/s/GPU"
-// is TFLOP/s despite its label), Megatron-Bridge (TFLOP/s per GPU);
-// DeepSpeed's flops profiler ("fwd+bwd FLOPS per GPU = ...: 102.0 TFLOPS",
-// any SI prefix). A format of FLOP/s per GPU is divided by the GPU's peak
+// llm.c, prime-rl, modula, OLMo-core, llama2.c (MFU, percent); verl (MFU, a
+// ratio: 0.343 is 34.3 %); Megatron-LM, its progress.txt, Megatron-DeepSpeed,
+// MaxText, nanotron, vLLM (whose "MFU: 6.6 TF/s/GPU" is TFLOP/s despite its
+// label), Megatron-Bridge (TFLOP/s per GPU); DeepSpeed's flops profiler
+// ("fwd+bwd FLOPS per GPU = ...: 102.0 TFLOPS") and GPT-NeoX ("approx flops
+// per GPU: 112.9TFLOPS"), any SI prefix; tinygrad (GFLOPS of all GPUs). A format of FLOP/s per GPU is divided by the GPU's peak
 // of the reference precision, which the caller gives (MfuOverOwnPeak in
 // analysis/reconcile.h; the GPU and precision are named in the output, and
 // a missing one is asked for, never guessed).
@@ -36,6 +44,11 @@
 // prefix or "[rank0]:", is allowed. ANSI colour sequences (torchtitan colours
 // its lines) are removed first. The first line that matches a framework's
 // pattern fixes the framework; lines of the other frameworks are then ignored.
+// When no line matches any framework's pattern, the generic rule
+// (training_log_generic.h) reads what it can: a line naming an MFU or a
+// FLOP/s per GPU in any common spelling; TrainingLog::format is then
+// "generic rule" and TrainingLog::checks names the line to check. It
+// refuses a benchmark's TFLOP/s (a matmul or attention kernel's timing).
 //
 // Steps: one value per step number, the first line that prints it (several
 // ranks print the same step; a restart prints some again). A pattern without
@@ -60,8 +73,9 @@
 // TrainingLogPatterns. Figures in docs/BENCHMARKS.md "Reader: training logs".
 //
 // Errors are values: kIo when the file cannot be read; kMalformedInput
-// "<name>: ..." when no line has a value in a known format (naming the
-// frameworks looked for), when every value is absent ("-100%", "N/A": the
+// "<name>: ..." when no line has a value in a known format nor one the
+// generic rule reads (naming the frameworks looked for); "<name>:<line>: a
+// benchmark's TFLOP/s, not a training step (...)" (the generic rule); when every value is absent ("-100%", "N/A": the
 // framework did not know the GPU's peak) or impossible, or
 // "<name>:<line>: ..." for a value that does not parse; "<table>: ..." when
 // a patterns file is malformed. Never a silent 0.
@@ -96,6 +110,8 @@ struct TrainingLogFormat {
   static constexpr std::string_view kMegatron = "Megatron-LM";
   static constexpr std::string_view kMaxText = "MaxText";
   static constexpr std::string_view kNanotron = "nanotron";
+  // Not a table entry: the generic rule (training_log_generic.h) read the log.
+  static constexpr std::string_view kGeneric = "generic rule";
 };
 
 // The framework's name as the patterns file spells it ("torchtitan").
@@ -113,6 +129,7 @@ enum class TrainingLogUnit {
   kMfuRatio,       // "0.343": MFU 0.343 (verl)
   kTflopsPerGpu,   // "234.4": 234.4e12 FLOP/s per GPU
   kFlopsPerGpuSi,  // "102.0" with SI prefix "T" in group "unit": 102.0e12 FLOP/s per GPU
+  kFlopsTotalSi,   // "7654.11" with prefix "G": 7654.11e9 FLOP/s of all the job's GPUs, divided by their count
 };
 TrainingLogQuantity QuantityOf(TrainingLogUnit unit);
 
@@ -165,6 +182,14 @@ struct TrainingLog {
   // For people: the impossible values (first few, "line 1: mfu 337.59 %
   // is above 100 %"), each left out of the median.
   std::vector<std::string> notes;
+  // What a person should check before trusting the median: the generic
+  // rule's line and how it read it, a total FLOP/s divided by a GPU count
+  // or left undivided because the log states none. Empty for a table
+  // format whose values need no check.
+  std::vector<std::string> checks;
+  // The GPUs a total FLOP/s was divided by, as the log states them; absent
+  // when the values were printed per GPU, or no count was stated.
+  std::optional<int64_t> gpu_count;
   // The FLOP/s per GPU the framework divided by, when the log or the
   // framework fixes it; absent when it is the GPU's own peak from the
   // framework's table and the log does not print it.
