@@ -286,5 +286,18 @@ TEST(CounterTexts, DiagnosesAreInTheJsonNotes) {
   EXPECT_TRUE(found) << json.at("notes").dump();
 }
 
+// Class 8: a note quotes UTF-8 as it is, and still escapes control bytes
+// and bytes that are not UTF-8. Before: '\xe2\x80\x94 pasted'.
+TEST(CounterTexts, NotesQuoteUtf8AsItIs) {
+  std::istringstream in(
+      "\xe2\x80\x94 pasted\n"
+      "bad \xff\x01 byte\n"
+      "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\"} 1980\n");
+  auto r = ReadRecording(in, "utf8.prom");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  NoteWith(*r, "utf8.prom:1: skipped a line that cannot be a sample: '\xe2\x80\x94 pasted'");
+  NoteWith(*r, "utf8.prom:2: skipped a line that cannot be a sample: 'bad \\xff\\x01 byte'");
+}
+
 }  // namespace
 }  // namespace ofu::sources

@@ -477,21 +477,28 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     return value;
   }
 
-  // A value's text as a note shows it: printable ASCII as is, other bytes as
-  // \xNN, cut after 64 bytes, so a note stays one readable line whatever
-  // the input held.
+  // A value's text as a note shows it: printable ASCII and valid UTF-8
+  // characters as they are, control bytes and bytes that are not UTF-8 as
+  // \xNN, cut after 64 bytes (never inside a character), so a note stays
+  // one readable line whatever the input held.
   static std::string ForNote(std::string_view text) {
     constexpr std::size_t kMaxShown = 64;
     std::string out;
-    for (std::size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    std::size_t i = 0;
+    while (i < text.size() && i < kMaxShown) {
       const auto byte = static_cast<unsigned char>(text[i]);
+      const std::size_t length = byte >= 0x80 ? formats::Utf8CharLength(text, i) : 0;
       if (byte >= 0x20 && byte < 0x7F) {
-        out += text[i];
+        out += text[i++];
+      } else if (length > 0) {
+        out.append(text.substr(i, length));
+        i += length;
       } else {
         fmt::format_to(std::back_inserter(out), "\\x{:02x}", byte);
+        ++i;
       }
     }
-    if (text.size() > kMaxShown) out += "...";
+    if (i < text.size()) out += "...";
     return out;
   }
 
