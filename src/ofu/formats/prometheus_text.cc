@@ -29,6 +29,37 @@
 #include <vector>
 
 namespace ofu::formats {
+std::size_t Utf8CharLength(std::string_view s, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(s[i]);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  std::uint32_t code_point = 0;
+  if ((lead & 0xE0) == 0xC0) {
+    length = 2;
+    code_point = lead & 0x1Fu;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3;
+    code_point = lead & 0x0Fu;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4;
+    code_point = lead & 0x07u;
+  } else {
+    return 0;
+  }
+  if (s.size() - i < length) return 0;
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(s[i + k]);
+    if ((next & 0xC0) != 0x80) return 0;
+    code_point = (code_point << 6) | (next & 0x3Fu);
+  }
+  // Overlong encodings, UTF-16 surrogates and values past U+10FFFF.
+  constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (code_point < kSmallest[length] || code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) {
+    return 0;
+  }
+  return length;
+}
+
 namespace {
 
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
@@ -95,36 +126,8 @@ bool EqualsIgnoreCase(std::string_view s, std::string_view lower) {
 bool IsValidUtf8(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {
-    const auto lead = static_cast<unsigned char>(s[i]);
-    if (lead < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t length = 0;
-    std::uint32_t code_point = 0;
-    if ((lead & 0xE0) == 0xC0) {
-      length = 2;
-      code_point = lead & 0x1Fu;
-    } else if ((lead & 0xF0) == 0xE0) {
-      length = 3;
-      code_point = lead & 0x0Fu;
-    } else if ((lead & 0xF8) == 0xF0) {
-      length = 4;
-      code_point = lead & 0x07u;
-    } else {
-      return false;
-    }
-    if (s.size() - i < length) return false;
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(s[i + k]);
-      if ((next & 0xC0) != 0x80) return false;
-      code_point = (code_point << 6) | (next & 0x3Fu);
-    }
-    // Overlong encodings, UTF-16 surrogates and values past U+10FFFF.
-    constexpr std::uint32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code_point < kSmallest[length] || code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) {
-      return false;
-    }
+    const std::size_t length = Utf8CharLength(s, i);
+    if (length == 0) return false;
     i += length;
   }
   return true;

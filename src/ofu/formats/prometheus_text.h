@@ -162,6 +162,11 @@ struct ReadStats {
   bool saw_eof_marker = false;          // "# EOF" (OpenMetrics) was present
 };
 
+// The length (1 to 4) of the valid UTF-8 character that starts at s[i]
+// (i < s.size()), or 0 where the bytes there are not one (a stray
+// continuation byte, a sequence cut short, an overlong form, a surrogate).
+std::size_t Utf8CharLength(std::string_view s, std::size_t i);
+
 // Reads all of `in`, calling `visitor` for each sample and metadata line.
 // `source_name` is used only in error messages (usually the file path).
 Result<ReadStats> ReadPrometheusText(std::istream& in, std::string_view source_name, TextVisitor& visitor,

@@ -10,6 +10,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ofu/core/result.h"
 
@@ -21,5 +23,9 @@ Result<std::string> ReadTextFile(const std::string& path);
 // `path`, so a reader never sees half a file. Nothing is left behind when it
 // fails.
 Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+// The lines of `text`, without their LF or CRLF ends; line N (1-based) is
+// element N-1. A final line end starts no further line. Views into `text`.
+std::vector<std::string_view> TextLines(std::string_view text);
 
 }  // namespace ofu::formats

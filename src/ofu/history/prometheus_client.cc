@@ -7,14 +7,11 @@
 #include <tuple>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "ofu/net/http_client.h"
 
 namespace ofu::history {
 namespace {
-
-using nlohmann::json;
 
 struct Endpoint {
   std::string origin;     // scheme://host[:port]
@@ -34,38 +31,7 @@ Result<Endpoint> ParseEndpoint(const std::string& url) {
   return endpoint;
 }
 
-Result<PromSeries> SeriesOf(const json& item, const std::string& url) {
-  PromSeries series;
-  if (!item.is_object() || !item["metric"].is_object()) {
-    return Error::MalformedInput("{}: a series in the answer has no metric", url);
-  }
-  for (const auto& [name, value] : item["metric"].items()) {
-    if (value.is_string()) series.labels[name] = value.get<std::string>();
-  }
-  const auto add = [&](const json& pair) -> Status {
-    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_string()) {
-      return Error::MalformedInput("{}: a sample is not [time, \"value\"]", url);
-    }
-    series.samples.emplace_back(pair[0].get<double>(), std::strtod(pair[1].get<std::string>().c_str(), nullptr));
-    return OkStatus();
-  };
-  if (item.contains("values") && item["values"].is_array()) {
-    for (const json& pair : item["values"]) OFU_RETURN_IF_ERROR(add(pair));
-  } else if (item.contains("value")) {
-    OFU_RETURN_IF_ERROR(add(item["value"]));
-  } else {
-    return Error::MalformedInput("{}: a series in the answer has no values", url);
-  }
-  return series;
-}
-
 }  // namespace
-
-const std::string& PromSeries::Label(const std::string& name) const {
-  static const std::string kEmpty;
-  auto it = labels.find(name);
-  return it == labels.end() ? kEmpty : it->second;
-}
 
 bool IsRefusalForSize(const std::string& message) {
   // Prometheus: --query.max-samples, the 11,000 points per series of a range
@@ -113,26 +79,19 @@ Result<PromAnswer> PrometheusClient::Query(const std::string& promql, double tim
   if (!response.ok()) {
     return Error::Unavailable("{}: cannot query Prometheus: {}", url_, response.error().message);
   }
-  json body = json::parse(response->body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded() || !body.is_object()) {
+  auto parsed = formats::ReadPrometheusApiAnswer(response->body, url_);
+  if (!parsed.ok()) {
     if (IsRefusalForSize(response->body)) return PromAnswer{{}, true, response->body};
+    if (parsed.error().message != formats::NotPrometheusApiJson(url_)) return parsed.error();
     return Error{response->status == 200 ? ErrorCode::kMalformedInput : ErrorCode::kUnavailable,
                  fmt::format("{}: HTTP {} and not the query API's JSON", url_, response->status)};
   }
-  if (body.value("status", "") != "success") {
-    const std::string message = body.value("error", "(no message)");
-    if (IsRefusalForSize(message)) return PromAnswer{{}, true, message};
-    return Error::MalformedInput("{}: query {} failed: {}: {}", url_, promql, body.value("errorType", "error"),
-                                 message);
-  }
-  const json& data = body["data"];
-  const std::string type = data.is_object() ? data.value("resultType", "") : "";
-  if ((type != "matrix" && type != "vector") || !data["result"].is_array()) {
-    return Error::MalformedInput("{}: query {} did not return a vector or a matrix", url_, promql);
+  if (parsed->status != "success") {
+    if (IsRefusalForSize(parsed->error)) return PromAnswer{{}, true, parsed->error};
+    return Error::MalformedInput("{}: query {} failed: {}: {}", url_, promql, parsed->error_type, parsed->error);
   }
   PromAnswer answer;
-  for (const json& item : data["result"]) {
-    OFU_ASSIGN_OR_RETURN(auto series, SeriesOf(item, url_));
+  for (PromSeries& series : parsed->series) {
     samples_read_ += static_cast<std::int64_t>(series.samples.size());
     answer.series.push_back(std::move(series));
   }

@@ -28,17 +28,12 @@
 
 #include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
+#include "ofu/formats/prometheus_api.h"
 
 namespace ofu::history {
 
-// One series of an answer: its labels (with __name__ where the query kept it)
-// and its (time s, value) samples in time order; one sample for a vector.
-struct PromSeries {
-  std::map<std::string, std::string> labels;
-  std::vector<std::pair<double, double>> samples;
-
-  const std::string& Label(const std::string& name) const;
-};
+// One series of an answer (formats/prometheus_api.h reads the API's JSON).
+using PromSeries = formats::PromSeries;
 
 // The answer to one query: its series, or a refusal for size (`too_large`,
 // with the server's message in `refusal`).

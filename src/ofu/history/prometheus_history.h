@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "ofu/core/result.h"
+#include "ofu/formats/prometheus_api.h"
 #include "ofu/history/history_reader.h"
 
 namespace ofu::history {
@@ -119,7 +120,7 @@ std::vector<StoredWindow> RowsOfCounterSamples(std::int64_t gpu_id, const Counte
 // GPU whose OFU changed clock has one series per value), which the readers OR
 // into its rows with an OFU, as the store keeps them per window. An agent
 // from before 2026-11-27 has no such label: no bits, the source unknown.
-struct PromSeries;
+using PromSeries = formats::PromSeries;
 std::map<std::string, std::int64_t> AddPrometheusGpus(const std::vector<PromSeries>& info, StoredHistory& history,
                                                       std::map<std::int64_t, std::uint32_t>* clock_flags = nullptr);
 

@@ -204,11 +204,19 @@ std::string NonTensorTable(const Report& r, std::size_t label_width) {
 }
 
 // What "overall" stands for, when it is not simply every GPU's every second.
-std::string CoverageLine(const FleetCoverage& c) {
+// A GPU left out is named as its row of the table is (coverage keeps keys).
+std::string CoverageLine(const Report& r) {
+  const FleetCoverage& c = r.coverage;
   if (c.left_out.empty() && c.seconds_left_out == 0) return "";
   std::string line = fmt::format("overall covers {} of {} GPUs, {:.0f} GPU-seconds", c.gpus_with_ofu, c.gpus,
                                  c.gpu_seconds);
-  if (!c.left_out.empty()) line += fmt::format("; left out: {}", fmt::join(c.left_out, ", "));
+  std::vector<std::string> names;
+  for (const std::string& key : c.left_out) {
+    const auto row = std::find_if(r.gpus.begin(), r.gpus.end(),
+                                  [&key](const GpuReport& g) { return g.identity.key == key; });
+    names.push_back(row == r.gpus.end() ? key : GpuLabel(row->identity));
+  }
+  if (!names.empty()) line += fmt::format("; left out: {}", fmt::join(names, ", "));
   if (c.seconds_left_out > 0)
     line += fmt::format(" ({:.0f} s of data without an OFU, see the notes)", c.seconds_left_out);
   return line + "\n";
@@ -273,7 +281,7 @@ std::string ReportTable(const Report& r, std::string out) {
   out += fmt::format(kRow, "overall", label_width, "", Ratio(o.ofu), PlusMinus(o.ofu, o.ofu_low, o.ofu_high, 1, 3),
                      Ratio(o.active_ofu), Ratio(o.tensor_active), "", "", "", Fraction(o.idle_fraction),
                      fmt::format("{:.0f}", o.seconds), "", ClockColumn(o.clock_sources));
-  out += CoverageLine(r.coverage);
+  out += CoverageLine(r);
   out += ClockLines(r);
   if (o.p50)
     out += fmt::format("\nwindow OFU over all GPUs ({:g} s windows): p10 {:.3f}  p50 {:.3f}  p90 {:.3f}\n", r.window_s,

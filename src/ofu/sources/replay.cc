@@ -14,7 +14,13 @@
 
 #include <fmt/format.h>
 
+#include "ofu/formats/counter_table.h"
+#include "ofu/formats/csv.h"
 #include "ofu/formats/dcgmi_dmon.h"
+#include "ofu/formats/nvidia_smi.h"
+#include "ofu/formats/prometheus_api.h"
+#include "ofu/formats/text_file.h"
+#include "ofu/sources/counter_texts.h"
 
 namespace ofu::sources {
 namespace {
@@ -56,6 +62,8 @@ bool IsDcgmFamily(std::string_view name) {
   const std::string_view prefix = name.substr(0, 5);
   return prefix == "DCGM_" || prefix == "dcgm_";
 }
+
+std::string_view TensorMetricName() { return DcgmExporterNameFor(CounterField::kTensorActive)->name; }
 
 // dmon's default interval: -d 1000 (dcgmi/CommandLineParser.cpp in NVIDIA/DCGM).
 constexpr double kDmonDefaultDelayMs = 1000;
@@ -211,6 +219,62 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     dmon_delay_line_ = delay_ms ? delay_line : 0;
   }
 
+  // Before the rows of another table (counter_texts.h): read through the
+  // dmon rows' path, `interval_s` apart, its tensor values percent or not.
+  void StartTable(const CounterTextFormat& format, bool tensor_percent) {
+    StartDmon(format.row_interval_s * 1000, 0);
+    table_format_ = &format;
+    if (tensor_percent) unit_scale_[std::string(TensorMetricName())] = ValueScale::kPercent;
+  }
+
+  // The notes that say what was read, first in the recording's notes.
+  void AddFormatNote(std::string note) { format_notes_.push_back(std::move(note)); }
+
+  // The model of the GPU `key`, named on `line` of the text (by `where`),
+  // where its labels named none. One note per model.
+  void NameModel(const std::string& key, const std::string& model, std::size_t line, std::string_view where) {
+    auto it = index_.find(key);
+    if (it == index_.end() || model.empty() || !gpus_[it->second].identity.model.empty()) return;
+    gpus_[it->second].identity.model = model;
+    const std::string note = fmt::format("{}: GPU model '{}' from line {} ({})", source_name_, ForNote(model), line,
+                                         where);
+    if (std::find(model_notes_.begin(), model_notes_.end(), note) == model_notes_.end()) model_notes_.push_back(note);
+  }
+
+  // A model the text names anywhere (formats/nvidia_smi.h), for the GPUs
+  // whose data named none: when the text names exactly one, else a note.
+  void ApplyModelMentions(const std::vector<formats::GpuModelMention>& mentions) {
+    const bool unnamed = std::any_of(gpus_.begin(), gpus_.end(),
+                                     [](const GpuPoints& g) { return g.identity.model.empty(); });
+    if (!unnamed || mentions.empty()) return;
+    std::vector<const formats::GpuModelMention*> distinct;
+    const formats::GpuModelMention* cut = nullptr;
+    for (const auto& m : mentions) {
+      if (m.truncated) {
+        if (cut == nullptr) cut = &m;
+        continue;
+      }
+      const auto same = [&m](const formats::GpuModelMention* d) { return d->model == m.model; };
+      if (std::none_of(distinct.begin(), distinct.end(), same)) distinct.push_back(&m);
+    }
+    if (distinct.size() == 1) {
+      for (auto& gpu : gpus_) NameModel(gpu.identity.key, distinct[0]->model, distinct[0]->line, distinct[0]->where);
+    } else if (distinct.size() > 1) {
+      std::string named;
+      for (const auto* m : distinct) {
+        named += fmt::format("{}'{}' on line {}", named.empty() ? "" : ", ", ForNote(m->model), m->line);
+      }
+      model_notes_.push_back(fmt::format(
+          "{}: the text names {} different GPU models ({}) and its data do not say which GPU is which: no model "
+          "taken from the text; pass --gpu-model",
+          source_name_, distinct.size(), named));
+    } else if (cut != nullptr) {
+      model_notes_.push_back(
+          fmt::format("{}:{}: GPU model '{}' ({}) is cut short, so it names no model ofu can look up: pass --gpu-model",
+                      source_name_, cut->line, ForNote(cut->model), cut->where));
+    }
+  }
+
   // A line that cannot be a sample: named in a note (the first few), never read.
   void OnStrayLine(const formats::StrayLine& s) override {
     ++recording_.stray_lines;
@@ -232,14 +296,16 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
           source_name_, more_stray_lines_, more_stray_lines_ == 1 ? "" : "s", more_stray_first_line_));
     }
     for (const auto& family : non_numeric_) recording_.notes.push_back(NoteFor(family));
-    if (dmon_) {
+    if (dmon_ && table_format_ == nullptr) {
       std::vector<std::string> dmon = DmonNotes();
       recording_.notes.insert(recording_.notes.begin(), dmon.begin(), dmon.end());
     }
+    recording_.notes.insert(recording_.notes.begin(), format_notes_.begin(), format_notes_.end());
+    recording_.notes.insert(recording_.notes.end(), model_notes_.begin(), model_notes_.end());
     AddUnusedGpuNotes();
     recording_.lines = lines;
     recording_.timestamps_assumed = timing_ == Timing::kUnstamped || dmon_;
-    recording_.dcgmi_dmon = dmon_;
+    recording_.dcgmi_dmon = dmon_ && table_format_ == nullptr;
     if (dmon_) {
       recording_.assumed_interval_s = dmon_interval_s_;
       recording_.scrapes = gpus_.empty() ? 0 : scrape_ + 1;
@@ -411,21 +477,28 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     return value;
   }
 
-  // A value's text as a note shows it: printable ASCII as is, other bytes as
-  // \xNN, cut after 64 bytes, so a note stays one readable line whatever
-  // the input held.
+  // A value's text as a note shows it: printable ASCII and valid UTF-8
+  // characters as they are, control bytes and bytes that are not UTF-8 as
+  // \xNN, cut after 64 bytes (never inside a character), so a note stays
+  // one readable line whatever the input held.
   static std::string ForNote(std::string_view text) {
     constexpr std::size_t kMaxShown = 64;
     std::string out;
-    for (std::size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    std::size_t i = 0;
+    while (i < text.size() && i < kMaxShown) {
       const auto byte = static_cast<unsigned char>(text[i]);
+      const std::size_t length = byte >= 0x80 ? formats::Utf8CharLength(text, i) : 0;
       if (byte >= 0x20 && byte < 0x7F) {
-        out += text[i];
+        out += text[i++];
+      } else if (length > 0) {
+        out.append(text.substr(i, length));
+        i += length;
       } else {
         fmt::format_to(std::back_inserter(out), "\\x{:02x}", byte);
+        ++i;
       }
     }
-    if (text.size() > kMaxShown) out += "...";
+    if (i < text.size()) out += "...";
     return out;
   }
 
@@ -611,6 +684,9 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
   std::unordered_map<std::string, std::size_t> unused_index_;
   // A dcgmi dmon table (formats/dcgmi_dmon.h) instead of Prometheus text.
   bool dmon_ = false;
+  const CounterTextFormat* table_format_ = nullptr;  // a table other than dmon's, read through its path
+  std::vector<std::string> format_notes_;
+  std::vector<std::string> model_notes_;
   double dmon_interval_s_ = kDmonDefaultDelayMs / 1000;
   std::size_t dmon_delay_line_ = 0;                      // 0: the default delay
   std::vector<std::optional<KnownMetric>> dmon_fields_;  // per column of the current header
@@ -620,6 +696,159 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
   std::size_t dmon_other_rows_ = 0;
   std::string dmon_other_first_;
 };
+
+// One GPU's values of a table, handed to the builder as a dmon row of the
+// columns `header` names ("TENSO", "SMCLK"; the ones the table has).
+void TableRow(RecordingBuilder& builder, const std::string& id, std::span<const std::optional<double>> values,
+              std::size_t line) {
+  builder.OnRow(formats::DmonRow{formats::DmonEntityKind::kGpu, id, id, values, line});
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// The note a format without tensor activity gets: what it has, what it lacks.
+std::string NoTensorNote(std::string_view source, const CounterTextFormat& format,
+                         const std::vector<std::string>& has) {
+  const std::string_view why =
+      format.no_tensor.empty()
+          ? std::string_view(
+                "no tensor activity column (TENSO, tensor or PIPE_TENSOR_ACTIVE: DCGM field 1004), which "
+                "OFU needs: add one from `dcgmi dmon -e 1004,100` or dcgm-exporter")
+          : format.no_tensor;
+  return fmt::format("{}: this {} has {} but {}", source, format.name, has.empty() ? "no SM clock" : Join(has), why);
+}
+
+// nvidia-smi dmon, --query-gpu CSV and tables with named columns (formats/counter_table.h).
+Status ReadTable(std::string_view text, std::string_view source, const CounterTextFormat& format,
+                 RecordingBuilder& builder) {
+  OFU_ASSIGN_OR_RETURN(const formats::CounterTable table, formats::ReadCounterTable(text, source));
+  for (const auto& stray : table.stray) builder.OnStrayLine(formats::StrayLine{stray.text, stray.line});
+  const bool tensor = table.Has(formats::TableColumn::kTensor);
+  const bool clock = table.Has(formats::TableColumn::kSmClock);
+  builder.StartTable(format, table.tensor_percent);
+  std::vector<std::string_view> columns;
+  if (tensor) columns.push_back("TENSO");
+  if (clock) columns.push_back("SMCLK");
+  builder.OnHeader(formats::DmonHeader{columns, table.header_line});
+  std::vector<std::optional<double>> values;
+  for (const formats::CounterTableRow& row : table.rows) {
+    values.clear();
+    if (tensor) values.push_back(row.tensor);
+    if (clock) values.push_back(row.sm_clock_mhz);
+    const std::string id = row.gpu.value_or("0");
+    TableRow(builder, id, values, row.line);
+    builder.NameModel("gpu" + id, row.name, row.line, format.name);
+  }
+  std::vector<std::string> read, unused;
+  const auto column = [&table](formats::TableColumn kind) { return "'" + table.NameOf(kind) + "'"; };
+  if (table.Has(formats::TableColumn::kGpuIndex)) read.push_back("GPU from " + column(formats::TableColumn::kGpuIndex));
+  if (table.Has(formats::TableColumn::kGpuName)) read.push_back("model from " + column(formats::TableColumn::kGpuName));
+  if (clock) read.push_back("SM clock (MHz) from " + column(formats::TableColumn::kSmClock));
+  if (tensor) {
+    read.push_back(fmt::format("tensor activity ({}) from {}", table.tensor_percent ? "%" : "0..1",
+                               column(formats::TableColumn::kTensor)));
+  }
+  for (std::size_t i = 0; i < table.columns.size(); ++i) {
+    if (table.kinds[i] == formats::TableColumn::kOther || table.kinds[i] == formats::TableColumn::kGraphicsClock) {
+      unused.push_back(table.columns[i]);
+    }
+  }
+  builder.AddFormatNote(fmt::format(
+      "{}: read as a {}{}: {} rows from line {}, taken to be {:g} s apart; {}; columns not used: {}", source,
+      format.name,
+      format.kind == CounterTextKind::kNamedColumnTable ? " (columns recognised by name: docs/formats.md)" : "",
+      table.rows.size(), table.header_line, format.row_interval_s, read.empty() ? "no column ofu reads" : Join(read),
+      unused.empty() ? "none" : Join(unused)));
+  if (!tensor) {
+    std::vector<std::string> has;
+    if (clock) has.push_back(fmt::format("the SM clock ({})", table.NameOf(formats::TableColumn::kSmClock)));
+    if (!clock && table.Has(formats::TableColumn::kGraphicsClock)) {
+      has.push_back(fmt::format("the graphics clock ({}), which is not the SM clock (clocks.sm)",
+                                table.NameOf(formats::TableColumn::kGraphicsClock)));
+    }
+    if (table.Has(formats::TableColumn::kGpuName)) has.push_back("GPU names");
+    builder.AddFormatNote(NoTensorNote(source, format, has));
+  }
+  return OkStatus();
+}
+
+// nvidia-smi -q and the nvidia-smi table (formats/nvidia_smi.h): one reading per GPU.
+void ReadNvidiaSmi(std::string_view text, std::string_view source, const CounterTextFormat& format,
+                   RecordingBuilder& builder) {
+  const formats::NvidiaSmiText smi = format.kind == CounterTextKind::kNvidiaSmiQuery
+                                         ? formats::ReadNvidiaSmiQuery(text)
+                                         : formats::ReadNvidiaSmiTable(text);
+  const bool clock = std::any_of(smi.gpus.begin(), smi.gpus.end(), [](const auto& g) { return g.sm_clock_mhz; });
+  builder.StartTable(format, false);
+  std::vector<std::string_view> columns;
+  if (clock) columns.push_back("SMCLK");
+  builder.OnHeader(formats::DmonHeader{columns, 1});
+  std::vector<std::string> has;
+  for (std::size_t i = 0; i < smi.gpus.size(); ++i) {
+    const formats::NvidiaSmiGpu& gpu = smi.gpus[i];
+    const std::string id = gpu.index.empty() ? std::to_string(i) : gpu.index;
+    std::vector<std::optional<double>> values;
+    if (clock) values.push_back(gpu.sm_clock_mhz);
+    TableRow(builder, id, values, gpu.clock_line != 0 ? gpu.clock_line : gpu.line);
+    builder.NameModel("gpu" + id, gpu.name.ends_with("...") ? "" : gpu.name, gpu.name_line, format.name);
+    if (gpu.sm_clock_mhz)
+      has.push_back(fmt::format("the SM clock of GPU {} ({:g} MHz, line {})", id, *gpu.sm_clock_mhz, gpu.clock_line));
+  }
+  builder.AddFormatNote(fmt::format("{}: read as a {}: {} GPU{}, one reading each", source, format.name,
+                                    smi.gpus.size(), smi.gpus.size() == 1 ? "" : "s"));
+  if (std::any_of(smi.gpus.begin(), smi.gpus.end(), [](const auto& g) { return !g.name.empty(); })) {
+    has.push_back("GPU names");
+  }
+  builder.AddFormatNote(NoTensorNote(source, format, has));
+}
+
+// A pasted Prometheus query API answer (formats/prometheus_api.h): each
+// series' samples as the exposition's samples of the same name and labels.
+Status ReadApiAnswer(std::string_view text, std::string_view source, RecordingBuilder& builder) {
+  const formats::PromApiSpan span = formats::FindPrometheusApiJson(text);
+  const std::vector<std::string_view> lines = formats::TextLines(text);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t number = i + 1;
+    if (number >= span.first_line && number <= span.last_line) continue;
+    const std::string_view trimmed = formats::TrimSpace(lines[i]);
+    if (!trimmed.empty()) builder.OnStrayLine(formats::StrayLine{trimmed, number});
+  }
+  OFU_ASSIGN_OR_RETURN(const formats::PromApiAnswer answer,
+                       formats::ReadPrometheusApiAnswer(text.substr(span.begin, span.end - span.begin),
+                                                        fmt::format("{}:{}", source, span.first_line)));
+  if (answer.status != "success") {
+    return Error::MalformedInput("{}:{}: the query failed: {}: {}", source, span.first_line, answer.error_type,
+                                 answer.error);
+  }
+  std::size_t unnamed = 0;
+  std::vector<formats::Label> labels;
+  for (const formats::PromSeries& series : answer.series) {
+    const std::string& name = series.Label("__name__");
+    if (name.empty()) {
+      ++unnamed;
+      continue;
+    }
+    labels.clear();
+    for (const auto& [key, value] : series.labels) {
+      if (key != "__name__") labels.push_back(formats::Label{key, value});
+    }
+    for (const auto& [t, v] : series.samples)
+      builder.OnSample(formats::TextSample{name, labels, v, t, span.first_line});
+  }
+  builder.AddFormatNote(fmt::format("{}: read as a Prometheus query API answer ({}, lines {} to {}): {} series", source,
+                                    answer.result_type, span.first_line, span.last_line, answer.series.size()));
+  if (unnamed > 0) {
+    builder.AddFormatNote(fmt::format(
+        "{}: {} series without __name__ skipped (an aggregation or a function drops it: query the metric itself, "
+        "e.g. DCGM_FI_PROF_PIPE_TENSOR_ACTIVE)",
+        source, unnamed));
+  }
+  return OkStatus();
+}
 
 // Serves `prefix` and then the rest of `in`: what ReadRecording read to tell
 // the format is handed back to the Prometheus reader.
@@ -655,7 +884,21 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
   if (in.bad()) return Error::Io("{}: cannot read", source_name);
-  if (formats::LooksLikeDcgmiDmon(head)) {
+  const CounterTextFormat& format = RecogniseCounterText(head);
+  if (format.kind != CounterTextKind::kExposition && format.kind != CounterTextKind::kDcgmiDmon) {
+    std::string text = std::move(head);
+    text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) return Error::Io("{}: cannot read", source_name);
+    switch (format.kind) {
+      case CounterTextKind::kPrometheusApiJson: OFU_RETURN_IF_ERROR(ReadApiAnswer(text, source_name, builder)); break;
+      case CounterTextKind::kNvidiaSmiQuery:
+      case CounterTextKind::kNvidiaSmiTable: ReadNvidiaSmi(text, source_name, format, builder); break;
+      default: OFU_RETURN_IF_ERROR(ReadTable(text, source_name, format, builder)); break;
+    }
+    builder.ApplyModelMentions(formats::FindGpuModelMentions(text));
+    return builder.Finish(formats::TextLines(text).size());
+  }
+  if (format.kind == CounterTextKind::kDcgmiDmon) {
     std::string text = std::move(head);
     text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     if (in.bad()) return Error::Io("{}: cannot read", source_name);
@@ -670,10 +913,12 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
     OFU_ASSIGN_OR_RETURN(const auto first, formats::ReadDcgmiDmon(text, source_name, *none));
     builder.StartDmon(first.delay_ms, first.delay_line);
     OFU_ASSIGN_OR_RETURN(const auto stats, formats::ReadDcgmiDmon(text, source_name, builder));
+    builder.ApplyModelMentions(formats::FindGpuModelMentions(text));
     return builder.Finish(stats.lines);
   }
   in.clear(in.rdstate() & ~std::ios::failbit & ~std::ios::eofbit);
-  PrefixedBuf buffer(std::move(head), in.rdbuf());
+  std::string head_copy = head;  // model names are looked for in the head
+  PrefixedBuf buffer(std::move(head_copy), in.rdbuf());
   std::istream prefixed(&buffer);
   // Non-numeric values are decided here, where it is known which families
   // matter, never by the reader.
@@ -681,7 +926,9 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
   parse.non_numeric_values = options.strict_values ? formats::NonNumericValues::kError
                                                    : formats::NonNumericValues::kReport;
   parse.stray_lines = options.strict_values ? formats::StrayLines::kError : formats::StrayLines::kSkip;
+  const std::vector<formats::GpuModelMention> mentions = formats::FindGpuModelMentions(head);
   OFU_ASSIGN_OR_RETURN(auto stats, formats::ReadPrometheusText(prefixed, source_name, builder, parse));
+  builder.ApplyModelMentions(mentions);
   return builder.Finish(stats.lines);
 }
 
