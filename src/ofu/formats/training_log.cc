@@ -66,7 +66,7 @@ struct TrainingLogPatterns::Compiled {
 
   struct Framework {
     std::string name;
-    std::vector<PeakLine> peak_lines;    // in priority order
+    std::vector<PeakLine> peak_lines;  // in priority order
     std::vector<CountLine> gpu_count_lines;
     std::optional<double> peak_flops;    // fixed by the framework when no peak line is printed
     std::string peak_basis;              // for people, when no peak line is printed
@@ -333,8 +333,8 @@ class Reader {
     // Only lines that can carry a value, a peak or a GPU count are matched:
     // once the framework is known, of that framework; until then the
     // generic rule's lines too.
-    const bool table_may_match =
-        ContainsAny(raw, framework_ ? table_.frameworks[*framework_].prefilter : table_.prefilter);
+    const bool table_may_match = ContainsAny(raw,
+                                             framework_ ? table_.frameworks[*framework_].prefilter : table_.prefilter);
     const bool generic_may_read = !framework_ && GenericTrainingLogRule::MayRead(raw);
     if (!table_may_match && !generic_may_read) return OkStatus();
     const std::string line = WithoutAnsi(raw);
@@ -366,7 +366,8 @@ class Reader {
       log.quantity = generic->quantity;
       log.checks = std::move(generic->checks);
       for (const GenericValue& value : generic->values) {
-        Add(value.unit, /*numbered=*/true, value.step, value.value, /*unknown_peak=*/false, value.printed, value.line, steps_);
+        Add(value.unit, /*numbered=*/true, value.step, value.value, /*unknown_peak=*/false, value.printed, value.line,
+            steps_);
         total_ = total_ || value.unit == TrainingLogUnit::kFlopsTotalSi;
       }
       count = generic->gpu_count;
@@ -440,8 +441,9 @@ class Reader {
       // A peak line with "inf": the framework did not know the GPU, and the
       // MFU it prints (nanochat: 0) means nothing.
       const auto& seen = peaks_seen_[pattern.framework];
-      const bool unknown_peak = std::any_of(
-          seen.begin(), seen.end(), [](const std::optional<double>& peak) { return peak && std::isinf(*peak); });
+      const bool unknown_peak = std::any_of(seen.begin(), seen.end(), [](const std::optional<double>& peak) {
+        return peak && std::isinf(*peak);
+      });
       Add(pattern.unit, pattern.step_group >= 0, value.step, value.value, unknown_peak, printed + unit, number,
           pattern.summary ? summary_ : steps_);
       if (!pattern.summary) {
@@ -540,7 +542,7 @@ class Reader {
     if (*value < 0 || (!flops && *value > 1)) {
       if (impossible_steps_++ < static_cast<int>(kNamedImpossible)) {
         notes_.push_back(fmt::format("{}:{}: {} is {}: impossible, left out", name_, number, Printed(unit, printed),
-                                     *value < 0                                 ? "below 0"
+                                     *value < 0                           ? "below 0"
                                      : unit == TrainingLogUnit::kMfuRatio ? "above 1 (100 %)"
                                                                           : "above 100 %"));
       }

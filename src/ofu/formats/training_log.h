@@ -35,10 +35,9 @@
 // MaxText, nanotron, vLLM (whose "MFU: 6.6 TF/s/GPU" is TFLOP/s despite its
 // label), Megatron-Bridge (TFLOP/s per GPU); DeepSpeed's flops profiler
 // ("fwd+bwd FLOPS per GPU = ...: 102.0 TFLOPS") and GPT-NeoX ("approx flops
-// per GPU: 112.9TFLOPS"), any SI prefix; tinygrad (GFLOPS of all GPUs). A format of FLOP/s per GPU is divided by the GPU's peak
-// of the reference precision, which the caller gives (MfuOverOwnPeak in
-// analysis/reconcile.h; the GPU and precision are named in the output, and
-// a missing one is asked for, never guessed).
+// per GPU: 112.9TFLOPS"), any SI prefix; tinygrad (GFLOPS of all GPUs). A format of FLOP/s per GPU is divided by the
+// GPU's peak of the reference precision, which the caller gives (MfuOverOwnPeak in analysis/reconcile.h; the GPU and
+// precision are named in the output, and a missing one is asked for, never guessed).
 //
 // Any text before the part a pattern shows, such as a timestamp, a logger
 // prefix or "[rank0]:", is allowed. ANSI colour sequences (torchtitan colours

@@ -14,8 +14,8 @@ namespace ofu::formats {
 namespace {
 
 // A line without any of these (any case) is not matched.
-constexpr std::array<std::string_view, 8> kPrefilter = {"mfu", "flop", "f/s", "ops/sec", "gpus", "dp=", "world",
-                                                         "bench"};
+constexpr std::array<std::string_view, 8> kPrefilter = {"mfu",  "flop", "f/s",   "ops/sec",
+                                                        "gpus", "dp=",  "world", "bench"};
 
 // How much of the first line read the check quotes.
 constexpr size_t kQuoted = 240;
@@ -34,9 +34,8 @@ bool ContainsLower(std::string_view lower_line, std::string_view literal) {
 
 // `literal` (lower case) in `line`, in any case.
 bool ContainsAnyCase(std::string_view line, std::string_view literal) {
-  return std::search(line.begin(), line.end(), literal.begin(), literal.end(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         }) != line.end();
+  return std::search(line.begin(), line.end(), literal.begin(), literal.end(),
+                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != line.end();
 }
 
 std::optional<double> Number(std::string_view text) {
@@ -60,8 +59,8 @@ double SiScale(char prefix) {
 
 // "per GPU" and its spellings, in a lower-case field.
 bool NamesPerGpu(std::string_view field) {
-  static constexpr std::array<std::string_view, 6> kMarkers = {"per gpu", "per_gpu", "/gpu", "per device",
-                                                              "per_device", "/device"};
+  static constexpr std::array<std::string_view, 6> kMarkers = {"per gpu",    "per_gpu",    "/gpu",
+                                                               "per device", "per_device", "/device"};
   return std::any_of(kMarkers.begin(), kMarkers.end(),
                      [&](std::string_view marker) { return ContainsLower(field, marker); });
 }
@@ -181,8 +180,8 @@ Result<std::optional<GenericRead>> GenericTrainingLogRule::Finish(const std::str
   if (benchmark_) return refuse(*benchmark_, benchmark_->why);
   if (reads_.empty()) {
     if (!not_a_step_) return std::optional<GenericRead>();
-    return refuse(*not_a_step_, says_benchmark_ ? fmt::format("line {} says 'benchmark'", says_benchmark_->line)
-                                                : not_a_step_->why);
+    return refuse(*not_a_step_,
+                  says_benchmark_ ? fmt::format("line {} says 'benchmark'", says_benchmark_->line) : not_a_step_->why);
   }
   GenericRead out;
   const bool mfu = std::any_of(reads_.begin(), reads_.end(), [](const Read& read) {
