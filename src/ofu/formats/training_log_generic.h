@@ -78,9 +78,9 @@ struct StatedGpuCount {
 
 struct GenericRead {
   TrainingLogQuantity quantity = TrainingLogQuantity::kMfu;
-  std::vector<GenericValue> values;        // in file order, at least one
+  std::vector<GenericValue> values;         // in file order, at least one
   std::optional<StatedGpuCount> gpu_count;  // for kFlopsTotalSi values
-  std::vector<std::string> checks;         // what a person should check, for TrainingLog::checks
+  std::vector<std::string> checks;          // what a person should check, for TrainingLog::checks
 };
 
 class GenericTrainingLogRule {
