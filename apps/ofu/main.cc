@@ -19,6 +19,7 @@
 #include "regress_command.h"
 #include "report_command.h"
 #include "rules_command.h"
+#include "run_command.h"
 #include "sources_command.h"
 #include "top_command.h"
 
@@ -30,6 +31,7 @@ std::vector<Command> Commands() {
       MakeCommand("report", "OFU per GPU, per job and overall from a recording or the agent's history", AddReportFlags,
                   RunReport),
       MakeCommand("record", "counters from a source into an OpenMetrics recording", AddRecordFlags, RunRecord),
+      MakeCommand("run", "run a command and report its OFU, its stalls and the MFU it printed", AddRunFlags, RunRun),
       MakeCommand("top", "a live terminal view of OFU per GPU", AddTopFlags, RunTop),
       MakeCommand("sources", "which counter sources (NVML, DCGM, scrape, replay) work here, and why not",
                   AddSourcesFlags, RunSources),

@@ -79,6 +79,11 @@
 //                                 // answers NOT_SUPPORTED in its own nvmlReturn
 //                                 // (ids >= 210: see driver_profile above)
 //     "processes": [{"pid": 4242, "used_memory": 1048576, "gi": 1}],
+//                                 // "pid": "child" lists a child process of
+//                                 // the process calling NVML, read from /proc
+//                                 // at each call (none while it has none):
+//                                 // `ofu run`'s command, whose pid no
+//                                 // scenario can know beforehand
 //     "lost_after_gpm_samples": 3, // once this GPU has had 3 successful GPM
 //                                  // samples, every call for it returns
 //                                  // GPU_IS_LOST
@@ -92,12 +97,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -484,13 +492,47 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t han
                                                                                          : NVML_ERROR_NOT_SUPPORTED;
 }
 
+// The lowest pid whose parent is this process, from /proc; 0 when none.
+static unsigned ChildOfCaller() {
+  const std::string self = std::to_string(::getpid());
+  unsigned found = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    const std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(line.substr(close + 2));
+    std::string state, parent;
+    fields >> state >> parent;
+    if (parent != self) continue;
+    const auto pid = static_cast<unsigned>(std::stoul(name));
+    if (found == 0 || pid < found) found = pid;
+  }
+  return found;
+}
+
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t handle, unsigned* count,
                                                                  nvmlProcessInfo_t* infos) {
   Counted(__func__);
   FakeDevice* device = AsDevice(handle);
   if (const nvmlReturn_t gate = Gate(device); gate != NVML_SUCCESS) return gate;
   ++S().process_calls;
-  const json processes = device->spec.value("processes", json::array());
+  json processes = json::array();
+  for (const json& process : device->spec.value("processes", json::array())) {
+    if (!process.contains("pid") || !process["pid"].is_string() || process["pid"] != "child") {
+      processes.push_back(process);
+      continue;
+    }
+    if (const unsigned child = ChildOfCaller(); child != 0) {
+      json resolved = process;
+      resolved["pid"] = child;
+      processes.push_back(resolved);
+    }
+  }
   if (*count < processes.size()) {
     *count = static_cast<unsigned>(processes.size());
     return NVML_ERROR_INSUFFICIENT_SIZE;

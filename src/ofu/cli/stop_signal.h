@@ -14,6 +14,15 @@ namespace ofu::cli {
 void InstallStopSignals();
 bool StopRequested();
 
+// For a command that runs a child (`ofu run`): SIGINT and SIGTERM no longer
+// stop this process; each is kept to be passed on to the child. A signal
+// the terminal sent (Ctrl-C reaches the whole foreground process group, the
+// child included) is not passed on again; one another process sent (kill,
+// Slurm, a container runtime) is. TakeSignalToForward() returns such a
+// signal once, 0 when none is pending.
+void InstallForwardingSignals();
+int TakeSignalToForward();
+
 // SIGHUP asks a daemon (`ofu agent`) to reload its configuration. Returns
 // whether one arrived since the last call, and clears it.
 void InstallReloadSignal();

@@ -742,6 +742,30 @@ Result<TrainingLog> ParseTrainingLog(std::string_view text, const std::string& n
   return reader.Finish();
 }
 
+struct TrainingLogStream::State {
+  State(std::string log_name, const TrainingLogPatterns& table) : name(std::move(log_name)), reader(name, table) {}
+  std::string name;  // before the reader, which holds a reference to it
+  Reader reader;
+  int number = 0;
+  std::optional<Error> error;
+};
+
+TrainingLogStream::TrainingLogStream(std::string name, const TrainingLogPatterns& table)
+    : state_(std::make_unique<State>(std::move(name), table)) {}
+
+TrainingLogStream::~TrainingLogStream() = default;
+
+void TrainingLogStream::Line(std::string_view line) {
+  if (state_->error) return;
+  Status read = state_->reader.Line(line, ++state_->number);
+  if (!read.ok()) state_->error = read.error();
+}
+
+Result<TrainingLog> TrainingLogStream::Finish() {
+  if (state_->error) return *state_->error;
+  return state_->reader.Finish();
+}
+
 Result<TrainingLog> ReadTrainingLog(const std::string& path) {
   OFU_ASSIGN_OR_RETURN(const TrainingLogPatterns table, TrainingLogPatterns::Embedded());
   return ReadTrainingLog(path, table);

@@ -207,6 +207,28 @@ Result<TrainingLog> ParseTrainingLog(std::string_view text, const std::string& n
 Result<TrainingLog> ReadTrainingLog(const std::string& path);
 Result<TrainingLog> ReadTrainingLog(const std::string& path, const TrainingLogPatterns& table);
 
+// A log read line by line as it is written: `ofu run` hands it each line of
+// the job's output as the line passes through. It reads as ReadTrainingLog
+// does; the first error (a value that does not parse, a benchmark's line)
+// ends the reading, and Finish() returns it. Memory grows with the steps,
+// not with the log. Not thread-safe: one writer; `table` must outlive it.
+class TrainingLogStream {
+ public:
+  TrainingLogStream(std::string name, const TrainingLogPatterns& table);
+  ~TrainingLogStream();
+  TrainingLogStream(const TrainingLogStream&) = delete;
+  TrainingLogStream& operator=(const TrainingLogStream&) = delete;
+
+  // One line, without its newline.
+  void Line(std::string_view line);
+  // What the lines so far say; call once.
+  Result<TrainingLog> Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // The MFU log row `ofu reconcile` reads for `job_id`: the median MFU, the
 // reference precision and the peak the framework divided by; for a log of
 // FLOP/s per GPU, that median in ReportedMfu::flops_per_gpu (mfu unset), to

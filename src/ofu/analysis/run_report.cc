@@ -1,0 +1,192 @@
+#include "ofu/analysis/run_report.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ofu/core/gpu_share.h"
+
+namespace ofu::analysis {
+namespace {
+
+// Every recorded activity besides the tensor pipes (which OFU already is):
+// each may mark a phase boundary when it changes by more than 5 pp.
+const std::vector<PhaseCounter> kPhaseCounters = {
+    {CounterField::kGrEngineActive}, {CounterField::kSmActive},   {CounterField::kSmOccupancy},
+    {CounterField::kDramActive},     {CounterField::kFp64Active}, {CounterField::kFp32Active},
+    {CounterField::kFp16Active},
+};
+
+std::string Trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return std::string(text);
+}
+
+bool AllDigits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The keys CUDA_VISIBLE_DEVICES names, in its order; notes for entries
+// that name nothing the source saw.
+std::vector<std::string> VisibleKeys(const std::string& value, const std::vector<RunGpu>& gpus,
+                                     std::vector<std::string>& notes) {
+  std::vector<std::string> keys;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const std::size_t comma = value.find(',', start);
+    const std::string entry = Trim(value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    start = comma == std::string::npos ? value.size() + 1 : comma + 1;
+    std::vector<const RunGpu*> matches;
+    if (AllDigits(entry)) {
+      for (const RunGpu& gpu : gpus) {
+        if (gpu.identity.gpu_index == entry && gpu.identity.mig_instance.empty()) matches.push_back(&gpu);
+      }
+    } else if (entry.starts_with("GPU-")) {
+      for (const RunGpu& gpu : gpus) {
+        if (gpu.identity.uuid.starts_with(entry) && gpu.identity.mig_instance.empty()) matches.push_back(&gpu);
+      }
+    } else if (entry.starts_with("MIG-")) {
+      notes.push_back(fmt::format("CUDA_VISIBLE_DEVICES entry {} is a MIG UUID, which the source does not report",
+                                  entry));
+      continue;
+    } else {
+      // CUDA stops at the first entry it cannot read and ignores the rest.
+      notes.push_back(
+          fmt::format("CUDA_VISIBLE_DEVICES entry '{}' is not an index or a UUID: CUDA ignores it and "
+                      "every entry after it",
+                      entry));
+      break;
+    }
+    if (matches.size() == 1) {
+      if (std::find(keys.begin(), keys.end(), matches[0]->identity.key) == keys.end()) {
+        keys.push_back(matches[0]->identity.key);
+      }
+    } else {
+      notes.push_back(fmt::format("CUDA_VISIBLE_DEVICES entry {} matches {} GPU{} the source saw", entry,
+                                  matches.size(), matches.size() == 1 ? "" : "s"));
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+
+RunGpuChoice ChooseRunGpus(const std::optional<std::string>& cuda_visible_devices, const std::vector<RunGpu>& gpus,
+                           const std::set<int>& job_pids) {
+  RunGpuChoice choice;
+  if (cuda_visible_devices) {
+    if (Trim(*cuda_visible_devices).empty()) {
+      choice.rule = "CUDA_VISIBLE_DEVICES";
+      choice.why = "CUDA_VISIBLE_DEVICES is set and empty: the job saw no GPU";
+      return choice;
+    }
+    choice.keys = VisibleKeys(*cuda_visible_devices, gpus, choice.notes);
+    if (!choice.keys.empty()) {
+      choice.rule = "CUDA_VISIBLE_DEVICES";
+      choice.why = fmt::format("CUDA_VISIBLE_DEVICES={}", *cuda_visible_devices);
+    }
+  }
+  if (choice.keys.empty()) {
+    std::vector<int> seen;
+    for (const RunGpu& gpu : gpus) {
+      bool used = false;
+      for (const int pid : gpu.pids) {
+        if (!job_pids.contains(pid)) continue;
+        used = true;
+        if (std::find(seen.begin(), seen.end(), pid) == seen.end()) seen.push_back(pid);
+      }
+      if (used) choice.keys.push_back(gpu.identity.key);
+    }
+    if (!choice.keys.empty()) {
+      std::sort(seen.begin(), seen.end());
+      choice.rule = "processes";
+      choice.why = fmt::format("NVML listed the job's processes (pid {}) on them", fmt::join(seen, ", "));
+    }
+  }
+  if (choice.keys.empty()) {
+    for (const RunGpu& gpu : gpus) choice.keys.push_back(gpu.identity.key);
+    choice.rule = "all";
+    choice.why = "neither CUDA_VISIBLE_DEVICES nor NVML's process lists name the job's GPUs: every GPU";
+  }
+  for (const RunGpu& gpu : gpus) {
+    if (std::find(choice.keys.begin(), choice.keys.end(), gpu.identity.key) == choice.keys.end()) continue;
+    std::vector<int> others;
+    for (const int pid : gpu.pids) {
+      if (!job_pids.contains(pid)) others.push_back(pid);
+    }
+    if (!others.empty()) choice.shared.push_back(fmt::format("{} (pid {})", gpu.identity.key, fmt::join(others, ", ")));
+  }
+  return choice;
+}
+
+RunReport BuildRunReport(const Report& report, const sources::Recording& recording, const RunGpuChoice& choice,
+                         const std::optional<formats::TrainingLog>& log, const std::optional<Error>& log_error) {
+  RunReport run;
+  run.gpus = choice;
+  run.ofu = report.overall.ofu;
+  run.active_ofu = report.overall.active_ofu;
+  double seconds = 0, steady_s = 0, steady_ofu_s = 0;
+  const GpuSpec* spec = nullptr;
+  for (const GpuReport& gpu : report.gpus) {
+    RunGpuFigures figures;
+    figures.key = gpu.identity.key;
+    figures.model = gpu.model;
+    figures.ofu = gpu.summary.ofu;
+    figures.active_ofu = gpu.summary.active_ofu;
+    figures.clock_sources = gpu.summary.clock_sources;
+    const auto recorded = std::find_if(recording.gpus.begin(), recording.gpus.end(),
+                                       [&](const sources::GpuRecording& g) {
+                                         return g.identity.key == gpu.identity.key;
+                                       });
+    if (recorded != recording.gpus.end() && gpu.spec != nullptr && gpu.windowed.interval_s > 0) {
+      const PhaseSeries series = PhaseSeriesOf(recorded->samples, gpu.windowed.interval_s,
+                                               OfuScaleOf(*gpu.spec, gpu.identity), kPhaseCounters);
+      figures.phases = FindPhases(series.windows, series.signals);
+      seconds += figures.phases.seconds;
+      run.stall_s += figures.phases.low_s;
+      for (const FoundPhase& phase : figures.phases.phases) {
+        if (phase.kind != PhaseKind::kSteady) continue;
+        steady_s += phase.seconds;
+        steady_ofu_s += phase.ofu * phase.seconds;
+      }
+    }
+    if (spec == nullptr) spec = gpu.spec;
+    run.figures.push_back(std::move(figures));
+  }
+  if (seconds > 0) run.stall_share = run.stall_s / seconds;
+
+  if (!log) {
+    run.mfu_missing = log_error ? log_error->message : "the job printed no MFU";
+    return run;
+  }
+  RunMfu mfu;
+  mfu.framework = log->format;
+  mfu.steps = static_cast<int>(log->steps.size());
+  mfu.notes = log->checks;
+  mfu.notes.insert(mfu.notes.end(), log->notes.begin(), log->notes.end());
+  std::optional<double> own_peak;
+  if (spec != nullptr) {
+    if (const auto tflops = spec->PeakTflops(PrecisionName(log->reference_precision))) own_peak = *tflops * 1e12;
+  }
+  mfu.mfu = MfuOverOwnPeak(formats::ReportedMfuOf(*log, ""), own_peak,
+                           spec != nullptr ? spec->id : std::string("the job's GPU"),
+                           spec != nullptr ? "" : "give the GPU model with --gpu-model");
+  if (steady_s > 0) {
+    mfu.ofu = steady_ofu_s / steady_s;
+    mfu.ofu_basis = "steady phases";
+  } else {
+    mfu.ofu = run.active_ofu;
+    mfu.ofu_basis = "busy part";
+  }
+  if (mfu.mfu.mfu && mfu.ofu && *mfu.ofu > 0) {
+    mfu.ratio = *mfu.mfu.mfu / *mfu.ofu;
+    mfu.verdict = ClassifyRatio(*mfu.ratio, std::nullopt, ReconcileOptions{});
+  }
+  run.mfu = std::move(mfu);
+  return run;
+}
+
+}  // namespace ofu::analysis
