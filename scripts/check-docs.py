@@ -69,6 +69,24 @@ def check_architecture(root, code):
             found = all(re.search(rf"\b{re.escape(part)}\b", code) for part in name.split("::"))
         if not found:
             problems.append(f"docs/ARCHITECTURE.md names `{token}`, which is not in {', '.join(CODE_DIRS)}")
+    # Its claims of size and count: "no file in apps/ofu is over N lines",
+    # "the N changes people make most often" / "N changes come up" against
+    # the recipes it holds.
+    for limit in re.findall(r"no file in apps/ofu is over (\d+) lines", text):
+        for name in sorted(os.listdir(os.path.join(root, "apps", "ofu"))):
+            if not name.endswith((".cc", ".h")):
+                continue
+            with open(os.path.join(root, "apps", "ofu", name), encoding="utf-8") as f:
+                lines = sum(1 for _ in f)
+            if lines > int(limit):
+                problems.append(f"docs/ARCHITECTURE.md says no file in apps/ofu is over {limit} lines; "
+                                f"apps/ofu/{name} has {lines}")
+    recipes = len(re.findall(r"^### ", text.split("## Recipes", 1)[-1], re.M))
+    words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+             "ten": 10}
+    for word in re.findall(r"\b(\w+) changes (?:people make|come up)", text, re.I):
+        if words.get(word.lower()) != recipes:
+            problems.append(f"docs/ARCHITECTURE.md speaks of {word} changes; its Recipes section has {recipes}")
     return problems
 
 

@@ -25,6 +25,8 @@
 #include "ofu/render/report_text.h"
 #include "ofu/sources/clock.h"
 #include "ofu/sources/replay.h"
+#include "report_html.h"
+#include "report_inputs.h"
 #include "trace_input.h"
 #include "window_flag.h"
 
@@ -84,81 +86,6 @@ is not a number or a line that cannot be a sample too (exit 2).
 Exit status: 0 ok (also when some GPUs have no OFU), 1 usage, 2 unreadable
 or malformed input, 3 unknown GPU model with --strict, 4 no GPU at all has
 an OFU. See docs/cli.md.)";
-
-// How a recording is read, from the flags (--activity-scale, --interval, --strict).
-sources::RecordingOptions RecordingOptionsOf(const ReportArgs& args) {
-  sources::RecordingOptions options;
-  if (args.activity_scale == "ratio") options.activity_scale = sources::ValueScale::kRatio;
-  if (args.activity_scale == "percent") options.activity_scale = sources::ValueScale::kPercent;
-  if (args.interval_s) options.untimestamped_interval_s = *args.interval_s;
-  options.strict_values = args.strict;
-  return options;
-}
-
-Result<sources::Recording> LoadRecording(const ReportArgs& args) {
-  const sources::RecordingOptions options = RecordingOptionsOf(args);
-  if (args.input == "-") return sources::ReadRecording(std::cin, "<stdin>", options);
-  return sources::ReadRecordingFile(args.input, options);
-}
-
-// Progress for people watching a terminal; nothing when stderr is a file.
-void Progress(const char* what) {
-  if (::isatty(STDERR_FILENO) == 1) fmt::print(stderr, "ofu report: {}\n", what);
-}
-
-// --prometheus URL --series dcgm-exporter: the range's dcgm-exporter samples as a recording.
-Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args) {
-  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved,
-                       ResolveHistorySource(args.history, sources::SystemClock().NowS()));
-  history::RawSeriesOptions read;
-  read.timeout_s = resolved.source.timeout_s;
-  read.progress = resolved.source.progress;
-  Progress("querying Prometheus for dcgm-exporter's series");
-  auto recording = analysis::ReadPrometheusRecording(resolved.source.prometheus, *resolved.query.since_s,
-                                                     *resolved.query.until_s, RecordingOptionsOf(args), read);
-  EndProgress(resolved.source);
-  return recording;
-}
-
-// --trace: what `ofu correct` finds in the traces (analysis::KernelFindingsOfTrace);
-// the GPU is --gpu-model's, else the trace's (ChooseGpu).
-Result<analysis::KernelFindings> TraceFindings(const ReportArgs& args, const GpuSpecDatabase& specs) {
-  OFU_ASSIGN_OR_RETURN(const GpuSpec* const flag_gpu, ResolveGpuModel(specs, args.gpu_model));
-  Progress("reading the kernel trace");
-  OFU_ASSIGN_OR_RETURN(const TraceInput input, ReadTraceInput(args.trace));
-  OFU_RETURN_IF_ERROR(analysis::RequireNvidiaTrace(input.trace, input.name, args.gpu_model.value_or("")));
-  const ChosenGpu gpu = ChooseGpu(specs, input.trace, flag_gpu);
-  return analysis::KernelFindingsOfTrace(input.trace, args.trace, gpu.spec, gpu.note);
-}
-
-// --html: the page of `history`, written next to its destination first so a
-// reader never sees half a file. The fleet analyses fill the page's markers
-// (the regression scan) and scatter (the reconciliation, with --mfu).
-// `store` is BuildStoreReport of `history`.
-Status WriteHtmlReport(const ReportArgs& args, const history::StoredHistory& history, const analysis::Report& store,
-                       const GpuSpecDatabase& specs, const std::string& source, double now_s, bool synthetic) {
-  Progress("building the HTML report");
-  analysis::HtmlReportOptions options;
-  options.source = source;
-  options.synthetic = synthetic;
-  options.generated_at_s = now_s;
-  options.title = args.title.value_or(args.history.job ? fmt::format("OFU report: job {}", *args.history.job)
-                                                       : "OFU report");
-  analysis::HtmlReportView view = analysis::BuildHtmlReportView(history, store, options);
-
-  // The analyses that need jobs: a recording has none.
-  if (args.mfu && history.jobs.empty()) {
-    fmt::print(stderr, "ofu report: {} has no jobs, so --mfu has nothing to reconcile\n", source);
-  }
-  OFU_RETURN_IF_ERROR(analysis::AddFleetAnalyses(
-      view, history, store, {.mfu = args.mfu, .corrections = args.corrections, .specs = &specs, .progress = Progress}));
-  if (!args.trace.empty()) {
-    OFU_ASSIGN_OR_RETURN(view.kernel_findings, TraceFindings(args, specs));
-  }
-  OFU_RETURN_IF_ERROR(formats::WriteFileAtomically(args.html, render::RenderHtmlReport(view)));
-  fmt::print("{}\n", args.html);
-  return OkStatus();
-}
 
 // `ofu report --store` and `--prometheus`: the windows are the agent's; only
 // the range and the job are chosen here.

@@ -70,8 +70,9 @@ Result<analysis::RunReport> Report(const RunArgs& args, const agent::JobRecordin
   run.seconds = job.ended_s - job.started_s;
   run.windows = job.windows;
   for (const int signal : job.forwarded) run.notes.push_back(fmt::format("signal {} passed to the command", signal));
+  run.notes.insert(run.notes.end(), job.notes.begin(), job.notes.end());
   if (job.source_error) run.notes.push_back(fmt::format("recording stopped early: {}", job.source_error->message));
-  *start_s = job.started_s;
+  *start_s = job.first_window_start_s.value_or(job.started_s);
   return run;
 }
 

@@ -73,6 +73,19 @@ class CheckDocsTest(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         self.assertIn("agent/loop.cc, which is not a file", result.stdout)
 
+    def test_a_long_apps_file_and_a_wrong_recipe_count_fail(self):
+        claims = ("\nNo logic in apps; no file in apps/ofu is over 3 lines. The two changes people make\n"
+                  "most often:\n\n## Recipes\n\n### Add a thing\n")
+        self.write("docs/ARCHITECTURE.md", ARCHITECTURE + claims)
+        self.assertEqual(self.check().returncode, 1)
+        self.assertIn("Recipes section has 1", self.check().stdout)
+        self.write("docs/ARCHITECTURE.md", ARCHITECTURE + claims.replace("two changes", "one changes"))
+        self.assertEqual(self.check().returncode, 0, self.check().stdout)
+        self.write("apps/ofu/source_flags.cc", "void AddLibraryFlags() {}\n\n\n\n")
+        result = self.check()
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("apps/ofu/source_flags.cc has 4", result.stdout)
+
     def test_a_layer_without_a_row_fails(self):
         self.write("src/ofu/net/server.h", "int Serve();\n")
         result = self.check()

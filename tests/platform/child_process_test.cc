@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -32,8 +33,14 @@ Relayed RunScript(const std::string& script) {
   if (!child.ok()) return result;
   FILE* out = std::tmpfile();
   FILE* err = std::tmpfile();
-  child->Relay(fileno(out), fileno(err),
-               [&](std::string_view line, bool from_stderr) { result.lines.emplace_back(line, from_stderr); });
+  std::array<LineSplitter, 2> streams;
+  child->Relay(fileno(out), fileno(err), [&](std::string_view bytes, bool from_stderr) {
+    streams[from_stderr ? 1 : 0].Add(bytes,
+                                     [&](std::string_view line) { result.lines.emplace_back(line, from_stderr); });
+  });
+  for (std::size_t i = 0; i < 2; ++i) {
+    streams[i].Finish([&](std::string_view line) { result.lines.emplace_back(line, i == 1); });
+  }
   result.status = child->Wait();
   for (auto [file, text] : {std::pair{out, &result.out}, std::pair{err, &result.err}}) {
     std::rewind(file);
@@ -50,11 +57,22 @@ TEST(ChildProcess, OutputPassesThroughUnchangedAndLinesAreHandedOn) {
   EXPECT_EQ(r.status, 3);
   EXPECT_EQ(r.out, "one\ntwo");
   EXPECT_EQ(r.err, "err line\n");
-  // The last line has no newline: it is handed on when the pipe closes.
+  // The last line has no newline: it is handed on at the end.
   ASSERT_EQ(r.lines.size(), 3u);
   EXPECT_EQ(r.lines[0], std::make_pair(std::string("one"), false));
   EXPECT_EQ(r.lines[1], std::make_pair(std::string("err line"), true));
   EXPECT_EQ(r.lines[2], std::make_pair(std::string("two"), false));
+}
+
+TEST(LineSplitter, ResyncSkipsToTheNextNewline) {
+  LineSplitter splitter;
+  std::vector<std::string> lines;
+  const auto keep = [&](std::string_view line) { lines.emplace_back(line); };
+  splitter.Add("first\nsecond half", keep);
+  splitter.Resync();  // bytes were lost here
+  splitter.Add("rest of a lost line\nthird\n", keep);
+  splitter.Finish(keep);
+  EXPECT_EQ(lines, (std::vector<std::string>{"first", "third"}));
 }
 
 TEST(ChildProcess, AVeryLongLineIsHandedOnInPiecesAndPassesWhole) {

@@ -1,10 +1,16 @@
 #include "ofu/agent/job_recording.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <future>
+#include <mutex>
 #include <thread>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "ofu/platform/child_process.h"
 #include "ofu/platform/process_tree.h"
@@ -25,6 +31,65 @@ void NoteGpus(const sources::Snapshot& snapshot, std::vector<SeenGpu>& gpus) {
   }
 }
 
+// The job's output on its way from the relay thread to the log reader's.
+// Bounded: when the reader falls behind (a job that prints faster than its
+// lines are matched), chunks are dropped and counted, so reading never slows
+// the job's output; the relay thread only copies.
+class ChunkQueue {
+ public:
+  static constexpr std::size_t kMaxBytes = 64u << 20;
+
+  struct Chunk {
+    std::string bytes;
+    bool from_stderr = false;
+    bool after_gap = false;  // chunks of its stream were dropped just before it
+  };
+
+  void Push(std::string_view bytes, bool from_stderr) {
+    std::lock_guard lock(mutex_);
+    bool& gap = gap_[from_stderr ? 1 : 0];
+    if (bytes_ + bytes.size() > kMaxBytes) {
+      dropped_bytes_ += bytes.size();
+      gap = true;
+      return;
+    }
+    bytes_ += bytes.size();
+    const bool was_empty = chunks_.empty();
+    chunks_.push_back(Chunk{std::string(bytes), from_stderr, gap});
+    gap = false;
+    if (was_empty) ready_.notify_one();
+  }
+  // Everything queued, once there is something or the queue is closed;
+  // false when it is closed and empty.
+  bool Take(std::deque<Chunk>& out) {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return !chunks_.empty() || closed_; });
+    if (chunks_.empty()) return false;
+    out.swap(chunks_);
+    chunks_.clear();
+    bytes_ = 0;
+    return true;
+  }
+  void Close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    ready_.notify_one();
+  }
+  std::uint64_t dropped_bytes() {
+    std::lock_guard lock(mutex_);
+    return dropped_bytes_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Chunk> chunks_;
+  std::size_t bytes_ = 0;
+  bool closed_ = false;
+  std::array<bool, 2> gap_ = {false, false};
+  std::uint64_t dropped_bytes_ = 0;
+};
+
 }  // namespace
 
 void InterruptibleClock::SleepS(double seconds) {
@@ -42,10 +107,27 @@ Result<JobRecording> RecordJob(sources::Source& source, InterruptibleClock& cloc
   JobRecording run;
   run.started_s = clock.NowS();
 
-  // The output passes through on its own thread; the log reader sees each line.
+  // The output passes through on its own thread, which queues each line for
+  // the log reader on another: the pass-through never waits for the reading.
   formats::TrainingLogStream log(options.log_name, patterns);
+  ChunkQueue chunks;
+  std::thread reader([&] {
+    std::array<platform::LineSplitter, 2> streams;  // stdout, stderr
+    const auto read_line = [&](std::string_view line) { log.Line(line); };
+    std::deque<ChunkQueue::Chunk> batch;
+    while (chunks.Take(batch)) {
+      for (const ChunkQueue::Chunk& chunk : batch) {
+        platform::LineSplitter& stream = streams[chunk.from_stderr ? 1 : 0];
+        if (chunk.after_gap) stream.Resync();
+        stream.Add(chunk.bytes, read_line);
+      }
+      batch.clear();
+    }
+    for (platform::LineSplitter& stream : streams) stream.Finish(read_line);
+  });
   std::packaged_task<void()> relay([&] {
-    child.Relay(options.out_fd, options.err_fd, [&](std::string_view line, bool) { log.Line(line); });
+    child.Relay(options.out_fd, options.err_fd,
+                [&](std::string_view bytes, bool from_stderr) { chunks.Push(bytes, from_stderr); });
   });
   std::future<void> relayed = relay.get_future();
   std::thread relay_thread(std::move(relay));
@@ -70,6 +152,7 @@ Result<JobRecording> RecordJob(sources::Source& source, InterruptibleClock& cloc
     if (!next->has_value()) break;  // a replay that ended
     const sources::Snapshot& snapshot = **next;
     run.writer.Add(snapshot);
+    if (run.windows == 0) run.first_window_start_s = snapshot.time_s - snapshot.window_s;
     ++run.windows;
     NoteGpus(snapshot, run.gpus);
     for (const int pid : platform::ProcessTree(child.pid(), options.proc_root)) run.job_pids.insert(pid);
@@ -92,6 +175,14 @@ Result<JobRecording> RecordJob(sources::Source& source, InterruptibleClock& cloc
     child.StopRelay();  // a process the command left behind keeps the pipes open
   }
   relay_thread.join();
+  chunks.Close();
+  reader.join();
+  if (const std::uint64_t dropped = chunks.dropped_bytes(); dropped > 0) {
+    run.notes.push_back(
+        fmt::format("{:.1f} MiB of the job's output were not read for MFU: it printed faster than its "
+                    "lines could be matched (the output itself passed through whole)",
+                    static_cast<double>(dropped) / (1 << 20)));
+  }
   auto read = log.Finish();
   if (read.ok()) {
     run.log = std::move(*read);

@@ -6,8 +6,10 @@
 //      standard input; its standard output and error pass through unchanged
 //      on a thread of their own, which also hands each line to the
 //      training-log reader (formats/training_log.h, the same table as
-//      `ofu reconcile`). That thread blocks on the pipes and wakes only for
-//      output: it never polls;
+//      `ofu reconcile`) through a bounded queue read on a third thread, so
+//      matching lines never slows the output (lines that do not fit are
+//      counted, not read). The relay thread blocks on the pipes and wakes
+//      only for output: it never polls;
 //   2. on this thread, the source's windows are written to a recording
 //      (sources/recording_writer.h) as `ofu record` writes them; after each
 //      window the job's process tree is read from /proc and each GPU's
@@ -65,6 +67,9 @@ struct JobRecording {
   int exit_status = 0;   // the command's, as a shell gives it (128 + N for signal N)
   double started_s = 0;  // the clock's time when the command started
   double ended_s = 0;    // and when it was seen to have exited
+  // The start of the first window on the source's own clock (a replay's is
+  // the recording's): where the job's timeline starts; absent without one.
+  std::optional<double> first_window_start_s;
   sources::RecordingWriter writer;
   int windows = 0;
   std::vector<SeenGpu> gpus;   // in the order first seen
@@ -74,6 +79,7 @@ struct JobRecording {
   std::optional<formats::TrainingLog> log;
   std::optional<Error> log_error;
   std::optional<Error> source_error;  // the source failed; windows before it are kept
+  std::vector<std::string> notes;     // for people: lines not read, and the like
 };
 
 struct JobRecordingOptions {

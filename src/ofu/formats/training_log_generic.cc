@@ -103,8 +103,16 @@ void GenericTrainingLogRule::Drop() {
 }
 
 bool GenericTrainingLogRule::MayRead(std::string_view line) {
-  return std::any_of(kPrefilter.begin(), kPrefilter.end(),
-                     [&](std::string_view literal) { return ContainsAnyCase(line, literal); });
+  // One pass over the line (every line of a job's output comes here): only
+  // where a literal's first letter stands are the literals compared.
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(line[i])));
+    if (c != 'm' && c != 'f' && c != 'o' && c != 'g' && c != 'd' && c != 'w' && c != 'b') continue;
+    for (const std::string_view literal : kPrefilter) {
+      if (literal.front() == c && ContainsAnyCase(line.substr(i, literal.size()), literal)) return true;
+    }
+  }
+  return false;
 }
 
 void GenericTrainingLogRule::Line(std::string_view line, int number) {

@@ -33,34 +33,13 @@ bool WriteAll(int fd, const char* data, std::size_t size) {
   return true;
 }
 
-// One output stream: where its bytes go, and the line being assembled.
+// One output stream: where its bytes go.
 struct Stream {
   int* read_fd;
   int write_fd;
   bool is_stderr;
   bool write_ok = true;
-  std::string partial;
 };
-
-// Hands the complete lines of `chunk` (with what `partial` held) to `on_line`.
-void SplitLines(std::string_view chunk, Stream& stream, const OutputLine& on_line) {
-  while (!chunk.empty()) {
-    const std::size_t newline = chunk.find('\n');
-    const std::size_t take = newline == std::string_view::npos ? chunk.size() : newline;
-    const std::size_t room = kMaxLineBytes - stream.partial.size();
-    stream.partial.append(chunk.substr(0, std::min(take, room)));
-    if (take > room || stream.partial.size() == kMaxLineBytes) {
-      on_line(stream.partial, stream.is_stderr);  // a piece of a very long line
-      stream.partial.clear();
-      chunk.remove_prefix(std::min(take, room));
-      continue;
-    }
-    if (newline == std::string_view::npos) return;
-    on_line(stream.partial, stream.is_stderr);
-    stream.partial.clear();
-    chunk.remove_prefix(newline + 1);
-  }
-}
 
 }  // namespace
 
@@ -128,11 +107,9 @@ ChildProcess::~ChildProcess() {
   if (pid_ > 0 && !status_) Wait();
 }
 
-void ChildProcess::Relay(int out_fd, int err_fd, const OutputLine& on_line) {
-  std::array<Stream, 2> streams = {Stream{&out_fd_, out_fd, false, true, {}}, Stream{&err_fd_, err_fd, true, true, {}}};
+void ChildProcess::Relay(int out_fd, int err_fd, const OutputChunk& on_chunk) {
+  std::array<Stream, 2> streams = {Stream{&out_fd_, out_fd, false, true}, Stream{&err_fd_, err_fd, true, true}};
   std::vector<char> buffer(1 << 16);
-  const OutputLine ignore = [](std::string_view, bool) {};
-  const OutputLine& lines = on_line ? on_line : ignore;
   while (*streams[0].read_fd >= 0 || *streams[1].read_fd >= 0) {
     std::array<pollfd, 3> polled{};
     for (std::size_t i = 0; i < streams.size(); ++i) {
@@ -150,14 +127,12 @@ void ChildProcess::Relay(int out_fd, int err_fd, const OutputLine& on_line) {
       const ssize_t n = ::read(*stream.read_fd, buffer.data(), buffer.size());
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
-        if (!stream.partial.empty()) lines(stream.partial, stream.is_stderr);  // a last line without a newline
-        stream.partial.clear();
         CloseIfOpen(*stream.read_fd);
         continue;
       }
       const auto size = static_cast<std::size_t>(n);
       if (stream.write_ok) stream.write_ok = WriteAll(stream.write_fd, buffer.data(), size);
-      SplitLines(std::string_view(buffer.data(), size), stream, lines);
+      if (on_chunk) on_chunk(std::string_view(buffer.data(), size), stream.is_stderr);
     }
   }
 }

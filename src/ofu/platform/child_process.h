@@ -5,7 +5,10 @@
 // pipes. Relay() copies what arrives on each pipe to this process's own
 // standard output and error unchanged, as soon as it arrives, and hands every
 // complete line (without its newline) to a callback: so the job's log shows
-// live and ofu reads it too. Relay blocks in poll() and wakes only for
+// live and ofu reads it too. The callback gets the bytes as they came, not
+// lines, so that it can hand them on (a copy) and return at once: what the
+// callback does costs the pass-through nothing more (LineSplitter below cuts
+// them into lines where they are read). Relay blocks in poll() and wakes only for
 // output; it returns when both pipes are closed (the child and every process
 // that inherited them exited or closed them).
 //
@@ -21,6 +24,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -31,11 +35,64 @@
 
 namespace ofu::platform {
 
-// A line of the child's output: its text without the newline, and whether it
-// came on standard error. A line longer than kMaxLineBytes is handed on in
-// pieces of that length (the output itself passes through whole).
-using OutputLine = std::function<void(std::string_view line, bool from_stderr)>;
+// Bytes of the child's output as they arrived, and whether they came on
+// standard error.
+using OutputChunk = std::function<void(std::string_view bytes, bool from_stderr)>;
+
+// Cuts one stream's bytes into lines (without the newline). A line longer
+// than kMaxLineBytes is handed on in pieces of that length; Finish() hands on
+// a last line without a newline; Resync() drops the line being assembled and
+// skips to the next newline (bytes were lost in between).
 inline constexpr std::size_t kMaxLineBytes = 1 << 16;
+class LineSplitter {
+ public:
+  template <typename OnLine>
+  void Add(std::string_view bytes, OnLine&& on_line);
+  template <typename OnLine>
+  void Finish(OnLine&& on_line) {
+    if (!partial_.empty() && !skipping_) on_line(std::string_view(partial_));
+    partial_.clear();
+  }
+  void Resync() {
+    partial_.clear();
+    skipping_ = true;
+  }
+
+ private:
+  std::string partial_;
+  bool skipping_ = false;
+};
+
+template <typename OnLine>
+void LineSplitter::Add(std::string_view bytes, OnLine&& on_line) {
+  while (!bytes.empty()) {
+    const std::size_t newline = bytes.find('\n');
+    if (skipping_) {
+      if (newline == std::string_view::npos) return;
+      skipping_ = false;
+      bytes.remove_prefix(newline + 1);
+      continue;
+    }
+    const std::size_t take = newline == std::string_view::npos ? bytes.size() : newline;
+    if (partial_.empty() && newline != std::string_view::npos && take <= kMaxLineBytes) {
+      on_line(bytes.substr(0, take));  // a whole line in this chunk: no copy
+      bytes.remove_prefix(newline + 1);
+      continue;
+    }
+    const std::size_t room = kMaxLineBytes - partial_.size();
+    partial_.append(bytes.substr(0, std::min(take, room)));
+    if (take > room || (take == room && newline == std::string_view::npos)) {
+      on_line(std::string_view(partial_));  // a piece of a very long line
+      partial_.clear();
+      bytes.remove_prefix(room);
+      continue;
+    }
+    if (newline == std::string_view::npos) return;
+    on_line(std::string_view(partial_));
+    partial_.clear();
+    bytes.remove_prefix(newline + 1);
+  }
+}
 
 class ChildProcess {
  public:
@@ -51,11 +108,11 @@ class ChildProcess {
 
   pid_t pid() const { return pid_; }
 
-  // Copies the child's output to `out_fd` and `err_fd` and hands each line to
-  // `on_line` (may be empty). Returns once both pipes are closed. A write to
+  // Copies the child's output to `out_fd` and `err_fd` and hands the bytes to
+  // `on_chunk` (may be empty). Returns once both pipes are closed. A write to
   // `out_fd`/`err_fd` that fails (a closed terminal) drops that output; the
   // reading goes on, so the child is never blocked on a full pipe.
-  void Relay(int out_fd, int err_fd, const OutputLine& on_line);
+  void Relay(int out_fd, int err_fd, const OutputChunk& on_chunk);
   // Makes a Relay() running on another thread return soon, with what it
   // has read (a grandchild that keeps the pipes open must not hold ofu).
   void StopRelay();

@@ -1,0 +1,24 @@
+// `ofu report`'s HTML page (--html) and the progress lines of a long report:
+// the page of a history, with the fleet analyses and a trace's GEMM findings.
+#pragma once
+
+#include <string>
+
+#include "ofu/analysis/report.h"
+#include "ofu/core/gpu_spec.h"
+#include "ofu/core/result.h"
+#include "ofu/history/history_reader.h"
+
+#include "report_command.h"
+
+namespace ofu::cli {
+
+// --html: the page of `history`, written next to its destination first so a
+// reader never sees half a file. The fleet analyses fill the page's markers
+// (the regression scan) and scatter (the reconciliation, with --mfu);
+// --trace adds the trace's GEMM findings. `store` is BuildStoreReport of
+// `history`.
+Status WriteHtmlReport(const ReportArgs& args, const history::StoredHistory& history, const analysis::Report& store,
+                       const GpuSpecDatabase& specs, const std::string& source, double now_s, bool synthetic);
+
+}  // namespace ofu::cli

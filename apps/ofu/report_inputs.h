@@ -1,0 +1,24 @@
+// What `ofu report` reads a recording from: a file or standard input
+// (--input), or dcgm-exporter's series in Prometheus over a range
+// (--prometheus URL --series dcgm-exporter); and the progress lines a long
+// read prints.
+#pragma once
+
+#include "ofu/core/result.h"
+#include "ofu/sources/replay.h"
+
+#include "report_command.h"
+
+namespace ofu::cli {
+
+// One line on stderr saying what a long report is doing, on a terminal only.
+void Progress(const char* what);
+
+// --input FILE or - (stdin), read with the flags' options (--activity-scale,
+// --interval, --strict).
+Result<sources::Recording> LoadRecording(const ReportArgs& args);
+
+// --prometheus URL --series dcgm-exporter: the range's samples as a recording.
+Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args);
+
+}  // namespace ofu::cli
