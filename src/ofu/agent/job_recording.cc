@@ -37,7 +37,7 @@ void NoteGpus(const sources::Snapshot& snapshot, std::vector<SeenGpu>& gpus) {
 // the job's output; the relay thread only copies.
 class ChunkQueue {
  public:
-  static constexpr std::size_t kMaxBytes = 64u << 20;
+  static constexpr std::size_t kMaxBytes = 8u << 20;  // read after the job ends: about 0.2 s
 
   struct Chunk {
     std::string bytes;
@@ -112,6 +112,7 @@ Result<JobRecording> RecordJob(sources::Source& source, InterruptibleClock& cloc
   formats::TrainingLogStream log(options.log_name, patterns);
   ChunkQueue chunks;
   std::thread reader([&] {
+    platform::LowerThisThreadsPriority();           // the job's output comes first
     std::array<platform::LineSplitter, 2> streams;  // stdout, stderr
     const auto read_line = [&](std::string_view line) { log.Line(line); };
     std::deque<ChunkQueue::Chunk> batch;

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -163,6 +165,11 @@ int ChildProcess::Wait() {
 
 void ChildProcess::Signal(int signal) {
   if (pid_ > 0 && !status_) ::kill(pid_, signal);
+}
+
+void LowerThisThreadsPriority() {
+  const auto thread = static_cast<id_t>(::syscall(SYS_gettid));
+  ::setpriority(PRIO_PROCESS, thread, 19);
 }
 
 int ExitStatusOf(int wait_status) {

@@ -135,6 +135,12 @@ class ChildProcess {
   std::optional<int> status_;             // set once reaped
 };
 
+// Gives the calling thread the lowest CPU priority (nice 19, Linux's
+// per-thread setpriority): for a thread whose work may fall behind, such as
+// reading what a child printed, so that the child and the relay keep the CPU.
+// Best effort: a failure changes nothing.
+void LowerThisThreadsPriority();
+
 // The exit status a shell gives a wait() status: the exit code, or 128 + N
 // for a child that signal N ended.
 int ExitStatusOf(int wait_status);
