@@ -10,7 +10,7 @@ ofu_test(fleet_test
   fleet/fleet_sim_test.cc
   fleet/prometheus_rows_test.cc
   fleet/prometheus_pieces_test.cc)
-target_link_libraries(fleet_test PRIVATE ofu_simulation ofu_sinks PkgConfig::HTTPLIB)
+target_link_libraries(fleet_test PRIVATE ofu_simulation ofu_render_fleet_sim ofu_sinks PkgConfig::HTTPLIB)
 
 find_program(OFU_PROMETHEUS prometheus)
 find_program(OFU_PROMTOOL promtool)
