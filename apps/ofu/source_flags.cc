@@ -33,8 +33,19 @@ void AddSourceFlags(CLI::App& command, SourceFlags& flags) {
       ->check(NoteGiven(flags, "window"));
   command
       .add_option("--clock-readings", flags.options.clock_readings,
-                  "SM clock readings per window (NVML); their mean is the window's clock")
-      ->check(CLI::Range(1, 1000))
+                  "SM clock readings per window (NVML); their mean is the window's clock; 0: ten a second")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            int readings = 0;
+            try {
+              readings = std::stoi(text);
+            } catch (...) {
+              return std::string("not a whole number");
+            }
+            const Status checked = sources::CheckSamplingSettings(1, readings, "--window", "--clock-readings");
+            return checked.ok() ? std::string() : checked.error().message;
+          },
+          "0..1000"))
       ->check(NoteGiven(flags, "clock-readings"))
       ->capture_default_str();
   AddLibraryFlags(command, flags);

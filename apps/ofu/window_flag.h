@@ -8,13 +8,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ofu/sources/source.h"
+
 namespace ofu::cli {
 
 // The longest window a live source reads counters over (top, record, agent,
-// sources --cost): one reading per window, so at most an hour between the
-// agent's /metrics updates. (A window from the agent's config file is not
-// capped: agent::ValidateAgentConfig checks only the minimum.)
-inline constexpr double kMaxSampledWindowS = 3600;
+// run, sources --cost): sources::kMaxSampledWindowS, the one range the
+// config file is checked against too (sources::CheckSamplingSettings).
+using sources::kMaxSampledWindowS;
 
 // The longest window `ofu report` cuts a stored recording into: long enough
 // for one window over a year of data (leap day included), and a bound that

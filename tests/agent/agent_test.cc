@@ -370,8 +370,10 @@ TEST(AgentConfig, ErrorsNameTheFileLineAndKey) {
   EXPECT_EQ(error("[metrics]\nx = 1\n"),
             "agent.toml:1: unknown table [metrics] (known: agent, http, store, attribution)");
   EXPECT_NE(error("[http]\nlisten = \"localhost\"\n").find("agent.toml:2: http.listen:"), std::string::npos);
-  EXPECT_NE(error("[agent]\nwindow = 0.01\n").find("below the minimum"), std::string::npos);
-  EXPECT_NE(error("[agent]\nclock_readings = 2000\n").find("clock_readings must be in 1..1000"), std::string::npos);
+  EXPECT_NE(error("[agent]\nwindow = 0.01\n").find("window 0.01 s is not in 0.1..3600 s"), std::string::npos);
+  // The same range as the --window flag's: a config file's window is capped too.
+  EXPECT_NE(error("[agent]\nwindow = 7200\n").find("window 7200 s is not in 0.1..3600 s"), std::string::npos);
+  EXPECT_NE(error("[agent]\nclock_readings = 2000\n").find("clock_readings 2000 is not in 1..1000"), std::string::npos);
   EXPECT_NE(error("[attribution]\nmethods = [\"lsf\"]\n").find("\"lsf\" is not one of"), std::string::npos);
   EXPECT_NE(error("[agent\nwindow = 1\n").find("agent.toml:1:"), std::string::npos);
   EXPECT_NE(error("[[attribution.static]]\ngpu = \"0\"\n").find("needs gpu and job_id"), std::string::npos);

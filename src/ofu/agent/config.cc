@@ -1,5 +1,7 @@
 #include "ofu/agent/config.h"
 
+#include "ofu/sources/source.h"
+
 #include <charconv>
 #include <cstring>
 #include <set>
@@ -215,12 +217,8 @@ Status SetListenAddress(std::string_view address, AgentConfig& config) {
 
 Status ValidateAgentConfig(const AgentConfig& c) {
   const auto bad = [](std::string what) { return Status(Error::InvalidArgument("{}", std::move(what))); };
-  if (!(c.window_s >= kMinWindowS))
-    return bad(fmt::format("window {} s is below the minimum {} s", c.window_s, kMinWindowS));
+  OFU_RETURN_IF_ERROR(sources::CheckSamplingSettings(c.window_s, c.clock_readings, "window", "clock_readings"));
   if (!(c.busy_threshold >= 0 && c.busy_threshold <= 1)) return bad("busy_threshold must be in 0..1");
-  if (c.clock_readings < 0 || c.clock_readings > 1000) {
-    return bad("clock_readings must be in 1..1000 (or 0: ten readings a second)");
-  }
   if (!(c.retention_days > 0)) return bad("store.retention_days must be positive");
   if (!(c.attribution_interval_s > 0)) return bad("attribution.interval must be positive");
   static const std::set<std::string> kMethods = {"slurm-mapping", "process", "kubelet", "static"};

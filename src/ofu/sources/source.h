@@ -87,6 +87,19 @@ struct Snapshot {
 // The spacing of SM clock readings when SourceOptions::clock_readings is 0.
 inline constexpr double kClockReadingIntervalS = 0.1;
 
+// The one range of each sampling setting, for flags and config files alike
+// (CheckSamplingSettings): a window of kMinWindowS (core/windows.h) to
+// kMaxSampledWindowS, one reading per window, so at most an hour between two
+// updates of the agent's /metrics; and 0 (automatic) to kMaxClockReadings SM
+// clock readings per window.
+inline constexpr double kMaxSampledWindowS = 3600;
+inline constexpr int kMaxClockReadings = 1000;
+
+// kInvalidArgument naming the setting (`window_name`, `readings_name`: how the
+// caller spells them, "--window" or "window") when either is out of its range.
+Status CheckSamplingSettings(double window_s, int clock_readings, std::string_view window_name = "window",
+                             std::string_view readings_name = "clock_readings");
+
 // Knobs of every source; each source reads the ones that concern it.
 struct SourceOptions {
   double window_s = 1;  // at least kMinWindowS (windows.h)
