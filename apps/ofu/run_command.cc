@@ -46,8 +46,8 @@ Exit status: the command's own; 1 usage; 5 no live source could be opened
 (the command is not started). See docs/cli.md.)";
 
 // The job's GPUs and the run's figures, from what was recorded.
-Result<analysis::RunReport> Report(const RunArgs& args, const agent::JobRecording& job, const GpuSpecDatabase& specs,
-                                   analysis::Report& report, double* start_s) {
+Result<analysis::RunReport> BuildRun(const RunArgs& args, const agent::JobRecording& job, const GpuSpecDatabase& specs,
+                                     analysis::Report& report, double* start_s) {
   std::stringstream text;
   job.writer.Write(sources::RecordingInfo{false, "ofu run", std::nullopt}, text);
   OFU_ASSIGN_OR_RETURN(sources::Recording recording, sources::ReadRecording(text, "the run's recording"));
@@ -114,7 +114,7 @@ Result<int> RunRun(const RunArgs& args) {
   }
   analysis::Report report;
   double start_s = 0;
-  auto run = Report(args, job, specs, report, &start_s);
+  auto run = BuildRun(args, job, specs, report, &start_s);
   if (!run.ok()) {
     fmt::print(stderr, "ofu run: no report: {}\n", run.error().message);
     return job.exit_status;

@@ -17,14 +17,6 @@
 namespace ofu::analysis {
 namespace {
 
-// Every activity a recording may carry besides the tensor pipes (which OFU
-// already is): each may mark a boundary when it changes by more than 5 pp.
-const std::vector<PhaseCounter> kCounters = {
-    {CounterField::kGrEngineActive}, {CounterField::kSmActive},   {CounterField::kSmOccupancy},
-    {CounterField::kDramActive},     {CounterField::kFp64Active}, {CounterField::kFp32Active},
-    {CounterField::kFp16Active},
-};
-
 struct Loaded {
   sources::Recording recording;
   PhaseSeries series;
@@ -48,7 +40,8 @@ Loaded Load(const std::string& path) {
   EXPECT_TRUE(specs.ok());
   auto spec = specs.value().Lookup(gpu.identity.model);
   EXPECT_TRUE(spec.ok()) << gpu.identity.model;
-  loaded.series = PhaseSeriesOf(gpu.samples, loaded.interval_s, OfuScaleOf(*spec.value(), gpu.identity), kCounters);
+  loaded.series = PhaseSeriesOf(gpu.samples, loaded.interval_s, OfuScaleOf(*spec.value(), gpu.identity),
+                                DefaultPhaseCounters());
   return loaded;
 }
 

@@ -97,7 +97,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -109,6 +108,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ofu/platform/process_tree.h"
 #include "ofu/sources/nvml/nvml_api.h"
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -494,25 +494,8 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t han
 
 // The lowest pid whose parent is this process, from /proc; 0 when none.
 static unsigned ChildOfCaller() {
-  const std::string self = std::to_string(::getpid());
-  unsigned found = 0;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(in, line)) continue;
-    const std::size_t close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(line.substr(close + 2));
-    std::string state, parent;
-    fields >> state >> parent;
-    if (parent != self) continue;
-    const auto pid = static_cast<unsigned>(std::stoul(name));
-    if (found == 0 || pid < found) found = pid;
-  }
-  return found;
+  const std::vector<int> children = ofu::platform::ChildrenOf(::getpid());
+  return children.empty() ? 0u : static_cast<unsigned>(children.front());
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t handle, unsigned* count,

@@ -115,6 +115,8 @@ TEST(ProcessTree, ReadsTheRootAndItsDescendantsFromProc) {
   std::filesystem::create_directories(root / "self");  // not a pid: skipped
   EXPECT_EQ(ProcessTree(10, root.string()), (std::vector<int>{10, 11, 12, 13}));
   EXPECT_EQ(ProcessTree(20, root.string()), std::vector<int>{20});
+  EXPECT_EQ(ChildrenOf(10, root.string()), (std::vector<int>{11, 12}));
+  EXPECT_TRUE(ChildrenOf(13, root.string()).empty());
   EXPECT_EQ(ProcessTree(10, (root / "missing").string()), std::vector<int>{10});
   std::filesystem::remove_all(root);
 }

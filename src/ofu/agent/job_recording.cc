@@ -133,13 +133,12 @@ Result<JobRecording> RecordJob(sources::Source& source, InterruptibleClock& cloc
   std::future<void> relayed = relay.get_future();
   std::thread relay_thread(std::move(relay));
 
-  // A signal for the command is passed on between the clock's slices.
+  // A signal for the command is passed on whenever its exit is checked:
+  // between the clock's slices while recording, and after.
   const auto exited = [&] {
-    if (options.take_signal) {
-      if (const int signal = options.take_signal(); signal != 0) {
-        child.Signal(signal);
-        run.forwarded.push_back(signal);
-      }
+    if (const int signal = options.take_signal ? options.take_signal() : 0; signal != 0) {
+      child.Signal(signal);
+      run.forwarded.push_back(signal);
     }
     return child.TryWait().has_value();
   };
@@ -159,16 +158,9 @@ Result<JobRecording> RecordJob(sources::Source& source, InterruptibleClock& cloc
     for (const int pid : platform::ProcessTree(child.pid(), options.proc_root)) run.job_pids.insert(pid);
   }
   clock.SetStop(nullptr);
-  // Without a source the command still runs to its end, signals passed on.
-  while (!child.TryWait()) {
-    if (options.take_signal) {
-      if (const int signal = options.take_signal(); signal != 0) {
-        child.Signal(signal);
-        run.forwarded.push_back(signal);
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  // Without a source (it failed, or a replay ended) the command still runs
+  // to its end, signals passed on.
+  while (!exited()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   run.exit_status = child.Wait();
   run.ended_s = clock.NowS();
 

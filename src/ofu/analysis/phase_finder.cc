@@ -1,6 +1,7 @@
 #include "ofu/analysis/phase_finder.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <functional>
@@ -340,6 +341,19 @@ PhaseSeries PhaseSeriesOf(std::span<const CounterSample> samples, double interva
     series.signals.push_back(std::move(signal));
   }
   return series;
+}
+
+std::span<const PhaseCounter> DefaultPhaseCounters() {
+  static constexpr std::array<PhaseCounter, 7> kCounters = {{
+      {CounterField::kGrEngineActive},
+      {CounterField::kSmActive},
+      {CounterField::kSmOccupancy},
+      {CounterField::kDramActive},
+      {CounterField::kFp64Active},
+      {CounterField::kFp32Active},
+      {CounterField::kFp16Active},
+  }};
+  return kCounters;
 }
 
 }  // namespace ofu::analysis

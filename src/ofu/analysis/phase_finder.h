@@ -142,6 +142,11 @@ struct PhaseCounter {
   double threshold = 0.05;
 };
 
+// Every recorded activity besides the tensor pipes (which OFU already is),
+// each a boundary when it changes by more than 5 pp: the engine, SM activity
+// and occupancy, DRAM, and the CUDA-core pipes. What `ofu run` cuts a job by.
+std::span<const PhaseCounter> DefaultPhaseCounters();
+
 struct PhaseSeries {
   std::vector<OfuWindow> windows;    // one per sample
   std::vector<PhaseSignal> signals;  // one per counter asked for, named as the counter table names it

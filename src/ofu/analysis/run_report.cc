@@ -1,29 +1,17 @@
 #include "ofu/analysis/run_report.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "ofu/core/gpu_share.h"
+#include "ofu/formats/csv.h"
 
 namespace ofu::analysis {
 namespace {
 
-// Every recorded activity besides the tensor pipes (which OFU already is):
-// each may mark a phase boundary when it changes by more than 5 pp.
-const std::vector<PhaseCounter> kPhaseCounters = {
-    {CounterField::kGrEngineActive}, {CounterField::kSmActive},   {CounterField::kSmOccupancy},
-    {CounterField::kDramActive},     {CounterField::kFp64Active}, {CounterField::kFp32Active},
-    {CounterField::kFp16Active},
-};
-
-std::string Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  return std::string(text);
-}
+std::string Trim(std::string_view text) { return std::string(formats::TrimSpace(text)); }
 
 bool AllDigits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -143,7 +131,7 @@ RunReport BuildRunReport(const Report& report, const sources::Recording& recordi
                                        });
     if (recorded != recording.gpus.end() && gpu.spec != nullptr && gpu.windowed.interval_s > 0) {
       const PhaseSeries series = PhaseSeriesOf(recorded->samples, gpu.windowed.interval_s,
-                                               OfuScaleOf(*gpu.spec, gpu.identity), kPhaseCounters);
+                                               OfuScaleOf(*gpu.spec, gpu.identity), DefaultPhaseCounters());
       figures.phases = FindPhases(series.windows, series.signals);
       seconds += figures.phases.seconds;
       run.stall_s += figures.phases.low_s;

@@ -329,7 +329,8 @@ bool EventReader::Read(std::string_view json, std::string* what) {
       has_args = true;
     }
   }
-  if (KindOf(cat) == EventKind::kMtia) {
+  const EventKind kind = KindOf(cat);
+  if (kind == EventKind::kMtia) {
     // Any phase: MTIA's device and runtime events say where the trace was recorded.
     if (!platform_) NotePlatform("Meta", "", fmt::format("events of category \"{}\" (Meta's MTIA)", cat), 0);
     return true;
@@ -341,7 +342,7 @@ bool EventReader::Read(std::string_view json, std::string* what) {
   const simdjson::dom::element* pid_p = has_pid ? &pid : nullptr;
   const simdjson::dom::element* tid_p = has_tid ? &tid : nullptr;
   const simdjson::dom::element* args_p = has_args ? &args : nullptr;
-  switch (KindOf(cat)) {
+  switch (kind) {
     case EventKind::kKernel:
       if (!has_name) {
         *what = "a kernel event has no \"name\" string";

@@ -33,16 +33,31 @@ std::optional<int> ParentOf(const std::filesystem::path& stat_path) {
   return Number(rest.substr(0, rest.find(' ')));
 }
 
-}  // namespace
-
-std::vector<int> ProcessTree(int root, const std::string& proc_root) {
-  std::multimap<int, int> children;  // parent -> child
+// Every process's parent: parent -> child.
+std::multimap<int, int> ChildrenByParent(const std::string& proc_root) {
+  std::multimap<int, int> children;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(proc_root, ec)) {
     const auto pid = Number(entry.path().filename().string());
     if (!pid) continue;
     if (const auto parent = ParentOf(entry.path() / "stat")) children.emplace(*parent, *pid);
   }
+  return children;
+}
+
+}  // namespace
+
+std::vector<int> ChildrenOf(int parent, const std::string& proc_root) {
+  const std::multimap<int, int> children = ChildrenByParent(proc_root);
+  std::vector<int> out;
+  const auto [begin, end] = children.equal_range(parent);
+  for (auto it = begin; it != end; ++it) out.push_back(it->second);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<int> ProcessTree(int root, const std::string& proc_root) {
+  const std::multimap<int, int> children = ChildrenByParent(proc_root);
   std::vector<int> tree = {root};
   for (std::size_t i = 0; i < tree.size(); ++i) {
     const auto [begin, end] = children.equal_range(tree[i]);

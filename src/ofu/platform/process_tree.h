@@ -16,4 +16,8 @@ namespace ofu::platform {
 // `proc_root` cannot be read.
 std::vector<int> ProcessTree(int root, const std::string& proc_root = "/proc");
 
+// The pids whose parent is `parent`, sorted; empty when none (or when
+// `proc_root` cannot be read).
+std::vector<int> ChildrenOf(int parent, const std::string& proc_root = "/proc");
+
 }  // namespace ofu::platform

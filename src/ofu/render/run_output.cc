@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ofu/core/clock_model.h"
+#include "ofu/render/json_fields.h"
 #include "ofu/render/report_output.h"
 
 namespace ofu::render {
@@ -13,11 +14,6 @@ namespace {
 using json = nlohmann::ordered_json;
 using analysis::FoundPhase;
 using analysis::PhaseKind;
-
-template <typename T>
-json OrNull(const std::optional<T>& value) {
-  return value ? json(*value) : json(nullptr);
-}
 
 std::string Percent(const std::optional<double>& value) {
   return value ? fmt::format("{:.1f} %", 100 * *value) : std::string("-");
@@ -44,12 +40,12 @@ json PhasesJson(const analysis::PhaseFinding& finding, double start_s) {
 json MfuJson(const analysis::RunMfu& m) {
   json out = {{"framework", m.framework},
               {"steps", m.steps},
-              {"mfu", OrNull(m.mfu.mfu)},
-              {"logged_mfu", OrNull(m.mfu.logged_mfu)},
-              {"flops_per_gpu", OrNull(m.mfu.flops_per_gpu)},
-              {"ofu", OrNull(m.ofu)},
+              {"mfu", OrNull<json>(m.mfu.mfu)},
+              {"logged_mfu", OrNull<json>(m.mfu.logged_mfu)},
+              {"flops_per_gpu", OrNull<json>(m.mfu.flops_per_gpu)},
+              {"ofu", OrNull<json>(m.ofu)},
               {"ofu_basis", m.ofu_basis},
-              {"ratio", OrNull(m.ratio)},
+              {"ratio", OrNull<json>(m.ratio)},
               {"verdict", m.verdict ? json(m.verdict->flag) : json(nullptr)},
               {"explanation", m.verdict ? json(m.verdict->explanation) : json(nullptr)},
               {"alternatives", m.verdict ? json(m.verdict->alternatives) : json::array()}};
@@ -106,11 +102,11 @@ std::string RenderRunJson(const analysis::Report& report, const analysis::RunRep
   for (const analysis::RunGpuFigures& gpu : run.figures) {
     per_gpu.push_back({{"key", gpu.key},
                        {"model", gpu.model},
-                       {"ofu", OrNull(gpu.ofu)},
-                       {"active_ofu", OrNull(gpu.active_ofu)},
+                       {"ofu", OrNull<json>(gpu.ofu)},
+                       {"active_ofu", OrNull<json>(gpu.active_ofu)},
                        {"clock_source",
                         gpu.clock_sources == 0 ? json(nullptr) : json(ClockSourcesName(gpu.clock_sources))},
-                       {"stall_share", OrNull(gpu.phases.stall_share)},
+                       {"stall_share", OrNull<json>(gpu.phases.stall_share)},
                        {"phases", PhasesJson(gpu.phases, start_s)}});
   }
   root["run"] = {{"command", run.command},
@@ -123,9 +119,9 @@ std::string RenderRunJson(const analysis::Report& report, const analysis::RunRep
                    {"keys", run.gpus.keys},
                    {"shared", run.gpus.shared},
                    {"notes", run.gpus.notes}}},
-                 {"ofu", OrNull(run.ofu)},
-                 {"active_ofu", OrNull(run.active_ofu)},
-                 {"stall_share", OrNull(run.stall_share)},
+                 {"ofu", OrNull<json>(run.ofu)},
+                 {"active_ofu", OrNull<json>(run.active_ofu)},
+                 {"stall_share", OrNull<json>(run.stall_share)},
                  {"stall_s", run.stall_s},
                  {"per_gpu", std::move(per_gpu)},
                  {"mfu", run.mfu ? MfuJson(*run.mfu) : json(nullptr)},
