@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -70,6 +71,25 @@ TEST(TrainingLogStream, ReadsAsTheWholeFile) {
   EXPECT_EQ(streamed->steps.size(), whole->steps.size());
   EXPECT_DOUBLE_EQ(streamed->median, whole->median);
   EXPECT_DOUBLE_EQ(streamed->median, 0.16605);  // the README's hand median
+}
+
+// A part of a real log: the steps a phase keeps, their median by hand, and
+// everything else (format, precision, peak) the whole log's.
+TEST(TrainingLogStream, APartOfALogHasItsStepsMedian) {
+  const auto whole = formats::ReadTrainingLog(std::string(OFU_TEST_DATA_DIR) + "/training-logs/nanogpt-178.log");
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  ASSERT_GE(whole->steps.size(), 4u);
+  const auto first_three = formats::LogOfSteps(*whole, [&](const formats::TrainingLogStep& step) {
+    return step.line <= whole->steps[2].line;
+  });
+  ASSERT_TRUE(first_three.has_value());
+  ASSERT_EQ(first_three->steps.size(), 3u);
+  std::vector<double> values = {whole->steps[0].value, whole->steps[1].value, whole->steps[2].value};
+  std::sort(values.begin(), values.end());
+  EXPECT_DOUBLE_EQ(first_three->median, values[1]);
+  EXPECT_EQ(first_three->format, whole->format);
+  EXPECT_EQ(first_three->peak_flops, whole->peak_flops);
+  EXPECT_FALSE(formats::LogOfSteps(*whole, [](const formats::TrainingLogStep&) { return false; }).has_value());
 }
 
 }  // namespace

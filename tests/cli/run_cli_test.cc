@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "html/html_test_support.h"
 #include "support/cli_runner.h"
 
 namespace ofu::testing {
@@ -45,7 +46,8 @@ constexpr const char* kTwoFrameworks =
     "echo \"iter 20: loss 5.3, time 30.2ms, mfu 42.00%\"; exit 3'";
 
 TEST_F(RunCli, PassesOutputAndExitStatusThroughAndReportsPhasesAndMfu) {
-  const auto result = Run(PhasedScenario(R"([{"pid": "child"}])"), std::string("--report run.json ") + kTwoFrameworks);
+  const auto result = Run(PhasedScenario(R"([{"pid": "child"}])"),
+                          std::string("--report run.json --html run.html ") + kTwoFrameworks);
   EXPECT_EQ(result.exit_code, 3) << result.err;
   // The command's stdout, unchanged and alone; its stderr line, then ofu's report.
   EXPECT_EQ(result.out, "iter 10: loss 5.4, time 30.1ms, mfu 40.00%\niter 20: loss 5.3, time 30.2ms, mfu 42.00%\n");
@@ -79,9 +81,36 @@ TEST_F(RunCli, PassesOutputAndExitStatusThroughAndReportsPhasesAndMfu) {
   EXPECT_NEAR(mfu["mfu"].get<double>(), 0.41 * 312.0 / 989.4, 1e-9);
   EXPECT_EQ(mfu["ofu_basis"], "steady phases");
   EXPECT_FALSE(mfu["verdict"].is_null());
+  // Each step line in the phase it was printed in: the first in the first
+  // windows (start-up, unless the shell took over 0.3 s to start), the
+  // second after the 4 s sleep, in the tail (from window 17, 1.7 s): MFU
+  // 42 % of the A100's peak over the H100's.
+  int placed = 0;
+  for (const auto& phase : phases) placed += phase["mfu_steps"].get<int>();
+  EXPECT_EQ(placed, 2) << phases;
+  EXPECT_EQ(phases[4]["mfu_steps"], 1) << phases;
+  EXPECT_NEAR(phases[4]["mfu"].get<double>(), 0.42 * 312.0 / 989.4, 1e-9);
   // The rest of the JSON is the report's contract.
   EXPECT_TRUE(Report().contains("overall"));
   EXPECT_EQ(Report()["gpus"].size(), 1u);
+
+  // The run's page: a point per window, the found phases with the MFU
+  // printed in each, and the run's summary.
+  const nlohmann::json page = DataOf(Slurp(dir_ / "run.html"));
+  ASSERT_TRUE(page.is_object());
+  EXPECT_EQ(page["bucket_s"], 0.1);
+  const nlohmann::json& run_page = page["run_page"];
+  EXPECT_EQ(run_page["phases_basis"], "found");
+  ASSERT_EQ(run_page["phases"].size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(run_page["phases"][i]["kind"], kinds[i]);
+    EXPECT_EQ(run_page["phases"][i]["ofu"], phases[i]["ofu"]);
+    EXPECT_EQ(run_page["phases"][i]["mfu"], phases[i]["mfu"]);
+  }
+  EXPECT_EQ(run_page["run"]["exit_status"], 3);
+  EXPECT_EQ(run_page["run"]["gpu_rule"], "processes");
+  EXPECT_EQ(run_page["run"]["framework"], "nanoGPT");
+  EXPECT_NEAR(run_page["run"]["mfu"].get<double>(), 0.41 * 312.0 / 989.4, 1e-9);
 }
 
 TEST_F(RunCli, ChoosesGpusByVisibleDevicesThenProcessesThenAll) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -31,6 +32,14 @@ void NoteGpus(const sources::Snapshot& snapshot, std::vector<SeenGpu>& gpus) {
   }
 }
 
+// From line `first_line` of the job's output on (1-based, in the order the
+// log reader read the lines), the lines passed through after `windows`
+// windows had been recorded.
+struct LineMark {
+  int first_line = 1;
+  int windows = 0;
+};
+
 // The job's output on its way from the relay thread to the log reader's.
 // Bounded: when the reader falls behind (a job that prints faster than its
 // lines are matched), chunks are dropped and counted, so reading never slows
@@ -43,9 +52,10 @@ class ChunkQueue {
     std::string bytes;
     bool from_stderr = false;
     bool after_gap = false;  // chunks of its stream were dropped just before it
+    int windows = 0;         // windows recorded when it passed through
   };
 
-  void Push(std::string_view bytes, bool from_stderr) {
+  void Push(std::string_view bytes, bool from_stderr, int windows) {
     std::lock_guard lock(mutex_);
     bool& gap = gap_[from_stderr ? 1 : 0];
     if (bytes_ + bytes.size() > kMaxBytes) {
@@ -55,7 +65,7 @@ class ChunkQueue {
     }
     bytes_ += bytes.size();
     const bool was_empty = chunks_.empty();
-    chunks_.push_back(Chunk{std::string(bytes), from_stderr, gap});
+    chunks_.push_back(Chunk{std::string(bytes), from_stderr, gap, windows});
     gap = false;
     if (was_empty) ready_.notify_one();
   }
@@ -90,6 +100,22 @@ class ChunkQueue {
   std::uint64_t dropped_bytes_ = 0;
 };
 
+// Each step's printed_s: the end of the window its line passed through in
+// (marks say how many windows were done when it did); a line after the last
+// window is given that window's end. Without windows, none is set.
+void TimeSteps(const std::vector<LineMark>& marks, const std::vector<double>& window_end_s,
+               std::vector<formats::TrainingLogStep>& steps) {
+  if (window_end_s.empty() || marks.empty()) return;
+  for (formats::TrainingLogStep& step : steps) {
+    // The last mark at or before the step's line.
+    const auto after = std::upper_bound(marks.begin(), marks.end(), step.line,
+                                        [](int line, const LineMark& mark) { return line < mark.first_line; });
+    if (after == marks.begin()) continue;
+    const int done = std::prev(after)->windows;
+    step.printed_s = window_end_s[std::min<std::size_t>(done, window_end_s.size() - 1)];
+  }
+}
+
 }  // namespace
 
 void InterruptibleClock::SleepS(double seconds) {
@@ -111,24 +137,36 @@ Result<JobRecording> RecordJob(sources::Source& source, InterruptibleClock& cloc
   // the log reader on another: the pass-through never waits for the reading.
   formats::TrainingLogStream log(options.log_name, patterns);
   ChunkQueue chunks;
+  // Windows recorded so far, read by the relay thread to tag each chunk: a
+  // line's time is the end of the window it passed through in, so the MFU
+  // lines can be placed in the job's phases without a clock on that thread.
+  std::atomic<int> windows_done = 0;
+  std::vector<LineMark> marks;  // the reader thread's until it is joined
   std::thread reader([&] {
     platform::LowerThisThreadsPriority();           // the job's output comes first
     std::array<platform::LineSplitter, 2> streams;  // stdout, stderr
-    const auto read_line = [&](std::string_view line) { log.Line(line); };
+    int lines = 0, windows = 0;
+    const auto read_line = [&](std::string_view line) {
+      if (++lines == 1 || marks.back().windows != windows) marks.push_back({lines, windows});
+      log.Line(line);
+    };
     std::deque<ChunkQueue::Chunk> batch;
     while (chunks.Take(batch)) {
       for (const ChunkQueue::Chunk& chunk : batch) {
         platform::LineSplitter& stream = streams[chunk.from_stderr ? 1 : 0];
         if (chunk.after_gap) stream.Resync();
+        windows = chunk.windows;
         stream.Add(chunk.bytes, read_line);
       }
       batch.clear();
     }
+    windows = windows_done.load();
     for (platform::LineSplitter& stream : streams) stream.Finish(read_line);
   });
   std::packaged_task<void()> relay([&] {
-    child.Relay(options.out_fd, options.err_fd,
-                [&](std::string_view bytes, bool from_stderr) { chunks.Push(bytes, from_stderr); });
+    child.Relay(options.out_fd, options.err_fd, [&](std::string_view bytes, bool from_stderr) {
+      chunks.Push(bytes, from_stderr, windows_done.load(std::memory_order_relaxed));
+    });
   });
   std::future<void> relayed = relay.get_future();
   std::thread relay_thread(std::move(relay));
@@ -153,7 +191,9 @@ Result<JobRecording> RecordJob(sources::Source& source, InterruptibleClock& cloc
     const sources::Snapshot& snapshot = **next;
     run.writer.Add(snapshot);
     if (run.windows == 0) run.first_window_start_s = snapshot.time_s - snapshot.window_s;
+    run.window_end_s.push_back(snapshot.time_s);
     ++run.windows;
+    windows_done.store(run.windows, std::memory_order_relaxed);
     NoteGpus(snapshot, run.gpus);
     for (const int pid : platform::ProcessTree(child.pid(), options.proc_root)) run.job_pids.insert(pid);
   }
@@ -178,6 +218,7 @@ Result<JobRecording> RecordJob(sources::Source& source, InterruptibleClock& cloc
   }
   auto read = log.Finish();
   if (read.ok()) {
+    TimeSteps(marks, run.window_end_s, read->steps);
     run.log = std::move(*read);
   } else {
     run.log_error = read.error();

@@ -72,10 +72,13 @@ struct JobRecording {
   std::optional<double> first_window_start_s;
   sources::RecordingWriter writer;
   int windows = 0;
-  std::vector<SeenGpu> gpus;   // in the order first seen
-  std::set<int> job_pids;      // the command and every descendant seen at a window's end
-  std::vector<int> forwarded;  // signals passed to the command, in order
+  std::vector<double> window_end_s;  // each window's end on the source's clock, in order
+  std::vector<SeenGpu> gpus;         // in the order first seen
+  std::set<int> job_pids;            // the command and every descendant seen at a window's end
+  std::vector<int> forwarded;        // signals passed to the command, in order
   // What its output printed: the training log read from it, or why not.
+  // Each step's printed_s is the end of the window during which its line
+  // passed through (the last window's end for a line after it).
   std::optional<formats::TrainingLog> log;
   std::optional<Error> log_error;
   std::optional<Error> source_error;  // the source failed; windows before it are kept

@@ -310,6 +310,8 @@ std::string_view PhaseKindName(PhaseKind kind) {
   return "steady";
 }
 
+std::string_view PhaseKindWord(PhaseKind kind) { return kind == PhaseKind::kLow ? "stall" : PhaseKindName(kind); }
+
 PhaseFinding FindPhases(std::span<const OfuWindow> windows, std::span<const PhaseSignal> signals,
                         const PhaseFinderOptions& options) {
   Segmenter segmenter(windows, signals, options);

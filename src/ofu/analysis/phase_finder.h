@@ -107,6 +107,8 @@ enum class PhaseKind { kStartup, kSteady, kLow, kTail };
 
 // "startup", "steady", "low", "tail".
 std::string_view PhaseKindName(PhaseKind kind);
+// The same for people: a low phase between busy ones is a "stall".
+std::string_view PhaseKindWord(PhaseKind kind);
 
 struct FoundPhase {
   PhaseKind kind = PhaseKind::kSteady;

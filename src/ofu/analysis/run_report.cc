@@ -110,6 +110,46 @@ RunGpuChoice ChooseRunGpus(const std::optional<std::string>& cuda_visible_device
   return choice;
 }
 
+std::optional<PhaseFinding> FindPhasesOfGpu(const GpuReport& gpu, const sources::Recording& recording) {
+  const auto recorded = std::find_if(recording.gpus.begin(), recording.gpus.end(), [&](const sources::GpuRecording& g) {
+    return g.identity.key == gpu.identity.key;
+  });
+  if (recorded == recording.gpus.end() || gpu.spec == nullptr || gpu.windowed.interval_s <= 0) return std::nullopt;
+  const PhaseSeries series = PhaseSeriesOf(recorded->samples, gpu.windowed.interval_s,
+                                           OfuScaleOf(*gpu.spec, gpu.identity), DefaultPhaseCounters());
+  return FindPhases(series.windows, series.signals);
+}
+
+namespace {
+
+// The peak of the log's precision on `spec`, FLOP/s; absent without one.
+std::optional<double> OwnPeakOf(const GpuSpec* spec, const formats::TrainingLog& log) {
+  if (spec == nullptr) return std::nullopt;
+  const auto tflops = spec->PeakTflops(PrecisionName(log.reference_precision));
+  return tflops ? std::optional<double>(*tflops * 1e12) : std::nullopt;
+}
+
+std::string GpuName(const GpuSpec* spec) { return spec != nullptr ? spec->id : std::string("the job's GPU"); }
+
+// What the job printed during each phase, over `spec`'s own peak.
+std::vector<PhaseMfu> MfuOfPhases(const PhaseFinding& phases, const formats::TrainingLog& log, const GpuSpec* spec) {
+  std::vector<PhaseMfu> out;
+  for (const FoundPhase& phase : phases.phases) {
+    PhaseMfu mfu;
+    const auto part = formats::LogOfSteps(log, [&](const formats::TrainingLogStep& step) {
+      return step.printed_s && *step.printed_s > phase.start_s && *step.printed_s <= phase.end_s;
+    });
+    if (part) {
+      mfu.steps = static_cast<int>(part->steps.size());
+      mfu.mfu = MfuOverOwnPeak(formats::ReportedMfuOf(*part, ""), OwnPeakOf(spec, *part), GpuName(spec)).mfu;
+    }
+    out.push_back(mfu);
+  }
+  return out;
+}
+
+}  // namespace
+
 RunReport BuildRunReport(const Report& report, const sources::Recording& recording, const RunGpuChoice& choice,
                          const std::optional<formats::TrainingLog>& log, const std::optional<Error>& log_error) {
   RunReport run;
@@ -125,14 +165,8 @@ RunReport BuildRunReport(const Report& report, const sources::Recording& recordi
     figures.ofu = gpu.summary.ofu;
     figures.active_ofu = gpu.summary.active_ofu;
     figures.clock_sources = gpu.summary.clock_sources;
-    const auto recorded = std::find_if(recording.gpus.begin(), recording.gpus.end(),
-                                       [&](const sources::GpuRecording& g) {
-                                         return g.identity.key == gpu.identity.key;
-                                       });
-    if (recorded != recording.gpus.end() && gpu.spec != nullptr && gpu.windowed.interval_s > 0) {
-      const PhaseSeries series = PhaseSeriesOf(recorded->samples, gpu.windowed.interval_s,
-                                               OfuScaleOf(*gpu.spec, gpu.identity), DefaultPhaseCounters());
-      figures.phases = FindPhases(series.windows, series.signals);
+    if (auto phases = FindPhasesOfGpu(gpu, recording)) {
+      figures.phases = std::move(*phases);
       seconds += figures.phases.seconds;
       run.stall_s += figures.phases.low_s;
       for (const FoundPhase& phase : figures.phases.phases) {
@@ -140,6 +174,7 @@ RunReport BuildRunReport(const Report& report, const sources::Recording& recordi
         steady_s += phase.seconds;
         steady_ofu_s += phase.ofu * phase.seconds;
       }
+      if (log) figures.phase_mfu = MfuOfPhases(figures.phases, *log, gpu.spec);
     }
     if (spec == nullptr) spec = gpu.spec;
     run.figures.push_back(std::move(figures));
@@ -155,12 +190,7 @@ RunReport BuildRunReport(const Report& report, const sources::Recording& recordi
   mfu.steps = static_cast<int>(log->steps.size());
   mfu.notes = log->checks;
   mfu.notes.insert(mfu.notes.end(), log->notes.begin(), log->notes.end());
-  std::optional<double> own_peak;
-  if (spec != nullptr) {
-    if (const auto tflops = spec->PeakTflops(PrecisionName(log->reference_precision))) own_peak = *tflops * 1e12;
-  }
-  mfu.mfu = MfuOverOwnPeak(formats::ReportedMfuOf(*log, ""), own_peak,
-                           spec != nullptr ? spec->id : std::string("the job's GPU"),
+  mfu.mfu = MfuOverOwnPeak(formats::ReportedMfuOf(*log, ""), OwnPeakOf(spec, *log), GpuName(spec),
                            spec != nullptr ? "" : "give the GPU model with --gpu-model");
   if (steady_s > 0) {
     mfu.ofu = steady_ofu_s / steady_s;

@@ -59,6 +59,15 @@ struct RunGpuChoice {
 RunGpuChoice ChooseRunGpus(const std::optional<std::string>& cuda_visible_devices, const std::vector<RunGpu>& gpus,
                            const std::set<int>& job_pids);
 
+// The MFU the job printed during one phase: the median of the step lines
+// it printed inside the phase (TrainingLogStep::printed_s in (start_s,
+// end_s]), over the GPU's own peak as RunMfu's; absent when no step line
+// fell in the phase, the lines have no time, or the GPU has no peak.
+struct PhaseMfu {
+  std::optional<double> mfu;
+  int steps = 0;  // step lines printed in the phase
+};
+
 // One chosen GPU's figures.
 struct RunGpuFigures {
   std::string key;
@@ -67,6 +76,7 @@ struct RunGpuFigures {
   std::optional<double> active_ofu;  // over its busy windows
   std::uint8_t clock_sources = 0;    // ClockSource bits behind its OFU
   PhaseFinding phases;
+  std::vector<PhaseMfu> phase_mfu;  // parallel to phases.phases; empty when the job printed no MFU
 };
 
 // The job's MFU as printed, beside OFU.
@@ -96,6 +106,11 @@ struct RunReport {
   std::string mfu_missing;  // why there is none: the reader's error, "no line reports an MFU ..."
   std::vector<std::string> notes;
 };
+
+// The phases of `gpu`'s samples in `recording` (phase_finder.h, with the
+// default counters as signals, one window per sample); absent when the
+// recording lacks the GPU, it has no SKU, or no sampling interval.
+std::optional<PhaseFinding> FindPhasesOfGpu(const GpuReport& gpu, const sources::Recording& recording);
 
 // `report` is BuildReport of the run's recording restricted to the chosen
 // GPUs; `recording` that recording (for the phases' samples). `log` is what

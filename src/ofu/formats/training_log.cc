@@ -391,11 +391,7 @@ class Reader {
           name_, log.absent_steps, log.format);
     }
     OFU_RETURN_IF_ERROR(PerGpu(count, log));
-    std::vector<double> values;
-    for (const TrainingLogStep& step : log.steps) values.push_back(step.value);
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    log.median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    log.median = MedianOfSteps(log.steps);
     log.reference_precision = precision_.value_or(Precision::kBf16);
     SetPeak(log);
     return log;
@@ -764,6 +760,23 @@ void TrainingLogStream::Line(std::string_view line) {
 Result<TrainingLog> TrainingLogStream::Finish() {
   if (state_->error) return *state_->error;
   return state_->reader.Finish();
+}
+
+double MedianOfSteps(const std::vector<TrainingLogStep>& steps) {
+  if (steps.empty()) return 0;
+  std::vector<double> values;
+  for (const TrainingLogStep& step : steps) values.push_back(step.value);
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::optional<TrainingLog> LogOfSteps(const TrainingLog& log, const std::function<bool(const TrainingLogStep&)>& keep) {
+  TrainingLog part = log;
+  std::erase_if(part.steps, [&](const TrainingLogStep& step) { return !keep(step); });
+  if (part.steps.empty()) return std::nullopt;
+  part.median = MedianOfSteps(part.steps);
+  return part;
 }
 
 Result<TrainingLog> ReadTrainingLog(const std::string& path) {

@@ -84,6 +84,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -166,6 +167,10 @@ struct TrainingLogStep {
   int64_t step = 0;
   double value = 0;  // MFU as a ratio, or FLOP/s per GPU: TrainingLog::quantity
   int line = 0;      // 1-based
+  // When the line was printed, in epoch seconds on the clock of the
+  // recording beside it (`ofu run` sets it: the end of the window during
+  // which the line passed through); absent for a log read from a file.
+  std::optional<double> printed_s;
 };
 
 struct TrainingLog {
@@ -228,6 +233,15 @@ class TrainingLogStream {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// The median of the steps' values (the middle one, or the mean of the two
+// middle ones); 0 for no steps.
+double MedianOfSteps(const std::vector<TrainingLogStep>& steps);
+
+// `log` with only the steps `keep` says, its median theirs; absent when
+// none is kept. Everything else (format, precision, peak, checks) is the
+// log's: a part of a log divides by what the whole does.
+std::optional<TrainingLog> LogOfSteps(const TrainingLog& log, const std::function<bool(const TrainingLogStep&)>& keep);
 
 // The MFU log row `ofu reconcile` reads for `job_id`: the median MFU, the
 // reference precision and the peak the framework divided by; for a log of

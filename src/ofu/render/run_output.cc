@@ -19,20 +19,24 @@ std::string Percent(const std::optional<double>& value) {
   return value ? fmt::format("{:.1f} %", 100 * *value) : std::string("-");
 }
 
-// "stall" reads better than the finder's "low" for a person.
-std::string_view KindWord(PhaseKind kind) {
-  return kind == PhaseKind::kLow ? std::string_view("stall") : analysis::PhaseKindName(kind);
+// The MFU the job printed during phase `i`, when it printed one then.
+const analysis::PhaseMfu* MfuOfPhase(const analysis::RunGpuFigures& gpu, std::size_t i) {
+  return i < gpu.phase_mfu.size() && gpu.phase_mfu[i].mfu ? &gpu.phase_mfu[i] : nullptr;
 }
 
-json PhasesJson(const analysis::PhaseFinding& finding, double start_s) {
+json PhasesJson(const analysis::RunGpuFigures& gpu, double start_s) {
   json out = json::array();
-  for (const FoundPhase& phase : finding.phases) {
-    out.push_back({{"kind", KindWord(phase.kind)},
+  for (std::size_t i = 0; i < gpu.phases.phases.size(); ++i) {
+    const FoundPhase& phase = gpu.phases.phases[i];
+    const analysis::PhaseMfu* mfu = MfuOfPhase(gpu, i);
+    out.push_back({{"kind", analysis::PhaseKindWord(phase.kind)},
                    {"start_s", phase.start_s - start_s},
                    {"end_s", phase.end_s - start_s},
                    {"seconds", phase.seconds},
                    {"windows", phase.windows},
-                   {"ofu", phase.ofu}});
+                   {"ofu", phase.ofu},
+                   {"mfu", mfu ? json(*mfu->mfu) : json(nullptr)},
+                   {"mfu_steps", i < gpu.phase_mfu.size() ? gpu.phase_mfu[i].steps : 0}});
   }
   return out;
 }
@@ -68,10 +72,15 @@ std::string RenderRunText(const analysis::RunReport& run, double start_s) {
   for (const analysis::RunGpuFigures& gpu : run.figures) {
     out += fmt::format("  {:<12} {:<24} OFU {:>7}  busy {:>7}  clock: {}\n", gpu.key, gpu.model, Percent(gpu.ofu),
                        Percent(gpu.active_ofu), gpu.clock_sources == 0 ? "-" : ClockSourcesName(gpu.clock_sources));
-    for (const FoundPhase& phase : gpu.phases.phases) {
-      out += fmt::format("    {:<8} {:>7.1f} s to {:>7.1f} s  {:>7.1f} s  OFU {:>7}\n", KindWord(phase.kind),
-                         phase.start_s - start_s, phase.end_s - start_s, phase.seconds,
-                         Percent(std::optional<double>(phase.ofu)));
+    for (std::size_t i = 0; i < gpu.phases.phases.size(); ++i) {
+      const FoundPhase& phase = gpu.phases.phases[i];
+      const analysis::PhaseMfu* mfu = MfuOfPhase(gpu, i);
+      out += fmt::format("    {:<8} {:>7.1f} s to {:>7.1f} s  {:>7.1f} s  OFU {:>7}{}\n",
+                         analysis::PhaseKindWord(phase.kind), phase.start_s - start_s, phase.end_s - start_s,
+                         phase.seconds, Percent(std::optional<double>(phase.ofu)),
+                         mfu ? fmt::format("  MFU {:>7} ({} step{} printed)", Percent(mfu->mfu), mfu->steps,
+                                           mfu->steps == 1 ? "" : "s")
+                             : "");
     }
   }
   if (run.stall_share) {
@@ -107,7 +116,7 @@ std::string RenderRunJson(const analysis::Report& report, const analysis::RunRep
                        {"clock_source",
                         gpu.clock_sources == 0 ? json(nullptr) : json(ClockSourcesName(gpu.clock_sources))},
                        {"stall_share", OrNull<json>(gpu.phases.stall_share)},
-                       {"phases", PhasesJson(gpu.phases, start_s)}});
+                       {"phases", PhasesJson(gpu, start_s)}});
   }
   root["run"] = {{"command", run.command},
                  {"exit_status", run.exit_status},
