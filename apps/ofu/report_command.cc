@@ -121,10 +121,12 @@ Result<int> RunRecordingReport(const ReportArgs& args, const sources::Recording&
   OFU_ASSIGN_OR_RETURN(auto report, analysis::BuildReport(recording, specs, options));
 
   if (!args.html.empty()) {
+    // The page draws the recording at its own resolution, one window per sample.
+    options.windows.window_s = analysis::OwnResolutionS(report);
+    OFU_ASSIGN_OR_RETURN(const analysis::Report fine, analysis::BuildReport(recording, specs, options));
     sources::SystemClock clock;
-    const history::StoredHistory stored = analysis::HistoryOfRecording(report);
-    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, stored, report, specs, source, clock.NowS(),
-                                        report.synthetic.value_or(false)));
+    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, analysis::HistoryOfRecording(fine), fine, specs, source, clock.NowS(),
+                                        fine.synthetic.value_or(false), analysis::RunPageOfRecording(fine, recording)));
   } else {
     fmt::print("{}", render::ReportText(report, args.format));
   }

@@ -6,14 +6,17 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ofu/agent/job_recording.h"
+#include "ofu/analysis/run_page.h"
 #include "ofu/analysis/run_report.h"
 #include "ofu/cli/spec_db.h"
 #include "ofu/cli/stop_signal.h"
 #include "ofu/formats/text_file.h"
 #include "ofu/render/run_output.h"
 #include "ofu/sources/replay.h"
+#include "report_html.h"
 
 namespace ofu::cli {
 namespace {
@@ -40,6 +43,7 @@ process of the command or its descendants, else all.
 Examples:
   ofu run -- python train.py --config small.yaml
   ofu run --report run.json --out run.om -- torchrun --nproc-per-node 8 train.py
+  ofu run --html run.html -- python train.py
   ofu run --window 0.5 -- ./bench.sh
 
 Exit status: the command's own; 1 usage; 5 no live source could be opened
@@ -84,6 +88,9 @@ void AddRunFlags(CLI::App& cmd, RunArgs& args) {
   cmd.add_option("--report", args.report,
                  "Also write the end-of-run report here as JSON (report's contract + \"run\")");
   cmd.add_option("--out,-o", args.out, "Keep the recording here (OpenMetrics, as ofu record writes it)");
+  cmd.add_option("--html", args.html,
+                 "Also write the run's page here: its OFU every window, its phases with the OFU and the MFU it "
+                 "printed in each (one self-contained file, docs/html-report.md)");
   AddGpuModelFlag(cmd, args.gpu_model, "Treat every GPU as this model");
   AddSpecDbFlag(cmd, args.spec_db);
   cmd.add_option("command", args.command, "The command to run, after --")->required();
@@ -122,6 +129,11 @@ Result<int> RunRun(const RunArgs& args) {
   fmt::print(stderr, "{}", render::RenderRunText(*run, start_s));
   if (!args.report.empty()) {
     const Status written = formats::WriteFileAtomically(args.report, render::RenderRunJson(report, *run, start_s));
+    if (!written.ok()) fmt::print(stderr, "ofu run: {}\n", written.error().message);
+  }
+  if (!args.html.empty()) {
+    const Status written = WriteRunPage(args.html, report, analysis::RunPageOfRun(*run, report),
+                                        fmt::format("ofu run: {}", fmt::join(args.command, " ")), system.NowS());
     if (!written.ok()) fmt::print(stderr, "ofu run: {}\n", written.error().message);
   }
   return job.exit_status;

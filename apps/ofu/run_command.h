@@ -20,6 +20,7 @@ struct RunArgs {
   std::vector<std::string> command;
   std::string report;  // --report FILE: the JSON report
   std::string out;     // --out FILE: keep the recording
+  std::string html;    // --html FILE: the run's page
   std::optional<std::string> gpu_model;
   std::optional<std::string> spec_db;
 };

@@ -259,7 +259,7 @@ TEST_F(HtmlReportCli, RecordingToPage) {
 // of samples in a 60 s window and a partial one) gives the page the OFU and
 // the seconds `ofu report --input` gives. The page's rows once weighed the
 // partial window as a whole one: 0.362 on the page, 0.325 in the report.
-TEST_F(HtmlReportCli, RecordingPageHasTheReportsOfuAndSeconds) {
+TEST_F(HtmlReportCli, RecordingPageHasTheReportsOfuSecondsAndPhases) {
   const std::string input = OFU_SOURCE_DIR "/data/recordings/h100-sxm5-stage-a-1s.om";
   const fs::path out = dir_ / "h100.html";
   const CommandResult page = Ofu(fmt::format("report --input '{}' --html '{}'", input, out.string()));
@@ -276,6 +276,28 @@ TEST_F(HtmlReportCli, RecordingPageHasTheReportsOfuAndSeconds) {
   ASSERT_EQ(data["skus"].size(), 1u);
   EXPECT_NEAR(data["skus"][0]["ofu"].get<double>(), overall["ofu"].get<double>(), 1e-12);
   EXPECT_NEAR(data["observed_hours"].get<double>() * 3600, overall["seconds"].get<double>(), 1e-6);
+
+  // At the recording's own resolution (issue 54): a point per 1 s sample
+  // (74.8 s of them), not one-minute cells, and the recording's eight
+  // phases with the OFU and true MFU `ofu report` gives each.
+  EXPECT_EQ(data["bucket_s"], 1.0);
+  EXPECT_EQ(data["gpus"][0]["points"][0].size(), 75u);
+  const nlohmann::json phases = nlohmann::json::parse(text.out)["phases"];
+  const nlohmann::json& run_page = data["run_page"];
+  EXPECT_EQ(run_page["phases_basis"], "recorded");
+  EXPECT_TRUE(run_page["run"].is_null());
+  ASSERT_EQ(phases.size(), 8u);
+  ASSERT_EQ(run_page["phases"].size(), phases.size());
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const nlohmann::json& drawn = run_page["phases"][i];
+    EXPECT_EQ(drawn["name"], phases[i]["phase"]);
+    EXPECT_EQ(drawn["gpu"], data["gpus"][0]["uuid"]);
+    EXPECT_EQ(drawn["start_s"], phases[i]["start_s"]);
+    EXPECT_EQ(drawn["ofu"], phases[i]["ofu"]) << drawn;
+    EXPECT_EQ(drawn["mfu"], phases[i]["mfu"]) << drawn;
+  }
+  EXPECT_NEAR(run_page["phases"][4]["ofu"].get<double>(), 0.3105, 1e-4);  // bf16-4097
+  EXPECT_NEAR(run_page["phases"][4]["mfu"].get<double>(), 0.1370, 1e-4);
 }
 
 TEST_F(HtmlReportCli, TitleNeedsHtml) {

@@ -65,6 +65,9 @@ TEST(HtmlReportBuckets, BucketWidthKeepsEverySeriesBounded) {
   // 1000 days: 86400000 / 498 = 173494 s -> whole days, 3 of them.
   EXPECT_EQ(ChooseBucketSeconds(1000 * 86400.0, 1, 500), 3 * 86400);
   EXPECT_EQ(ChooseBucketSeconds(55, 1, 8), 10);  // 55 / 6 = 9.2 s
+  // `ofu run --window 0.1`: a point per window, a row measured a hair long included.
+  EXPECT_EQ(ChooseBucketSeconds(30, 0.1000005, 7200), 0.1);
+  EXPECT_EQ(ChooseBucketSeconds(30, 0.25, 7200), 0.5);
 }
 
 TEST(HtmlReportBuckets, SumsPerBucketAndGapsStayGaps) {

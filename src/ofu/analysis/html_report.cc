@@ -246,10 +246,13 @@ double ChooseBucketSeconds(double range_s, double longest_row_s, std::size_t max
   // Up to two buckets go to the alignment of the grid at the range's ends.
   const double buckets = static_cast<double>(std::max<std::size_t>(max_points, 3) - 2);
   const double at_least = std::max({range_s / buckets, longest_row_s, 1e-9});
-  static constexpr double kSteps[] = {1,   2,   5,    10,   15,   30,    60,    120,   300,
-                                      600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
+  static constexpr double kSteps[] = {0.1, 0.2, 0.5, 1,    2,    5,    10,    15,    30,    60,   120,
+                                      300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
   for (double step : kSteps) {
-    if (step >= at_least) return step;
+    // A row of 0.1 s still gets 0.1 s buckets when its span, a difference
+    // of epoch seconds (whose unit in the last place is 2.4e-7 s), reads a
+    // few parts in a million long.
+    if (step * (1 + 1e-3) >= at_least) return step;
   }
   return std::ceil(at_least / 86400) * 86400;
 }

@@ -22,8 +22,8 @@
 // downsampled row counts the same as the windows it sums. A bucket with
 // rows but no observed second, or the first bucket of a run without rows
 // between two buckets with rows, is a point without OFU: the page draws a
-// gap there, never a zero. bucket_s is the smallest of 1, 2, 5, 10, 15, 30 s,
-// 1, 2, 5, 10, 15, 30 min, 1, 2, 3, 6, 12 h, then whole days, that is at
+// gap there, never a zero. bucket_s is the smallest of 0.1, 0.2, 0.5, 1, 2,
+// 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30 min, 1, 2, 3, 6, 12 h, then whole days, that is at
 // least the longest stored row and keeps the grid over the rows' range to at
 // most max_points_per_series buckets; so a series has at most that many
 // points, whatever the store's resolution (a 30-day store of 1 s windows
@@ -66,6 +66,7 @@
 #include "ofu/analysis/cuda_core_advice.h"
 #include "ofu/analysis/reconcile.h"
 #include "ofu/analysis/regress.h"
+#include "ofu/analysis/run_page.h"
 #include "ofu/analysis/store_report.h"
 #include "ofu/core/non_tensor.h"
 // Header-only dependency on the stored row types; no link dependency.
@@ -264,6 +265,10 @@ struct HtmlReportView {
   std::string markers_absent = "The regression scan was not run for this report (see ofu regress).";
   // Absent: no trace was given, and the page has no section for it.
   std::optional<KernelFindings> kernel_findings;
+  // The page of one run or recording (run_page.h): its phases and, for
+  // `ofu run`, the run. Absent for a store's or Prometheus's page, which
+  // shows jobs instead.
+  std::optional<RunPage> run_page;
 };
 
 // Timelines, distributions and totals of `history`. `totals` is

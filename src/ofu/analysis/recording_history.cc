@@ -7,13 +7,15 @@
 
 namespace ofu::analysis {
 
+std::string StoredGpuKey(const GpuIdentity& identity) { return identity.uuid.empty() ? identity.key : identity.uuid; }
+
 history::StoredHistory HistoryOfRecording(const Report& report) {
   history::StoredHistory history;
   history.path = report.source_name;
   for (const GpuReport& gpu : report.gpus) {
     history::StoredGpu stored;
     stored.id = static_cast<std::int64_t>(history.gpus.size()) + 1;
-    stored.identity.key = gpu.identity.uuid.empty() ? gpu.identity.key : gpu.identity.uuid;
+    stored.identity.key = StoredGpuKey(gpu.identity);
     stored.identity.gpu_index = gpu.identity.gpu_index;
     stored.identity.model = gpu.model;
     stored.identity.hostname = gpu.identity.hostname;

@@ -70,6 +70,42 @@ json KernelFindingsJson(const KernelFindings& findings) {
           {"notes", findings.notes}};
 }
 
+json RunPageJson(const analysis::RunPage& page) {
+  json phases = json::array();
+  for (const analysis::PagePhase& p : page.phases) {
+    phases.push_back({{"gpu", p.gpu},
+                      {"name", p.name},
+                      {"kind", p.kind},
+                      {"start_s", p.start_s},
+                      {"end_s", p.end_s},
+                      {"seconds", p.seconds},
+                      {"ofu", Optional(p.ofu)},
+                      {"mfu", Optional(p.mfu)},
+                      {"mfu_steps", p.mfu_steps}});
+  }
+  json run = nullptr;
+  if (page.run) {
+    const analysis::PageRun& r = *page.run;
+    run = {{"command", r.command},
+           {"exit_status", r.exit_status},
+           {"seconds", r.seconds},
+           {"gpu_rule", r.gpu_rule},
+           {"gpu_why", r.gpu_why},
+           {"shared", r.shared},
+           {"stall_share", Optional(r.stall_share)},
+           {"stall_s", r.stall_s},
+           {"mfu", Optional(r.mfu)},
+           {"framework", r.framework},
+           {"steps", r.steps},
+           {"mfu_ofu", Optional(r.mfu_ofu)},
+           {"ofu_basis", r.ofu_basis},
+           {"verdict", r.verdict},
+           {"explanation", r.explanation},
+           {"mfu_missing", r.mfu_missing}};
+  }
+  return {{"phases_basis", page.phases_basis}, {"phases", std::move(phases)}, {"run", std::move(run)}};
+}
+
 json ViewJson(const HtmlReportView& view) {
   json j;
   j["title"] = view.title;
@@ -178,6 +214,7 @@ json ViewJson(const HtmlReportView& view) {
   }
   j["markers_absent"] = view.markers_absent;
   j["kernel_findings"] = view.kernel_findings ? KernelFindingsJson(*view.kernel_findings) : json(nullptr);
+  j["run_page"] = view.run_page ? RunPageJson(*view.run_page) : json(nullptr);
   return j;
 }
 

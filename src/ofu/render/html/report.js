@@ -35,6 +35,21 @@
     svg("title", { text: text }, node);
     return node;
   }
+  // A chart as wide as its parent in pixels, so that one unit is one pixel
+  // and its text is the size the style sheet says, on a phone as on a wide
+  // screen (a fixed viewBox scaled with the page made it larger or smaller
+  // than the page's text). Returns the svg; its width is svg.W.
+  function innerWidth(parent, fallback) {
+    const style = getComputedStyle(parent);
+    const inner = parent.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return inner > 0 ? Math.floor(inner) : fallback;
+  }
+  function chartOf(parent, height, label) {
+    const W = Math.max(240, innerWidth(parent, 600));
+    const node = svg("svg", { viewBox: "0 0 " + W + " " + height, width: W, height: height, role: "img", "aria-label": label }, parent);
+    node.W = W;
+    return node;
+  }
 
   // ---- Formatting --------------------------------------------------------
 
@@ -43,6 +58,11 @@
   }
   function num(v, digits) {
     return v === null || v === undefined ? "–" : v.toFixed(digits);
+  }
+  // GPU-hours with three significant digits below 10, so a short run reads
+  // 0.0208, not 0.0.
+  function hours(h) {
+    return h >= 10 || h === 0 ? h.toFixed(1) : String(+h.toPrecision(3));
   }
   function pad(n) {
     return String(n).padStart(2, "0");
@@ -62,6 +82,12 @@
     if (s < 3600) return s / 60 + " min";
     if (s < 86400) return s / 3600 + " h";
     return s / 86400 + " d";
+  }
+  // Seconds since the run's start, for people: "45 s", "12.5 min", "3.2 h".
+  function elapsed(s) {
+    if (s < 120) return +s.toFixed(1) + " s";
+    if (s < 7200) return +(s / 60).toFixed(1) + " min";
+    return +(s / 3600).toFixed(2) + " h";
   }
   function jobLabel(job) {
     return job.job_name ? job.job_id + " · " + job.job_name : job.job_id;
@@ -140,11 +166,25 @@
       svg("text", { x: box.left - 6, y: y(v) + 4, "text-anchor": "end", text: Math.round(v * 100) + "%" }, tick);
     }
     svg("line", { class: "axis", x1: box.left, x2: box.right, y1: box.bottom, y2: box.bottom }, g);
-    if (xAxis === "time") {
-      const t = timeTicks(xDomain[0], xDomain[1], Math.max(2, Math.floor((box.right - box.left) / 110)));
+    if (xAxis === "elapsed") {
+      const span = xDomain[1] - xDomain[0], step = niceStep(Math.max(span, 1), Math.max(2, Math.floor((box.right - box.left) / 90)));
+      for (let v = 0; v <= span + step * 1e-6; v += step) {
+        svg("line", { class: "axis", x1: x(xDomain[0] + v), x2: x(xDomain[0] + v), y1: box.bottom, y2: box.bottom + 4 }, g);
+        svg("text", { x: x(xDomain[0] + v), y: box.bottom + 17, "text-anchor": "middle", text: elapsed(v) }, g);
+      }
+    } else if (xAxis === "time") {
+      const t = timeTicks(xDomain[0], xDomain[1], Math.max(2, Math.floor((box.right - box.left) / 130)));
+      let lastEnd = -Infinity;
       t.ticks.forEach((v, i) => {
         svg("line", { class: "axis", x1: x(v), x2: x(v), y1: box.bottom, y2: box.bottom + 4 }, g);
-        svg("text", { x: x(v), y: box.bottom + 16, "text-anchor": "middle", text: t.label(v, i) }, g);
+        // A label near an end is anchored inside the chart; one that would
+        // run into the label before it (about 7.5 px a character) is left out.
+        const label = t.label(v, i), width = 7.5 * label.length;
+        const anchor = x(v) - box.left < width / 2 ? "start" : box.right - x(v) < width / 2 ? "end" : "middle";
+        const start = anchor === "start" ? x(v) : anchor === "end" ? x(v) - width : x(v) - width / 2;
+        if (start < lastEnd + 8) return;
+        lastEnd = start + width;
+        svg("text", { x: x(v), y: box.bottom + 16, "text-anchor": anchor, text: label }, g);
       });
     } else {
       for (const v of valueTicks(xDomain[1], 4)) {
@@ -194,14 +234,19 @@
       el("div", { class: "value", text: value }, c);
       el("div", { class: "label", text: label }, c);
     };
-    card(pct(data.overall_ofu), "Fleet OFU" + (data.clock_source ? " (SM clock: " + data.clock_source + ")" : ""));
+    const run = data.run_page && data.run_page.run;
+    card(pct(data.overall_ofu), (data.run_page ? "OFU" : "Fleet OFU") + (data.clock_source ? " (SM clock: " + data.clock_source + ")" : ""));
+    if (run) {
+      card(pct(run.mfu), "MFU the job printed" + (run.mfu_ofu !== null ? " (OFU " + pct(run.mfu_ofu) + " over its " + run.ofu_basis + ")" : ""));
+      if (run.stall_share !== null) card(pct(run.stall_share), "GPU time in stalls");
+    }
     card(String(data.gpus_total), "GPUs");
-    card(String(data.jobs_total), "Jobs");
-    card(data.observed_hours.toFixed(1), "Observed GPU-hours");
+    if (!data.run_page) card(String(data.jobs_total), "Jobs");
+    card(hours(data.observed_hours), "Observed GPU-hours");
     if (data.scatter) card(String(data.scatter.points.filter((p) => p.flagged).length), "Jobs flagged (OFU ≠ MFU)");
     if (data.markers) card(String(data.markers.length), "Regressions and shifts");
     const nt = data.overall_non_tensor;
-    if (nt.fp32_active !== null) card(pct(nt.fp32_active), "Fleet FP32 pipe (CUDA cores)");
+    if (nt.fp32_active !== null) card(pct(nt.fp32_active), (data.run_page ? "" : "Fleet ") + "FP32 pipe (CUDA cores)");
     if (nt.flops_upper_bound_tflops !== null) card(num(nt.flops_upper_bound_tflops, 1), "Non-tensor TFLOP/s per GPU (bound)");
     if (data.kernel_findings) card(String(data.kernel_findings.gemms.length), "GEMM findings (trace)");
     if (data.cuda_core_advice_total) card(String(data.cuda_core_advice_total), "Math on CUDA cores (advice)");
@@ -316,10 +361,10 @@
       el("h3", { text: jobLabel(job) }, head);
       el("span", { class: "ofu", text: "OFU " + pct(job.ofu) }, head);
       el("div", { class: "who", text: [job.user, job.gpus + " GPU" + (job.gpus === 1 ? "" : "s"),
-                                         job.gpu_hours.toFixed(1) + " GPU-hours"].filter(Boolean).join(" · ") }, card);
+                                         hours(job.gpu_hours) + " GPU-hours"].filter(Boolean).join(" · ") }, card);
       if (hasNonTensor(job.non_tensor)) el("div", { class: "nt", "data-nt": "job", text: nonTensorText(job.non_tensor) }, card);
-      const W = 560, H = 170;
-      const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "OFU over time of job " + job.job_id }, card);
+      const H = 170;
+      const chart = chartOf(card, H, "OFU over time of job " + job.job_id), W = chart.W;
       const t = job.points[0];
       if (!t.length) {
         svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle", text: "no stored windows of this job in the range" }, chart);
@@ -363,6 +408,114 @@
     }
   }
 
+  // ---- One run or recording: its timeline and phases ---------------------
+
+  // A phase's band: stalls stand out, start-up and tail are grey, a
+  // recording's own phases alternate so that neighbours can be told apart.
+  function phaseFill(phase, i) {
+    if (phase.kind === "stall") return "rgba(213, 94, 0, .13)";
+    if (phase.kind === "startup" || phase.kind === "tail") return "rgba(95, 107, 122, .12)";
+    return i % 2 ? "rgba(0, 114, 178, .07)" : "rgba(0, 158, 115, .07)";
+  }
+
+  function drawRun() {
+    const page = data.run_page, run = page.run;
+    const recorded = page.phases_basis === "recorded";
+    const section = panel("run", run ? "The run" : "Timeline and phases",
+      "OFU every " + duration(data.bucket_s || 1) + " on each GPU (blue), with the " +
+      (recorded ? "phases the recording carries and the true MFU each measured" :
+                  "phases found in it: start-up until the first tensor work, steady work, stalls near zero " +
+                  "(evaluation, checkpoints, data waits) and the tail") +
+      " (green dashes: " + (recorded ? "the phase's MFU" : "the MFU the job printed during the phase") +
+      "). Breaks in a line are times without data, not zeros.");
+    if (run) {
+      const facts = el("ul", { class: "run-facts" }, section);
+      el("li", { "data-run": "command", text: "Command: " + run.command.join(" ") + " — exited " + run.exit_status +
+                 " after " + elapsed(run.seconds) }, facts);
+      el("li", { "data-run": "gpus", text: "GPUs chosen by " + run.gpu_rule + (run.gpu_why ? " (" + run.gpu_why + ")" : "") +
+                 (run.shared.length ? "; shared with other processes: " + run.shared.join(", ") : "") }, facts);
+      el("li", { "data-run": "mfu", text: run.mfu !== null ?
+                 "MFU " + pct(run.mfu) + " as the job printed it (" + run.framework + ", " + run.steps + " steps), beside OFU " +
+                 pct(run.mfu_ofu) + " over its " + run.ofu_basis + (run.verdict ? ": " + run.verdict + " — " + run.explanation : "") :
+                 "No MFU read from the job's output: " + run.mfu_missing }, facts);
+      if (run.stall_share !== null) {
+        el("li", { "data-run": "stalls", text: "Stalls: " + elapsed(run.stall_s) + ", " + pct(run.stall_share) +
+                   " of the GPU time with an OFU" }, facts);
+      }
+    }
+    if (!data.gpus.length) return absent(section, "No GPU has windows in this recording.");
+    const legend = el("div", { class: "legend" }, section);
+    const l1 = el("span", {}, legend);
+    el("span", { class: "swatch", style: "background:" + BLUE }, l1);
+    l1.append("OFU");
+    const l2 = el("span", {}, legend);
+    el("span", { class: "swatch", style: "background:" + GREEN }, l2);
+    l2.append(recorded ? "MFU of the phase (recorded)" : "MFU printed in the phase");
+    if (!recorded) {
+      const l3 = el("span", {}, legend);
+      el("span", { class: "swatch", style: "background:" + phaseFill({ kind: "stall" }) }, l3);
+      l3.append("stall");
+    }
+
+    const t0 = data.start_s, t1 = data.end_s, half = data.bucket_s / 2;
+    for (const gpu of data.gpus) {
+      const phases = page.phases.filter((p) => p.gpu === gpu.uuid);
+      const card = el("div", { class: "run-gpu", "data-gpu": gpu.uuid }, section);
+      const head = el("div", { class: "head" }, card);
+      el("h3", { text: gpuLabel(gpu) + " · " + gpu.model }, head);
+      el("span", { class: "ofu", text: "OFU " + pct(gpu.ofu) }, head);
+      const H = 200;
+      const c = chartOf(card, H, "OFU over time of " + gpuLabel(gpu)), W = c.W;
+      const box = { left: 46, right: W - 10, top: 22, bottom: H - 26 };
+      const top = Math.max(0.1, seriesMax(gpu.points), ...phases.map((p) => p.mfu || 0));
+      const bands = svg("g", { class: "phases" }, c);
+      const s = frame(c, box, [t0, t1], niceMax(top), "elapsed");
+      phases.forEach((p, i) => {
+        const x0 = Math.max(box.left, s.x(p.start_s)), x1 = Math.min(box.right, s.x(p.end_s));
+        const g = svg("g", { class: "phase", "data-phase": p.name }, bands);
+        svg("rect", { x: x0, y: box.top, width: Math.max(1, x1 - x0), height: box.bottom - box.top, fill: phaseFill(p, i) }, g);
+        // The name where it fits (about 7 px a character at 13 px).
+        if (x1 - x0 > 7.5 * p.name.length + 4) {
+          svg("text", { class: "phase-label", x: (x0 + x1) / 2, y: box.top - 7, "text-anchor": "middle", text: p.name }, g);
+        }
+        tooltip(g, p.name + (p.kind && p.kind !== p.name ? " (" + p.kind + ")" : "") + ": " + elapsed(p.start_s - t0) + " to " +
+                   elapsed(p.end_s - t0) + "\nOFU " + pct(p.ofu) + (p.mfu !== null ? ", MFU " + pct(p.mfu) : ""));
+      });
+      const runs = segments(gpu.points, (v) => s.x(v - half), s.y);
+      tooltip(svg("path", { class: "series", "data-gpu": gpu.uuid, d: linePath(runs) }, c), gpuLabel(gpu) + ": OFU " + pct(gpu.ofu));
+      for (const r of runs) if (r.length === 1) svg("circle", { cx: r[0][0], cy: r[0][1], r: 2, fill: BLUE }, c);
+      for (const p of phases) {
+        if (p.mfu === null) continue;
+        const x0 = Math.max(box.left, s.x(p.start_s)), x1 = Math.min(box.right, s.x(p.end_s));
+        tooltip(svg("line", { class: "phase-mfu", "data-phase-mfu": p.name, x1: x0, x2: x1, y1: s.y(p.mfu), y2: s.y(p.mfu) }, c),
+                p.name + ": MFU " + pct(p.mfu) + " beside OFU " + pct(p.ofu));
+      }
+    }
+
+    // The phases as a table: OFU beside MFU.
+    const many = data.gpus.length > 1;
+    const wrap = el("div", { class: "scroll" }, section);
+    const table = el("table", { class: "phases" }, wrap);
+    const hr = el("tr", {}, el("thead", {}, table));
+    const heads = (many ? ["GPU"] : []).concat(["phase", "from", "to", "seconds", "OFU", "MFU", "OFU − MFU"]);
+    for (const h of heads) el("th", { text: h }, hr);
+    const body = el("tbody", {}, table);
+    const nameOf = new Map(data.gpus.map((g) => [g.uuid, gpuLabel(g)]));
+    for (const p of page.phases) {
+      const tr = el("tr", { "data-phase-row": p.name }, body);
+      if (many) el("td", { text: nameOf.get(p.gpu) || p.gpu }, tr);
+      el("td", { text: p.name + (p.kind && p.kind !== p.name ? " (" + p.kind + ")" : "") }, tr);
+      el("td", { class: "num", text: elapsed(p.start_s - t0) }, tr);
+      el("td", { class: "num", text: elapsed(p.end_s - t0) }, tr);
+      el("td", { class: "num", text: p.seconds.toFixed(1) }, tr);
+      el("td", { class: "num", "data-field": "ofu", text: pct(p.ofu) }, tr);
+      el("td", { class: "num", "data-field": "mfu", text: p.mfu === null ? "–" :
+                 pct(p.mfu) + (p.mfu_steps ? " (" + p.mfu_steps + " step" + (p.mfu_steps === 1 ? "" : "s") + ")" : "") }, tr);
+      el("td", { class: "num", text: p.ofu === null || p.mfu === null ? "–" : (100 * (p.ofu - p.mfu)).toFixed(1) + " pp" }, tr);
+    }
+    if (!page.phases.length) absent(section, "No phase: no GPU of this recording has a window with an OFU.");
+  }
+
   // The i-th marker of a chart: labels step down so that close ones stay readable.
   function drawMarker(chart, m, x, box, i) {
     const color = markerColor(m.kind);
@@ -399,12 +552,12 @@
     el("span", { class: "swatch", style: "background:#f0f1f3;border:1px solid #d9dee4" }, noData);
     noData.append("no data");
 
-    const rowH = 16, labelW = 250, W = 1300;
+    const rowH = 18, H = 6 + rowH * data.gpus.length + 28;
+    const chart = chartOf(section, H, "OFU heat map, one row per GPU"), W = chart.W;
+    const labelW = Math.min(250, Math.round(W * 0.4));
     const box = { left: labelW, right: W - 10, top: 6, bottom: 6 + rowH * data.gpus.length };
-    const H = box.bottom + 26;
-    const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "OFU heat map, one row per GPU" }, section);
     const x = linear(data.start_s, data.end_s, box.left, box.right);
-    const ticks = timeTicks(data.start_s, data.end_s, 9);
+    const ticks = timeTicks(data.start_s, data.end_s, Math.max(2, Math.floor((box.right - box.left) / 110)));
     ticks.ticks.forEach((t, i) => {
       svg("line", { class: "grid", x1: x(t), x2: x(t), y1: box.top, y2: box.bottom + 4 }, chart);
       svg("text", { x: x(t), y: box.bottom + 18, "text-anchor": "middle", text: ticks.label(t, i) }, chart);
@@ -415,7 +568,7 @@
       tooltip(svg("text", { class: "gpu-label", x: labelW - 8, y: y + rowH - 4, "text-anchor": "end",
                             text: gpuLabel(gpu) + " · " + pct(gpu.ofu) }, g),
               gpu.uuid + "\n" + gpu.model + (gpu.sku ? " (" + gpu.sku + ")" : " (not in the spec database)") +
-              "\nOFU " + pct(gpu.ofu) + " over " + gpu.observed_hours.toFixed(1) + " observed hours" +
+              "\nOFU " + pct(gpu.ofu) + " over " + hours(gpu.observed_hours) + " observed hours" +
               (gpu.clock_source ? "\nSM clock: " + gpu.clock_source : "") +
               (hasNonTensor(gpu.non_tensor) ? "\n" + nonTensorText(gpu.non_tensor) : ""));
       svg("rect", { class: "nodata", x: box.left, y: y + 1, width: box.right - box.left, height: rowH - 2 }, g);
@@ -464,8 +617,8 @@
     el("span", { class: "swatch", style: "background:" + VERMILLION + ";clip-path:polygon(50% 0,100% 100%,0 100%)" }, l2);
     l2.append("flagged");
 
-    const W = 540, H = 480;
-    const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": "OFU-implied MFU against reported MFU, one point per job" }, left);
+    const W = Math.min(540, Math.max(240, innerWidth(left, 540))), H = Math.round(W * 0.9);
+    const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "OFU-implied MFU against reported MFU, one point per job" }, left);
     const max = niceMax(Math.max(0.1, ...sc.points.map((p) => Math.max(p.expected_mfu, p.reported_mfu))) * 1.05);
     const box = { left: 52, right: W - 12, top: 12, bottom: H - 46 };
     const s = frame(chart, box, [0, max], max, "value");
@@ -561,21 +714,24 @@
       "GPU-hours at each OFU level.");
     if (!data.skus.length) return absent(section, "No GPU has stored windows in this range.");
     const grid = el("div", { class: "skus" }, section);
-    for (const sku of data.skus) {
-      const card = el("section", { class: "sku", "data-sku": sku.sku }, grid);
+    // Every card first, so that each chart is measured at the width it keeps
+    // (the grid narrows the first card when the second arrives).
+    const cards = data.skus.map((sku) => el("section", { class: "sku", "data-sku": sku.sku }, grid));
+    for (const [i, sku] of data.skus.entries()) {
+      const card = cards[i];
       const head = el("div", { class: "head" }, card);
       el("h3", { text: (sku.sku || "unknown model") + (sku.model ? " — " + sku.model : "") }, head);
       el("div", { class: "muted", text: sku.gpus + " GPU" + (sku.gpus === 1 ? "" : "s") + " · OFU " + pct(sku.ofu) + " · " +
-                  sku.observed_hours.toFixed(1) + " observed hours" }, card);
+                  hours(sku.observed_hours) + " observed hours" }, card);
       if (!sku.box) {
         absent(card, sku.sku ? "No window of these GPUs has an OFU." :
           "These GPUs' model is not in the spec database, so no OFU was computed (extend data/gpu_specs.json).");
         continue;
       }
-      const W = 620, bx = { left: 44, right: W - 12 };
+      const W = Math.max(240, innerWidth(card, 620)), bx = { left: 44, right: W - 12 };
       const top = Math.max(1, niceMax(sku.box.max));
       // Box plot of per-GPU OFU.
-      const boxSvg = svg("svg", { viewBox: "0 0 " + W + " 58", role: "img", "aria-label": "per-GPU OFU of " + (sku.sku || "unknown") }, card);
+      const boxSvg = svg("svg", { viewBox: "0 0 " + W + " 58", width: W, height: 58, role: "img", "aria-label": "per-GPU OFU of " + (sku.sku || "unknown") }, card);
       const x = linear(0, top, bx.left, bx.right);
       for (const v of valueTicks(top, 5)) {
         svg("line", { class: "grid", x1: x(v), x2: x(v), y1: 4, y2: 38 }, boxSvg);
@@ -595,18 +751,19 @@
       }
       // Histogram of observed hours by window OFU.
       const bins = sku.hours_by_bin, per = sku.bins_per_unit;
-      const hs = svg("svg", { viewBox: "0 0 " + W + " 130", role: "img", "aria-label": "observed hours by OFU of " + (sku.sku || "unknown") }, card);
+      const hs = svg("svg", { viewBox: "0 0 " + W + " 130", width: W, height: 130, role: "img", "aria-label": "observed hours by OFU of " + (sku.sku || "unknown") }, card);
       const hMax = niceMax(Math.max(...bins));
       const hx = linear(0, bins.length, bx.left, bx.right), hy = linear(0, hMax, 104, 8);
       for (const v of valueTicks(hMax, 3)) {
         svg("line", { class: "grid", x1: bx.left, x2: bx.right, y1: hy(v), y2: hy(v) }, hs);
-        svg("text", { x: bx.left - 6, y: hy(v) + 4, "text-anchor": "end", text: +v.toFixed(2) + " h" }, hs);
+        svg("text", { x: bx.left - 6, y: hy(v) + 4, "text-anchor": "end", text: hours(v) + " h" }, hs);
       }
-      bins.forEach((hours, i) => {
-        if (hours <= 0) return;
+      const hoursText = hours;
+      bins.forEach((h, i) => {
+        if (h <= 0) return;
         const label = i === bins.length - 1 ? "≥ 100 %" : Math.round(100 * i / per) + "–" + Math.round(100 * (i + 1) / per) + " %";
-        tooltip(svg("rect", { class: "bar", x: hx(i) + 1, y: hy(hours), width: Math.max(1, hx(i + 1) - hx(i) - 2), height: 104 - hy(hours) }, hs),
-                "OFU " + label + ": " + hours.toFixed(2) + " observed hours");
+        tooltip(svg("rect", { class: "bar", x: hx(i) + 1, y: hy(h), width: Math.max(1, hx(i + 1) - hx(i) - 2), height: 104 - hy(h) }, hs),
+                "OFU " + label + ": " + hoursText(h) + " observed hours");
       });
       for (let i = 0; i <= bins.length - 1; i += 4) {
         svg("text", { x: hx(i), y: 120, "text-anchor": "middle", text: Math.round(100 * i / per) + "%" }, hs);
@@ -652,14 +809,55 @@
                     "over its GPUs. Generated by ofu." }, footer);
   }
 
-  drawHeader();
-  drawNonTensor();
-  drawJobs();
-  drawGpus();
-  drawScatter();
-  drawKernelFindings();
-  drawSkus();
-  drawMarkers();
-  drawNotes();
-  document.body.dataset.rendered = "ok";
+  // The effective size of the charts' text, in CSS pixels (font size times
+  // the chart's scale), on the body for people checking the page and for
+  // the tests: data-chart-text-min / -max, beside the page's own size.
+  function measureChartText() {
+    let min = Infinity, max = 0;
+    for (const t of root.querySelectorAll("svg text")) {
+      const box = t.ownerSVGElement, view = box.viewBox.baseVal, width = box.getBoundingClientRect().width;
+      if (!view || !view.width || !width) continue;
+      const px = parseFloat(getComputedStyle(t).fontSize) * width / view.width;
+      min = Math.min(min, px);
+      max = Math.max(max, px);
+    }
+    if (max > 0) {
+      document.body.dataset.chartTextMin = min.toFixed(2);
+      document.body.dataset.chartTextMax = max.toFixed(2);
+    }
+    document.body.dataset.pageTextPx = parseFloat(getComputedStyle(document.body).fontSize);
+  }
+
+  // A store's page shows jobs, GPUs and the fleet analyses; one run's page
+  // (data.run_page) its timeline and phases instead.
+  function drawAll() {
+    root.textContent = "";
+    drawHeader();
+    if (data.run_page) drawRun();
+    drawNonTensor();
+    if (!data.run_page) {
+      drawJobs();
+      drawGpus();
+      drawScatter();
+    }
+    drawKernelFindings();
+    drawSkus();
+    if (!data.run_page) drawMarkers();
+    drawNotes();
+    measureChartText();
+    document.body.dataset.rendered = "ok";
+  }
+
+  drawAll();
+  // Charts are drawn at the page's width in pixels: draw again when it changes.
+  let drawnWidth = root.clientWidth, pending = 0;
+  new ResizeObserver(() => {
+    clearTimeout(pending);
+    pending = setTimeout(() => {
+      if (root.clientWidth !== drawnWidth) {
+        drawnWidth = root.clientWidth;
+        drawAll();
+      }
+    }, 150);
+  }).observe(root);
 })();
