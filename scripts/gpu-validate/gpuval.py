@@ -623,16 +623,40 @@ def stage_c_tables(workdir, specs):
             row["err_corrected_pp"] = error_pp(row["corrected"], row["mfu"])
             row["err_predicted_pp"] = error_pp(row["predicted_mfu"], row["mfu"])
             row.update(sm_clock_fields(rec_t, ph, fspec, karch, row["mfu"]))
+            row.update(ofu_run_fields(read_json(os.path.join(workdir, "train", "run.json"))))
         result["train"].append(row)
     result["metas"] = [meta_r, meta_t]
     return result
+
+
+def ofu_run_fields(report):
+    """What `ofu run` said of the training step (its --report JSON, "run"):
+    the MFU it read from the step's lines, the OFU of the steady phases it
+    set beside it, and how many lines it read; all None without a report."""
+    run = (report or {}).get("run") or {}
+    mfu = run.get("mfu") or {}
+    return {"run_mfu_read": mfu.get("mfu"), "run_ofu": mfu.get("ofu"), "run_ofu_basis": mfu.get("ofu_basis"),
+            "run_steps_read": mfu.get("steps"), "run_framework": mfu.get("framework"),
+            "run_mfu_missing": run.get("mfu_missing") or None}
+
+
+def ofu_run_line(row):
+    """The stage summary's line for `ofu run` on the training step."""
+    if row.get("run_mfu_read") is None:
+        why = row.get("run_mfu_missing") or ("no report" if row.get("run_ofu") is None else "no MFU read")
+        return f"  ofu run: OFU {pct(row.get('run_ofu'), 0)} %; no MFU read: {str(why)[:90]}"
+    return (f"  ofu run: read {row['run_steps_read']} {row['run_framework']} lines, MFU {pct(row['run_mfu_read'], 0)} % "
+            f"(measured {pct(row['mfu'], 0)} %), beside OFU {pct(row['run_ofu'], 0)} % over its "
+            f"{row['run_ofu_basis']} ({pp(row['run_ofu'], row['run_mfu_read'], 0).strip()} pp)")
 
 
 STAGE_C_RAGGED_COLUMNS = ["phase", "m", "n", "k", "mfu", "ofu", "windows", "factor_swapped", "corrected_swapped",
                           "err_swapped_pp", "factor_direct", "corrected_direct", "err_direct_pp", "kernel",
                           *SM_CLOCK_COLUMNS, "error"]
 STAGE_C_TRAIN_COLUMNS = ["phase", "steps", "tokens_per_step", "mfu", "hfu", "ofu", "windows", "factor", "corrected",
-                         "predicted_mfu", "err_corrected_pp", "err_predicted_pp", *SM_CLOCK_COLUMNS, "error"]
+                         "predicted_mfu", "err_corrected_pp", "err_predicted_pp", *SM_CLOCK_COLUMNS,
+                         "run_mfu_read", "run_ofu", "run_ofu_basis", "run_steps_read", "run_framework",
+                         "run_mfu_missing", "error"]
 
 
 def format_stage_c(workdir, result):
@@ -665,6 +689,7 @@ def format_stage_c(workdir, result):
         if r.get("sm_clock_run") is not None:
             out.append(f"  clock: NVML {mhz(r.get('clock_nvml'), 0)} MHz, SMs {mhz(r['sm_clock_run'], 0)} MHz; "
                        f"OFU with the SMs' clock {pct(r['ofu_run'], 0)} % ({pp(r['ofu_run'], r['mfu'], 0).strip()} pp)")
+        out.append(ofu_run_line(r))
     if not result["train"]:
         out.append("training step: no data")
     out.append(sm_clock_line(result.get("metas", []),

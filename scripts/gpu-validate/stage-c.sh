@@ -9,9 +9,12 @@
 #      whose corrected OFU comes closer to the measured MFU is the one that
 #      maps an nvjet tile's sides to the kernel's M and N (gpuval.py);
 #   2. a small transformer's training step (workload.py train: bf16
-#      autocast, random tokens, MFU counted analytically), recorded at 1 s,
-#      traced for two steps, and corrected by `ofu correct --ofu` with the
-#      OFU of its steady loop;
+#      autocast, random tokens, MFU counted analytically) run under
+#      `ofu run` at 1 s windows, printing its throughput as Megatron-LM
+#      does; ofu's OFU of its steady phases beside the MFU it read from
+#      those lines and the MFU the workload measured; then traced for two
+#      steps, and corrected by `ofu correct --ofu` with the OFU of its
+#      steady loop;
 #   3. `ofu agent --source nvml` at 0.1 s and 1 s windows, each with the
 #      full configuration (the defaults, with a history store) and the
 #      minimal one (agent-minimal.toml: no store, no attribution), 20 s
@@ -53,13 +56,14 @@ stage_main() {
 
   d="$WORK/train"
   mkdir -p "$d"
-  bg_start record-train 200 -- "$OFU" record --source nvml "${NVML_FLAG[@]}" --window 1 --duration 3600 \
-    --out "$d/rec.om" --description "gpuval stage C: transformer training step (workload.py train)"
-  sleep "$SETTLE_S"
+  # The training step under `ofu run` (the ofu-run issue): it records at 1 s
+  # as `ofu record` did here before, and reads the throughput lines the step
+  # prints (Megatron-LM's format, exact model FLOPs) as the job's own MFU.
+  # Its stderr holds the workload's and ofu's end-of-run report; its exit
+  # status is the workload's.
   step workload-train 150 --stdout train/workload.out --stderr train/workload.err -- \
-    python3 "$WORKLOAD" train --out "$d" --seconds "$TRAIN_S"
-  sleep "$SETTLE_S"
-  bg_stop record-train
+    "$OFU" run --source nvml "${NVML_FLAG[@]}" --window 1 --out "$d/rec.om" --report "$d/run.json" \
+    --html "$d/run.html" -- python3 "$WORKLOAD" train --out "$d" --seconds "$TRAIN_S"
   local ofu_value=""
   if [ -f "$d/rec.om" ] && [ -f "$d/phases.jsonl" ]; then
     ofu_value=$(python3 "$here/gpuval.py" phase-ofu --recording "$d/rec.om" --phases "$d/phases.jsonl" \

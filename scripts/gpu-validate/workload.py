@@ -233,12 +233,16 @@ def gemm_operands(torch, phase):
     raise ValueError(f"unknown precision {precision}")
 
 
-def timed_loop(torch, fn, seconds, work_per_iteration, probe=None):
+def timed_loop(torch, fn, seconds, work_per_iteration, probe=None, progress=None):
     """Calibrates, warms for WARM_SECONDS, then runs a fixed number of
     iterations filling `seconds`, with CUDA events every ~50 ms. Returns the
     phase's timing fields; FLOPs (or bytes) are iterations x work exactly.
     With a ClockProbe, a probe launch just before and just after the timed
-    iterations gives "sm_clock" (without one: {"absent": ...})."""
+    iterations gives "sm_clock" (without one: {"absent": ...}).
+    progress(step, steps, iterations, seconds), when given, is called for
+    each stretch between events as soon as its end event has completed
+    (asked with Event.query(), which does not wait for the GPU), and for
+    the rest after the loop: what a training framework prints as it goes."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -263,12 +267,21 @@ def timed_loop(torch, fn, seconds, work_per_iteration, probe=None):
         except Exception as e:
             probe_error = f"{type(e).__name__}: {e}"
     start.record()
-    j = 0
+    j = reported = 0
+
+    def report_completed(wait):
+        nonlocal reported
+        while progress is not None and reported < j and (wait or marks[reported].query()):
+            begin = start if reported == 0 else marks[reported - 1]
+            progress((reported + 1) * every, n, every, begin.elapsed_time(marks[reported]) / 1e3)
+            reported += 1
+
     for i in range(n):
         fn()
         if (i + 1) % every == 0 and j < len(marks):
             marks[j].record()
             j += 1
+            report_completed(False)
     stop.record()
     if slots:
         try:
@@ -277,6 +290,7 @@ def timed_loop(torch, fn, seconds, work_per_iteration, probe=None):
             probe_error = f"{type(e).__name__}: {e}"
     stop.synchronize()
     t_end = time.time()
+    report_completed(True)
     if probe is None:
         sm_clock = {"absent": "no clock probe"}
     elif probe_error or len(slots or []) != 2:
@@ -496,6 +510,15 @@ def train_step(torch, config):
     return step
 
 
+def throughput_line(step, steps, iterations, seconds, flops_per_iteration):
+    """Megatron-LM's training_log line, whose model TFLOP/s per GPU ofu's
+    training-log table reads (data/training_log_patterns.json): the exact
+    model FLOPs of `iterations` steps over the `seconds` they took."""
+    tflops = iterations * flops_per_iteration / seconds / 1e12
+    return (f" iteration {step:>8}/{steps:>8} | elapsed time per iteration (ms): {seconds / iterations * 1e3:.1f} | "
+            f"throughput per GPU (TFLOP/s/GPU): {tflops:.1f} |")
+
+
 def cmd_train(args):
     import torch
     os.makedirs(args.out, exist_ok=True)
@@ -508,7 +531,12 @@ def cmd_train(args):
         step = train_step(torch, config)
         model_flops, hardware_flops = train_flops(config)
         record = dict(phase)
-        record.update(timed_loop(torch, step, args.seconds, model_flops, probe))
+        # The steps' throughput as Megatron-LM prints it, as they complete, so
+        # that `ofu run` reads the job's own MFU from its output (stage C).
+        def progress(done, steps, iterations, seconds):
+            print(throughput_line(done, steps, iterations, seconds, model_flops), flush=True)
+
+        record.update(timed_loop(torch, step, args.seconds, model_flops, probe, progress))
         record["steps"] = record.pop("iterations")
         record["tokens_per_step"] = config["batch"] * config["seq_len"]
         record["flops_per_step"] = model_flops

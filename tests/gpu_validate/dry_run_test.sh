@@ -118,7 +118,13 @@ for table in stage-c-ragged.csv stage-c-train.csv; do
   expect "stage C's $table has NVML's and the SMs' clocks" grep -q ",clock_nvml,sm_clock_run,.*,err_run_pp," \
     <(tar -xzOf "$tmp/out-C/stage-C.tar.gz" "./$table")
 done
-for f in ragged/rec.om agent/agent-cost.json; do
+# The training step under `ofu run`: ofu read the step's Megatron-LM throughput lines
+# (fake_workload.py prints ten, SYNTHETIC) and set their MFU beside the OFU of the
+# steady phases; the run's JSON report and page are archived.
+expect "stage C runs the training step under ofu run and reads its MFU lines" \
+  grep -Eq "^  ofu run: read 10 Megatron-LM lines, MFU +[0-9.]+ % \(measured +[0-9.]+ %\), beside OFU" \
+  "$tmp/out-C/stage-C-summary.txt"
+for f in ragged/rec.om agent/agent-cost.json train/rec.om train/run.json train/run.html; do
   expect "stage C archives $f" grep -qx "$f" "$tmp/C.files"
 done
 # The agent step: four runs, the full and the minimal configuration at 0.1 s and 1 s windows, each with

@@ -84,6 +84,14 @@ def main(argv=None):
     record = fake_phase(phase, seconds, work_of(phase))
     record.update({"steps": record.pop("iterations"), "tokens_per_step": 16384,
                    "hardware_flops": record["flops"] * 1.1})
+    # The lines workload.py prints as the steps complete (its own format
+    # function), from the SYNTHETIC phase's exact figures, for `ofu run`.
+    steps, lines = record["steps"], min(record["steps"], 10)
+    for i in range(1, lines + 1):
+        done = steps * i // lines
+        chunk = done - steps * (i - 1) // lines
+        print(workload.throughput_line(done, steps, chunk, record["elapsed_s"] * chunk / steps,
+                                       record["flops"] / steps), flush=True)
     write(os.path.join(args.out, "phases.jsonl"), [meta(), record])
     return 0
 
