@@ -362,7 +362,7 @@ class Reader {
     } else {
       OFU_ASSIGN_OR_RETURN(std::optional<GenericRead> generic, generic_.Finish(name_));
       if (!generic) return NothingRead();
-      log.format = TrainingLogFormat::kGeneric;
+      log.format = kGenericRuleFormat;
       log.quantity = generic->quantity;
       log.checks = std::move(generic->checks);
       for (const GenericValue& value : generic->values) {
@@ -806,8 +806,8 @@ ReportedMfu ReportedMfuOf(const TrainingLog& log, const std::string& job_id) {
   }
   row.reference_precision = log.reference_precision;
   row.peak_flops = log.peak_flops;
-  row.origin = fmt::format("{}: {}, median of {} step(s); denominator: {}", log.path, TrainingLogFormatName(log.format),
-                           log.steps.size(), log.peak_basis);
+  row.origin = fmt::format("{}: {}, median of {} step(s); denominator: {}", log.path, log.format, log.steps.size(),
+                           log.peak_basis);
   if (log.impossible_steps > 0) {
     row.origin += fmt::format("; {} impossible value(s) left out ({})", log.impossible_steps,
                               fmt::join(log.notes, "; "));

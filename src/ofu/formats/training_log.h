@@ -97,25 +97,10 @@
 
 namespace ofu::formats {
 
-// The names of the frameworks whose entries hold special rules (a printed or
-// fixed peak), as data/training_log_patterns.json spells them; any other
-// entry's "framework" is as valid. TrainingLog::format is one of the names.
-struct TrainingLogFormat {
-  static constexpr std::string_view kTorchtitan = "torchtitan";
-  static constexpr std::string_view kNanoGpt = "nanoGPT";
-  static constexpr std::string_view kNanochat = "nanochat";
-  static constexpr std::string_view kLlmC = "llm.c";
-  static constexpr std::string_view kPrimeRl = "prime-rl";
-  static constexpr std::string_view kModula = "modula";
-  static constexpr std::string_view kMegatron = "Megatron-LM";
-  static constexpr std::string_view kMaxText = "MaxText";
-  static constexpr std::string_view kNanotron = "nanotron";
-  // Not a table entry: the generic rule (training_log_generic.h) read the log.
-  static constexpr std::string_view kGeneric = "generic rule";
-};
-
-// The framework's name as the patterns file spells it ("torchtitan").
-inline std::string_view TrainingLogFormatName(std::string_view format) { return format; }
+// TrainingLog::format when the generic rule (training_log_generic.h), not a
+// table entry, read the log; otherwise the entry's "framework" as
+// data/training_log_patterns.json spells it ("torchtitan", "nanoGPT").
+inline constexpr std::string_view kGenericRuleFormat = "generic rule";
 
 // What a format's step lines print.
 enum class TrainingLogQuantity {
@@ -175,7 +160,7 @@ struct TrainingLogStep {
 
 struct TrainingLog {
   std::string path;
-  std::string format;  // the framework, as the patterns file names it (TrainingLogFormat)
+  std::string format;  // the framework, as the patterns file names it, or kGenericRuleFormat
   TrainingLogQuantity quantity = TrainingLogQuantity::kMfu;
   std::vector<TrainingLogStep> steps;  // one per step with a usable value, in file order
   int absent_steps = 0;                // steps printed with an absent MFU

@@ -66,8 +66,7 @@ namespace {
 
 // The training log's line of the table, and of the notes.
 std::string ReportedSource(const formats::TrainingLog& log) {
-  return fmt::format("{} log {}, median of {} step(s)", formats::TrainingLogFormatName(log.format), log.path,
-                     log.steps.size());
+  return fmt::format("{} log {}, median of {} step(s)", log.format, log.path, log.steps.size());
 }
 
 std::string TrainingLogRefusedNote(const CorrectionView& view) {
@@ -91,7 +90,7 @@ std::vector<std::string> ReportedNotes(const CorrectionView& view, const Correct
     notes.push_back(
         fmt::format("{} prints FLOP/s, not MFU, and not the precision it trained in: the peak is the {} one "
                     "(--reference-precision, default bf16); pass the job's own precision if it is another",
-                    formats::TrainingLogFormatName(log.format), kernels::PrecisionName(log.reference_precision)));
+                    log.format, kernels::PrecisionName(log.reference_precision)));
   }
   return notes;
 }
@@ -186,7 +185,7 @@ std::string RenderCorrectionJson(const CorrectionView& view) {
   if (const std::optional<CorrectionView::Reported> reported = view.ReportedBesidePredicted()) {
     const OwnPeakMfu& mfu = reported->mfu;
     out["reported"] = {{"source", view.training_log->path},
-                       {"format", formats::TrainingLogFormatName(view.training_log->format)},
+                       {"format", view.training_log->format},
                        {"steps", view.training_log->steps.size()},
                        {"impossible_steps", view.training_log->impossible_steps},
                        {"mfu", Optional(mfu.mfu)},
