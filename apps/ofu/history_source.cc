@@ -9,14 +9,23 @@
 #include <fmt/format.h>
 
 #include "ofu/analysis/store_report.h"
+#include "ofu/formats/text_file.h"
+#include "ofu/history/prometheus_servers.h"
 
 namespace ofu::cli {
 
 HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_job) {
   CLI::Option* store = cmd.add_option("--store", args.store, "The agent's history store (SQLite) to read");
   CLI::Option* prometheus = cmd.add_option(
-      "--prometheus", args.prometheus, "Prometheus (query API) that scrapes the agents, e.g. http://prometheus:9090");
+      "--prometheus", args.prometheus,
+      "Prometheus (query API) that scrapes the agents, e.g. http://prometheus:9090. Give it once per server of a "
+      "fleet sharded over several: each is read in parallel and their sums added; a GPU on two (an HA pair) counts "
+      "once (docs/prometheus.md, \"Several servers\")");
+  CLI::Option* prometheus_file =
+      cmd.add_option("--prometheus-file", args.prometheus_file,
+                     "A file of Prometheus servers, one URL a line ('#' comments), read as more --prometheus");
   store->excludes(prometheus);
+  store->excludes(prometheus_file);
   if (with_job) cmd.add_option("--job", args.job, "Only this job's GPUs and windows");
   cmd.add_option("--since", args.since,
                  "Windows ending after this time (Unix seconds, RFC 3339, or -2h, -7d); Prometheus default -1d");
@@ -41,7 +50,7 @@ HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& a
                  "rollups where the server has them")
       ->check(CLI::IsMember({"auto", "raw", "hourly"}))
       ->capture_default_str();
-  return HistorySourceOptions{store, prometheus};
+  return HistorySourceOptions{store, prometheus, prometheus_file};
 }
 
 namespace {
@@ -63,6 +72,11 @@ Result<ResolvedSource> ResolveHistorySource(const HistorySourceArgs& args, doubl
   ResolvedSource out;
   out.source.store = args.store;
   out.source.prometheus = args.prometheus;
+  if (!args.prometheus_file.empty()) {
+    OFU_ASSIGN_OR_RETURN(const std::string text, formats::ReadTextFile(args.prometheus_file));
+    OFU_ASSIGN_OR_RETURN(auto listed, history::ParseServerList(text, args.prometheus_file));
+    out.source.prometheus.insert(out.source.prometheus.end(), listed.begin(), listed.end());
+  }
   out.source.timeout_s = args.timeout_s;
   out.source.per_window = args.per_window;
   out.source.step_s = args.step_s;

@@ -1,6 +1,7 @@
 // Where `ofu report`, `ofu reconcile` and `ofu regress` read the fleet's
-// inputs from. The history: the agent's store (--store PATH) or a Prometheus server that
-// scrapes the agents (--prometheus URL), with --job, --since and --until; the flags
+// inputs from. The history: the agent's store (--store PATH) or the Prometheus servers that
+// scrape the agents (--prometheus URL, once or more, and --prometheus-file), with --job,
+// --since and --until; the flags
 // only: how it is read is the library's (history/history_source.h, analysis/fleet_report.h).
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -22,7 +24,8 @@ namespace ofu::cli {
 
 struct HistorySourceArgs {
   std::string store;
-  std::string prometheus;
+  std::vector<std::string> prometheus;  // --prometheus, once or more
+  std::string prometheus_file;          // --prometheus-file: more servers, one URL a line
   std::optional<std::string> job;
   std::optional<std::string> since;  // Unix seconds, RFC 3339 or relative ("-2h")
   std::optional<std::string> until;
@@ -39,6 +42,7 @@ struct HistorySourceArgs {
 struct HistorySourceOptions {
   CLI::Option* store = nullptr;
   CLI::Option* prometheus = nullptr;
+  CLI::Option* prometheus_file = nullptr;
 };
 
 // Adds --store, --prometheus, --since, --until (and --job when `with_job`).

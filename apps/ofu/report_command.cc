@@ -98,7 +98,7 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
   const analysis::Report& report = fleet.report;
   if (!args.html.empty()) {
     // The page is the output; the text report is not printed.
-    const std::string& where = source.store.empty() ? source.prometheus : source.store;
+    const std::string where = history::SourceName(resolved.source);
     OFU_RETURN_IF_ERROR(WriteHtmlReport(args, fleet.history, report, specs, where, now, /*synthetic=*/false));
   } else {
     fmt::print("{}", render::ReportText(report, args.format));
@@ -142,7 +142,7 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
                                       "Recording to read: Prometheus text or OpenMetrics; - for stdin");
   // --store or --prometheus instead of --input, with --job, --since, --until.
   const HistorySourceOptions history = AddHistorySourceOptions(cmd, args.history, /*with_job=*/true);
-  input->excludes(history.store)->excludes(history.prometheus);
+  input->excludes(history.store)->excludes(history.prometheus)->excludes(history.prometheus_file);
   CLI::Option* html =
       cmd.add_option("--html", args.html,
                      "Write the visual report (one self-contained HTML file) here instead of printing the text report");
@@ -199,7 +199,8 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
 
 Result<int> RunReport(const ReportArgs& args) {
   const HistorySourceArgs& history = args.history;
-  const int given = !args.input.empty() + !history.store.empty() + !history.prometheus.empty();
+  const bool prometheus = !history.prometheus.empty() || !history.prometheus_file.empty();
+  const int given = !args.input.empty() + !history.store.empty() + prometheus;
   if (given != 1) {
     return Error::InvalidArgument(
         "give one of --input FILE (a recording), --store PATH (the agent's history) or --prometheus URL");
@@ -208,7 +209,7 @@ Result<int> RunReport(const ReportArgs& args) {
     return Error::InvalidArgument("--job, --since and --until go with --store or --prometheus, not --input");
   }
   const bool dcgm_series = args.series == "dcgm-exporter";
-  if (dcgm_series && history.prometheus.empty()) {
+  if (dcgm_series && !prometheus) {
     return Error::InvalidArgument("--series dcgm-exporter goes with --prometheus URL");
   }
   if (dcgm_series && history.job) {
@@ -224,7 +225,7 @@ Result<int> RunReport(const ReportArgs& args) {
   OFU_RETURN_IF_ERROR(ResolveGpuModel(specs, args.gpu_model));  // an unknown model fails before any reading
   if (args.series == "dcgm-exporter") {
     OFU_ASSIGN_OR_RETURN(auto recording, LoadPrometheusRecording(args));
-    return RunRecordingReport(args, recording, specs, history.prometheus);
+    return RunRecordingReport(args, recording, specs, recording.source_name);
   }
   if (args.input.empty()) return RunHistoryReport(args, specs);
   OFU_ASSIGN_OR_RETURN(auto recording, LoadRecording(args));

@@ -44,7 +44,10 @@ Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args) {
   read.timeout_s = resolved.source.timeout_s;
   read.progress = resolved.source.progress;
   Progress("querying Prometheus for dcgm-exporter's series");
-  auto recording = analysis::ReadPrometheusRecording(resolved.source.prometheus, *resolved.query.since_s,
+  if (resolved.source.prometheus.size() != 1) {
+    return Error::InvalidArgument("--series dcgm-exporter reads one Prometheus server; give one --prometheus");
+  }
+  auto recording = analysis::ReadPrometheusRecording(resolved.source.prometheus.front(), *resolved.query.since_s,
                                                      *resolved.query.until_s, RecordingOptionsOf(args), read);
   EndProgress(resolved.source);
   return recording;

@@ -19,6 +19,8 @@
 #include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
 #include "support/cli_runner.h"
+#include "support/json_compare.h"
+#include "support/simulated_fleet.h"
 #include "support/victoria_metrics.h"
 
 namespace {
@@ -27,35 +29,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using ofu::testing::BackgroundProcess;
 using ofu::testing::RunShell;
-
-// Differences between two answers, ignoring where they came from: the
-// "source" object (the server's URL) and URLs in "path".
-void Compare(const json& a, const json& b, const std::string& where, std::vector<std::string>& out) {
-  if (a.is_object() && b.is_object()) {
-    for (const auto& [key, value] : a.items()) {
-      if (key == "source" || key == "path") continue;
-      if (!b.contains(key)) {
-        out.push_back(where + "." + key + " missing");
-        continue;
-      }
-      Compare(value, b[key], where + "." + key, out);
-    }
-    if (a.size() != b.size()) out.push_back(where + ": different keys");
-  } else if (a.is_array() && b.is_array()) {
-    if (a.size() != b.size()) {
-      out.push_back(fmt::format("{}: {} vs {} entries", where, a.size(), b.size()));
-      return;
-    }
-    for (size_t i = 0; i < a.size(); ++i) Compare(a[i], b[i], fmt::format("{}[{}]", where, i), out);
-  } else if (a.is_number() && b.is_number()) {
-    const double x = a.get<double>(), y = b.get<double>();
-    if (std::abs(x - y) > 1e-8 * std::max(std::abs(x), std::abs(y)) + 1e-12) {
-      out.push_back(fmt::format("{}: {} vs {}", where, x, y));
-    }
-  } else if (a != b) {
-    out.push_back(fmt::format("{}: {} vs {}", where, a.dump().substr(0, 120), b.dump().substr(0, 120)));
-  }
-}
 
 class VictoriaMetrics : public ofu::testing::CliTest {
  protected:
@@ -71,7 +44,7 @@ class VictoriaMetrics : public ofu::testing::CliTest {
     ASSERT_FALSE(on_prometheus.is_discarded()) << command << " " << flags;
     ASSERT_FALSE(on_vm.is_discarded()) << command << " " << flags;
     std::vector<std::string> differences;
-    Compare(on_prometheus, on_vm, command, differences);
+    ofu::testing::CompareJson(on_prometheus, on_vm, command, differences);
     EXPECT_TRUE(differences.empty()) << command << " " << flags << ":\n"
                                      << fmt::format("{}", fmt::join(differences, "\n"));
   }
@@ -79,17 +52,14 @@ class VictoriaMetrics : public ofu::testing::CliTest {
 };
 
 TEST_F(VictoriaMetrics, EveryFleetCommandGivesPrometheussAnswers) {
-  for (const char* program : {OFU_PROMETHEUS, OFU_PROMTOOL, OFU_VICTORIA_METRICS, OFU_VMALERT}) {
-    if (!ofu::testing::ProgramFound(program)) {
-      GTEST_SKIP() << "no " << program << " (scripts/install-deps.sh installs prometheus and victoria-metrics)";
-    }
+  if (const std::string missing = ofu::testing::FirstMissing({OFU_PROMETHEUS, OFU_PROMTOOL, OFU_VICTORIA_METRICS, OFU_VMALERT}); !missing.empty()) {
+    GTEST_SKIP() << "no " << missing << " (scripts/install-deps.sh installs prometheus and victoria-metrics)";
   }
   // 4 GPUs, 12 jobs of 40 one-minute scrapes: 4 hours, planted regressions.
-  auto sim = RunShell(fmt::format("'{}' --out '{}' --gpus 4 --gpus-per-job 2 --jobs 12 --windows-per-job 40 --seed 3",
-                                  OFU_FLEET_SIM, (dir_ / "fleet").string()),
-                      dir_);
-  ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  const json truth = json::parse(ofu::testing::Slurp(dir_ / "fleet" / "ground_truth.json"));
+  ofu::testing::SimulatedFleet fleet;
+  ASSERT_TRUE(ofu::testing::SimulateFleet(dir_, "--gpus 4 --gpus-per-job 2 --jobs 12 --windows-per-job 40 --seed 3",
+                                          fleet));
+  const json& truth = fleet.truth;
   const double start = truth["options"]["start_s"].get<double>(), end = truth["end_s"].get<double>();
 
   fs::create_directories(dir_ / "prometheus");
@@ -190,11 +160,10 @@ TEST_F(VictoriaMetrics, RegressFromHourlyRollupsFindsTheRawCountersRegressions) 
       GTEST_SKIP() << "no " << program << " (scripts/install-deps.sh installs victoria-metrics)";
     }
   }
-  auto sim = RunShell(fmt::format("'{}' --out '{}' --gpus 4 --gpus-per-job 2 --jobs 8 --windows-per-job 1440 --seed 3",
-                                  OFU_FLEET_SIM, (dir_ / "fleet").string()),
-                      dir_);
-  ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  const json truth = json::parse(ofu::testing::Slurp(dir_ / "fleet" / "ground_truth.json"));
+  ofu::testing::SimulatedFleet fleet;
+  ASSERT_TRUE(ofu::testing::SimulateFleet(dir_, "--gpus 4 --gpus-per-job 2 --jobs 8 --windows-per-job 1440 --seed 3",
+                                          fleet));
+  const json& truth = fleet.truth;
   ASSERT_EQ(truth["regressions"].size(), 1u);
   ASSERT_EQ(truth["precision_shifts"].size(), 1u);
   const double start = truth["options"]["start_s"].get<double>(), end = truth["end_s"].get<double>();

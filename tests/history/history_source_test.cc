@@ -24,7 +24,7 @@ HistorySource Store(const std::string& path) {
 
 HistorySource Prometheus() {
   HistorySource source;
-  source.prometheus = "http://prometheus:9090";
+  source.prometheus = {"http://prometheus:9090"};
   return source;
 }
 
@@ -43,7 +43,7 @@ TEST(HistorySource, ReadWayIsSumsOrTheStreamUnlessWindowsAreNeeded) {
 
 TEST(HistorySource, ExactlyOneSource) {
   HistorySource both = Store("h.sqlite");
-  both.prometheus = "http://prometheus:9090";
+  both.prometheus = {"http://prometheus:9090"};
   for (const HistorySource& source : {HistorySource{}, both}) {
     auto query = BoundQuery(source, {}, 1790000000);
     ASSERT_FALSE(query.ok());

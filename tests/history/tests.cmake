@@ -4,5 +4,6 @@
 # writer. The stored types, the store's reader and the Prometheus readers
 # are tested with the store's writer (store_test) and a Prometheus server
 # (fleet_test, fleet_cli_test, integration_test).
-ofu_test(history_test history/history_source_test.cc history/history_rollup_test.cc)
+ofu_test(history_test history/history_source_test.cc history/history_rollup_test.cc
+  history/prometheus_servers_test.cc)
 target_link_libraries(history_test PRIVATE ofu_history ofu_sinks SQLite::SQLite3)

@@ -29,15 +29,17 @@ Result<FleetReport> LoadFleetReport(const history::HistorySource& source, const 
     }
     case history::ReadWay::kWindows: break;
   }
-  OFU_ASSIGN_OR_RETURN(out.history, history::ReadHistoryFrom(source, query));
+  std::vector<std::string> notes;
+  OFU_ASSIGN_OR_RETURN(out.history, history::ReadHistoryFrom(source, query, &notes));
   out.report = BuildStoreReport(out.history, specs);
+  out.report.notes.insert(out.report.notes.end(), notes.begin(), notes.end());
   out.has_data = !out.history.windows.empty();
   return out;
 }
 
 Status CheckFleetHasOfu(const FleetReport& fleet, const history::HistorySource& source,
                         const history::HistoryQuery& query, bool range_given) {
-  const std::string& where = source.store.empty() ? source.prometheus : source.store;
+  const std::string where = history::SourceName(source);
   if (!fleet.has_data) {
     return Error::NoData("{}: no windows{}{} in the {}", where,
                          query.job_id ? fmt::format(" of job {}", *query.job_id) : "",

@@ -544,7 +544,7 @@ class Reader {
       }
       return;
     }
-    into.steps.push_back({key, *value, number});
+    into.steps.push_back({key, *value, number, std::nullopt});
   }
 
   // A FLOP/s of all the job's GPUs becomes per GPU: divided by the count

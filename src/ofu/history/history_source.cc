@@ -1,9 +1,16 @@
 #include "ofu/history/history_source.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ofu/history/prometheus_servers.h"
 
 namespace ofu::history {
 
@@ -17,7 +24,14 @@ Status CheckOneSource(const HistorySource& source) {
   if (source.store.empty() == source.prometheus.empty()) {
     return Error::InvalidArgument("give one of --store PATH (the agent's history) or --prometheus URL");
   }
+  for (const std::string& url : source.prometheus) {
+    if (url.empty()) return Error::InvalidArgument("--prometheus: an empty URL");
+  }
   return OkStatus();
+}
+
+std::string SourceName(const HistorySource& source) {
+  return source.store.empty() ? fmt::format("{}", fmt::join(source.prometheus, ", ")) : source.store;
 }
 
 Result<HistoryQuery> BoundQuery(const HistorySource& source, HistoryQuery query, double now_s) {
@@ -43,8 +57,40 @@ PrometheusQueryOptions QueryOptionsOf(const HistorySource& source) {
   return options;
 }
 
-Result<StoredHistory> ReadHistoryFrom(const HistorySource& source, const HistoryQuery& query) {
-  if (source.store.empty()) return ReadPrometheusHistory(source.prometheus, query, QueryOptionsOf(source));
+namespace {
+
+// Each server's progress, named, one line at a time: the servers are read
+// on threads of their own.
+std::function<void(const std::string&)> ServerProgress(const HistorySource& source, const std::string& url,
+                                                       std::mutex& lock) {
+  if (!source.progress) return nullptr;
+  return [&source, &lock, url](const std::string& line) {
+    std::lock_guard hold(lock);
+    source.progress(fmt::format("{}: {}", url, line));
+  };
+}
+
+}  // namespace
+
+Result<StoredHistory> ReadHistoryFrom(const HistorySource& source, const HistoryQuery& query,
+                                      std::vector<std::string>* notes) {
+  if (source.prometheus.size() > 1) {
+    std::mutex lock;
+    std::vector<std::string> merged_notes;
+    OFU_ASSIGN_OR_RETURN(
+        StoredHistory merged,
+        MergeServerHistories(
+            ReadFromServers(source.prometheus,
+                            std::function<Result<StoredHistory>(const std::string&)>([&](const std::string& url) {
+                              PrometheusQueryOptions options = QueryOptionsOf(source);
+                              options.progress = ServerProgress(source, url, lock);
+                              return ReadPrometheusHistory(url, query, options);
+                            })),
+            merged_notes));
+    if (notes != nullptr) notes->insert(notes->end(), merged_notes.begin(), merged_notes.end());
+    return merged;
+  }
+  if (source.store.empty()) return ReadPrometheusHistory(source.prometheus.front(), query, QueryOptionsOf(source));
   auto history = ReadHistory(source.store, query, source.max_windows);
   // kInvalidArgument: more windows than max_windows; say how to narrow them.
   if (!history.ok() && history.error().code == ErrorCode::kInvalidArgument) {
@@ -58,7 +104,16 @@ Result<HistoryTotals> ReadTotalsFrom(const HistorySource& source, const HistoryQ
   if (source.prometheus.empty()) return Error::InvalidArgument("the server's sums come from --prometheus only");
   PrometheusTotalsOptions options;
   options.query = QueryOptionsOf(source);
-  return ReadTotalsAtResolution(source.prometheus, query, options, source.resolution);
+  if (source.prometheus.size() == 1) {
+    return ReadTotalsAtResolution(source.prometheus.front(), query, options, source.resolution);
+  }
+  std::mutex lock;
+  return MergeServerTotals(ReadFromServers(
+      source.prometheus, std::function<Result<HistoryTotals>(const std::string&)>([&](const std::string& url) {
+        PrometheusTotalsOptions mine = options;
+        mine.query.progress = ServerProgress(source, url, lock);
+        return ReadTotalsAtResolution(url, query, mine, source.resolution);
+      })));
 }
 
 namespace {
@@ -107,7 +162,13 @@ Result<StoredHistory> ScanHistoryByGpu(const HistorySource& source, const Histor
                                        const std::function<Status(const StoredHistory& batch)>& on_batch,
                                        const std::function<void(const StoredHistory& head)>& on_head) {
   if (!source.store.empty()) return ScanStoreByGpu(source.store, query, on_batch, on_head);
-  return ReadHistoryAtResolutionInBatches(source.prometheus, query, QueryOptionsOf(source), source.resolution,
+  if (source.prometheus.size() > 1) {
+    // A GPU's batches would come from each server that has it before the
+    // servers could be compared (prometheus_servers.h's rule).
+    return Error::InvalidArgument(
+        "this command reads one Prometheus server at a time; give one --prometheus (each shard in turn)");
+  }
+  return ReadHistoryAtResolutionInBatches(source.prometheus.front(), query, QueryOptionsOf(source), source.resolution,
                                           on_batch);
 }
 

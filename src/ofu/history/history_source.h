@@ -23,6 +23,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ofu/core/result.h"
 #include "ofu/history/history_reader.h"
@@ -33,9 +34,11 @@
 namespace ofu::history {
 
 struct HistorySource {
-  std::string store;       // the agent's history store (SQLite); or
-  std::string prometheus;  // a Prometheus server's URL (query API)
-  double timeout_s = 60;   // per query to Prometheus
+  std::string store;  // the agent's history store (SQLite); or
+  // Prometheus servers' URLs (query API): one, or several that each hold
+  // part of the fleet, read in parallel and added (prometheus_servers.h).
+  std::vector<std::string> prometheus;
+  double timeout_s = 60;  // per query to Prometheus
   // Read every window (the store: instead of its hourly rollups;
   // Prometheus: every scrape instead of the server's sums).
   bool per_window = false;
@@ -62,6 +65,9 @@ ReadWay ChooseReadWay(const HistorySource& source, bool windows_needed);
 // kInvalidArgument unless exactly one of store and prometheus is given.
 Status CheckOneSource(const HistorySource& source);
 
+// For people: the store's path, or the servers' URLs joined by ", ".
+std::string SourceName(const HistorySource& source);
+
 // `query` checked against `source`, with Prometheus's range bounded: it
 // ends at `now_s` and begins a day before its end unless told.
 Result<HistoryQuery> BoundQuery(const HistorySource& source, HistoryQuery query, double now_s);
@@ -73,9 +79,12 @@ PrometheusQueryOptions QueryOptionsOf(const HistorySource& source);
 // the query bounds it) or from Prometheus (the step bounds the windows: at
 // most about 2,000 per GPU unless step_s or per_window asks for more).
 // The store's kInvalidArgument for too many windows says how to narrow them.
-Result<StoredHistory> ReadHistoryFrom(const HistorySource& source, const HistoryQuery& query);
+// Several servers' notes (one that failed, GPUs on two) go to `notes`.
+Result<StoredHistory> ReadHistoryFrom(const HistorySource& source, const HistoryQuery& query,
+                                      std::vector<std::string>* notes = nullptr);
 
-// kPrometheusTotals: the server's sums (Prometheus only).
+// kPrometheusTotals: the servers' sums (Prometheus only), added over
+// several servers by prometheus_servers.h's rules.
 Result<HistoryTotals> ReadTotalsFrom(const HistorySource& source, const HistoryQuery& query);
 
 // For scans that need windows but one GPU's at a time: the history goes to
