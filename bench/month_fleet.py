@@ -19,6 +19,9 @@ Output, one file per day in OUT (so that promtool backfills a day at a time):
   day-NNN.prom  Prometheus text (timestamps in ms), for VictoriaMetrics's
                 /api/v1/import/prometheus
 Usage: month_fleet.py OUT GPUS HOURS [SEED] [START_S]
+With SHARD=name in the environment, the GPUs and jobs carry that name
+(GPU-month-<name>-000000, month-<name>-00001), so that the shards of one
+fleet (bench/fleet_shards.sh) name different GPUs and jobs.
 """
 import json
 import os
@@ -28,6 +31,7 @@ import sys
 COUNTERS = ["observed_seconds", "busy_seconds", "utilized_seconds", "busy_utilized_seconds",
             "tensor_active_seconds"]
 STEP_S = 12  # the sum step of 15 s scrapes (ofu rules hourly)
+SHARD = os.environ["SHARD"] + "-" if os.environ.get("SHARD") else ""
 SCRAPE_S = 15
 
 
@@ -46,7 +50,7 @@ def plan(gpus, hours, rng, regress_every):
             length = rng.randint(24, 120)
             last = min(hours - 1, hour + length - 1)
             n += 1
-            job_id = f"month-{n:05d}"
+            job_id = f"month-{SHARD}{n:05d}"
             planted = None
             if n % regress_every == 0 and last - hour + 1 >= 30:
                 planted = rng.randint(hour + 10, last - 10)
@@ -73,7 +77,7 @@ def main():
     group_of = []
     for g, (first_gpu, size) in enumerate(groups):
         group_of += [g] * size
-    uuids = [f"GPU-month-{i:06d}" for i in range(gpus)]
+    uuids = [f"GPU-month-{SHARD}{i:06d}" for i in range(gpus)]
     with open(os.path.join(out, "ground_truth.json"), "w") as f:
         json.dump({"synthetic": True, "gpus": gpus, "hours": hours, "start_s": start, "seed": seed,
                    "jobs": len(jobs), "regressions": regressions}, f, indent=1)

@@ -13,16 +13,19 @@ bench_work_dir() {
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# start_victoria_metrics [FLAG ...]: VictoriaMetrics on $work/vmdata (log
-# appended to $work/vm.log) on a free loopback port, with a retention long
-# enough for data of any date and no result cache (each query measured
-# whole), plus FLAGs; sets `port` and returns once it answers /health.
+# start_victoria_metrics [FLAG ...]: VictoriaMetrics on $VM_DIR/vmdata
+# ($VM_DIR: $work unless set; log appended to $VM_DIR/vm.log) on a free
+# loopback port, with a retention long enough for data of any date and no
+# result cache (each query measured whole), plus FLAGs; sets `port` and
+# returns once it answers /health.
 start_victoria_metrics() {
+  local dir=${VM_DIR:-$work}
+  mkdir -p "$dir"
   port=$(free_port)
-  victoria-metrics -storageDataPath="$work/vmdata" -httpListenAddr=127.0.0.1:$port -retentionPeriod=100y \
-    -search.disableCache "$@" >>"$work/vm.log" 2>&1 &
+  victoria-metrics -storageDataPath="$dir/vmdata" -httpListenAddr=127.0.0.1:$port -retentionPeriod=100y \
+    -search.disableCache "$@" >>"$dir/vm.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && return 0; sleep 0.2; done
-  echo "victoria-metrics did not answer on port $port: $work/vm.log" >&2
+  echo "victoria-metrics did not answer on port $port: $dir/vm.log" >&2
   return 1
 }

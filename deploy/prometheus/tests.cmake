@@ -32,6 +32,18 @@ foreach(rules ofu-recording-rules ofu-alert-rules dcgm-exporter-rules ofu-hourly
     WORKING_DIRECTORY ${OFU_PROM_DIR})
 endforeach()
 
+# The global server of the federation set-up (deploy/prometheus/federation).
+add_test(NAME PromRules.Check.federation
+  COMMAND ${PROMTOOL_EXECUTABLE} check config federation/global-prometheus.yml
+  WORKING_DIRECTORY ${OFU_PROM_DIR})
+
+find_program(OFU_VMAGENT vmagent)
+if(OFU_VMAGENT)
+  add_test(NAME PromRules.Check.federation-vmagent
+    COMMAND ${OFU_VMAGENT} -promscrape.config=federation/vmagent-scrape.yml -promscrape.config.strictParse -dryRun
+    WORKING_DIRECTORY ${OFU_PROM_DIR})
+endif()
+
 # rule_files in each test are relative to the test file's own directory.
 file(GLOB OFU_PROM_RULE_TESTS CONFIGURE_DEPENDS ${OFU_PROM_DIR}/tests/*.test.yml)
 foreach(test_file ${OFU_PROM_RULE_TESTS})

@@ -34,22 +34,6 @@ using nlohmann::json;
 using ofu::testing::BackgroundProcess;
 using ofu::testing::RunShell;
 
-// The lines of an OpenMetrics file that belong to the GPUs in `uuids`, and
-// every line that names no GPU (comments, the fleet's own series).
-std::string LinesOfGpus(const std::string& om, const std::set<std::string>& uuids) {
-  std::istringstream in(om);
-  std::string line, out;
-  while (std::getline(in, line)) {
-    const auto at = line.find("uuid=\"");
-    if (at != std::string::npos) {
-      const auto end = line.find('"', at + 6);
-      if (!uuids.contains(line.substr(at + 6, end - at - 6))) continue;
-    }
-    out += line + "\n";
-  }
-  return out;
-}
-
 class SeveralServers : public ofu::testing::CliTest {
  protected:
   json RunJson(const std::string& args, int expected_exit = 0) {
@@ -77,7 +61,8 @@ class SeveralServers : public ofu::testing::CliTest {
 };
 
 TEST_F(SeveralServers, ShardsGiveTheWholeServersAnswersAndAStoppedOneIsNamed) {
-  if (const std::string missing = ofu::testing::FirstMissing({OFU_PROMETHEUS, OFU_PROMTOOL, OFU_VICTORIA_METRICS}); !missing.empty()) {
+  if (const std::string missing = ofu::testing::FirstMissing({OFU_PROMETHEUS, OFU_PROMTOOL, OFU_VICTORIA_METRICS});
+      !missing.empty()) {
     GTEST_SKIP() << "no " << missing << " (scripts/install-deps.sh installs prometheus and victoria-metrics)";
   }
   ofu::testing::SimulatedFleet fleet;
@@ -86,8 +71,8 @@ TEST_F(SeveralServers, ShardsGiveTheWholeServersAnswersAndAStoppedOneIsNamed) {
   const json& truth = fleet.truth;
   const double start = fleet.start_s, end = fleet.end_s;
   const std::string om = ofu::testing::Slurp(dir_ / "fleet" / "metrics.om");
-  const fs::path shard_a_om = Write("shard-a.om", LinesOfGpus(om, {"GPU-sim-0000", "GPU-sim-0001"}));
-  const std::string shard_b_om = LinesOfGpus(om, {"GPU-sim-0001", "GPU-sim-0002", "GPU-sim-0003"});
+  const fs::path shard_a_om = Write("shard-a.om", ofu::testing::LinesOfGpus(om, {"GPU-sim-0000", "GPU-sim-0001"}));
+  const std::string shard_b_om = ofu::testing::LinesOfGpus(om, {"GPU-sim-0001", "GPU-sim-0002", "GPU-sim-0003"});
 
   for (const char* dir : {"whole", "a", "b"}) fs::create_directories(dir_ / dir);
   BackgroundProcess whole, shard_a, shard_b;

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <initializer_list>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -41,6 +43,20 @@ inline ::testing::AssertionResult SimulateFleet(const std::filesystem::path& dir
   fleet.start_s = fleet.truth["options"]["start_s"].get<double>();
   fleet.end_s = fleet.truth["end_s"].get<double>();
   return ::testing::AssertionSuccess();
+}
+
+// The lines of an OpenMetrics file that belong to the GPUs in `uuids`
+// (their `uuid` label), and every line that names no GPU (comments, the
+// fleet's own series): one shard of the fleet.
+inline std::string LinesOfGpus(const std::string& om, const std::set<std::string>& uuids) {
+  std::istringstream in(om);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    const auto at = line.find("uuid=\"");
+    if (at != std::string::npos && !uuids.contains(line.substr(at + 6, line.find('"', at + 6) - at - 6))) continue;
+    out += line + "\n";
+  }
+  return out;
 }
 
 }  // namespace ofu::testing

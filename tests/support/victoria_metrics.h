@@ -42,13 +42,16 @@ inline std::string PrometheusTextOfOpenMetrics(const std::string& om) {
 // loopback port written to `port`, imports `om` and flushes it so that
 // queries see it. The retention is long: the data may be years old. A
 // failure names the server's log (dir/victoria-metrics.log).
+// `extra_flags` go to the server too.
 inline ::testing::AssertionResult ServeImported(BackgroundProcess& vm, const std::filesystem::path& dir,
-                                                const std::string& om, int& port) {
+                                                const std::string& om, int& port,
+                                                const std::vector<std::string>& extra_flags = {}) {
   port = FreeLoopbackPort();
   const std::filesystem::path log = dir / "victoria-metrics.log";
-  const std::vector<std::string> argv = {OFU_VICTORIA_METRICS, "-storageDataPath=" + (dir / "vmdata").string(),
-                                         fmt::format("-httpListenAddr=127.0.0.1:{}", port), "-retentionPeriod=100y",
-                                         "-search.disableCache"};
+  std::vector<std::string> argv = {OFU_VICTORIA_METRICS, "-storageDataPath=" + (dir / "vmdata").string(),
+                                   fmt::format("-httpListenAddr=127.0.0.1:{}", port), "-retentionPeriod=100y",
+                                   "-search.disableCache"};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   if (!vm.Start(argv, {}, log.string())) return ::testing::AssertionFailure() << "cannot start victoria-metrics";
   httplib::Client client("127.0.0.1", port);
   client.set_read_timeout(120, 0);
@@ -69,12 +72,14 @@ inline ::testing::AssertionResult ServeImported(BackgroundProcess& vm, const std
 }
 
 // Evaluates the recording rules of `rules` over [from_s, to_s] with vmalert
-// (OFU_VMALERT) in replay mode, reading from and writing to the server on
-// `port`, at each group's own interval; then flushes. VictoriaMetrics's way
-// of backfilling rules (promtool's for Prometheus). vmalert's output is
-// kept in dir/vmalert.log.
+// (OFU_VMALERT) in replay mode, reading from the server on `port` and
+// writing to the VictoriaMetrics on `write_port` (0: the same server), at
+// each group's own interval; then flushes the one written to.
+// VictoriaMetrics's way of backfilling rules (promtool's for Prometheus),
+// and, writing elsewhere, of federating a shard's rollups to a global
+// server. vmalert's output is kept in dir/vmalert.log.
 inline ::testing::AssertionResult ReplayRules(const std::filesystem::path& dir, const std::filesystem::path& rules,
-                                              int port, double from_s, double to_s) {
+                                              int port, double from_s, double to_s, int write_port = 0) {
   const auto rfc3339 = [](double t) {
     const auto time = static_cast<std::time_t>(t);
     char text[32];
@@ -83,17 +88,19 @@ inline ::testing::AssertionResult ReplayRules(const std::filesystem::path& dir, 
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return std::string(text);
   };
+  if (write_port == 0) write_port = port;
   const std::string url = fmt::format("http://127.0.0.1:{}", port);
+  const std::string write_url = fmt::format("http://127.0.0.1:{}", write_port);
   auto replay = RunShell(fmt::format("'{}' -rule='{}' -datasource.url={} -remoteWrite.url={} "
                                      "-datasource.queryStep=0s -replay.rulesDelay=0s -replay.disableProgressBar "
                                      "-replay.timeFrom={} -replay.timeTo={}",
-                                     OFU_VMALERT, rules.string(), url, url, rfc3339(from_s), rfc3339(to_s)),
+                                     OFU_VMALERT, rules.string(), url, write_url, rfc3339(from_s), rfc3339(to_s)),
                          dir);
   // Kept: vmalert 1.79 exits 0 even when a remote write was dropped
   // (VictoriaMetrics issue 6512), so its log is what tells.
   std::ofstream(dir / "vmalert.log") << replay.out << replay.err;
   if (replay.exit_code != 0) return ::testing::AssertionFailure() << "vmalert: " << replay.out << replay.err;
-  httplib::Client client("127.0.0.1", port);
+  httplib::Client client("127.0.0.1", write_port);
   auto flushed = client.Get("/internal/force_flush");
   if (!flushed || flushed->status != 200) return ::testing::AssertionFailure() << "force_flush failed";
   return ::testing::AssertionSuccess();
