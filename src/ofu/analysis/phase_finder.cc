@@ -275,16 +275,15 @@ void Classify(std::vector<std::pair<FoundPhase, double>>& phases, PhaseFinding& 
   const auto last_work = std::find_if_not(phases.rbegin(), phases.rend(), low);
   for (auto it = phases.begin(); it != phases.end(); ++it) {
     FoundPhase& phase = it->first;
+    const bool any_work = first_work != phases.end();
     if (!low(*it)) {
       phase.kind = PhaseKind::kSteady;
-    } else if (first_work == phases.end()) {
-      phase.kind = PhaseKind::kLow;  // no tensor work at all
-    } else if (it < first_work) {
+    } else if (any_work && it < first_work) {
       phase.kind = PhaseKind::kStartup;
-    } else if (it > last_work.base() - 1) {
+    } else if (any_work && it > last_work.base() - 1) {
       phase.kind = PhaseKind::kTail;
     } else {
-      phase.kind = PhaseKind::kLow;
+      phase.kind = PhaseKind::kLow;  // between busy phases, or no tensor work at all
     }
     finding.seconds += phase.seconds;
     switch (phase.kind) {

@@ -227,7 +227,7 @@ Result<StoredHistory> MergeServerHistories(std::vector<ServerAnswer<StoredHistor
       const auto id = ids.find(w.gpu_id);
       if (id == ids.end()) continue;
       w.gpu_id = id->second;
-      merged.windows.push_back(std::move(w));
+      merged.windows.push_back(w);
     }
     for (StoredJob& job : history.jobs) {
       const auto id = ids.find(job.gpu_id);

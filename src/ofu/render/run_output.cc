@@ -13,7 +13,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using analysis::FoundPhase;
-using analysis::PhaseKind;
 
 std::string Percent(const std::optional<double>& value) {
   return value ? fmt::format("{:.1f} %", 100 * *value) : std::string("-");
