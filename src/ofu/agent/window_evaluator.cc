@@ -16,9 +16,8 @@ std::span<const CounterField> AgentCounterFields() {
   return kFields;
 }
 
-WindowEvaluator::WindowEvaluator(const GpuSpecDatabase& specs, std::optional<std::string> gpu_model,
-                                 double busy_threshold)
-    : specs_(specs), gpu_model_(std::move(gpu_model)), busy_threshold_(busy_threshold) {}
+WindowEvaluator::WindowEvaluator(const GpuSpecDatabase& specs, const GpuSpec* gpu_model, double busy_threshold)
+    : specs_(specs), gpu_model_(gpu_model), busy_threshold_(busy_threshold) {}
 
 const GpuSpec* WindowEvaluator::SpecFor(const std::string& model, std::vector<std::string>& notes) {
   if (auto it = cache_.find(model); it != cache_.end()) return it->second;
@@ -44,7 +43,7 @@ sinks::WindowBatch WindowEvaluator::Evaluate(const sources::Snapshot& snapshot) 
     gpu.identity = reading.identity;
     gpu.health = reading.health;
     gpu.problem = reading.problem;
-    const GpuSpec* spec = SpecFor(gpu_model_.value_or(reading.identity.model), batch.notes);
+    const GpuSpec* spec = gpu_model_ != nullptr ? gpu_model_ : SpecFor(reading.identity.model, batch.notes);
     std::optional<OfuScale> scale;
     if (spec != nullptr) {
       gpu.sku = spec->id;

@@ -34,8 +34,11 @@ std::span<const CounterField> AgentCounterFields();
 
 class WindowEvaluator {
  public:
-  // `specs` must outlive the evaluator. `gpu_model` overrides every GPU's model.
-  WindowEvaluator(const GpuSpecDatabase& specs, std::optional<std::string> gpu_model, double busy_threshold);
+  // `specs` must outlive the evaluator. `gpu_model`, when not null, is the
+  // SKU every GPU is treated as (the config's gpu_model, resolved once by
+  // the caller); it must outlive the evaluator too. Null: each GPU's SKU is
+  // looked up by the model its source reports.
+  WindowEvaluator(const GpuSpecDatabase& specs, const GpuSpec* gpu_model, double busy_threshold);
 
   sinks::WindowBatch Evaluate(const sources::Snapshot& snapshot);
 
@@ -43,7 +46,7 @@ class WindowEvaluator {
   const GpuSpec* SpecFor(const std::string& model, std::vector<std::string>& notes);
 
   const GpuSpecDatabase& specs_;
-  std::optional<std::string> gpu_model_;
+  const GpuSpec* gpu_model_;  // null: by each GPU's model
   double busy_threshold_;
   std::map<std::string, const GpuSpec*> cache_;  // model -> spec (null: unknown, already noted)
 };
