@@ -62,10 +62,10 @@ inline constexpr double kDefaultAttributionIntervalS = 10;
 struct AgentConfig {
   // [agent]
   std::string source = "auto";
-  // What the source reads, whole: [agent] window, clock_readings,
-  // nvml_library and dcgm_library land in its window_s, clock_readings,
-  // nvml_library and dcgm_library, as the flags of the same names do
-  // (apps/ofu/source_flags.h); its other fields keep their defaults here.
+  // What the source reads, whole: the [agent] keys that concern the source
+  // (the window, the clock readings, the two libraries) land in it, as the
+  // flags of the same names do (apps/ofu/source_flags.h); its other fields
+  // keep their defaults here.
   // The agent's own policy (paced replays, process lists every attribution
   // interval, only the counters it exports) is added when the source is
   // opened (SourceOptionsOf, run.h), not stored here.
