@@ -24,12 +24,13 @@ namespace ofu::agent {
 // The counters Evaluate reads from a reading's sample, hence the only ones
 // the agent's outputs (/metrics, the history store) can carry: the agent asks
 // its source for these alone (SourceOptions::fields), since every driver
-// call costs CPU on the node. Tensor activity, the engine activity for
-// "busy", the tensor pipes (HMMA, IMMA, DFMA), the non-tensor pipes (FP64,
-// FP32, FP16), the clocks and the clock event reasons (the SKU's clock
-// model tells a burst at the power cap from one below it by sw_power_cap,
-// core/clock_model.h); not SM activity, occupancy, DRAM, DMMA, power or
-// energy.
+// call costs CPU on the node. They are the built-in counter rows marked
+// agent_reads (core/sample.h), in the table's order: tensor activity, the
+// engine activity for "busy", the non-tensor pipes (FP64, FP32, FP16), the
+// tensor pipes (IMMA, HMMA, DFMA), the clocks and the clock event reasons
+// (the SKU's clock model tells a burst at the power cap from one below it
+// by sw_power_cap, core/clock_model.h); not SM activity, occupancy, DRAM,
+// DMMA, power or energy.
 std::span<const CounterField> AgentCounterFields();
 
 class WindowEvaluator {
