@@ -115,9 +115,9 @@ int main(int argc, char** argv) {
              "calls/window: clock smpl met", "H100 p50: us/win  %core", "H100 mean: us/win %core",
              "double here: us/win %core; not measured on the H100 (calls/window)");
   for (const Case& c : cases) {
-    ofu::agent::AgentConfig config;
-    config.window_s = c.window_s;
-    ofu::sources::SourceOptions options = ofu::agent::SourceOptionsOf(config);
+    ofu::sources::SourceOptions given;
+    given.window_s = c.window_s;
+    ofu::sources::SourceOptions options = ofu::agent::AgentSourceOptions(given);
     if (c.every_counter) options.fields.clear();
     // Ten process-list intervals of 10 s: whole lists, and enough windows
     // to time the double above the clock's noise.

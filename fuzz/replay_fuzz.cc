@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)notes_sink;
   ofu::analysis::ReportOptions options;
   options.windows.window_s = 60;
-  options.gpu_model = "h100-sxm5";  // so every GPU goes through the OFU arithmetic
+  options.gpu_model = *specs.Lookup("h100-sxm5");  // so every GPU goes through the OFU arithmetic
   auto report = ofu::analysis::BuildReport(*recording, specs, options);
   if (report.ok()) {
     volatile std::size_t n = ofu::render::RenderJson(*report).size() + ofu::render::RenderTable(*report).size();

@@ -21,6 +21,7 @@
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/parse_command_line.h"
 #include "ofu/cli/spec_db.h"
+#include "ofu/cli/window_flag.h"
 #include "ofu/core/version.h"
 #include "ofu/gemm/result_csv.h"
 #include "ofu/gemm/summary.h"
@@ -29,6 +30,11 @@
 namespace {
 
 using ofu::cli::ExitCodeFor;
+
+// The longest counter window ofu-gemm takes (its own range: the harness
+// samples inside a case's steady loop); the shortest is NVML GPM's,
+// kMinWindowS, as everywhere (cli::AddWindowFlag).
+constexpr double kMaxCounterWindowS = 10;
 
 constexpr const char* kAbout = R"(ofu-gemm -- measure how close OFU comes to true MFU on controlled GEMMs.
 
@@ -106,11 +112,18 @@ int RunSweeps(const Args& args) {
   if (!cases.ok()) return Fail(cases.error());
   auto specs = ofu::cli::LoadSpecDatabase(args.spec_db);
   if (!specs.ok()) return Fail(specs.error());
+  // --gpu-model, resolved once and before the device: an unknown model fails the same way as in ofu.
+  auto flag_gpu = ofu::cli::ResolveGpuModel(*specs, args.gpu_model);
+  if (!flag_gpu.ok()) return Fail(flag_gpu.error());
 
   auto device = ofu::gpu::OpenCudaDevice(args.device);
   if (!device.ok()) return Fail(device.error());
-  auto spec = specs->Lookup(args.gpu_model.value_or(device->name));
-  if (!spec.ok()) return Fail(spec.error());
+  const ofu::GpuSpec* spec = *flag_gpu;
+  if (spec == nullptr) {
+    auto found = specs->Lookup(device->name);
+    if (!found.ok()) return Fail(found.error());
+    spec = *found;
+  }
 
   auto recorder = ofu::gpu::KernelRecorder::Open(ofu::gpu::CuptiCandidates(args.cupti_library, OFU_CUDA_LIBRARY_DIR));
   std::unique_ptr<ofu::gpu::KernelRecorder> kernel_recorder;
@@ -128,7 +141,7 @@ int RunSweeps(const Args& args) {
   if (auto probe = ofu::gpu::CounterSampler::Open(options.sampler, device->uuid, clock); !probe.ok()) {
     return Fail(probe.error());
   }
-  auto harness = ofu::gpu::Harness::Open(*device, **spec, options, clock, std::move(kernel_recorder));
+  auto harness = ofu::gpu::Harness::Open(*device, *spec, options, clock, std::move(kernel_recorder));
   if (!harness.ok()) return Fail(harness.error());
 
   std::ofstream file;
@@ -139,7 +152,7 @@ int RunSweeps(const Args& args) {
   std::ostream& out = args.out == "-" ? std::cout : file;
   fmt::print(stderr, "ofu-gemm: {} ({}, sm_{}{}, CUDA runtime {}, driver API {}), spec {}: {} cases\n", device->name,
              device->uuid, device->compute_major, device->compute_minor, device->runtime_version,
-             device->driver_version, (*spec)->id, cases->size());
+             device->driver_version, spec->id, cases->size());
   out << ofu::gemm::ResultCsvHeader() << std::flush;
   for (std::size_t i = 0; i < cases->size(); ++i) {
     const auto& c = (*cases)[i];
@@ -172,14 +185,11 @@ int main(int argc, char** argv) {
                                  "Summarize a result CSV (errors per precision); needs no GPU");
   app.add_option("--out,-o", args.out, "Result CSV to write ('-': standard output)")->capture_default_str();
   app.add_option("--device,-d", args.device, "CUDA device index")->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--gpu-model", args.gpu_model,
-                 "Spec database entry to use (SKU id or name); default: the device's name");
+  ofu::cli::AddGpuModelFlag(app, args.gpu_model, "The spec database entry to use (default: the device's name)");
   ofu::cli::AddSpecDbFlag(app, args.spec_db);
   app.add_option("--nvml-library", args.nvml_library, "Path of libnvidia-ml.so.1");
   app.add_option("--cupti-library", args.cupti_library, "Path of libcupti.so (default: the CUDA toolkit's)");
-  app.add_option("--window", args.window_s, "Counter window in seconds (NVML GPM needs >= 0.1)")
-      ->check(CLI::Range(0.1, 10.0))
-      ->capture_default_str();
+  ofu::cli::AddWindowFlag(app, "--window", args.window_s, kMaxCounterWindowS, "Counter window");
   summary->excludes(sweep);
   summary->excludes(list);
   list->needs(sweep);

@@ -52,19 +52,14 @@ See docs/agent.md.)";
 
 void Log(std::string_view message) { fmt::print(stderr, "ofu agent: {}\n", message); }
 
-// Defaults, then the config file, then the flags given.
-Result<agent::AgentConfig> BuildConfig(const AgentArgs& args) {
+// Defaults, then the config file, then the flags given; the GPU model
+// resolved in `specs`, once for each configuration built.
+Result<agent::AgentConfig> BuildConfig(const AgentArgs& args, const GpuSpecDatabase& specs) {
   agent::AgentConfig config;
   if (args.config) {
     OFU_RETURN_IF_ERROR(agent::LoadAgentConfig(*args.config, config));
   }
-  const SourceFlags& source = args.source;
-  const auto given = [&source](const char* flag) { return source.given.count(flag) > 0; };
-  if (given("source")) config.source = source.source;
-  if (given("window")) config.window_s = source.options.window_s;
-  if (given("clock-readings")) config.clock_readings = source.options.clock_readings;
-  if (given("nvml-library")) config.nvml_library = source.options.nvml_library;
-  if (given("dcgm-library")) config.dcgm_library = source.options.dcgm_library;
+  OverrideWithGivenFlags(args.source, config.source, config.source_options);
   if (args.gpu_model) config.gpu_model = *args.gpu_model;
   if (args.listen) {
     OFU_RETURN_IF_ERROR(agent::SetListenAddress(*args.listen, config));
@@ -73,6 +68,7 @@ Result<agent::AgentConfig> BuildConfig(const AgentArgs& args) {
   if (args.store) config.store_path = *args.store;
   if (args.no_store) config.store_path.clear();
   OFU_RETURN_IF_ERROR(agent::ValidateAgentConfig(config));
+  OFU_ASSIGN_OR_RETURN(config.gpu_sku, ResolveGpuModel(specs, config.gpu_model));
   return config;
 }
 
@@ -94,12 +90,12 @@ void AddAgentFlags(CLI::App& cmd, AgentArgs& args) {
 }
 
 Result<int> RunAgent(const AgentArgs& args) {
-  OFU_ASSIGN_OR_RETURN(auto config, BuildConfig(args));
-  OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
-  OFU_RETURN_IF_ERROR(ResolveGpuModel(specs, config.gpu_model));  // --check-config checks it too
+  OFU_ASSIGN_OR_RETURN(const GpuSpecDatabase specs, LoadSpecDatabase(args.spec_db));
+  OFU_ASSIGN_OR_RETURN(auto config, BuildConfig(args, specs));  // --check-config checks the model too
   if (args.check_config) {
-    fmt::print("config ok: source {}, window {} s, listen {}:{}, store {}\n", config.source, config.window_s,
-               config.listen_host, config.listen_port, config.store_path.empty() ? "off" : config.store_path);
+    fmt::print("config ok: source {}, window {} s, listen {}:{}, store {}\n", config.source,
+               config.source_options.window_s, config.listen_host, config.listen_port,
+               config.store_path.empty() ? "off" : config.store_path);
     return kExitOk;
   }
 
@@ -111,7 +107,7 @@ Result<int> RunAgent(const AgentArgs& args) {
   environment.executable = std::filesystem::read_symlink("/proc/self/exe", unreadable);
   environment.stop_requested = StopRequested;
   environment.take_reload_request = TakeReloadRequest;
-  environment.load_config = [&args] { return BuildConfig(args); };
+  environment.load_config = [&args, &specs] { return BuildConfig(args, specs); };
   environment.notify = [](const std::string& state) { sd_notify(0, state.c_str()); };
   uint64_t watchdog_usec = 0;
   environment.watchdog = sd_watchdog_enabled(0, &watchdog_usec) > 0;

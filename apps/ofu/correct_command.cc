@@ -98,7 +98,8 @@ void AddCorrectFlags(CLI::App& cmd, CorrectArgs& args) {
   cmd.add_option("--top", args.top, "Rows in the table of wasteful GEMMs")
       ->check(CLI::Range(0, 10000))
       ->capture_default_str();
-  AddFormatFlag(cmd, args.format, {"table", "json"}, "Output: table (for people) or json (for programs)");
+  AddFormatFlag(cmd, args.format, {render::OutputFormat::kTable, render::OutputFormat::kJson},
+                "Output: table (for people) or json (for programs)");
 }
 
 Result<int> RunCorrect(const CorrectArgs& args) {
@@ -115,7 +116,7 @@ Result<int> RunCorrect(const CorrectArgs& args) {
     recording_options.strict_values = args.strict;  // stray lines and text values refused, as in ofu report
     OFU_ASSIGN_OR_RETURN(auto recording, sources::ReadRecordingFile(*args.input, recording_options));
     analysis::ReportOptions options;
-    options.gpu_model = args.gpu_model;
+    options.gpu_model = flag_gpu;
     options.strict = args.strict;
     OFU_ASSIGN_OR_RETURN(auto report, analysis::BuildReport(recording, specs, options));
     if (const analysis::FleetCoverage& c = report.coverage; !c.left_out.empty()) {
@@ -183,7 +184,8 @@ Result<int> RunCorrect(const CorrectArgs& args) {
   view.fp32_pipe_active = fp32_pipe_active;
   view.training_log = training_log ? &*training_log : nullptr;
   if (training_log_error) view.training_log_error = training_log_error->message;
-  fmt::print("{}", args.format == "json" ? render::RenderCorrectionJson(view) : render::RenderCorrectionTable(view));
+  fmt::print("{}", args.format == render::OutputFormat::kJson ? render::RenderCorrectionJson(view)
+                                                              : render::RenderCorrectionTable(view));
   if (!report.factor) {
     return Error::NoData("{}: no GEMM kernel could be corrected (see the coverage above)", trace_name);
   }

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ofu/core/result.h"
+#include "ofu/render/output_format.h"
 
 namespace ofu::cli {
 
@@ -24,7 +25,7 @@ struct CorrectArgs {
   bool strict = false;  // --strict: an unknown model in --input fails (exit 3)
   std::string orientation = "swapped";
   int top = 10;
-  std::string format;  // --format; AddFormatFlag sets the default
+  render::OutputFormat format = render::OutputFormat::kTable;  // --format; AddFormatFlag sets the default
 };
 
 // Adds the command's flags to `cmd`; results land in `args` (command.h).

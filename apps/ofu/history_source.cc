@@ -95,18 +95,16 @@ Result<ResolvedSource> ResolveHistorySource(const HistorySourceArgs& args, doubl
   return out;
 }
 
-Result<analysis::FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
+Result<analysis::FleetReport> LoadFleetReport(const ResolvedSource& resolved, const GpuSpecDatabase& specs,
                                               bool windows_needed) {
-  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(args, now_s));
   auto report = analysis::LoadFleetReport(resolved.source, resolved.query, specs, windows_needed);
   EndProgress(resolved.source);
   return report;
 }
 
 Result<analysis::FleetReport> ScanFleetHistory(
-    const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
+    const ResolvedSource& resolved, const GpuSpecDatabase& specs,
     const std::function<Status(const history::StoredHistory& batch)>& on_batch) {
-  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(args, now_s));
   auto report = analysis::ScanFleetHistory(resolved.source, resolved.query, specs, on_batch);
   EndProgress(resolved.source);
   return report;

@@ -64,12 +64,13 @@ Result<ResolvedSource> ResolveHistorySource(const HistorySourceArgs& args, doubl
 void EndProgress(const history::HistorySource& source);
 
 // analysis::LoadFleetReport and ScanFleetHistory (analysis/fleet_report.h)
-// of the flags, clearing the progress line after a Prometheus read.
-// `specs` must outlive the result.
-Result<analysis::FleetReport> LoadFleetReport(const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
+// of the flags as ResolveHistorySource resolved them (once per command),
+// clearing the progress line after a Prometheus read. `specs` must outlive
+// the result.
+Result<analysis::FleetReport> LoadFleetReport(const ResolvedSource& resolved, const GpuSpecDatabase& specs,
                                               bool windows_needed);
 Result<analysis::FleetReport> ScanFleetHistory(
-    const HistorySourceArgs& args, double now_s, const GpuSpecDatabase& specs,
+    const ResolvedSource& resolved, const GpuSpecDatabase& specs,
     const std::function<Status(const history::StoredHistory& batch)>& on_batch);
 
 }  // namespace ofu::cli

@@ -104,7 +104,8 @@ void AddKernelsFlags(CLI::App& cmd, KernelsArgs& args) {
   CLI::App* parse = cmd.add_subcommand("parse", "Read tile, cluster, precision from GEMM kernel names");
   parse->description(kParseHelp);
   parse->add_option("names", args.names, "Kernel names; '-' reads them from stdin, one per line")->required();
-  AddFormatFlag(*parse, args.format, {"table", "json"}, "Output: table or json");
+  AddFormatFlag(*parse, args.format, {render::OutputFormat::kTable, render::OutputFormat::kJson},
+                "Output: table or json");
   AddGpuModelFlag(*parse, args.gpu_model,
                   "Judge each kernel against this GPU: is it built for an older architecture, and what does that "
                   "cost");
@@ -126,7 +127,8 @@ Result<int> RunKernels(const KernelsArgs& args) {
   bool all_parsed = true;
   for (const render::ParsedKernel& parsed : all) all_parsed = all_parsed && parsed.info.ok();
 
-  fmt::print("{}", args.format == "json" ? render::FormatKernelsJson(all) : render::FormatKernelsTable(all));
+  fmt::print("{}", args.format == render::OutputFormat::kJson ? render::FormatKernelsJson(all)
+                                                              : render::FormatKernelsTable(all));
   return all_parsed ? kExitOk : kExitBadInput;
 }
 

@@ -9,12 +9,13 @@
 #include <CLI/CLI.hpp>
 
 #include "ofu/core/result.h"
+#include "ofu/render/output_format.h"
 
 namespace ofu::cli {
 
 struct KernelsArgs {
-  std::vector<std::string> names;        // "-" reads names from stdin, one per line
-  std::string format;                    // --format; AddFormatFlag sets the default
+  std::vector<std::string> names;                              // "-" reads names from stdin, one per line
+  render::OutputFormat format = render::OutputFormat::kTable;  // --format; AddFormatFlag sets the default
   std::optional<std::string> gpu_model;  // --gpu-model: judge kernels against this GPU's architecture
   std::optional<std::string> spec_db;    // --spec-db
 };

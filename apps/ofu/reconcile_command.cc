@@ -74,7 +74,9 @@ void AddReconcileFlags(CLI::App& cmd, ReconcileArgs& args) {
       ->capture_default_str();
   cmd.add_option("--corrections", args.corrections,
                  "Per-job corrections: a directory of <job_id>.json from `ofu correct --format json`, or a CSV");
-  AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
+  AddFormatFlag(cmd, args.format,
+                {render::OutputFormat::kTable, render::OutputFormat::kJson, render::OutputFormat::kCsv},
+                "Output: table (for people), json or csv (for programs)");
   cmd.add_option("--tolerance", args.tolerance, "reported/expected within 1 +- this is ok")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
@@ -91,8 +93,9 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
   }
   OFU_ASSIGN_OR_RETURN(auto inputs, analysis::ReadMfuInputs(args.mfu, args.training_logs, args.corrections,
                                                             *PrecisionFromName(args.reference_precision)));
-  OFU_ASSIGN_OR_RETURN(auto fleet, LoadFleetReport(args.history, sources::SystemClock().NowS(), specs,
-                                                   /*windows_needed=*/false));
+  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved,
+                       ResolveHistorySource(args.history, sources::SystemClock().NowS()));
+  OFU_ASSIGN_OR_RETURN(auto fleet, LoadFleetReport(resolved, specs, /*windows_needed=*/false));
   const history::StoredHistory& history = fleet.history;
   const analysis::Report& store = fleet.report;
   analysis::ReconcileOptions options;
@@ -103,9 +106,9 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
   for (const Error& refused : inputs.refused_logs) {
     report.notes.push_back(fmt::format("refused, its job left out: {}", refused.message));
   }
-  if (args.format == "json") {
+  if (args.format == render::OutputFormat::kJson) {
     fmt::print("{}", render::RenderReconcileJson(report));
-  } else if (args.format == "csv") {
+  } else if (args.format == render::OutputFormat::kCsv) {
     fmt::print("{}", render::RenderReconcileCsv(report));
   } else {
     fmt::print("{}", render::RenderReconcileTable(report));

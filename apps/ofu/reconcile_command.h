@@ -11,6 +11,7 @@
 
 #include "history_source.h"
 #include "ofu/core/result.h"
+#include "ofu/render/output_format.h"
 
 namespace ofu::cli {
 
@@ -19,8 +20,8 @@ struct ReconcileArgs {
   std::optional<std::string> mfu;
   std::vector<std::string> training_logs;  // --training-log JOB=PATH
   std::optional<std::string> corrections;
-  std::string reference_precision = "bf16";  // whose peak divides a log of TFLOP/s per GPU
-  std::string format;                        // --format; AddFormatFlag sets the default
+  std::string reference_precision = "bf16";                    // whose peak divides a log of TFLOP/s per GPU
+  render::OutputFormat format = render::OutputFormat::kTable;  // --format; AddFormatFlag sets the default
   double tolerance = 0.15;
   double match = 0.15;
   std::optional<std::string> spec_db;

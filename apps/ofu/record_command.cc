@@ -84,7 +84,8 @@ void AddRecordFlags(CLI::App& cmd, RecordArgs& args) {
   cmd.add_option("--out,-o", args.out, "The OpenMetrics file to write (replaced if it exists)")->required();
   cmd.add_option("--description", args.description,
                  "What this recording is; stored in its ofu_recording_info line (default: the source)");
-  AddFormatFlag(cmd, args.format, {"text", "json"}, "Final summary: text (one line on stderr) or json (on stdout)");
+  AddFormatFlag(cmd, args.format, {render::OutputFormat::kText, render::OutputFormat::kJson},
+                "Final summary: text (one line on stderr) or json (on stdout)");
 }
 
 Result<int> RunRecord(const RecordArgs& args) {
@@ -145,7 +146,7 @@ Result<int> RunRecord(const RecordArgs& args) {
   summary.duration_s = duration;
   summary.samples = writer.samples();
   summary.skipped_values = writer.skipped_values();
-  if (args.format == "json") {
+  if (args.format == render::OutputFormat::kJson) {
     fmt::print("{}", render::FormatRecordSummaryJson(summary));
   } else {
     fmt::print(stderr, "{}", render::FormatRecordSummaryLine(summary));

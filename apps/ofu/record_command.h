@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ofu/core/result.h"
+#include "ofu/render/output_format.h"
 
 #include "source_flags.h"
 
@@ -19,7 +20,7 @@ struct RecordArgs {
   std::string duration;  // "90", "30s", "5m", "1h"
   std::string out;
   std::string description;
-  std::string format;  // --format; AddFormatFlag sets the default
+  render::OutputFormat format = render::OutputFormat::kTable;  // --format; AddFormatFlag sets the default
 };
 
 // Adds the command's flags to `cmd`; results land in `args` (command.h).

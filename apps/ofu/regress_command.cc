@@ -41,7 +41,9 @@ See docs/fleet-analysis.md.)";
 void AddRegressFlags(CLI::App& cmd, RegressArgs& args) {
   cmd.description(kRegressHelp);
   AddHistorySourceOptions(cmd, args.history, /*with_job=*/true);
-  AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
+  AddFormatFlag(cmd, args.format,
+                {render::OutputFormat::kTable, render::OutputFormat::kJson, render::OutputFormat::kCsv},
+                "Output: table (for people), json or csv (for programs)");
   cmd.add_option("--min-windows", args.min_windows, "Windows on each side of a change")
       ->check(CLI::Range(2, 1000000))
       ->capture_default_str();
@@ -77,11 +79,12 @@ Result<int> RunRegress(const RegressArgs& args) {
   options.group_s = args.group_s;
   // GPU by GPU as the history is read: a fleet's windows are never all held.
   analysis::RegressScanner scanner(options);
-  OFU_ASSIGN_OR_RETURN(auto fleet, ScanFleetHistory(args.history, sources::SystemClock().NowS(), specs,
-                                                    [&](const history::StoredHistory& batch) {
-                                                      scanner.Add(batch);
-                                                      return OkStatus();
-                                                    }));
+  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved,
+                       ResolveHistorySource(args.history, sources::SystemClock().NowS()));
+  OFU_ASSIGN_OR_RETURN(auto fleet, ScanFleetHistory(resolved, specs, [&](const history::StoredHistory& batch) {
+                         scanner.Add(batch);
+                         return OkStatus();
+                       }));
   analysis::RegressReport report = scanner.Finish(fleet.history.path, fleet.report);
   if (fleet.history.step_s > 0) {
     report.notes.push_back(fmt::format(
@@ -89,9 +92,9 @@ Result<int> RunRegress(const RegressArgs& args) {
         "windows, --min-windows and the change times are in steps of {:g} s; --step 0 reads every scrape",
         fleet.history.step_s, fleet.history.step_s));
   }
-  if (args.format == "json") {
+  if (args.format == render::OutputFormat::kJson) {
     fmt::print("{}", render::RenderRegressJson(report));
-  } else if (args.format == "csv") {
+  } else if (args.format == render::OutputFormat::kCsv) {
     fmt::print("{}", render::RenderRegressCsv(report));
   } else {
     fmt::print("{}", render::RenderRegressTable(report));

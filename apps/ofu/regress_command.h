@@ -9,12 +9,13 @@
 
 #include "history_source.h"
 #include "ofu/core/result.h"
+#include "ofu/render/output_format.h"
 
 namespace ofu::cli {
 
 struct RegressArgs {
   HistorySourceArgs history;
-  std::string format;  // --format; AddFormatFlag sets the default
+  render::OutputFormat format = render::OutputFormat::kTable;  // --format; AddFormatFlag sets the default
   int min_windows = 10;
   double threshold = 6;
   double min_ratio = 1.25;

@@ -89,17 +89,18 @@ an OFU. See docs/cli.md.)";
 
 // `ofu report --store` and `--prometheus`: the windows are the agent's; only
 // the range and the job are chosen here.
-Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& specs) {
+Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& specs, const GpuSpec* gpu_model) {
   const double now = sources::SystemClock().NowS();
   const HistorySourceArgs& source = args.history;
   Progress(source.store.empty() ? "querying Prometheus" : "reading the store");
   OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(source, now));
-  OFU_ASSIGN_OR_RETURN(analysis::FleetReport fleet, LoadFleetReport(source, now, specs, !args.html.empty()));
+  OFU_ASSIGN_OR_RETURN(analysis::FleetReport fleet, LoadFleetReport(resolved, specs, !args.html.empty()));
   const analysis::Report& report = fleet.report;
   if (!args.html.empty()) {
     // The page is the output; the text report is not printed.
     const std::string where = history::SourceName(resolved.source);
-    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, fleet.history, report, specs, where, now, /*synthetic=*/false));
+    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, fleet.history, report, specs, gpu_model, where, now,
+                                        /*synthetic=*/false));
   } else {
     fmt::print("{}", render::ReportText(report, args.format));
   }
@@ -110,12 +111,12 @@ Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& spec
 
 // A recording's report (--input, or --series dcgm-exporter), read from `source`.
 Result<int> RunRecordingReport(const ReportArgs& args, const sources::Recording& recording,
-                               const GpuSpecDatabase& specs, const std::string& source) {
+                               const GpuSpecDatabase& specs, const GpuSpec* gpu_model, const std::string& source) {
   analysis::ReportOptions options;
   options.windows.window_s = args.window_s;
   options.windows.interval_s = args.interval_s;
   options.windows.busy_threshold = args.busy_threshold;
-  options.gpu_model = args.gpu_model;
+  options.gpu_model = gpu_model;
   options.strict = args.strict;
   options.reported_clock = args.clock == "reported";
   OFU_ASSIGN_OR_RETURN(auto report, analysis::BuildReport(recording, specs, options));
@@ -125,8 +126,9 @@ Result<int> RunRecordingReport(const ReportArgs& args, const sources::Recording&
     options.windows.window_s = analysis::OwnResolutionS(report);
     OFU_ASSIGN_OR_RETURN(const analysis::Report fine, analysis::BuildReport(recording, specs, options));
     sources::SystemClock clock;
-    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, analysis::HistoryOfRecording(fine), fine, specs, source, clock.NowS(),
-                                        fine.synthetic.value_or(false), analysis::RunPageOfRecording(fine, recording)));
+    OFU_RETURN_IF_ERROR(WriteHtmlReport(args, analysis::HistoryOfRecording(fine), fine, specs, gpu_model, source,
+                                        clock.NowS(), fine.synthetic.value_or(false),
+                                        analysis::RunPageOfRecording(fine, recording)));
   } else {
     fmt::print("{}", render::ReportText(report, args.format));
   }
@@ -169,7 +171,9 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
       ->needs(history.prometheus)
       ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
       ->capture_default_str();
-  AddFormatFlag(cmd, args.format, {"table", "json", "csv"}, "Output: table (for people), json or csv (for programs)");
+  AddFormatFlag(cmd, args.format,
+                {render::OutputFormat::kTable, render::OutputFormat::kJson, render::OutputFormat::kCsv},
+                "Output: table (for people), json or csv (for programs)");
   AddGpuModelFlag(cmd, args.gpu_model, "Treat every GPU as this model");
   AddWindowFlag(cmd, "--window", args.window_s, kMaxReportWindowS, "Window length");
   cmd.add_option("--clock", args.clock,
@@ -222,14 +226,15 @@ Result<int> RunReport(const ReportArgs& args) {
         "the OFU the agent computed");
   }
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
-  OFU_RETURN_IF_ERROR(ResolveGpuModel(specs, args.gpu_model));  // an unknown model fails before any reading
+  // The one lookup of --gpu-model: an unknown model fails before any reading.
+  OFU_ASSIGN_OR_RETURN(const GpuSpec* const gpu_model, ResolveGpuModel(specs, args.gpu_model));
   if (args.series == "dcgm-exporter") {
     OFU_ASSIGN_OR_RETURN(auto recording, LoadPrometheusRecording(args));
-    return RunRecordingReport(args, recording, specs, recording.source_name);
+    return RunRecordingReport(args, recording, specs, gpu_model, recording.source_name);
   }
-  if (args.input.empty()) return RunHistoryReport(args, specs);
+  if (args.input.empty()) return RunHistoryReport(args, specs, gpu_model);
   OFU_ASSIGN_OR_RETURN(auto recording, LoadRecording(args));
-  return RunRecordingReport(args, recording, specs, args.input);
+  return RunRecordingReport(args, recording, specs, gpu_model, args.input);
 }
 
 }  // namespace ofu::cli

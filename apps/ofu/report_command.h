@@ -12,12 +12,13 @@
 
 #include "history_source.h"
 #include "ofu/core/result.h"
+#include "ofu/render/output_format.h"
 
 namespace ofu::cli {
 
 struct ReportArgs {
   std::string input;
-  std::string format;  // --format; AddFormatFlag sets the default
+  render::OutputFormat format = render::OutputFormat::kTable;  // --format; AddFormatFlag sets the default
   std::optional<std::string> gpu_model;
   double window_s = 60;
   std::string clock = "model";  // --clock: model or reported (analysis::ReportOptions::reported_clock)

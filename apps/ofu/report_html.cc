@@ -8,7 +8,6 @@
 #include "ofu/analysis/fleet_report.h"
 #include "ofu/analysis/html_report.h"
 #include "ofu/analysis/recording_history.h"
-#include "ofu/cli/spec_db.h"
 #include "ofu/formats/text_file.h"
 #include "ofu/render/html_page.h"
 #include "report_inputs.h"
@@ -19,8 +18,8 @@ namespace {
 
 // --trace: what `ofu correct` finds in the traces (analysis::KernelFindingsOfTrace);
 // the GPU is --gpu-model's, else the trace's (ChooseGpu).
-Result<analysis::KernelFindings> TraceFindings(const ReportArgs& args, const GpuSpecDatabase& specs) {
-  OFU_ASSIGN_OR_RETURN(const GpuSpec* const flag_gpu, ResolveGpuModel(specs, args.gpu_model));
+Result<analysis::KernelFindings> TraceFindings(const ReportArgs& args, const GpuSpecDatabase& specs,
+                                               const GpuSpec* flag_gpu) {
   Progress("reading the kernel trace");
   OFU_ASSIGN_OR_RETURN(const TraceInput input, ReadTraceInput(args.trace));
   OFU_RETURN_IF_ERROR(analysis::RequireNvidiaTrace(input.trace, input.name, args.gpu_model.value_or("")));
@@ -55,8 +54,8 @@ Status WriteRunPage(const std::string& path, const analysis::Report& report, ana
 }
 
 Status WriteHtmlReport(const ReportArgs& args, const history::StoredHistory& history, const analysis::Report& store,
-                       const GpuSpecDatabase& specs, const std::string& source, double now_s, bool synthetic,
-                       std::optional<analysis::RunPage> run_page) {
+                       const GpuSpecDatabase& specs, const GpuSpec* gpu_model, const std::string& source, double now_s,
+                       bool synthetic, std::optional<analysis::RunPage> run_page) {
   Progress("building the HTML report");
   const std::string title = args.title.value_or(args.history.job ? fmt::format("OFU report: job {}", *args.history.job)
                                                                  : "OFU report");
@@ -71,7 +70,7 @@ Status WriteHtmlReport(const ReportArgs& args, const history::StoredHistory& his
   OFU_RETURN_IF_ERROR(analysis::AddFleetAnalyses(
       view, history, store, {.mfu = args.mfu, .corrections = args.corrections, .specs = &specs, .progress = Progress}));
   if (!args.trace.empty()) {
-    OFU_ASSIGN_OR_RETURN(view.kernel_findings, TraceFindings(args, specs));
+    OFU_ASSIGN_OR_RETURN(view.kernel_findings, TraceFindings(args, specs, gpu_model));
   }
   OFU_RETURN_IF_ERROR(formats::WriteFileAtomically(args.html, render::RenderHtmlReport(view)));
   fmt::print("{}\n", args.html);

@@ -18,13 +18,14 @@ namespace ofu::cli {
 // --html: the page of `history`, written next to its destination first so a
 // reader never sees half a file. The fleet analyses fill the page's markers
 // (the regression scan) and scatter (the reconciliation, with --mfu);
-// --trace adds the trace's GEMM findings. `store` is BuildStoreReport of
+// --trace adds the trace's GEMM findings, on `gpu_model` (--gpu-model as the
+// command resolved it; null: the trace's GPU). `store` is BuildStoreReport of
 // `history`.
 // `run_page`, for one recording's page, adds its phases and draws its
 // timeline at the history's own resolution (up to kRunPagePoints points).
 Status WriteHtmlReport(const ReportArgs& args, const history::StoredHistory& history, const analysis::Report& store,
-                       const GpuSpecDatabase& specs, const std::string& source, double now_s, bool synthetic,
-                       std::optional<analysis::RunPage> run_page = std::nullopt);
+                       const GpuSpecDatabase& specs, const GpuSpec* gpu_model, const std::string& source, double now_s,
+                       bool synthetic, std::optional<analysis::RunPage> run_page = std::nullopt);
 
 // `ofu run --html`: the page of the run whose recording's report is
 // `report` (one window per sample), with `page` (analysis::RunPageOfRun).

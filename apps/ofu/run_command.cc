@@ -51,7 +51,7 @@ Exit status: the command's own; 1 usage; 5 no live source could be opened
 
 // The job's GPUs and the run's figures, from what was recorded.
 Result<analysis::RunReport> BuildRun(const RunArgs& args, const agent::JobRecording& job, const GpuSpecDatabase& specs,
-                                     analysis::Report& report, double* start_s) {
+                                     const GpuSpec* gpu_model, analysis::Report& report, double* start_s) {
   std::stringstream text;
   job.writer.Write(sources::RecordingInfo{false, "ofu run", std::nullopt}, text);
   OFU_ASSIGN_OR_RETURN(sources::Recording recording, sources::ReadRecording(text, "the run's recording"));
@@ -66,7 +66,7 @@ Result<analysis::RunReport> BuildRun(const RunArgs& args, const agent::JobRecord
   analysis::ReportOptions options;
   options.windows.window_s = args.source.options.window_s;
   options.windows.interval_s = args.source.options.window_s;
-  options.gpu_model = args.gpu_model;
+  options.gpu_model = gpu_model;
   OFU_ASSIGN_OR_RETURN(report, analysis::BuildReport(recording, specs, options));
   analysis::RunReport run = analysis::BuildRunReport(report, recording, choice, job.log, job.log_error);
   run.command = args.command;
@@ -99,7 +99,7 @@ void AddRunFlags(CLI::App& cmd, RunArgs& args) {
 
 Result<int> RunRun(const RunArgs& args) {
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
-  OFU_RETURN_IF_ERROR(ResolveGpuModel(specs, args.gpu_model));
+  OFU_ASSIGN_OR_RETURN(const GpuSpec* const gpu_model, ResolveGpuModel(specs, args.gpu_model));
   OFU_ASSIGN_OR_RETURN(const formats::TrainingLogPatterns patterns, formats::TrainingLogPatterns::Embedded());
   sources::SystemClock system;
   agent::InterruptibleClock clock(system, 0.1);
@@ -121,7 +121,7 @@ Result<int> RunRun(const RunArgs& args) {
   }
   analysis::Report report;
   double start_s = 0;
-  auto run = BuildRun(args, job, specs, report, &start_s);
+  auto run = BuildRun(args, job, specs, gpu_model, report, &start_s);
   if (!run.ok()) {
     fmt::print(stderr, "ofu run: no report: {}\n", run.error().message);
     return job.exit_status;

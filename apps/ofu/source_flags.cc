@@ -31,24 +31,36 @@ void AddSourceFlags(CLI::App& command, SourceFlags& flags) {
       ->check(NoteGiven(flags, "source"));
   AddWindowFlag(command, "--window,-w", flags.options.window_s, kMaxSampledWindowS, "Window length")
       ->check(NoteGiven(flags, "window"));
-  command
-      .add_option("--clock-readings", flags.options.clock_readings,
-                  "SM clock readings per window (NVML); their mean is the window's clock; 0: ten a second")
+  AddClockReadingsFlag(command, flags.options.clock_readings,
+                       "SM clock readings per window (NVML); their mean is the window's clock")
+      ->check(NoteGiven(flags, "clock-readings"));
+  AddLibraryFlags(command, flags);
+}
+
+CLI::Option* AddClockReadingsFlag(CLI::App& command, int& readings, const std::string& what) {
+  return command.add_option("--clock-readings", readings, what + "; 0: ten a second")
       ->check(CLI::Validator(
           [](const std::string& text) {
-            int readings = 0;
+            int value = 0;
             try {
-              readings = std::stoi(text);
+              value = std::stoi(text);
             } catch (...) {
               return std::string("not a whole number");
             }
-            const Status checked = sources::CheckSamplingSettings(1, readings, "--window", "--clock-readings");
+            const Status checked = sources::CheckSamplingSettings(1, value, "--window", "--clock-readings");
             return checked.ok() ? std::string() : checked.error().message;
           },
-          "0..1000"))
-      ->check(NoteGiven(flags, "clock-readings"))
+          fmt::format("0..{}", sources::kMaxClockReadings)))
       ->capture_default_str();
-  AddLibraryFlags(command, flags);
+}
+
+void OverrideWithGivenFlags(const SourceFlags& flags, std::string& source, sources::SourceOptions& options) {
+  const auto given = [&flags](const char* flag) { return flags.given.count(flag) > 0; };
+  if (given("source")) source = flags.source;
+  if (given("window")) options.window_s = flags.options.window_s;
+  if (given("clock-readings")) options.clock_readings = flags.options.clock_readings;
+  if (given("nvml-library")) options.nvml_library = flags.options.nvml_library;
+  if (given("dcgm-library")) options.dcgm_library = flags.options.dcgm_library;
 }
 
 void AddLibraryFlags(CLI::App& command, SourceFlags& flags) {

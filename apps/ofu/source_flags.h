@@ -31,6 +31,17 @@ void AddSourceFlags(CLI::App& command, SourceFlags& flags);
 // command needs even when it samples nothing (`ofu sources`).
 void AddLibraryFlags(CLI::App& command, SourceFlags& flags);
 
+// Adds --clock-readings bound to `readings`: SM clock readings per window,
+// in the one range sources::CheckSamplingSettings holds (0: automatic). The
+// help is `what` followed by what 0 means. Returns the option so that a
+// caller can add checks.
+CLI::Option* AddClockReadingsFlag(CLI::App& command, int& readings, const std::string& what);
+
+// A config file's settings with the flags given on top: each flag in
+// `flags.given` overrides its value in `source` (the --source text) and
+// `options`; the others keep theirs.
+void OverrideWithGivenFlags(const SourceFlags& flags, std::string& source, sources::SourceOptions& options);
+
 // Opens the --source named, or auto-detects one when none was, through
 // BuiltinSourceRegistry().
 Result<std::unique_ptr<sources::Source>> OpenSourceFromFlags(const SourceFlags& flags, sources::Clock& clock);

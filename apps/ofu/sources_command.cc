@@ -50,7 +50,7 @@ void AddSourcesFlags(CLI::App& cmd, SourcesArgs& args) {
   const sources::SourceRegistry registry = sources::BuiltinSourceRegistry();
   cmd.description(kSourcesHelpIntro + sources::FormatSourceKindsHelp(registry) +
                   fmt::format(kSourcesHelpEnd, registry.AutoDetectOrder()));
-  AddFormatFlag(cmd, args.format, {"table", "json"}, "Output: table or json");
+  AddFormatFlag(cmd, args.format, {render::OutputFormat::kTable, render::OutputFormat::kJson}, "Output: table or json");
   AddLibraryFlags(cmd, args.source);
   cmd.add_flag("--cost", args.cost, "Run a source and print what each of its library calls costs");
   cmd.add_option("--seconds", args.seconds, "With --cost: how long to measure, in seconds")
@@ -58,21 +58,14 @@ void AddSourcesFlags(CLI::App& cmd, SourcesArgs& args) {
   cmd.add_option("--source", args.cost_source, "With --cost: nvml or dcgm (default: the first that works)")
       ->check(CLI::IsMember({"nvml", "dcgm"}));
   AddWindowFlag(cmd, "--window,-w", args.source.options.window_s, kMaxSampledWindowS, "With --cost: window length");
-  cmd.add_option("--clock-readings", args.source.options.clock_readings,
-                 "With --cost: SM clock readings per window (NVML); 0: ten a second")
-      ->check(CLI::Range(0, 1000));
+  AddClockReadingsFlag(cmd, args.source.options.clock_readings, "With --cost: SM clock readings per window (NVML)");
 }
 
 namespace {
 
 // --cost: the source opened as the agent opens it, with its calls accounted.
 Result<int> RunCost(const SourcesArgs& args) {
-  agent::AgentConfig config;
-  config.window_s = args.source.options.window_s;
-  config.clock_readings = args.source.options.clock_readings;
-  config.nvml_library = args.source.options.nvml_library;
-  config.dcgm_library = args.source.options.dcgm_library;
-  sources::SourceOptions options = agent::SourceOptionsOf(config);
+  sources::SourceOptions options = agent::AgentSourceOptions(args.source.options);
   sources::CallAccounting accounting;
   options.call_accounting = &accounting;
   sources::SystemClock clock;
@@ -83,7 +76,8 @@ Result<int> RunCost(const SourcesArgs& args) {
   const int windows = std::max(1, static_cast<int>(std::lround(args.seconds / options.window_s)));
   OFU_ASSIGN_OR_RETURN(auto cost,
                        sources::MeasureSourceCost(*source, accounting, windows, sources::ProcessCpuSeconds, clock));
-  fmt::print("{}", args.format == "json" ? render::FormatSourceCostJson(cost) : render::FormatSourceCostTable(cost));
+  fmt::print("{}", args.format == render::OutputFormat::kJson ? render::FormatSourceCostJson(cost)
+                                                              : render::FormatSourceCostTable(cost));
   return kExitOk;
 }
 
@@ -94,7 +88,8 @@ Result<int> RunSources(const SourcesArgs& args) {
   sources::SystemClock clock;
   const sources::SourcesListing listing = sources::ListSources(sources::BuiltinSourceRegistry(), args.source.options,
                                                                clock);
-  fmt::print("{}", args.format == "json" ? render::FormatSourcesJson(listing) : render::FormatSourcesTable(listing));
+  fmt::print("{}", args.format == render::OutputFormat::kJson ? render::FormatSourcesJson(listing)
+                                                              : render::FormatSourcesTable(listing));
   return listing.any_auto_detected ? kExitOk : kExitUnavailable;
 }
 

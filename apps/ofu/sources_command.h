@@ -6,12 +6,13 @@
 #include <CLI/CLI.hpp>
 
 #include "ofu/core/result.h"
+#include "ofu/render/output_format.h"
 #include "source_flags.h"
 
 namespace ofu::cli {
 
 struct SourcesArgs {
-  std::string format;  // --format; AddFormatFlag sets the default
+  render::OutputFormat format = render::OutputFormat::kTable;  // --format; AddFormatFlag sets the default
   SourceFlags source;  // the library paths; with --cost also the window and clock readings
   // --cost: run a source and print what its library calls cost
   // (sources/source_cost.h) instead of the listing.

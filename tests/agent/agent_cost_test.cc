@@ -91,7 +91,7 @@ class AgentCostTest : public ::testing::Test {
   AgentConfig Config() const {
     AgentConfig config;
     config.source = "nvml";
-    config.nvml_library = OFU_FAKE_NVML_PATH;
+    config.source_options.nvml_library = OFU_FAKE_NVML_PATH;
     config.store_path.clear();
     config.listen_port = 0;
     config.attribution_methods = {"static"};

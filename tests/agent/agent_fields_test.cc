@@ -45,7 +45,7 @@ CounterSample OnlyAgentCounters(const CounterSample& all) {
 
 sinks::WindowBatch Evaluate(const CounterSample& sample) {
   static const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
-  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+  agent::WindowEvaluator evaluator(specs, nullptr, 0.01);
   sources::Snapshot snapshot;
   snapshot.time_s = 1001;
   snapshot.window_s = 1;

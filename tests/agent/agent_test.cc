@@ -11,6 +11,7 @@
 
 #include "ofu/agent/agent.h"
 #include "ofu/agent/config.h"
+#include "ofu/agent/run.h"
 #include "ofu/agent/window_evaluator.h"
 #include "ofu/sinks/metrics_state.h"
 #include "support/exposition.h"
@@ -170,21 +171,32 @@ TEST(MetricsState, PipeCountersAdvanceWhereTheSourceHasThemAndAreAbsentElsewhere
   }
 }
 
-TEST(WindowEvaluator, CarriesThePipeActivitiesTheSourceHas) {
-  const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
-  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+// A reading of one GPU: its UUID and model, tensor activity and SM clock.
+sources::GpuReading Reading(const std::string& uuid, const std::string& model, double tensor, double clock_mhz) {
+  sources::GpuReading reading;
+  reading.identity.uuid = uuid;
+  reading.identity.model = model;
+  reading.sample.tensor_active = tensor;
+  reading.sample.sm_clock_mhz = clock_mhz;
+  return reading;
+}
+
+// A 1 s window ending at 2000 s of `gpus`.
+sources::Snapshot Window2000(std::vector<sources::GpuReading> gpus) {
   sources::Snapshot snapshot;
   snapshot.time_s = 2000;
   snapshot.window_s = 1;
-  sources::GpuReading h100;
-  h100.identity.uuid = "GPU-h";
-  h100.identity.model = "NVIDIA H100 80GB HBM3";
-  h100.sample.tensor_active = 0.5;
-  h100.sample.sm_clock_mhz = 1830;
+  snapshot.gpus = std::move(gpus);
+  return snapshot;
+}
+
+TEST(WindowEvaluator, CarriesThePipeActivitiesTheSourceHas) {
+  const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
+  agent::WindowEvaluator evaluator(specs, nullptr, 0.01);
+  sources::GpuReading h100 = Reading("GPU-h", "NVIDIA H100 80GB HBM3", 0.5, 1830);
   h100.sample.hmma_active = 0.45;
   h100.sample.dfma_active = 0.0;
-  snapshot.gpus = {h100};
-  const WindowBatch batch = evaluator.Evaluate(snapshot);
+  const WindowBatch batch = evaluator.Evaluate(Window2000({h100}));
   ASSERT_EQ(batch.gpus.size(), 1u);
   EXPECT_EQ(batch.gpus[0].pipes.hmma, 0.45);
   EXPECT_FALSE(batch.gpus[0].pipes.imma);
@@ -195,7 +207,7 @@ TEST(WindowEvaluator, NonTensorHandValueReachesTheExposition) {
   // H100 SXM5, FP32 pipe 0.6 at 1755 MHz for a 2 s window:
   // bound 0.6 x 132 x 128 x 2 x 1.755e9 = 35.582 TFLOP/s, so 71.16e12 FLOP and 1.2 FP32-active seconds.
   const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
-  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+  agent::WindowEvaluator evaluator(specs, nullptr, 0.01);
   sources::Snapshot snapshot;
   snapshot.time_s = 1002;
   snapshot.window_s = 2;
@@ -234,7 +246,7 @@ TEST(WindowEvaluator, NonTensorHandValueReachesTheExposition) {
 
 TEST(WindowEvaluator, OfuFromTheSpecAndNoneForAnUnknownModel) {
   const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
-  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+  agent::WindowEvaluator evaluator(specs, nullptr, 0.01);
   sources::Snapshot snapshot;
   snapshot.time_s = 2000;
   snapshot.window_s = 1;
@@ -268,12 +280,28 @@ TEST(WindowEvaluator, OfuFromTheSpecAndNoneForAnUnknownModel) {
   EXPECT_TRUE(evaluator.Evaluate(snapshot).notes.empty());
 }
 
+// A model given (the config's gpu_model, resolved by the caller) is every
+// GPU's, with no lookup by the name the GPU reports: an H100 PCIe's f_spec,
+// 756 TFLOP/s / (114 SMs x 4096) = 1619 MHz, and no clock model (the GPU is
+// not a board it was measured on): OFU = 0.5 x 1830 / 1619.
+TEST(WindowEvaluator, AGivenSkuIsEveryGpusWithoutALookup) {
+  const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
+  const GpuSpec* pcie = *specs.Lookup("h100-pcie");
+  agent::WindowEvaluator evaluator(specs, pcie, 0.01);
+  const WindowBatch batch = evaluator.Evaluate(Window2000({Reading("GPU-m", "NVIDIA Mystery 1", 0.5, 1830)}));
+  ASSERT_EQ(batch.gpus.size(), 1u);
+  EXPECT_EQ(batch.gpus[0].sku, "h100-pcie");
+  ASSERT_TRUE(batch.gpus[0].window.ofu);
+  EXPECT_NEAR(*batch.gpus[0].window.ofu, 0.5 * 1830 / (756e6 / (114 * 4096.0)), 1e-9);
+  EXPECT_TRUE(batch.notes.empty());  // the unknown name was never looked up
+}
+
 // Exact cycles already are the clock the SMs ran: no model on top. An H200
 // in steady tensor work (activity 0.9, at the power cap) reads NVML 8-11 %
 // high: its OFU takes the reported clock over 1.099 (data/gpu_specs.json).
 TEST(WindowEvaluator, TheClockModelAppliesToReportedClocksNotToExactCycles) {
   const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
-  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+  agent::WindowEvaluator evaluator(specs, nullptr, 0.01);
   sources::Snapshot snapshot;
   snapshot.time_s = 2000;
   snapshot.window_s = 1;
@@ -327,10 +355,10 @@ user = "svc"
 )",
                                                 "agent.toml", config);
   ASSERT_TRUE(status.ok()) << status.error().message;
-  EXPECT_EQ(config.window_s, 0.5);
+  EXPECT_EQ(config.source_options.window_s, 0.5);
   EXPECT_EQ(config.source, "dcgm:unix:/run/dcgm.sock");
   EXPECT_EQ(config.gpu_model, "h100-sxm5");
-  EXPECT_EQ(config.clock_readings, 4);
+  EXPECT_EQ(config.source_options.clock_readings, 4);
   EXPECT_EQ(config.listen_host, "0.0.0.0");
   EXPECT_EQ(config.listen_port, 9500);
   EXPECT_EQ(config.web_config, "/etc/ofu/web.yml");
@@ -345,12 +373,46 @@ user = "svc"
   EXPECT_EQ(config.static_labels[0].job.scheduler, "static");
 }
 
+// The file's source keys land in the source options whole, and the agent's
+// policy is added on top when the source is opened, not stored.
+TEST(AgentConfig, SourceKeysLandInTheSourceOptionsAndTheAgentAddsItsPolicy) {
+  agent::AgentConfig config;
+  const Status status = agent::ParseAgentConfig(R"(
+[agent]
+window = 2
+clock_readings = 0
+nvml_library = "/opt/nvml/libnvidia-ml.so.1"
+dcgm_library = "/opt/dcgm/libdcgm.so.4"
+
+[attribution]
+interval = 30
+)",
+                                                "agent.toml", config);
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_FALSE(config.source_options.pace_replay);
+  EXPECT_TRUE(config.source_options.fields.empty());
+  const sources::SourceOptions opened = agent::SourceOptionsOf(config);
+  EXPECT_EQ(opened.window_s, 2);
+  EXPECT_EQ(opened.clock_readings, 0);
+  EXPECT_EQ(opened.nvml_library, "/opt/nvml/libnvidia-ml.so.1");
+  EXPECT_EQ(opened.dcgm_library, "/opt/dcgm/libdcgm.so.4");
+  EXPECT_TRUE(opened.pace_replay);
+  EXPECT_EQ(opened.process_interval_s, 30);
+  const auto fields = agent::AgentCounterFields();
+  EXPECT_EQ(opened.fields, std::vector<CounterField>(fields.begin(), fields.end()));
+  // `ofu sources --cost` opens its source the same way, at the default interval.
+  const sources::SourceOptions cost = agent::AgentSourceOptions(config.source_options);
+  EXPECT_EQ(cost.process_interval_s, 10);
+  EXPECT_EQ(cost.fields, opened.fields);
+  EXPECT_EQ(cost.nvml_library, opened.nvml_library);
+}
+
 TEST(AgentConfig, TheShippedExampleIsValidAndHoldsTheDefaults) {
   agent::AgentConfig config;
   const Status status = agent::LoadAgentConfig(std::string(OFU_SOURCE_DIR) + "/deploy/agent.toml", config);
   ASSERT_TRUE(status.ok()) << status.error().message;
   const agent::AgentConfig defaults;
-  EXPECT_EQ(config.window_s, defaults.window_s);
+  EXPECT_EQ(config.source_options.window_s, defaults.source_options.window_s);
   EXPECT_EQ(config.listen_host, defaults.listen_host);
   EXPECT_EQ(config.listen_port, defaults.listen_port);
   EXPECT_EQ(config.store_path, defaults.store_path);
@@ -446,7 +508,7 @@ TEST(Agent, AttributesEveryIntervalFeedsEverySinkAndLogsNotesOnce) {
   }
   ScriptedSource source(std::move(script));
   const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
-  agent::WindowEvaluator evaluator(specs, std::nullopt, 0.01);
+  agent::WindowEvaluator evaluator(specs, nullptr, 0.01);
   CountingAttributor attributor;
   RecordingSink failing(3), healthy(0);
   sources::FakeClock clock(0);

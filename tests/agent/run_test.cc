@@ -215,7 +215,7 @@ TEST_F(RunTest, ErrorsBeforeTheFirstWindow) {
 
   config = Config(2);
   config.source = "nvml";
-  config.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+  config.source_options.nvml_library = "/nonexistent/libnvidia-ml.so.1";
   error = run(config);
   EXPECT_EQ(error.code, ErrorCode::kUnavailable);
   EXPECT_NE(error.message.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << error.message;
@@ -231,6 +231,13 @@ TEST_F(RunTest, ErrorsBeforeTheFirstWindow) {
   config.web_config = (dir_ / "missing-web.yml").string();
   error = run(config);
   EXPECT_NE(error.message.find("missing-web.yml"), std::string::npos) << error.message;
+
+  // A model named but not resolved: Run never looks a name up itself.
+  config = Config(2);
+  config.gpu_model = "h100-sxm5";
+  error = run(config);
+  EXPECT_EQ(error.code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(error.message.find("gpu_model \"h100-sxm5\" was not resolved"), std::string::npos) << error.message;
 
   // A port another socket holds.
   const int holder = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -5,7 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "ofu/analysis/html_report.h"
+#include "ofu/core/gpu_key.h"
 #include "ofu/history/history_reader.h"
+#include "ofu/sources/replay.h"
 
 namespace ofu::analysis {
 namespace {
@@ -34,6 +39,7 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   h100.identity.uuid = "GPU-a";
   h100.identity.gpu_index = "0";
   h100.identity.hostname = "node1";
+  h100.identity.pci_bus_id = "00000000:18:00.0";
   h100.model = "NVIDIA H100 80GB HBM3";
   h100.spec = *specs.Lookup("h100-sxm5");
   h100.windowed.windows = {Window(0, 10, 0.5, 0.6, 1800, true), Window(10, 20, std::nullopt, std::nullopt, 1700, false),
@@ -53,6 +59,8 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   EXPECT_EQ(history.gpus[0].key(), "GPU-a");
   EXPECT_EQ(history.gpus[0].identity.gpu_index, "0");
   EXPECT_EQ(history.gpus[0].identity.hostname, "node1");
+  EXPECT_EQ(history.gpus[0].identity.pci_bus_id, "00000000:18:00.0");
+  EXPECT_EQ(history.gpus[0].identity.model, "NVIDIA H100 80GB HBM3");  // the data name none: the model used
   EXPECT_EQ(history.gpus[0].sku, "h100-sxm5");
   EXPECT_EQ(history.gpus[0].architecture, h100.spec->architecture);
   EXPECT_EQ(history.gpus[0].last_end_s, 30);
@@ -96,6 +104,62 @@ TEST(HistoryOfRecording, OneStoredGpuPerGpuAndOneRowPerWindow) {
   EXPECT_EQ(third.counters.observed_s(), 0);
   EXPECT_FALSE(third.clock_mhz);
   EXPECT_EQ(third.flags, history::kHistoryNoClock | history::kHistoryUnknownModel);
+}
+
+// The key rule (core/gpu_key.h): the UUID, else host and index; a MIG
+// instance adds "/gi<N>" to its GPU's key; a key set is read before the UUID.
+TEST(GpuKey, OneRuleForWholeGpusAndMigInstances) {
+  EXPECT_EQ(WholeGpuKey("GPU-a", "node1", "0"), "GPU-a");
+  EXPECT_EQ(WholeGpuKey("", "node1", "3"), "node1/gpu3");
+  EXPECT_EQ(WholeGpuKey("", "", "3"), "gpu3");
+  EXPECT_EQ(MigInstanceKey("GPU-a", "5"), "GPU-a/gi5");
+  GpuIdentity instance;
+  instance.uuid = "GPU-a";
+  EXPECT_EQ(GpuKey(instance), "GPU-a");  // no key set: the UUID
+  instance.key = "GPU-a/gi5";
+  EXPECT_EQ(GpuKey(instance), "GPU-a/gi5");  // never the UUID first
+}
+
+// The real 8x A800 node of tests/data/scrapes (README: GPU 0 as three
+// 2g.20gb instances, GPU_I_ID 3, 5 and 6, beside seven whole GPUs). Before
+// the identity was copied whole, the three instances were stored under
+// their GPU's UUID, so the HTML page drew three timelines under one key.
+TEST(HistoryOfRecording, TheRealA800MigScrapeKeepsEachInstanceApartOnThePage) {
+  const GpuSpecDatabase specs = *GpuSpecDatabase::Embedded();
+  auto recording = sources::ReadRecordingFile(OFU_TEST_DATA_DIR "/scrapes/ampere-a800-mig.prom");
+  ASSERT_TRUE(recording.ok()) << recording.error().message;
+  ReportOptions options;
+  options.windows.window_s = 60;
+  auto report = BuildReport(*recording, specs, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+
+  const history::StoredHistory history = HistoryOfRecording(*report);
+  ASSERT_EQ(history.gpus.size(), 10u);
+  const std::string gpu0 = "GPU-1f027ee8-6e1e-2b8c-0108-3d370e5f0418";
+  const char* const instances[] = {"3", "5", "6"};
+  for (int i = 0; i < 3; ++i) {
+    const GpuIdentity& id = history.gpus[i].identity;
+    EXPECT_EQ(id.key, gpu0 + "/gi" + instances[i]);
+    EXPECT_EQ(id.uuid, gpu0);
+    EXPECT_EQ(id.mig_profile, "2g.20gb");
+    EXPECT_EQ(id.mig_instance, instances[i]);
+    EXPECT_EQ(id.gpu_index, "0");
+    EXPECT_EQ(id.hostname, "msxf-hpc-64-35-ai");
+    EXPECT_EQ(id.model, "NVIDIA A800-SXM4-80GB");
+    EXPECT_EQ(history.gpus[i].sku, report->gpus[i].spec->id);
+  }
+  EXPECT_EQ(history.gpus[3].key(), "GPU-9e5b8fec-61bf-5124-a0a9-079af1b65cc6");  // GPU 1, whole
+  EXPECT_EQ(history.gpus[3].identity.mig_profile, "");
+
+  HtmlReportOptions page;
+  page.source = "ampere-a800-mig.prom";
+  const HtmlReportView view = BuildHtmlReportView(history, *report, page);
+  ASSERT_EQ(view.gpus.size(), 10u);
+  std::set<std::string> keys;
+  for (const GpuTimeline& gpu : view.gpus) keys.insert(gpu.uuid);
+  EXPECT_EQ(keys.size(), 10u);  // ten devices, ten timelines, ten keys
+  for (const char* instance : instances) EXPECT_EQ(keys.count(gpu0 + "/gi" + instance), 1u) << instance;
+  EXPECT_EQ(keys.count(gpu0), 0u);  // the GPU itself is its instances
 }
 
 }  // namespace

@@ -51,6 +51,37 @@ TEST_F(SharedFlagsCli, SampledWindowIsATenthOfASecondToAnHour) {
   EXPECT_NE(Ofu("sources --window 3600").exit_code, 1);
 }
 
+// SM clock readings per window (top, record, agent, run, sources --cost):
+// 0 (ten a second) to 1000, one range, refused with one message.
+TEST_F(SharedFlagsCli, ClockReadingsAreZeroToAThousandEverywhere) {
+  for (const char* command : {"agent --check-config", "top --once", "record --out run.om", "sources --cost"}) {
+    for (const char* readings : {"-1", "1001"}) {
+      const std::string args = fmt::format("{} --clock-readings {}", command, readings);
+      ExpectRefused(args, fmt::format("--clock-readings {} is not in 1..1000 (or 0: ten readings a second)", readings));
+    }
+  }
+  for (const char* readings : {"0", "1000"}) {
+    EXPECT_EQ(Ofu(fmt::format("agent --check-config --clock-readings {}", readings)).exit_code, 0) << readings;
+  }
+}
+
+// --format: each command's own formats, parsed once; any other is a usage
+// error naming the flag.
+TEST_F(SharedFlagsCli, FormatTakesOnlyTheCommandsFormats) {
+  const std::string input = H100Recording();
+  ExpectRefused(fmt::format("report --input '{}' --format xml", input), "--format");
+  ExpectRefused(fmt::format("report --input '{}' --format text", input), "--format");  // record's, not report's
+  ExpectRefused("sources --format csv", "--format");
+  ExpectRefused("kernels parse --format csv nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", "--format");
+  const CommandResult csv = Ofu(fmt::format("report --input '{}' -f csv", input));
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("gpu,uuid,model,sku,", 0), 0u) << csv.out;
+  const CommandResult table = Ofu(fmt::format("report --input '{}'", input));  // the first is the default
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("overall"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.front(), '{');
+}
+
 // `ofu report` re-windows a recording: 0.1 s to 366 days.
 TEST_F(SharedFlagsCli, ReportWindowIsATenthOfASecondTo366Days) {
   const std::string input = H100Recording();

@@ -52,7 +52,9 @@ class VictoriaMetrics : public ofu::testing::CliTest {
 };
 
 TEST_F(VictoriaMetrics, EveryFleetCommandGivesPrometheussAnswers) {
-  if (const std::string missing = ofu::testing::FirstMissing({OFU_PROMETHEUS, OFU_PROMTOOL, OFU_VICTORIA_METRICS, OFU_VMALERT}); !missing.empty()) {
+  if (const std::string missing = ofu::testing::FirstMissing({OFU_PROMETHEUS, OFU_PROMTOOL, OFU_VICTORIA_METRICS,
+                                                              OFU_VMALERT});
+      !missing.empty()) {
     GTEST_SKIP() << "no " << missing << " (scripts/install-deps.sh installs prometheus and victoria-metrics)";
   }
   // 4 GPUs, 12 jobs of 40 one-minute scrapes: 4 hours, planted regressions.

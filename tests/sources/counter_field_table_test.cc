@@ -9,6 +9,7 @@
 // source in its README). Its DCGM_FI_DEV_GPU_TEMP values, by hand from the
 // file: 33 for each instance of GPU 0; GPUs 1-7: 27, 26, 31, 31, 26, 26, 29.
 // The activity is read from a SYNTHETIC text below, hand values.
+#include <algorithm>
 #include <cstddef>
 #include <fstream>
 #include <map>
@@ -22,6 +23,7 @@
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/sample.h"
 #include "ofu/render/report_output.h"
+#include "ofu/sources/dcgm_exporter_names.h"
 #include "ofu/sources/replay.h"
 
 namespace {
@@ -146,6 +148,71 @@ TEST(CounterFieldTable, AnAddedActivityIsTimeWeightedAndNullWhereAbsent) {
   EXPECT_DOUBLE_EQ(report["gpus"][0]["test_pipe_active"].get<double>(), 0.6);
   EXPECT_TRUE(report["gpus"][1].contains("test_pipe_active"));
   EXPECT_TRUE(report["gpus"][1]["test_pipe_active"].is_null());
+}
+
+// A built-in counter's dcgm-exporter spellings are its row's: the list the
+// readers look names up in and ask Prometheus for is made from the rows.
+// These are the 28 names, fields, scales and DCGM field ids the hand-written
+// list had (sources/dcgm_exporter_names.cc before issue 56), by hand.
+TEST(CounterFieldTable, TheExporterSpellingsComeFromTheRows) {
+  using ofu::sources::ValueScale;
+  struct Spelling {
+    const char* name;
+    CounterField field;
+    ValueScale scale;
+    int id;
+  };
+  constexpr ValueScale kRatio = ValueScale::kRatio;
+  constexpr ValueScale kAbs = ValueScale::kAbsolute;
+  const Spelling expected[] = {
+      {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", CounterField::kTensorActive, kRatio, 1004},
+      {"DCGM_FI_PROF_TENSOR_UTIL_RATIO", CounterField::kTensorActive, kRatio, 1004},
+      {"dcgm_fi_prof_pipe_tensor_active", CounterField::kTensorActive, kRatio, 1004},
+      {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", CounterField::kGrEngineActive, kRatio, 1001},
+      {"DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO", CounterField::kGrEngineActive, kRatio, 1001},
+      {"dcgm_fi_prof_gr_engine_active", CounterField::kGrEngineActive, kRatio, 1001},
+      {"DCGM_FI_PROF_SM_ACTIVE", CounterField::kSmActive, kRatio, 1002},
+      {"dcgm_fi_prof_sm_active", CounterField::kSmActive, kRatio, 1002},
+      {"DCGM_FI_PROF_SM_OCCUPANCY", CounterField::kSmOccupancy, kRatio, 1003},
+      {"dcgm_fi_prof_sm_occupancy", CounterField::kSmOccupancy, kRatio, 1003},
+      {"DCGM_FI_PROF_DRAM_ACTIVE", CounterField::kDramActive, kRatio, 1005},
+      {"dcgm_fi_prof_dram_active", CounterField::kDramActive, kRatio, 1005},
+      {"DCGM_FI_PROF_PIPE_FP64_ACTIVE", CounterField::kFp64Active, kRatio, 1006},
+      {"DCGM_FI_PROF_PIPE_FP32_ACTIVE", CounterField::kFp32Active, kRatio, 1007},
+      {"DCGM_FI_PROF_PIPE_FP16_ACTIVE", CounterField::kFp16Active, kRatio, 1008},
+      {"DCGM_FI_PROF_PIPE_TENSOR_IMMA_ACTIVE", CounterField::kImmaActive, kRatio, 1013},
+      {"DCGM_FI_PROF_PIPE_TENSOR_HMMA_ACTIVE", CounterField::kHmmaActive, kRatio, 1014},
+      {"DCGM_FI_PROF_PIPE_TENSOR_DFMA_ACTIVE", CounterField::kDfmaActive, kRatio, 1015},
+      {"DCGM_FI_DEV_SM_CLOCK", CounterField::kSmClockMhz, kAbs, 100},
+      {"dcgm_sm_clock", CounterField::kSmClockMhz, kAbs, 100},
+      {"DCGM_FI_DEV_MAX_SM_CLOCK", CounterField::kMaxSmClockMhz, kAbs, 113},
+      {"DCGM_FI_DEV_POWER_USAGE", CounterField::kPowerW, kAbs, 155},
+      {"DCGM_FI_DEV_BOARD_POWER_WATTS", CounterField::kPowerW, kAbs, 155},
+      {"dcgm_power_usage", CounterField::kPowerW, kAbs, 155},
+      {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", CounterField::kEnergyMj, kAbs, 156},
+      {"dcgm_total_energy_consumption", CounterField::kEnergyMj, kAbs, 156},
+      {"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", CounterField::kClockEventReasons, kAbs, 112},
+      {"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", CounterField::kClockEventReasons, kAbs, 112},
+  };
+  const std::vector<std::string_view> names = ofu::sources::DcgmExporterMetricNames();
+  EXPECT_EQ(names.size(), std::size(expected));
+  for (const Spelling& s : expected) {
+    EXPECT_NE(std::find(names.begin(), names.end(), s.name), names.end()) << s.name;
+    const auto known = ofu::sources::LookupDcgmExporterMetric(s.name);
+    ASSERT_TRUE(known) << s.name;
+    EXPECT_EQ(known->field, s.field) << s.name;
+    EXPECT_EQ(known->scale, s.scale) << s.name;
+    EXPECT_EQ(known->dcgm_field_id, s.id) << s.name;
+  }
+  // What ofu writes is the row's own name; DMMA has no dcgm-exporter metric.
+  EXPECT_EQ(ofu::sources::DcgmExporterNameFor(CounterField::kTensorActive)->name, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE");
+  EXPECT_EQ(ofu::sources::DcgmExporterNameFor(CounterField::kPowerW)->name, "DCGM_FI_DEV_POWER_USAGE");
+  EXPECT_EQ(ofu::sources::DcgmExporterNameFor(CounterField::kClockEventReasons)->name,
+            "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS");
+  EXPECT_FALSE(ofu::sources::DcgmExporterNameFor(CounterField::kDmmaActive));
+  for (const CounterFieldInfo& row : CounterFieldTable::Builtin().rows()) {
+    EXPECT_EQ(row.exporter_name.empty(), row.field == CounterField::kDmmaActive) << row.name;
+  }
 }
 
 }  // namespace

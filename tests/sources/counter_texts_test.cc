@@ -264,7 +264,7 @@ TEST(CounterTexts, ATableWithNamedColumnsIsReadByTheGenericRuleAndSkipsAnOddLine
   static const GpuSpecDatabase specs = std::move(GpuSpecDatabase::Embedded()).value();
   analysis::ReportOptions options;
   options.reported_clock = true;
-  options.gpu_model = "h100-sxm5";
+  options.gpu_model = *specs.Lookup("h100-sxm5");
   auto report = analysis::BuildReport(r, specs, options);
   ASSERT_TRUE(report.ok());
   ASSERT_TRUE(report->gpus[0].summary.ofu);

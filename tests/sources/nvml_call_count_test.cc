@@ -83,7 +83,7 @@ class NvmlCallCountTest : public ::testing::Test {
 // agent output carries).
 TEST_F(NvmlCallCountTest, AgentDefaultOneGpu) {
   const agent::AgentConfig config;
-  ASSERT_EQ(config.window_s, 1.0);
+  ASSERT_EQ(config.source_options.window_s, 1.0);
   ASSERT_EQ(config.attribution_interval_s, 10.0);
   const auto calls = CallsPerWindowPerGpu(agent::SourceOptionsOf(config), 1, 10);
   EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetClockInfo"), 10);
@@ -101,7 +101,7 @@ TEST_F(NvmlCallCountTest, AgentDefaultOneGpu) {
 // a process list every 100 windows.
 TEST_F(NvmlCallCountTest, AgentTenthSecondWindowsEightGpus) {
   agent::AgentConfig config;
-  config.window_s = 0.1;
+  config.source_options.window_s = 0.1;
   const auto calls = CallsPerWindowPerGpu(agent::SourceOptionsOf(config), 8, 100);
   EXPECT_DOUBLE_EQ(calls.at("nvmlDeviceGetClockInfo"), 1);
   EXPECT_DOUBLE_EQ(calls.at("nvmlGpmSampleGet"), 1);

@@ -1,7 +1,5 @@
 #include "ofu/agent/config.h"
 
-#include "ofu/sources/source.h"
-
 #include <charconv>
 #include <cstring>
 #include <set>
@@ -89,13 +87,14 @@ class TableReader {
 Status ReadAgent(std::string_view file, const toml::table& t, AgentConfig& c) {
   TableReader r(file, t, "agent");
   std::string gpu_model = c.gpu_model.value_or("");
-  OFU_RETURN_IF_ERROR(r.Read("window", c.window_s));
+  sources::SourceOptions& options = c.source_options;
+  OFU_RETURN_IF_ERROR(r.Read("window", options.window_s));
   OFU_RETURN_IF_ERROR(r.Read("source", c.source));
   OFU_RETURN_IF_ERROR(r.Read("gpu_model", gpu_model));
   OFU_RETURN_IF_ERROR(r.Read("busy_threshold", c.busy_threshold));
-  OFU_RETURN_IF_ERROR(r.Read("clock_readings", c.clock_readings));
-  OFU_RETURN_IF_ERROR(r.Read("nvml_library", c.nvml_library));
-  OFU_RETURN_IF_ERROR(r.Read("dcgm_library", c.dcgm_library));
+  OFU_RETURN_IF_ERROR(r.Read("clock_readings", options.clock_readings));
+  OFU_RETURN_IF_ERROR(r.Read("nvml_library", options.nvml_library));
+  OFU_RETURN_IF_ERROR(r.Read("dcgm_library", options.dcgm_library));
   c.gpu_model = gpu_model.empty() ? std::nullopt : std::optional<std::string>(gpu_model);
   return r.RejectUnknown();
 }
@@ -217,7 +216,8 @@ Status SetListenAddress(std::string_view address, AgentConfig& config) {
 
 Status ValidateAgentConfig(const AgentConfig& c) {
   const auto bad = [](std::string what) { return Status(Error::InvalidArgument("{}", std::move(what))); };
-  OFU_RETURN_IF_ERROR(sources::CheckSamplingSettings(c.window_s, c.clock_readings, "window", "clock_readings"));
+  OFU_RETURN_IF_ERROR(sources::CheckSamplingSettings(c.source_options.window_s, c.source_options.clock_readings,
+                                                     "window", "clock_readings"));
   if (!(c.busy_threshold >= 0 && c.busy_threshold <= 1)) return bad("busy_threshold must be in 0..1");
   if (!(c.retention_days > 0)) return bad("store.retention_days must be positive");
   if (!(c.attribution_interval_s > 0)) return bad("attribution.interval must be positive");

@@ -2,7 +2,7 @@
 // (apps/ofu/agent_command.cc: a flag given overrides the file's key).
 //
 //   [agent]
-//   window = 1.0                  # seconds, at least 0.1
+//   window = 1.0                  # seconds, 0.1 to 3600
 //   source = "auto"               # auto | nvml | dcgm[:ADDRESS] | scrape:URL | replay:FILE
 //   gpu_model = ""                # treat every GPU as this model (SKU id or name)
 //   busy_threshold = 0.01         # a window is busy when engine activity reaches this
@@ -43,7 +43,9 @@
 #include <vector>
 
 #include "ofu/attribution/attributor.h"
+#include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
+#include "ofu/sources/source.h"
 
 namespace ofu::agent {
 
@@ -52,15 +54,31 @@ struct StaticLabel {
   attribution::JobInfo job;
 };
 
+// The attribution interval when neither the file nor a flag sets one:
+// seconds between attribution passes, and between two process lists of the
+// source (SourceOptionsOf).
+inline constexpr double kDefaultAttributionIntervalS = 10;
+
 struct AgentConfig {
   // [agent]
-  double window_s = 1.0;
   std::string source = "auto";
+  // What the source reads, whole: the [agent] keys that concern the source
+  // (the window, the clock readings, the two libraries) land in it, as the
+  // flags of the same names do (apps/ofu/source_flags.h); its other fields
+  // keep their defaults here.
+  // The agent's own policy (paced replays, process lists every attribution
+  // interval, only the counters it exports) is added when the source is
+  // opened (SourceOptionsOf, run.h), not stored here.
+  sources::SourceOptions source_options;
+  // The model every GPU is treated as, as the file or --gpu-model names it
+  // (a SKU id or a driver's name); absent: each GPU's own.
   std::optional<std::string> gpu_model;
+  // gpu_model's SKU, into the spec database Run is given: set once by whoever
+  // builds the config (apps/ofu/agent_command.cc, with cli::ResolveGpuModel)
+  // after the file and flags are read, so that nothing downstream looks the
+  // name up again. Null when gpu_model is absent. Not read from the file.
+  const GpuSpec* gpu_sku = nullptr;
   double busy_threshold = 0.01;
-  int clock_readings = 0;  // sources::SourceOptions::clock_readings; 0: automatic
-  std::string nvml_library;
-  std::string dcgm_library;
   // [http]
   std::string listen_host = "127.0.0.1";
   int listen_port = 9477;
@@ -74,7 +92,7 @@ struct AgentConfig {
   std::string proc_root = "/proc";
   std::string kubelet_socket = "/var/lib/kubelet/pod-resources/kubelet.sock";
   std::string kubelet_plugin;  // empty: attribution::DefaultKubeletPluginPaths
-  double attribution_interval_s = 10;
+  double attribution_interval_s = kDefaultAttributionIntervalS;
   std::vector<StaticLabel> static_labels;
 };
 
@@ -88,7 +106,8 @@ Status LoadAgentConfig(const std::string& path, AgentConfig& config);
 // "host:port" (or "[v6]:port") into the config; kInvalidArgument otherwise.
 Status SetListenAddress(std::string_view address, AgentConfig& config);
 
-// The checks flags and file share: window ≥ 0.1 s, ports in range, known
+// The checks flags and file share: window and clock readings in their one
+// range (sources::CheckSamplingSettings), ports in range, known
 // attribution methods, ...
 Status ValidateAgentConfig(const AgentConfig& config);
 

@@ -19,17 +19,16 @@
 
 namespace ofu::agent {
 
+sources::SourceOptions AgentSourceOptions(sources::SourceOptions given, double attribution_interval_s) {
+  given.pace_replay = true;                           // a replay plays at the speed it was recorded
+  given.process_interval_s = attribution_interval_s;  // only attribution reads them
+  const auto fields = AgentCounterFields();           // nothing read that no output carries
+  given.fields.assign(fields.begin(), fields.end());
+  return given;
+}
+
 sources::SourceOptions SourceOptionsOf(const AgentConfig& config) {
-  sources::SourceOptions options;
-  options.window_s = config.window_s;
-  options.clock_readings = config.clock_readings;
-  options.nvml_library = config.nvml_library;
-  options.dcgm_library = config.dcgm_library;
-  options.pace_replay = true;                                  // a replay plays at the speed it was recorded
-  options.process_interval_s = config.attribution_interval_s;  // only attribution reads them
-  const auto fields = AgentCounterFields();                    // nothing read that no output carries
-  options.fields.assign(fields.begin(), fields.end());
-  return options;
+  return AgentSourceOptions(config.source_options, config.attribution_interval_s);
 }
 
 namespace {
@@ -65,6 +64,14 @@ Result<std::unique_ptr<sinks::HistoryStore>> OpenHistory(const AgentConfig& conf
   return opened.error();
 }
 
+// kInvalidArgument when gpu_model is given and was not resolved (AgentConfig::gpu_sku).
+Status CheckResolved(const AgentConfig& config) {
+  if (config.gpu_model && config.gpu_sku == nullptr) {
+    return Error::InvalidArgument("gpu_model {:?} was not resolved in the spec database", *config.gpu_model);
+  }
+  return OkStatus();
+}
+
 // One configuration's worth of running: until stop, reload or the end of a
 // finite source. Returns how it ended, or nullopt to reload.
 Result<std::optional<RunEnd>> RunConfigured(const AgentConfig& config, const GpuSpecDatabase& specs,
@@ -73,12 +80,12 @@ Result<std::optional<RunEnd>> RunConfigured(const AgentConfig& config, const Gpu
                                             const RunEnvironment& env) {
   const Log& log = env.log;
   OFU_ASSIGN_OR_RETURN(auto source, OpenConfiguredSource(config, clock, calls));
-  log(fmt::format("reading {} every {} s", source->Describe(), config.window_s));
+  log(fmt::format("reading {} every {} s", source->Describe(), config.source_options.window_s));
 
   sinks::MetricsOptions metrics_options;
   metrics_options.version = env.version;
   metrics_options.source_name = source->kind();
-  metrics_options.window_s = config.window_s;
+  metrics_options.window_s = config.source_options.window_s;
   metrics_options.call_accounting = &calls;
   metrics_options.proc_files = env.proc_files;
   // The counters live across reloads: they must never go back.
@@ -91,7 +98,7 @@ Result<std::optional<RunEnd>> RunConfigured(const AgentConfig& config, const Gpu
   OFU_ASSIGN_OR_RETURN(auto history, OpenHistory(config, clock, log));
   // A commit may wait on the disk: the store writes on a thread of its own.
   std::unique_ptr<sinks::AsyncSink> queued_history;
-  if (history) queued_history = QueueSink(std::move(history), *metrics, config.window_s);
+  if (history) queued_history = QueueSink(std::move(history), *metrics, config.source_options.window_s);
   std::vector<sinks::Sink*> sinks = {metrics.get()};
   if (queued_history) sinks.push_back(queued_history.get());
 
@@ -105,7 +112,7 @@ Result<std::optional<RunEnd>> RunConfigured(const AgentConfig& config, const Gpu
   log(fmt::format("serving /metrics on {}://{}:{}", web_config && web_config->tls ? "https" : "http",
                   config.listen_host, server.port()));
 
-  WindowEvaluator evaluator(specs, config.gpu_model, config.busy_threshold);
+  WindowEvaluator evaluator(specs, config.gpu_sku, config.busy_threshold);
   AttributionSetup attribution = BuildAttribution(config, env.executable);
   for (const std::string& note : attribution.notes) log(note);
   Agent agent(*source, evaluator, attribution.attributor.get(), sinks, clock, config.attribution_interval_s, log);
@@ -137,13 +144,17 @@ Result<RunEnd> Run(const AgentConfig& config, const GpuSpecDatabase& specs, sour
   // Like the metrics state, the call counters live across reloads.
   sources::CallAccounting calls;
   std::unique_ptr<sinks::MetricsState> metrics;
+  OFU_RETURN_IF_ERROR(CheckResolved(config));
   AgentConfig running = config;
   while (true) {
     OFU_ASSIGN_OR_RETURN(auto ended, RunConfigured(running, specs, metrics, calls, clock, started_s, environment));
     if (ended) return *ended;
     // A reload: the new configuration, or the running one when the new one is bad.
     if (!environment.load_config) continue;
-    auto reloaded = environment.load_config();
+    Result<AgentConfig> reloaded = environment.load_config();
+    if (reloaded.ok()) {
+      if (Status resolved = CheckResolved(*reloaded); !resolved.ok()) reloaded = resolved.error();
+    }
     if (reloaded.ok()) {
       running = std::move(*reloaded);
       environment.log("configuration reloaded");

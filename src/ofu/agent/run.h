@@ -62,14 +62,23 @@ enum class RunEnd {
   kDurationReached,  // duration_s passed
 };
 
-// The options the agent opens its source with: the config's window, clock
-// readings and libraries, process lists every attribution interval, and
-// only the counters its outputs carry (AgentCounterFields). The driver
-// calls these cause per window are pinned in tests/sources/nvml_call_count_test.cc.
+// The options the agent opens a source with: `given` (window, clock
+// readings, libraries: the config's or the flags') and the agent's policy on
+// top: a replay paced at its recorded speed, process lists every
+// `attribution_interval_s` (only attribution reads them), and only the
+// counters its outputs carry (AgentCounterFields). `ofu sources --cost`
+// opens its source this way too. The driver calls these cause per window
+// are pinned in tests/sources/nvml_call_count_test.cc.
+sources::SourceOptions AgentSourceOptions(sources::SourceOptions given,
+                                          double attribution_interval_s = kDefaultAttributionIntervalS);
+
+// AgentSourceOptions of the config's source options and attribution interval.
 sources::SourceOptions SourceOptionsOf(const AgentConfig& config);
 
 // Runs the agent. `config` must have passed ValidateAgentConfig, and its
-// gpu_model, if any, must be in `specs`. Errors: the source cannot be
+// gpu_sku, if any, must point into `specs` (its gpu_model is not read:
+// kInvalidArgument when it is given and gpu_sku is not, the same for a
+// reloaded configuration, which is then not used). Errors: the source cannot be
 // opened (kUnavailable, or the source's own error), a store path the user
 // chose cannot be opened (kIo), the web config cannot be read, the listen
 // address cannot be bound (kUnavailable), or the source fails for good.

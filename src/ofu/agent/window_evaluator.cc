@@ -1,24 +1,37 @@
 #include "ofu/agent/window_evaluator.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include "ofu/core/gpu_share.h"
 
 namespace ofu::agent {
 
-std::span<const CounterField> AgentCounterFields() {
-  static constexpr CounterField kFields[] = {
-      CounterField::kTensorActive,  CounterField::kGrEngineActive,    CounterField::kFp64Active,
-      CounterField::kFp32Active,    CounterField::kFp16Active,        CounterField::kImmaActive,
-      CounterField::kHmmaActive,    CounterField::kDfmaActive,        CounterField::kSmClockMhz,
-      CounterField::kMaxSmClockMhz, CounterField::kClockEventReasons,
-  };
-  return kFields;
+namespace {
+
+// The rows marked agent_reads (core/sample.h), in table order.
+constexpr std::size_t CountAgentFields() {
+  std::size_t n = 0;
+  for (const CounterFieldInfo& row : kBuiltinCounterRows) n += row.agent_reads ? 1 : 0;
+  return n;
 }
 
-WindowEvaluator::WindowEvaluator(const GpuSpecDatabase& specs, std::optional<std::string> gpu_model,
-                                 double busy_threshold)
-    : specs_(specs), gpu_model_(std::move(gpu_model)), busy_threshold_(busy_threshold) {}
+constexpr auto kAgentFields = [] {
+  std::array<CounterField, CountAgentFields()> fields{};
+  std::size_t i = 0;
+  for (const CounterFieldInfo& row : kBuiltinCounterRows) {
+    if (row.agent_reads) fields[i++] = row.field;
+  }
+  return fields;
+}();
+
+}  // namespace
+
+std::span<const CounterField> AgentCounterFields() { return kAgentFields; }
+
+WindowEvaluator::WindowEvaluator(const GpuSpecDatabase& specs, const GpuSpec* gpu_model, double busy_threshold)
+    : specs_(specs), gpu_model_(gpu_model), busy_threshold_(busy_threshold) {}
 
 const GpuSpec* WindowEvaluator::SpecFor(const std::string& model, std::vector<std::string>& notes) {
   if (auto it = cache_.find(model); it != cache_.end()) return it->second;
@@ -44,7 +57,7 @@ sinks::WindowBatch WindowEvaluator::Evaluate(const sources::Snapshot& snapshot) 
     gpu.identity = reading.identity;
     gpu.health = reading.health;
     gpu.problem = reading.problem;
-    const GpuSpec* spec = SpecFor(gpu_model_.value_or(reading.identity.model), batch.notes);
+    const GpuSpec* spec = gpu_model_ != nullptr ? gpu_model_ : SpecFor(reading.identity.model, batch.notes);
     std::optional<OfuScale> scale;
     if (spec != nullptr) {
       gpu.sku = spec->id;

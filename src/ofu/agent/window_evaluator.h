@@ -24,18 +24,22 @@ namespace ofu::agent {
 // The counters Evaluate reads from a reading's sample, hence the only ones
 // the agent's outputs (/metrics, the history store) can carry: the agent asks
 // its source for these alone (SourceOptions::fields), since every driver
-// call costs CPU on the node. Tensor activity, the engine activity for
-// "busy", the tensor pipes (HMMA, IMMA, DFMA), the non-tensor pipes (FP64,
-// FP32, FP16), the clocks and the clock event reasons (the SKU's clock
-// model tells a burst at the power cap from one below it by sw_power_cap,
-// core/clock_model.h); not SM activity, occupancy, DRAM, DMMA, power or
-// energy.
+// call costs CPU on the node. They are the built-in counter rows marked
+// agent_reads (core/sample.h), in the table's order: tensor activity, the
+// engine activity for "busy", the non-tensor pipes (FP64, FP32, FP16), the
+// tensor pipes (IMMA, HMMA, DFMA), the clocks and the clock event reasons
+// (the SKU's clock model tells a burst at the power cap from one below it
+// by sw_power_cap, core/clock_model.h); not SM activity, occupancy, DRAM,
+// DMMA, power or energy.
 std::span<const CounterField> AgentCounterFields();
 
 class WindowEvaluator {
  public:
-  // `specs` must outlive the evaluator. `gpu_model` overrides every GPU's model.
-  WindowEvaluator(const GpuSpecDatabase& specs, std::optional<std::string> gpu_model, double busy_threshold);
+  // `specs` must outlive the evaluator. `gpu_model`, when not null, is the
+  // SKU every GPU is treated as (the config's gpu_model, resolved once by
+  // the caller); it must outlive the evaluator too. Null: each GPU's SKU is
+  // looked up by the model its source reports.
+  WindowEvaluator(const GpuSpecDatabase& specs, const GpuSpec* gpu_model, double busy_threshold);
 
   sinks::WindowBatch Evaluate(const sources::Snapshot& snapshot);
 
@@ -43,7 +47,7 @@ class WindowEvaluator {
   const GpuSpec* SpecFor(const std::string& model, std::vector<std::string>& notes);
 
   const GpuSpecDatabase& specs_;
-  std::optional<std::string> gpu_model_;
+  const GpuSpec* gpu_model_;  // null: by each GPU's model
   double busy_threshold_;
   std::map<std::string, const GpuSpec*> cache_;  // model -> spec (null: unknown, already noted)
 };

@@ -3,11 +3,12 @@
 #include <cstdint>
 #include <utility>
 
+#include "ofu/core/gpu_key.h"
 #include "ofu/history/row_of_window.h"
 
 namespace ofu::analysis {
 
-std::string StoredGpuKey(const GpuIdentity& identity) { return identity.uuid.empty() ? identity.key : identity.uuid; }
+std::string StoredGpuKey(const GpuIdentity& identity) { return GpuKey(identity); }
 
 history::StoredHistory HistoryOfRecording(const Report& report) {
   history::StoredHistory history;
@@ -15,10 +16,11 @@ history::StoredHistory HistoryOfRecording(const Report& report) {
   for (const GpuReport& gpu : report.gpus) {
     history::StoredGpu stored;
     stored.id = static_cast<std::int64_t>(history.gpus.size()) + 1;
-    stored.identity.key = StoredGpuKey(gpu.identity);
-    stored.identity.gpu_index = gpu.identity.gpu_index;
-    stored.identity.model = gpu.model;
-    stored.identity.hostname = gpu.identity.hostname;
+    // The identity whole (MIG profile and instance, PCI bus id, added
+    // fields), keyed by the one rule: a MIG instance keeps its own key.
+    stored.identity = gpu.identity;
+    stored.identity.key = GpuKey(gpu.identity);
+    if (stored.identity.model.empty()) stored.identity.model = gpu.model;  // --gpu-model's, where the data name none
     if (gpu.spec) {
       stored.sku = gpu.spec->id;
       stored.architecture = gpu.spec->architecture;

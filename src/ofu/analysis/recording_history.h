@@ -3,7 +3,10 @@
 // from one kind of input (html_report.h).
 //
 // One StoredGpu per GPU of the report, with ids 1, 2, ... in report order;
-// its uuid is the GPU's UUID, or its key when the recording has none. One
+// its identity is the GPU's, whole (MIG profile and instance, PCI bus id,
+// added fields), keyed as every store row is (GpuKey, core/gpu_key.h: the
+// key, never the UUID before it, so a GPU's MIG instances stay apart), with
+// the model the report used where the data name none. One
 // StoredWindow per window, made by the store's own rule (history::RowOfWindow);
 // its length is the seconds of tensor data in it (OfuWindow::covered_s), or
 // the window's span where it has none, so that a partial last window weighs

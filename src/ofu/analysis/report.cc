@@ -117,18 +117,22 @@ std::string MissingCountersAdvice(bool tensor_missing, bool clock_missing) {
       fmt::join(lines, "; "));
 }
 
-Status ResolveSpec(GpuReport& gpu, const GpuSpecDatabase& specs, bool strict) {
-  if (gpu.model.empty()) {
+Status ResolveSpec(GpuReport& gpu, const GpuSpec* given, const GpuSpecDatabase& specs, bool strict) {
+  if (given != nullptr) {
+    gpu.model = given->id;
+    gpu.spec = given;
+  } else if (gpu.model.empty()) {
     gpu.problems.push_back("the data name no GPU model (no modelName label): pass --gpu-model to get OFU");
     return OkStatus();
+  } else {
+    auto spec = specs.Lookup(gpu.model);
+    if (!spec.ok()) {
+      if (strict) return Error{spec.error().code, fmt::format("GPU {}: {}", gpu.identity.key, spec.error().message)};
+      gpu.problems.push_back(fmt::format("no OFU: {}", spec.error().message));
+      return OkStatus();
+    }
+    gpu.spec = *spec;
   }
-  auto spec = specs.Lookup(gpu.model);
-  if (!spec.ok()) {
-    if (strict) return Error{spec.error().code, fmt::format("GPU {}: {}", gpu.identity.key, spec.error().message)};
-    gpu.problems.push_back(fmt::format("no OFU: {}", spec.error().message));
-    return OkStatus();
-  }
-  gpu.spec = *spec;
   gpu.share = GpuShare(*gpu.spec, gpu.identity);
   if (!gpu.share) gpu.problems.push_back(WhyNoGpuShare(*gpu.spec, gpu.identity));
   return OkStatus();
@@ -170,8 +174,8 @@ Result<Report> BuildReport(const sources::Recording& recording, const GpuSpecDat
   for (const auto& recorded : recording.gpus) {
     GpuReport gpu;
     gpu.identity = recorded.identity;
-    gpu.model = options.gpu_model.value_or(recorded.identity.model);
-    OFU_RETURN_IF_ERROR(ResolveSpec(gpu, specs, options.strict));
+    gpu.model = recorded.identity.model;
+    OFU_RETURN_IF_ERROR(ResolveSpec(gpu, options.gpu_model, specs, options.strict));
 
     // Without a SKU there is no OFU, but activity and clocks still tell a story.
     std::optional<OfuScale> scale;

@@ -38,8 +38,12 @@ namespace ofu::analysis {
 
 struct ReportOptions {
   WindowOptions windows;
-  std::optional<std::string> gpu_model;  // SKU id or model name for every GPU
-  bool strict = false;                   // an unknown model fails the report
+  // The SKU every GPU is treated as: --gpu-model, resolved once by the
+  // command (cli::ResolveGpuModel) and never looked up again by name. It
+  // must point into the database BuildReport is given. Null: each GPU's
+  // model as the data name it.
+  const GpuSpec* gpu_model = nullptr;
+  bool strict = false;  // an unknown model fails the report
   // Use the reported SM clock as it is, even for a board with a measured
   // clock model (core/clock_model.h): to compare with dashboards that do.
   bool reported_clock = false;
@@ -47,7 +51,7 @@ struct ReportOptions {
 
 struct GpuReport {
   GpuIdentity identity;
-  std::string model;              // the model used: the override, else the data's
+  std::string model;              // the model used: the data's, or the id of ReportOptions::gpu_model
   const GpuSpec* spec = nullptr;  // into the database; null when the model is unknown
   // Its share of the physical GPU (gpu_share.h): 1 for a whole GPU; absent
   // without a spec or for a MIG profile the database does not list.
@@ -169,9 +173,11 @@ struct Report {
 // (sources::DcgmExporterCountersLine). Empty when neither is missing.
 std::string MissingCountersAdvice(bool tensor_missing, bool clock_missing);
 
-// Sets gpu.spec and gpu.share for gpu.model (and a problem when either is
-// unknown). Error only with `strict` and a model the database lacks.
-Status ResolveSpec(GpuReport& gpu, const GpuSpecDatabase& specs, bool strict);
+// Sets gpu.spec and gpu.share: `given` when it is not null (--gpu-model,
+// already resolved; gpu.model becomes its id), else gpu.model's SKU in
+// `specs`, with a problem when either is unknown. Error only with `strict`
+// and a model the database lacks.
+Status ResolveSpec(GpuReport& gpu, const GpuSpec* given, const GpuSpecDatabase& specs, bool strict);
 
 // kNoData when the recording at `input` gave no GPU (naming how many
 // samples it read and the counters to enable) or no GPU an OFU. OK otherwise.

@@ -8,37 +8,25 @@ namespace ofu {
 namespace {
 
 using F = CounterField;
-using S = CounterSample;
 
-constexpr std::array<CounterFieldInfo, kBuiltinCounterFields> kFields = {{
-    {F::kTensorActive, "tensor_active", "tensor activity", true, 1004, 5, &S::tensor_active},
-    {F::kGrEngineActive, "gr_engine_active", "graphics engine activity", true, 1001, 1, &S::gr_engine_active},
-    {F::kSmActive, "sm_active", "SM activity", true, 1002, 2, &S::sm_active},
-    {F::kSmOccupancy, "sm_occupancy", "SM occupancy", true, 1003, 3, &S::sm_occupancy},
-    {F::kDramActive, "dram_active", "DRAM activity", true, 1005, 10, &S::dram_active},
-    {F::kFp64Active, "fp64_active", "FP64 pipe activity", true, 1006, 11, &S::fp64_active},
-    {F::kFp32Active, "fp32_active", "FP32 pipe activity", true, 1007, 12, &S::fp32_active},
-    {F::kFp16Active, "fp16_active", "FP16 pipe activity", true, 1008, 13, &S::fp16_active},
-    {F::kImmaActive, "imma_active", "IMMA tensor activity", true, 1013, 9, &S::imma_active},
-    {F::kHmmaActive, "hmma_active", "HMMA tensor activity", true, 1014, 7, &S::hmma_active},
-    {F::kDfmaActive, "dfma_active", "DFMA tensor activity", true, 1015, 6, &S::dfma_active},
-    {F::kDmmaActive, "dmma_active", "DMMA tensor activity", true, 0, 8, &S::dmma_active},
-    {F::kSmClockMhz, "sm_clock_mhz", "SM clock", false, 100, 0, &S::sm_clock_mhz},
-    {F::kMaxSmClockMhz, "max_sm_clock_mhz", "maximum SM clock", false, 113, 0, &S::max_sm_clock_mhz},
-    {F::kPowerW, "power_w", "power", false, 155, 0, &S::power_w},
-    {F::kEnergyMj, "energy_mj", "energy", false, 156, 0, &S::energy_mj},
-    {F::kClockEventReasons, "clock_event_reasons", "clock event reasons", false, 112, 0, nullptr},
-}};
+// Row i is CounterField i: the enum indexes the rows.
+constexpr bool RowsInFieldOrder() {
+  for (std::size_t i = 0; i < kBuiltinCounterFields; ++i) {
+    if (static_cast<std::size_t>(kBuiltinCounterRows[i].field) != i) return false;
+  }
+  return true;
+}
+static_assert(RowsInFieldOrder(), "kBuiltinCounterRows must list the CounterField values in order");
 
 // 2^53: every integer below it is exact in a double.
 constexpr double kExactIntegerLimit = 9007199254740992.0;
 
 }  // namespace
 
-std::span<const CounterFieldInfo> AllCounterFields() { return kFields; }
+std::span<const CounterFieldInfo> AllCounterFields() { return kBuiltinCounterRows; }
 
 const CounterFieldTable& CounterFieldTable::Builtin() {
-  static const CounterFieldTable table({kFields.begin(), kFields.end()});
+  static const CounterFieldTable table({std::begin(kBuiltinCounterRows), std::end(kBuiltinCounterRows)});
   return table;
 }
 
@@ -92,7 +80,7 @@ void CounterFieldInfo::Set(CounterSample& sample, std::optional<double> value) c
   }
 }
 
-const CounterFieldInfo& InfoFor(CounterField field) { return kFields[static_cast<std::size_t>(field)]; }
+const CounterFieldInfo& InfoFor(CounterField field) { return kBuiltinCounterRows[static_cast<std::size_t>(field)]; }
 
 std::optional<double> GetField(const CounterSample& sample, CounterField field) {
   if (field == F::kClockEventReasons) {

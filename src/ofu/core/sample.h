@@ -28,9 +28,11 @@
 // and pure functions.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -47,8 +49,11 @@ namespace ofu {
 // Every built-in numeric counter a sample can carry, and its row's index in
 // the table. The order is the order of output columns and recordings; append
 // only. A built-in one is a value here, its member in CounterSample and its
-// row in sample.cc's table (which names the member); GetField, SetField, the
-// sources, the recordings and the replay read the table. A row added with
+// row in kBuiltinCounterRows below (which names the member, its dcgm-exporter
+// spellings and whether the agent reads it); the count, GetField, SetField,
+// the sources, the recordings, the replay, dcgm-exporter's names
+// (sources/dcgm_exporter_names.h) and the agent's counters
+// (agent::AgentCounterFields) read the rows. A row added with
 // CounterFieldTable::With has the next index past these, and no value here.
 enum class CounterField {
   kTensorActive,       // any tensor pipe (DCGM 1004, GPM 5 ANY_TENSOR_UTIL)
@@ -69,7 +74,6 @@ enum class CounterField {
   kEnergyMj,           // energy since driver load, mJ (DCGM 156)
   kClockEventReasons,  // bitmask (DCGM 112)
 };
-inline constexpr std::size_t kBuiltinCounterFields = 17;
 
 // The values of rows added to the counter table, by row name. Nothing is
 // allocated until one is set, and an empty one is one pointer: a sample or a
@@ -136,17 +140,209 @@ struct CounterFieldInfo {
   // integer field (GetField and SetField convert it), and for an added row
   // (CounterSample::added[name]).
   std::optional<double> CounterSample::*member = nullptr;
-  // An added row: the dcgm-exporter metric that carries it
-  // ("DCGM_FI_DEV_GPU_TEMP"), read as it is for a reading and as a 0..1
-  // ratio for an activity. Empty for the built-in rows, whose metrics
-  // (every spelling of them) sources/dcgm_exporter_names.h lists.
+  // The dcgm-exporter metric that carries it ("DCGM_FI_DEV_SM_CLOCK"), read
+  // as it is for a reading and as a 0..1 ratio for an activity, and the name
+  // ofu writes it under in recordings. Empty for a built-in row dcgm-exporter
+  // has no metric for (DMMA: NVML GPM only); never for an added row.
   std::string_view exporter_name = {};
+  // dcgm-exporter's other spellings of it, read as exporter_name is: DCGM
+  // 4.6's renames (DCGM_FI_PROF_TENSOR_UTIL_RATIO) and dcgm-exporter 1.x's
+  // lower-case names (dcgm_sm_clock). Empty entries are unused.
+  std::array<std::string_view, 2> exporter_aliases = {};
+  // Whether the agent asks its source for it (agent::AgentCounterFields):
+  // only the counters its outputs (/metrics, the store) carry, since every
+  // driver call costs CPU on the node.
+  bool agent_reads = false;
 
   // Its value in `sample`; absent when the sample lacks it.
   std::optional<double> Get(const CounterSample& sample) const;
   // Sets it, or clears it with nullopt (clock_event_reasons as SetField).
   void Set(CounterSample& sample, std::optional<double> value) const;
 };
+
+// The built-in rows, in CounterField order (sample.cc checks the order).
+// Each row: field, name, description, is_activity, DCGM field id, GPM metric
+// id, member, dcgm-exporter name, its other spellings, whether the agent
+// reads it. A new built-in counter is its CounterField value, its member of
+// CounterSample and its row here; the count follows. Every row spells out
+// both spellings ("" for none): GCC 12 cannot evaluate the rows in a
+// constant expression where an element is left to its default.
+inline constexpr CounterFieldInfo kBuiltinCounterRows[] = {
+    {CounterField::kTensorActive,
+     "tensor_active",
+     "tensor activity",
+     true,
+     1004,
+     5,
+     &CounterSample::tensor_active,
+     "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+     {"DCGM_FI_PROF_TENSOR_UTIL_RATIO", "dcgm_fi_prof_pipe_tensor_active"},
+     true},
+    {CounterField::kGrEngineActive,
+     "gr_engine_active",
+     "graphics engine activity",
+     true,
+     1001,
+     1,
+     &CounterSample::gr_engine_active,
+     "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+     {"DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO", "dcgm_fi_prof_gr_engine_active"},
+     true},
+    {CounterField::kSmActive,
+     "sm_active",
+     "SM activity",
+     true,
+     1002,
+     2,
+     &CounterSample::sm_active,
+     "DCGM_FI_PROF_SM_ACTIVE",
+     {"dcgm_fi_prof_sm_active", ""},
+     false},
+    {CounterField::kSmOccupancy,
+     "sm_occupancy",
+     "SM occupancy",
+     true,
+     1003,
+     3,
+     &CounterSample::sm_occupancy,
+     "DCGM_FI_PROF_SM_OCCUPANCY",
+     {"dcgm_fi_prof_sm_occupancy", ""},
+     false},
+    {CounterField::kDramActive,
+     "dram_active",
+     "DRAM activity",
+     true,
+     1005,
+     10,
+     &CounterSample::dram_active,
+     "DCGM_FI_PROF_DRAM_ACTIVE",
+     {"dcgm_fi_prof_dram_active", ""},
+     false},
+    {CounterField::kFp64Active,
+     "fp64_active",
+     "FP64 pipe activity",
+     true,
+     1006,
+     11,
+     &CounterSample::fp64_active,
+     "DCGM_FI_PROF_PIPE_FP64_ACTIVE",
+     {"", ""},
+     true},
+    {CounterField::kFp32Active,
+     "fp32_active",
+     "FP32 pipe activity",
+     true,
+     1007,
+     12,
+     &CounterSample::fp32_active,
+     "DCGM_FI_PROF_PIPE_FP32_ACTIVE",
+     {"", ""},
+     true},
+    {CounterField::kFp16Active,
+     "fp16_active",
+     "FP16 pipe activity",
+     true,
+     1008,
+     13,
+     &CounterSample::fp16_active,
+     "DCGM_FI_PROF_PIPE_FP16_ACTIVE",
+     {"", ""},
+     true},
+    {CounterField::kImmaActive,
+     "imma_active",
+     "IMMA tensor activity",
+     true,
+     1013,
+     9,
+     &CounterSample::imma_active,
+     "DCGM_FI_PROF_PIPE_TENSOR_IMMA_ACTIVE",
+     {"", ""},
+     true},
+    {CounterField::kHmmaActive,
+     "hmma_active",
+     "HMMA tensor activity",
+     true,
+     1014,
+     7,
+     &CounterSample::hmma_active,
+     "DCGM_FI_PROF_PIPE_TENSOR_HMMA_ACTIVE",
+     {"", ""},
+     true},
+    {CounterField::kDfmaActive,
+     "dfma_active",
+     "DFMA tensor activity",
+     true,
+     1015,
+     6,
+     &CounterSample::dfma_active,
+     "DCGM_FI_PROF_PIPE_TENSOR_DFMA_ACTIVE",
+     {"", ""},
+     true},
+    {CounterField::kDmmaActive,
+     "dmma_active",
+     "DMMA tensor activity",
+     true,
+     0,
+     8,
+     &CounterSample::dmma_active,
+     "",
+     {"", ""},
+     false},
+    {CounterField::kSmClockMhz,
+     "sm_clock_mhz",
+     "SM clock",
+     false,
+     100,
+     0,
+     &CounterSample::sm_clock_mhz,
+     "DCGM_FI_DEV_SM_CLOCK",
+     {"dcgm_sm_clock", ""},
+     true},
+    {CounterField::kMaxSmClockMhz,
+     "max_sm_clock_mhz",
+     "maximum SM clock",
+     false,
+     113,
+     0,
+     &CounterSample::max_sm_clock_mhz,
+     "DCGM_FI_DEV_MAX_SM_CLOCK",
+     {"", ""},
+     true},
+    {CounterField::kPowerW,
+     "power_w",
+     "power",
+     false,
+     155,
+     0,
+     &CounterSample::power_w,
+     "DCGM_FI_DEV_POWER_USAGE",
+     {"DCGM_FI_DEV_BOARD_POWER_WATTS", "dcgm_power_usage"},
+     false},
+    {CounterField::kEnergyMj,
+     "energy_mj",
+     "energy",
+     false,
+     156,
+     0,
+     &CounterSample::energy_mj,
+     "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",
+     {"dcgm_total_energy_consumption", ""},
+     false},
+    // The one integer field: no member (GetField and SetField convert it).
+    {CounterField::kClockEventReasons,
+     "clock_event_reasons",
+     "clock event reasons",
+     false,
+     112,
+     0,
+     nullptr,
+     "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS",
+     {"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", ""},
+     true},
+};
+
+// How many built-in counters there are: the rows'.
+inline constexpr std::size_t kBuiltinCounterFields = std::size(kBuiltinCounterRows);
 
 // The rows: the built-in ones, or those and rows a test adds.
 class CounterFieldTable {

@@ -4,9 +4,9 @@
 
 namespace ofu::render {
 
-std::string ReportText(const analysis::Report& report, std::string_view format) {
-  if (format == "json") return RenderJson(report);
-  if (format == "csv") return RenderCsv(report);
+std::string ReportText(const analysis::Report& report, OutputFormat format) {
+  if (format == OutputFormat::kJson) return RenderJson(report);
+  if (format == OutputFormat::kCsv) return RenderCsv(report);
   return RenderTable(report);
 }
 

@@ -1,4 +1,4 @@
-// `ofu report`'s text output in the format --format names: "json" and "csv"
+// `ofu report`'s text output in the format --format names: JSON and CSV
 // for programs, anything else the table for people (report_output.h
 // writes each). One choice for a recording's report and a history's.
 //
@@ -6,12 +6,12 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 
 #include "ofu/analysis/report.h"
+#include "ofu/render/output_format.h"
 
 namespace ofu::render {
 
-std::string ReportText(const analysis::Report& report, std::string_view format);
+std::string ReportText(const analysis::Report& report, OutputFormat format);
 
 }  // namespace ofu::render

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ofu/attribution/attributor.h"
+#include "ofu/core/gpu_key.h"
 #include "ofu/core/output_counters.h"  // TensorPipes
 #include "ofu/core/sample.h"
 #include "ofu/core/windows.h"
@@ -30,11 +31,10 @@ struct GpuWindow {
 
   // The GPU answered (valid data or not); false when lost or unreachable.
   bool up() const { return health == sources::GpuHealth::kOk; }
-  // The key GPUs are known by in every sink: the source's key, unique per
-  // device ("GPU-<uuid>", "GPU-<uuid>/gi<N>" for a MIG instance), else the
-  // UUID. Not the UUID first: a GPU's MIG instances share its UUID and must
-  // stay apart in the store, the exposition and attribution.
-  const std::string& key() const { return identity.key.empty() ? identity.uuid : identity.key; }
+  // The key GPUs are known by in every sink: GpuKey (core/gpu_key.h), the
+  // source's key, unique per device ("GPU-<uuid>", "GPU-<uuid>/gi<N>" for a
+  // MIG instance), else the UUID, never the UUID first.
+  const std::string& key() const { return GpuKey(identity); }
 };
 
 struct WindowBatch {

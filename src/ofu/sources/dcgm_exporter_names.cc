@@ -12,42 +12,31 @@ struct NamedMetric {
   KnownMetric metric;
 };
 
-// The first name listed for a field is the one ofu writes.
-constexpr std::array kMetrics = {
-    NamedMetric{"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", {CounterField::kTensorActive, ValueScale::kRatio, 1004}},
-    NamedMetric{"DCGM_FI_PROF_TENSOR_UTIL_RATIO", {CounterField::kTensorActive, ValueScale::kRatio, 1004}},
-    NamedMetric{"DCGM_FI_PROF_GR_ENGINE_ACTIVE", {CounterField::kGrEngineActive, ValueScale::kRatio, 1001}},
-    NamedMetric{"DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO", {CounterField::kGrEngineActive, ValueScale::kRatio, 1001}},
-    NamedMetric{"DCGM_FI_PROF_SM_ACTIVE", {CounterField::kSmActive, ValueScale::kRatio, 1002}},
-    NamedMetric{"DCGM_FI_PROF_SM_OCCUPANCY", {CounterField::kSmOccupancy, ValueScale::kRatio, 1003}},
-    NamedMetric{"DCGM_FI_PROF_DRAM_ACTIVE", {CounterField::kDramActive, ValueScale::kRatio, 1005}},
-    NamedMetric{"DCGM_FI_PROF_PIPE_FP64_ACTIVE", {CounterField::kFp64Active, ValueScale::kRatio, 1006}},
-    NamedMetric{"DCGM_FI_PROF_PIPE_FP32_ACTIVE", {CounterField::kFp32Active, ValueScale::kRatio, 1007}},
-    NamedMetric{"DCGM_FI_PROF_PIPE_FP16_ACTIVE", {CounterField::kFp16Active, ValueScale::kRatio, 1008}},
-    NamedMetric{"DCGM_FI_PROF_PIPE_TENSOR_IMMA_ACTIVE", {CounterField::kImmaActive, ValueScale::kRatio, 1013}},
-    NamedMetric{"DCGM_FI_PROF_PIPE_TENSOR_HMMA_ACTIVE", {CounterField::kHmmaActive, ValueScale::kRatio, 1014}},
-    NamedMetric{"DCGM_FI_PROF_PIPE_TENSOR_DFMA_ACTIVE", {CounterField::kDfmaActive, ValueScale::kRatio, 1015}},
-    NamedMetric{"DCGM_FI_DEV_SM_CLOCK", {CounterField::kSmClockMhz, ValueScale::kAbsolute, 100}},
-    NamedMetric{"DCGM_FI_DEV_MAX_SM_CLOCK", {CounterField::kMaxSmClockMhz, ValueScale::kAbsolute, 113}},
-    NamedMetric{"DCGM_FI_DEV_POWER_USAGE", {CounterField::kPowerW, ValueScale::kAbsolute, 155}},
-    NamedMetric{"DCGM_FI_DEV_BOARD_POWER_WATTS", {CounterField::kPowerW, ValueScale::kAbsolute, 155}},
-    NamedMetric{"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", {CounterField::kEnergyMj, ValueScale::kAbsolute, 156}},
-    NamedMetric{"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", {CounterField::kClockEventReasons, ValueScale::kAbsolute, 112}},
-    NamedMetric{"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", {CounterField::kClockEventReasons, ValueScale::kAbsolute, 112}},
-    // dcgm-exporter 1.x (the script in NVIDIA/gpu-monitoring-tools, branch
-    // v1) and later exporters run with --use-old-namespace and
-    // etc/1.x-compatibility-metrics.csv: lower-case "dcgm_" names and a
-    // "uuid" label. The 1.x HELP of the profiling fields says "(in %)", but
-    // their values are DCGM's own, 0..1 ratios.
-    NamedMetric{"dcgm_fi_prof_pipe_tensor_active", {CounterField::kTensorActive, ValueScale::kRatio, 1004}},
-    NamedMetric{"dcgm_fi_prof_gr_engine_active", {CounterField::kGrEngineActive, ValueScale::kRatio, 1001}},
-    NamedMetric{"dcgm_fi_prof_sm_active", {CounterField::kSmActive, ValueScale::kRatio, 1002}},
-    NamedMetric{"dcgm_fi_prof_sm_occupancy", {CounterField::kSmOccupancy, ValueScale::kRatio, 1003}},
-    NamedMetric{"dcgm_fi_prof_dram_active", {CounterField::kDramActive, ValueScale::kRatio, 1005}},
-    NamedMetric{"dcgm_sm_clock", {CounterField::kSmClockMhz, ValueScale::kAbsolute, 100}},
-    NamedMetric{"dcgm_power_usage", {CounterField::kPowerW, ValueScale::kAbsolute, 155}},
-    NamedMetric{"dcgm_total_energy_consumption", {CounterField::kEnergyMj, ValueScale::kAbsolute, 156}},
-};
+// Every spelling of every built-in row (core/sample.h), the row's own
+// first: the one ofu writes. An activity is a 0..1 ratio, a reading as it
+// is; the DCGM field id is the row's.
+constexpr std::size_t CountSpellings() {
+  std::size_t n = 0;
+  for (const CounterFieldInfo& row : kBuiltinCounterRows) {
+    n += row.exporter_name.empty() ? 0 : 1;
+    for (const std::string_view alias : row.exporter_aliases) n += alias.empty() ? 0 : 1;
+  }
+  return n;
+}
+
+constexpr auto kMetrics = [] {
+  std::array<NamedMetric, CountSpellings()> metrics{};
+  std::size_t i = 0;
+  for (const CounterFieldInfo& row : kBuiltinCounterRows) {
+    const KnownMetric metric{row.field, row.is_activity ? ValueScale::kRatio : ValueScale::kAbsolute,
+                             row.dcgm_field_id};
+    if (!row.exporter_name.empty()) metrics[i++] = NamedMetric{row.exporter_name, metric};
+    for (const std::string_view alias : row.exporter_aliases) {
+      if (!alias.empty()) metrics[i++] = NamedMetric{alias, metric};
+    }
+  }
+  return metrics;
+}();
 
 }  // namespace
 

@@ -1,4 +1,7 @@
-// Which dcgm-exporter metric names carry which counter, and on what scale.
+// Which dcgm-exporter metric names carry which counter, and on what scale:
+// the spellings of the counter table's built-in rows (core/sample.h:
+// CounterFieldInfo::exporter_name first, then its exporter_aliases), an
+// activity as a 0..1 ratio and a reading as it is, with the row's DCGM field.
 //
 // dcgm-exporter names a metric after its DCGM field. DCGM 4.6 renamed the
 // profiling fields (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE became
@@ -44,8 +47,9 @@ std::optional<KnownMetric> LookupDcgmField(int dcgm_field_id);
 // fields ofu uses and the common ones it does not (GPUTL, MCUTL, ...), so
 // that a note can name them; absent for a name it does not know.
 std::optional<int> DcgmFieldOfDmonColumn(std::string_view short_name);
-// Every name LookupDcgmExporterMetric knows, in its table's order: what a
-// reader asks a Prometheus server for (analysis/prometheus_recording.h).
+// Every name LookupDcgmExporterMetric knows, row by row in the counter
+// table's order, each row's own name first: what a reader asks a Prometheus
+// server for (analysis/prometheus_recording.h).
 std::vector<std::string_view> DcgmExporterMetricNames();
 
 // The name ofu writes for a field in recordings: dcgm-exporter's classic

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "ofu/core/gpu_key.h"
 #include "ofu/formats/counter_table.h"
 #include "ofu/formats/csv.h"
 #include "ofu/formats/dcgmi_dmon.h"
@@ -552,20 +553,11 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     const std::string_view host = FirstLabel(labels, {"Hostname", "hostname"});
     const std::string_view index = FirstLabel(labels, {"gpu"});
     const std::string_view mig_id = FirstLabel(labels, {"GPU_I_ID"});
-    std::string key;
-    if (!uuid.empty()) {
-      key = std::string(uuid);
-    } else if (!index.empty()) {
-      key = host.empty() ? fmt::format("gpu{}", index) : fmt::format("{}/gpu{}", host, index);
-    } else {
-      return {};
-    }
-    std::string parent;
-    if (!mig_id.empty()) {
-      parent = key;
-      key += fmt::format("/gi{}", mig_id);
-    }
-    return {std::move(key), std::move(parent)};
+    if (uuid.empty() && index.empty()) return {};
+    std::string key = WholeGpuKey(uuid, host, index);
+    if (mig_id.empty()) return {std::move(key), ""};
+    std::string instance = MigInstanceKey(key, mig_id);
+    return {std::move(instance), std::move(key)};
   }
 
   // The GPU of `identity.key`, added (with that identity) the first time.

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "ofu/core/gpu_key.h"
 #include "ofu/sources/dcgm/dcgm_values.h"
 
 namespace ofu::sources {
@@ -91,8 +92,8 @@ class Discovery {
           instance.id = parent->id;
           instance.instance_entity = entry.entity.entityId;
           instance.identity = parent->identity;
-          instance.identity.key = fmt::format("{}/gi{}", parent->identity.key, entry.info.nvmlInstanceId);
           instance.identity.mig_instance = std::to_string(entry.info.nvmlInstanceId);
+          instance.identity.key = MigInstanceKey(parent->identity.key, instance.identity.mig_instance);
           instances.push_back(std::move(instance));
         }
       }
@@ -173,7 +174,7 @@ class Discovery {
           if (v.fieldId == dcgm::kFieldMigMode) gpu.mig_mode = DcgmNumber(v) == 1.0;
         }
       }
-      gpu.identity.key = gpu.identity.uuid.empty() ? fmt::format("dcgm-gpu{}", gpu.id) : gpu.identity.uuid;
+      gpu.identity.key = WholeGpuKey(gpu.identity.uuid, "", std::to_string(gpu.id));
       if (specs_ && !gpu.identity.model.empty()) {
         if (auto spec = specs_->Lookup(gpu.identity.model); spec.ok()) gpu.sm_count = (*spec)->sm_count;
       }

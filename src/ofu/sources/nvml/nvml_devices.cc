@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "ofu/core/gpu_key.h"
+
 namespace ofu::sources {
 namespace {
 
@@ -60,7 +62,7 @@ class Enumeration {
     NvmlDevice gpu;
     gpu.identity.hostname = hostname_;
     gpu.identity.gpu_index = std::to_string(index);
-    gpu.identity.key = "gpu" + gpu.identity.gpu_index;  // until the UUID is known
+    gpu.identity.key = WholeGpuKey("", "", gpu.identity.gpu_index);  // until the UUID is known
     const nvmlReturn_t got = fn().DeviceGetHandleByIndex(index, &gpu.handle);
     if (got != NVML_SUCCESS) {
       for (const NvmlDevice& old : previous) {
@@ -76,7 +78,7 @@ class Enumeration {
     char text[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
     if (fn().DeviceGetUUID(gpu.handle, text, sizeof(text)) == NVML_SUCCESS) {
       gpu.identity.uuid = text;
-      gpu.identity.key = gpu.identity.uuid;
+      gpu.identity.key = WholeGpuKey(gpu.identity.uuid, "", gpu.identity.gpu_index);
     }
     char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = {};
     if (fn().DeviceGetName(gpu.handle, name, sizeof(name)) == NVML_SUCCESS) gpu.identity.model = name;
@@ -165,8 +167,8 @@ class Enumeration {
       seen.push_back(gi);
       NvmlDevice instance = gpu;
       instance.gpu_instance = gi;
-      instance.identity.key = fmt::format("{}/gi{}", gpu.identity.uuid, gi);
       instance.identity.mig_instance = std::to_string(gi);
+      instance.identity.key = MigInstanceKey(gpu.identity.key, instance.identity.mig_instance);
       char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = {};
       if (fn().DeviceGetName(mig, name, sizeof(name)) == NVML_SUCCESS) {
         // "NVIDIA H100 80GB HBM3 MIG 3g.40gb": the profile follows "MIG ".

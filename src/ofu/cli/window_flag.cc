@@ -1,4 +1,4 @@
-#include "window_flag.h"
+#include "ofu/cli/window_flag.h"
 
 #include <fmt/format.h>
 
