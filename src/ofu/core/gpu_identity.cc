@@ -63,4 +63,22 @@ IdentityFieldTable IdentityFieldTable::With(const IdentityField& row) const {
   return IdentityFieldTable(std::move(rows), builtin_);
 }
 
+std::pair<std::string, std::string> GpuKeyOfLabels(std::string_view uuid, std::string_view host, std::string_view index,
+                                                   std::string_view mig_id) {
+  std::string key;
+  if (!uuid.empty()) {
+    key = std::string(uuid);
+  } else if (!index.empty()) {
+    key = host.empty() ? "gpu" + std::string(index) : std::string(host) + "/gpu" + std::string(index);
+  } else {
+    return {};
+  }
+  std::string parent;
+  if (!mig_id.empty()) {
+    parent = key;
+    key += "/gi" + std::string(mig_id);
+  }
+  return {std::move(key), std::move(parent)};
+}
+
 }  // namespace ofu

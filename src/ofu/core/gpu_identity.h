@@ -31,6 +31,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ofu {
@@ -53,6 +54,16 @@ struct GpuIdentity {
   // The added field `name`; "" when not known.
   const std::string& Added(std::string_view name) const;
 };
+
+// A device's key from the labels that name it (dcgm-exporter's spellings:
+// UUID or uuid, Hostname or hostname, gpu, GPU_I_ID): the UUID, else
+// "<host>/gpu<index>" ("gpu<index>" without a host), plus "/gi<N>" for a MIG
+// GPU instance; and, for a MIG instance, its parent's key (else empty). An
+// empty key when neither a UUID nor an index is given. One rule for a
+// recording's reader (sources/replay.h) and the dcgm-exporter sums read from
+// Prometheus (history/dcgm_hourly.h).
+std::pair<std::string, std::string> GpuKeyOfLabels(std::string_view uuid, std::string_view host, std::string_view index,
+                                                   std::string_view mig_id);
 
 // One part of a GPU's identity and where it goes.
 struct IdentityField {

@@ -548,24 +548,8 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
   // A sample's GPU key and, for a MIG instance, its parent's; an empty key
   // when the labels name no GPU.
   static std::pair<std::string, std::string> KeyOf(std::span<const formats::Label> labels) {
-    const std::string_view uuid = FirstLabel(labels, {"UUID", "uuid"});
-    const std::string_view host = FirstLabel(labels, {"Hostname", "hostname"});
-    const std::string_view index = FirstLabel(labels, {"gpu"});
-    const std::string_view mig_id = FirstLabel(labels, {"GPU_I_ID"});
-    std::string key;
-    if (!uuid.empty()) {
-      key = std::string(uuid);
-    } else if (!index.empty()) {
-      key = host.empty() ? fmt::format("gpu{}", index) : fmt::format("{}/gpu{}", host, index);
-    } else {
-      return {};
-    }
-    std::string parent;
-    if (!mig_id.empty()) {
-      parent = key;
-      key += fmt::format("/gi{}", mig_id);
-    }
-    return {std::move(key), std::move(parent)};
+    return GpuKeyOfLabels(FirstLabel(labels, {"UUID", "uuid"}), FirstLabel(labels, {"Hostname", "hostname"}),
+                          FirstLabel(labels, {"gpu"}), FirstLabel(labels, {"GPU_I_ID"}));
   }
 
   // The GPU of `identity.key`, added (with that identity) the first time.
