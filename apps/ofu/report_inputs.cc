@@ -8,6 +8,7 @@
 
 #include "history_source.h"
 #include "ofu/analysis/prometheus_recording.h"
+#include "ofu/history/dcgm_hourly.h"
 #include "ofu/history/history_reader.h"
 #include "ofu/sources/clock.h"
 
@@ -34,6 +35,43 @@ Result<sources::Recording> LoadRecording(const ReportArgs& args) {
   const sources::RecordingOptions options = RecordingOptionsOf(args);
   if (args.input == "-") return sources::ReadRecording(std::cin, "<stdin>", options);
   return sources::ReadRecordingFile(args.input, options);
+}
+
+void AddSeriesFlags(CLI::App& cmd, ReportArgs& args, CLI::Option* prometheus) {
+  cmd.add_option("--series", args.history.series,
+                 "With --prometheus: whose series to read: ofu (the agent's counters) or dcgm-exporter (its gauges: "
+                 "the hourly rollups of `ofu rules hourly --series dcgm-exporter` where they cover the range, "
+                 "else every sample, read as a recording)")
+      ->needs(prometheus)
+      ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
+      ->capture_default_str();
+  cmd.add_option("--job-labels", args.history.job_labels,
+                 "With --series dcgm-exporter: which of its labels name jobs: slurm (hpc_job, from its "
+                 "--hpc-job-mapping-dir), kubernetes (namespace/pod; container its name) or none. Jobs read the "
+                 "server's sums (per-job table, --job)")
+      ->check(CLI::IsMember({"none", "slurm", "kubernetes"}))
+      ->capture_default_str();
+}
+
+Result<bool> ReadsDcgmSums(const ReportArgs& args) {
+  const HistorySourceArgs& history = args.history;
+  const bool jobs = history.job_labels != "none";
+  if (!jobs && history.job) {
+    return Error::InvalidArgument(
+        "--job with --series dcgm-exporter needs --job-labels slurm or kubernetes: which of dcgm-exporter's "
+        "labels name the job");
+  }
+  const bool every_sample = !args.html.empty() || args.clock != "model";
+  if (every_sample && (jobs || history.resolution == "hourly")) {
+    return Error::InvalidArgument(
+        "--html and --clock reported read every sample of dcgm-exporter's series: no --job-labels, no "
+        "--resolution hourly");
+  }
+  if (every_sample || (!jobs && history.resolution == "raw")) return false;
+  if (jobs || history.resolution == "hourly") return true;
+  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(history, sources::SystemClock().NowS()));
+  return history::DcgmRollupsIn(resolved.source.prometheus, *resolved.query.since_s, *resolved.query.until_s,
+                                resolved.source.timeout_s);
 }
 
 // --prometheus URL --series dcgm-exporter: the range's dcgm-exporter samples as a recording.

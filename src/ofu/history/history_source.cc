@@ -54,8 +54,16 @@ Result<StoredHistory> ReadHistoryFrom(const HistorySource& source, const History
   return history;
 }
 
-Result<HistoryTotals> ReadTotalsFrom(const HistorySource& source, const HistoryQuery& query) {
+Result<HistoryTotals> ReadTotalsFrom(const HistorySource& source, const HistoryQuery& query,
+                                     const GpuSpecDatabase* specs) {
   if (source.prometheus.empty()) return Error::InvalidArgument("the server's sums come from --prometheus only");
+  if (source.dcgm_exporter) {
+    DcgmTotalsOptions options;
+    options.query = QueryOptionsOf(source);
+    options.specs = specs;
+    options.jobs = source.dcgm_jobs;
+    return ReadDcgmTotals(source.prometheus, query, options, source.resolution);
+  }
   PrometheusTotalsOptions options;
   options.query = QueryOptionsOf(source);
   return ReadTotalsAtResolution(source.prometheus, query, options, source.resolution);
