@@ -47,7 +47,7 @@ TEST(DcgmHourlyRules, SumEachScrapeOnceAtAStepBelowTheScrapeInterval) {
   EXPECT_EQ(yaml->find("A100"), std::string::npos);
   EXPECT_FALSE(ofu::history::DcgmHourlyRulesYaml(1, *specs).ok());
   // At a range's ends only the scrapes in (after, until] count.
-  const ofu::history::DcgmStepScope scope{50, "hpc_job=\"7\"", 1000.5, 2000};
+  const ofu::history::DcgmStepScope scope{50, "hpc_job=\"7\"", 1000.5, 2000, {}, std::nullopt};
   EXPECT_EQ(ofu::history::DcgmStepTimeExpr(scope),
             "(timestamp(DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{hpc_job=\"7\"}) or "
             "timestamp(DCGM_FI_PROF_TENSOR_UTIL_RATIO{hpc_job=\"7\"})) > time() - 50 > 1000.500 <= 2000.000");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -34,21 +35,38 @@ std::string Joined(const std::string& a, const std::string& b) {
   return a + "," + b;
 }
 
+// A number as PromQL reads it back exactly.
+std::string Num(double x) { return fmt::format("{}", x); }
+
+// The tensor metric names a scope reads.
+std::vector<std::string> TensorNames(const DcgmStepScope& scope) {
+  if (!scope.tensor_names.empty()) return scope.tensor_names;
+  return {kTensorNames[0], kTensorNames[1]};
+}
+
 // The tensor activity of the scrape in each step, of the series `model`
-// selects (a modelName matcher, or none), within the scope.
+// selects (a modelName matcher, or none).
 std::string Tensor(const std::string& model, const DcgmStepScope& scope) {
   const std::string sel = Joined(model, scope.matchers);
   const std::string window = PromRange(scope.step_s - 0.001);
-  std::string t = fmt::format("((last_over_time({0}{{{2}}}{3}) or last_over_time({1}{{{2}}}{3})) < 1e12)",
-                              kTensorNames[0], kTensorNames[1], sel, window);
-  if (scope.after_s || scope.until_s) {
-    std::string at = fmt::format("(timestamp({}{{{}}}) or timestamp({}{{{}}}))", kTensorNames[0], sel, kTensorNames[1],
-                                 sel);
-    if (scope.after_s) at += fmt::format(" > {:.3f}", *scope.after_s);
-    if (scope.until_s) at += fmt::format(" <= {:.3f}", *scope.until_s);
-    t = fmt::format("({} and ({}))", t, at);
+  std::string any;
+  for (const std::string& name : TensorNames(scope)) {
+    any += fmt::format("{}last_over_time({}{{{}}}{})", any.empty() ? "" : " or ", name, sel, window);
   }
-  return t;
+  return fmt::format("(({}) < 1e12)", any);
+}
+
+// The time of the scrape in each step (of any tensor series), or, with
+// `bounded`, of one in the scope's (after_s, until_s] only.
+std::string ScrapeTime(const DcgmStepScope& scope, bool bounded) {
+  std::string any;
+  for (const std::string& name : TensorNames(scope)) {
+    any += fmt::format("{}timestamp({}{{{}}})", any.empty() ? "" : " or ", name, scope.matchers);
+  }
+  std::string at = fmt::format("({}) > time() - {}", any, Num(scope.step_s));
+  if (bounded && scope.after_s) at += fmt::format(" > {:.3f}", *scope.after_s);
+  if (bounded && scope.until_s) at += fmt::format(" <= {:.3f}", *scope.until_s);
+  return at;
 }
 
 // The reported clock of the scrape in each step, per physical GPU.
@@ -61,9 +79,6 @@ std::string Clock(const DcgmStepScope& scope) {
 std::string ReportedClock(const std::string& model, const DcgmStepScope& scope) {
   return fmt::format("({} * 0 + on (instance, gpu) group_left () {})", Tensor(model, scope), Clock(scope));
 }
-
-// A number as PromQL reads it back exactly.
-std::string Num(double x) { return fmt::format("{}", x); }
 
 // The boards with a measured clock model, by the model name the driver (and
 // dcgm-exporter's modelName) gives them, with and without "NVIDIA ".
@@ -88,6 +103,7 @@ std::string RunClock(const GpuSpecDatabase& specs, const DcgmStepScope& scope) {
   std::vector<std::string> names;
   for (const auto& [name, m] : boards) {
     names.push_back(name);
+    if (scope.models && std::find(scope.models->begin(), scope.models->end(), name) == scope.models->end()) continue;
     const std::string t = Tensor("modelName=" + PromQuoted(name), scope);
     const std::string lo = Num(m.burst_tensor_at_most), hi = Num(m.steady_tensor_at_least);
     const std::string x = fmt::format("clamp(({} - {}) / ({} - {}), 0, 1)", t, lo, hi, lo);
@@ -355,11 +371,31 @@ class DcgmReader {
   }
 
   Result<HistoryTotals> ReadRawPart(PrometheusClient& client, const HistoryQuery& piece, double from, double to) {
-    DcgmStepScope scope{step_s_, matchers_, from, to};
+    DcgmStepScope scope{step_s_, matchers_, from, to, {}, std::nullopt};
     const long long step_ms = MsOf(step_s_);
     const double end = static_cast<double>((MsOf(to) + step_ms - 1) / step_ms * step_ms) / 1000;
     const double start = static_cast<double>(MsOf(from) / step_ms * step_ms) / 1000;
     const std::string range = PromSubqueryRange(end - start, step_s_);
+    // The expressions name only the tensor spelling and the boards the piece
+    // has: each name less is a selector less at every step.
+    std::set<std::string> names;
+    std::vector<std::string> models;
+    OFU_RETURN_IF_ERROR(Instant(
+        client,
+        fmt::format("count by (__name__, modelName) (last_over_time({{__name__=~\"{}|{}\"{}}}{}))", kTensorNames[0],
+                    kTensorNames[1], matchers_.empty() ? std::string() : "," + matchers_, PromRange(end - start)),
+        end, [&](const PromSeries& s) {
+          names.insert(s.Label("__name__"));
+          models.push_back(s.Label("modelName"));
+        }));
+    if (names.empty()) {
+      HistoryQuery part = piece;
+      part.since_s = from;
+      part.until_s = to;
+      return SumsBuilder(options_).Finish(url_, part, interval_s_);
+    }
+    scope.tensor_names.assign(names.begin(), names.end());
+    scope.models = std::move(models);
     const std::string by = ReadLabels(options_.jobs);
     SumsBuilder sums(options_);
     for (const DcgmSum sum : kDcgmSums) {
@@ -423,27 +459,25 @@ std::string DcgmHourlySeenName(bool last) {
 }
 
 std::string DcgmStepExpr(DcgmSum sum, const GpuSpecDatabase& specs, const DcgmStepScope& scope) {
+  std::string expr;
   switch (sum) {
-    case DcgmSum::kSamples: return fmt::format("({} * 0 + 1)", ReportedClock("", scope));
+    case DcgmSum::kSamples: expr = fmt::format("({} * 0 + 1)", ReportedClock("", scope)); break;
     case DcgmSum::kTensor:
-      return fmt::format("({} + on (instance, gpu) group_left () ({} * 0))", Tensor("", scope), Clock(scope));
-    case DcgmSum::kTensorClock: return fmt::format("({} * {})", Tensor("", scope), RunClock(specs, scope));
-    case DcgmSum::kSmClock: break;
+      expr = fmt::format("({} + on (instance, gpu) group_left () ({} * 0))", Tensor("", scope), Clock(scope));
+      break;
+    case DcgmSum::kTensorClock: expr = fmt::format("({} * {})", Tensor("", scope), RunClock(specs, scope)); break;
+    case DcgmSum::kSmClock: expr = ReportedClock("", scope); break;
   }
-  return ReportedClock("", scope);
+  // The range's ends, once: every term has the tensor series' labels.
+  if (scope.after_s || scope.until_s) expr = fmt::format("({} and ({}))", expr, ScrapeTime(scope, true));
+  return expr;
 }
 
-std::string DcgmStepTimeExpr(const DcgmStepScope& scope) {
-  std::string at = fmt::format("(timestamp({}{{{}}}) or timestamp({}{{{}}})) > time() - {}", kTensorNames[0],
-                               scope.matchers, kTensorNames[1], scope.matchers, Num(scope.step_s));
-  if (scope.after_s) at += fmt::format(" > {:.3f}", *scope.after_s);
-  if (scope.until_s) at += fmt::format(" <= {:.3f}", *scope.until_s);
-  return at;
-}
+std::string DcgmStepTimeExpr(const DcgmStepScope& scope) { return ScrapeTime(scope, true); }
 
 Result<std::string> DcgmHourlyRulesYaml(double scrape_interval_s, const GpuSpecDatabase& specs) {
   OFU_ASSIGN_OR_RETURN(const double step_s, HourlyStep(scrape_interval_s));
-  const DcgmStepScope scope{step_s, "", std::nullopt, std::nullopt};
+  const DcgmStepScope scope{step_s, "", std::nullopt, std::nullopt, {}, std::nullopt};
   const std::string steps = fmt::format("[{}:{}]", PromMs(kHourS - 0.001), PromMs(step_s));
   const std::string by = fmt::format("{}, {}", kKeyLabels, kJobLabels);
   std::string yaml = fmt::format(

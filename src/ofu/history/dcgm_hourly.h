@@ -45,6 +45,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
@@ -72,11 +73,17 @@ std::string DcgmHourlySeenName(bool last);
 
 // What one step's expressions select: extra label matchers on the tensor
 // series (a job's: `hpc_job="4242"`) and, at the range's ends, the scrapes
-// in (after_s, until_s] only.
+// in (after_s, until_s] only. A reader that knows what the server holds may
+// narrow the expression: the tensor metric names present (empty: both
+// spellings) and the model names present (nullopt: every measured board's
+// clock-model term; a board not listed keeps no term of its own, and its
+// series, if any, would get none: list every model present).
 struct DcgmStepScope {
   double step_s = 0;
   std::string matchers;
   std::optional<double> after_s, until_s;
+  std::vector<std::string> tensor_names;
+  std::optional<std::vector<std::string>> models;
 };
 
 // The PromQL of `sum` for the scrape in each step (one series per tensor
