@@ -82,6 +82,8 @@ Result<ResolvedSource> ResolveHistorySource(const HistorySourceArgs& args, doubl
   out.source.step_s = args.step_s;
   out.source.resolution = history::ResolutionOfName(args.resolution).value_or(history::Resolution::kAuto);
   out.source.max_windows = args.max_windows;
+  out.source.dcgm_exporter = args.series == "dcgm-exporter";
+  out.source.dcgm_jobs = history::DcgmJobLabelsOfName(args.job_labels).value_or(history::DcgmJobLabels::kNone);
   out.source.progress = TerminalProgress();
   history::HistoryQuery query;
   query.job_id = args.job;

@@ -33,6 +33,11 @@ struct HistorySourceArgs {
   bool per_window = false;          // read every scrape or stored window even where sums would do
   std::optional<double> step_s;     // Prometheus: windows' length where scrapes are read; unset: auto
   std::string resolution = "auto";  // Prometheus sums: auto, raw or hourly (history/prometheus_hourly.h)
+  // Whose series a Prometheus holds: "ofu" (the agent's counters) or
+  // "dcgm-exporter" (history/dcgm_hourly.h, analysis/prometheus_recording.h),
+  // and which of dcgm-exporter's labels name jobs: none, slurm, kubernetes.
+  std::string series = "ofu";
+  std::string job_labels = "none";
   // Where every window is held (the store's, for --html): history::HistorySource::max_windows.
   std::size_t max_windows = history::HistorySource::kDefaultMaxWindows;
 };

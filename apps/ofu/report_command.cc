@@ -47,8 +47,11 @@ Prometheus server scraped them from the agents (--prometheus): per GPU,
 overall and per job, over a time range (--since, --until: Unix seconds,
 RFC 3339 or -2h/-7d; Prometheus defaults to the last day). A Prometheus that
 scrapes dcgm-exporter and no ofu agent: --prometheus URL --series
-dcgm-exporter reads dcgm-exporter's gauges over the range as a recording
-(the answer --input gives for the same scrapes; per GPU and overall, no jobs).
+dcgm-exporter reads dcgm-exporter's gauges: from the hourly rollups of
+`ofu rules hourly --series dcgm-exporter` where they cover the range
+(--resolution auto|hourly) and the raw series for the rest, with jobs from
+its labels (--job-labels slurm: hpc_job; kubernetes: namespace/pod), else
+every sample as a recording (the answer --input gives for the same scrapes).
 
 Examples:
   ofu report --input scrapes.prom
@@ -58,6 +61,7 @@ Examples:
   ofu report --store /var/lib/ofu/history.sqlite --job 4242 --format json
   ofu report --prometheus http://prometheus:9090 --job 4242 --since -7d
   ofu report --prometheus http://prometheus:9090 --series dcgm-exporter --since -2h
+  ofu report --prometheus http://prometheus:9090 --series dcgm-exporter --job-labels slurm --since -30d
   ofu report --store /var/lib/ofu/history.sqlite --since -7d --html week.html
 
 --html OUT.html writes one self-contained page (no network needed to view
@@ -165,12 +169,7 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
                  "it; repeatable): the page adds its GEMM findings")
       ->needs(html)
       ->take_all();
-  cmd.add_option("--series", args.series,
-                 "With --prometheus: whose series to read: ofu (the agent's counters) or dcgm-exporter (its gauges, "
-                 "read over the range as a recording; per GPU and overall)")
-      ->needs(history.prometheus)
-      ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
-      ->capture_default_str();
+  AddSeriesFlags(cmd, args, history.prometheus);
   AddFormatFlag(cmd, args.format,
                 {render::OutputFormat::kTable, render::OutputFormat::kJson, render::OutputFormat::kCsv},
                 "Output: table (for people), json or csv (for programs)");
@@ -212,13 +211,9 @@ Result<int> RunReport(const ReportArgs& args) {
   if (!args.input.empty() && (history.job || history.since || history.until)) {
     return Error::InvalidArgument("--job, --since and --until go with --store or --prometheus, not --input");
   }
-  const bool dcgm_series = args.series == "dcgm-exporter";
+  const bool dcgm_series = history.series == "dcgm-exporter";
   if (dcgm_series && !prometheus) {
     return Error::InvalidArgument("--series dcgm-exporter goes with --prometheus URL");
-  }
-  if (dcgm_series && history.job) {
-    return Error::InvalidArgument(
-        "--job needs the agent's job series: dcgm-exporter's gauges do not say which job ran (use --series ofu)");
   }
   if (args.input.empty() && !dcgm_series && args.clock != "model") {
     return Error::InvalidArgument(
@@ -228,7 +223,10 @@ Result<int> RunReport(const ReportArgs& args) {
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
   // The one lookup of --gpu-model: an unknown model fails before any reading.
   OFU_ASSIGN_OR_RETURN(const GpuSpec* const gpu_model, ResolveGpuModel(specs, args.gpu_model));
-  if (args.series == "dcgm-exporter") {
+  if (dcgm_series) {
+    // Its sums (rollups, jobs), or every sample as a recording (history/dcgm_hourly.h).
+    OFU_ASSIGN_OR_RETURN(const bool sums, ReadsDcgmSums(args));
+    if (sums) return RunHistoryReport(args, specs, gpu_model);
     OFU_ASSIGN_OR_RETURN(auto recording, LoadPrometheusRecording(args));
     return RunRecordingReport(args, recording, specs, gpu_model, recording.source_name);
   }

@@ -34,10 +34,8 @@ struct ReportArgs {
   // same history from a Prometheus server that scrapes the agents; with
   // --job, --since and --until.
   HistorySourceArgs history;
-  // --series with --prometheus: "ofu" (the agent's counters, the default) or
-  // "dcgm-exporter" (dcgm-exporter's gauges, read as a recording:
-  // analysis/prometheus_recording.h).
-  std::string series = "ofu";
+  // --series and --job-labels with --prometheus are history.series and
+  // history.job_labels (AddSeriesFlags, report_inputs.h).
   // --html: the self-contained visual report, written to this path.
   std::string html;
   std::optional<std::string> title;  // of the HTML report

@@ -8,6 +8,7 @@
 
 #include "history_source.h"
 #include "ofu/analysis/prometheus_recording.h"
+#include "ofu/history/dcgm_hourly.h"
 #include "ofu/history/history_reader.h"
 #include "ofu/sources/clock.h"
 
@@ -36,6 +37,45 @@ Result<sources::Recording> LoadRecording(const ReportArgs& args) {
   return sources::ReadRecordingFile(args.input, options);
 }
 
+void AddSeriesFlags(CLI::App& cmd, ReportArgs& args, CLI::Option* prometheus) {
+  cmd.add_option("--series", args.history.series,
+                 "With --prometheus: whose series to read: ofu (the agent's counters) or dcgm-exporter (its gauges: "
+                 "the hourly rollups of `ofu rules hourly --series dcgm-exporter` where they cover the range, "
+                 "else every sample, read as a recording)")
+      ->needs(prometheus)
+      ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
+      ->capture_default_str();
+  cmd.add_option("--job-labels", args.history.job_labels,
+                 "With --series dcgm-exporter: which of its labels name jobs: slurm (hpc_job, from its "
+                 "--hpc-job-mapping-dir), kubernetes (namespace/pod; container its name) or none. Jobs read the "
+                 "server's sums (per-job table, --job)")
+      ->check(CLI::IsMember({"none", "slurm", "kubernetes"}))
+      ->capture_default_str();
+}
+
+Result<bool> ReadsDcgmSums(const ReportArgs& args) {
+  const HistorySourceArgs& history = args.history;
+  const bool jobs = history.job_labels != "none";
+  if (!jobs && history.job) {
+    return Error::InvalidArgument(
+        "--job with --series dcgm-exporter needs --job-labels slurm or kubernetes: which of dcgm-exporter's "
+        "labels name the job");
+  }
+  const bool every_sample = !args.html.empty() || args.clock != "model";
+  if (every_sample && (jobs || history.resolution == "hourly")) {
+    return Error::InvalidArgument(
+        "--html and --clock reported read every sample of dcgm-exporter's series: no --job-labels, no "
+        "--resolution hourly");
+  }
+  if (every_sample || (!jobs && history.resolution == "raw")) return false;
+  if (jobs || history.resolution == "hourly") return true;
+  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(history, sources::SystemClock().NowS()));
+  // Several servers are added as sums (the every-sample path reads one).
+  if (resolved.source.prometheus.size() > 1) return true;
+  return history::DcgmRollupsIn(resolved.source.prometheus.front(), *resolved.query.since_s, *resolved.query.until_s,
+                                resolved.source.timeout_s);
+}
+
 // --prometheus URL --series dcgm-exporter: the range's dcgm-exporter samples as a recording.
 Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args) {
   OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved,
@@ -45,7 +85,9 @@ Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args) {
   read.progress = resolved.source.progress;
   Progress("querying Prometheus for dcgm-exporter's series");
   if (resolved.source.prometheus.size() != 1) {
-    return Error::InvalidArgument("--series dcgm-exporter reads one Prometheus server; give one --prometheus");
+    return Error::InvalidArgument(
+        "--series dcgm-exporter reads every sample from one Prometheus server (--html, --clock reported, "
+        "--resolution raw without --job-labels); give one --prometheus, or read the servers' sums");
   }
   auto recording = analysis::ReadPrometheusRecording(resolved.source.prometheus.front(), *resolved.query.since_s,
                                                      *resolved.query.until_s, RecordingOptionsOf(args), read);

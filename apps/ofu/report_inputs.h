@@ -4,6 +4,8 @@
 // read prints.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include "ofu/core/result.h"
 #include "ofu/sources/replay.h"
 
@@ -17,6 +19,15 @@ void Progress(const char* what);
 // --input FILE or - (stdin), read with the flags' options (--activity-scale,
 // --interval, --strict).
 Result<sources::Recording> LoadRecording(const ReportArgs& args);
+
+// --series (ofu or dcgm-exporter) and --job-labels, with --prometheus.
+void AddSeriesFlags(CLI::App& cmd, ReportArgs& args, CLI::Option* prometheus);
+
+// --series dcgm-exporter: whether the server's sums answer (history/
+// dcgm_hourly.h: jobs asked for, --resolution hourly, or auto with rollups
+// in the range) rather than every sample read as a recording (--html,
+// --clock reported, --resolution raw without jobs, auto without rollups).
+Result<bool> ReadsDcgmSums(const ReportArgs& args);
 
 // --prometheus URL --series dcgm-exporter: the range's samples as a recording.
 Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args);

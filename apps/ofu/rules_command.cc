@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "ofu/cli/exit_codes.h"
+#include "ofu/cli/spec_db.h"
+#include "ofu/history/dcgm_hourly.h"
 #include "ofu/history/prometheus_hourly.h"
 
 namespace ofu::cli {
@@ -31,9 +33,20 @@ for history already stored, backfill it with promtool:
     --url http://prometheus:9090 ofu-hourly-rules.yml
 (docs/prometheus.md, "Hourly rollups").
 
+--series dcgm-exporter writes the rules for a Prometheus that scrapes
+dcgm-exporter and no ofu agent: per GPU (or MIG instance), per hpc_job,
+namespace, pod and container label and per hour, the scrapes' count, the
+sums of tensor activity, of tensor activity x the clock the SMs ran (the
+board's measured clock model, from the spec database, as
+deploy/prometheus/dcgm-exporter-rules.yml applies it) and of the reported
+clock, and each series' first and last scrape; `ofu report --series
+dcgm-exporter` reads them (docs/prometheus.md, "Hourly rollups of
+dcgm-exporter's series"). Give dcgm-exporter's scrape interval.
+
 Examples:
   ofu rules hourly > ofu-hourly-rules.yml
   ofu rules hourly --scrape-interval 60 > ofu-hourly-rules.yml
+  ofu rules hourly --series dcgm-exporter --scrape-interval 30 > dcgm-hourly-rules.yml
 
 Exit status: 0 printed, 1 usage or a scrape interval below 2 s.)";
 
@@ -49,10 +62,22 @@ void AddRulesFlags(CLI::App& cmd, RulesArgs& args) {
                    "Seconds between Prometheus's scrapes of the agents (sets the sums' step)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  hourly
+      ->add_option("--series", args.series,
+                   "Whose series the rules sum: ofu (the agent's counters) or dcgm-exporter (its gauges)")
+      ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
+      ->capture_default_str();
+  AddSpecDbFlag(*hourly, args.spec_db);
 }
 
 Result<int> RunRules(const RulesArgs& args) {
-  OFU_ASSIGN_OR_RETURN(const std::string yaml, history::HourlyRulesYaml(args.scrape_interval_s));
+  std::string yaml;
+  if (args.series == "dcgm-exporter") {
+    OFU_ASSIGN_OR_RETURN(const auto specs, LoadSpecDatabase(args.spec_db));
+    OFU_ASSIGN_OR_RETURN(yaml, history::DcgmHourlyRulesYaml(args.scrape_interval_s, specs));
+  } else {
+    OFU_ASSIGN_OR_RETURN(yaml, history::HourlyRulesYaml(args.scrape_interval_s));
+  }
   fmt::print("{}", yaml);
   return kExitOk;
 }

@@ -172,15 +172,17 @@ TEST_F(PrometheusHourly, AFleetReadFromHourlyRollupsGivesTheRawPathsOfuToOnePart
   auto rules = RunShell(fmt::format("'{}' rules hourly --scrape-interval 60", OFU_BINARY), dir_);
   ASSERT_EQ(rules.exit_code, 0) << rules.err;
   const fs::path rule_file = Write("hourly.yml", rules.out);
-  auto backfill = RunShell(fmt::format("'{}' tsdb create-blocks-from rules --url http://127.0.0.1:{} --start {:.0f} "
-                                       "--end {:.0f} --output-dir '{}' '{}'",
-                                       OFU_PROMTOOL, port, start, end + 3600, (dir_ / "tsdb").string(),
-                                       rule_file.string()),
-                           dir_);
-  ASSERT_EQ(backfill.exit_code, 0) << backfill.out << backfill.err;
-  ASSERT_NE(backfill.err.find("uuid_job_id:ofu_observed_seconds:increase1h"), std::string::npos) << backfill.err;
+  std::string backfill;
+  ASSERT_TRUE(ofu::testing::BackfillRules(dir_, port, rule_file, start, end + 3600, &backfill));
+  ASSERT_NE(backfill.find("uuid_job_id:ofu_observed_seconds:increase1h"), std::string::npos) << backfill;
   prometheus.Stop();
   ASSERT_TRUE(ofu::testing::StartPrometheus(prometheus, dir_, port));
+  // Ready is not readable: wait until the server answers with the rule
+  // blocks, as the VictoriaMetrics test waits for both servers.
+  ASSERT_TRUE(ofu::testing::SeriesVisible(port, ofu::history::kHourlyMarkerName, end + 2 * 3600,
+                                          end + 2 * 3600 - start + 1,
+                                          "Prometheus (restarted on promtool's rule blocks)", dir_ / "prometheus.log"))
+      << backfill;
   const std::string prom2 = fmt::format("--prometheus http://127.0.0.1:{}", port);
 
   const json raw = RunJson(fmt::format("report {} {} --resolution raw", prom2, range));

@@ -18,7 +18,7 @@ find_program(OFU_VICTORIA_METRICS victoria-metrics)
 find_program(OFU_VMALERT vmalert)
 ofu_cli_test(fleet_cli_test fleet/fleet_cli_test.cc fleet/fleet_scale_test.cc fleet/prometheus_resets_test.cc
   fleet/output_counter_table_test.cc fleet/identity_field_table_test.cc fleet/prometheus_dcgm_test.cc
-  fleet/prometheus_hourly_test.cc
+  fleet/prometheus_hourly_test.cc fleet/dcgm_hourly_test.cc
   fleet/victoria_metrics_test.cc fleet/several_servers_test.cc fleet/federation_test.cc)
 target_link_libraries(fleet_cli_test PRIVATE ofu_simulation ofu_sinks PkgConfig::HTTPLIB)
 add_dependencies(fleet_cli_test ofu-fleet-sim)

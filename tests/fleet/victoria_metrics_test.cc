@@ -90,12 +90,9 @@ TEST_F(VictoriaMetrics, EveryFleetCommandGivesPrometheussAnswers) {
   auto rules = RunShell(fmt::format("'{}' rules hourly --scrape-interval 60", OFU_BINARY), dir_);
   ASSERT_EQ(rules.exit_code, 0) << rules.err;
   const fs::path rule_file = Write("hourly.yml", rules.out);
-  auto backfill = RunShell(fmt::format("'{}' tsdb create-blocks-from rules --url {} --start {:.0f} --end {:.0f} "
-                                       "--output-dir '{}' '{}'",
-                                       OFU_PROMTOOL, prometheus_url_, start, end + 3600,
-                                       (dir_ / "prometheus" / "tsdb").string(), rule_file.string()),
-                           dir_);
-  ASSERT_EQ(backfill.exit_code, 0) << backfill.out << backfill.err;
+  std::string backfill;
+  ASSERT_TRUE(ofu::testing::BackfillRules(dir_ / "prometheus", prometheus_port, rule_file, start, end + 3600,
+                                          &backfill));
   prometheus.Stop();
   ASSERT_TRUE(ofu::testing::StartPrometheus(prometheus, dir_ / "prometheus", prometheus_port));
   prometheus_url_ = fmt::format("http://127.0.0.1:{}", prometheus_port);
@@ -104,7 +101,7 @@ TEST_F(VictoriaMetrics, EveryFleetCommandGivesPrometheussAnswers) {
   // Each server must have the rollups before they are read: the restarted
   // Prometheus the blocks promtool wrote, VictoriaMetrics what vmalert wrote.
   // A failure names the server, what it answered and its log.
-  SCOPED_TRACE(fmt::format("promtool's rule backfill: {}{}\nvmalert's replay: {}", backfill.out, backfill.err,
+  SCOPED_TRACE(fmt::format("promtool's rule backfill: {}\nvmalert's replay: {}", backfill,
                            ofu::testing::Slurp(dir_ / "vmalert.log")));
   const double at = end + 2 * 3600;  // after the last evaluation, as the reader asks
   ASSERT_TRUE(ofu::testing::SeriesVisible(prometheus_port, ofu::history::kHourlyMarkerName, at, at - start + 1,

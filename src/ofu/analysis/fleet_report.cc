@@ -12,7 +12,7 @@ Result<FleetReport> LoadFleetReport(const history::HistorySource& source, const 
   FleetReport out;
   switch (history::ChooseReadWay(source, windows_needed)) {
     case history::ReadWay::kPrometheusTotals: {
-      OFU_ASSIGN_OR_RETURN(auto totals, history::ReadTotalsFrom(source, query));
+      OFU_ASSIGN_OR_RETURN(auto totals, history::ReadTotalsFrom(source, query, &specs));
       out.report = BuildTotalsReport(totals, specs);
       out.has_data = !totals.of_gpu.empty();
       out.history = std::move(totals.history);

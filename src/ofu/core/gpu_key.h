@@ -19,6 +19,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "ofu/core/gpu_identity.h"
 
@@ -35,6 +36,21 @@ inline std::string WholeGpuKey(std::string_view uuid, std::string_view hostname,
 // The key of GPU instance `instance` (its id, as text) of the GPU keyed `gpu_key`.
 inline std::string MigInstanceKey(std::string_view gpu_key, std::string_view instance) {
   return std::string(gpu_key) + "/gi" + std::string(instance);
+}
+
+// A device's key from the labels that name it (dcgm-exporter's spellings:
+// UUID or uuid, Hostname or hostname, gpu, GPU_I_ID), by the rule above;
+// and, for a MIG instance, its GPU's key (else empty). Both empty when
+// neither a UUID nor an index is given. One rule for a recording's reader
+// (sources/replay.h) and dcgm-exporter's sums read from Prometheus
+// (history/dcgm_hourly.h).
+inline std::pair<std::string, std::string> GpuKeyOfLabels(std::string_view uuid, std::string_view hostname,
+                                                          std::string_view index, std::string_view mig_id) {
+  if (uuid.empty() && index.empty()) return {};
+  std::string key = WholeGpuKey(uuid, hostname, index);
+  if (mig_id.empty()) return {std::move(key), ""};
+  std::string instance = MigInstanceKey(key, mig_id);
+  return {std::move(instance), std::move(key)};
 }
 
 // The key of `identity`: its key, or its UUID where no key was set.

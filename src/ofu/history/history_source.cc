@@ -100,19 +100,30 @@ Result<StoredHistory> ReadHistoryFrom(const HistorySource& source, const History
   return history;
 }
 
-Result<HistoryTotals> ReadTotalsFrom(const HistorySource& source, const HistoryQuery& query) {
+Result<HistoryTotals> ReadTotalsFrom(const HistorySource& source, const HistoryQuery& query,
+                                     const GpuSpecDatabase* specs) {
   if (source.prometheus.empty()) return Error::InvalidArgument("the server's sums come from --prometheus only");
-  PrometheusTotalsOptions options;
-  options.query = QueryOptionsOf(source);
-  if (source.prometheus.size() == 1) {
-    return ReadTotalsAtResolution(source.prometheus.front(), query, options, source.resolution);
-  }
+  // One server's sums, its progress told to `progress`.
+  const auto read_one = [&](const std::string& url,
+                            std::function<void(const std::string&)> progress) -> Result<HistoryTotals> {
+    if (source.dcgm_exporter) {
+      DcgmTotalsOptions options;
+      options.query = QueryOptionsOf(source);
+      options.query.progress = std::move(progress);
+      options.specs = specs;
+      options.jobs = source.dcgm_jobs;
+      return ReadDcgmTotals(url, query, options, source.resolution);
+    }
+    PrometheusTotalsOptions options;
+    options.query = QueryOptionsOf(source);
+    options.query.progress = std::move(progress);
+    return ReadTotalsAtResolution(url, query, options, source.resolution);
+  };
+  if (source.prometheus.size() == 1) return read_one(source.prometheus.front(), source.progress);
   std::mutex lock;
   return MergeServerTotals(ReadFromServers(
       source.prometheus, std::function<Result<HistoryTotals>(const std::string&)>([&](const std::string& url) {
-        PrometheusTotalsOptions mine = options;
-        mine.query.progress = ServerProgress(source, url, lock);
-        return ReadTotalsAtResolution(url, query, mine, source.resolution);
+        return read_one(url, ServerProgress(source, url, lock));
       })));
 }
 

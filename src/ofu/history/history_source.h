@@ -25,7 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "ofu/core/gpu_spec.h"
 #include "ofu/core/result.h"
+#include "ofu/history/dcgm_hourly.h"
 #include "ofu/history/history_reader.h"
 #include "ofu/history/prometheus_history.h"
 #include "ofu/history/prometheus_hourly.h"
@@ -52,6 +54,10 @@ struct HistorySource {
   // Prometheus sums: from the hourly rollups where they cover the range, or
   // the raw counters (prometheus_hourly.h).
   Resolution resolution = Resolution::kAuto;
+  // Prometheus sums: of the agent's counters, or of dcgm-exporter's series
+  // (dcgm_hourly.h), whose jobs come from `dcgm_jobs`' labels.
+  bool dcgm_exporter = false;
+  DcgmJobLabels dcgm_jobs = DcgmJobLabels::kNone;
   // Progress of long Prometheus queries, for people; may be empty.
   std::function<void(const std::string&)> progress;
 };
@@ -84,8 +90,10 @@ Result<StoredHistory> ReadHistoryFrom(const HistorySource& source, const History
                                       std::vector<std::string>* notes = nullptr);
 
 // kPrometheusTotals: the servers' sums (Prometheus only), added over
-// several servers by prometheus_servers.h's rules.
-Result<HistoryTotals> ReadTotalsFrom(const HistorySource& source, const HistoryQuery& query);
+// several servers by prometheus_servers.h's rules; of dcgm-exporter's
+// series, `specs` (required then) gives each GPU's SKU and OFU scale.
+Result<HistoryTotals> ReadTotalsFrom(const HistorySource& source, const HistoryQuery& query,
+                                     const GpuSpecDatabase* specs = nullptr);
 
 // For scans that need windows but one GPU's at a time: the history goes to
 // `on_batch` in batches of GPUs, each GPU's windows and job intervals in one

@@ -143,22 +143,6 @@ class RunReader {
   std::map<std::string, std::int64_t> ids_;
 };
 
-// The evaluations in (since, until + 3600]: (time, S) in time order.
-Result<std::vector<std::pair<double, double>>> ReadEvaluations(PrometheusClient& client, double since_s,
-                                                               double until_s) {
-  const double at = until_s + kHourS;
-  std::vector<std::pair<double, double>> evals;
-  OFU_RETURN_IF_ERROR(Instant(client, fmt::format("{}{}", kHourlyMarkerName, PromRange(at - since_s - 0.001)), at,
-                              [&](const PromSeries& s) {
-                                evals.insert(evals.end(), s.samples.begin(), s.samples.end());
-                              }));
-  std::sort(evals.begin(), evals.end());
-  evals.erase(std::unique(evals.begin(), evals.end(),
-                          [](const auto& a, const auto& b) { return MsOf(a.first) == MsOf(b.first); }),
-              evals.end());
-  return evals;
-}
-
 }  // namespace
 
 const char* ResolutionName(Resolution resolution) {
@@ -315,6 +299,12 @@ void AddTotals(HistoryTotals& into, HistoryTotals&& part, double until_s) {
     const auto add_row = [](StoredWindow& to, const StoredWindow& row) {
       to.counters.Add(row.counters);
       to.flags |= row.flags;
+      // A mean clock (dcgm_hourly.h's sums) stays the mean over both, by readings.
+      if (row.clock_mhz && row.clock_windows > 0) {
+        const auto n = static_cast<double>(to.clock_windows), m = static_cast<double>(row.clock_windows);
+        to.clock_mhz = (to.clock_mhz.value_or(0) * n + *row.clock_mhz * m) / (n + m);
+        to.clock_windows += row.clock_windows;
+      }
     };
     for (const auto& [old, row] : from.of_gpu) add_row(of_gpu[id(old)], row);
     for (const auto& [key, row] : from.of_job) add_row(of_job[{key.first, id(key.second)}], row);
@@ -342,25 +332,41 @@ void AddTotals(HistoryTotals& into, HistoryTotals&& part, double until_s) {
   for (std::string& note : part.notes) into.notes.push_back(std::move(note));
 }
 
-Result<HistoryTotals> ReadTotalsAtResolution(const std::string& url, const HistoryQuery& query,
-                                             const PrometheusTotalsOptions& options, Resolution resolution) {
-  if (resolution == Resolution::kRaw) return ReadPrometheusTotals(url, query, options);
+Result<std::vector<std::pair<double, double>>> ReadRollupEvaluations(PrometheusClient& client,
+                                                                     const std::string& marker, double since_s,
+                                                                     double until_s) {
+  const double at = until_s + kHourS;
+  std::vector<std::pair<double, double>> evals;
+  OFU_RETURN_IF_ERROR(Instant(client, fmt::format("{}{}", marker, PromRange(at - since_s - 0.001)), at,
+                              [&](const PromSeries& s) {
+                                evals.insert(evals.end(), s.samples.begin(), s.samples.end());
+                              }));
+  std::sort(evals.begin(), evals.end());
+  evals.erase(std::unique(evals.begin(), evals.end(),
+                          [](const auto& a, const auto& b) { return MsOf(a.first) == MsOf(b.first); }),
+              evals.end());
+  return evals;
+}
+
+Result<HistoryTotals> ReadTotalsOverRollups(const std::string& url, const HistoryQuery& query, double timeout_s,
+                                            Resolution resolution, const RollupReadWay& way,
+                                            const std::function<void(const std::string&)>& progress) {
+  if (resolution == Resolution::kRaw) return way.read_raw(query);
   if (!query.since_s || !query.until_s || *query.until_s <= *query.since_s) {
     return Error::InvalidArgument("a Prometheus report needs a range with since before until");
   }
   const double since = *query.since_s, until = *query.until_s;
-  OFU_ASSIGN_OR_RETURN(auto client, PrometheusClient::Open(url, options.query.timeout_s));
-  OFU_ASSIGN_OR_RETURN(auto evals, ReadEvaluations(*client, since, until));
+  OFU_ASSIGN_OR_RETURN(auto client, PrometheusClient::Open(url, timeout_s));
+  OFU_ASSIGN_OR_RETURN(auto evals, ReadRollupEvaluations(*client, way.marker, since, until));
   const HourlyCoverage coverage = CoverageOfEvaluations(evals, since, until);
   if (coverage.runs.empty()) {
     if (resolution == Resolution::kHourly) {
       return Error::NoData(
-          "{}: no hourly rollup covers a whole hour of the range ({} evaluations of {} near it): load "
-          "deploy/prometheus/ofu-hourly-rules.yml (docs/prometheus.md, \"Hourly rollups\"), or read the raw "
-          "counters with --resolution raw",
-          url, evals.size(), kHourlyMarkerName);
+          "{}: no hourly rollup covers a whole hour of the range ({} evaluations of {} near it): load {} "
+          "(docs/prometheus.md, \"Hourly rollups\"), or read the raw counters with --resolution raw",
+          url, evals.size(), way.marker, way.rules);
     }
-    OFU_ASSIGN_OR_RETURN(auto totals, ReadPrometheusTotals(url, query, options));
+    OFU_ASSIGN_OR_RETURN(auto totals, way.read_raw(query));
     totals.notes.insert(totals.notes.begin(), "resolution: raw counters (no hourly rollups in the range)");
     return totals;
   }
@@ -368,12 +374,9 @@ Result<HistoryTotals> ReadTotalsAtResolution(const std::string& url, const Histo
   totals.history.path = url;
   totals.history.query = query;
   for (const HourlyRun& run : coverage.runs) {
-    RunReader reader(*client, query, *options.query.counters, run, coverage.step_s);
-    OFU_ASSIGN_OR_RETURN(auto part, reader.Read());
+    OFU_ASSIGN_OR_RETURN(auto part, way.read_run(*client, run, coverage.step_s));
     AddTotals(totals, std::move(part), until);
-    if (options.query.progress) {
-      options.query.progress(fmt::format("summed {} rolled-up hours ({} queries)", run.hours, client->queries()));
-    }
+    if (progress) progress(fmt::format("summed {} rolled-up hours ({} queries)", run.hours, client->queries()));
   }
   // The scrape interval, as the report shows it: the longest raw piece's
   // (a piece of a few seconds at an end says little), else the hour's.
@@ -382,7 +385,7 @@ Result<HistoryTotals> ReadTotalsAtResolution(const std::string& url, const Histo
     HistoryQuery piece = query;
     piece.since_s = from;
     piece.until_s = to;
-    OFU_ASSIGN_OR_RETURN(auto part, ReadPrometheusTotals(url, piece, options));
+    OFU_ASSIGN_OR_RETURN(auto part, way.read_raw(piece));
     if (to - from > longest_s && part.window_s > 0) longest_s = to - from, window_s = part.window_s;
     AddTotals(totals, std::move(part), until);
   }
@@ -397,6 +400,19 @@ Result<HistoryTotals> ReadTotalsAtResolution(const std::string& url, const Histo
                                   coverage.hours(), coverage.runs.size(), coverage.runs.size() == 1 ? "" : "s",
                                   coverage.step_s, pieces.empty() ? "none" : pieces));
   return totals;
+}
+
+Result<HistoryTotals> ReadTotalsAtResolution(const std::string& url, const HistoryQuery& query,
+                                             const PrometheusTotalsOptions& options, Resolution resolution) {
+  RollupReadWay way;
+  way.marker = kHourlyMarkerName;
+  way.rules = "deploy/prometheus/ofu-hourly-rules.yml";
+  way.read_run = [&](PrometheusClient& client, const HourlyRun& run, double step_s) {
+    RunReader reader(client, query, *options.query.counters, run, step_s);
+    return reader.Read();
+  };
+  way.read_raw = [&](const HistoryQuery& piece) { return ReadPrometheusTotals(url, piece, options); };
+  return ReadTotalsOverRollups(url, query, options.query.timeout_s, resolution, way, options.query.progress);
 }
 
 namespace {
@@ -614,7 +630,7 @@ Result<StoredHistory> ReadHistoryAtResolutionInBatches(
     return Error::InvalidArgument("a Prometheus scan needs a range with since before until");
   }
   OFU_ASSIGN_OR_RETURN(auto client, PrometheusClient::Open(url, options.timeout_s));
-  OFU_ASSIGN_OR_RETURN(auto evals, ReadEvaluations(*client, *query.since_s, *query.until_s));
+  OFU_ASSIGN_OR_RETURN(auto evals, ReadRollupEvaluations(*client, kHourlyMarkerName, *query.since_s, *query.until_s));
   const HourlyCoverage coverage = CoverageOfEvaluations(evals, *query.since_s, *query.until_s);
   if (coverage.runs.empty()) {
     if (resolution == Resolution::kHourly) {

@@ -54,6 +54,7 @@
 
 #include "ofu/core/output_counters.h"
 #include "ofu/core/result.h"
+#include "ofu/history/prometheus_client.h"
 #include "ofu/history/prometheus_totals.h"
 
 namespace ofu::history {
@@ -100,6 +101,32 @@ struct HourlyCoverage {
 HourlyCoverage CoverageOfEvaluations(const std::vector<std::pair<double, double>>& evals, double since_s,
                                      double until_s);
 
+// The evaluations of a rollup group whose marker series is `marker` (its
+// value S), in (since, until + 3600]: (time, S) in time order.
+Result<std::vector<std::pair<double, double>>> ReadRollupEvaluations(PrometheusClient& client,
+                                                                     const std::string& marker, double since_s,
+                                                                     double until_s);
+
+// What reads one kind of rollup: the agent's counters (below) or
+// dcgm-exporter's gauges (dcgm_hourly.h). `read_run` sums one run of
+// rolled-up hours; `read_raw` the raw series over a piece of the range
+// (query's since_s and until_s); `rules` names what to load, for the
+// refusal of kHourly without rollups.
+struct RollupReadWay {
+  std::string marker;
+  std::string rules;
+  std::function<Result<HistoryTotals>(PrometheusClient& client, const HourlyRun& run, double step_s)> read_run;
+  std::function<Result<HistoryTotals>(const HistoryQuery& piece)> read_raw;
+};
+
+// The one reading rule of both kinds: the runs of whole rolled-up hours in
+// (since, until] from `read_run`, the rest from `read_raw`, added by GPU and
+// job (AddTotals), and a first note saying which (kAuto without rollups:
+// `read_raw` over the whole range, with a note; kRaw: `read_raw` alone).
+Result<HistoryTotals> ReadTotalsOverRollups(const std::string& url, const HistoryQuery& query, double timeout_s,
+                                            Resolution resolution, const RollupReadWay& way,
+                                            const std::function<void(const std::string&)>& progress);
+
 // Totals over query's range at `resolution` (query.since_s and until_s set):
 // the rollups' sums for the hours they cover, the raw counters' for the
 // rest, and a note saying which. kRaw is ReadPrometheusTotals.
@@ -124,7 +151,8 @@ void JoinJobIntervals(std::vector<StoredJob>& jobs);
 // Adds `part` (another stretch of the same range) into `into`: GPUs by uuid
 // (ids renumbered in uuid order, as AddPrometheusGpus numbers them), sums by
 // GPU and by (job, GPU), job intervals of the same job and GPU that meet
-// (within 5 minutes) joined. Rows end at `until_s`.
+// (within 5 minutes) joined; a row's mean clock (clock_mhz) stays the mean
+// over both, weighed by clock_windows. Rows end at `until_s`.
 void AddTotals(HistoryTotals& into, HistoryTotals&& part, double until_s);
 
 }  // namespace ofu::history

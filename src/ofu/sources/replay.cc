@@ -549,15 +549,8 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
   // A sample's GPU key and, for a MIG instance, its parent's; an empty key
   // when the labels name no GPU.
   static std::pair<std::string, std::string> KeyOf(std::span<const formats::Label> labels) {
-    const std::string_view uuid = FirstLabel(labels, {"UUID", "uuid"});
-    const std::string_view host = FirstLabel(labels, {"Hostname", "hostname"});
-    const std::string_view index = FirstLabel(labels, {"gpu"});
-    const std::string_view mig_id = FirstLabel(labels, {"GPU_I_ID"});
-    if (uuid.empty() && index.empty()) return {};
-    std::string key = WholeGpuKey(uuid, host, index);
-    if (mig_id.empty()) return {std::move(key), ""};
-    std::string instance = MigInstanceKey(key, mig_id);
-    return {std::move(instance), std::move(key)};
+    return GpuKeyOfLabels(FirstLabel(labels, {"UUID", "uuid"}), FirstLabel(labels, {"Hostname", "hostname"}),
+                          FirstLabel(labels, {"gpu"}), FirstLabel(labels, {"GPU_I_ID"}));
   }
 
   // The GPU of `identity.key`, added (with that identity) the first time.
