@@ -22,6 +22,7 @@
 #include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
 #include "support/cli_runner.h"
+#include "support/json_compare.h"
 
 namespace {
 
@@ -80,11 +81,7 @@ class DcgmHourly : public ofu::testing::CliTest {
     prometheus_.Stop();
     CliTest::TearDown();
   }
-  json RunJson(const std::string& args) {
-    auto result = RunShell(fmt::format("'{}' report {} --format json", OFU_BINARY, args), dir_);
-    EXPECT_EQ(result.exit_code, 0) << args << "\n" << result.err;
-    return json::parse(result.out, nullptr, false);
-  }
+  json RunJson(const std::string& args) { return ofu::testing::OfuJson(dir_, "report " + args); }
   static double Relative(const json& a, const json& b) {
     if (!a.is_number() || !b.is_number()) return INFINITY;
     return std::abs(a.get<double>() - b.get<double>()) / std::abs(a.get<double>());

@@ -24,6 +24,7 @@
 #include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
 #include "support/cli_runner.h"
+#include "support/json_compare.h"
 #include "support/simulated_fleet.h"
 #include "support/victoria_metrics.h"
 
@@ -36,11 +37,7 @@ using ofu::testing::RunShell;
 
 class Federation : public ofu::testing::CliTest {
  protected:
-  json RunJson(const std::string& args) {
-    auto result = RunShell(fmt::format("'{}' {} --format json", OFU_BINARY, args), dir_);
-    EXPECT_EQ(result.exit_code, 0) << args << "\n" << result.err;
-    return json::parse(result.out, nullptr, false);
-  }
+  json RunJson(const std::string& args) { return ofu::testing::OfuJson(dir_, args); }
 };
 
 void ExpectSameOfu(const json& got, const json& want, const std::string& what) {

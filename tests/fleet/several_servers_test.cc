@@ -37,9 +37,7 @@ using ofu::testing::RunShell;
 class SeveralServers : public ofu::testing::CliTest {
  protected:
   json RunJson(const std::string& args, int expected_exit = 0) {
-    auto result = RunShell(fmt::format("'{}' {} --format json", OFU_BINARY, args), dir_);
-    EXPECT_EQ(result.exit_code, expected_exit) << args << "\n" << result.err;
-    return json::parse(result.out, nullptr, false);
+    return ofu::testing::OfuJson(dir_, args, expected_exit);
   }
   // The command with both shards, and with the whole fleet's server: the
   // same answers, but for the notes (how each server was read, and which

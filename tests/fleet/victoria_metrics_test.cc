@@ -32,11 +32,7 @@ using ofu::testing::RunShell;
 
 class VictoriaMetrics : public ofu::testing::CliTest {
  protected:
-  json RunJson(const std::string& args) {
-    auto result = RunShell(fmt::format("'{}' {} --format json", OFU_BINARY, args), dir_);
-    EXPECT_EQ(result.exit_code, 0) << args << "\n" << result.err;
-    return json::parse(result.out, nullptr, false);
-  }
+  json RunJson(const std::string& args) { return ofu::testing::OfuJson(dir_, args); }
   // The command on both servers; their answers must agree.
   void ExpectSameAnswers(const std::string& command, const std::string& flags) {
     const json on_prometheus = RunJson(fmt::format("{} --prometheus {} {}", command, prometheus_url_, flags));

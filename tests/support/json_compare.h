@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
 
 namespace ofu::testing {
 
@@ -51,6 +55,16 @@ inline void CompareJson(const nlohmann::json& a, const nlohmann::json& b, const 
   } else if (a != b) {
     out.push_back(fmt::format("{}: {} vs {}", where, a.dump().substr(0, 120), b.dump().substr(0, 120)));
   }
+}
+
+// `ofu ARGS --format json` run in `dir` (OFU_BINARY): its answer parsed,
+// discarded (is_discarded()) when it is not JSON; a test failure, naming
+// the command and what it printed on stderr, when it exits other than
+// `expected_exit`.
+inline nlohmann::json OfuJson(const std::filesystem::path& dir, const std::string& args, int expected_exit = 0) {
+  auto result = RunShell(fmt::format("'{}' {} --format json", OFU_BINARY, args), dir);
+  EXPECT_EQ(result.exit_code, expected_exit) << args << "\n" << result.err;
+  return nlohmann::json::parse(result.out, nullptr, false);
 }
 
 }  // namespace ofu::testing
