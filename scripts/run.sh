@@ -38,3 +38,5 @@ echo "that does about half the FLOPs per tensor-active cycle; with a trace, 'ofu
 echo "and says what to pad (docs/kernels.md). fp32-simt ran on the CUDA cores, which OFU does not count."
 echo
 echo "Watch it play back in real time: $ofu top --source replay:$recording"
+echo "See it as a page (a point per second, each phase's OFU beside its MFU):"
+echo "  $ofu report --input $recording --html recording.html"
