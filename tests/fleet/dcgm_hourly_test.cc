@@ -23,6 +23,8 @@
 #include "support/background_process.h"
 #include "support/cli_runner.h"
 #include "support/json_compare.h"
+#include "support/simulated_fleet.h"
+#include "support/victoria_metrics.h"
 
 namespace {
 
@@ -185,6 +187,49 @@ TEST_F(DcgmHourly, AFleetFromRollupsGivesTheRawPathsOfuPerGpuJobAndOverallToOneP
   ASSERT_FALSE(wrong.is_discarded());
   EXPECT_GT(Relative(samples["overall"]["ofu"], wrong["overall"]["ofu"]), 1e-6);
   EXPECT_GT(Relative(samples["overall"]["seconds"], wrong["overall"]["seconds"]), 1e-3);
+}
+
+// The same rollups on VictoriaMetrics (issue 55, "Done when" 1): the raw
+// series imported, the rules replayed by vmalert on the hour; the hourly
+// path gives that server's raw sums per GPU, per job and overall to 1e-9.
+TEST_F(DcgmHourly, OnVictoriaMetricsTheRollupsGiveTheRawSums) {
+  if (const std::string missing = ofu::testing::FirstMissing({OFU_VICTORIA_METRICS, OFU_VMALERT}); !missing.empty()) {
+    GTEST_SKIP() << "no " << missing << " (scripts/install-deps.sh installs victoria-metrics)";
+  }
+  auto sim = RunShell(fmt::format("python3 '{}/bench/dcgm_fleet.py' raw '{}' --gpus 6 --hours 4 --interval 60 "
+                                  "--start {:.0f} --seed 11",
+                                  OFU_SOURCE_DIR, (dir_ / "fleet.om").string(), kStart),
+                      dir_);
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  BackgroundProcess vm;
+  int port = 0;
+  fs::create_directories(dir_ / "vm");
+  ASSERT_TRUE(ofu::testing::ServeImported(vm, dir_ / "vm", ofu::testing::Slurp(dir_ / "fleet.om"), port));
+  auto rules = RunShell(fmt::format("'{}' rules hourly --series dcgm-exporter --scrape-interval 60", OFU_BINARY), dir_);
+  ASSERT_EQ(rules.exit_code, 0) << rules.err;
+  const fs::path file = Write("rules.yml", rules.out);
+  ASSERT_TRUE(ofu::testing::ReplayRules(dir_, file, port, kStart, kStart + 5 * 3600))
+      << ofu::testing::Slurp(dir_ / "vmalert.log");
+  const std::string prom = fmt::format("--prometheus http://127.0.0.1:{} --series dcgm-exporter", port);
+  const std::string range = fmt::format("--since {:.0f} --until {:.0f}", kStart, kStart + 4 * 3600);
+  const json sums = RunJson(fmt::format("{} {} --resolution raw --job-labels slurm", prom, range));
+  const json hourly = RunJson(fmt::format("{} {} --resolution hourly --job-labels slurm", prom, range));
+  ASSERT_FALSE(sums.is_discarded() || hourly.is_discarded());
+  EXPECT_EQ(hourly["notes"][0].get<std::string>().rfind("resolution: hourly rollups for ", 0), 0u) << hourly["notes"];
+  EXPECT_LE(Relative(sums["overall"]["ofu"], hourly["overall"]["ofu"]), 1e-9);
+  ASSERT_EQ(hourly["gpus"].size(), 6u);
+  ASSERT_EQ(sums["gpus"].size(), 6u);
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(hourly["gpus"][i]["uuid"], sums["gpus"][i]["uuid"]);
+    EXPECT_LE(Relative(sums["gpus"][i]["ofu"], hourly["gpus"][i]["ofu"]), 1e-9) << sums["gpus"][i]["uuid"];
+  }
+  ASSERT_GE(hourly["jobs"].size(), 10u);
+  ASSERT_EQ(hourly["jobs"].size(), sums["jobs"].size());
+  for (std::size_t i = 0; i < sums["jobs"].size(); ++i) {
+    EXPECT_EQ(hourly["jobs"][i]["job_id"], sums["jobs"][i]["job_id"]);
+    EXPECT_LE(Relative(sums["jobs"][i]["ofu"], hourly["jobs"][i]["ofu"]), 1e-9) << sums["jobs"][i]["job_id"];
+  }
+  vm.Stop();
 }
 
 }  // namespace
