@@ -374,8 +374,10 @@ class DcgmReader {
   Result<HistoryTotals> ReadRawPart(PrometheusClient& client, const HistoryQuery& piece, double from, double to) {
     DcgmStepScope scope{step_s_, matchers_, from, to, {}, std::nullopt};
     const long long step_ms = MsOf(step_s_);
-    const double end = static_cast<double>((MsOf(to) + step_ms - 1) / step_ms * step_ms) / 1000;
-    const double start = static_cast<double>(MsOf(from) / step_ms * step_ms) / 1000;
+    // The piece's ends on the step grid, in whole milliseconds: `to` up, `from` down.
+    const long long end_ms = (MsOf(to) + step_ms - 1) / step_ms * step_ms;
+    const long long start_ms = MsOf(from) / step_ms * step_ms;
+    const double end = static_cast<double>(end_ms) / 1000, start = static_cast<double>(start_ms) / 1000;
     const std::string range = PromSubqueryRange(end - start, step_s_);
     // The expressions name only the tensor spelling and the boards the piece
     // has: each name less is a selector less at every step.
