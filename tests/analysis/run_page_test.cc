@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ofu/analysis/recording_history.h"
+#include "ofu/core/gpu_key.h"
 
 namespace ofu::analysis {
 namespace {
@@ -46,7 +46,7 @@ TEST_F(RunPageTest, ARecordingsOwnPhasesWithTheirTrueMfu) {
   ASSERT_EQ(page.phases.size(), 8u);
   for (std::size_t i = 0; i < page.phases.size(); ++i) {
     EXPECT_EQ(page.phases[i].name, report.phases[i].phase);
-    EXPECT_EQ(page.phases[i].gpu, StoredGpuKey(report.gpus[0].identity));
+    EXPECT_EQ(page.phases[i].gpu, GpuKey(report.gpus[0].identity));
     EXPECT_EQ(page.phases[i].ofu, report.phases[i].ofu);
     EXPECT_EQ(page.phases[i].mfu, report.phases[i].mfu);
   }

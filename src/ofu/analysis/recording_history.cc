@@ -8,8 +8,6 @@
 
 namespace ofu::analysis {
 
-std::string StoredGpuKey(const GpuIdentity& identity) { return GpuKey(identity); }
-
 history::StoredHistory HistoryOfRecording(const Report& report) {
   history::StoredHistory history;
   history.path = report.source_name;

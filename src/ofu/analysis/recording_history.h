@@ -24,7 +24,4 @@ namespace ofu::analysis {
 // `path` of the result is the report's source name.
 history::StoredHistory HistoryOfRecording(const Report& report);
 
-// The key a GPU of the report has in that history (and so on the page).
-std::string StoredGpuKey(const GpuIdentity& identity);
-
 }  // namespace ofu::analysis

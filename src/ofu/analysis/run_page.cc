@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ofu/analysis/recording_history.h"
+#include "ofu/core/gpu_key.h"
 
 namespace ofu::analysis {
 namespace {
@@ -39,7 +39,7 @@ RunPage RunPageOfRecording(const Report& report, const sources::Recording& recor
     page.phases_basis = "recorded";
     for (const PhaseRow& row : report.phases) {
       PagePhase phase;
-      phase.gpu = StoredGpuKey(row.gpu);
+      phase.gpu = GpuKey(row.gpu);
       phase.name = row.phase;
       phase.kind = row.kind;
       phase.start_s = row.start_s;
@@ -52,7 +52,7 @@ RunPage RunPageOfRecording(const Report& report, const sources::Recording& recor
     // By GPU in the report's order, then by time, as the page lists them.
     const auto rank = [&](const PagePhase& phase) {
       return std::find_if(report.gpus.begin(), report.gpus.end(),
-                          [&](const GpuReport& gpu) { return StoredGpuKey(gpu.identity) == phase.gpu; }) -
+                          [&](const GpuReport& gpu) { return GpuKey(gpu.identity) == phase.gpu; }) -
              report.gpus.begin();
     };
     std::stable_sort(page.phases.begin(), page.phases.end(), [&](const PagePhase& a, const PagePhase& b) {
@@ -63,7 +63,7 @@ RunPage RunPageOfRecording(const Report& report, const sources::Recording& recor
   page.phases_basis = "found";
   for (const GpuReport& gpu : report.gpus) {
     if (const auto finding = FindPhasesOfGpu(gpu, recording)) {
-      AddFound(StoredGpuKey(gpu.identity), *finding, {}, page.phases);
+      AddFound(GpuKey(gpu.identity), *finding, {}, page.phases);
     }
   }
   return page;
@@ -75,7 +75,7 @@ RunPage RunPageOfRun(const RunReport& run, const Report& report) {
   for (const RunGpuFigures& figures : run.figures) {
     const auto gpu = std::find_if(report.gpus.begin(), report.gpus.end(),
                                   [&](const GpuReport& g) { return g.identity.key == figures.key; });
-    AddFound(gpu == report.gpus.end() ? figures.key : StoredGpuKey(gpu->identity), figures.phases, figures.phase_mfu,
+    AddFound(gpu == report.gpus.end() ? figures.key : GpuKey(gpu->identity), figures.phases, figures.phase_mfu,
              page.phases);
   }
   PageRun summary;

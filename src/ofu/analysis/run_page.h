@@ -31,7 +31,7 @@
 namespace ofu::analysis {
 
 struct PagePhase {
-  std::string gpu;  // the GPU's key on the page (StoredGpuKey, recording_history.h)
+  std::string gpu;  // the GPU's key on the page (core/gpu_key.h GpuKey, as HistoryOfRecording keys it)
   // Recorded: the recording's name ("bf16-8192") and kind ("gemm", may be
   // empty); found: the kind's word for both ("startup", "steady", "stall", "tail").
   std::string name;

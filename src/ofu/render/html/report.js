@@ -758,12 +758,11 @@
         svg("line", { class: "grid", x1: bx.left, x2: bx.right, y1: hy(v), y2: hy(v) }, hs);
         svg("text", { x: bx.left - 6, y: hy(v) + 4, "text-anchor": "end", text: hours(v) + " h" }, hs);
       }
-      const hoursText = hours;
       bins.forEach((h, i) => {
         if (h <= 0) return;
         const label = i === bins.length - 1 ? "≥ 100 %" : Math.round(100 * i / per) + "–" + Math.round(100 * (i + 1) / per) + " %";
         tooltip(svg("rect", { class: "bar", x: hx(i) + 1, y: hy(h), width: Math.max(1, hx(i + 1) - hx(i) - 2), height: 104 - hy(h) }, hs),
-                "OFU " + label + ": " + hoursText(h) + " observed hours");
+                "OFU " + label + ": " + hours(h) + " observed hours");
       });
       for (let i = 0; i <= bins.length - 1; i += 4) {
         svg("text", { x: hx(i), y: 120, "text-anchor": "middle", text: Math.round(100 * i / per) + "%" }, hs);
