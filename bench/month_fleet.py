@@ -21,7 +21,8 @@ Output, one file per day in OUT (so that promtool backfills a day at a time):
 Usage: month_fleet.py OUT GPUS HOURS [SEED] [START_S]
 With SHARD=name in the environment, the GPUs and jobs carry that name
 (GPU-month-<name>-000000, month-<name>-00001), so that the shards of one
-fleet (bench/fleet_shards.sh) name different GPUs and jobs.
+fleet (bench/fleet_shards.sh) name different GPUs and jobs. With PROM_ONLY=1
+only the .prom files are written (for VictoriaMetrics; half the disk).
 """
 import json
 import os
@@ -33,6 +34,7 @@ COUNTERS = ["observed_seconds", "busy_seconds", "utilized_seconds", "busy_utiliz
 STEP_S = 12  # the sum step of 15 s scrapes (ofu rules hourly)
 SHARD = os.environ["SHARD"] + "-" if os.environ.get("SHARD") else ""
 SCRAPE_S = 15
+PROM_ONLY = os.environ.get("PROM_ONLY") == "1"
 
 
 def plan(gpus, hours, rng, regress_every):
@@ -115,15 +117,16 @@ def main():
                     name = f"uuid_job_id:ofu_{c}:increase1h{{{labels}}}"
                     om[c].append(f"{name} {values[c]:.6f} {t:.3f}")
                     prom.append(f"{name} {values[c]:.6f} {ms}")
-        with open(os.path.join(out, f"day-{day:03d}.om.tmp"), "w") as f:
-            for name, lines in om.items():
-                if name == "marker":
-                    f.write("# HELP ofu:hourly_rollup:step_seconds SYNTHETIC hourly rollups from "
-                            "bench/month_fleet.py, not measured on a GPU\n")
-                if lines:
-                    f.write("\n".join(lines) + "\n")
-            f.write("# EOF\n")
-        os.rename(os.path.join(out, f"day-{day:03d}.om.tmp"), os.path.join(out, f"day-{day:03d}.om"))
+        if not PROM_ONLY:
+            with open(os.path.join(out, f"day-{day:03d}.om.tmp"), "w") as f:
+                for name, lines in om.items():
+                    if name == "marker":
+                        f.write("# HELP ofu:hourly_rollup:step_seconds SYNTHETIC hourly rollups from "
+                                "bench/month_fleet.py, not measured on a GPU\n")
+                    if lines:
+                        f.write("\n".join(lines) + "\n")
+                f.write("# EOF\n")
+            os.rename(os.path.join(out, f"day-{day:03d}.om.tmp"), os.path.join(out, f"day-{day:03d}.om"))
         with open(os.path.join(out, f"day-{day:03d}.prom.tmp"), "w") as f:
             f.write("\n".join(prom) + "\n")
         os.rename(os.path.join(out, f"day-{day:03d}.prom.tmp"), os.path.join(out, f"day-{day:03d}.prom"))
