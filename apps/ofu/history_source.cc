@@ -53,6 +53,22 @@ HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& a
   return HistorySourceOptions{store, prometheus, prometheus_file};
 }
 
+void AddSeriesFlags(CLI::App& cmd, HistorySourceArgs& args, CLI::Option* prometheus) {
+  cmd.add_option("--series", args.series,
+                 "With --prometheus: whose series to read: ofu (the agent's counters) or dcgm-exporter (its gauges: "
+                 "the hourly rollups of `ofu rules hourly --series dcgm-exporter` where they cover the range and "
+                 "its raw series for the rest; report without --job-labels: else every sample, read as a recording)")
+      ->needs(prometheus)
+      ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
+      ->capture_default_str();
+  cmd.add_option("--job-labels", args.job_labels,
+                 "With --series dcgm-exporter: which of its labels name jobs: slurm (hpc_job, from its "
+                 "--hpc-job-mapping-dir), kubernetes (namespace/pod; container its name) or none. Jobs read the "
+                 "server's sums (per-job table, --job)")
+      ->check(CLI::IsMember({"none", "slurm", "kubernetes"}))
+      ->capture_default_str();
+}
+
 namespace {
 
 // Progress of long queries, for people watching a terminal: one line,

@@ -17,7 +17,9 @@ namespace {
 
 constexpr const char* kReconcileHelp = R"(Reconcile OFU with the MFU applications report, per job.
 
-For each job of the MFU log: OFU (from the agent's store or Prometheus),
+For each job of the MFU log: OFU (from the agent's store or Prometheus,
+or dcgm-exporter's series with jobs from its labels: --series dcgm-exporter
+--job-labels slurm|kubernetes),
 corrected OFU (x the tile-quantization factor `ofu correct` found), the MFU
 expected from it under the job's reference precision, the reported MFU, the
 residual (reported - expected), and a flag with the most likely explanation:
@@ -52,6 +54,8 @@ Examples:
   ofu reconcile --store history.sqlite --training-log 4242=slurm-4242.out
   ofu reconcile --prometheus http://prometheus:9090 --since -7d --mfu mfu.jsonl \
       --corrections corrections/ --format json
+  ofu reconcile --prometheus http://prometheus:9090 --series dcgm-exporter \
+      --job-labels slurm --since -7d --mfu mfu.csv
 
 Exit status: 0 ok (flags are findings, not failures), 1 usage, 2 unreadable
 or malformed input (a refused training log: after the report of the other
@@ -62,7 +66,8 @@ unreachable. See docs/fleet-analysis.md.)";
 
 void AddReconcileFlags(CLI::App& cmd, ReconcileArgs& args) {
   cmd.description(kReconcileHelp);
-  AddHistorySourceOptions(cmd, args.history, /*with_job=*/false);
+  const HistorySourceOptions history = AddHistorySourceOptions(cmd, args.history, /*with_job=*/false);
+  AddSeriesFlags(cmd, args.history, history.prometheus);
   cmd.add_option("--mfu", args.mfu, "MFU log: CSV or JSON lines (job_id, mfu, reference_precision, ...)");
   cmd.add_option("--training-log", args.training_logs,
                  "JOB=PATH: the job's training log (torchtitan, nanoGPT, nanochat, llm.c, prime-rl, modula, "
@@ -90,6 +95,11 @@ Result<int> RunReconcile(const ReconcileArgs& args) {
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
   if (!args.mfu && args.training_logs.empty()) {
     return Error::InvalidArgument("give the reported MFU: --mfu LOG, or --training-log JOB=PATH (or both)");
+  }
+  if (args.history.series == "dcgm-exporter" && args.history.job_labels == "none") {
+    return Error::InvalidArgument(
+        "reconcile compares jobs: --series dcgm-exporter needs --job-labels slurm or kubernetes, the labels "
+        "that name them");
   }
   OFU_ASSIGN_OR_RETURN(auto inputs, analysis::ReadMfuInputs(args.mfu, args.training_logs, args.corrections,
                                                             *PrecisionFromName(args.reference_precision)));

@@ -37,22 +37,6 @@ Result<sources::Recording> LoadRecording(const ReportArgs& args) {
   return sources::ReadRecordingFile(args.input, options);
 }
 
-void AddSeriesFlags(CLI::App& cmd, ReportArgs& args, CLI::Option* prometheus) {
-  cmd.add_option("--series", args.history.series,
-                 "With --prometheus: whose series to read: ofu (the agent's counters) or dcgm-exporter (its gauges: "
-                 "the hourly rollups of `ofu rules hourly --series dcgm-exporter` where they cover the range, "
-                 "else every sample, read as a recording)")
-      ->needs(prometheus)
-      ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
-      ->capture_default_str();
-  cmd.add_option("--job-labels", args.history.job_labels,
-                 "With --series dcgm-exporter: which of its labels name jobs: slurm (hpc_job, from its "
-                 "--hpc-job-mapping-dir), kubernetes (namespace/pod; container its name) or none. Jobs read the "
-                 "server's sums (per-job table, --job)")
-      ->check(CLI::IsMember({"none", "slurm", "kubernetes"}))
-      ->capture_default_str();
-}
-
 Result<bool> ReadsDcgmSums(const ReportArgs& args) {
   const HistorySourceArgs& history = args.history;
   const bool jobs = history.job_labels != "none";

@@ -20,9 +20,6 @@ void Progress(const char* what);
 // --interval, --strict).
 Result<sources::Recording> LoadRecording(const ReportArgs& args);
 
-// --series (ofu or dcgm-exporter) and --job-labels, with --prometheus.
-void AddSeriesFlags(CLI::App& cmd, ReportArgs& args, CLI::Option* prometheus);
-
 // --series dcgm-exporter: whether the server's sums answer (history/
 // dcgm_hourly.h: jobs asked for, --resolution hourly, or auto with rollups
 // in the range) rather than every sample read as a recording (--html,

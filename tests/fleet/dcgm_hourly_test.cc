@@ -189,29 +189,45 @@ TEST_F(DcgmHourly, AFleetFromRollupsGivesTheRawPathsOfuPerGpuJobAndOverallToOneP
   EXPECT_GT(Relative(samples["overall"]["seconds"], wrong["overall"]["seconds"]), 1e-3);
 }
 
+// The SYNTHETIC fleet (6 GPUs x 4 hours of 60 s scrapes, jobs labelled as
+// `jobs` says) imported into a VictoriaMetrics of its own, with the rules
+// replayed by vmalert on the hour; `vm` serves it on `port`.
+class DcgmOnVictoriaMetrics : public DcgmHourly {
+ protected:
+  void Serve(const std::string& jobs, int& port) {
+    auto sim = RunShell(fmt::format("python3 '{}/bench/dcgm_fleet.py' raw '{}' --gpus 6 --hours 4 --interval 60 "
+                                    "--start {:.0f} --seed 11 --jobs {}",
+                                    OFU_SOURCE_DIR, (dir_ / "fleet.om").string(), kStart, jobs),
+                        dir_);
+    ASSERT_EQ(sim.exit_code, 0) << sim.err;
+    fs::create_directories(dir_ / "vm");
+    ASSERT_TRUE(ofu::testing::ServeImported(vm_, dir_ / "vm", ofu::testing::Slurp(dir_ / "fleet.om"), port));
+    auto rules =
+        RunShell(fmt::format("'{}' rules hourly --series dcgm-exporter --scrape-interval 60", OFU_BINARY), dir_);
+    ASSERT_EQ(rules.exit_code, 0) << rules.err;
+    const fs::path file = Write("rules.yml", rules.out);
+    ASSERT_TRUE(ofu::testing::ReplayRules(dir_, file, port, kStart, kStart + 5 * 3600))
+        << ofu::testing::Slurp(dir_ / "vmalert.log");
+  }
+  void TearDown() override {
+    vm_.Stop();
+    DcgmHourly::TearDown();
+  }
+  BackgroundProcess vm_;
+  const std::string range_ = fmt::format("--since {:.0f} --until {:.0f}", kStart, kStart + 4 * 3600);
+};
+
 // The same rollups on VictoriaMetrics (issue 55, "Done when" 1): the raw
 // series imported, the rules replayed by vmalert on the hour; the hourly
 // path gives that server's raw sums per GPU, per job and overall to 1e-9.
-TEST_F(DcgmHourly, OnVictoriaMetricsTheRollupsGiveTheRawSums) {
+TEST_F(DcgmOnVictoriaMetrics, TheRollupsGiveTheRawSums) {
   if (const std::string missing = ofu::testing::FirstMissing({OFU_VICTORIA_METRICS, OFU_VMALERT}); !missing.empty()) {
     GTEST_SKIP() << "no " << missing << " (scripts/install-deps.sh installs victoria-metrics)";
   }
-  auto sim = RunShell(fmt::format("python3 '{}/bench/dcgm_fleet.py' raw '{}' --gpus 6 --hours 4 --interval 60 "
-                                  "--start {:.0f} --seed 11",
-                                  OFU_SOURCE_DIR, (dir_ / "fleet.om").string(), kStart),
-                      dir_);
-  ASSERT_EQ(sim.exit_code, 0) << sim.err;
-  BackgroundProcess vm;
   int port = 0;
-  fs::create_directories(dir_ / "vm");
-  ASSERT_TRUE(ofu::testing::ServeImported(vm, dir_ / "vm", ofu::testing::Slurp(dir_ / "fleet.om"), port));
-  auto rules = RunShell(fmt::format("'{}' rules hourly --series dcgm-exporter --scrape-interval 60", OFU_BINARY), dir_);
-  ASSERT_EQ(rules.exit_code, 0) << rules.err;
-  const fs::path file = Write("rules.yml", rules.out);
-  ASSERT_TRUE(ofu::testing::ReplayRules(dir_, file, port, kStart, kStart + 5 * 3600))
-      << ofu::testing::Slurp(dir_ / "vmalert.log");
+  ASSERT_NO_FATAL_FAILURE(Serve("slurm", port));
   const std::string prom = fmt::format("--prometheus http://127.0.0.1:{} --series dcgm-exporter", port);
-  const std::string range = fmt::format("--since {:.0f} --until {:.0f}", kStart, kStart + 4 * 3600);
+  const std::string& range = range_;
   const json sums = RunJson(fmt::format("{} {} --resolution raw --job-labels slurm", prom, range));
   const json hourly = RunJson(fmt::format("{} {} --resolution hourly --job-labels slurm", prom, range));
   ASSERT_FALSE(sums.is_discarded() || hourly.is_discarded());
@@ -229,7 +245,67 @@ TEST_F(DcgmHourly, OnVictoriaMetricsTheRollupsGiveTheRawSums) {
     EXPECT_EQ(hourly["jobs"][i]["job_id"], sums["jobs"][i]["job_id"]);
     EXPECT_LE(Relative(sums["jobs"][i]["ofu"], hourly["jobs"][i]["ofu"]), 1e-9) << sums["jobs"][i]["job_id"];
   }
-  vm.Stop();
+}
+
+// Jobs from Kubernetes' labels (issue 55 item 2): a job is namespace/pod,
+// named by its container, on the raw sums and the rollups alike; --job takes
+// one; and `reconcile` reads the jobs' OFU from the same sums, set beside
+// the MFU each job reported. Without --job-labels it has no jobs to compare.
+TEST_F(DcgmOnVictoriaMetrics, KubernetesPodsAreJobsForReportAndReconcile) {
+  if (const std::string missing = ofu::testing::FirstMissing({OFU_VICTORIA_METRICS, OFU_VMALERT}); !missing.empty()) {
+    GTEST_SKIP() << "no " << missing << " (scripts/install-deps.sh installs victoria-metrics)";
+  }
+  int port = 0;
+  ASSERT_NO_FATAL_FAILURE(Serve("kubernetes", port));
+  const std::string prom =
+      fmt::format("--prometheus http://127.0.0.1:{} --series dcgm-exporter --job-labels kubernetes", port);
+  const json sums = RunJson(fmt::format("{} {} --resolution raw", prom, range_));
+  const json hourly = RunJson(fmt::format("{} {} --resolution hourly", prom, range_));
+  ASSERT_FALSE(sums.is_discarded() || hourly.is_discarded());
+  ASSERT_GE(hourly["jobs"].size(), 10u);
+  ASSERT_EQ(hourly["jobs"].size(), sums["jobs"].size());
+  for (std::size_t i = 0; i < sums["jobs"].size(); ++i) {
+    const json& job = hourly["jobs"][i];
+    EXPECT_EQ(job["job_id"], sums["jobs"][i]["job_id"]);
+    // bench/dcgm_fleet.py: namespace team-<job % 3>, pod train-<job>, container worker.
+    const std::string id = job["job_id"];
+    const int number = std::stoi(id.substr(id.find("/train-") + 7));
+    EXPECT_EQ(id, fmt::format("team-{}/train-{}", number % 3, number));
+    EXPECT_EQ(job["job_name"], "worker") << id;
+    EXPECT_EQ(job["scheduler"], "kubernetes") << id;
+    EXPECT_LE(Relative(sums["jobs"][i]["ofu"], job["ofu"]), 1e-9) << id;
+  }
+  const json& picked = hourly["jobs"][2];
+  const std::string pod = picked["job_id"];
+  const json one = RunJson(fmt::format("{} {} --job {}", prom, range_, pod));
+  ASSERT_FALSE(one.is_discarded());
+  EXPECT_LE(Relative(picked["ofu"], one["overall"]["ofu"]), 1e-9) << pod;
+
+  // Two pods' reported MFU: reconcile sets each beside its OFU from the rollups.
+  const json& other = hourly["jobs"][5];
+  const fs::path mfu = Write("mfu.csv", fmt::format("job_id,mfu,reference_precision\n{},0.31,bf16\n{},0.12,bf16\n",
+                                                    pod, other["job_id"].get<std::string>()));
+  const json reconciled = ofu::testing::OfuJson(
+      dir_, fmt::format("reconcile {} {} --mfu '{}'", prom, range_, mfu.string()));
+  ASSERT_FALSE(reconciled.is_discarded());
+  ASSERT_EQ(reconciled["jobs"].size(), 2u) << reconciled.dump();
+  std::map<std::string, json> rows;
+  for (const json& row : reconciled["jobs"]) rows[row["job_id"].get<std::string>()] = row;
+  ASSERT_TRUE(rows.contains(pod) && rows.contains(other["job_id"])) << reconciled.dump();
+  EXPECT_LE(Relative(picked["ofu"], rows[pod]["ofu"]), 1e-9);
+  EXPECT_LE(Relative(other["ofu"], rows[other["job_id"]]["ofu"]), 1e-9);
+  EXPECT_DOUBLE_EQ(rows[pod]["reported_mfu"].get<double>(), 0.31);
+  EXPECT_DOUBLE_EQ(rows[other["job_id"]]["reported_mfu"].get<double>(), 0.12);
+  EXPECT_EQ(rows[pod]["job_name"], "worker");
+
+  auto unnamed = Ofu(fmt::format("reconcile --prometheus http://127.0.0.1:{} --series dcgm-exporter {} --mfu '{}'",
+                                 port, range_, mfu.string()));
+  EXPECT_EQ(unnamed.exit_code, 1) << unnamed.err;
+  EXPECT_NE(unnamed.err.find("--series dcgm-exporter needs --job-labels slurm or kubernetes"), std::string::npos)
+      << unnamed.err;
+  auto windows = Ofu(fmt::format("report {} {} --per-window", prom, range_));
+  EXPECT_EQ(windows.exit_code, 1) << windows.err;
+  EXPECT_NE(windows.err.find("not window by window"), std::string::npos) << windows.err;
 }
 
 }  // namespace

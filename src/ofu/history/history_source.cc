@@ -72,8 +72,23 @@ std::function<void(const std::string&)> ServerProgress(const HistorySource& sour
 
 }  // namespace
 
+namespace {
+
+// dcgm-exporter's series are read as the server's sums (dcgm_hourly.h); the
+// window readers read the agent's counters and would find none of them.
+Status CheckAgentSeries(const HistorySource& source) {
+  if (!source.dcgm_exporter) return OkStatus();
+  return Error::InvalidArgument(
+      "dcgm-exporter's series are read as the server's sums per GPU and job, not window by window: no "
+      "--per-window, --html with --job-labels, or regress on them (report --html without --job-labels reads "
+      "every sample of one server)");
+}
+
+}  // namespace
+
 Result<StoredHistory> ReadHistoryFrom(const HistorySource& source, const HistoryQuery& query,
                                       std::vector<std::string>* notes) {
+  OFU_RETURN_IF_ERROR(CheckAgentSeries(source));
   if (source.prometheus.size() > 1) {
     std::mutex lock;
     std::vector<std::string> merged_notes;
@@ -173,6 +188,7 @@ Result<StoredHistory> ScanHistoryByGpu(const HistorySource& source, const Histor
                                        const std::function<Status(const StoredHistory& batch)>& on_batch,
                                        const std::function<void(const StoredHistory& head)>& on_head) {
   if (!source.store.empty()) return ScanStoreByGpu(source.store, query, on_batch, on_head);
+  OFU_RETURN_IF_ERROR(CheckAgentSeries(source));
   if (source.prometheus.size() > 1) {
     // A GPU's batches would come from each server that has it before the
     // servers could be compared (prometheus_servers.h's rule).

@@ -86,6 +86,8 @@ PrometheusQueryOptions QueryOptionsOf(const HistorySource& source);
 // most about 2,000 per GPU unless step_s or per_window asks for more).
 // The store's kInvalidArgument for too many windows says how to narrow them.
 // Several servers' notes (one that failed, GPUs on two) go to `notes`.
+// Windows are the agent's: kInvalidArgument for dcgm_exporter (its series
+// are read as sums, ReadTotalsFrom), here and in ScanHistoryByGpu.
 Result<StoredHistory> ReadHistoryFrom(const HistorySource& source, const HistoryQuery& query,
                                       std::vector<std::string>* notes = nullptr);
 
