@@ -4,6 +4,7 @@
 
 #include "ofu/cli/exit_codes.h"
 #include "ofu/cli/spec_db.h"
+#include "ofu/history/dcgm_exporter_rules.h"
 #include "ofu/history/dcgm_hourly.h"
 #include "ofu/history/prometheus_hourly.h"
 
@@ -12,7 +13,29 @@ namespace {
 
 constexpr const char* kRulesHelp = R"(Prometheus rules that ofu reads from.
 
-Run 'ofu rules hourly --help' for details.)";
+  hourly         the hourly rollups' rules, of the agent's counters or of
+                 dcgm-exporter's series
+  dcgm-exporter  the zero-deploy rules: OFU per scrape from dcgm-exporter
+
+Run 'ofu rules hourly --help' or 'ofu rules dcgm-exporter --help' for details.)";
+
+constexpr const char* kDcgmExporterHelp = R"(Print the zero-deploy recording rules (YAML).
+
+For a Prometheus that scrapes dcgm-exporter and no ofu agent: OFU per GPU
+(or MIG instance) and scrape, gpu:dcgm_ofu:ratio = tensor activity x the
+clock the SMs ran / f_spec x k_arch, and its means per 5 minutes and hour,
+per Slurm job (hpc_job), Kubernetes pod, SKU and fleet. f_spec and k_arch
+come from the spec database, per model name as dcgm-exporter's modelName
+label spells it; the clock is the board's measured clock model where one
+was measured (clock_source="measured-model"), else the reported clock.
+deploy/prometheus/dcgm-exporter-rules.yml is this output for the built-in
+database; after editing a spec file, regenerate it (docs/prometheus.md §4).
+
+Examples:
+  ofu rules dcgm-exporter > dcgm-exporter-rules.yml
+  ofu rules dcgm-exporter --spec-db my_gpu_specs.json > dcgm-exporter-rules.yml
+
+Exit status: 0 printed, 1 usage, 2 a --spec-db file that cannot be used.)";
 
 constexpr const char* kHourlyHelp = R"(Print the recording rules of the hourly rollups (YAML).
 
@@ -68,11 +91,19 @@ void AddRulesFlags(CLI::App& cmd, RulesArgs& args) {
       ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
       ->capture_default_str();
   AddSpecDbFlag(*hourly, args.spec_db);
+  CLI::App* zero_deploy = cmd.add_subcommand("dcgm-exporter",
+                                             "The zero-deploy rules: OFU per scrape from dcgm-exporter (YAML)");
+  zero_deploy->description(kDcgmExporterHelp);
+  zero_deploy->callback([&args] { args.zero_deploy = true; });
+  AddSpecDbFlag(*zero_deploy, args.spec_db);
 }
 
 Result<int> RunRules(const RulesArgs& args) {
   std::string yaml;
-  if (args.series == "dcgm-exporter") {
+  if (args.zero_deploy) {
+    OFU_ASSIGN_OR_RETURN(const auto specs, LoadSpecDatabase(args.spec_db));
+    yaml = history::DcgmExporterRulesYaml(specs);
+  } else if (args.series == "dcgm-exporter") {
     OFU_ASSIGN_OR_RETURN(const auto specs, LoadSpecDatabase(args.spec_db));
     OFU_ASSIGN_OR_RETURN(yaml, history::DcgmHourlyRulesYaml(args.scrape_interval_s, specs));
   } else {

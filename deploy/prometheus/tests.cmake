@@ -5,14 +5,12 @@
 
 set(OFU_PROM_DIR ${PROJECT_SOURCE_DIR}/deploy/prometheus)
 
-# The zero-deploy rules are generated from data/gpu_specs.json; the committed
-# file must be exactly what the script makes (regenerate with
-# scripts/make_dcgm_exporter_rules.py > deploy/prometheus/dcgm-exporter-rules.yml).
-if(Python3_EXECUTABLE)
-  add_test(NAME PromRules.DcgmExporterRulesRegenerate
-    COMMAND sh -c "'${Python3_EXECUTABLE}' scripts/make_dcgm_exporter_rules.py | cmp - deploy/prometheus/dcgm-exporter-rules.yml"
-    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endif()
+# The zero-deploy rules are `ofu rules dcgm-exporter` from data/gpu_specs.json;
+# the committed file must be exactly what ofu writes now (regenerate with
+# ofu rules dcgm-exporter > deploy/prometheus/dcgm-exporter-rules.yml).
+add_test(NAME PromRules.DcgmExporterRulesRegenerate
+  COMMAND sh -c "'$<TARGET_FILE:ofu>' rules dcgm-exporter | cmp - deploy/prometheus/dcgm-exporter-rules.yml"
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 
 # The hourly rollups' rules are `ofu rules hourly` for 15 s scrapes
 # (regenerate with: ofu rules hourly > deploy/prometheus/ofu-hourly-rules.yml).

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ofu/core/gpu_spec.h"
+#include "ofu/history/dcgm_exporter_rules.h"
 #include "ofu/history/dcgm_hourly.h"
 #include "support/backfilled_prometheus.h"
 #include "support/background_process.h"
@@ -54,6 +55,31 @@ TEST(DcgmHourlyRules, SumEachScrapeOnceAtAStepBelowTheScrapeInterval) {
   EXPECT_EQ(ofu::history::DcgmStepTimeExpr(scope),
             "(timestamp(DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{hpc_job=\"7\"}) or "
             "timestamp(DCGM_FI_PROF_TENSOR_UTIL_RATIO{hpc_job=\"7\"})) > time() - 50 > 1000.500 <= 2000.000");
+}
+
+// The zero-deploy rules (history/dcgm_exporter_rules.h) join the spec
+// constants on modelName, each alias also without "NVIDIA ", and apply the
+// measured boards' clock models. Each name must join one SKU: a spec file in
+// which the short form of one SKU's alias is another's is refused when read.
+TEST(DcgmExporterRules, EachModelNameJoinsOneSkuAndTheMeasuredBoardsGetTheirModel) {
+  auto specs = ofu::GpuSpecDatabase::Embedded();
+  ASSERT_TRUE(specs.ok());
+  const std::string yaml = ofu::history::DcgmExporterRulesYaml(*specs);
+  EXPECT_NE(yaml.find("modelName: \"NVIDIA H100 80GB HBM3\"\n          sku: \"h100-sxm5\""), std::string::npos);
+  EXPECT_NE(yaml.find("modelName: \"H100 80GB HBM3\"\n          sku: \"h100-sxm5\""), std::string::npos);
+  // H200 steady work: f / 1.099 (data/gpu_specs.json's clock_model).
+  EXPECT_NE(yaml.find("{modelName=\"NVIDIA H200\"} - 0.45) / (0.75 - 0.45), 0, 1) / 1.099)))"), std::string::npos);
+  EXPECT_NE(yaml.find("clock_source: measured-model"), std::string::npos);
+
+  json db = json::parse(ofu::testing::Slurp(fs::path(OFU_SOURCE_DIR) / "data" / "gpu_specs.json"));
+  for (json& sku : db["skus"]) {
+    if (sku["id"] == "h200-sxm") sku["aliases"].push_back("H100 80GB HBM3");
+  }
+  auto twice = ofu::GpuSpecDatabase::Parse(db.dump(), "twice.json");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message.find("\"H100 80GB HBM3\" is listed for both h100-sxm5 and h200-sxm"),
+            std::string::npos)
+      << twice.error().message;
 }
 
 class DcgmHourlyCli : public ofu::testing::CliTest {};
@@ -202,8 +228,8 @@ class DcgmOnVictoriaMetrics : public DcgmHourly {
     ASSERT_EQ(sim.exit_code, 0) << sim.err;
     fs::create_directories(dir_ / "vm");
     ASSERT_TRUE(ofu::testing::ServeImported(vm_, dir_ / "vm", ofu::testing::Slurp(dir_ / "fleet.om"), port));
-    auto rules =
-        RunShell(fmt::format("'{}' rules hourly --series dcgm-exporter --scrape-interval 60", OFU_BINARY), dir_);
+    auto rules = RunShell(fmt::format("'{}' rules hourly --series dcgm-exporter --scrape-interval 60", OFU_BINARY),
+                          dir_);
     ASSERT_EQ(rules.exit_code, 0) << rules.err;
     const fs::path file = Write("rules.yml", rules.out);
     ASSERT_TRUE(ofu::testing::ReplayRules(dir_, file, port, kStart, kStart + 5 * 3600))
@@ -283,10 +309,10 @@ TEST_F(DcgmOnVictoriaMetrics, KubernetesPodsAreJobsForReportAndReconcile) {
 
   // Two pods' reported MFU: reconcile sets each beside its OFU from the rollups.
   const json& other = hourly["jobs"][5];
-  const fs::path mfu = Write("mfu.csv", fmt::format("job_id,mfu,reference_precision\n{},0.31,bf16\n{},0.12,bf16\n",
-                                                    pod, other["job_id"].get<std::string>()));
-  const json reconciled = ofu::testing::OfuJson(
-      dir_, fmt::format("reconcile {} {} --mfu '{}'", prom, range_, mfu.string()));
+  const fs::path mfu = Write("mfu.csv", fmt::format("job_id,mfu,reference_precision\n{},0.31,bf16\n{},0.12,bf16\n", pod,
+                                                    other["job_id"].get<std::string>()));
+  const json reconciled = ofu::testing::OfuJson(dir_,
+                                                fmt::format("reconcile {} {} --mfu '{}'", prom, range_, mfu.string()));
   ASSERT_FALSE(reconciled.is_discarded());
   ASSERT_EQ(reconciled["jobs"].size(), 2u) << reconciled.dump();
   std::map<std::string, json> rows;

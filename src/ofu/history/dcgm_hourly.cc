@@ -14,6 +14,7 @@
 #include "ofu/core/gpu_key.h"
 #include "ofu/core/gpu_share.h"
 #include "ofu/core/ofu_math.h"
+#include "ofu/history/dcgm_exporter_rules.h"
 #include "ofu/history/prometheus_client.h"
 #include "ofu/history/prometheus_increase.h"
 
@@ -81,41 +82,19 @@ std::string ReportedClock(const std::string& model, const DcgmStepScope& scope) 
   return fmt::format("({} * 0 + on (instance, gpu) group_left () {})", Tensor(model, scope), Clock(scope));
 }
 
-// The boards with a measured clock model, by the model name the driver (and
-// dcgm-exporter's modelName) gives them, with and without "NVIDIA ".
-std::map<std::string, ClockModel> MeasuredBoards(const GpuSpecDatabase& specs) {
-  std::map<std::string, ClockModel> boards;
-  for (const GpuSpec& spec : specs.skus()) {
-    for (const std::string& name : spec.clock_model_measured_on) {
-      const auto model = spec.ClockModelFor(name);
-      if (!model) continue;
-      boards[name] = *model;
-      if (name.starts_with("NVIDIA ")) boards[name.substr(7)] = *model;
-    }
-  }
-  return boards;
-}
-
-// f_run per scrape: the measured model where the board has one (core/clock_model.h
-// without clock event reasons; deploy/prometheus/dcgm-exporter-rules.yml), else f.
+// f_run per scrape: the measured model where the board has one
+// (dcgm_exporter_rules.h, as the zero-deploy rules apply it), else f.
 std::string RunClock(const GpuSpecDatabase& specs, const DcgmStepScope& scope) {
-  const std::map<std::string, ClockModel> boards = MeasuredBoards(specs);
   std::vector<std::string> terms;
   std::vector<std::string> names;
-  for (const auto& [name, m] : boards) {
+  for (const auto& [name, m] : DcgmMeasuredBoards(specs)) {
     names.push_back(name);
     if (scope.models && std::find(scope.models->begin(), scope.models->end(), name) == scope.models->end()) continue;
-    const std::string t = Tensor("modelName=" + PromQuoted(name), scope);
-    const std::string lo = Num(m.burst_tensor_at_most), hi = Num(m.steady_tensor_at_least);
-    const std::string x = fmt::format("clamp(({} - {}) / ({} - {}), 0, 1)", t, lo, hi, lo);
-    const std::string burst = fmt::format("(1 / (1 - {0} + {0} * {1}) + 1 / (1 - {0} + {0} * {2})) / 2", t,
-                                          Num(m.burst_ratio_at_power_cap), Num(m.burst_ratio_below_power_cap));
-    terms.push_back(fmt::format("({} * (({} < bool {}) + ({} >= bool {}) * ((1 - {}) * {} + {} / {})))",
-                                ReportedClock("modelName=" + PromQuoted(name), scope), t, Num(m.idle_tensor_below), t,
-                                Num(m.idle_tensor_below), x, burst, x, Num(m.steady_ratio)));
+    const std::string model = "modelName=" + PromQuoted(name);
+    terms.push_back(DcgmRunClockExpr(m, Tensor(model, scope), ReportedClock(model, scope)));
   }
-  terms.push_back(ReportedClock(names.empty() ? "" : fmt::format("modelName!~\"{}\"", PromExactAlternatives(names)),
-                                scope));
+  terms.push_back(ReportedClock(
+      names.empty() ? "" : fmt::format("modelName!~{}", PromQuoted(PromExactAlternatives(names))), scope));
   std::string out;
   for (const std::string& term : terms) out += (out.empty() ? "" : " or ") + term;
   return "(" + out + ")";
