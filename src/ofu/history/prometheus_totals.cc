@@ -45,13 +45,17 @@ const Counter* CounterNamed(const std::vector<Counter>& counters, const std::str
   return nullptr;
 }
 
-// The server's side of the totals: the queries (batched, in pieces, at an
-// instant), the PromQL of a step sum, and the sums they add to. TotalsReader
-// (below) decides what to ask.
+// The server's side of the totals: the queries (batched, at an instant, over
+// the whole range, in pieces) and their progress. The classes below decide
+// what to ask.
 class TotalsQueries {
- protected:
+ public:
   TotalsQueries(PrometheusClient& client, const HistoryQuery& query, const PrometheusTotalsOptions& options)
       : client_(client), query_(query), options_(options) {}
+
+  const std::string& url() const { return client_.url(); }
+  const HistoryQuery& query() const { return query_; }  // since_s and until_s are set
+  const PrometheusTotalsOptions& options() const { return options_; }
 
   // One piece of a batched query: a PromQL expression whose series are told
   // apart from the other terms' by their labels, and the samples it loads.
@@ -89,6 +93,61 @@ class TotalsQueries {
     return OkStatus();
   }
 
+  // One instant query at `at`, each series' value to `consume`.
+  Status Instant(const std::string& promql, double at, const std::function<void(const PromSeries&)>& consume) {
+    return QueryEachSeries(client_, promql, at, "of one scrape interval", consume);
+  }
+
+  // An instant query over the whole range ({range}), in time pieces if refused.
+  Status Whole(const std::string& text, const std::function<void(PromAnswer&&)>& consume) {
+    double piece_s = *query_.until_s - *query_.since_s;
+    return Over(
+        piece_s, 1,
+        [&](double length_s) {
+          std::string promql = text;
+          promql.replace(promql.find("{range}"), 7, PromRange(length_s));
+          return promql;
+        },
+        [&](PromAnswer&& answer) { consume(std::move(answer)); });
+  }
+
+  // A sum over steps of `step_s` ({range} becomes the subquery [piece − 1
+  // ms:step_s]), in pieces of about `piece_s` (lowered where the server
+  // refuses one), each series' one value handed to `consume`.
+  Status Pieces(const std::string& text, double& piece_s, double step_s,
+                const std::function<void(const PromSeries&)>& consume) {
+    return Over(
+        piece_s, step_s,
+        [&](double length_s) {
+          std::string promql = text;
+          promql.replace(promql.find("{range}"), 7, fmt::format("[{}:{}]", PromMs(length_s - 0.001), PromMs(step_s)));
+          return promql;
+        },
+        [&](PromAnswer&& answer) {
+          for (const PromSeries& s : answer.series) {
+            if (!s.samples.empty()) consume(s);
+          }
+        });
+  }
+
+  // One query per piece of the range (QueryOverPieces), the PromQL of a
+  // piece's length from `promql_of`.
+  Status Over(double& piece_s, double min_piece_s, const std::function<std::string(double length_s)>& promql_of,
+              const std::function<void(PromAnswer&&)>& consume) {
+    return QueryOverPieces(client_, *query_.since_s, *query_.until_s, piece_s, min_piece_s, promql_of,
+                           [&](PromAnswer&& answer, double) {
+                             consume(std::move(answer));
+                             return OkStatus();
+                           });
+  }
+
+  void Progress(const std::string& what) {
+    if (options_.query.progress) {
+      options_.query.progress(fmt::format("summed {} ({} queries)", what, client_.queries()));
+    }
+  }
+
+ private:
   // `a or b or c …` as a balanced tree: Prometheus copies the left side's
   // series at each `or`, so a chain of n terms costs n² and a tree n log n
   // (measured: 3.6 s for one chain of 768 terms).
@@ -126,269 +185,84 @@ class TotalsQueries {
     return OkStatus();
   }
 
-  std::string IncreaseOver(const std::string& x, double window_s) const {
-    return PromIncreaseOver(x, window_s, options_.max_gap_s);
-  }
-
-  // `d` per (GPU, job scraped in the window), per GPU where none was (prometheus_increase.h).
-  std::string Split(const std::string& d, double window_s) const {
-    return PromSplitByJob(d, PromJobIn(job_filter_, window_s), query_.job_id.has_value());
-  }
-
-  void AddToBoth(const Counter& counter, const PromSeries& s, double sign) {
-    if (!query_.job_id) AddToGpu(counter, s, sign);
-    if (!s.Label("job_id").empty()) AddToJob(counter, s, sign);
-  }
-
-  void AddToGpu(const Counter& counter, const PromSeries& s, double sign) {
-    auto id = ids_.find(s.Label("uuid"));
-    if (id != ids_.end()) Add(totals_.of_gpu[id->second], counter, sign * s.samples.front().second);
-  }
-
-  void AddToJob(const Counter& counter, const PromSeries& s, double sign) {
-    auto id = ids_.find(s.Label("uuid"));
-    if (id == ids_.end()) return;
-    StoredWindow& row = totals_.of_job[{s.Label("job_id"), id->second}];
-    row.gpu_id = id->second;
-    Add(row, counter, sign * s.samples.front().second);
-  }
-
-  // One instant query at `at`, each series' value to `consume`.
-  Status Instant(const std::string& promql, double at, const std::function<void(const PromSeries&)>& consume) {
-    return QueryEachSeries(client_, promql, at, "of one scrape interval", consume);
-  }
-
-  // An instant query over the whole range ({range}), in time pieces if refused.
-  Status Whole(const std::string& text, const std::function<void(PromAnswer&&)>& consume) {
-    double piece_s = *query_.until_s - *query_.since_s;
-    return QueryOverPieces(
-        client_, *query_.since_s, *query_.until_s, piece_s, 1,
-        [&](double length_s) {
-          std::string promql = text;
-          promql.replace(promql.find("{range}"), 7, PromRange(length_s));
-          return promql;
-        },
-        [&](PromAnswer&& answer, double) {
-          consume(std::move(answer));
-          return OkStatus();
-        });
-  }
-
-  // A sum over steps ({range} becomes the subquery [piece − 1 ms:S]), in pieces
-  // of about piece_s_, each series' one value handed to `consume`.
-  Status Pieces(const std::string& text, const std::function<void(const PromSeries&)>& consume) {
-    return QueryOverPieces(
-        client_, *query_.since_s, *query_.until_s, piece_s_, step_s_,
-        [&](double length_s) {
-          std::string promql = text;
-          promql.replace(promql.find("{range}"), 7, fmt::format("[{}:{}]", PromMs(length_s - 0.001), PromMs(step_s_)));
-          return promql;
-        },
-        [&](PromAnswer&& answer, double) {
-          for (const PromSeries& s : answer.series) {
-            if (!s.samples.empty()) consume(s);
-          }
-          return OkStatus();
-        });
-  }
-
-  // A sum as a downsampled row: it stands for its observed seconds.
-  void Finish(StoredWindow& row, std::int64_t id) {
-    row.gpu_id = id;
-    row.end_s = *query_.until_s;
-    row.span_s = row.up_s = row.counters.observed_s();
-    row.flags |= kHistoryDownsampled;
-    if (row.counters.observed_s() > 0) row.flags |= clock_flags_[id];
-  }
-
-  void Progress(const std::string& what) {
-    if (options_.query.progress) {
-      options_.query.progress(fmt::format("summed {} ({} queries)", what, client_.queries()));
-    }
-  }
-
   PrometheusClient& client_;
-  HistoryQuery query_;
+  const HistoryQuery query_;
   const PrometheusTotalsOptions& options_;
-  HistoryTotals totals_;
-  std::map<std::string, std::int64_t> ids_;
-  std::map<std::int64_t, std::uint32_t> clock_flags_;  // gpu id -> kHistoryClock* bits (AddPrometheusGpus)
-  double step_s_ = 0, piece_s_ = 0;
-  std::string job_filter_;  // the GPUs' label filter, and the job's
 };
 
-class TotalsReader : private TotalsQueries {
+// A series seen over part of the range: a GPU's ofu_observed_seconds_total,
+// or a job's ofu_gpu_job_info on one GPU. Its first and last scrape, and
+// each counter's value before the first and at the last.
+struct Span {
+  bool is_job = false;
+  std::string uuid, job_id, user, job_name, scheduler;
+  double first_step = INFINITY, last_step = -INFINITY;  // the coarse steps that saw it
+  double first = NAN, last = NAN;                       // its first and last scrape (s)
+  std::map<const Counter*, double> before, at_last;
+};
+
+// The cheap way to the sums (the header's "Spans"): the spans of the GPUs
+// and of the jobs on them, and every counter's value at their edges, so that
+// a span's sums are its last values less those before it. The GPUs where
+// that does not hold (a reset, a job missing from some of its GPU's scrapes,
+// a value that is not there) are left to the step sums: dirty().
+class SpanReader {
  public:
-  TotalsReader(PrometheusClient& client, const HistoryQuery& query, const PrometheusTotalsOptions& options)
-      : TotalsQueries(client, query, options) {}
-
-  Result<HistoryTotals> Read() {
-    totals_.history.path = client_.url();
-    totals_.history.query = query_;
-    const double since = *query_.since_s, until = *query_.until_s;
-    std::string filter = "uuid!=\"\"";
-    if (query_.job_id) {
-      std::set<std::string> uuids;
-      OFU_RETURN_IF_ERROR(Whole(fmt::format("count_over_time(ofu_gpu_job_info{{job_id={}}}{{range}})",
-                                            PromQuoted(*query_.job_id)),
-                                [&](PromAnswer&& answer) {
-                                  for (const auto& s : answer.series) uuids.insert(s.Label("uuid"));
-                                }));
-      if (uuids.empty()) return std::move(totals_);
-      filter = fmt::format("uuid=~\"{}\"", PromExactAlternatives({uuids.begin(), uuids.end()}));
-    }
-    std::vector<PromSeries> info;
-    OFU_RETURN_IF_ERROR(Whole(fmt::format("last_over_time(ofu_gpu_info{{{}}}{{range}})", filter),
-                              [&](PromAnswer&& answer) {
-                                for (auto& s : answer.series) info.push_back(std::move(s));
-                              }));
-    ids_ = AddPrometheusGpus(info, totals_.history, &clock_flags_);
-    if (ids_.empty()) return std::move(totals_);
-
-    // The scrape interval: the range over the most samples any GPU has.
-    std::map<std::string, double> samples_of;
-    OFU_RETURN_IF_ERROR(Whole(fmt::format("count_over_time(ofu_observed_seconds_total{{{}}}{{range}})", filter),
-                              [&](PromAnswer&& answer) {
-                                for (const auto& s : answer.series) {
-                                  if (!s.samples.empty()) samples_of[s.Label("uuid")] += s.samples.front().second;
-                                }
-                              }));
-    double most = 0;
-    std::string densest;
-    for (const auto& [uuid, n] : samples_of) {
-      if (n > most) most = n, densest = uuid;
-    }
-    if (most < 1) return std::move(totals_);
-    // The scrape interval: the range over the samples, or less where scrapes
-    // are denser than that (gaps lower the mean), from the most samples any
-    // 10 minutes of the densest GPU hold.
-    scrape_s_ = mean_scrape_s_ = (until - since) / most;
-    OFU_RETURN_IF_ERROR(
-        Instant(fmt::format("max_over_time(count_over_time(ofu_observed_seconds_total{{uuid={}}}[10m])[{}:10m])",
-                            PromQuoted(densest), PromMs(until - since)),
-                until, [&](const PromSeries& s) {
-                  if (s.samples.front().second >= 2) scrape_s_ = std::min(scrape_s_, 600 / s.samples.front().second);
-                }));
-    step_s_ = options_.step_s > 0 ? options_.step_s : std::max(0.001, std::floor(scrape_s_ * 0.9 * 1000) / 1000);
-    totals_.window_s = mean_scrape_s_;
-
-    // The cheap path: a counter's increase over a span of scrapes is its
-    // last value less the one before the span (the sum of each scrape's
-    // increase telescopes), so a GPU or a job on a GPU costs a few values,
-    // whatever the range. Where that does not hold (a reset, a job missing
-    // from some scrapes, a value that is not there), the GPU goes to the step
-    // sums below.
-    const double range_s = *query_.until_s - *query_.since_s;
+  // `ids` (uuid -> gpu id) and `counters` must outlive the reader.
+  SpanReader(TotalsQueries& server, const std::map<std::string, std::int64_t>& ids,
+             const std::vector<Counter>& counters, double scrape_s, double step_s)
+      : server_(server), ids_(ids), counters_(counters), scrape_s_(scrape_s), step_s_(step_s) {
+    const HistoryQuery& query = server_.query();
+    const double range_s = *query.until_s - *query.since_s;
     coarse_s_ = std::max(std::clamp(std::round(4 * scrape_s_), 60.0, 240.0),
-                         60 * std::ceil(range_s / std::max(1, options_.max_coarse_steps) / 60));
-    OFU_RETURN_IF_ERROR(ReadResets(filter));
-    std::vector<Span> spans;
-    if (!query_.job_id) OFU_RETURN_IF_ERROR(FindSpans("ofu_observed_seconds_total", filter, false, spans));
-    const std::string job_filter = filter + (query_.job_id ? ",job_id=" + PromQuoted(*query_.job_id) : "");
-    OFU_RETURN_IF_ERROR(FindSpans("ofu_gpu_job_info", job_filter, true, spans));
-    OFU_RETURN_IF_ERROR(ReadSpanValues(spans));
-    OFU_RETURN_IF_ERROR(CheckJobSpans(spans));
-    for (const Span& span : spans) {
-      if (span.is_job) totals_.history.jobs.push_back(JobOf(span));
-      if (!dirty_.contains(span.uuid)) AddSpan(span);
-    }
-    std::stable_sort(totals_.history.jobs.begin(), totals_.history.jobs.end(),
-                     [](const StoredJob& a, const StoredJob& b) {
-                       return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
-                     });
-    Progress(fmt::format("values of {} spans", spans.size()));
-
-    if (!dirty_.empty()) {
-      // The step sums, for the GPUs the spans could not answer.
-      for (const std::vector<std::string>& uuids : SplitAlternatives({dirty_.begin(), dirty_.end()})) {
-        OFU_RETURN_IF_ERROR(SumSteps(fmt::format("uuid=~\"{}\"", PromExactAlternatives(uuids)), uuids.size()));
-      }
-    }
-    if (query_.job_id) {
-      for (const auto& [key, row] : totals_.of_job) totals_.of_gpu[key.second] = row;
-    }
-    for (auto& [id, row] : totals_.of_gpu) Finish(row, id);
-    for (auto& [key, row] : totals_.of_job) Finish(row, key.second);
-    totals_.notes.push_back(fmt::format(
-        "Prometheus read the agent's counters (path: counters): {} of {} GPUs from their values at the edges of "
-        "their spans, {} summed at {:.3g} s steps (a reset, or a job missing from some scrapes); scrape interval "
-        "about {:.3g} s; percentiles need the windows (ofu report --html, ofu regress)",
-        ids_.size() - dirty_.size(), ids_.size(), dirty_.size(), step_s_, scrape_s_));
-    return std::move(totals_);
+                         60 * std::ceil(range_s / std::max(1, server_.options().max_coarse_steps) / 60));
   }
+
+  // The spans of the GPUs of the label matchers `filter` (with a job asked
+  // for, that job's spans alone), with their values where the GPU is not
+  // dirty.
+  Status Read(const std::string& filter) {
+    const HistoryQuery& query = server_.query();
+    OFU_RETURN_IF_ERROR(ReadResets(filter));
+    if (!query.job_id) OFU_RETURN_IF_ERROR(FindSpans("ofu_observed_seconds_total", filter, false));
+    const std::string job_filter = filter + (query.job_id ? ",job_id=" + PromQuoted(*query.job_id) : "");
+    OFU_RETURN_IF_ERROR(FindSpans("ofu_gpu_job_info", job_filter, true));
+    OFU_RETURN_IF_ERROR(ReadSpanValues());
+    return CheckJobSpans();
+  }
+
+  // The GPUs' spans and then the jobs', each job's in order of its GPUs.
+  const std::vector<Span>& spans() const { return spans_; }
+  // The GPUs (uuids) whose spans do not give their sums.
+  const std::set<std::string>& dirty() const { return dirty_; }
 
  private:
-  // The step sums for the GPUs of `filter` (`gpus` of them): per (GPU, job)
-  // where a job was scraped, per GPU where none was.
-  Status SumSteps(const std::string& filter, size_t gpus) {
-    const double since = *query_.since_s, until = *query_.until_s;
-    job_filter_ = filter + (query_.job_id ? ",job_id=" + PromQuoted(*query_.job_id) : "");
-    piece_s_ = std::max(step_s_, static_cast<double>(options_.query.max_samples_per_query) /
-                                     (kSamplesPerGpuStep * static_cast<double>(gpus)) * step_s_);
-    const auto step_ms = static_cast<long long>(std::llround(step_s_ * 1000));
-    const auto since_ms = static_cast<long long>(std::llround(since * 1000));
-    const auto until_ms = static_cast<long long>(std::llround(until * 1000));
-    const long long first_step_ms = (since_ms / step_ms + 1) * step_ms;
-    const long long last_step_ms = until_ms / step_ms * step_ms;
-    const double head_s = static_cast<double>(since_ms - (first_step_ms - step_ms)) / 1000;
-    const double tail_s = static_cast<double>(until_ms - last_step_ms) / 1000;
-    for (const Counter& counter : counters_) {
-      const std::string x = fmt::format("{}{{{}}}", counter.name, filter);
-      const std::string d = IncreaseOver(x, step_s_);
-      // One query gives both: per (GPU, job) where a job was scraped, per GPU
-      // (job_id "") where none was; a GPU's total is the sum of its series.
-      OFU_RETURN_IF_ERROR(Pieces(fmt::format("sum by (uuid, job_id) (sum_over_time(({}){{range}}))", Split(d, step_s_)),
-                                 [&](const PromSeries& s) { AddToBoth(counter, s, 1); }));
-      // The edges: add what the last step left before until, take off what
-      // the first step took from before since.
-      for (const auto& [at, window_s, sign] : {std::tuple{until, tail_s, 1.0}, std::tuple{since, head_s, -1.0}}) {
-        if (window_s < 0.002) continue;
-        OFU_RETURN_IF_ERROR(Instant(fmt::format("sum by (uuid, job_id) ({})",
-                                                Split(IncreaseOver(x, window_s), window_s)),
-                                    at, [&, by = sign](const PromSeries& s) { AddToBoth(counter, s, by); }));
-      }
-      Progress(counter.name);
-    }
-    return OkStatus();
-  }
-
-  // A series seen over part of the range: a GPU's ofu_observed_seconds_total,
-  // or a job's ofu_gpu_job_info on one GPU. Its first and last scrape, and
-  // each counter's value before the first and at the last.
-  struct Span {
-    bool is_job = false;
-    std::string uuid, job_id, user, job_name, scheduler;
-    double first_step = INFINITY, last_step = -INFINITY;  // the coarse steps that saw it
-    double first = NAN, last = NAN;                       // its first and last scrape (s)
-    std::map<const Counter*, double> before, at_last;
-  };
-
   // GPUs whose counters were reset (the agent restarted) within the range or
   // a lookback before it: their totals are the step sums'.
   Status ReadResets(const std::string& filter) {
-    double piece_s = *query_.until_s - *query_.since_s;
-    return QueryOverPieces(
-        client_, *query_.since_s, *query_.until_s, piece_s, coarse_s_,
+    double piece_s = *server_.query().until_s - *server_.query().since_s;
+    return server_.Over(
+        piece_s, coarse_s_,
         [&](double length_s) {
           // Each piece reaches a lookback into the one before: a reset
           // between two pieces' scrapes is seen.
           return fmt::format("resets(ofu_observed_seconds_total{{{}}}[{}])", filter,
-                             PromMs(length_s + options_.max_gap_s));
+                             PromMs(length_s + server_.options().max_gap_s));
         },
-        [&](PromAnswer&& answer, double) {
+        [&](PromAnswer&& answer) {
           for (const PromSeries& s : answer.series) {
             if (!s.samples.empty() && s.samples.front().second > 0) dirty_.insert(s.Label("uuid"));
           }
-          return OkStatus();
         });
   }
 
-  // The spans of `selector`'s series, appended to `spans`: the coarse steps
+  // The spans of `selector`'s series, appended to spans_: the coarse steps
   // (coarse_s_ apart) whose last coarse_s_ held a scrape of the series, then
   // the first and last scrape within the first and last of those steps, at
   // steps of less than a scrape interval.
-  Status FindSpans(const std::string& metric, const std::string& matchers, bool is_job, std::vector<Span>& spans) {
-    const double since = *query_.since_s, until = *query_.until_s;
+  Status FindSpans(const std::string& metric, const std::string& matchers, bool is_job) {
+    std::vector<Span>& spans = spans_;
+    const double since = *server_.query().since_s, until = *server_.query().until_s;
     const size_t begin = spans.size();
     std::map<std::pair<std::string, std::string>, size_t> index;  // (uuid, job id) -> spans
     const auto span_of = [&](const PromSeries& s) -> Span* {
@@ -419,12 +293,12 @@ class TotalsReader : private TotalsQueries {
     constexpr double kMaxCoarsePoints = 250'000;
     const double gpus = std::max<double>(1, static_cast<double>(ids_.size()));
     double piece_s = std::max(coarse_s_, std::floor(kMaxCoarsePoints / gpus) * coarse_s_);
-    OFU_RETURN_IF_ERROR(QueryOverPieces(
-        client_, since, until, piece_s, coarse_s_,
+    OFU_RETURN_IF_ERROR(server_.Over(
+        piece_s, coarse_s_,
         [&](double length_s) {
           return fmt::format("timestamp({})[{}:{}]", present, PromMs(length_s - 0.001), PromMs(coarse_s_));
         },
-        [&](PromAnswer&& answer, double) {
+        [&](PromAnswer&& answer) {
           for (const PromSeries& s : answer.series) {
             Span* span = span_of(s);
             if (span == nullptr) continue;
@@ -433,10 +307,9 @@ class TotalsReader : private TotalsQueries {
               span->last_step = std::max(span->last_step, t);
             }
           }
-          return OkStatus();
         }));
     // Scrapes after the last step.
-    OFU_RETURN_IF_ERROR(Instant(present, until, [&](const PromSeries& s) {
+    OFU_RETURN_IF_ERROR(server_.Instant(present, until, [&](const PromSeries& s) {
       if (Span* span = span_of(s)) {
         span->last_step = until;
         span->first_step = std::min(span->first_step, until);
@@ -448,7 +321,7 @@ class TotalsReader : private TotalsQueries {
       for (size_t i = begin; i < spans.size(); ++i) {
         groups[{spans[i].job_id, last ? spans[i].last_step : spans[i].first_step}].push_back(spans[i].uuid);
       }
-      std::vector<Term> terms;
+      std::vector<TotalsQueries::Term> terms;
       for (const auto& [key, all_uuids] : groups) {
         const std::string job = is_job ? ",job_id=" + PromQuoted(key.first) : "";
         for (const std::vector<std::string>& uuids : SplitAlternatives(all_uuids)) {
@@ -464,7 +337,7 @@ class TotalsReader : private TotalsQueries {
                            static_cast<double>(uuids.size())});
         }
       }
-      OFU_RETURN_IF_ERROR(Batched(terms, [&](const PromSeries& s) {
+      OFU_RETURN_IF_ERROR(server_.Batched(terms, [&](const PromSeries& s) {
         if (Span* span = span_of(s)) (last ? span->last : span->first) = s.samples.front().second;
       }));
     }
@@ -484,27 +357,28 @@ class TotalsReader : private TotalsQueries {
   // scrape there, its first scrape (whose own increase then does not count,
   // as in the step sums). A span that began before the range starts at
   // `since`. A span whose values are not all there goes to the step sums.
-  Status ReadSpanValues(std::vector<Span>& spans) {
-    const double since = *query_.since_s;
+  Status ReadSpanValues() {
+    std::vector<Span>& spans = spans_;
+    const double since = *server_.query().since_s;
     const auto before_of = [&](const Span& span) { return span.first > since ? span.first - 0.001 : since; };
     using Values = std::map<std::pair<double, std::string>, std::map<const Counter*, double>>;  // (t, uuid)
     const auto read = [&](const std::vector<std::pair<double, std::string>>& wanted, Values& values) {
       std::map<double, std::set<std::string>> at;  // time -> uuids
       for (const auto& [t, uuid] : wanted) at[t].insert(uuid);
       std::vector<double> times;
-      std::vector<Term> terms;
+      std::vector<TotalsQueries::Term> terms;
       for (const auto& [t, all_uuids] : at) {
         for (const std::vector<std::string>& uuids : SplitAlternatives({all_uuids.begin(), all_uuids.end()})) {
           terms.push_back({fmt::format("label_replace({{__name__=~\"{}\",uuid=~\"{}\"}} @ {:.3f}, \"ofu_at\", \"{}\", "
                                        "\"\", \"\")",
-                                       CounterNamesRegex(*options_.query.counters), PromExactAlternatives(uuids), t,
-                                       times.size()),
+                                       CounterNamesRegex(*server_.options().query.counters),
+                                       PromExactAlternatives(uuids), t, times.size()),
                            static_cast<double>(uuids.size() * counters_.size()),
                            static_cast<double>(uuids.size() * counters_.size())});
           times.push_back(t);
         }
       }
-      return Batched(terms, [&](const PromSeries& s) {
+      return server_.Batched(terms, [&](const PromSeries& s) {
         const Counter* counter = CounterNamed(counters_, s.Label("__name__"));
         const size_t k = std::stoul(s.Label("ofu_at"));
         if (counter != nullptr && k < times.size()) {
@@ -546,16 +420,16 @@ class TotalsReader : private TotalsQueries {
 
   // A job's span telescopes only if the job was scraped with every scrape of
   // its GPU in it: the two counts must agree.
-  Status CheckJobSpans(const std::vector<Span>& spans) {
-    const double since = *query_.since_s;
+  Status CheckJobSpans() {
+    const double since = *server_.query().since_s;
     // One term per job and window: its GPUs started and ended together.
     std::map<std::tuple<std::string, double, double>, std::vector<const Span*>> groups;  // (job, from, last)
-    for (const Span& span : spans) {
+    for (const Span& span : spans_) {
       if (!span.is_job || dirty_.contains(span.uuid)) continue;
       const double from = span.first > since ? span.first - 0.001 : since;
       groups[{span.job_id, from, span.last}].push_back(&span);
     }
-    std::vector<Term> terms;
+    std::vector<TotalsQueries::Term> terms;
     std::vector<std::map<std::string, const Span*>> checked;  // per term: uuid -> span
     for (const auto& [key, members] : groups) {
       const auto& [job_id, from, last] = key;
@@ -578,7 +452,7 @@ class TotalsReader : private TotalsQueries {
       }
     }
     std::set<const Span*> agree;
-    OFU_RETURN_IF_ERROR(Batched(
+    OFU_RETURN_IF_ERROR(server_.Batched(
         terms,
         [&](const PromSeries& s) {
           const size_t k = std::stoul(s.Label("ofu_at"));
@@ -606,6 +480,196 @@ class TotalsReader : private TotalsQueries {
     return true;
   }
 
+  TotalsQueries& server_;
+  const std::map<std::string, std::int64_t>& ids_;
+  const std::vector<Counter>& counters_;
+  const double scrape_s_, step_s_;
+  double coarse_s_ = 60;  // the steps that find spans
+  std::vector<Span> spans_;
+  std::set<std::string> dirty_;
+};
+
+// The step sums (the header's "Step sums") of the GPUs the spans could not
+// answer, added to the totals: per (GPU, job scraped in the step), and per
+// GPU where no job was (or, with a job asked for, not at all).
+class StepSums {
+ public:
+  // `ids` (uuid -> gpu id), `counters` and `totals` must outlive the sums.
+  StepSums(TotalsQueries& server, const std::map<std::string, std::int64_t>& ids, const std::vector<Counter>& counters,
+           double step_s, HistoryTotals& totals)
+      : server_(server), ids_(ids), counters_(counters), step_s_(step_s), totals_(totals) {}
+
+  // The step sums for the GPUs of `filter` (`gpus` of them).
+  Status SumGpus(const std::string& filter, size_t gpus) {
+    const HistoryQuery& query = server_.query();
+    const double since = *query.since_s, until = *query.until_s;
+    job_filter_ = filter + (query.job_id ? ",job_id=" + PromQuoted(*query.job_id) : "");
+    double piece_s = std::max(step_s_, static_cast<double>(server_.options().query.max_samples_per_query) /
+                                           (kSamplesPerGpuStep * static_cast<double>(gpus)) * step_s_);
+    const auto step_ms = static_cast<long long>(std::llround(step_s_ * 1000));
+    const auto since_ms = static_cast<long long>(std::llround(since * 1000));
+    const auto until_ms = static_cast<long long>(std::llround(until * 1000));
+    const long long first_step_ms = (since_ms / step_ms + 1) * step_ms;
+    const long long last_step_ms = until_ms / step_ms * step_ms;
+    const double head_s = static_cast<double>(since_ms - (first_step_ms - step_ms)) / 1000;
+    const double tail_s = static_cast<double>(until_ms - last_step_ms) / 1000;
+    for (const Counter& counter : counters_) {
+      const std::string x = fmt::format("{}{{{}}}", counter.name, filter);
+      const std::string d = IncreaseOver(x, step_s_);
+      // One query gives both: per (GPU, job) where a job was scraped, per GPU
+      // (job_id "") where none was; a GPU's total is the sum of its series.
+      OFU_RETURN_IF_ERROR(server_.Pieces(fmt::format("sum by (uuid, job_id) (sum_over_time(({}){{range}}))",
+                                                     Split(d, step_s_)),
+                                         piece_s, step_s_, [&](const PromSeries& s) { AddToBoth(counter, s, 1); }));
+      // The edges: add what the last step left before until, take off what
+      // the first step took from before since.
+      for (const auto& [at, window_s, sign] : {std::tuple{until, tail_s, 1.0}, std::tuple{since, head_s, -1.0}}) {
+        if (window_s < 0.002) continue;
+        OFU_RETURN_IF_ERROR(server_.Instant(fmt::format("sum by (uuid, job_id) ({})",
+                                                        Split(IncreaseOver(x, window_s), window_s)),
+                                            at, [&, by = sign](const PromSeries& s) { AddToBoth(counter, s, by); }));
+      }
+      server_.Progress(counter.name);
+    }
+    return OkStatus();
+  }
+
+ private:
+  std::string IncreaseOver(const std::string& x, double window_s) const {
+    return PromIncreaseOver(x, window_s, server_.options().max_gap_s);
+  }
+
+  // `d` per (GPU, job scraped in the window), per GPU where none was (prometheus_increase.h).
+  std::string Split(const std::string& d, double window_s) const {
+    return PromSplitByJob(d, PromJobIn(job_filter_, window_s), server_.query().job_id.has_value());
+  }
+
+  void AddToBoth(const Counter& counter, const PromSeries& s, double sign) {
+    if (!server_.query().job_id) AddToGpu(counter, s, sign);
+    if (!s.Label("job_id").empty()) AddToJob(counter, s, sign);
+  }
+
+  void AddToGpu(const Counter& counter, const PromSeries& s, double sign) {
+    auto id = ids_.find(s.Label("uuid"));
+    if (id != ids_.end()) Add(totals_.of_gpu[id->second], counter, sign * s.samples.front().second);
+  }
+
+  void AddToJob(const Counter& counter, const PromSeries& s, double sign) {
+    auto id = ids_.find(s.Label("uuid"));
+    if (id == ids_.end()) return;
+    StoredWindow& row = totals_.of_job[{s.Label("job_id"), id->second}];
+    row.gpu_id = id->second;
+    Add(row, counter, sign * s.samples.front().second);
+  }
+
+  TotalsQueries& server_;
+  const std::map<std::string, std::int64_t>& ids_;
+  const std::vector<Counter>& counters_;
+  const double step_s_;
+  HistoryTotals& totals_;
+  std::string job_filter_;  // the GPUs' label filter, and the job's
+};
+
+// The totals of one query: the GPUs and the scrape interval, then the spans'
+// sums where they hold and the step sums where they do not, as rows.
+class TotalsReader {
+ public:
+  TotalsReader(PrometheusClient& client, const HistoryQuery& query, const PrometheusTotalsOptions& options)
+      : server_(client, query, options), counters_(CountersOf(*options.query.counters)) {}
+
+  Result<HistoryTotals> Read() {
+    const HistoryQuery& query = server_.query();
+    totals_.history.path = server_.url();
+    totals_.history.query = query;
+    const double since = *query.since_s, until = *query.until_s;
+    std::string filter = "uuid!=\"\"";
+    if (query.job_id) {
+      std::set<std::string> uuids;
+      OFU_RETURN_IF_ERROR(server_.Whole(fmt::format("count_over_time(ofu_gpu_job_info{{job_id={}}}{{range}})",
+                                                    PromQuoted(*query.job_id)),
+                                        [&](PromAnswer&& answer) {
+                                          for (const auto& s : answer.series) uuids.insert(s.Label("uuid"));
+                                        }));
+      if (uuids.empty()) return std::move(totals_);
+      filter = fmt::format("uuid=~\"{}\"", PromExactAlternatives({uuids.begin(), uuids.end()}));
+    }
+    std::vector<PromSeries> info;
+    OFU_RETURN_IF_ERROR(server_.Whole(fmt::format("last_over_time(ofu_gpu_info{{{}}}{{range}})", filter),
+                                      [&](PromAnswer&& answer) {
+                                        for (auto& s : answer.series) info.push_back(std::move(s));
+                                      }));
+    ids_ = AddPrometheusGpus(info, totals_.history, &clock_flags_);
+    if (ids_.empty()) return std::move(totals_);
+
+    // The scrape interval: the range over the most samples any GPU has.
+    std::map<std::string, double> samples_of;
+    OFU_RETURN_IF_ERROR(server_.Whole(fmt::format("count_over_time(ofu_observed_seconds_total{{{}}}{{range}})", filter),
+                                      [&](PromAnswer&& answer) {
+                                        for (const auto& s : answer.series) {
+                                          if (!s.samples.empty())
+                                            samples_of[s.Label("uuid")] += s.samples.front().second;
+                                        }
+                                      }));
+    double most = 0;
+    std::string densest;
+    for (const auto& [uuid, n] : samples_of) {
+      if (n > most) most = n, densest = uuid;
+    }
+    if (most < 1) return std::move(totals_);
+    // The scrape interval: the range over the samples, or less where scrapes
+    // are denser than that (gaps lower the mean), from the most samples any
+    // 10 minutes of the densest GPU hold.
+    scrape_s_ = mean_scrape_s_ = (until - since) / most;
+    OFU_RETURN_IF_ERROR(server_.Instant(
+        fmt::format("max_over_time(count_over_time(ofu_observed_seconds_total{{uuid={}}}[10m])[{}:10m])",
+                    PromQuoted(densest), PromMs(until - since)),
+        until, [&](const PromSeries& s) {
+          if (s.samples.front().second >= 2) scrape_s_ = std::min(scrape_s_, 600 / s.samples.front().second);
+        }));
+    const double step_s = server_.options().step_s > 0 ? server_.options().step_s
+                                                       : std::max(0.001, std::floor(scrape_s_ * 0.9 * 1000) / 1000);
+    totals_.window_s = mean_scrape_s_;
+
+    // The cheap path: a counter's increase over a span of scrapes is its
+    // last value less the one before the span (the sum of each scrape's
+    // increase telescopes), so a GPU or a job on a GPU costs a few values,
+    // whatever the range. Where that does not hold (a reset, a job missing
+    // from some scrapes, a value that is not there), the GPU goes to the step
+    // sums below.
+    SpanReader spans(server_, ids_, counters_, scrape_s_, step_s);
+    OFU_RETURN_IF_ERROR(spans.Read(filter));
+    const std::set<std::string>& dirty = spans.dirty();
+    for (const Span& span : spans.spans()) {
+      if (span.is_job) totals_.history.jobs.push_back(JobOf(span));
+      if (!dirty.contains(span.uuid)) AddSpan(span);
+    }
+    std::stable_sort(totals_.history.jobs.begin(), totals_.history.jobs.end(),
+                     [](const StoredJob& a, const StoredJob& b) {
+                       return std::tie(a.job_id, a.gpu_id, a.start_s) < std::tie(b.job_id, b.gpu_id, b.start_s);
+                     });
+    server_.Progress(fmt::format("values of {} spans", spans.spans().size()));
+
+    if (!dirty.empty()) {
+      // The step sums, for the GPUs the spans could not answer.
+      StepSums sums(server_, ids_, counters_, step_s, totals_);
+      for (const std::vector<std::string>& uuids : SplitAlternatives({dirty.begin(), dirty.end()})) {
+        OFU_RETURN_IF_ERROR(sums.SumGpus(fmt::format("uuid=~\"{}\"", PromExactAlternatives(uuids)), uuids.size()));
+      }
+    }
+    if (query.job_id) {
+      for (const auto& [key, row] : totals_.of_job) totals_.of_gpu[key.second] = row;
+    }
+    for (auto& [id, row] : totals_.of_gpu) Finish(row, id);
+    for (auto& [key, row] : totals_.of_job) Finish(row, key.second);
+    totals_.notes.push_back(fmt::format(
+        "Prometheus read the agent's counters (path: counters): {} of {} GPUs from their values at the edges of "
+        "their spans, {} summed at {:.3g} s steps (a reset, or a job missing from some scrapes); scrape interval "
+        "about {:.3g} s; percentiles need the windows (ofu report --html, ofu regress)",
+        ids_.size() - dirty.size(), ids_.size(), dirty.size(), step_s, scrape_s_));
+    return std::move(totals_);
+  }
+
+ private:
   void AddSpan(const Span& span) {
     const std::int64_t id = ids_.at(span.uuid);
     StoredWindow& row = span.is_job ? totals_.of_job[{span.job_id, id}] : totals_.of_gpu[id];
@@ -625,10 +689,21 @@ class TotalsReader : private TotalsQueries {
     return job;
   }
 
-  const std::vector<Counter> counters_ = CountersOf(*options_.query.counters);
+  // A sum as a downsampled row: it stands for its observed seconds.
+  void Finish(StoredWindow& row, std::int64_t id) {
+    row.gpu_id = id;
+    row.end_s = *server_.query().until_s;
+    row.span_s = row.up_s = row.counters.observed_s();
+    row.flags |= kHistoryDownsampled;
+    if (row.counters.observed_s() > 0) row.flags |= clock_flags_[id];
+  }
+
+  TotalsQueries server_;
+  const std::vector<Counter> counters_;
+  HistoryTotals totals_;
+  std::map<std::string, std::int64_t> ids_;            // uuid -> gpu id
+  std::map<std::int64_t, std::uint32_t> clock_flags_;  // gpu id -> kHistoryClock* bits (AddPrometheusGpus)
   double scrape_s_ = 0, mean_scrape_s_ = 0;
-  double coarse_s_ = 60;         // the steps that find spans
-  std::set<std::string> dirty_;  // GPUs (uuids) left to the step sums
 };
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "ofu/formats/prometheus_api.h"
 #include "ofu/formats/text_file.h"
 #include "ofu/sources/counter_texts.h"
+#include "ofu/sources/recording_builder.h"
 
 namespace ofu::sources {
 namespace {
@@ -32,20 +33,6 @@ constexpr double kDcgmBlankThreshold = 140737488355328.0;
 // Timestamps from 1e11 s on (the year 5138) are certainly wrong, and keeping
 // them out keeps window arithmetic far from integer overflow.
 constexpr double kLatestTimestampS = 1e11;
-
-// One value of one counter of one GPU, before samples are assembled.
-struct Point {
-  double time_s;
-  CounterField field;
-  double value;
-  std::size_t line;
-};
-
-struct GpuPoints {
-  GpuIdentity identity;
-  std::string parent_key;  // the whole GPU, for a MIG instance; else empty
-  std::vector<Point> points;
-};
 
 std::string_view FirstLabel(std::span<const formats::Label> labels, std::initializer_list<std::string_view> names) {
   for (std::string_view wanted : names) {
@@ -69,25 +56,23 @@ std::string_view TensorMetricName() { return DcgmExporterNameFor(CounterField::k
 // dmon's default interval: -d 1000 (dcgmi/CommandLineParser.cpp in NVIDIA/DCGM).
 constexpr double kDmonDefaultDelayMs = 1000;
 
-class RecordingBuilder final : public formats::TextVisitor, public formats::DmonVisitor {
+// Prometheus text, and a query API answer's series handed over as its
+// samples: metric names to counters, labels to GPUs, timestamps (or, in a
+// file without any, scrapes) to times, the recording's own info series, and
+// notes on the samples skipped. The readings go to the builder.
+class ExpositionReader final : public formats::TextVisitor {
  public:
-  RecordingBuilder(std::string_view source_name, const RecordingOptions& options)
-      : source_name_(source_name),
-        options_(options),
-        fields_(options.fields != nullptr ? *options.fields : CounterFieldTable::Builtin()) {
-    recording_.source_name = std::string(source_name);
-    recording_.added_fields.assign(fields_.added().begin(), fields_.added().end());
-  }
+  explicit ExpositionReader(RecordingBuilder& builder) : builder_(builder) {}
 
   void OnMetadata(const formats::TextMetadata& m) override {
     if (m.kind != formats::MetadataKind::kUnit) return;
-    if (m.text == "ratio") unit_scale_[std::string(m.family)] = ValueScale::kRatio;
-    if (m.text == "percent") unit_scale_[std::string(m.family)] = ValueScale::kPercent;
+    if (m.text == "ratio") builder_.SetUnitScale(m.family, ValueScale::kRatio);
+    if (m.text == "percent") builder_.SetUnitScale(m.family, ValueScale::kPercent);
   }
 
   void OnSample(const formats::TextSample& s) override {
-    if (error_) return;  // the first error is the one reported
-    ++recording_.samples_read;
+    if (builder_.failed()) return;  // the first error is the one reported
+    ++builder_.recording().samples_read;
     if (s.name == kRecordingInfoName) {
       ReadRecordingInfo(s.labels);
       return;
@@ -104,25 +89,24 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
 
     std::optional<double> time = SampleTime(s);
     if (!time) return;
-    GpuPoints* gpu = GpuFor(s.name, s.labels, s.line);
-    if (gpu == nullptr) return;
+    const std::optional<std::size_t> gpu = GpuFor(s.name, s.labels, s.line);
+    if (!gpu) return;
     if (std::isnan(s.value) || s.value >= kDcgmBlankThreshold) {
-      ++recording_.blank_values;
+      ++builder_.recording().blank_values;
       return;
     }
-    std::optional<double> value = Scaled(s.name, s.value, s.line, *metric);
+    std::optional<double> value = builder_.Scaled(s.name, s.value, s.line, *metric);
     if (!value) return;
-    gpu->points.push_back(Point{*time, metric->field, *value, s.line});
-    ++recording_.samples_used;
+    builder_.AddReading(*gpu, *time, metric->field, *value, s.line);
   }
 
-  // A sample whose value is not a number: never a point, so a counter ofu
+  // A sample whose value is not a number: never a reading, so a counter ofu
   // uses is absent for that GPU at that instant. The GPU is still known (and
   // must be identifiable, as for any sample of a used family), and in a file
   // without timestamps the series still tells where a scrape ends.
   void OnNonNumericSample(const formats::NonNumericSample& s) override {
-    if (error_) return;
-    ++recording_.samples_read;
+    if (builder_.failed()) return;
+    ++builder_.recording().samples_read;
     if (s.name == kRecordingInfoName) {  // its labels are what it says; the value never mattered
       ReadRecordingInfo(s.labels);
       return;
@@ -131,10 +115,10 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
       ReadPhase(s.labels, s.line);
       return;
     }
-    ++recording_.non_numeric_values;
+    ++builder_.recording().non_numeric_values;
     const std::optional<KnownMetric> metric = Lookup(s.name);
     if (metric) {
-      if (GpuFor(s.name, s.labels, s.line) == nullptr) return;
+      if (!GpuFor(s.name, s.labels, s.line)) return;
       // Its time is unknown (the reader looks for no timestamp after a text
       // value), but in a file with timestamps nothing depends on it.
       if (timing_ != Timing::kStamped) ScrapeOf(s.name, s.labels);
@@ -147,179 +131,19 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     ++non_numeric_[it->second].count;
   }
 
-  // A dmon header: which counter each column is.
-  void OnHeader(const formats::DmonHeader& h) override {
-    dmon_fields_.clear();
-    for (std::string_view column : h.columns) {
-      const std::optional<int> field = DcgmFieldOfDmonColumn(column);
-      const std::optional<KnownMetric> metric = field ? LookupDcgmField(*field) : std::nullopt;
-      dmon_fields_.push_back(metric);
-      std::string label = field ? fmt::format("{} ({})", column, *field) : ForNote(column);
-      auto& list = metric ? dmon_used_columns_ : dmon_unused_columns_;
-      if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(std::move(label));
-    }
-  }
+  void OnStrayLine(const formats::StrayLine& s) override { builder_.SkipStrayLine(s); }
 
-  // One dmon row: a GPU's (or a MIG instance's) values at one interval. A new
-  // interval starts where an entity repeats.
-  void OnRow(const formats::DmonRow& r) override {
-    if (error_) return;
-    ++recording_.samples_read;
-    if (r.kind != formats::DmonEntityKind::kGpu && r.kind != formats::DmonEntityKind::kGpuInstance) {
-      ++dmon_other_rows_;
-      if (dmon_other_first_.empty()) dmon_other_first_ = fmt::format("{} (line {})", ForNote(r.entity), r.line);
-      return;
-    }
-    const bool instance = r.kind == formats::DmonEntityKind::kGpuInstance;
-    std::string key = instance ? fmt::format("GPU-I {}", r.id) : fmt::format("gpu{}", r.id);
-    if (!dmon_in_interval_.insert(key).second) {
-      dmon_in_interval_.clear();
-      dmon_in_interval_.insert(key);
-      ++scrape_;
-    }
-    GpuIdentity identity;
-    identity.key = key;
-    if (instance) {
-      identity.mig_instance = std::string(r.id);
-    } else {
-      identity.gpu_index = std::string(r.id);
-    }
-    GpuPoints& gpu = GpuAt(std::move(identity), {});
-    const double time = static_cast<double>(scrape_) * dmon_interval_s_;
-    for (std::size_t i = 0; i < r.values.size() && i < dmon_fields_.size(); ++i) {
-      if (!dmon_fields_[i]) continue;
-      if (!r.values[i]) {
-        ++recording_.blank_values;
-        continue;
-      }
-      const KnownMetric& metric = *dmon_fields_[i];
-      const std::string name(DcgmExporterNameFor(metric.field) ? DcgmExporterNameFor(metric.field)->name : "");
-      if (*r.values[i] >= kDcgmBlankThreshold) {
-        ++recording_.blank_values;
-        continue;
-      }
-      const std::optional<double> value = Scaled(name, *r.values[i], r.line, metric);
-      if (!value) return;
-      gpu.points.push_back(Point{time, metric.field, *value, r.line});
-      ++recording_.samples_used;
-    }
-  }
-
-  void OnStrayLine(const formats::DmonStrayLine& s) override {
-    if (options_.strict_values) {
-      return Fail(s.line, fmt::format("not a line of a dcgmi dmon table: '{}'", ForNote(s.text)));
-    }
-    OnStrayLine(formats::StrayLine{s.text, s.line});
-  }
-
-  // Before the rows: the interval between them, from the dmon command line in
-  // the file or dmon's default.
-  void StartDmon(std::optional<double> delay_ms, std::size_t delay_line) {
-    dmon_ = true;
-    dmon_interval_s_ = delay_ms.value_or(kDmonDefaultDelayMs) / 1000;
-    dmon_delay_line_ = delay_ms ? delay_line : 0;
-  }
-
-  // Before the rows of another table (counter_texts.h): read through the
-  // dmon rows' path, `interval_s` apart, its tensor values percent or not.
-  void StartTable(const CounterTextFormat& format, bool tensor_percent) {
-    StartDmon(format.row_interval_s * 1000, 0);
-    table_format_ = &format;
-    if (tensor_percent) unit_scale_[std::string(TensorMetricName())] = ValueScale::kPercent;
-  }
-
-  // The notes that say what was read, first in the recording's notes.
-  void AddFormatNote(std::string note) { format_notes_.push_back(std::move(note)); }
-
-  // The model of the GPU `key`, named on `line` of the text (by `where`),
-  // where its labels named none. One note per model.
-  void NameModel(const std::string& key, const std::string& model, std::size_t line, std::string_view where) {
-    auto it = index_.find(key);
-    if (it == index_.end() || model.empty() || !gpus_[it->second].identity.model.empty()) return;
-    gpus_[it->second].identity.model = model;
-    const std::string note = fmt::format("{}: GPU model '{}' from line {} ({})", source_name_, ForNote(model), line,
-                                         where);
-    if (std::find(model_notes_.begin(), model_notes_.end(), note) == model_notes_.end()) model_notes_.push_back(note);
-  }
-
-  // A model the text names anywhere (formats/nvidia_smi.h), for the GPUs
-  // whose data named none: when the text names exactly one, else a note.
-  void ApplyModelMentions(const std::vector<formats::GpuModelMention>& mentions) {
-    const bool unnamed = std::any_of(gpus_.begin(), gpus_.end(),
-                                     [](const GpuPoints& g) { return g.identity.model.empty(); });
-    if (!unnamed || mentions.empty()) return;
-    std::vector<const formats::GpuModelMention*> distinct;
-    const formats::GpuModelMention* cut = nullptr;
-    for (const auto& m : mentions) {
-      if (m.truncated) {
-        if (cut == nullptr) cut = &m;
-        continue;
-      }
-      const auto same = [&m](const formats::GpuModelMention* d) { return d->model == m.model; };
-      if (std::none_of(distinct.begin(), distinct.end(), same)) distinct.push_back(&m);
-    }
-    if (distinct.size() == 1) {
-      for (auto& gpu : gpus_) NameModel(gpu.identity.key, distinct[0]->model, distinct[0]->line, distinct[0]->where);
-    } else if (distinct.size() > 1) {
-      std::string named;
-      for (const auto* m : distinct) {
-        named += fmt::format("{}'{}' on line {}", named.empty() ? "" : ", ", ForNote(m->model), m->line);
-      }
-      model_notes_.push_back(fmt::format(
-          "{}: the text names {} different GPU models ({}) and its data do not say which GPU is which: no model "
-          "taken from the text; pass --gpu-model",
-          source_name_, distinct.size(), named));
-    } else if (cut != nullptr) {
-      model_notes_.push_back(
-          fmt::format("{}:{}: GPU model '{}' ({}) is cut short, so it names no model ofu can look up: pass --gpu-model",
-                      source_name_, cut->line, ForNote(cut->model), cut->where));
-    }
-  }
-
-  // A line that cannot be a sample: named in a note (the first few), never read.
-  void OnStrayLine(const formats::StrayLine& s) override {
-    ++recording_.stray_lines;
-    if (stray_notes_.size() < kMaxStrayLineNotes) {
-      stray_notes_.push_back(fmt::format("{}:{}: skipped a line that cannot be a sample: '{}'", source_name_, s.line,
-                                         ForNote(s.text)));
-    } else {
-      if (more_stray_first_line_ == 0) more_stray_first_line_ = s.line;
-      ++more_stray_lines_;
-    }
-  }
-
+  // The recording of a text of `lines` lines, after its last sample.
   Result<Recording> Finish(std::size_t lines) {
-    if (error_) return *error_;
-    recording_.notes = std::move(stray_notes_);
-    if (more_stray_lines_ > 0) {
-      recording_.notes.push_back(fmt::format(
-          "{}: {} more line{} that cannot be a sample skipped, the first on line {} (--strict refuses them)",
-          source_name_, more_stray_lines_, more_stray_lines_ == 1 ? "" : "s", more_stray_first_line_));
-    }
-    for (const auto& family : non_numeric_) recording_.notes.push_back(NoteFor(family));
-    if (dmon_ && table_format_ == nullptr) {
-      std::vector<std::string> dmon = DmonNotes();
-      recording_.notes.insert(recording_.notes.begin(), dmon.begin(), dmon.end());
-    }
-    recording_.notes.insert(recording_.notes.begin(), format_notes_.begin(), format_notes_.end());
-    recording_.notes.insert(recording_.notes.end(), model_notes_.begin(), model_notes_.end());
+    for (const auto& family : non_numeric_) builder_.AddValueNote(NoteFor(family));
     AddUnusedGpuNotes();
-    recording_.lines = lines;
-    recording_.timestamps_assumed = timing_ == Timing::kUnstamped || dmon_;
-    recording_.dcgmi_dmon = dmon_ && table_format_ == nullptr;
-    if (dmon_) {
-      recording_.assumed_interval_s = dmon_interval_s_;
-      recording_.scrapes = gpus_.empty() ? 0 : scrape_ + 1;
-    } else if (recording_.timestamps_assumed) {
-      recording_.assumed_interval_s = options_.untimestamped_interval_s;
-      recording_.scrapes = scrape_ + 1;
+    if (timing_ == Timing::kUnstamped) {
+      Recording& recording = builder_.recording();
+      recording.timestamps_assumed = true;
+      recording.assumed_interval_s = builder_.options().untimestamped_interval_s;
+      recording.scrapes = scrape_ + 1;
     }
-    LendParentReadings();
-    for (auto& gpu : gpus_) {
-      OFU_ASSIGN_OR_RETURN(auto samples, Assemble(gpu.points));
-      recording_.gpus.push_back(GpuRecording{std::move(gpu.identity), std::move(samples)});
-    }
-    return std::move(recording_);
+    return builder_.Finish(lines);
   }
 
  private:
@@ -330,6 +154,16 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     std::string key;
     std::string described;              // "gpu 0, NVIDIA A100-SXM4-80GB, MIG 1g.10gb"
     std::vector<std::string> families;  // in order of first sample
+  };
+
+  // The samples of one family whose values were not numbers.
+  struct NonNumericFamily {
+    std::string family;
+    std::size_t first_line;
+    std::string first_text;  // as ForNote shows it
+    bool out_of_range;
+    std::optional<CounterField> field;  // absent: a family ofu does not use
+    std::size_t count;
   };
 
   void NoteUnusedFamily(std::string_view name, std::span<const formats::Label> labels) {
@@ -354,88 +188,45 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
   // families it has and which it lacks.
   void AddUnusedGpuNotes() {
     for (const UnusedGpu& gpu : unused_) {
-      if (index_.count(gpu.key) > 0) continue;  // it has counters ofu reads
+      if (builder_.HasGpu(gpu.key)) continue;  // it has counters ofu reads
       std::string families;
       constexpr std::size_t kShown = 6;
       for (std::size_t i = 0; i < gpu.families.size() && i < kShown; ++i) {
         families += (i == 0 ? "" : ", ") + gpu.families[i];
       }
       if (gpu.families.size() > kShown) families += fmt::format(" and {} more", gpu.families.size() - kShown);
-      recording_.notes.push_back(fmt::format(
+      builder_.AddGpuNote(fmt::format(
           "{}: GPU {}: no counter ofu uses, so no OFU: it has only {}; OFU needs tensor activity "
           "(DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, DCGM field 1004) and the SM clock (DCGM_FI_DEV_SM_CLOCK, field 100)",
-          source_name_, gpu.described, families));
+          builder_.source_name(), gpu.described, families));
     }
   }
 
-  std::vector<std::string> DmonNotes() const {
-    std::vector<std::string> notes;
-    const auto join = [](const std::vector<std::string>& list) {
-      std::string out;
-      for (const auto& item : list) out += (out.empty() ? "" : ", ") + item;
-      return out.empty() ? std::string("none") : out;
-    };
-    const std::string interval =
-        dmon_delay_line_ > 0
-            ? fmt::format("{} s apart, from the -d of the dmon command on line {}", dmon_interval_s_, dmon_delay_line_)
-            : fmt::format(
-                  "taken to be {} s apart: dmon's default -d 1000 ms (the file has no dmon command line to say; "
-                  "if it ran with -d, the times are off by that factor)",
-                  dmon_interval_s_);
-    notes.push_back(
-        fmt::format("{}: a `dcgmi dmon` table, not a dcgm-exporter scrape: {} entities over {} intervals, rows {}; "
-                    "columns read: {}; columns ofu does not use: {}",
-                    source_name_, gpus_.size(), gpus_.empty() ? 0 : scrape_ + 1, interval, join(dmon_used_columns_),
-                    join(dmon_unused_columns_)));
-    const bool tensor = std::any_of(dmon_used_columns_.begin(), dmon_used_columns_.end(),
-                                    [](const std::string& c) { return c.starts_with("TENSO"); });
-    const bool clock = std::any_of(dmon_used_columns_.begin(), dmon_used_columns_.end(),
-                                   [](const std::string& c) { return c.starts_with("SMCLK"); });
-    if (!tensor || !clock) {
-      notes.push_back(fmt::format(
-          "{}: OFU needs dmon's TENSO and SMCLK columns ({}missing): run `dcgmi dmon -e 1004,100 -d 1000 > dmon.txt` "
-          "(add 155 for power), or scrape dcgm-exporter (`curl -s localhost:9400/metrics`) with the counters "
-          "file lines below",
-          source_name_, !tensor && !clock ? "both " : (!tensor ? "TENSO " : "SMCLK ")));
-    }
-    if (dmon_other_rows_ > 0) {
-      notes.push_back(fmt::format("{}: {} rows of entities other than GPUs and GPU instances skipped, the first {}",
-                                  source_name_, dmon_other_rows_, dmon_other_first_));
-    }
-    return notes;
+  std::string NoteFor(const NonNumericFamily& f) const {
+    const bool one = f.count == 1;
+    std::string note = fmt::format("{}:{}: {}: value '{}' {}; {} such sample{} skipped", builder_.source_name(),
+                                   f.first_line, f.family, f.first_text,
+                                   f.out_of_range ? "is out of range" : "is not a number", f.count, one ? "" : "s");
+    if (!f.field) return note + " (family not used by ofu)";
+    const std::string_view described = builder_.fields()[*f.field].description;
+    if (one) return note + fmt::format(", so that GPU's {} is absent at that instant", described);
+    return note + fmt::format(", so those GPUs' {} is absent at those instants", described);
   }
-
-  // The samples of one family whose values were not numbers.
-  struct NonNumericFamily {
-    std::string family;
-    std::size_t first_line;
-    std::string first_text;  // as ForNote shows it
-    bool out_of_range;
-    std::optional<CounterField> field;  // absent: a family ofu does not use
-    std::size_t count;
-  };
 
   // The counter a metric carries: a dcgm-exporter name ofu knows, or the
   // metric of a row added to the table (an activity in 0..1, a reading as is).
   std::optional<KnownMetric> Lookup(std::string_view name) const {
     if (std::optional<KnownMetric> known = LookupDcgmExporterMetric(name)) return known;
-    const CounterFieldInfo* row = fields_.AddedForMetric(name);
+    const CounterFieldInfo* row = builder_.fields().AddedForMetric(name);
     if (row == nullptr) return std::nullopt;
     return KnownMetric{row->field, row->is_activity ? ValueScale::kRatio : ValueScale::kAbsolute, row->dcgm_field_id};
   }
 
-  bool IsActivity(CounterField field) const { return fields_[field].is_activity; }
-  std::string_view DescribeField(CounterField field) const { return fields_[field].description; }
-
-  void Fail(std::size_t line, const std::string& what) {
-    if (error_) return;  // the first error is the one reported
-    error_ = Error::MalformedInput("{}:{}: {}", source_name_, line, what);
-  }
-
   void ReadRecordingInfo(std::span<const formats::Label> labels) {
+    Recording& recording = builder_.recording();
     const std::string_view synthetic = FirstLabel(labels, {"synthetic"});
-    if (!synthetic.empty()) recording_.synthetic = synthetic == "true";
-    recording_.description = std::string(FirstLabel(labels, {"description"}));
+    if (!synthetic.empty()) recording.synthetic = synthetic == "true";
+    recording.description = std::string(FirstLabel(labels, {"description"}));
   }
 
   // One ofu_recording_phase_info sample. Its labels are its content, so a
@@ -446,18 +237,18 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     phase.kind = std::string(FirstLabel(labels, {"kind"}));
     phase.precision = std::string(FirstLabel(labels, {"precision"}));
     phase.line = line;
-    if (phase.name.empty()) return Fail(line, "ofu_recording_phase_info has no phase label");
+    if (phase.name.empty()) return builder_.Fail(line, "ofu_recording_phase_info has no phase label");
     const std::optional<double> start = LabelNumber(labels, "start", line, phase.name, /*required=*/true);
     const std::optional<double> end = LabelNumber(labels, "end", line, phase.name, /*required=*/true);
     phase.mfu = LabelNumber(labels, "mfu", line, phase.name, /*required=*/false);
     phase.peak_tflops = LabelNumber(labels, "peak_tflops", line, phase.name, /*required=*/false);
-    if (error_) return;
+    if (builder_.failed()) return;
     if (!(*end > *start)) {
-      return Fail(line, fmt::format("phase {}: end {} is not after start {}", phase.name, *end, *start));
+      return builder_.Fail(line, fmt::format("phase {}: end {} is not after start {}", phase.name, *end, *start));
     }
     phase.start_s = *start;
     phase.end_s = *end;
-    recording_.phases.push_back(std::move(phase));
+    builder_.recording().phases.push_back(std::move(phase));
   }
 
   // A phase label that must be a finite number >= 0: absent when the label
@@ -466,51 +257,16 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
                                     const std::string& phase, bool required) {
     const std::string_view text = FirstLabel(labels, {name});
     if (text.empty()) {
-      if (required) Fail(line, fmt::format("phase {} has no {} label", phase, name));
+      if (required) builder_.Fail(line, fmt::format("phase {} has no {} label", phase, name));
       return std::nullopt;
     }
     double value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value < 0) {
-      Fail(line, fmt::format("phase {}: {}=\"{}\" is not a finite number >= 0", phase, name, ForNote(text)));
+      builder_.Fail(line, fmt::format("phase {}: {}=\"{}\" is not a finite number >= 0", phase, name, ForNote(text)));
       return std::nullopt;
     }
     return value;
-  }
-
-  // A value's text as a note shows it: printable ASCII and valid UTF-8
-  // characters as they are, control bytes and bytes that are not UTF-8 as
-  // \xNN, cut after 64 bytes (never inside a character), so a note stays
-  // one readable line whatever the input held.
-  static std::string ForNote(std::string_view text) {
-    constexpr std::size_t kMaxShown = 64;
-    std::string out;
-    std::size_t i = 0;
-    while (i < text.size() && i < kMaxShown) {
-      const auto byte = static_cast<unsigned char>(text[i]);
-      const std::size_t length = byte >= 0x80 ? formats::Utf8CharLength(text, i) : 0;
-      if (byte >= 0x20 && byte < 0x7F) {
-        out += text[i++];
-      } else if (length > 0) {
-        out.append(text.substr(i, length));
-        i += length;
-      } else {
-        fmt::format_to(std::back_inserter(out), "\\x{:02x}", byte);
-        ++i;
-      }
-    }
-    if (i < text.size()) out += "...";
-    return out;
-  }
-
-  std::string NoteFor(const NonNumericFamily& f) const {
-    const bool one = f.count == 1;
-    std::string note = fmt::format("{}:{}: {}: value '{}' {}; {} such sample{} skipped", source_name_, f.first_line,
-                                   f.family, f.first_text, f.out_of_range ? "is out of range" : "is not a number",
-                                   f.count, one ? "" : "s");
-    if (!f.field) return note + " (family not used by ofu)";
-    if (one) return note + fmt::format(", so that GPU's {} is absent at that instant", DescribeField(*f.field));
-    return note + fmt::format(", so those GPUs' {} is absent at those instants", DescribeField(*f.field));
   }
 
   // The sample's time: its own timestamp, or for a file without any, the
@@ -519,18 +275,18 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     const Timing timing = s.timestamp_s ? Timing::kStamped : Timing::kUnstamped;
     if (timing_ == Timing::kUnknown) timing_ = timing;
     if (timing != timing_) {
-      Fail(s.line, timing_ == Timing::kStamped ? "sample has no timestamp, but earlier samples have one"
-                                               : "sample has a timestamp, but earlier samples have none");
+      builder_.Fail(s.line, timing_ == Timing::kStamped ? "sample has no timestamp, but earlier samples have one"
+                                                        : "sample has a timestamp, but earlier samples have none");
       return std::nullopt;
     }
     if (s.timestamp_s) {
       if (!(*s.timestamp_s >= 0 && *s.timestamp_s < kLatestTimestampS)) {
-        Fail(s.line, fmt::format("timestamp {} s is outside the years 1970 to 5138", *s.timestamp_s));
+        builder_.Fail(s.line, fmt::format("timestamp {} s is outside the years 1970 to 5138", *s.timestamp_s));
         return std::nullopt;
       }
       return *s.timestamp_s;
     }
-    return static_cast<double>(ScrapeOf(s.name, s.labels)) * options_.untimestamped_interval_s;
+    return static_cast<double>(ScrapeOf(s.name, s.labels)) * builder_.options().untimestamped_interval_s;
   }
 
   // In a file without timestamps, the index of the scrape a series belongs
@@ -553,23 +309,13 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
                           FirstLabel(labels, {"gpu"}), FirstLabel(labels, {"GPU_I_ID"}));
   }
 
-  // The GPU of `identity.key`, added (with that identity) the first time.
-  GpuPoints& GpuAt(GpuIdentity identity, std::string parent) {
-    auto [it, inserted] = index_.emplace(identity.key, gpus_.size());
-    if (inserted) {
-      GpuPoints gpu;
-      gpu.identity = std::move(identity);
-      gpu.parent_key = std::move(parent);
-      gpus_.push_back(std::move(gpu));
-    }
-    return gpus_[it->second];
-  }
-
-  GpuPoints* GpuFor(std::string_view name, std::span<const formats::Label> labels, std::size_t line) {
+  // The builder's GPU of a sample of `name`, its identity completed from the
+  // labels; absent, after a Fail, when the labels name no GPU.
+  std::optional<std::size_t> GpuFor(std::string_view name, std::span<const formats::Label> labels, std::size_t line) {
     auto [key, parent] = KeyOf(labels);
     if (key.empty()) {
-      Fail(line, fmt::format("{} has neither a UUID/uuid nor a gpu label: cannot tell which GPU it is", name));
-      return nullptr;
+      builder_.Fail(line, fmt::format("{} has neither a UUID/uuid nor a gpu label: cannot tell which GPU it is", name));
+      return std::nullopt;
     }
     GpuIdentity identity;
     identity.key = std::move(key);
@@ -577,116 +323,181 @@ class RecordingBuilder final : public formats::TextVisitor, public formats::Dmon
     identity.hostname = std::string(FirstLabel(labels, {"Hostname", "hostname"}));
     identity.gpu_index = std::string(FirstLabel(labels, {"gpu"}));
     identity.mig_instance = std::string(FirstLabel(labels, {"GPU_I_ID"}));
-    GpuPoints& gpu = GpuAt(std::move(identity), std::move(parent));
+    const std::size_t gpu = builder_.GpuAt(std::move(identity), std::move(parent));
     // Not every metric carries every label (modelName was added later).
-    if (gpu.identity.model.empty()) gpu.identity.model = std::string(FirstLabel(labels, {"modelName"}));
-    if (gpu.identity.pci_bus_id.empty()) gpu.identity.pci_bus_id = std::string(FirstLabel(labels, {"pci_bus_id"}));
-    if (gpu.identity.mig_profile.empty()) gpu.identity.mig_profile = std::string(FirstLabel(labels, {"GPU_I_PROFILE"}));
-    return &gpu;
+    GpuIdentity& known = builder_.identity(gpu);
+    if (known.model.empty()) known.model = std::string(FirstLabel(labels, {"modelName"}));
+    if (known.pci_bus_id.empty()) known.pci_bus_id = std::string(FirstLabel(labels, {"pci_bus_id"}));
+    if (known.mig_profile.empty()) known.mig_profile = std::string(FirstLabel(labels, {"GPU_I_PROFILE"}));
+    return gpu;
   }
 
-  // The value in ofu's units (activities as 0..1), or an error for a value
-  // the metric cannot hold.
-  std::optional<double> Scaled(std::string_view name, double v, std::size_t line, const KnownMetric& metric) {
-    if (!IsActivity(metric.field)) {
-      if (!(v >= 0) || std::isinf(v)) {
-        Fail(line, fmt::format("{} value {} is not a valid {}", name, v, DescribeField(metric.field)));
-        return std::nullopt;
-      }
-      return v;
-    }
-    ValueScale scale = metric.scale;
-    if (auto it = unit_scale_.find(std::string(name)); it != unit_scale_.end()) scale = it->second;
-    if (options_.activity_scale) scale = *options_.activity_scale;
-    // Counters are noisy at the top end; a little over full scale is real data.
-    const double full = scale == ValueScale::kPercent ? 100.0 : 1.0;
-    if (!(v >= 0) || v > full * 1.05) {
-      Fail(line, fmt::format("{} value {} is outside 0..{} for a {} metric{}", name, v, full,
-                             scale == ValueScale::kPercent ? "percent" : "ratio",
-                             scale == ValueScale::kRatio && v > 1 && v <= 105
-                                 ? "; if this file holds percent, pass --activity-scale percent"
-                                 : ""));
-      return std::nullopt;
-    }
-    return v / full;
-  }
-
-  // A MIG instance's clock, power and clock reasons are the chip's: where the
-  // data give them only for the whole GPU, the instance uses those.
-  void LendParentReadings() {
-    for (auto& gpu : gpus_) {
-      if (gpu.parent_key.empty()) continue;
-      auto parent = index_.find(gpu.parent_key);
-      if (parent == index_.end()) continue;
-      for (CounterField field : {CounterField::kSmClockMhz, CounterField::kMaxSmClockMhz, CounterField::kPowerW,
-                                 CounterField::kClockEventReasons}) {
-        const auto has = [field](const Point& p) { return p.field == field; };
-        if (std::any_of(gpu.points.begin(), gpu.points.end(), has)) continue;
-        const auto& from = gpus_[parent->second].points;
-        std::copy_if(from.begin(), from.end(), std::back_inserter(gpu.points), has);
-      }
-    }
-  }
-
-  Result<std::vector<CounterSample>> Assemble(std::vector<Point>& points) {
-    std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
-      return a.time_s != b.time_s ? a.time_s < b.time_s : a.field < b.field;
-    });
-    std::vector<CounterSample> samples;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      const Point& p = points[i];
-      if (i > 0 && points[i - 1].time_s == p.time_s && points[i - 1].field == p.field) {
-        return Error::MalformedInput("{}:{}: a second {} value for the same GPU at the same instant (first on line {})",
-                                     source_name_, std::max(p.line, points[i - 1].line), DescribeField(p.field),
-                                     std::min(p.line, points[i - 1].line));
-      }
-      if (samples.empty() || samples.back().time_s != p.time_s) {
-        samples.emplace_back();
-        samples.back().time_s = p.time_s;
-      }
-      fields_[p.field].Set(samples.back(), p.value);
-    }
-    return samples;
-  }
-
-  std::string source_name_;
-  RecordingOptions options_;
-  const CounterFieldTable& fields_;
-  Recording recording_;
-  std::optional<Error> error_;
-  std::vector<GpuPoints> gpus_;
-  std::unordered_map<std::string, std::size_t> index_;
-  std::unordered_map<std::string, ValueScale> unit_scale_;
+  RecordingBuilder& builder_;
   Timing timing_ = Timing::kUnknown;
   std::unordered_set<std::string> series_in_scrape_;
   std::size_t scrape_ = 0;
-  std::vector<std::string> stray_notes_;  // the first kMaxStrayLineNotes, in line order
-  std::size_t more_stray_lines_ = 0;      // past those
-  std::size_t more_stray_first_line_ = 0;
   std::vector<NonNumericFamily> non_numeric_;  // in order of first line
   std::unordered_map<std::string, std::size_t> non_numeric_index_;
   std::vector<UnusedGpu> unused_;  // in order of first sample
   std::unordered_map<std::string, std::size_t> unused_index_;
-  // A dcgmi dmon table (formats/dcgmi_dmon.h) instead of Prometheus text.
-  bool dmon_ = false;
-  const CounterTextFormat* table_format_ = nullptr;  // a table other than dmon's, read through its path
-  std::vector<std::string> format_notes_;
-  std::vector<std::string> model_notes_;
-  double dmon_interval_s_ = kDmonDefaultDelayMs / 1000;
-  std::size_t dmon_delay_line_ = 0;                      // 0: the default delay
-  std::vector<std::optional<KnownMetric>> dmon_fields_;  // per column of the current header
-  std::vector<std::string> dmon_used_columns_;           // "TENSO (1004)"
-  std::vector<std::string> dmon_unused_columns_;
-  std::unordered_set<std::string> dmon_in_interval_;
-  std::size_t dmon_other_rows_ = 0;
-  std::string dmon_other_first_;
 };
 
-// One GPU's values of a table, handed to the builder as a dmon row of the
+// A dcgmi dmon table (formats/dcgmi_dmon.h), and the other counter tables
+// (counter_texts.h) handed over as dmon rows: columns to counters, rows to
+// GPUs, a new interval wherever a GPU repeats, and notes on what the table
+// has. The readings go to the builder.
+class DmonReader final : public formats::DmonVisitor {
+ public:
+  explicit DmonReader(RecordingBuilder& builder) : builder_(builder) {}
+
+  // Before the rows: the interval between them, from the dmon command line in
+  // the file or dmon's default.
+  void StartDmon(std::optional<double> delay_ms, std::size_t delay_line) {
+    interval_s_ = delay_ms.value_or(kDmonDefaultDelayMs) / 1000;
+    delay_line_ = delay_ms ? delay_line : 0;
+  }
+
+  // Before the rows of another table (counter_texts.h): read through the
+  // dmon rows' path, `interval_s` apart, its tensor values percent or not.
+  void StartTable(const CounterTextFormat& format, bool tensor_percent) {
+    StartDmon(format.row_interval_s * 1000, 0);
+    table_format_ = &format;
+    if (tensor_percent) builder_.SetUnitScale(TensorMetricName(), ValueScale::kPercent);
+  }
+
+  // A dmon header: which counter each column is.
+  void OnHeader(const formats::DmonHeader& h) override {
+    fields_.clear();
+    for (std::string_view column : h.columns) {
+      const std::optional<int> field = DcgmFieldOfDmonColumn(column);
+      const std::optional<KnownMetric> metric = field ? LookupDcgmField(*field) : std::nullopt;
+      fields_.push_back(metric);
+      std::string label = field ? fmt::format("{} ({})", column, *field) : ForNote(column);
+      auto& list = metric ? used_columns_ : unused_columns_;
+      if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(std::move(label));
+    }
+  }
+
+  // One dmon row: a GPU's (or a MIG instance's) values at one interval. A new
+  // interval starts where an entity repeats.
+  void OnRow(const formats::DmonRow& r) override {
+    if (builder_.failed()) return;
+    Recording& recording = builder_.recording();
+    ++recording.samples_read;
+    if (r.kind != formats::DmonEntityKind::kGpu && r.kind != formats::DmonEntityKind::kGpuInstance) {
+      ++other_rows_;
+      if (other_first_.empty()) other_first_ = fmt::format("{} (line {})", ForNote(r.entity), r.line);
+      return;
+    }
+    const bool instance = r.kind == formats::DmonEntityKind::kGpuInstance;
+    std::string key = instance ? fmt::format("GPU-I {}", r.id) : fmt::format("gpu{}", r.id);
+    if (!in_interval_.insert(key).second) {
+      in_interval_.clear();
+      in_interval_.insert(key);
+      ++interval_;
+    }
+    GpuIdentity identity;
+    identity.key = key;
+    if (instance) {
+      identity.mig_instance = std::string(r.id);
+    } else {
+      identity.gpu_index = std::string(r.id);
+    }
+    const std::size_t gpu = builder_.GpuAt(std::move(identity), {});
+    const double time = static_cast<double>(interval_) * interval_s_;
+    for (std::size_t i = 0; i < r.values.size() && i < fields_.size(); ++i) {
+      if (!fields_[i]) continue;
+      if (!r.values[i]) {
+        ++recording.blank_values;
+        continue;
+      }
+      const KnownMetric& metric = *fields_[i];
+      const std::string name(DcgmExporterNameFor(metric.field) ? DcgmExporterNameFor(metric.field)->name : "");
+      if (*r.values[i] >= kDcgmBlankThreshold) {
+        ++recording.blank_values;
+        continue;
+      }
+      const std::optional<double> value = builder_.Scaled(name, *r.values[i], r.line, metric);
+      if (!value) return;
+      builder_.AddReading(gpu, time, metric.field, *value, r.line);
+    }
+  }
+
+  void OnStrayLine(const formats::DmonStrayLine& s) override {
+    if (builder_.options().strict_values) {
+      return builder_.Fail(s.line, fmt::format("not a line of a dcgmi dmon table: '{}'", ForNote(s.text)));
+    }
+    builder_.SkipStrayLine(formats::StrayLine{s.text, s.line});
+  }
+
+  // The recording of a table of `lines` lines, after its last row.
+  Result<Recording> Finish(std::size_t lines) {
+    Recording& recording = builder_.recording();
+    recording.timestamps_assumed = true;
+    recording.dcgmi_dmon = table_format_ == nullptr;
+    recording.assumed_interval_s = interval_s_;
+    recording.scrapes = builder_.gpu_count() == 0 ? 0 : interval_ + 1;
+    // Another table's reader says itself what it read.
+    if (table_format_ == nullptr) AddDmonNotes();
+    return builder_.Finish(lines);
+  }
+
+ private:
+  void AddDmonNotes() {
+    const std::string_view source = builder_.source_name();
+    const auto join = [](const std::vector<std::string>& list) {
+      std::string out;
+      for (const auto& item : list) out += (out.empty() ? "" : ", ") + item;
+      return out.empty() ? std::string("none") : out;
+    };
+    const std::string interval =
+        delay_line_ > 0
+            ? fmt::format("{} s apart, from the -d of the dmon command on line {}", interval_s_, delay_line_)
+            : fmt::format(
+                  "taken to be {} s apart: dmon's default -d 1000 ms (the file has no dmon command line to say; "
+                  "if it ran with -d, the times are off by that factor)",
+                  interval_s_);
+    const std::size_t gpus = builder_.gpu_count();
+    builder_.AddFormatNote(
+        fmt::format("{}: a `dcgmi dmon` table, not a dcgm-exporter scrape: {} entities over {} intervals, rows {}; "
+                    "columns read: {}; columns ofu does not use: {}",
+                    source, gpus, gpus == 0 ? 0 : interval_ + 1, interval, join(used_columns_), join(unused_columns_)));
+    const bool tensor = std::any_of(used_columns_.begin(), used_columns_.end(),
+                                    [](const std::string& c) { return c.starts_with("TENSO"); });
+    const bool clock = std::any_of(used_columns_.begin(), used_columns_.end(),
+                                   [](const std::string& c) { return c.starts_with("SMCLK"); });
+    if (!tensor || !clock) {
+      builder_.AddFormatNote(fmt::format(
+          "{}: OFU needs dmon's TENSO and SMCLK columns ({}missing): run `dcgmi dmon -e 1004,100 -d 1000 > dmon.txt` "
+          "(add 155 for power), or scrape dcgm-exporter (`curl -s localhost:9400/metrics`) with the counters "
+          "file lines below",
+          source, !tensor && !clock ? "both " : (!tensor ? "TENSO " : "SMCLK ")));
+    }
+    if (other_rows_ > 0) {
+      builder_.AddFormatNote(
+          fmt::format("{}: {} rows of entities other than GPUs and GPU instances skipped, the first {}", source,
+                      other_rows_, other_first_));
+    }
+  }
+
+  RecordingBuilder& builder_;
+  const CounterTextFormat* table_format_ = nullptr;  // another table than dmon's, read through its path
+  double interval_s_ = kDmonDefaultDelayMs / 1000;
+  std::size_t delay_line_ = 0;                      // 0: the default delay
+  std::size_t interval_ = 0;                        // of the row being read
+  std::unordered_set<std::string> in_interval_;     // the entities of that interval so far
+  std::vector<std::optional<KnownMetric>> fields_;  // per column of the current header
+  std::vector<std::string> used_columns_;           // "TENSO (1004)"
+  std::vector<std::string> unused_columns_;
+  std::size_t other_rows_ = 0;
+  std::string other_first_;
+};
+
+// One GPU's values of a table, handed to the reader as a dmon row of the
 // columns `header` names ("TENSO", "SMCLK"; the ones the table has).
-void TableRow(RecordingBuilder& builder, const std::string& id, std::span<const std::optional<double>> values,
+void TableRow(DmonReader& reader, const std::string& id, std::span<const std::optional<double>> values,
               std::size_t line) {
-  builder.OnRow(formats::DmonRow{formats::DmonEntityKind::kGpu, id, id, values, line});
+  reader.OnRow(formats::DmonRow{formats::DmonEntityKind::kGpu, id, id, values, line});
 }
 
 std::string Join(const std::vector<std::string>& items) {
@@ -708,24 +519,24 @@ std::string NoTensorNote(std::string_view source, const CounterTextFormat& forma
 }
 
 // nvidia-smi dmon, --query-gpu CSV and tables with named columns (formats/counter_table.h).
-Status ReadTable(std::string_view text, std::string_view source, const CounterTextFormat& format,
+Status ReadTable(std::string_view text, std::string_view source, const CounterTextFormat& format, DmonReader& reader,
                  RecordingBuilder& builder) {
   OFU_ASSIGN_OR_RETURN(const formats::CounterTable table, formats::ReadCounterTable(text, source));
-  for (const auto& stray : table.stray) builder.OnStrayLine(formats::StrayLine{stray.text, stray.line});
+  for (const auto& stray : table.stray) builder.SkipStrayLine(formats::StrayLine{stray.text, stray.line});
   const bool tensor = table.Has(formats::TableColumn::kTensor);
   const bool clock = table.Has(formats::TableColumn::kSmClock);
-  builder.StartTable(format, table.tensor_percent);
+  reader.StartTable(format, table.tensor_percent);
   std::vector<std::string_view> columns;
   if (tensor) columns.push_back("TENSO");
   if (clock) columns.push_back("SMCLK");
-  builder.OnHeader(formats::DmonHeader{columns, table.header_line});
+  reader.OnHeader(formats::DmonHeader{columns, table.header_line});
   std::vector<std::optional<double>> values;
   for (const formats::CounterTableRow& row : table.rows) {
     values.clear();
     if (tensor) values.push_back(row.tensor);
     if (clock) values.push_back(row.sm_clock_mhz);
     const std::string id = row.gpu.value_or("0");
-    TableRow(builder, id, values, row.line);
+    TableRow(reader, id, values, row.line);
     builder.NameModel("gpu" + id, row.name, row.line, format.name);
   }
   std::vector<std::string> read, unused;
@@ -762,23 +573,23 @@ Status ReadTable(std::string_view text, std::string_view source, const CounterTe
 }
 
 // nvidia-smi -q and the nvidia-smi table (formats/nvidia_smi.h): one reading per GPU.
-void ReadNvidiaSmi(std::string_view text, std::string_view source, const CounterTextFormat& format,
+void ReadNvidiaSmi(std::string_view text, std::string_view source, const CounterTextFormat& format, DmonReader& reader,
                    RecordingBuilder& builder) {
   const formats::NvidiaSmiText smi = format.kind == CounterTextKind::kNvidiaSmiQuery
                                          ? formats::ReadNvidiaSmiQuery(text)
                                          : formats::ReadNvidiaSmiTable(text);
   const bool clock = std::any_of(smi.gpus.begin(), smi.gpus.end(), [](const auto& g) { return g.sm_clock_mhz; });
-  builder.StartTable(format, false);
+  reader.StartTable(format, false);
   std::vector<std::string_view> columns;
   if (clock) columns.push_back("SMCLK");
-  builder.OnHeader(formats::DmonHeader{columns, 1});
+  reader.OnHeader(formats::DmonHeader{columns, 1});
   std::vector<std::string> has;
   for (std::size_t i = 0; i < smi.gpus.size(); ++i) {
     const formats::NvidiaSmiGpu& gpu = smi.gpus[i];
     const std::string id = gpu.index.empty() ? std::to_string(i) : gpu.index;
     std::vector<std::optional<double>> values;
     if (clock) values.push_back(gpu.sm_clock_mhz);
-    TableRow(builder, id, values, gpu.clock_line != 0 ? gpu.clock_line : gpu.line);
+    TableRow(reader, id, values, gpu.clock_line != 0 ? gpu.clock_line : gpu.line);
     builder.NameModel("gpu" + id, gpu.name.ends_with("...") ? "" : gpu.name, gpu.name_line, format.name);
     if (gpu.sm_clock_mhz)
       has.push_back(fmt::format("the SM clock of GPU {} ({:g} MHz, line {})", id, *gpu.sm_clock_mhz, gpu.clock_line));
@@ -793,14 +604,15 @@ void ReadNvidiaSmi(std::string_view text, std::string_view source, const Counter
 
 // A pasted Prometheus query API answer (formats/prometheus_api.h): each
 // series' samples as the exposition's samples of the same name and labels.
-Status ReadApiAnswer(std::string_view text, std::string_view source, RecordingBuilder& builder) {
+Status ReadApiAnswer(std::string_view text, std::string_view source, ExpositionReader& reader,
+                     RecordingBuilder& builder) {
   const formats::PromApiSpan span = formats::FindPrometheusApiJson(text);
   const std::vector<std::string_view> lines = formats::TextLines(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::size_t number = i + 1;
     if (number >= span.first_line && number <= span.last_line) continue;
     const std::string_view trimmed = formats::TrimSpace(lines[i]);
-    if (!trimmed.empty()) builder.OnStrayLine(formats::StrayLine{trimmed, number});
+    if (!trimmed.empty()) builder.SkipStrayLine(formats::StrayLine{trimmed, number});
   }
   OFU_ASSIGN_OR_RETURN(const formats::PromApiAnswer answer,
                        formats::ReadPrometheusApiAnswer(text.substr(span.begin, span.end - span.begin),
@@ -821,8 +633,7 @@ Status ReadApiAnswer(std::string_view text, std::string_view source, RecordingBu
     for (const auto& [key, value] : series.labels) {
       if (key != "__name__") labels.push_back(formats::Label{key, value});
     }
-    for (const auto& [t, v] : series.samples)
-      builder.OnSample(formats::TextSample{name, labels, v, t, span.first_line});
+    for (const auto& [t, v] : series.samples) reader.OnSample(formats::TextSample{name, labels, v, t, span.first_line});
   }
   builder.AddFormatNote(fmt::format("{}: read as a Prometheus query API answer ({}, lines {} to {}): {} series", source,
                                     answer.result_type, span.first_line, span.last_line, answer.series.size()));
@@ -874,14 +685,20 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
     std::string text = std::move(head);
     text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     if (in.bad()) return Error::Io("{}: cannot read", source_name);
+    if (format.kind == CounterTextKind::kPrometheusApiJson) {
+      ExpositionReader reader(builder);
+      OFU_RETURN_IF_ERROR(ReadApiAnswer(text, source_name, reader, builder));
+      builder.ApplyModelMentions(formats::FindGpuModelMentions(text));
+      return reader.Finish(formats::TextLines(text).size());
+    }
+    DmonReader reader(builder);
     switch (format.kind) {
-      case CounterTextKind::kPrometheusApiJson: OFU_RETURN_IF_ERROR(ReadApiAnswer(text, source_name, builder)); break;
       case CounterTextKind::kNvidiaSmiQuery:
-      case CounterTextKind::kNvidiaSmiTable: ReadNvidiaSmi(text, source_name, format, builder); break;
-      default: OFU_RETURN_IF_ERROR(ReadTable(text, source_name, format, builder)); break;
+      case CounterTextKind::kNvidiaSmiTable: ReadNvidiaSmi(text, source_name, format, reader, builder); break;
+      default: OFU_RETURN_IF_ERROR(ReadTable(text, source_name, format, reader, builder)); break;
     }
     builder.ApplyModelMentions(formats::FindGpuModelMentions(text));
-    return builder.Finish(formats::TextLines(text).size());
+    return reader.Finish(formats::TextLines(text).size());
   }
   if (format.kind == CounterTextKind::kDcgmiDmon) {
     std::string text = std::move(head);
@@ -896,10 +713,11 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
     } ignore;
     none = &ignore;
     OFU_ASSIGN_OR_RETURN(const auto first, formats::ReadDcgmiDmon(text, source_name, *none));
-    builder.StartDmon(first.delay_ms, first.delay_line);
-    OFU_ASSIGN_OR_RETURN(const auto stats, formats::ReadDcgmiDmon(text, source_name, builder));
+    DmonReader reader(builder);
+    reader.StartDmon(first.delay_ms, first.delay_line);
+    OFU_ASSIGN_OR_RETURN(const auto stats, formats::ReadDcgmiDmon(text, source_name, reader));
     builder.ApplyModelMentions(formats::FindGpuModelMentions(text));
-    return builder.Finish(stats.lines);
+    return reader.Finish(stats.lines);
   }
   in.clear(in.rdstate() & ~std::ios::failbit & ~std::ios::eofbit);
   std::string head_copy = head;  // model names are looked for in the head
@@ -912,9 +730,10 @@ Result<Recording> ReadRecording(std::istream& in, std::string_view source_name, 
                                                    : formats::NonNumericValues::kReport;
   parse.stray_lines = options.strict_values ? formats::StrayLines::kError : formats::StrayLines::kSkip;
   const std::vector<formats::GpuModelMention> mentions = formats::FindGpuModelMentions(head);
-  OFU_ASSIGN_OR_RETURN(auto stats, formats::ReadPrometheusText(prefixed, source_name, builder, parse));
+  ExpositionReader reader(builder);
+  OFU_ASSIGN_OR_RETURN(auto stats, formats::ReadPrometheusText(prefixed, source_name, reader, parse));
   builder.ApplyModelMentions(mentions);
-  return builder.Finish(stats.lines);
+  return reader.Finish(stats.lines);
 }
 
 Result<Recording> ReadRecordingFile(const std::string& path, const RecordingOptions& options) {
