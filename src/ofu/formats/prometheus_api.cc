@@ -1,6 +1,9 @@
 #include "ofu/formats/prometheus_api.h"
 
 #include <cstdlib>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,29 +16,302 @@ namespace {
 
 using nlohmann::json;
 
-Result<PromSeries> SeriesOf(const json& item, std::string_view source) {
-  PromSeries series;
-  if (!item.is_object() || !item.contains("metric") || !item["metric"].is_object()) {
-    return Error::MalformedInput("{}: a series in the answer has no metric", source);
-  }
-  for (const auto& [name, value] : item["metric"].items()) {
-    if (value.is_string()) series.labels[name] = value.get<std::string>();
-  }
-  const auto add = [&](const json& pair) -> Status {
-    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_string()) {
-      return Error::MalformedInput("{}: a sample is not [time, \"value\"]", source);
+// The answer read as the parser meets it (nlohmann's SAX interface), without
+// a document of the whole answer in memory: a fleet's answer holds 100,000
+// series, and their document was the largest part of a report's heap
+// (docs/BENCHMARKS.md, "The 100,000-GPU month as 10 shards").
+//
+// It keeps what the query API's grammar (prometheus_api.h) names and skips
+// everything else, at any depth. A member given twice counts as its last
+// occurrence, as a document would keep it. The first malformed series is
+// remembered and returned only for a success with a vector or a matrix,
+// after the checks of the answer as a whole, in the order a reader of the
+// document would meet them.
+class AnswerReader {
+ public:
+  explicit AnswerReader(std::string_view source) : source_(source) {}
+
+  // The answer once the text is parsed (sax_parse returned true).
+  Result<PromApiAnswer> Finish() {
+    if (!top_is_object_) return Error::MalformedInput("{}", NotPrometheusApiJson(source_));
+    if (answer_.status != "success") {
+      PromApiAnswer failed;
+      failed.status = std::move(answer_.status);
+      failed.error_type = error_type_.value_or("error");
+      failed.error = error_.value_or("(no message)");
+      return failed;
     }
-    series.samples.emplace_back(pair[0].get<double>(), std::strtod(pair[1].get<std::string>().c_str(), nullptr));
-    return OkStatus();
-  };
-  if (item.contains("values") && item["values"].is_array()) {
-    for (const json& pair : item["values"]) OFU_RETURN_IF_ERROR(add(pair));
-  } else if (item.contains("value")) {
-    OFU_RETURN_IF_ERROR(add(item["value"]));
-  } else {
-    return Error::MalformedInput("{}: a series in the answer has no values", source);
+    if ((answer_.result_type != "matrix" && answer_.result_type != "vector") || !result_is_array_) {
+      return Error::MalformedInput("{}: the answer is not a vector or a matrix", source_);
+    }
+    if (series_error_) return *series_error_;
+    return std::move(answer_);
   }
-  return series;
+
+  // nlohmann::json_sax: each returns false only to stop the parse.
+  bool null() { return Scalar(nullptr, nullptr); }
+  bool boolean(bool /*value*/) { return Scalar(nullptr, nullptr); }
+  bool number_integer(json::number_integer_t value) { return Number(static_cast<double>(value)); }
+  bool number_unsigned(json::number_unsigned_t value) { return Number(static_cast<double>(value)); }
+  bool number_float(json::number_float_t value, const json::string_t& /*text*/) { return Number(value); }
+  bool string(json::string_t& value) { return Scalar(nullptr, &value); }
+  bool binary(json::binary_t& /*value*/) { return Scalar(nullptr, nullptr); }
+  bool key(json::string_t& name) {
+    key_ = std::move(name);
+    return true;
+  }
+  bool start_object(std::size_t /*elements*/);
+  bool end_object();
+  bool start_array(std::size_t /*elements*/);
+  bool end_array();
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/, const nlohmann::detail::exception& /*e*/) {
+    return false;
+  }
+
+ private:
+  // Where the parser is: what the innermost open object or array is.
+  enum class At {
+    kTop,     // the answer's object
+    kData,    // "data"
+    kResult,  // "data"."result": the series
+    kItem,    // one series
+    kMetric,  // its labels
+    kValue,   // a vector's [time, "value"]
+    kValues,  // a matrix's [[time, "value"], ...]
+    kPair,    // one of those pairs
+    kSkip,    // anything else
+  };
+  // A [time, "value"] pair as it is read: which elements came, of what kind.
+  struct Pair {
+    std::size_t elements = 0;
+    bool well_formed = true;  // element 0 a number, element 1 a string, nothing nested
+    double time_s = 0;
+    std::string value;
+  };
+  // The series being read.
+  struct Item {
+    bool metric = false;        // "metric" is an object (its last occurrence)
+    bool has_value = false;     // "value" is present
+    bool values_array = false;  // "values" is an array
+    Pair value;
+    bool values_well_formed = true;
+    PromSeries series;
+  };
+
+  At Inner() const { return stack_.empty() ? At::kTop : stack_.back(); }
+
+  bool Number(double value) { return Scalar(&value, nullptr); }
+
+  // A scalar where the innermost container is, under `key_` in an object.
+  bool Scalar(const double* number, json::string_t* text) {
+    if (stack_.empty()) return true;  // the whole text is a scalar: top_is_object_ stays false
+    switch (Inner()) {
+      case At::kTop:
+        if (key_ == "status") answer_.status = text != nullptr ? *text : std::string();
+        if (key_ == "errorType") error_type_ = text != nullptr ? std::optional(*text) : std::nullopt;
+        if (key_ == "error") error_ = text != nullptr ? std::optional(*text) : std::nullopt;
+        if (key_ == "data") DataIsNot();
+        break;
+      case At::kData:
+        if (key_ == "resultType") answer_.result_type = text != nullptr ? *text : std::string();
+        if (key_ == "result") ResultIs(false);
+        break;
+      case At::kResult: SeriesFails("a series in the answer has no metric"); break;
+      case At::kItem:
+        if (key_ == "metric") {
+          item_.metric = false;
+          item_.series.labels.clear();
+        }
+        if (key_ == "value") {
+          item_.has_value = true;
+          item_.value = Pair{};
+          item_.value.well_formed = false;
+        }
+        if (key_ == "values") item_.values_array = false;
+        break;
+      case At::kMetric:
+        if (text != nullptr) {
+          item_.series.labels[key_] = *text;
+        } else {
+          item_.series.labels.erase(key_);
+        }
+        break;
+      case At::kValue: AddElement(item_.value, number, text); break;
+      case At::kValues: item_.values_well_formed = false; break;
+      case At::kPair: AddElement(pair_, number, text); break;
+      case At::kSkip: break;
+    }
+    return true;
+  }
+
+  static void AddElement(Pair& pair, const double* number, json::string_t* text) {
+    if (pair.elements == 0 && number != nullptr) pair.time_s = *number;
+    if (pair.elements == 1 && text != nullptr) pair.value = std::move(*text);
+    if ((pair.elements == 0 && number == nullptr) || (pair.elements == 1 && text == nullptr) || pair.elements > 1) {
+      pair.well_formed = false;
+    }
+    ++pair.elements;
+  }
+
+  // An object or array as an element of a pair: never well formed.
+  static void Nested(Pair& pair) {
+    pair.well_formed = false;
+    ++pair.elements;
+  }
+
+  static bool Complete(const Pair& pair) { return pair.well_formed && pair.elements == 2; }
+
+  void DataIsNot() {
+    answer_.result_type.clear();
+    ResultIs(false);
+  }
+  void ResultIs(bool array) {
+    result_is_array_ = array;
+    answer_.series.clear();
+    series_error_.reset();
+  }
+  // The first malformed series' error: "<source>: <what>".
+  void SeriesFails(std::string_view what) {
+    if (!series_error_) series_error_ = Error{ErrorCode::kMalformedInput, fmt::format("{}: {}", source_, what)};
+  }
+
+  // The series just closed: its samples, or why it has none.
+  void EndItem() {
+    Item& item = item_;
+    if (!item.metric) return SeriesFails("a series in the answer has no metric");
+    if (item.values_array) {
+      if (!item.values_well_formed) return SeriesFails("a sample is not [time, \"value\"]");
+    } else if (item.has_value) {
+      if (!Complete(item.value)) return SeriesFails("a sample is not [time, \"value\"]");
+      item.series.samples.clear();
+      item.series.samples.emplace_back(item.value.time_s, std::strtod(item.value.value.c_str(), nullptr));
+    } else {
+      return SeriesFails("a series in the answer has no values");
+    }
+    if (!series_error_) answer_.series.push_back(std::move(item.series));
+  }
+
+  std::string_view source_;
+  std::vector<At> stack_;
+  std::string key_;  // the member being read, in the innermost object
+  bool top_is_object_ = false;
+  bool result_is_array_ = false;
+  std::optional<std::string> error_type_, error_;
+  std::optional<Error> series_error_;
+  Item item_;
+  Pair pair_;
+  PromApiAnswer answer_;
+};
+
+bool AnswerReader::start_object(std::size_t /*elements*/) {
+  if (stack_.empty()) {
+    top_is_object_ = true;
+    stack_.push_back(At::kTop);
+    return true;
+  }
+  At next = At::kSkip;
+  switch (Inner()) {
+    case At::kTop:
+      if (key_ == "data") {
+        DataIsNot();  // until its "resultType" and "result" come
+        next = At::kData;
+      }
+      break;
+    case At::kResult:
+      item_ = Item{};
+      next = At::kItem;
+      break;
+    case At::kItem:
+      if (key_ == "metric") {
+        item_.metric = true;
+        item_.series.labels.clear();
+        next = At::kMetric;
+      }
+      if (key_ == "value") {
+        item_.has_value = true;
+        item_.value = Pair{};
+        item_.value.well_formed = false;
+      }
+      if (key_ == "values") item_.values_array = false;
+      break;
+    case At::kMetric: item_.series.labels.erase(key_); break;
+    case At::kValue: Nested(item_.value); break;
+    case At::kValues: item_.values_well_formed = false; break;
+    case At::kPair: Nested(pair_); break;
+    case At::kData:
+      if (key_ == "result") ResultIs(false);
+      break;
+    case At::kSkip: break;
+  }
+  stack_.push_back(next);
+  return true;
+}
+
+bool AnswerReader::end_object() {
+  const At closed = Inner();
+  stack_.pop_back();
+  if (closed == At::kItem) EndItem();
+  return true;
+}
+
+bool AnswerReader::start_array(std::size_t /*elements*/) {
+  if (stack_.empty()) {
+    stack_.push_back(At::kSkip);  // the whole text is an array: top_is_object_ stays false
+    return true;
+  }
+  At next = At::kSkip;
+  switch (Inner()) {
+    case At::kTop:
+      if (key_ == "data") DataIsNot();
+      break;
+    case At::kData:
+      if (key_ == "result") {
+        ResultIs(true);
+        next = At::kResult;
+      }
+      break;
+    case At::kResult: SeriesFails("a series in the answer has no metric"); break;
+    case At::kItem:
+      if (key_ == "metric") {
+        item_.metric = false;
+        item_.series.labels.clear();
+      }
+      if (key_ == "value") {
+        item_.has_value = true;
+        item_.value = Pair{};
+        next = At::kValue;
+      }
+      if (key_ == "values") {
+        item_.values_array = true;
+        item_.values_well_formed = true;
+        item_.series.samples.clear();
+        next = At::kValues;
+      }
+      break;
+    case At::kMetric: item_.series.labels.erase(key_); break;
+    case At::kValue: Nested(item_.value); break;
+    case At::kValues:
+      pair_ = Pair{};
+      next = At::kPair;
+      break;
+    case At::kPair: Nested(pair_); break;
+    case At::kSkip: break;
+  }
+  stack_.push_back(next);
+  return true;
+}
+
+bool AnswerReader::end_array() {
+  const At closed = Inner();
+  stack_.pop_back();
+  if (closed == At::kPair) {
+    if (!Complete(pair_)) {
+      item_.values_well_formed = false;
+    } else if (item_.values_well_formed) {
+      item_.series.samples.emplace_back(pair_.time_s, std::strtod(pair_.value.c_str(), nullptr));
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -79,28 +355,11 @@ std::string NotPrometheusApiJson(std::string_view source_name) {
 }
 
 Result<PromApiAnswer> ReadPrometheusApiAnswer(std::string_view json_text, std::string_view source_name) {
-  const json body = json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded() || !body.is_object()) {
+  AnswerReader reader(source_name);
+  if (!json::sax_parse(json_text.begin(), json_text.end(), &reader)) {
     return Error::MalformedInput("{}", NotPrometheusApiJson(source_name));
   }
-  PromApiAnswer answer;
-  answer.status = body.value("status", "");
-  if (answer.status != "success") {
-    answer.error_type = body.value("errorType", "error");
-    answer.error = body.value("error", "(no message)");
-    return answer;
-  }
-  const json& data = body.contains("data") ? body["data"] : json();
-  answer.result_type = data.is_object() ? data.value("resultType", "") : "";
-  if ((answer.result_type != "matrix" && answer.result_type != "vector") || !data.contains("result") ||
-      !data["result"].is_array()) {
-    return Error::MalformedInput("{}: the answer is not a vector or a matrix", source_name);
-  }
-  for (const json& item : data["result"]) {
-    OFU_ASSIGN_OR_RETURN(auto series, SeriesOf(item, source_name));
-    answer.series.push_back(std::move(series));
-  }
-  return answer;
+  return reader.Finish();
 }
 
 }  // namespace ofu::formats
