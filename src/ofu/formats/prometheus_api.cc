@@ -98,7 +98,15 @@ class AnswerReader {
     PromSeries series;
   };
 
+  // What a value of the innermost container is, when it is not a scalar.
+  enum class Container { kNone, kObject, kArray };
+
   At Inner() const { return stack_.empty() ? At::kTop : stack_.back(); }
+  // Where a value that opens `opened` leads, its effect on what is read done.
+  At Open(Container opened);
+  // A member of a series (key_): "metric", "value" or "values" given as
+  // `value` (kNone: a scalar); where it leads.
+  At ItemMember(Container value);
 
   bool Number(double value) { return Scalar(&value, nullptr); }
 
@@ -117,18 +125,7 @@ class AnswerReader {
         if (key_ == "result") ResultIs(false);
         break;
       case At::kResult: SeriesFails("a series in the answer has no metric"); break;
-      case At::kItem:
-        if (key_ == "metric") {
-          item_.metric = false;
-          item_.series.labels.clear();
-        }
-        if (key_ == "value") {
-          item_.has_value = true;
-          item_.value = Pair{};
-          item_.value.well_formed = false;
-        }
-        if (key_ == "values") item_.values_array = false;
-        break;
+      case At::kItem: ItemMember(Container::kNone); break;
       case At::kMetric:
         if (text != nullptr) {
           item_.series.labels[key_] = *text;
@@ -209,41 +206,7 @@ bool AnswerReader::start_object(std::size_t /*elements*/) {
     stack_.push_back(At::kTop);
     return true;
   }
-  At next = At::kSkip;
-  switch (Inner()) {
-    case At::kTop:
-      if (key_ == "data") {
-        DataIsNot();  // until its "resultType" and "result" come
-        next = At::kData;
-      }
-      break;
-    case At::kResult:
-      item_ = Item{};
-      next = At::kItem;
-      break;
-    case At::kItem:
-      if (key_ == "metric") {
-        item_.metric = true;
-        item_.series.labels.clear();
-        next = At::kMetric;
-      }
-      if (key_ == "value") {
-        item_.has_value = true;
-        item_.value = Pair{};
-        item_.value.well_formed = false;
-      }
-      if (key_ == "values") item_.values_array = false;
-      break;
-    case At::kMetric: item_.series.labels.erase(key_); break;
-    case At::kValue: Nested(item_.value); break;
-    case At::kValues: item_.values_well_formed = false; break;
-    case At::kPair: Nested(pair_); break;
-    case At::kData:
-      if (key_ == "result") ResultIs(false);
-      break;
-    case At::kSkip: break;
-  }
-  stack_.push_back(next);
+  stack_.push_back(Open(Container::kObject));
   return true;
 }
 
@@ -255,50 +218,65 @@ bool AnswerReader::end_object() {
 }
 
 bool AnswerReader::start_array(std::size_t /*elements*/) {
-  if (stack_.empty()) {
-    stack_.push_back(At::kSkip);  // the whole text is an array: top_is_object_ stays false
-    return true;
-  }
-  At next = At::kSkip;
+  // A whole text that is an array is skipped: top_is_object_ stays false.
+  stack_.push_back(stack_.empty() ? At::kSkip : Open(Container::kArray));
+  return true;
+}
+
+AnswerReader::At AnswerReader::Open(Container opened) {
+  const bool object = opened == Container::kObject, array = opened == Container::kArray;
   switch (Inner()) {
     case At::kTop:
-      if (key_ == "data") DataIsNot();
-      break;
+      if (key_ != "data") return At::kSkip;
+      DataIsNot();  // an object's "resultType" and "result" come next
+      return object ? At::kData : At::kSkip;
     case At::kData:
-      if (key_ == "result") {
-        ResultIs(true);
-        next = At::kResult;
+      if (key_ != "result") return At::kSkip;
+      ResultIs(array);
+      return array ? At::kResult : At::kSkip;
+    case At::kResult:
+      if (!object) {
+        SeriesFails("a series in the answer has no metric");
+        return At::kSkip;
       }
-      break;
-    case At::kResult: SeriesFails("a series in the answer has no metric"); break;
-    case At::kItem:
-      if (key_ == "metric") {
-        item_.metric = false;
-        item_.series.labels.clear();
-      }
-      if (key_ == "value") {
-        item_.has_value = true;
-        item_.value = Pair{};
-        next = At::kValue;
-      }
-      if (key_ == "values") {
-        item_.values_array = true;
-        item_.values_well_formed = true;
-        item_.series.samples.clear();
-        next = At::kValues;
-      }
-      break;
-    case At::kMetric: item_.series.labels.erase(key_); break;
-    case At::kValue: Nested(item_.value); break;
+      item_ = Item{};
+      return At::kItem;
+    case At::kItem: return ItemMember(opened);
+    case At::kMetric: item_.series.labels.erase(key_); return At::kSkip;
+    case At::kValue: Nested(item_.value); return At::kSkip;
     case At::kValues:
+      if (!array) {
+        item_.values_well_formed = false;
+        return At::kSkip;
+      }
       pair_ = Pair{};
-      next = At::kPair;
-      break;
-    case At::kPair: Nested(pair_); break;
-    case At::kSkip: break;
+      return At::kPair;
+    case At::kPair: Nested(pair_); return At::kSkip;
+    case At::kSkip: return At::kSkip;
   }
-  stack_.push_back(next);
-  return true;
+  return At::kSkip;
+}
+
+AnswerReader::At AnswerReader::ItemMember(Container value) {
+  if (key_ == "metric") {
+    item_.metric = value == Container::kObject;
+    item_.series.labels.clear();
+    return item_.metric ? At::kMetric : At::kSkip;
+  }
+  if (key_ == "value") {
+    item_.has_value = true;
+    item_.value = Pair{};
+    item_.value.well_formed = value == Container::kArray;
+    return value == Container::kArray ? At::kValue : At::kSkip;
+  }
+  if (key_ == "values") {
+    item_.values_array = value == Container::kArray;
+    if (!item_.values_array) return At::kSkip;
+    item_.values_well_formed = true;
+    item_.series.samples.clear();
+    return At::kValues;
+  }
+  return At::kSkip;
 }
 
 bool AnswerReader::end_array() {
