@@ -53,12 +53,12 @@ HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& a
   return HistorySourceOptions{store, prometheus, prometheus_file};
 }
 
-void AddSeriesFlags(CLI::App& cmd, HistorySourceArgs& args, CLI::Option* prometheus) {
+void AddSeriesFlags(CLI::App& cmd, HistorySourceArgs& args, const HistorySourceOptions& source) {
   cmd.add_option("--series", args.series,
                  "With --prometheus: whose series to read: ofu (the agent's counters) or dcgm-exporter (its gauges: "
                  "the hourly rollups of `ofu rules hourly --series dcgm-exporter` where they cover the range and "
                  "its raw series for the rest; report without --job-labels: else every sample, read as a recording)")
-      ->needs(prometheus)
+      ->excludes(source.store)  // --prometheus or --prometheus-file; checked by the command
       ->check(CLI::IsMember({"ofu", "dcgm-exporter"}))
       ->capture_default_str();
   cmd.add_option("--job-labels", args.job_labels,

@@ -53,10 +53,10 @@ struct HistorySourceOptions {
 // Adds --store, --prometheus, --since, --until (and --job when `with_job`).
 HistorySourceOptions AddHistorySourceOptions(CLI::App& cmd, HistorySourceArgs& args, bool with_job);
 
-// --series (ofu or dcgm-exporter) and --job-labels, with --prometheus
-// (report and reconcile: the server's sums of dcgm-exporter's series,
-// history/dcgm_hourly.h).
-void AddSeriesFlags(CLI::App& cmd, HistorySourceArgs& args, CLI::Option* prometheus);
+// --series (ofu or dcgm-exporter) and --job-labels, with --prometheus or
+// --prometheus-file, never --store (report and reconcile: the server's sums
+// of dcgm-exporter's series, history/dcgm_hourly.h).
+void AddSeriesFlags(CLI::App& cmd, HistorySourceArgs& args, const HistorySourceOptions& source);
 
 // The flags as the library takes them (history/history_source.h): the
 // source, with a progress line on a terminal, and the query, its times

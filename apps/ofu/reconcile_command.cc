@@ -67,7 +67,7 @@ unreachable. See docs/fleet-analysis.md.)";
 void AddReconcileFlags(CLI::App& cmd, ReconcileArgs& args) {
   cmd.description(kReconcileHelp);
   const HistorySourceOptions history = AddHistorySourceOptions(cmd, args.history, /*with_job=*/false);
-  AddSeriesFlags(cmd, args.history, history.prometheus);
+  AddSeriesFlags(cmd, args.history, history);
   cmd.add_option("--mfu", args.mfu, "MFU log: CSV or JSON lines (job_id, mfu, reference_precision, ...)");
   cmd.add_option("--training-log", args.training_logs,
                  "JOB=PATH: the job's training log (torchtitan, nanoGPT, nanochat, llm.c, prime-rl, modula, "

@@ -169,7 +169,7 @@ void AddReportFlags(CLI::App& cmd, ReportArgs& args) {
                  "it; repeatable): the page adds its GEMM findings")
       ->needs(html)
       ->take_all();
-  AddSeriesFlags(cmd, args.history, history.prometheus);
+  AddSeriesFlags(cmd, args.history, history);
   AddFormatFlag(cmd, args.format,
                 {render::OutputFormat::kTable, render::OutputFormat::kJson, render::OutputFormat::kCsv},
                 "Output: table (for people), json or csv (for programs)");

@@ -101,6 +101,16 @@ TEST_F(DcgmHourlyCli, JobsNeedTheirLabelsAndTheSumsTheModelClock) {
   EXPECT_NE(pod.err.find("a Kubernetes job is namespace/pod"), std::string::npos) << pod.err;
   auto labels = Ofu("report " + prom + " --job-labels lsf");
   EXPECT_EQ(labels.exit_code, 1) << labels.err;
+  // Servers listed in a file take dcgm-exporter's series too: this one is
+  // asked (and answers nothing: exit 5); the store never has them.
+  const auto servers = Write("servers.txt", "http://127.0.0.1:9\n");
+  auto listed = Ofu("report --prometheus-file '" + servers.string() +
+                    "' --series dcgm-exporter --job-labels slurm --since 1000 --until 9000");
+  EXPECT_EQ(listed.exit_code, 5) << listed.err;
+  EXPECT_NE(listed.err.find("http://127.0.0.1:9"), std::string::npos) << listed.err;
+  auto store = Ofu("reconcile --store x.sqlite --series dcgm-exporter --job-labels slurm --mfu m.csv");
+  EXPECT_EQ(store.exit_code, 1) << store.err;
+  EXPECT_NE(store.err.find("--store excludes --series"), std::string::npos) << store.err;
 }
 
 class DcgmHourly : public ofu::testing::CliTest {
