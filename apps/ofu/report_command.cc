@@ -91,13 +91,12 @@ Exit status: 0 ok (also when some GPUs have no OFU), 1 usage, 2 unreadable
 or malformed input, 3 unknown GPU model with --strict, 4 no GPU at all has
 an OFU. See docs/cli.md.)";
 
-// `ofu report --store` and `--prometheus`: the windows are the agent's; only
-// the range and the job are chosen here.
-Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& specs, const GpuSpec* gpu_model) {
-  const double now = sources::SystemClock().NowS();
+// `ofu report --store` and `--prometheus`: the windows (or sums) of the
+// flags' source as the command resolved it, at `now`.
+Result<int> RunHistoryReport(const ReportArgs& args, const GpuSpecDatabase& specs, const GpuSpec* gpu_model,
+                             const ResolvedSource& resolved, double now) {
   const HistorySourceArgs& source = args.history;
   Progress(source.store.empty() ? "querying Prometheus" : "reading the store");
-  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(source, now));
   OFU_ASSIGN_OR_RETURN(analysis::FleetReport fleet, LoadFleetReport(resolved, specs, !args.html.empty()));
   const analysis::Report& report = fleet.report;
   if (!args.html.empty()) {
@@ -223,14 +222,20 @@ Result<int> RunReport(const ReportArgs& args) {
   OFU_ASSIGN_OR_RETURN(auto specs, LoadSpecDatabase(args.spec_db));
   // The one lookup of --gpu-model: an unknown model fails before any reading.
   OFU_ASSIGN_OR_RETURN(const GpuSpec* const gpu_model, ResolveGpuModel(specs, args.gpu_model));
-  if (dcgm_series) {
-    // Its sums (rollups, jobs), or every sample as a recording (history/dcgm_hourly.h).
-    OFU_ASSIGN_OR_RETURN(const bool sums, ReadsDcgmSums(args));
-    if (sums) return RunHistoryReport(args, specs, gpu_model);
-    OFU_ASSIGN_OR_RETURN(auto recording, LoadPrometheusRecording(args));
+  if (args.input.empty()) {
+    // The flags' source, resolved once for the command.
+    const double now = sources::SystemClock().NowS();
+    OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(history, now));
+    // dcgm-exporter's series: their sums (rollups, jobs), or every sample as a
+    // recording (history/dcgm_hourly.h).
+    bool sums = true;
+    if (dcgm_series) {
+      OFU_ASSIGN_OR_RETURN(sums, ReadsDcgmSums(args, resolved));
+    }
+    if (sums) return RunHistoryReport(args, specs, gpu_model, resolved, now);
+    OFU_ASSIGN_OR_RETURN(auto recording, LoadPrometheusRecording(args, resolved));
     return RunRecordingReport(args, recording, specs, gpu_model, recording.source_name);
   }
-  if (args.input.empty()) return RunHistoryReport(args, specs, gpu_model);
   OFU_ASSIGN_OR_RETURN(auto recording, LoadRecording(args));
   return RunRecordingReport(args, recording, specs, gpu_model, args.input);
 }

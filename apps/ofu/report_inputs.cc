@@ -10,7 +10,6 @@
 #include "ofu/analysis/prometheus_recording.h"
 #include "ofu/history/dcgm_hourly.h"
 #include "ofu/history/history_reader.h"
-#include "ofu/sources/clock.h"
 
 namespace ofu::cli {
 namespace {
@@ -37,7 +36,7 @@ Result<sources::Recording> LoadRecording(const ReportArgs& args) {
   return sources::ReadRecordingFile(args.input, options);
 }
 
-Result<bool> ReadsDcgmSums(const ReportArgs& args) {
+Result<bool> ReadsDcgmSums(const ReportArgs& args, const ResolvedSource& resolved) {
   const HistorySourceArgs& history = args.history;
   const bool jobs = history.job_labels != "none";
   if (!jobs && history.job) {
@@ -53,7 +52,6 @@ Result<bool> ReadsDcgmSums(const ReportArgs& args) {
   }
   if (every_sample || (!jobs && history.resolution == "raw")) return false;
   if (jobs || history.resolution == "hourly") return true;
-  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved, ResolveHistorySource(history, sources::SystemClock().NowS()));
   // Several servers are added as sums (the every-sample path reads one).
   if (resolved.source.prometheus.size() > 1) return true;
   return history::DcgmRollupsIn(resolved.source.prometheus.front(), *resolved.query.since_s, *resolved.query.until_s,
@@ -61,9 +59,7 @@ Result<bool> ReadsDcgmSums(const ReportArgs& args) {
 }
 
 // --prometheus URL --series dcgm-exporter: the range's dcgm-exporter samples as a recording.
-Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args) {
-  OFU_ASSIGN_OR_RETURN(const ResolvedSource resolved,
-                       ResolveHistorySource(args.history, sources::SystemClock().NowS()));
+Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args, const ResolvedSource& resolved) {
   history::RawSeriesOptions read;
   read.timeout_s = resolved.source.timeout_s;
   read.progress = resolved.source.progress;

@@ -9,6 +9,7 @@
 #include "ofu/core/result.h"
 #include "ofu/sources/replay.h"
 
+#include "history_source.h"
 #include "report_command.h"
 
 namespace ofu::cli {
@@ -24,9 +25,10 @@ Result<sources::Recording> LoadRecording(const ReportArgs& args);
 // dcgm_hourly.h: jobs asked for, --resolution hourly, or auto with rollups
 // in the range) rather than every sample read as a recording (--html,
 // --clock reported, --resolution raw without jobs, auto without rollups).
-Result<bool> ReadsDcgmSums(const ReportArgs& args);
+// `resolved` is the command's one resolution of args.history.
+Result<bool> ReadsDcgmSums(const ReportArgs& args, const ResolvedSource& resolved);
 
 // --prometheus URL --series dcgm-exporter: the range's samples as a recording.
-Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args);
+Result<sources::Recording> LoadPrometheusRecording(const ReportArgs& args, const ResolvedSource& resolved);
 
 }  // namespace ofu::cli
