@@ -11,10 +11,6 @@
 namespace ofu::history {
 namespace {
 
-// A number as PromQL (Go's ParseFloat) reads it back exactly: the shortest
-// decimal of the double.
-std::string Num(double x) { return fmt::format("{}", x); }
-
 // A YAML double-quoted scalar (a JSON string is one).
 std::string YamlQuoted(const std::string& text) { return nlohmann::json(text).dump(); }
 
@@ -138,8 +134,8 @@ std::string SpecRules(const GpuSpecDatabase& specs) {
     // two SKUs, with "NVIDIA " and case folded.
     for (const std::string& name : ModelNames(spec)) {
       out += fmt::format("      # {}: {} TFLOPS {} / ({} SMs x {} FLOP/clk)\n", spec.name,
-                         Num(basis->second.peak_tflops), spec.basis_precision, spec.sm_count,
-                         Num(basis->second.flops_per_clock_per_sm));
+                         PromNumber(basis->second.peak_tflops), spec.basis_precision, spec.sm_count,
+                         PromNumber(basis->second.flops_per_clock_per_sm));
       for (const auto& [record, value] : {std::pair{"modelName:ofu_spec_clock_mhz:const", spec.SpecClockMhz()},
                                           std::pair{"modelName:ofu_k_arch:const", spec.k_arch}}) {
         out += fmt::format(
@@ -149,7 +145,7 @@ std::string SpecRules(const GpuSpecDatabase& specs) {
             "          modelName: {}\n"
             "          sku: {}\n"
             "          architecture: {}\n",
-            record, Num(value), YamlQuoted(name), YamlQuoted(spec.id), YamlQuoted(spec.architecture));
+            record, PromNumber(value), YamlQuoted(name), YamlQuoted(spec.id), YamlQuoted(spec.architecture));
       }
     }
   }
@@ -177,9 +173,9 @@ std::string ClockRules(const GpuSpecDatabase& specs) {
         "      # {} ({}): below {} tensor activity the reported clock; bursts (<= {}) the mean\n"
         "      # of the two power states' f / ((1 - A) + A r), r = {} and {}; steady work\n"
         "      # (>= {}) f / {}; linear in A between.\n",
-        name, spec.ok() ? (*spec)->id : "?", Num(m.idle_tensor_below), Num(m.burst_tensor_at_most),
-        Num(m.burst_ratio_at_power_cap), Num(m.burst_ratio_below_power_cap), Num(m.steady_tensor_at_least),
-        Num(m.steady_ratio));
+        name, spec.ok() ? (*spec)->id : "?", PromNumber(m.idle_tensor_below), PromNumber(m.burst_tensor_at_most),
+        PromNumber(m.burst_ratio_at_power_cap), PromNumber(m.burst_ratio_below_power_cap),
+        PromNumber(m.steady_tensor_at_least), PromNumber(m.steady_ratio));
     terms += fmt::format(
         "{}          {}\n", terms.empty() ? "" : "          or\n",
         DcgmRunClockExpr(m, tensor, fmt::format("({} * 0 + on (instance, gpu) group_left () {})", tensor, kClock)));
@@ -223,14 +219,15 @@ std::map<std::string, ClockModel> DcgmMeasuredBoards(const GpuSpecDatabase& spec
 
 std::string DcgmRunClockExpr(const ClockModel& m, const std::string& tensor, const std::string& reported_clock) {
   const std::string& t = tensor;
-  const std::string lo = Num(m.burst_tensor_at_most), hi = Num(m.steady_tensor_at_least);
-  const std::string idle = Num(m.idle_tensor_below);
+  const std::string lo = PromNumber(m.burst_tensor_at_most), hi = PromNumber(m.steady_tensor_at_least);
+  const std::string idle = PromNumber(m.idle_tensor_below);
   // x: 0 at the bursts' highest activity, 1 from steady work's lowest on.
   const std::string x = fmt::format("clamp(({} - {}) / ({} - {}), 0, 1)", t, lo, hi, lo);
   const std::string burst = fmt::format("(1 / (1 - {0} + {0} * {1}) + 1 / (1 - {0} + {0} * {2})) / 2", t,
-                                        Num(m.burst_ratio_at_power_cap), Num(m.burst_ratio_below_power_cap));
+                                        PromNumber(m.burst_ratio_at_power_cap),
+                                        PromNumber(m.burst_ratio_below_power_cap));
   return fmt::format("({} * (({} < bool {}) + ({} >= bool {}) * ((1 - {}) * {} + {} / {})))", reported_clock, t, idle,
-                     t, idle, x, burst, x, Num(m.steady_ratio));
+                     t, idle, x, burst, x, PromNumber(m.steady_ratio));
 }
 
 std::string DcgmExporterRulesYaml(const GpuSpecDatabase& specs) {

@@ -37,9 +37,6 @@ std::string Joined(const std::string& a, const std::string& b) {
   return a + "," + b;
 }
 
-// A number as PromQL reads it back exactly.
-std::string Num(double x) { return fmt::format("{}", x); }
-
 // The tensor metric names a scope reads.
 std::vector<std::string> TensorNames(const DcgmStepScope& scope) {
   if (!scope.tensor_names.empty()) return scope.tensor_names;
@@ -65,7 +62,7 @@ std::string ScrapeTime(const DcgmStepScope& scope, bool bounded) {
   for (const std::string& name : TensorNames(scope)) {
     any += fmt::format("{}timestamp({}{{{}}})", any.empty() ? "" : " or ", name, scope.matchers);
   }
-  std::string at = fmt::format("({}) > time() - {}", any, Num(scope.step_s));
+  std::string at = fmt::format("({}) > time() - {}", any, PromNumber(scope.step_s));
   if (bounded && scope.after_s) at += fmt::format(" > {:.3f}", *scope.after_s);
   if (bounded && scope.until_s) at += fmt::format(" <= {:.3f}", *scope.until_s);
   return at;

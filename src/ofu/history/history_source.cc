@@ -70,10 +70,6 @@ std::function<void(const std::string&)> ServerProgress(const HistorySource& sour
   };
 }
 
-}  // namespace
-
-namespace {
-
 // dcgm-exporter's series are read as the server's sums (dcgm_hourly.h); the
 // window readers read the agent's counters and would find none of them.
 Status CheckAgentSeries(const HistorySource& source) {

@@ -107,6 +107,8 @@ std::string PromQuoted(const std::string& text) {
   return out + '"';
 }
 
+std::string PromNumber(double x) { return fmt::format("{}", x); }
+
 std::string CounterNamesRegex(const OutputCounterTable& table) {
   std::vector<std::string> names;
   for (const OutputCounter& row : table.rows()) names.push_back(row.sample_name());

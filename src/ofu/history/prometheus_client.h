@@ -73,6 +73,10 @@ class PrometheusClient {
 // PromQL string literal of `text`.
 std::string PromQuoted(const std::string& text);
 
+// A number as PromQL (Go's ParseFloat) reads it back exactly: the shortest
+// decimal of the double ("1980", "1.202").
+std::string PromNumber(double x);
+
 // The regex alternatives matching exactly these values ("a|b\\.c").
 std::string PromExactAlternatives(const std::vector<std::string>& values);
 
